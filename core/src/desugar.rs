@@ -1,0 +1,1426 @@
+//! Desugaring OPAL to core λ^O (LANGUAGE.md §3), with static checks that need scopes.
+//!
+//! Every binder gets a program-wide unique core [`Name`] (the user's first binding of `x`
+//! keeps `x`; later ones and invented names are `x'1`, `t'7`), so the output is well-formed
+//! by construction; [`crate::check::well_formed`] verifies it.
+
+use crate::diag::Diagnostic;
+use crate::externals::{self, ExtDecl};
+use crate::ir::{Expr as CExpr, Fun, Op, Prim, Stmt};
+use crate::names::{Name, Sym};
+use crate::prelude;
+use crate::span::Span;
+use crate::syntax::ast::*;
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+/// What a name is known to be, statically, for arity and shape checks and hover.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Known {
+    Unknown,
+    /// A function; `Some(n)` when its parameter is an n-tuple pattern.
+    Fun(Option<usize>),
+    Tuple(usize),
+    Prim,
+    Ext(String),
+    Handle,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DefKind {
+    Binding,
+    Param,
+    Extern,
+}
+
+/// A binding site in the source, for tooling (hover, go to definition, rename).
+#[derive(Clone, Debug)]
+pub struct Def {
+    pub name: String,
+    pub span: Span,
+    pub kind: DefKind,
+    pub core: Name,
+    pub known: Known,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum RefTarget {
+    Def(usize),
+    Prelude(String),
+    External(String),
+    Handle(String),
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Symbols {
+    pub defs: Vec<Def>,
+    pub refs: Vec<(Span, RefTarget)>,
+}
+
+/// A desugared program: environment statements (labels `0.1 …`) and the program's own.
+#[derive(Clone, Debug, Default)]
+pub struct Program {
+    pub env: Vec<Stmt>,
+    pub body: CExpr,
+    /// Names declared with `extern`, with the span of their declaration.
+    pub externs: Vec<(String, Span)>,
+    pub symbols: Symbols,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum ScopeKind {
+    Top,
+    Fun,
+    Branch,
+    Loop,
+}
+
+struct Var {
+    core: Name,
+    def: usize,
+    known: Known,
+    handle: bool,
+    used: bool,
+    lint_unused: bool,
+    /// Uses as a handle without threading (W0002).
+    handle_uses: u32,
+    first_use: Option<Span>,
+}
+
+struct Scope {
+    kind: ScopeKind,
+    vars: HashMap<String, usize>,
+}
+
+pub struct Desugarer {
+    counters: HashMap<Sym, u32>,
+    vars: Vec<Var>,
+    scopes: Vec<Scope>,
+    buf: Vec<Stmt>,
+    diags: Vec<Diagnostic>,
+    used_env: HashSet<String>,
+    externs: Vec<(String, Span)>,
+    symbols: Symbols,
+    core_mode: bool,
+    block_locals: HashMap<String, &'static str>,
+    /// Resolves prelude-internal names (`if_` → `if`) when desugaring the prelude itself.
+    prelude_mode: bool,
+}
+
+fn is_keyword_alias(s: &str) -> Option<&'static str> {
+    match s {
+        "if_" => Some("if"),
+        "not_" => Some("not"),
+        "and_" => Some("and"),
+        "or_" => Some("or"),
+        _ => None,
+    }
+}
+
+impl Desugarer {
+    pub fn new(prelude_mode: bool) -> Desugarer {
+        let mut d = Desugarer {
+            counters: HashMap::new(),
+            vars: Vec::new(),
+            scopes: vec![Scope { kind: ScopeKind::Top, vars: HashMap::new() }],
+            buf: Vec::new(),
+            diags: Vec::new(),
+            used_env: HashSet::new(),
+            externs: Vec::new(),
+            symbols: Symbols::default(),
+            core_mode: false,
+            block_locals: HashMap::new(),
+            prelude_mode,
+        };
+        if !prelude_mode {
+            // Names continue after the prelude's so every binder in a term is unique.
+            d.counters = prelude::counters().clone();
+            // Environment names are reserved: a user binding of `map` becomes `map'1`.
+            for n in prelude::names() {
+                d.counters.insert(Sym::intern(n), 1);
+            }
+            for e in externals::STANDARD {
+                d.counters.insert(Sym::intern(e.name), 1);
+            }
+            for (h, _) in externals::HANDLES {
+                d.counters.insert(Sym::intern(h), 1);
+            }
+        }
+        d
+    }
+
+    // ---- names -------------------------------------------------------------------------
+
+    fn user_name(&mut self, base: &str) -> Name {
+        let base = if self.prelude_mode { is_keyword_alias(base).unwrap_or(base) } else { base };
+        let sym = Sym::intern(base);
+        let c = self.counters.entry(sym).or_insert(0);
+        let n = Name { base: sym, idx: *c };
+        *c += 1;
+        n
+    }
+
+    fn temp(&mut self, base: &str) -> Name {
+        let sym = Sym::intern(base);
+        let c = self.counters.entry(sym).or_insert(1);
+        if *c == 0 {
+            *c = 1;
+        }
+        let n = Name { base: sym, idx: *c };
+        *c += 1;
+        n
+    }
+
+    fn emit(&mut self, op: Op, span: Span, target: Option<Name>) -> Name {
+        let bind = target.unwrap_or_else(|| self.temp("t"));
+        self.buf.push(Stmt { bind, op, span });
+        bind
+    }
+
+    // ---- scopes ------------------------------------------------------------------------
+
+    fn define(&mut self, id: &str, span: Span, core: Name, known: Known, kind: DefKind, lint: bool) -> usize {
+        let def = self.symbols.defs.len();
+        self.symbols.defs.push(Def { name: id.to_string(), span, kind, core, known: known.clone() });
+        let handle = known == Known::Handle;
+        let vi = self.vars.len();
+        self.vars.push(Var { core, def, known, handle, used: false, lint_unused: lint, handle_uses: 0, first_use: None });
+        let scope = self.scopes.last_mut().map(|s| &mut s.vars);
+        if let Some(vars) = scope {
+            if let Some(old) = vars.insert(id.to_string(), vi) {
+                self.check_unused(old);
+            }
+        }
+        self.block_locals.remove(id);
+        vi
+    }
+
+    fn check_unused(&mut self, vi: usize) {
+        let v = &self.vars[vi];
+        if v.lint_unused && !v.used && !self.prelude_mode && !self.core_mode {
+            let d = &self.symbols.defs[v.def];
+            if !d.name.starts_with('_') && !v.handle {
+                let span = d.span;
+                let name = d.name.clone();
+                self.diags.push(
+                    Diagnostic::warning("W0001", span, format!("`{name}` is bound but never used"))
+                        .with_help(format!("remove the binding, or name it `_{name}` if it is bound on purpose")),
+                );
+            }
+        }
+    }
+
+    fn pop_scope(&mut self) -> Scope {
+        let s = self.scopes.pop().unwrap_or(Scope { kind: ScopeKind::Top, vars: HashMap::new() });
+        let mut vis: Vec<usize> = s.vars.values().copied().collect();
+        vis.sort();
+        for vi in vis {
+            self.check_unused(vi);
+        }
+        s
+    }
+
+    fn find_var(&self, id: &str) -> Option<(usize, bool)> {
+        let mut crossed_repeat = false;
+        for s in self.scopes.iter().rev() {
+            if let Some(&vi) = s.vars.get(id) {
+                return Some((vi, crossed_repeat));
+            }
+            if matches!(s.kind, ScopeKind::Loop | ScopeKind::Fun) {
+                crossed_repeat = true;
+            }
+        }
+        None
+    }
+
+    /// Resolves a use of a source name; reports an unbound name.
+    fn use_name(&mut self, id: &Ident, as_handle_arg: bool) -> (Name, Known) {
+        if let Some((vi, repeated)) = self.find_var(&id.name) {
+            let v = &mut self.vars[vi];
+            v.used = true;
+            let def = v.def;
+            if v.handle && as_handle_arg && !self.prelude_mode {
+                v.handle_uses += if repeated { 2 } else { 1 };
+                if v.handle_uses >= 2 {
+                    let first = v.first_use.unwrap_or(id.span);
+                    v.handle_uses = 0; // report once per binding
+                    self.diags.push(
+                        Diagnostic::warning("W0002", id.span, format!("handle `{}` is used again without threading", id.name))
+                            .with_related(first, "first used here")
+                            .with_help(format!(
+                                "write `&{0}` so each call returns the next `{0}` (e.g. `print (&{0}, x)`); otherwise the order of these effects is not determined (paper §4.3)",
+                                id.name
+                            ))
+                            .with_fix(format!("&{}", id.name)),
+                    );
+                } else {
+                    v.first_use = Some(id.span);
+                }
+            }
+            let v = &self.vars[vi];
+            self.symbols.refs.push((id.span, RefTarget::Def(def)));
+            return (v.core, v.known.clone());
+        }
+        let name = if self.prelude_mode { is_keyword_alias(&id.name).unwrap_or(&id.name) } else { id.name.as_str() };
+        if let Some(target) = self.env_name(name) {
+            self.used_env.insert(name.to_string());
+            let known = match &target {
+                RefTarget::Prelude(p) => Known::Fun(prelude::arity(p)),
+                RefTarget::External(e) => Known::Ext(e.clone()),
+                _ => Known::Handle,
+            };
+            self.symbols.refs.push((id.span, target));
+            return (Name::plain(name), known);
+        }
+        let mut d = Diagnostic::error("E0100", id.span, format!("unbound name `{}`", id.name));
+        if let Some(kind) = self.block_locals.get(&id.name) {
+            d = d.with_help(format!(
+                "`{}` was first bound inside {kind} and is local to it; bind it before the {kind} (e.g. `{} := …`) to use it afterwards",
+                id.name, id.name
+            ));
+        } else if let Some(s) = self.suggest(&id.name) {
+            d = d.with_help(format!("did you mean `{s}`?")).with_fix(s);
+        } else {
+            d = d.with_help(format!("bind `{}` with `:=` before this line, or declare it with `extern {}`", id.name, id.name));
+        }
+        self.diags.push(d);
+        (Name::plain(&id.name), Known::Unknown)
+    }
+
+    fn env_name(&self, name: &str) -> Option<RefTarget> {
+        if self.externs.iter().any(|(e, _)| e == name) {
+            return Some(RefTarget::External(name.to_string()));
+        }
+        if self.prelude_mode {
+            if externals::standard(name).is_some() {
+                return Some(RefTarget::External(name.to_string()));
+            }
+            return None;
+        }
+        if prelude::names().contains(&name) {
+            return Some(RefTarget::Prelude(name.to_string()));
+        }
+        if externals::standard(name).is_some() {
+            return Some(RefTarget::External(name.to_string()));
+        }
+        if externals::is_handle(name) {
+            return Some(RefTarget::Handle(name.to_string()));
+        }
+        None
+    }
+
+    /// The closest name in scope, for "did you mean".
+    fn suggest(&self, name: &str) -> Option<String> {
+        if self.prelude_mode {
+            return None;
+        }
+        let mut cands: Vec<String> = self.scopes.iter().flat_map(|s| s.vars.keys().cloned()).collect();
+        cands.extend(prelude::names().iter().filter(|n| !matches!(**n, "if" | "not" | "and" | "or")).map(|s| s.to_string()));
+        cands.extend(externals::STANDARD.iter().map(|e| e.name.to_string()));
+        cands.extend(externals::HANDLES.iter().map(|h| h.0.to_string()));
+        cands.extend(self.externs.iter().map(|e| e.0.clone()));
+        let max = (name.len() / 3).max(1);
+        cands
+            .into_iter()
+            .map(|c| (edit_distance(name, &c), c))
+            .filter(|(d, _)| *d <= max)
+            .min_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)))
+            .map(|(_, c)| c)
+    }
+
+    /// An environment name the desugarer itself calls (operators, `if`, `fold`, `fix`).
+    fn env(&mut self, name: &str) -> Name {
+        self.used_env.insert(name.to_string());
+        Name::plain(name)
+    }
+
+    // ---- blocks and items --------------------------------------------------------------
+
+    /// Desugars a block; returns its value, if it has one.
+    fn block(&mut self, b: &Block) -> Option<Name> {
+        let n = b.items.len();
+        let mut value = None;
+        for (i, item) in b.items.iter().enumerate() {
+            let last = i + 1 == n;
+            if let ItemKind::Ret(_) = item.kind {
+                if !last {
+                    self.diags.push(
+                        Diagnostic::error("E0009", item.span, "`ret` must be the last item of its block")
+                            .with_help("move the `ret` to the end of the block, or remove the items after it"),
+                    );
+                }
+            }
+            value = self.item(item, last);
+        }
+        value
+    }
+
+    fn item(&mut self, item: &Item, last: bool) -> Option<Name> {
+        let span = item.span;
+        match &item.kind {
+            ItemKind::Error => None,
+            ItemKind::Extern(names) => {
+                for id in names {
+                    if !self.externs.iter().any(|(e, _)| *e == id.name) {
+                        self.externs.push((id.name.clone(), id.span));
+                        self.symbols.defs.push(Def {
+                            name: id.name.clone(),
+                            span: id.span,
+                            kind: DefKind::Extern,
+                            core: Name::plain(&id.name),
+                            known: Known::Ext(id.name.clone()),
+                        });
+                    }
+                }
+                None
+            }
+            ItemKind::Bind(pat, e) => {
+                self.bind(pat, e, span);
+                None
+            }
+            ItemKind::Aug(id, op, e) => {
+                let lhs = Expr::new(ExprKind::Name(id.clone()), id.span);
+                let rhs = Expr::new(ExprKind::Binary(op.binop(), Box::new(lhs), Box::new(e.clone())), span);
+                self.bind(&Pattern::Name(id.clone()), &rhs, span);
+                if let Some((vi, _)) = self.find_var(&id.name) {
+                    self.vars[vi].lint_unused = false;
+                }
+                None
+            }
+            ItemKind::Rec(id, f) => {
+                let ExprKind::Fun(params, body) = &f.kind else { return None };
+                let inner = match params {
+                    Params::Name(p) => Param::Pat(Pattern::Name(p.clone())),
+                    Params::Unit(s) => Param::Pat(Pattern::Unit(*s)),
+                    Params::List(ps, s) if ps.len() == 1 => ps[0].clone(),
+                    Params::List(ps, s) => {
+                        let mut pats = Vec::new();
+                        for p in ps {
+                            match p {
+                                Param::Pat(p) => pats.push(p.clone()),
+                                Param::Amp(a) => {
+                                    self.diags.push(
+                                        Diagnostic::error("E0010", a.span, "`&` parameters are not supported on `rec` functions")
+                                            .with_help("pass the handle as a plain parameter and return it"),
+                                    );
+                                    pats.push(Pattern::Name(a.clone()));
+                                }
+                            }
+                        }
+                        Param::Pat(Pattern::Tuple(pats, *s))
+                    }
+                };
+                let step = Expr::new(
+                    ExprKind::Fun(Params::List(vec![Param::Pat(Pattern::Name(id.clone())), inner], f.span), body.clone()),
+                    f.span,
+                );
+                let stepn = self.expr(&step, None);
+                let fix = self.env("fix");
+                let core = self.user_name(&id.name);
+                self.emit(Op::Call(fix, stepn), span, Some(core));
+                let k = match params {
+                    Params::Unit(_) => Some(0),
+                    Params::List(ps, _) if ps.len() > 1 => Some(ps.len()),
+                    _ => None,
+                };
+                self.define(&id.name, id.span, core, Known::Fun(k), DefKind::Binding, true);
+                None
+            }
+            ItemKind::Ret(e) => Some(self.expr(e, None)),
+            ItemKind::Expr(e) => {
+                if has_amp_call(e) {
+                    self.expr_stmt(e);
+                    None
+                } else if last {
+                    Some(self.expr(e, None))
+                } else {
+                    let t = self.temp("_");
+                    self.expr(e, Some(t));
+                    None
+                }
+            }
+            ItemKind::If(arms, els) => self.if_item(arms, els.as_ref(), span, last),
+            ItemKind::For(pat, iter, body) => {
+                self.for_item(pat, iter, body, span);
+                None
+            }
+            ItemKind::While(c, body) => {
+                self.loop_item(Some(c), body, None, span);
+                None
+            }
+            ItemKind::DoWhile(body, c) => {
+                self.loop_item(None, body, Some(c), span);
+                None
+            }
+        }
+    }
+
+    /// An expression item whose value is dropped: `&` calls thread their handles.
+    fn expr_stmt(&mut self, e: &Expr) {
+        if let ExprKind::App(f, a) = &e.kind {
+            self.call(f, a, e.span, None, false);
+        } else {
+            let t = self.temp("_");
+            self.expr(e, Some(t));
+        }
+    }
+
+    fn bind(&mut self, pat: &Pattern, e: &Expr, span: Span) {
+        match pat {
+            Pattern::Name(id) => {
+                let core = self.user_name(&id.name);
+                if self.core_mode && self.find_var(&id.name).is_some() {
+                    self.diags.push(
+                        Diagnostic::error("E0101", id.span, format!("`{}` is already bound; core notation does not allow rebinding", id.name))
+                            .with_help("use a new name (the paper's well-formedness requires x ∉ Γ), or write the program in OPAL sugar where rebinding is allowed"),
+                    );
+                }
+                let v = self.expr(e, Some(core));
+                let known = self.known_of_expr(e, v);
+                let handle = known == Known::Handle || is_amp_rebinding(e);
+                let vi = self.define(&id.name, id.span, core, known, DefKind::Binding, true);
+                self.vars[vi].handle |= handle;
+            }
+            Pattern::Wild(_) => {
+                let t = self.temp("_");
+                self.expr(e, Some(t));
+            }
+            _ => {
+                let v = self.expr(e, None);
+                let known = self.known_of_expr(e, v);
+                self.destructure(pat, v, known, span, DefKind::Binding);
+            }
+        }
+    }
+
+    fn known_of_expr(&self, e: &Expr, _v: Name) -> Known {
+        match &e.kind {
+            ExprKind::Fun(Params::Unit(_), _) => Known::Fun(Some(0)),
+            ExprKind::Fun(Params::List(ps, _), _) if ps.len() > 1 => Known::Fun(Some(ps.len())),
+            ExprKind::Fun(..) => Known::Fun(None),
+            ExprKind::Tuple(es) => Known::Tuple(es.len()),
+            ExprKind::Unit => Known::Tuple(0),
+            ExprKind::Lit(_) | ExprKind::Prim(_) => Known::Prim,
+            ExprKind::PrimName(id) if externals::is_handle(&id.name) => Known::Handle,
+            ExprKind::Paren(inner) => self.known_of_expr(inner, _v),
+            ExprKind::Name(id) => self
+                .find_var(&id.name)
+                .map(|(vi, _)| self.vars[vi].known.clone())
+                .unwrap_or_else(|| if externals::is_handle(&id.name) { Known::Handle } else { Known::Unknown }),
+            _ => Known::Unknown,
+        }
+    }
+
+    /// Binds a tuple pattern to the components of `v` by projections.
+    fn destructure(&mut self, pat: &Pattern, v: Name, known: Known, span: Span, kind: DefKind) {
+        match pat {
+            Pattern::Name(id) => {
+                let core = self.user_name(&id.name);
+                self.emit(Op::Alias(v), span, Some(core));
+                self.define(&id.name, id.span, core, known, kind, kind == DefKind::Binding);
+            }
+            Pattern::Wild(_) | Pattern::Unit(_) => {}
+            Pattern::Tuple(ps, pspan) => {
+                if let Known::Tuple(n) = known {
+                    if n != ps.len() {
+                        self.diags.push(
+                            Diagnostic::error("E0103", *pspan, format!("this pattern has {} components but the tuple has {n}", ps.len()))
+                                .with_help("make the pattern's shape match the tuple"),
+                        );
+                    }
+                }
+                for (i, p) in ps.iter().enumerate() {
+                    match p {
+                        Pattern::Wild(_) | Pattern::Unit(_) => {}
+                        Pattern::Name(id) => {
+                            let core = self.user_name(&id.name);
+                            self.emit(Op::Prj(i as u32 + 1, v), span, Some(core));
+                            let h = externals::is_handle(&id.name);
+                            let vi = self.define(&id.name, id.span, core, Known::Unknown, kind, kind == DefKind::Binding);
+                            self.vars[vi].handle |= h;
+                        }
+                        Pattern::Tuple(..) => {
+                            let t = self.temp("t");
+                            self.emit(Op::Prj(i as u32 + 1, v), span, Some(t));
+                            self.destructure(p, t, Known::Unknown, span, kind);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    // ---- expressions -------------------------------------------------------------------
+
+    /// Desugars `e` to ANF statements in the buffer; returns the name holding its value.
+    /// With a `target`, the value is bound to that name.
+    fn expr(&mut self, e: &Expr, target: Option<Name>) -> Name {
+        let span = e.span;
+        match &e.kind {
+            ExprKind::Name(id) if self.find_var(&id.name).is_none() && !externals::is_handle(&id.name) && externals::handle_root(&id.name).is_some() => {
+                // A handle made by `fork` (`stdout_1`), written in a result or world file.
+                self.emit(Op::Prim(Prim::Handle(Arc::from(id.name.as_str()))), span, target)
+            }
+            ExprKind::Name(id) => {
+                let (n, _) = self.use_name(id, false);
+                match target {
+                    Some(t) => self.emit(Op::Alias(n), span, Some(t)),
+                    None => n,
+                }
+            }
+            ExprKind::Lit(l) | ExprKind::Prim(l) => {
+                let p = match l {
+                    Lit::Int(i) => Prim::Int(*i),
+                    Lit::Float(f) => Prim::Float(*f),
+                    Lit::Str(s) => Prim::Str(Arc::from(s.as_str())),
+                };
+                self.emit(Op::Prim(p), span, target)
+            }
+            ExprKind::PrimName(id) => {
+                let p = if externals::is_handle(&id.name) {
+                    Prim::Handle(Arc::from(id.name.as_str()))
+                } else if externals::standard(&id.name).is_some() || self.externs.iter().any(|(x, _)| *x == id.name) {
+                    Prim::Ext(Arc::from(id.name.as_str()))
+                } else {
+                    self.diags.push(
+                        Diagnostic::error("E0106", id.span, format!("`<{}>` is not a primitive", id.name))
+                            .with_help("inside `<…>` write a number, a string, a handle (`stdout`) or an external's name"),
+                    );
+                    Prim::Ext(Arc::from(id.name.as_str()))
+                };
+                self.emit(Op::Prim(p), span, target)
+            }
+            ExprKind::Unit => self.emit(Op::Tuple(vec![]), span, target),
+            ExprKind::Paren(inner) => self.expr(inner, target),
+            ExprKind::Tuple(es) => {
+                let xs: Vec<Name> = es.iter().map(|x| self.expr(x, None)).collect();
+                self.emit(Op::Tuple(xs), span, target)
+            }
+            ExprKind::List(es) => self.list(es, span, target),
+            ExprKind::Prj(i, x) => {
+                let (xn, known) = match &x.kind {
+                    ExprKind::Name(id) => self.use_name(id, false),
+                    _ => {
+                        let k = self.known_of_expr(x, Name::plain("?"));
+                        (self.expr(x, None), k)
+                    }
+                };
+                match known {
+                    Known::Tuple(n) if *i as usize > n => self.diags.push(
+                        Diagnostic::error("E0104", span, format!("projection `prj {i}` out of range: the tuple has {n} components"))
+                            .with_help(format!("use a component number from 1 to {n}")),
+                    ),
+                    Known::Fun(_) | Known::Prim => self.diags.push(
+                        Diagnostic::error("E0104", span, "projection out of something that is not a tuple")
+                            .with_help("`prj i x` needs x to be a tuple"),
+                    ),
+                    _ => {}
+                }
+                self.emit(Op::Prj(*i, xn), span, target)
+            }
+            ExprKind::Amp(id) => {
+                self.diags.push(
+                    Diagnostic::error("E0010", span, "`&` is allowed only on an argument of a call")
+                        .with_help(format!("write `f (&{0}, …)` to thread `{0}` through the call f", id.name)),
+                );
+                let (n, _) = self.use_name(id, false);
+                n
+            }
+            ExprKind::Fun(params, body) => {
+                let f = self.fun(params, body);
+                self.emit(Op::Fun(Box::new(f)), span, target)
+            }
+            ExprKind::Binary(op, a, b) => {
+                let an = self.expr(a, None);
+                let bn = self.expr(b, None);
+                let t = self.emit(Op::Tuple(vec![an, bn]), span, None);
+                let f = self.env(op.callee());
+                self.emit(Op::Call(f, t), span, target)
+            }
+            ExprKind::Not(a) => {
+                let an = self.expr(a, None);
+                let f = self.env("not");
+                self.emit(Op::Call(f, an), span, target)
+            }
+            ExprKind::Neg(a) => {
+                let an = self.expr(a, None);
+                let f = self.env("neg");
+                self.emit(Op::Call(f, an), span, target)
+            }
+            ExprKind::App(f, a) => self.call(f, a, span, target, true),
+            ExprKind::Error => self.emit(Op::Tuple(vec![]), span, target),
+        }
+    }
+
+    /// A call `f a`. `&name` arguments are passed and rebound from the result.
+    fn call(&mut self, f: &Expr, a: &Expr, span: Span, target: Option<Name>, want_value: bool) -> Name {
+        let (fname, fknown) = match &f.kind {
+            ExprKind::Name(id) => self.use_name(id, false),
+            _ => {
+                let k = self.known_of_expr(f, Name::plain("?"));
+                (self.expr(f, None), k)
+            }
+        };
+        let mut amps: Vec<&Ident> = Vec::new();
+        let (arg, arg_shape) = match &a.kind {
+            ExprKind::Amp(id) => {
+                amps.push(id);
+                (self.use_name(id, true).0, Some(None))
+            }
+            ExprKind::Tuple(es) => {
+                let mut xs = Vec::new();
+                for x in es {
+                    match &x.kind {
+                        ExprKind::Amp(id) => {
+                            amps.push(id);
+                            xs.push(self.use_name(id, true).0);
+                        }
+                        ExprKind::Name(id) => xs.push(self.use_name(id, true).0),
+                        _ => xs.push(self.expr(x, None)),
+                    }
+                }
+                (self.emit(Op::Tuple(xs), a.span, None), Some(Some(es.len())))
+            }
+            ExprKind::Unit => (self.expr(a, None), Some(Some(0))),
+            ExprKind::Name(id) => {
+                let (n, k) = self.use_name(id, true);
+                let shape = match k {
+                    Known::Tuple(n) => Some(Some(n)),
+                    Known::Prim | Known::Handle => Some(None),
+                    _ => None,
+                };
+                (n, shape)
+            }
+            ExprKind::Lit(_) | ExprKind::Prim(_) => (self.expr(a, None), Some(None)),
+            _ => (self.expr(a, None), None),
+        };
+        self.check_call(f, &fknown, arg_shape, span);
+        if amps.is_empty() {
+            return self.emit(Op::Call(fname, arg), span, target);
+        }
+        let k = amps.len();
+        if !want_value {
+            if k == 1 {
+                let core = self.user_name(&amps[0].name);
+                self.emit(Op::Call(fname, arg), span, Some(core));
+                self.rebind_handle(amps[0], core);
+                return core;
+            }
+            let r = self.emit(Op::Call(fname, arg), span, None);
+            for (i, id) in amps.iter().enumerate() {
+                let core = self.user_name(&id.name);
+                self.emit(Op::Prj(i as u32 + 1, r), span, Some(core));
+                self.rebind_handle(id, core);
+            }
+            return r;
+        }
+        let r = self.emit(Op::Call(fname, arg), span, None);
+        for (i, id) in amps.iter().enumerate() {
+            let core = self.user_name(&id.name);
+            self.emit(Op::Prj(i as u32 + 1, r), span, Some(core));
+            self.rebind_handle(id, core);
+        }
+        self.emit(Op::Prj(k as u32 + 1, r), span, target)
+    }
+
+    fn rebind_handle(&mut self, id: &Ident, core: Name) {
+        let vi = self.define(&id.name, id.span, core, Known::Handle, DefKind::Binding, false);
+        self.vars[vi].handle = true;
+        // The threaded handle is a fresh binding: its next use is its first.
+        self.symbols.defs.last_mut().map(|d| d.span = id.span);
+    }
+
+    fn check_call(&mut self, f: &Expr, known: &Known, arg_shape: Option<Option<usize>>, span: Span) {
+        let fname = match &f.kind {
+            ExprKind::Name(id) => id.name.clone(),
+            _ => "this function".into(),
+        };
+        let expected: Option<Option<usize>> = match known {
+            Known::Fun(k) => k.map(Some),
+            Known::Ext(e) => externals::standard(e).filter(|_| !self.externs.iter().any(|(x, _)| x == e)).map(|d: &ExtDecl| d.arity),
+            Known::Tuple(_) | Known::Prim | Known::Handle => {
+                let what = match known {
+                    Known::Tuple(_) => "a tuple",
+                    Known::Handle => "a handle",
+                    _ => "a primitive value",
+                };
+                self.diags.push(
+                    Diagnostic::error("E0105", f.span, format!("`{fname}` is {what}, not a function, so it cannot be called"))
+                        .with_help("call a function (`fun …`), a prelude function or an external"),
+                );
+                return;
+            }
+            Known::Unknown => None,
+        };
+        let (Some(exp), Some(got)) = (expected, arg_shape) else { return };
+        let show = |s: Option<usize>| match s {
+            None => "one value".to_string(),
+            Some(0) => "`()`".to_string(),
+            Some(n) => format!("a {n}-tuple"),
+        };
+        let mismatch = match (exp, got) {
+            (Some(a), Some(b)) => a != b,
+            (Some(_), None) => true,
+            (None, Some(_)) => false, // a single parameter may receive a tuple
+            (None, None) => false,
+        };
+        if mismatch {
+            self.diags.push(
+                Diagnostic::error("E0103", span, format!("`{fname}` takes {} but is given {}", show(exp), show(got)))
+                    .with_help("pass arguments of the shape the function's parameter pattern expects"),
+            );
+        }
+    }
+
+    fn list(&mut self, es: &[Expr], span: Span, target: Option<Name>) -> Name {
+        // Element values are computed once, outside the list; literals live inside it.
+        let mut elems = Vec::with_capacity(es.len());
+        for e in es {
+            match &e.kind {
+                ExprKind::Lit(_) | ExprKind::Prim(_) => elems.push(None),
+                _ => elems.push(Some(self.expr(e, None))),
+            }
+        }
+        let saved = std::mem::take(&mut self.buf);
+        let p = self.temp("p");
+        let mut state = self.temp("state");
+        let append = self.temp("append");
+        self.emit(Op::Prj(1, p), span, Some(state));
+        self.emit(Op::Prj(2, p), span, Some(append));
+        for (e, v) in es.iter().zip(elems) {
+            let x = match v {
+                Some(x) => x,
+                None => self.expr(e, None),
+            };
+            let t = self.emit(Op::Tuple(vec![state, x]), e.span, None);
+            let next = self.temp("state");
+            self.emit(Op::Call(append, t), e.span, Some(next));
+            state = next;
+        }
+        let body = CExpr { stmts: std::mem::replace(&mut self.buf, saved), ret: Some(state) };
+        self.emit(Op::Fun(Box::new(Fun { param: p, body })), span, target)
+    }
+
+    /// `fun params: body` with patterns and `&` threading.
+    fn fun(&mut self, params: &Params, body: &FunBody) -> Fun {
+        self.fun_with(params, ScopeKind::Fun, |d| match body {
+            FunBody::Expr(e) => {
+                if has_amp_call(e) {
+                    d.expr_stmt(e);
+                    None
+                } else {
+                    Some(d.expr(e, None))
+                }
+            }
+            FunBody::Block(b) => d.block(b),
+        })
+    }
+
+    fn fun_with(&mut self, params: &Params, kind: ScopeKind, body: impl FnOnce(&mut Self) -> Option<Name>) -> Fun {
+        let saved = std::mem::take(&mut self.buf);
+        self.scopes.push(Scope { kind, vars: HashMap::new() });
+        let mut amps: Vec<String> = Vec::new();
+        let param = match params {
+            Params::Name(id) => {
+                let core = self.user_name(&id.name);
+                let h = externals::is_handle(&id.name);
+                let vi = self.define(&id.name, id.span, core, if h { Known::Handle } else { Known::Unknown }, DefKind::Param, false);
+                self.vars[vi].handle = h;
+                core
+            }
+            Params::Unit(_) => self.temp("u"),
+            Params::List(ps, _) if ps.len() == 1 => match &ps[0] {
+                Param::Amp(id) => {
+                    amps.push(id.name.clone());
+                    let core = self.user_name(&id.name);
+                    let vi = self.define(&id.name, id.span, core, Known::Handle, DefKind::Param, false);
+                    self.vars[vi].handle = true;
+                    core
+                }
+                Param::Pat(Pattern::Name(id)) => {
+                    let core = self.user_name(&id.name);
+                    let h = externals::is_handle(&id.name);
+                    let vi = self.define(&id.name, id.span, core, if h { Known::Handle } else { Known::Unknown }, DefKind::Param, false);
+                    self.vars[vi].handle = h;
+                    core
+                }
+                Param::Pat(p) => {
+                    let core = self.temp("p");
+                    self.destructure(p, core, Known::Unknown, p.span(), DefKind::Param);
+                    core
+                }
+            },
+            Params::List(ps, _) => {
+                let core = self.temp("p");
+                for (i, prm) in ps.iter().enumerate() {
+                    let span = match prm {
+                        Param::Amp(id) => id.span,
+                        Param::Pat(p) => p.span(),
+                    };
+                    match prm {
+                        Param::Amp(id) => {
+                            amps.push(id.name.clone());
+                            let c = self.user_name(&id.name);
+                            self.emit(Op::Prj(i as u32 + 1, core), span, Some(c));
+                            let vi = self.define(&id.name, id.span, c, Known::Handle, DefKind::Param, false);
+                            self.vars[vi].handle = true;
+                        }
+                        Param::Pat(Pattern::Name(id)) => {
+                            let c = self.user_name(&id.name);
+                            self.emit(Op::Prj(i as u32 + 1, core), span, Some(c));
+                            let h = externals::is_handle(&id.name);
+                            let vi = self.define(&id.name, id.span, c, if h { Known::Handle } else { Known::Unknown }, DefKind::Param, false);
+                            self.vars[vi].handle = h;
+                        }
+                        Param::Pat(Pattern::Wild(_) | Pattern::Unit(_)) => {}
+                        Param::Pat(p) => {
+                            let t = self.temp("t");
+                            self.emit(Op::Prj(i as u32 + 1, core), span, Some(t));
+                            self.destructure(p, t, Known::Unknown, span, DefKind::Param);
+                        }
+                    }
+                }
+                core
+            }
+        };
+        let value = body(self);
+        let ret = if amps.is_empty() {
+            value.unwrap_or_else(|| self.emit(Op::Tuple(vec![]), Span::default(), None))
+        } else {
+            let mut xs: Vec<Name> = amps.iter().map(|a| self.current(a)).collect();
+            if let Some(v) = value {
+                xs.push(v);
+            }
+            if xs.len() == 1 {
+                xs[0]
+            } else {
+                self.emit(Op::Tuple(xs), Span::default(), None)
+            }
+        };
+        self.pop_scope();
+        let stmts = std::mem::replace(&mut self.buf, saved);
+        Fun { param, body: CExpr { stmts, ret: Some(ret) } }
+    }
+
+    /// The current core name of a source name (after any rebinding).
+    fn current(&mut self, name: &str) -> Name {
+        match self.find_var(name) {
+            Some((vi, _)) => {
+                self.vars[vi].used = true;
+                self.vars[vi].core
+            }
+            None => self.env(name),
+        }
+    }
+
+    // ---- control flow ------------------------------------------------------------------
+
+    /// Source names the block assigns (not inside nested `fun`s), in order of first assignment,
+    /// that are bound before it: the variables it threads (LANGUAGE.md §3.6).
+    fn carried(&self, blocks: &[&Block]) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for b in blocks {
+            assigned(b, &mut out);
+        }
+        out.retain(|n| self.find_var(n).is_some() || (!self.prelude_mode && self.env_name(n).is_some()));
+        out
+    }
+
+    fn tuple_of(&mut self, vs: &[String], span: Span) -> Name {
+        let xs: Vec<Name> = vs.iter().map(|v| self.current(v)).collect();
+        if xs.len() == 1 {
+            xs[0]
+        } else {
+            self.emit(Op::Tuple(xs), span, None)
+        }
+    }
+
+    /// Rebinds the carried names from the result `r` of a branch or loop.
+    fn unpack_carried(&mut self, vs: &[String], r: Name, span: Span) {
+        if vs.len() == 1 {
+            return; // already bound to the new name by the caller
+        }
+        for (i, v) in vs.iter().enumerate() {
+            let core = self.user_name(v);
+            self.emit(Op::Prj(i as u32 + 1, r), span, Some(core));
+            self.define_carried(v, core);
+        }
+    }
+
+    fn define_carried(&mut self, v: &str, core: Name) {
+        let handle = self.find_var(v).map(|(vi, _)| self.vars[vi].handle).unwrap_or(externals::is_handle(v));
+        let known = if handle { Known::Handle } else { Known::Unknown };
+        let vi = self.define(v, Span::default(), core, known, DefKind::Binding, false);
+        self.vars[vi].handle = handle;
+        self.vars[vi].used = true;
+        // Carried bindings are not source binding sites.
+        self.symbols.defs.pop();
+        self.vars[vi].def = self.find_def_of(v).unwrap_or(0);
+    }
+
+    fn find_def_of(&self, v: &str) -> Option<usize> {
+        self.symbols.defs.iter().rposition(|d| d.name == v)
+    }
+
+    /// A branch or loop body as a function of the carried variables.
+    fn branch_fun(&mut self, param_vars: &[String], extra: Option<&Pattern>, body: &Block, kind: ScopeKind, what: &'static str, with_value: bool) -> (Fun, bool) {
+        let saved = std::mem::take(&mut self.buf);
+        self.scopes.push(Scope { kind, vars: HashMap::new() });
+        let p = self.temp(if extra.is_some() { "p" } else { "u" });
+        let acc = if extra.is_some() {
+            let acc = self.temp("acc");
+            self.emit(Op::Prj(1, p), Span::default(), Some(acc));
+            acc
+        } else {
+            p
+        };
+        if extra.is_some() || !param_vars.is_empty() {
+            // Bind carried variables inside: from acc (loops) or from the captured outer names (branches).
+            if extra.is_some() {
+                if param_vars.len() == 1 {
+                    let core = self.user_name(&param_vars[0]);
+                    self.emit(Op::Alias(acc), Span::default(), Some(core));
+                    self.define_carried(&param_vars[0], core);
+                } else {
+                    for (i, v) in param_vars.iter().enumerate() {
+                        let core = self.user_name(v);
+                        self.emit(Op::Prj(i as u32 + 1, acc), Span::default(), Some(core));
+                        self.define_carried(v, core);
+                    }
+                }
+            }
+        }
+        if let Some(pat) = extra {
+            let x = self.temp("x");
+            self.emit(Op::Prj(2, p), pat.span(), Some(x));
+            match pat {
+                Pattern::Name(id) => {
+                    let core = self.user_name(&id.name);
+                    self.emit(Op::Alias(x), id.span, Some(core));
+                    self.define(&id.name, id.span, core, Known::Unknown, DefKind::Param, false);
+                }
+                _ => self.destructure(pat, x, Known::Unknown, pat.span(), DefKind::Param),
+            }
+        }
+        let before: HashSet<String> = self.scopes.iter().flat_map(|s| s.vars.keys().cloned()).collect();
+        let value = self.block(body);
+        let has_value = with_value && value.is_some() && ends_in_ret(body);
+        let mut xs: Vec<Name> = param_vars.iter().map(|v| self.current(v)).collect();
+        if has_value {
+            if let Some(v) = value {
+                xs.push(v);
+            }
+        }
+        let ret = match xs.len() {
+            0 => self.emit(Op::Tuple(vec![]), Span::default(), None),
+            1 => xs[0],
+            _ => self.emit(Op::Tuple(xs), Span::default(), None),
+        };
+        let scope = self.pop_scope();
+        for name in scope.vars.keys() {
+            if !before.contains(name) && !param_vars.contains(name) {
+                self.block_locals.insert(name.clone(), what);
+            }
+        }
+        let stmts = std::mem::replace(&mut self.buf, saved);
+        (Fun { param: p, body: CExpr { stmts, ret: Some(ret) } }, has_value)
+    }
+
+    fn if_item(&mut self, arms: &[(Expr, Block)], els: Option<&Block>, span: Span, last: bool) -> Option<Name> {
+        let mut blocks: Vec<&Block> = arms.iter().map(|(_, b)| b).collect();
+        if let Some(e) = els {
+            blocks.push(e);
+        }
+        let vs = self.carried(&blocks);
+        // An `if` whose every branch (with an `else`) ends in `ret` gives its block's value.
+        let valued = last && els.is_some() && blocks.iter().all(|b| ends_in_ret(b));
+        let r = self.if_chain(arms, els, &vs, span, valued);
+        let k = vs.len();
+        if valued {
+            if k == 0 {
+                return Some(r);
+            }
+            for (i, v) in vs.iter().enumerate() {
+                let core = self.user_name(v);
+                self.emit(Op::Prj(i as u32 + 1, r), span, Some(core));
+                self.define_carried(v, core);
+            }
+            return Some(self.emit(Op::Prj(k as u32 + 1, r), span, None));
+        }
+        if k == 1 {
+            self.define_carried(&vs[0], r);
+        } else {
+            self.unpack_carried(&vs, r, span);
+        }
+        None
+    }
+
+    fn if_chain(&mut self, arms: &[(Expr, Block)], els: Option<&Block>, vs: &[String], span: Span, valued: bool) -> Name {
+        let (c, then_b) = &arms[0];
+        let cn = self.expr(c, None);
+        // Branch handle uses are alternatives: count the larger of the two, not the sum.
+        let snapshot: Vec<u32> = self.vars.iter().map(|v| v.handle_uses).collect();
+        let (tf, _) = self.branch_fun(vs, None, then_b, ScopeKind::Branch, "an `if` branch", valued);
+        let after_then: Vec<u32> = self.vars.iter().map(|v| v.handle_uses).collect();
+        for (v, s) in self.vars.iter_mut().zip(&snapshot) {
+            v.handle_uses = *s;
+        }
+        let tn = self.emit(Op::Fun(Box::new(tf)), then_b.items.first().map(|i| i.span).unwrap_or(span), None);
+        let ef = if arms.len() > 1 {
+            // elif: the else branch is the rest of the chain.
+            let saved = std::mem::take(&mut self.buf);
+            self.scopes.push(Scope { kind: ScopeKind::Branch, vars: HashMap::new() });
+            let u = self.temp("u");
+            let r = self.if_chain(&arms[1..], els, vs, span, valued);
+            self.pop_scope();
+            let stmts = std::mem::replace(&mut self.buf, saved);
+            Fun { param: u, body: CExpr { stmts, ret: Some(r) } }
+        } else if let Some(b) = els {
+            self.branch_fun(vs, None, b, ScopeKind::Branch, "an `else` branch", valued).0
+        } else {
+            let saved = std::mem::take(&mut self.buf);
+            let u = self.temp("u");
+            let r = self.tuple_of(vs, span);
+            let r = if vs.is_empty() { self.emit(Op::Tuple(vec![]), span, None) } else { r };
+            let stmts = std::mem::replace(&mut self.buf, saved);
+            Fun { param: u, body: CExpr { stmts, ret: Some(r) } }
+        };
+        for (v, a) in self.vars.iter_mut().zip(&after_then) {
+            v.handle_uses = v.handle_uses.max(*a);
+        }
+        let en = self.emit(Op::Fun(Box::new(ef)), span, None);
+        let t = self.emit(Op::Tuple(vec![cn, tn, en]), span, None);
+        let iff = self.env("if");
+        let target = if vs.len() == 1 && !valued { Some(self.user_name(&vs[0])) } else { None };
+        self.emit(Op::Call(iff, t), span, target)
+    }
+
+    fn for_item(&mut self, pat: &Pattern, iter: &Expr, body: &Block, span: Span) {
+        let vs = self.carried(&[body]);
+        let l = self.expr(iter, None);
+        let init = if vs.is_empty() { self.emit(Op::Tuple(vec![]), span, None) } else { self.tuple_of(&vs, span) };
+        let (f, _) = self.branch_fun(&vs, Some(pat), body, ScopeKind::Loop, "a `for` body", false);
+        let fname = self.emit(Op::Fun(Box::new(f)), span, None);
+        let t = self.emit(Op::Tuple(vec![l, init, fname]), span, None);
+        let fold = self.env("fold");
+        let target = match vs.len() {
+            0 => Some(self.temp("_")),
+            1 => Some(self.user_name(&vs[0])),
+            _ => None,
+        };
+        let r = self.emit(Op::Call(fold, t), span, target);
+        if vs.len() == 1 {
+            self.define_carried(&vs[0], r);
+        } else if vs.len() > 1 {
+            self.unpack_carried(&vs, r, span);
+        }
+    }
+
+    /// `while c: B` (cond first) and `do: B while c` (cond after): a local recursive
+    /// function through `fix` that threads the carried variables.
+    fn loop_item(&mut self, pre: Option<&Expr>, body: &Block, post: Option<&Expr>, span: Span) {
+        let vs = self.carried(&[body]);
+        let init = if vs.is_empty() { self.emit(Op::Tuple(vec![]), span, None) } else { self.tuple_of(&vs, span) };
+        let what = if pre.is_some() { "a `while` body" } else { "a `do` body" };
+        // step := fun (loop, acc): …
+        let saved = std::mem::take(&mut self.buf);
+        self.scopes.push(Scope { kind: ScopeKind::Loop, vars: HashMap::new() });
+        let p = self.temp("p");
+        let lp = self.temp("loop");
+        self.emit(Op::Prj(1, p), span, Some(lp));
+        let acc = self.temp("acc");
+        self.emit(Op::Prj(2, p), span, Some(acc));
+        if vs.len() == 1 {
+            let core = self.user_name(&vs[0]);
+            self.emit(Op::Alias(acc), span, Some(core));
+            self.define_carried(&vs[0], core);
+        } else {
+            for (i, v) in vs.iter().enumerate() {
+                let core = self.user_name(v);
+                self.emit(Op::Prj(i as u32 + 1, acc), span, Some(core));
+                self.define_carried(v, core);
+            }
+        }
+        let result = match (pre, post) {
+            (Some(c), _) => {
+                let cn = self.expr(c, None);
+                // then: B; loop V'
+                let saved2 = std::mem::take(&mut self.buf);
+                self.scopes.push(Scope { kind: ScopeKind::Branch, vars: HashMap::new() });
+                let u = self.temp("u");
+                self.block(body);
+                let a = if vs.is_empty() { self.emit(Op::Tuple(vec![]), span, None) } else { self.tuple_of(&vs, span) };
+                let r = self.emit(Op::Call(lp, a), span, None);
+                let sc = self.pop_scope();
+                for name in sc.vars.keys() {
+                    if !vs.contains(name) {
+                        self.block_locals.insert(name.clone(), what);
+                    }
+                }
+                let then_stmts = std::mem::replace(&mut self.buf, saved2);
+                let tn = self.emit(Op::Fun(Box::new(Fun { param: u, body: CExpr { stmts: then_stmts, ret: Some(r) } })), span, None);
+                let en = self.done_branch(&vs, span);
+                let t = self.emit(Op::Tuple(vec![cn, tn, en]), span, None);
+                let iff = self.env("if");
+                self.emit(Op::Call(iff, t), span, None)
+            }
+            (None, Some(c)) => {
+                self.block(body);
+                let cn = self.expr(c, None);
+                let saved2 = std::mem::take(&mut self.buf);
+                let u = self.temp("u");
+                let a = if vs.is_empty() { self.emit(Op::Tuple(vec![]), span, None) } else { self.tuple_of(&vs, span) };
+                let r = self.emit(Op::Call(lp, a), span, None);
+                let then_stmts = std::mem::replace(&mut self.buf, saved2);
+                let tn = self.emit(Op::Fun(Box::new(Fun { param: u, body: CExpr { stmts: then_stmts, ret: Some(r) } })), span, None);
+                let en = self.done_branch(&vs, span);
+                let t = self.emit(Op::Tuple(vec![cn, tn, en]), span, None);
+                let iff = self.env("if");
+                self.emit(Op::Call(iff, t), span, None)
+            }
+            _ => self.emit(Op::Tuple(vec![]), span, None),
+        };
+        let sc = self.pop_scope();
+        for name in sc.vars.keys() {
+            if !vs.contains(name) {
+                self.block_locals.insert(name.clone(), what);
+            }
+        }
+        let stmts = std::mem::replace(&mut self.buf, saved);
+        let step = self.emit(Op::Fun(Box::new(Fun { param: p, body: CExpr { stmts, ret: Some(result) } })), span, None);
+        let fix = self.env("fix");
+        let lf = self.emit(Op::Call(fix, step), span, None);
+        let target = match vs.len() {
+            0 => Some(self.temp("_")),
+            1 => Some(self.user_name(&vs[0])),
+            _ => None,
+        };
+        let r = self.emit(Op::Call(lf, init), span, target);
+        if vs.len() == 1 {
+            self.define_carried(&vs[0], r);
+        } else if vs.len() > 1 {
+            self.unpack_carried(&vs, r, span);
+        }
+    }
+
+    /// `fun u: V` — the branch that leaves a loop with the carried variables.
+    fn done_branch(&mut self, vs: &[String], span: Span) -> Name {
+        let saved = std::mem::take(&mut self.buf);
+        let u = self.temp("u");
+        let r = if vs.is_empty() { self.emit(Op::Tuple(vec![]), span, None) } else { self.tuple_of(vs, span) };
+        let stmts = std::mem::replace(&mut self.buf, saved);
+        self.emit(Op::Fun(Box::new(Fun { param: u, body: CExpr { stmts, ret: Some(r) } })), span, None)
+    }
+
+    // ---- entry points ------------------------------------------------------------------
+
+    /// Desugars a whole program block; returns the top-level statements and the return name.
+    pub fn program(mut self, block: &Block) -> (Program, Vec<Diagnostic>) {
+        self.core_mode = is_core_notation(block);
+        // Declare every `extern` first so uses before the declaration line resolve too.
+        for item in &block.items {
+            if let ItemKind::Extern(_) = item.kind {
+                self.item(item, false);
+            }
+        }
+        let value = self.block_skip_externs(block);
+        let ret = value.unwrap_or_else(|| self.emit(Op::Tuple(vec![]), Span::default(), None));
+        self.pop_scope();
+        let stmts = std::mem::take(&mut self.buf);
+        let env = prelude::environment(&self.used_env, &self.externs);
+        let program = Program { env, body: CExpr { stmts, ret: Some(ret) }, externs: self.externs, symbols: self.symbols };
+        (program, self.diags)
+    }
+
+    fn block_skip_externs(&mut self, b: &Block) -> Option<Name> {
+        let items: Vec<Item> = b.items.iter().filter(|i| !matches!(i.kind, ItemKind::Extern(_))).cloned().collect();
+        self.block(&Block { items })
+    }
+
+    /// Desugars the prelude: each top-level definition in order, with the names it uses.
+    #[allow(clippy::type_complexity)]
+    pub fn prelude_defs(mut self, block: &Block) -> (Vec<(String, Vec<Stmt>, Vec<String>, Option<usize>)>, Vec<Diagnostic>, HashMap<Sym, u32>) {
+        let mut out = Vec::new();
+        for item in &block.items {
+            self.used_env.clear();
+            let before = self.buf.len();
+            let (name, arity) = match &item.kind {
+                ItemKind::Bind(Pattern::Name(id), e) => {
+                    let k = match self.known_of_expr(e, Name::plain("?")) {
+                        Known::Fun(k) => k,
+                        _ => None,
+                    };
+                    (is_keyword_alias(&id.name).unwrap_or(&id.name).to_string(), k)
+                }
+                _ => continue,
+            };
+            self.item(item, false);
+            let stmts = self.buf[before..].to_vec();
+            let mut deps: Vec<String> = self.used_env.iter().cloned().collect();
+            deps.sort();
+            // Prelude names defined earlier are in scope as variables: record them as deps too.
+            for s in &stmts {
+                collect_free(&s.op, &mut deps);
+            }
+            deps.sort();
+            deps.dedup();
+            deps.retain(|d| *d != name);
+            out.push((name, stmts, deps, arity));
+        }
+        (out, self.diags, self.counters)
+    }
+}
+
+fn collect_free(op: &Op, out: &mut Vec<String>) {
+    // Over-approximates: every name mentioned. Filtered against prelude names by the caller.
+    match op {
+        Op::Alias(y) => out.push(y.to_string()),
+        Op::Call(f, x) => {
+            out.push(f.to_string());
+            out.push(x.to_string());
+        }
+        Op::Tuple(xs) => out.extend(xs.iter().map(|x| x.to_string())),
+        Op::Prj(_, x) => out.push(x.to_string()),
+        Op::Fun(f) => {
+            for s in &f.body.stmts {
+                collect_free(&s.op, out);
+            }
+            out.push(f.body.ret_name().to_string());
+        }
+        Op::Prim(_) => {}
+    }
+}
+
+fn ends_in_ret(b: &Block) -> bool {
+    matches!(b.items.last().map(|i| &i.kind), Some(ItemKind::Ret(_)))
+}
+
+/// Does this expression call something with an `&` argument (at its top)?
+fn has_amp_call(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::App(_, a) => match &a.kind {
+            ExprKind::Amp(_) => true,
+            ExprKind::Tuple(es) => es.iter().any(|x| matches!(x.kind, ExprKind::Amp(_))),
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+fn is_amp_rebinding(e: &Expr) -> bool {
+    has_amp_call(e)
+}
+
+/// Names assigned by a block at its level and in nested control flow, not in nested `fun`s.
+pub fn assigned(b: &Block, out: &mut Vec<String>) {
+    fn push(out: &mut Vec<String>, n: &str) {
+        if !out.iter().any(|x| x == n) {
+            out.push(n.to_string());
+        }
+    }
+    fn amps(e: &Expr, out: &mut Vec<String>) {
+        match &e.kind {
+            ExprKind::App(f, a) => {
+                amps(f, out);
+                match &a.kind {
+                    ExprKind::Amp(id) => push(out, &id.name),
+                    ExprKind::Tuple(es) => {
+                        for x in es {
+                            if let ExprKind::Amp(id) = &x.kind {
+                                push(out, &id.name);
+                            } else {
+                                amps(x, out);
+                            }
+                        }
+                    }
+                    _ => amps(a, out),
+                }
+            }
+            ExprKind::Binary(_, a, b) => {
+                amps(a, out);
+                amps(b, out);
+            }
+            ExprKind::Paren(x) | ExprKind::Not(x) | ExprKind::Neg(x) | ExprKind::Prj(_, x) => amps(x, out),
+            ExprKind::Tuple(es) | ExprKind::List(es) => es.iter().for_each(|x| amps(x, out)),
+            _ => {}
+        }
+    }
+    for item in &b.items {
+        match &item.kind {
+            ItemKind::Bind(p, e) => {
+                amps(e, out);
+                let mut ns = Vec::new();
+                p.names(&mut ns);
+                for n in ns {
+                    push(out, &n.name);
+                }
+            }
+            ItemKind::Aug(id, _, e) => {
+                amps(e, out);
+                push(out, &id.name);
+            }
+            ItemKind::Rec(id, _) => push(out, &id.name),
+            ItemKind::Expr(e) | ItemKind::Ret(e) => amps(e, out),
+            ItemKind::For(_, e, body) => {
+                amps(e, out);
+                assigned(body, out);
+            }
+            ItemKind::If(arms, els) => {
+                for (c, body) in arms {
+                    amps(c, out);
+                    assigned(body, out);
+                }
+                if let Some(b) = els {
+                    assigned(b, out);
+                }
+            }
+            ItemKind::While(c, body) | ItemKind::DoWhile(body, c) => {
+                amps(c, out);
+                assigned(body, out);
+            }
+            ItemKind::Extern(_) | ItemKind::Error => {}
+        }
+    }
+}
+
+/// A file is in core notation when every item is a core statement and it ends in `ret x`.
+pub fn is_core_notation(b: &Block) -> bool {
+    fn is_var(e: &Expr) -> bool {
+        matches!(e.kind, ExprKind::Name(_))
+    }
+    fn core_op(e: &Expr) -> bool {
+        match &e.kind {
+            ExprKind::Name(_) | ExprKind::Prim(_) | ExprKind::PrimName(_) | ExprKind::Unit => true,
+            ExprKind::Tuple(es) => es.iter().all(is_var),
+            ExprKind::Prj(_, x) => is_var(x),
+            ExprKind::App(f, x) => is_var(f) && is_var(x),
+            ExprKind::Fun(Params::Name(_), FunBody::Block(b)) => core_block(b),
+            _ => false,
+        }
+    }
+    fn core_block(b: &Block) -> bool {
+        let n = b.items.len();
+        n > 0
+            && b.items.iter().enumerate().all(|(i, it)| match &it.kind {
+                ItemKind::Bind(Pattern::Name(_), e) => i + 1 < n && core_op(e),
+                ItemKind::Ret(e) => i + 1 == n && is_var(e),
+                _ => false,
+            })
+    }
+    core_block(b)
+}
+
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for i in 1..=a.len() {
+        let mut cur = vec![i; b.len() + 1];
+        for j in 1..=b.len() {
+            let cost = if a[i - 1] == b[j - 1] { 0 } else { 1 };
+            cur[j] = (prev[j] + 1).min(cur[j - 1] + 1).min(prev[j - 1] + cost);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}

@@ -1,0 +1,105 @@
+//! Diagnostics: stable codes, severities, and rustc-style rendering.
+
+use crate::span::{LineIndex, Span};
+use serde::Serialize;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Error,
+    Warning,
+}
+
+/// One finding about a source file. `code` is stable (`E0xxx` errors, `W0xxx` warnings) and
+/// documented in `docs/diagnostics.md`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Diagnostic {
+    pub severity: Severity,
+    pub code: &'static str,
+    pub message: String,
+    pub span: Span,
+    /// What the user can do about it.
+    pub help: Option<String>,
+    /// Other places that explain this one (e.g. the first use of a handle).
+    pub related: Vec<(Span, String)>,
+    /// A suggested replacement for `span`, used by quick fixes.
+    pub fix: Option<String>,
+}
+
+impl Diagnostic {
+    pub fn error(code: &'static str, span: Span, message: impl Into<String>) -> Diagnostic {
+        Diagnostic { severity: Severity::Error, code, message: message.into(), span, help: None, related: vec![], fix: None }
+    }
+    pub fn warning(code: &'static str, span: Span, message: impl Into<String>) -> Diagnostic {
+        Diagnostic { severity: Severity::Warning, ..Diagnostic::error(code, span, message) }
+    }
+    pub fn with_help(mut self, help: impl Into<String>) -> Diagnostic {
+        self.help = Some(help.into());
+        self
+    }
+    pub fn with_related(mut self, span: Span, msg: impl Into<String>) -> Diagnostic {
+        self.related.push((span, msg.into()));
+        self
+    }
+    pub fn with_fix(mut self, fix: impl Into<String>) -> Diagnostic {
+        self.fix = Some(fix.into());
+        self
+    }
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+}
+
+/// Every diagnostic code with a one-line summary; the LSP links each code to its docs.
+pub const CODES: &[(&str, &str)] = &[
+    ("E0001", "syntax error"),
+    ("E0002", "tab in indentation"),
+    ("E0003", "invalid token"),
+    ("E0004", "task written in source"),
+    ("E0005", "`=` used as binding"),
+    ("E0006", "`break`/`continue` do not exist"),
+    ("E0007", "nesting too deep"),
+    ("E0008", "inconsistent indentation"),
+    ("E0009", "`ret` not last in its block"),
+    ("E0010", "misplaced `&`"),
+    ("E0100", "unbound name"),
+    ("E0101", "rebinding in core notation"),
+    ("E0103", "arity or tuple-shape mismatch"),
+    ("E0104", "projection out of range"),
+    ("E0105", "calling a non-function"),
+    ("E0106", "invalid primitive"),
+    ("E0200", "world file error"),
+    ("E0900", "internal error: desugared term is not well-formed"),
+    ("W0001", "unused binding"),
+    ("W0002", "handle used twice without threading"),
+    ("W0003", "extern without a world entry"),
+];
+
+/// Renders a diagnostic like rustc: `file:line:col: error[CODE]: message`, the line, a caret.
+pub fn render(d: &Diagnostic, file: &str, text: &str, index: &LineIndex) -> String {
+    let sev = match d.severity {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+    };
+    let lc = index.line_col(text, d.span.start);
+    let mut out = format!("{file}:{}:{}: {sev}[{}]: {}\n", lc.line, lc.col, d.code, d.message);
+    let line_no = lc.line.to_string();
+    let pad = " ".repeat(line_no.len());
+    let src_line = index.line_text(text, lc.line as usize - 1);
+    out.push_str(&format!("{pad} |\n{line_no} | {src_line}\n"));
+    let end_lc = index.line_col(text, d.span.end);
+    let width = if end_lc.line == lc.line { (end_lc.col.saturating_sub(lc.col)).max(1) } else { 1 };
+    out.push_str(&format!(
+        "{pad} | {}{}\n",
+        " ".repeat(lc.col as usize - 1),
+        "^".repeat(width.min(200) as usize)
+    ));
+    for (span, msg) in &d.related {
+        let r = index.line_col(text, span.start);
+        out.push_str(&format!("{pad} = note: {file}:{}:{}: {msg}\n", r.line, r.col));
+    }
+    if let Some(h) = &d.help {
+        out.push_str(&format!("{pad} = help: {h}\n"));
+    }
+    out
+}

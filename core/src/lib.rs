@@ -1,0 +1,62 @@
+//! `opal-core`: OPAL's front end (parser, desugarer, checker, formatter) and the λ^O machine.
+//! The CLI, the language server and the debugger all use this crate; see ARCHITECTURE.md.
+
+pub mod check;
+pub mod desugar;
+pub mod diag;
+pub mod externals;
+pub mod format;
+pub mod ir;
+pub mod machine;
+pub mod names;
+pub mod prelude;
+pub mod span;
+pub mod syntax;
+pub mod world;
+
+use desugar::{Desugarer, Program};
+use diag::Diagnostic;
+use syntax::parser::{parse, Parsed};
+
+/// A source file taken through the front end.
+pub struct Compiled {
+    pub parsed: Parsed,
+    pub program: Program,
+    /// Parse, desugaring and well-formedness diagnostics, sorted by position.
+    pub diags: Vec<Diagnostic>,
+}
+
+impl Compiled {
+    pub fn has_errors(&self) -> bool {
+        self.diags.iter().any(|d| d.is_error())
+    }
+}
+
+/// Parses, desugars and checks one source text. Never panics on any input.
+pub fn compile(src: &str) -> Compiled {
+    let parsed = parse(src);
+    let (program, mut diags) = Desugarer::new(false).program(&parsed.block);
+    let mut all = parsed.diags.clone();
+    all.append(&mut diags);
+    if !all.iter().any(|d| d.is_error()) {
+        for msg in check::well_formed(&program) {
+            all.push(Diagnostic::error("E0900", span::Span::default(), format!("internal error: desugared term is not well-formed: {msg}")).with_help("please report this with the program that caused it"));
+        }
+    }
+    all.sort_by_key(|d| (d.span.start, d.span.end));
+    Compiled { parsed, program, diags: all }
+}
+
+/// Warnings for `extern` names that the world file does not describe.
+pub fn check_externs(program: &Program, world: Option<&world::World>) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for (name, span) in &program.externs {
+        if world.map(|w| w.get(name).is_none()).unwrap_or(true) && externals::standard(name).is_none() {
+            out.push(
+                Diagnostic::warning("W0003", *span, format!("`{name}` has no entry in a world file"))
+                    .with_help(format!("add a `[{name}]` table to the program's NAME.world.toml (or pass --world FILE); calls to it will fail")),
+            );
+        }
+    }
+    out
+}

@@ -1,0 +1,56 @@
+//! Statement labels ℓ, interned as (parent, index) so a new label costs O(1) space.
+
+use std::cmp::Ordering;
+use std::fmt::Write;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct LabelId(pub u32);
+
+pub const ROOT: LabelId = LabelId(0);
+
+#[derive(Clone, Debug)]
+pub struct Labels {
+    parent: Vec<u32>,
+    index: Vec<u32>,
+}
+
+impl Default for Labels {
+    fn default() -> Self {
+        Labels { parent: vec![0], index: vec![0] }
+    }
+}
+
+impl Labels {
+    pub fn child(&mut self, parent: LabelId, i: u32) -> LabelId {
+        self.parent.push(parent.0);
+        self.index.push(i);
+        LabelId(self.parent.len() as u32 - 1)
+    }
+    pub fn path(&self, mut l: LabelId) -> Vec<u32> {
+        let mut out = Vec::new();
+        while l != ROOT {
+            out.push(self.index[l.0 as usize]);
+            l = LabelId(self.parent[l.0 as usize]);
+        }
+        out.reverse();
+        out
+    }
+    pub fn show(&self, l: LabelId) -> String {
+        let mut s = String::new();
+        for (i, n) in self.path(l).iter().enumerate() {
+            if i > 0 {
+                s.push('.');
+            }
+            let _ = write!(s, "{n}");
+        }
+        s
+    }
+    pub fn cmp(&self, a: LabelId, b: LabelId) -> Ordering {
+        self.path(a).cmp(&self.path(b))
+    }
+    /// Is `a` a proper prefix of `b`?
+    pub fn is_prefix(&self, a: LabelId, b: LabelId) -> bool {
+        let (pa, pb) = (self.path(a), self.path(b));
+        pa.len() < pb.len() && pb.starts_with(&pa)
+    }
+}

@@ -1,0 +1,173 @@
+//! Printing labeled terms in the textual core form (SEMANTICS.md §1).
+
+use super::template::{TOp, TVar, Template};
+use super::{MOp, Machine, StmtId, VarId};
+use crate::desugar::Program;
+use crate::ir::{write_op, Prim};
+use std::fmt::Write;
+
+/// The initial labeled term of a program, environment (`0.k`) hidden unless `with_env`.
+pub fn print_initial(p: &Program, with_env: bool) -> String {
+    let mut rows: Vec<(String, String)> = Vec::new();
+    if with_env {
+        for (i, s) in p.env.iter().enumerate() {
+            let mut t = format!("{} := ", s.bind);
+            write_op(&mut t, &s.op, 0);
+            rows.push((format!("0.{}", i + 1), t));
+        }
+    }
+    for (i, s) in p.body.stmts.iter().enumerate() {
+        let mut t = format!("{} := ", s.bind);
+        write_op(&mut t, &s.op, 0);
+        rows.push(((i + 1).to_string(), t));
+    }
+    rows.push((String::new(), format!("ret {}", p.body.ret_name())));
+    layout(rows)
+}
+
+/// Labels in a left column; nested lines indented under their statement.
+fn layout(rows: Vec<(String, String)>) -> String {
+    let w = rows.iter().map(|r| r.0.len()).max().unwrap_or(0) + 2;
+    let mut out = String::new();
+    for (label, text) in rows {
+        for (i, line) in text.lines().enumerate() {
+            if i == 0 {
+                let _ = writeln!(out, "{label:<w$}{line}");
+            } else {
+                let _ = writeln!(out, "{:<w$}{line}", "");
+            }
+        }
+    }
+    out
+}
+
+impl Machine {
+    /// The statement's text: `x := o`, nested bodies on further lines indented by two.
+    pub fn stmt_text(&self, s: StmtId) -> String {
+        let n = &self.stmts[s.0 as usize];
+        let mut out = format!("{} := ", self.var_name(n.bind));
+        self.op_text(&mut out, &n.op);
+        out
+    }
+
+    fn op_text(&self, out: &mut String, op: &MOp) {
+        match op {
+            MOp::Alias(y) => out.push_str(&self.var_name(*y)),
+            MOp::Call(f, x) => {
+                let _ = write!(out, "{} {}", self.var_name(*f), self.var_name(*x));
+            }
+            MOp::Tuple(xs) => {
+                let names: Vec<String> = xs.iter().map(|x| self.var_name(*x)).collect();
+                let _ = write!(out, "({}{})", names.join(", "), if xs.len() == 1 { "," } else { "" });
+            }
+            MOp::Prj(i, x) => {
+                let _ = write!(out, "prj {i} {}", self.var_name(*x));
+            }
+            MOp::Prim(p) => {
+                let _ = write!(out, "<{p}>");
+            }
+            MOp::Task(t) => {
+                let task = &self.tasks[t.0 as usize];
+                let _ = write!(out, "<<{} {}>>", task.ext, task.arg);
+            }
+            MOp::Fun(c) => {
+                let env: Vec<String> = c.env.iter().map(|v| self.var_name(*v)).collect();
+                template_text(out, &c.tpl, &env, 2);
+            }
+        }
+    }
+
+    /// The whole term, one statement per line with its label; `ret x` last.
+    pub fn print_term(&self, with_env: bool) -> String {
+        let mut rows = Vec::new();
+        for s in self.iter() {
+            let label = self.label_of(s);
+            if !with_env && label.starts_with("0.") {
+                continue;
+            }
+            rows.push((label, self.stmt_text(s)));
+        }
+        rows.push((String::new(), format!("ret {}", self.var_name(self.ret))));
+        layout(rows)
+    }
+
+    /// A value as an OPAL literal: `"bar"`, `42`, `(0, 3628800)`, `<fun>`.
+    pub fn value_literal(&self, v: VarId) -> String {
+        let mut out = String::new();
+        self.literal_into(&mut out, v, 0);
+        out
+    }
+
+    fn literal_into(&self, out: &mut String, v: VarId, depth: usize) {
+        if depth > 200 {
+            out.push('…');
+            return;
+        }
+        match self.binder(v).map(|b| &self.stmts[b.0 as usize].op) {
+            Some(MOp::Prim(p)) => {
+                let _ = write!(out, "{p}");
+            }
+            Some(MOp::Tuple(xs)) => {
+                out.push('(');
+                for (i, x) in xs.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    self.literal_into(out, *x, depth + 1);
+                }
+                if xs.len() == 1 {
+                    out.push(',');
+                }
+                out.push(')');
+            }
+            Some(MOp::Fun(_)) => out.push_str("<fun>"),
+            Some(MOp::Task(_)) => out.push_str("<pending>"),
+            _ => out.push_str("<not a value>"),
+        }
+    }
+}
+
+/// How `print` shows a value: strings raw, everything else as a literal.
+pub fn display_prim(p: &crate::ir::PExp) -> String {
+    match p {
+        crate::ir::PExp::Prim(Prim::Str(s)) => s.to_string(),
+        other => other.to_string(),
+    }
+}
+
+fn template_text(out: &mut String, t: &Template, env: &[String], indent: usize) {
+    let name = |v: TVar| -> String {
+        match v {
+            TVar::Free(i) => env.get(i as usize).cloned().unwrap_or_else(|| "?".into()),
+            TVar::Local(i) => t.names[i as usize].to_string(),
+        }
+    };
+    let _ = writeln!(out, "fun {}:", t.names[0]);
+    let pad = " ".repeat(indent);
+    for s in &t.stmts {
+        let _ = write!(out, "{pad}{} := ", t.names[s.local as usize]);
+        match &s.op {
+            TOp::Alias(y) => out.push_str(&name(*y)),
+            TOp::Call(f, x) => {
+                let _ = write!(out, "{} {}", name(*f), name(*x));
+            }
+            TOp::Tuple(xs) => {
+                let ns: Vec<String> = xs.iter().map(|x| name(*x)).collect();
+                let _ = write!(out, "({}{})", ns.join(", "), if xs.len() == 1 { "," } else { "" });
+            }
+            TOp::Prj(i, x) => {
+                let _ = write!(out, "prj {i} {}", name(*x));
+            }
+            TOp::Prim(p) => {
+                let _ = write!(out, "<{p}>");
+            }
+            TOp::Fun(inner, caps) => {
+                let inner_env: Vec<String> = caps.iter().map(|c| name(*c)).collect();
+                template_text(out, inner, &inner_env, indent + 2);
+                out.pop();
+            }
+        }
+        out.push('\n');
+    }
+    let _ = write!(out, "{pad}ret {}", name(t.ret));
+}

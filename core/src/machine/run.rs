@@ -1,0 +1,873 @@
+//! Driving the machine: strategies (SEMANTICS.md §5), externals and resolution sources (§7).
+//!
+//! Pure externals run synchronously at dispatch and are resolved at once (recorded as
+//! dispatch + resolve); others run on a current-thread tokio runtime and report through a
+//! channel, so a run that waits only on tasks sleeps until one completes.
+
+use super::template::{TOp, TStmt, TVar, Template};
+use super::trace::{json_to_pexp, pexp_to_json, sha256_hex, Event, Trace};
+use super::{Machine, Outcome, Rule, StepEvent, Status, StmtId, TaskId};
+use crate::externals::{self, ExtKind};
+use crate::ir::{PExp, Prim};
+use crate::names::Name;
+use crate::span::Span;
+use crate::world::{Reply, World};
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Strategy {
+    Opportunistic,
+    Cbv,
+    Lazy,
+}
+
+impl Strategy {
+    pub fn parse(s: &str) -> Option<Strategy> {
+        match s {
+            "opportunistic" => Some(Strategy::Opportunistic),
+            "cbv" => Some(Strategy::Cbv),
+            "lazy" => Some(Strategy::Lazy),
+            _ => None,
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            Strategy::Opportunistic => "opportunistic",
+            Strategy::Cbv => "cbv",
+            Strategy::Lazy => "lazy",
+        }
+    }
+}
+
+/// Where `print` writes: (handle root, text). The CLI writes to the real stdout.
+pub type Sink = Box<dyn FnMut(&str, &str)>;
+
+pub struct Options {
+    pub strategy: Strategy,
+    pub max_steps: Option<u64>,
+    pub max_rounds: Option<u64>,
+    pub world: Option<World>,
+    pub replay: Option<Trace>,
+    /// Reproduce recorded resolve times when replaying.
+    pub replay_timing: bool,
+    pub allow_exec: bool,
+    pub source_sha256: String,
+}
+
+impl Options {
+    pub fn new(strategy: Strategy) -> Options {
+        Options { strategy, max_steps: None, max_rounds: None, world: None, replay: None, replay_timing: false, allow_exec: false, source_sha256: String::new() }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum End {
+    /// The return variable is a value; its literal (None for `()`).
+    Done(Option<String>),
+    /// Statements that can never step, with the reason, and failed tasks.
+    Stuck(Vec<(String, String)>),
+    StepBudget,
+    RoundBudget,
+}
+
+#[derive(Debug)]
+pub struct Report {
+    pub end: End,
+    pub rounds: u64,
+    pub steps: [u64; 6],
+    pub tasks: usize,
+    pub wall: Duration,
+    pub first_output: Option<Duration>,
+    pub trace: Trace,
+    /// The largest number of tasks in flight at once.
+    pub max_in_flight: usize,
+}
+
+enum Arrival {
+    Done(TaskId, Outcome),
+    Chunk { stream: usize, item: Option<Prim>, last: bool },
+}
+
+struct StreamState {
+    current: TaskId,
+    buffer: Vec<Prim>,
+    done: bool,
+}
+
+/// Computes results of externals that need no waiting, and compiles result sources.
+pub struct Host {
+    pub world: Option<World>,
+    cache: HashMap<String, Result<Arc<Template>, String>>,
+    rng: u64,
+    pub allow_exec: bool,
+}
+
+impl Host {
+    pub fn new(world: Option<World>, allow_exec: bool) -> Host {
+        let seed = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(42);
+        Host { world, cache: HashMap::new(), rng: seed | 1, allow_exec }
+    }
+
+    fn coin(&mut self) -> bool {
+        self.rng ^= self.rng << 13;
+        self.rng ^= self.rng >> 7;
+        self.rng ^= self.rng << 17;
+        self.rng & 1 == 1
+    }
+
+    /// Compiles OPAL source (a result expression) into a closed template.
+    pub fn compile_result(&mut self, src: &str) -> Result<Outcome, String> {
+        if let Some(r) = self.cache.get(src) {
+            return r.clone().map(|t| Outcome::Expr(t, src.to_string()));
+        }
+        let r = compile_result_source(src);
+        self.cache.insert(src.to_string(), r.clone());
+        r.map(|t| Outcome::Expr(t, src.to_string()))
+    }
+
+    pub fn is_pure(&self, ext: &str) -> bool {
+        self.world.as_ref().and_then(|w| w.get(ext)).is_none() && externals::standard(ext).map(|d| d.kind == ExtKind::Pure).unwrap_or(false)
+    }
+}
+
+/// `ret e` desugared with the prelude it uses, compiled as one closed template.
+pub fn compile_result_source(src: &str) -> Result<Arc<Template>, String> {
+    let e = crate::syntax::parser::parse_expr_source(src).map_err(|ds| {
+        ds.first().map(|d| format!("result `{src}` is not an OPAL expression: {}", d.message)).unwrap_or_else(|| format!("result `{src}` is not an OPAL expression"))
+    })?;
+    let block = crate::syntax::ast::Block { items: vec![crate::syntax::ast::Item { kind: crate::syntax::ast::ItemKind::Ret(e), span: Span::default() }] };
+    let (p, diags) = crate::desugar::Desugarer::new(false).program(&block);
+    if let Some(d) = diags.iter().find(|d| d.is_error()) {
+        return Err(format!("result `{src}`: {}", d.message));
+    }
+    let mut stmts = p.env;
+    stmts.extend(p.body.stmts);
+    Ok(super::template::compile_closed(&crate::ir::Expr { stmts, ret: p.body.ret }).0)
+}
+
+fn prim_template(c: Prim) -> Arc<Template> {
+    Arc::new(Template {
+        names: vec![Name::plain("_"), Name::plain("v")],
+        stmts: vec![TStmt { local: 1, op: TOp::Prim(c), span: Span::default() }],
+        ret: TVar::Local(1),
+        free: vec![],
+    })
+}
+
+fn pexp_template(p: &PExp) -> Arc<Template> {
+    fn go(p: &PExp, names: &mut Vec<Name>, stmts: &mut Vec<TStmt>) -> u32 {
+        let local = |names: &mut Vec<Name>| {
+            names.push(Name { base: crate::names::Sym::intern("v"), idx: names.len() as u32 });
+            names.len() as u32 - 1
+        };
+        match p {
+            PExp::Prim(c) => {
+                let l = local(names);
+                stmts.push(TStmt { local: l, op: TOp::Prim(c.clone()), span: Span::default() });
+                l
+            }
+            PExp::Tuple(xs) => {
+                let parts: Vec<TVar> = xs.iter().map(|x| TVar::Local(go(x, names, stmts))).collect();
+                let l = local(names);
+                stmts.push(TStmt { local: l, op: TOp::Tuple(parts), span: Span::default() });
+                l
+            }
+        }
+    }
+    let mut names = vec![Name::plain("_")];
+    let mut stmts = Vec::new();
+    let r = go(p, &mut names, &mut stmts);
+    Arc::new(Template { names, stmts, ret: TVar::Local(r), free: vec![] })
+}
+
+fn bool_outcome(b: bool) -> Outcome {
+    static T: std::sync::OnceLock<(Arc<Template>, Arc<Template>)> = std::sync::OnceLock::new();
+    let (t, f) = T.get_or_init(|| {
+        let t = compile_result_source("true").unwrap_or_else(|_| prim_template(Prim::Int(1)));
+        let f = compile_result_source("false").unwrap_or_else(|_| prim_template(Prim::Int(0)));
+        (t, f)
+    });
+    if b {
+        Outcome::Expr(t.clone(), "true".into())
+    } else {
+        Outcome::Expr(f.clone(), "false".into())
+    }
+}
+
+fn value_outcome(c: Prim) -> Outcome {
+    let src = c.to_string();
+    Outcome::Expr(prim_template(c), src)
+}
+
+fn num(p: &PExp) -> Option<f64> {
+    match p {
+        PExp::Prim(Prim::Int(i)) => Some(*i as f64),
+        PExp::Prim(Prim::Float(f)) => Some(*f),
+        _ => None,
+    }
+}
+
+fn pair(arg: &PExp) -> Result<(&PExp, &PExp), String> {
+    match arg {
+        PExp::Tuple(xs) if xs.len() == 2 => Ok((&xs[0], &xs[1])),
+        other => Err(format!("expected a pair (a, b), got {other}")),
+    }
+}
+
+fn compare(a: &PExp, b: &PExp) -> Option<std::cmp::Ordering> {
+    match (a, b) {
+        (PExp::Prim(Prim::Str(x)), PExp::Prim(Prim::Str(y))) => Some(x.cmp(y)),
+        (PExp::Prim(Prim::Int(x)), PExp::Prim(Prim::Int(y))) => Some(x.cmp(y)),
+        _ => num(a)?.partial_cmp(&num(b)?),
+    }
+}
+
+/// Evaluates a pure standard external. `print` output goes to `sink`.
+pub fn eval_pure(ext: &str, arg: &PExp, sink: &mut dyn FnMut(&str, &str), started: Instant) -> Result<Outcome, String> {
+    use PExp::Prim as P;
+    let arith = |op: &str, a: &PExp, b: &PExp| -> Result<Prim, String> {
+        match (a, b) {
+            (P(Prim::Int(x)), P(Prim::Int(y))) => {
+                let (x, y) = (*x, *y);
+                let r = match op {
+                    "add" => x.checked_add(y),
+                    "sub" => x.checked_sub(y),
+                    "mul" => x.checked_mul(y),
+                    "div" if y == 0 => return Err("division by zero".into()),
+                    "div" => x.checked_div(y),
+                    "mod" if y == 0 => return Err("remainder by zero".into()),
+                    _ => x.checked_rem(y),
+                };
+                r.map(Prim::Int).ok_or_else(|| format!("integer overflow in {op} ({x}, {y})"))
+            }
+            (P(Prim::Str(x)), P(Prim::Str(y))) if op == "add" => Ok(Prim::Str(Arc::from(format!("{x}{y}")))),
+            _ => {
+                let (Some(x), Some(y)) = (num(a), num(b)) else {
+                    return Err(format!("{op} needs two numbers, got ({a}, {b})"));
+                };
+                Ok(Prim::Float(match op {
+                    "add" => x + y,
+                    "sub" => x - y,
+                    "mul" => x * y,
+                    "div" => x / y,
+                    _ => x % y,
+                }))
+            }
+        }
+    };
+    let string = |p: &PExp| -> Result<Arc<str>, String> {
+        match p {
+            P(Prim::Str(s)) => Ok(s.clone()),
+            other => Err(format!("expected a string, got {other}")),
+        }
+    };
+    Ok(match ext {
+        "add" | "sub" | "mul" | "div" | "mod" => {
+            let (a, b) = pair(arg)?;
+            value_outcome(arith(ext, a, b)?)
+        }
+        "neg" => match arg {
+            P(Prim::Int(i)) => value_outcome(Prim::Int(i.checked_neg().ok_or("integer overflow in neg")?)),
+            P(Prim::Float(f)) => value_outcome(Prim::Float(-f)),
+            other => return Err(format!("neg needs a number, got {other}")),
+        },
+        "eq" | "ne" => {
+            let (a, b) = pair(arg)?;
+            let same = compare(a, b).map(|o| o.is_eq()).unwrap_or(a == b);
+            bool_outcome(same == (ext == "eq"))
+        }
+        "lt" | "le" | "gt" | "ge" => {
+            let (a, b) = pair(arg)?;
+            let o = compare(a, b).ok_or_else(|| format!("{ext} cannot compare {a} and {b}"))?;
+            bool_outcome(match ext {
+                "lt" => o.is_lt(),
+                "le" => o.is_le(),
+                "gt" => o.is_gt(),
+                _ => o.is_ge(),
+            })
+        }
+        "concat_str" => {
+            let (a, b) = pair(arg)?;
+            value_outcome(Prim::Str(Arc::from(format!("{}{}", string(a)?, string(b)?))))
+        }
+        "len" => value_outcome(Prim::Int(string(arg)?.chars().count() as i64)),
+        "to_str" => value_outcome(Prim::Str(Arc::from(super::print::display_prim(arg)))),
+        "parse_int" => {
+            let s = string(arg)?;
+            value_outcome(Prim::Int(s.trim().parse().map_err(|_| format!("parse_int: `{s}` is not an integer"))?))
+        }
+        "split_lines" => {
+            let s = string(arg)?;
+            Outcome::Partial { items: s.lines().map(|l| Prim::Str(Arc::from(l))).collect(), more: false }
+        }
+        "split_words" => {
+            let s = string(arg)?;
+            Outcome::Partial { items: s.split_whitespace().map(|l| Prim::Str(Arc::from(l))).collect(), more: false }
+        }
+        "print" => match arg {
+            PExp::Tuple(xs) if xs.len() == 2 && matches!(xs[0], P(Prim::Handle(_))) => {
+                let P(Prim::Handle(name)) = &xs[0] else { return Err("print needs a handle".into()) };
+                let root = externals::handle_root(name).unwrap_or("stdout");
+                let mut text = super::print::display_prim(&xs[1]);
+                text.push('\n');
+                sink(root, &text);
+                value_outcome(Prim::Handle(name.clone()))
+            }
+            v => {
+                // `print v` (the paper's §3.4 form) writes to stdout and returns ().
+                let mut text = super::print::display_prim(v);
+                text.push('\n');
+                sink("stdout", &text);
+                Outcome::Expr(pexp_template(&PExp::Tuple(vec![])), "()".into())
+            }
+        },
+        "now" => value_outcome(Prim::Float(started.elapsed().as_secs_f64() * 1000.0)),
+        "fork" => {
+            let P(Prim::Handle(h)) = arg else { return Err(format!("fork needs a handle, got {arg}")) };
+            let a = Prim::Handle(Arc::from(format!("{h}_1")));
+            let b = Prim::Handle(Arc::from(format!("{h}_2")));
+            Outcome::Expr(pexp_template(&PExp::Tuple(vec![P(a), P(b)])), format!("({h}_1, {h}_2)"))
+        }
+        "join" => {
+            let (a, _) = pair(arg)?;
+            let P(Prim::Handle(h)) = a else { return Err(format!("join needs two handles, got {arg}")) };
+            let parent = h.rsplit_once('_').filter(|(_, k)| k.bytes().all(|b| b.is_ascii_digit())).map(|(p, _)| p).unwrap_or(h);
+            value_outcome(Prim::Handle(Arc::from(parent)))
+        }
+        other => return Err(format!("`{other}` is not a pure external")),
+    })
+}
+
+/// Runs a program to the end under a strategy. `on_step` sees every step (for `opal step`).
+pub fn run(m: &mut Machine, opts: Options, sink: Sink, on_step: Option<&mut dyn FnMut(&Machine, &StepEvent)>) -> Report {
+    let rt = match tokio::runtime::Builder::new_current_thread().enable_time().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            return Report {
+                end: End::Stuck(vec![(String::new(), format!("cannot start the async runtime: {e}"))]),
+                rounds: 0,
+                steps: [0; 6],
+                tasks: 0,
+                wall: Duration::ZERO,
+                first_output: None,
+                trace: Trace { version: 1, source_sha256: opts.source_sha256, strategy: opts.strategy.name().into(), events: vec![] },
+                max_in_flight: 0,
+            }
+        }
+    };
+    let local = tokio::task::LocalSet::new();
+    local.block_on(&rt, Runner::new(m, opts, sink).go(on_step))
+}
+
+struct Runner<'m> {
+    m: &'m mut Machine,
+    host: Host,
+    opts: Options,
+    sink: Sink,
+    started: Instant,
+    first_output: Option<Duration>,
+    tx: tokio::sync::mpsc::UnboundedSender<Arrival>,
+    rx: tokio::sync::mpsc::UnboundedReceiver<Arrival>,
+    in_flight: usize,
+    max_in_flight: usize,
+    rounds: u64,
+    streams: Vec<StreamState>,
+    events: Vec<Event>,
+    replay: HashMap<String, Event>,
+}
+
+impl<'m> Runner<'m> {
+    fn new(m: &'m mut Machine, mut opts: Options, sink: Sink) -> Runner<'m> {
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        let replay = opts.replay.take().map(|t| t.events.into_iter().map(|e| (e.label.clone(), e)).collect()).unwrap_or_default();
+        let host = Host::new(opts.world.take(), opts.allow_exec);
+        Runner {
+            m,
+            host,
+            opts,
+            sink,
+            started: Instant::now(),
+            first_output: None,
+            tx,
+            rx,
+            in_flight: 0,
+            max_in_flight: 0,
+            rounds: 0,
+            streams: Vec::new(),
+            events: Vec::new(),
+            replay,
+        }
+    }
+
+    fn now_ms(&self) -> f64 {
+        self.started.elapsed().as_secs_f64() * 1000.0
+    }
+
+    fn budget_left(&self) -> bool {
+        self.opts.max_steps.map(|n| self.m.steps_total() < n).unwrap_or(true)
+    }
+
+    async fn go(mut self, mut on_step: Option<&mut dyn FnMut(&Machine, &StepEvent)>) -> Report {
+        let end = loop {
+            while let Ok(a) = self.rx.try_recv() {
+                self.arrive(a);
+            }
+            if !self.budget_left() {
+                break End::StepBudget;
+            }
+            if self.opts.max_rounds.map(|r| self.rounds >= r).unwrap_or(false) {
+                break End::RoundBudget;
+            }
+            let progressed = match self.opts.strategy {
+                Strategy::Opportunistic => self.round(&mut on_step),
+                Strategy::Cbv => self.cbv_step(&mut on_step),
+                Strategy::Lazy => match self.lazy_step(&mut on_step) {
+                    Some(p) => p,
+                    None => break self.finish(),
+                },
+            };
+            if progressed {
+                continue;
+            }
+            if self.in_flight > 0 {
+                match self.rx.recv().await {
+                    Some(a) => self.arrive(a),
+                    None => break self.finish(),
+                }
+                continue;
+            }
+            if self.opts.strategy == Strategy::Cbv {
+                self.sweep_gc(&mut on_step);
+            }
+            break self.finish();
+        };
+        let trace = Trace {
+            version: 1,
+            source_sha256: self.opts.source_sha256.clone(),
+            strategy: self.opts.strategy.name().into(),
+            events: std::mem::take(&mut self.events),
+        };
+        Report {
+            end,
+            rounds: self.rounds,
+            steps: self.m.steps,
+            tasks: self.m.tasks.len(),
+            wall: self.started.elapsed(),
+            first_output: self.first_output,
+            trace,
+            max_in_flight: self.max_in_flight,
+        }
+    }
+
+    fn finish(&mut self) -> End {
+        let ret = self.m.ret;
+        let ret_done = self.m.binder(ret).map(|b| self.m.stmt(b).op.is_value()).unwrap_or(false);
+        let mut stuck = Vec::new();
+        if self.opts.strategy != Strategy::Lazy || !ret_done {
+            let ids: Vec<StmtId> = self.m.iter().collect();
+            for s in ids {
+                match self.m.status(s) {
+                    Status::Stuck(why) => stuck.push((self.m.label_of(s), why)),
+                    Status::Waiting { .. } | Status::Pending if !ret_done || self.opts.strategy == Strategy::Cbv => {
+                        if stuck.is_empty() && self.opts.strategy == Strategy::Cbv {
+                            stuck.push((self.m.label_of(s), "evaluation stopped here".into()))
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        if !stuck.is_empty() || !ret_done {
+            if stuck.is_empty() {
+                stuck.push((String::new(), "the result is not a value".into()));
+            }
+            return End::Stuck(stuck);
+        }
+        let lit = self.m.value_literal(ret);
+        End::Done(if lit == "()" { None } else { Some(lit) })
+    }
+
+    fn after_step(&mut self, ev: &StepEvent, on_step: &mut Option<&mut dyn FnMut(&Machine, &StepEvent)>) {
+        if let Some(f) = on_step.as_mut() {
+            f(self.m, ev);
+        }
+        match ev.rule {
+            Rule::Dispatch => {
+                if let Some(t) = ev.task {
+                    self.start(t, on_step);
+                }
+            }
+            Rule::Resolve => {
+                if let Some(nt) = self.m.continuation(ev) {
+                    // The new rest-of-stream task continues the same stream.
+                    if let Some(t) = ev.task {
+                        if let Some(si) = self.m.tasks[t.0 as usize].stream {
+                            self.m.tasks[nt.0 as usize].stream = Some(si);
+                            self.streams[si as usize].current = nt;
+                            self.in_flight += 1;
+                            self.flush_stream(si as usize);
+                        } else if let Some(ev2) = self.replay.get(&self.m.label_of(self.m.tasks[nt.0 as usize].stmt)).cloned() {
+                            self.in_flight += 1;
+                            self.schedule_replay(nt, ev2);
+                        } else {
+                            let msg = "the trace does not continue this stream".to_string();
+                            self.m.deliver(nt, Outcome::Failed(msg), self.now_ms());
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn step_at(&mut self, s: StmtId, on_step: &mut Option<&mut dyn FnMut(&Machine, &StepEvent)>) -> bool {
+        match self.m.step(s) {
+            Some(ev) => {
+                self.after_step(&ev, on_step);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// One opportunistic round: every statement steppable at its start steps.
+    fn round(&mut self, on_step: &mut Option<&mut dyn FnMut(&Machine, &StepEvent)>) -> bool {
+        let dirty = self.m.take_dirty();
+        let cands: Vec<StmtId> = dirty.into_iter().filter(|s| matches!(self.m.status(*s), Status::Steppable(_))).collect();
+        if cands.is_empty() {
+            return false;
+        }
+        self.rounds += 1;
+        for s in cands {
+            if !self.budget_left() {
+                break;
+            }
+            self.step_at(s, on_step);
+        }
+        true
+    }
+
+    /// cbv: step the leftmost statement that is not a value.
+    fn cbv_step(&mut self, on_step: &mut Option<&mut dyn FnMut(&Machine, &StepEvent)>) -> bool {
+        self.m.take_dirty();
+        let mut cur = self.m.first();
+        while let Some(s) = cur {
+            if !self.m.stmt(s).op.is_value() {
+                break;
+            }
+            cur = self.m.next_of(s);
+        }
+        let Some(s) = cur else { return false };
+        match self.m.status(s) {
+            Status::Steppable(_) => {
+                self.rounds += 1;
+                self.step_at(s, on_step)
+            }
+            _ => false,
+        }
+    }
+
+    fn sweep_gc(&mut self, on_step: &mut Option<&mut dyn FnMut(&Machine, &StepEvent)>) {
+        loop {
+            let ids: Vec<StmtId> = self.m.iter().filter(|s| self.m.status(*s) == Status::Steppable(Rule::ReduceGc)).collect();
+            if ids.is_empty() || !self.budget_left() {
+                return;
+            }
+            for s in ids {
+                self.step_at(s, on_step);
+            }
+        }
+    }
+
+    /// lazy: step what the return variable's value needs. `None` when it is a value.
+    fn lazy_step(&mut self, on_step: &mut Option<&mut dyn FnMut(&Machine, &StepEvent)>) -> Option<bool> {
+        self.m.take_dirty();
+        let mut need = self.m.ret;
+        let mut seen = std::collections::HashSet::new();
+        loop {
+            if !seen.insert(need) {
+                return Some(false);
+            }
+            let b = self.m.binder(need)?;
+            let op = self.m.stmt(b).op.clone();
+            match op {
+                super::MOp::Fun(_) | super::MOp::Tuple(_) | super::MOp::Prim(_) => {
+                    if need == self.m.ret {
+                        return None;
+                    }
+                    return Some(false);
+                }
+                super::MOp::Alias(_) => {
+                    self.rounds += 1;
+                    return Some(self.step_at(b, on_step));
+                }
+                super::MOp::Task(_) => {
+                    if let Status::Steppable(_) = self.m.status(b) {
+                        self.rounds += 1;
+                        return Some(self.step_at(b, on_step));
+                    }
+                    return Some(false);
+                }
+                super::MOp::Call(f, w) => match self.m.status(b) {
+                    Status::Steppable(_) => {
+                        self.rounds += 1;
+                        return Some(self.step_at(b, on_step));
+                    }
+                    Status::Waiting { on: Some(v), .. } => {
+                        need = if v == f { f } else { v };
+                        let _ = w;
+                    }
+                    _ => return Some(false),
+                },
+                super::MOp::Prj(_, x) => match self.m.status(b) {
+                    Status::Steppable(_) => {
+                        self.rounds += 1;
+                        return Some(self.step_at(b, on_step));
+                    }
+                    Status::Waiting { .. } => need = x,
+                    _ => return Some(false),
+                },
+            }
+        }
+    }
+
+    // ---- externals --------------------------------------------------------------------
+
+    fn emit(&mut self, handle: &str, text: &str) {
+        if self.first_output.is_none() && handle == "stdout" {
+            self.first_output = Some(self.started.elapsed());
+        }
+        (self.sink)(handle, text);
+    }
+
+    /// Starts the external call of a freshly dispatched task.
+    fn start(&mut self, t: TaskId, on_step: &mut Option<&mut dyn FnMut(&Machine, &StepEvent)>) {
+        let now = self.now_ms();
+        self.m.tasks[t.0 as usize].dispatched_at_ms = now;
+        let (ext, arg, stmt) = {
+            let task = &self.m.tasks[t.0 as usize];
+            (task.ext.clone(), task.arg.clone(), task.stmt)
+        };
+        if self.host.is_pure(&ext) {
+            let started = self.started;
+            let mut out: Vec<(String, String)> = Vec::new();
+            let r = eval_pure(&ext, &arg, &mut |h, s| out.push((h.to_string(), s.to_string())), started);
+            for (h, s) in out {
+                self.emit(&h, &s);
+            }
+            let outcome = r.unwrap_or_else(Outcome::Failed);
+            self.m.deliver(t, outcome, self.now_ms());
+            // Pure externals resolve synchronously at dispatch.
+            self.step_at(stmt, on_step);
+            return;
+        }
+        self.in_flight += 1;
+        self.max_in_flight = self.max_in_flight.max(self.in_flight);
+        let label = self.m.label_of(stmt);
+        if !self.replay.is_empty() || self.opts.replay.is_some() {
+            match self.replay.get(&label).cloned() {
+                Some(ev) if ev.external == *ext => self.schedule_replay(t, ev),
+                Some(ev) => self.fail_now(t, format!("the trace has `{}` at label {label}, but the program calls `{ext}` there", ev.external)),
+                None => self.fail_now(t, format!("the trace has no event for label {label}")),
+            }
+            return;
+        }
+        let world_ext = self.host.world.as_ref().and_then(|w| w.get(&ext)).cloned();
+        if let Some(w) = world_ext {
+            if !w.choices.is_empty() && w.responses.is_empty() && w.default.is_none() {
+                let i = (self.host.rng as usize) % w.choices.len();
+                self.host.coin();
+                let src = w.choices[i].clone();
+                let outcome = self.host.compile_result(&src).unwrap_or_else(Outcome::Failed);
+                self.schedule(t, outcome, w.latency_ms);
+                return;
+            }
+            match w.reply(&arg) {
+                Some((Reply::Result(src), lat)) => {
+                    let outcome = self.host.compile_result(&src).unwrap_or_else(Outcome::Failed);
+                    self.schedule(t, outcome, lat);
+                }
+                Some((Reply::Stream(chunks, ms), lat)) => {
+                    let si = self.streams.len();
+                    self.streams.push(StreamState { current: t, buffer: Vec::new(), done: false });
+                    self.m.tasks[t.0 as usize].stream = Some(si as u32);
+                    let tx = self.tx.clone();
+                    let base = Duration::from_secs_f64(lat.max(0.0) / 1000.0);
+                    tokio::task::spawn_local(async move {
+                        tokio::time::sleep(base).await;
+                        let n = chunks.len();
+                        if n == 0 {
+                            let _ = tx.send(Arrival::Chunk { stream: si, item: None, last: true });
+                        }
+                        for (i, c) in chunks.into_iter().enumerate() {
+                            let d = ms.get(i).copied().unwrap_or(0.0).max(0.0);
+                            tokio::time::sleep(Duration::from_secs_f64(d / 1000.0)).await;
+                            let _ = tx.send(Arrival::Chunk { stream: si, item: Some(Prim::Str(Arc::from(c.as_str()))), last: i + 1 == n });
+                        }
+                    });
+                }
+                None => self.fail_now(t, format!("the world file has no response for `{ext}` with argument {arg} and no `default`")),
+            }
+            return;
+        }
+        match &*ext {
+            "sleep" => {
+                let ms = match &arg {
+                    PExp::Prim(Prim::Int(i)) => *i as f64,
+                    PExp::Prim(Prim::Float(f)) => *f,
+                    other => return self.fail_now(t, format!("sleep needs a number of milliseconds, got {other}")),
+                };
+                self.schedule(t, Outcome::Expr(pexp_template(&PExp::Tuple(vec![])), "()".into()), ms);
+            }
+            "coin" => {
+                let b = self.host.coin();
+                self.schedule(t, bool_outcome(b), 0.0);
+            }
+            "llm" | "llm_chat" => self.fail_now(t, format!("`{ext}` needs the real-externals build (issue 7); describe it in a world file to mock it")),
+            "create_process" | "fd_write_and_close" | "fd_read_and_close" => {
+                let msg = if self.host.allow_exec {
+                    format!("`{ext}` is not available in this build yet (issue 7)")
+                } else {
+                    format!("`{ext}` runs programs and is disabled; pass --allow-exec to enable it")
+                };
+                self.fail_now(t, msg)
+            }
+            _ => self.fail_now(t, format!("no implementation for external `{ext}`: add a `[{ext}]` table to the world file")),
+        }
+    }
+
+    fn fail_now(&mut self, t: TaskId, msg: String) {
+        self.schedule(t, Outcome::Failed(msg), 0.0);
+    }
+
+    fn schedule(&mut self, t: TaskId, outcome: Outcome, ms: f64) {
+        let tx = self.tx.clone();
+        if ms <= 0.0 {
+            let _ = tx.send(Arrival::Done(t, outcome));
+            return;
+        }
+        tokio::task::spawn_local(async move {
+            tokio::time::sleep(Duration::from_secs_f64(ms / 1000.0)).await;
+            let _ = tx.send(Arrival::Done(t, outcome));
+        });
+    }
+
+    fn schedule_replay(&mut self, t: TaskId, ev: Event) {
+        let outcome = if let Some(e) = ev.error.clone() {
+            Outcome::Failed(e)
+        } else if ev.partial || ev.result.trim_start().starts_with('[') && self.m.tasks[t.0 as usize].stream.is_some() {
+            match parse_list_items(&ev.result) {
+                Some(items) => Outcome::Partial { items, more: ev.partial },
+                None => Outcome::Failed(format!("trace result `{}` is not a list of literals", ev.result)),
+            }
+        } else if is_stream_ext(&self.m.tasks[t.0 as usize].ext, &self.host) {
+            match parse_list_items(&ev.result) {
+                Some(items) => Outcome::Partial { items, more: false },
+                None => self.host.compile_result(&ev.result).unwrap_or_else(Outcome::Failed),
+            }
+        } else {
+            self.host.compile_result(&ev.result).unwrap_or_else(Outcome::Failed)
+        };
+        let delay = if self.opts.replay_timing { (ev.resolved_at_ms - self.now_ms()).max(0.0) } else { 0.0 };
+        self.schedule(t, outcome, delay);
+    }
+
+    fn arrive(&mut self, a: Arrival) {
+        match a {
+            Arrival::Done(t, outcome) => {
+                self.in_flight = self.in_flight.saturating_sub(1);
+                self.record(t, &outcome);
+                let now = self.now_ms();
+                self.m.deliver(t, outcome, now);
+            }
+            Arrival::Chunk { stream, item, last } => {
+                let st = &mut self.streams[stream];
+                if let Some(i) = item {
+                    st.buffer.push(i);
+                }
+                st.done |= last;
+                self.flush_stream(stream);
+            }
+        }
+    }
+
+    /// Delivers what a stream has buffered to its current task.
+    fn flush_stream(&mut self, si: usize) {
+        let st = &mut self.streams[si];
+        let t = st.current;
+        if self.m.tasks[t.0 as usize].outcome.is_some() || (st.buffer.is_empty() && !st.done) {
+            return;
+        }
+        let items = std::mem::take(&mut st.buffer);
+        let outcome = Outcome::Partial { items, more: !st.done };
+        self.in_flight = self.in_flight.saturating_sub(1);
+        self.record(t, &outcome);
+        let now = self.now_ms();
+        self.m.deliver(t, outcome, now);
+    }
+
+    fn record(&mut self, t: TaskId, outcome: &Outcome) {
+        let task = &self.m.tasks[t.0 as usize];
+        let (result, partial, error) = match outcome {
+            Outcome::Expr(_, src) => (src.clone(), false, None),
+            Outcome::Partial { items, more } => {
+                let lits: Vec<String> = items.iter().map(|p| p.to_string()).collect();
+                (format!("[{}]", lits.join(", ")), *more, None)
+            }
+            Outcome::Failed(e) => (String::new(), false, Some(e.clone())),
+        };
+        self.events.push(Event {
+            label: self.m.labels.show(task.label),
+            external: task.ext.to_string(),
+            arg: pexp_to_json(&task.arg),
+            dispatched_at_ms: task.dispatched_at_ms,
+            resolved_at_ms: self.started.elapsed().as_secs_f64() * 1000.0,
+            result,
+            partial,
+            error,
+        });
+    }
+}
+
+fn is_stream_ext(ext: &str, host: &Host) -> bool {
+    if let Some(w) = host.world.as_ref().and_then(|w| w.get(ext)) {
+        return w.responses.iter().any(|r| matches!(r.reply, Reply::Stream(..)));
+    }
+    externals::standard(ext).map(|d| d.kind == ExtKind::Streaming).unwrap_or(false)
+}
+
+/// `["a", "b"]` → its literal elements.
+fn parse_list_items(src: &str) -> Option<Vec<Prim>> {
+    let e = crate::syntax::parser::parse_expr_source(src).ok()?;
+    let crate::syntax::ast::ExprKind::List(es) = e.kind else { return None };
+    es.iter()
+        .map(|x| match &x.kind {
+            crate::syntax::ast::ExprKind::Lit(l) => Some(match l {
+                crate::syntax::ast::Lit::Int(i) => Prim::Int(*i),
+                crate::syntax::ast::Lit::Float(f) => Prim::Float(*f),
+                crate::syntax::ast::Lit::Str(s) => Prim::Str(Arc::from(s.as_str())),
+            }),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Checks a trace against a source before replaying it.
+pub fn check_trace(trace: &Trace, source: &str, force: bool) -> Result<(), String> {
+    let sha = sha256_hex(source);
+    if trace.source_sha256 != sha && !force {
+        return Err(format!(
+            "this trace was recorded from a different source (sha256 {}…, this file is {}…); pass --force to replay it anyway",
+            trace.source_sha256.get(..12).unwrap_or(&trace.source_sha256),
+            &sha[..12]
+        ));
+    }
+    for e in &trace.events {
+        if json_to_pexp(&e.arg).is_none() {
+            return Err(format!("trace event at label {} has an argument that is not a primitive expression", e.label));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,78 @@
+//! Interned symbols and core names.
+//!
+//! A core `Name` is a base symbol plus a desugaring index: `x`, `x'2`. The `'` cannot appear
+//! in source identifiers, so invented names never collide with the user's (LANGUAGE.md §3).
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::{Mutex, OnceLock};
+
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Sym(u32);
+
+struct Interner {
+    map: HashMap<&'static str, Sym>,
+    strs: Vec<&'static str>,
+}
+
+fn interner() -> &'static Mutex<Interner> {
+    static I: OnceLock<Mutex<Interner>> = OnceLock::new();
+    I.get_or_init(|| Mutex::new(Interner { map: HashMap::new(), strs: Vec::new() }))
+}
+
+impl Sym {
+    pub fn intern(s: &str) -> Sym {
+        let mut i = interner().lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(&sym) = i.map.get(s) {
+            return sym;
+        }
+        let leaked: &'static str = Box::leak(s.to_owned().into_boxed_str());
+        let sym = Sym(i.strs.len() as u32);
+        i.strs.push(leaked);
+        i.map.insert(leaked, sym);
+        sym
+    }
+    pub fn as_str(self) -> &'static str {
+        let i = interner().lock().unwrap_or_else(|e| e.into_inner());
+        i.strs[self.0 as usize]
+    }
+}
+
+impl fmt::Debug for Sym {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+impl fmt::Display for Sym {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A variable of a core term before evaluation: base name and desugaring index.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Name {
+    pub base: Sym,
+    pub idx: u32,
+}
+
+impl Name {
+    pub fn plain(s: &str) -> Name {
+        Name { base: Sym::intern(s), idx: 0 }
+    }
+}
+
+impl fmt::Display for Name {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.idx == 0 {
+            write!(f, "{}", self.base)
+        } else {
+            write!(f, "{}'{}", self.base, self.idx)
+        }
+    }
+}
+impl fmt::Debug for Name {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}

@@ -1,0 +1,113 @@
+//! The prelude (LANGUAGE.md §4), written in OPAL in `prelude.opal` and desugared once.
+//! Only the definitions a program uses, transitively, join its initial term (labels `0.k`).
+
+use crate::desugar::Desugarer;
+use crate::externals;
+use crate::ir::{Op, Prim, Stmt};
+use crate::names::Name;
+use crate::span::Span;
+use crate::syntax::parser::parse;
+use crate::names::Sym;
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, OnceLock};
+
+pub const SOURCE: &str = include_str!("prelude.opal");
+
+pub struct PreludeDef {
+    pub name: String,
+    pub stmts: Vec<Stmt>,
+    pub deps: Vec<String>,
+    pub arity: Option<usize>,
+    /// The source span of the definition in `prelude.opal`.
+    pub span: Span,
+}
+
+struct Prelude {
+    defs: Vec<PreludeDef>,
+    counters: HashMap<Sym, u32>,
+    names: Vec<&'static str>,
+}
+
+fn prelude() -> &'static Prelude {
+    static P: OnceLock<Prelude> = OnceLock::new();
+    P.get_or_init(|| {
+        let parsed = parse(SOURCE);
+        debug_assert!(parsed.diags.is_empty(), "prelude parse: {:?}", parsed.diags);
+        let (defs, diags, counters) = Desugarer::new(true).prelude_defs(&parsed.block);
+        debug_assert!(diags.iter().all(|d| !d.is_error()), "prelude desugar: {diags:?}");
+        let all: HashSet<String> = defs.iter().map(|d| d.0.clone()).collect();
+        let spans: Vec<Span> = parsed.block.items.iter().map(|i| i.span).collect();
+        let defs: Vec<PreludeDef> = defs
+            .into_iter()
+            .zip(spans)
+            .map(|((name, stmts, deps, arity), span)| {
+                let deps = deps.into_iter().filter(|d| all.contains(d) || externals::standard(d).is_some()).collect();
+                PreludeDef { name, stmts, deps, arity, span }
+            })
+            .collect();
+        let names = defs.iter().map(|d| &*Box::leak(d.name.clone().into_boxed_str())).collect();
+        Prelude { defs, names, counters }
+    })
+}
+
+pub fn names() -> &'static [&'static str] {
+    &prelude().names
+}
+
+pub fn counters() -> &'static HashMap<Sym, u32> {
+    &prelude().counters
+}
+
+pub fn defs() -> &'static [PreludeDef] {
+    &prelude().defs
+}
+
+pub fn def(name: &str) -> Option<&'static PreludeDef> {
+    prelude().defs.iter().find(|d| d.name == name)
+}
+
+pub fn arity(name: &str) -> Option<usize> {
+    def(name).and_then(|d| d.arity)
+}
+
+/// The environment statements for the names a program uses: externals and handles first,
+/// then prelude definitions in prelude order (each after what it uses).
+pub fn environment(used: &HashSet<String>, externs: &[(String, Span)]) -> Vec<Stmt> {
+    let mut need: HashSet<String> = used.clone();
+    let mut work: Vec<String> = used.iter().cloned().collect();
+    while let Some(n) = work.pop() {
+        if externs.iter().any(|(e, _)| *e == n) {
+            continue;
+        }
+        if let Some(d) = def(&n) {
+            for dep in &d.deps {
+                if need.insert(dep.clone()) {
+                    work.push(dep.clone());
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    let prim = |name: &str, p: Prim| Stmt { bind: Name::plain(name), op: Op::Prim(p), span: Span::default() };
+    for (e, _) in externs {
+        if need.contains(e) {
+            out.push(prim(e, Prim::Ext(Arc::from(e.as_str()))));
+        }
+    }
+    for e in externals::STANDARD {
+        if need.contains(e.name) && !externs.iter().any(|(x, _)| x == e.name) {
+            out.push(prim(e.name, Prim::Ext(Arc::from(e.name))));
+        }
+    }
+    for (h, _) in externals::HANDLES {
+        if need.contains(*h) {
+            out.push(prim(h, Prim::Handle(Arc::from(*h))));
+        }
+    }
+    for d in defs() {
+        if need.contains(&d.name) && !externs.iter().any(|(x, _)| *x == d.name) {
+            out.extend(d.stmts.iter().cloned());
+        }
+    }
+    out
+}

@@ -1,0 +1,467 @@
+//! Lexer: tokens with spans, INDENT/DEDENT from indentation, comments kept aside.
+
+use crate::diag::Diagnostic;
+use crate::span::Span;
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Tok {
+    Ident(String),
+    Int(i64),
+    Float(f64),
+    Str(String),
+    /// `<lit>`: a primitive literal of the core notation.
+    Prim(PrimTok),
+    /// `<name>`: an external function or handle as a primitive (`<print>`, `<stdout>`).
+    PrimName(String),
+    Kw(Kw),
+    Punct(&'static str),
+    Newline,
+    Indent,
+    Dedent,
+    Eof,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum PrimTok {
+    Int(i64),
+    Float(f64),
+    Str(String),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kw {
+    Fun,
+    Ret,
+    Prj,
+    Rec,
+    For,
+    In,
+    If,
+    Elif,
+    Else,
+    While,
+    Do,
+    Extern,
+    And,
+    Or,
+    Not,
+}
+
+pub const KEYWORDS: &[(&str, Kw)] = &[
+    ("fun", Kw::Fun),
+    ("ret", Kw::Ret),
+    ("prj", Kw::Prj),
+    ("rec", Kw::Rec),
+    ("for", Kw::For),
+    ("in", Kw::In),
+    ("if", Kw::If),
+    ("elif", Kw::Elif),
+    ("else", Kw::Else),
+    ("while", Kw::While),
+    ("do", Kw::Do),
+    ("extern", Kw::Extern),
+    ("and", Kw::And),
+    ("or", Kw::Or),
+    ("not", Kw::Not),
+];
+
+impl Kw {
+    pub fn as_str(self) -> &'static str {
+        KEYWORDS.iter().find(|(_, k)| *k == self).map(|(s, _)| *s).unwrap_or("?")
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Token {
+    pub tok: Tok,
+    pub span: Span,
+}
+
+/// A `#` comment; `own_line` is true when only whitespace precedes it on its line.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Comment {
+    pub text: String,
+    pub span: Span,
+    pub own_line: bool,
+}
+
+pub struct Lexed {
+    pub tokens: Vec<Token>,
+    pub comments: Vec<Comment>,
+    /// Byte offsets of items preceded by a blank line (for the formatter).
+    pub blank_before: Vec<u32>,
+    pub diags: Vec<Diagnostic>,
+}
+
+const PUNCTS: &[&str] = &[
+    "++=", ":=", "+=", "-=", "++", "==", "!=", "<=", ">=", "(", ")", "[", "]", ",", ":", "&", "+", "-", "*", "/",
+    "%", "<", ">", "=", ";",
+];
+
+pub fn lex(src: &str) -> Lexed {
+    let mut lx = Lexer { src, b: src.as_bytes(), pos: 0, out: Vec::new(), comments: Vec::new(), diags: Vec::new(), blank_before: Vec::new() };
+    lx.run();
+    Lexed { tokens: lx.out, comments: lx.comments, blank_before: lx.blank_before, diags: lx.diags }
+}
+
+struct Lexer<'a> {
+    src: &'a str,
+    b: &'a [u8],
+    pos: usize,
+    out: Vec<Token>,
+    comments: Vec<Comment>,
+    diags: Vec<Diagnostic>,
+    blank_before: Vec<u32>,
+}
+
+impl<'a> Lexer<'a> {
+    fn push(&mut self, tok: Tok, start: usize, end: usize) {
+        self.out.push(Token { tok, span: Span::new(start, end) });
+    }
+
+    fn run(&mut self) {
+        let mut indents: Vec<usize> = vec![0];
+        let mut depth: usize = 0; // bracket nesting: newlines inside are ignored
+        let mut at_line_start = true;
+        let mut saw_blank = false;
+        let mut any_line = false;
+        while self.pos < self.b.len() {
+            if at_line_start && depth == 0 {
+                // Measure indentation.
+                let line_start = self.pos;
+                let mut col = 0;
+                let mut tab_at = None;
+                while self.pos < self.b.len() && (self.b[self.pos] == b' ' || self.b[self.pos] == b'\t') {
+                    if self.b[self.pos] == b'\t' && tab_at.is_none() {
+                        tab_at = Some(self.pos);
+                    }
+                    col += 1;
+                    self.pos += 1;
+                }
+                let rest = self.b.get(self.pos).copied();
+                if matches!(rest, None | Some(b'\n') | Some(b'\r') | Some(b'#')) {
+                    if rest == Some(b'#') {
+                        self.comment(true);
+                    } else if any_line {
+                        saw_blank = true;
+                    }
+                    if self.pos < self.b.len() && self.b[self.pos] == b'\r' {
+                        self.pos += 1;
+                    }
+                    if self.pos < self.b.len() && self.b[self.pos] == b'\n' {
+                        self.pos += 1;
+                    }
+                    continue;
+                }
+                if let Some(t) = tab_at {
+                    self.diags.push(
+                        Diagnostic::error("E0002", Span::new(t, t + 1), "tab character in indentation")
+                            .with_help("indent with spaces only (4 per level is canonical; `opal fmt` rewrites the file)")
+                            .with_fix("    "),
+                    );
+                }
+                at_line_start = false;
+                if saw_blank {
+                    self.blank_before.push(self.pos as u32);
+                }
+                saw_blank = false;
+                any_line = true;
+                let cur = *indents.last().unwrap_or(&0);
+                if col > cur {
+                    indents.push(col);
+                    self.push(Tok::Indent, line_start, self.pos);
+                } else if col < cur {
+                    while indents.len() > 1 && col < *indents.last().unwrap_or(&0) {
+                        indents.pop();
+                        self.push(Tok::Dedent, self.pos, self.pos);
+                    }
+                    if col != *indents.last().unwrap_or(&0) {
+                        self.diags.push(
+                            Diagnostic::error("E0008", Span::new(line_start, self.pos), "this line's indentation matches no enclosing block")
+                                .with_help("indent it exactly like the block it belongs to"),
+                        );
+                        indents.push(col);
+                    }
+                }
+            }
+            let c = self.b[self.pos];
+            let start = self.pos;
+            match c {
+                b' ' | b'\t' | b'\r' => self.pos += 1,
+                b'\n' => {
+                    self.pos += 1;
+                    if depth == 0 {
+                        self.push(Tok::Newline, start, start + 1);
+                        at_line_start = true;
+                    }
+                }
+                b'#' => self.comment(false),
+                b'"' => {
+                    if let Some(s) = self.string() {
+                        self.push(Tok::Str(s), start, self.pos);
+                    }
+                }
+                b'0'..=b'9' => {
+                    let t = self.number(false);
+                    self.push(t, start, self.pos);
+                }
+                b'A'..=b'Z' | b'a'..=b'z' | b'_' => {
+                    let id = self.ident();
+                    let tok = match KEYWORDS.iter().find(|(s, _)| *s == id) {
+                        Some((_, k)) => Tok::Kw(*k),
+                        None => Tok::Ident(id.to_string()),
+                    };
+                    self.push(tok, start, self.pos);
+                }
+                b'<' if self.b.get(self.pos + 1) == Some(&b'<') => {
+                    // `<<…>>`: a task. Skip to the matching `>>` so we report it once.
+                    let end = self.src[self.pos..].find(">>").map(|i| self.pos + i + 2).unwrap_or_else(|| {
+                        self.src[self.pos..].find('\n').map(|i| self.pos + i).unwrap_or(self.b.len())
+                    });
+                    self.diags.push(
+                        Diagnostic::error("E0004", Span::new(start, end), "a task `<<…>>` cannot be written in source")
+                            .with_help("tasks are created by dispatch when an external call starts; write the call itself, e.g. `y := f x`"),
+                    );
+                    self.pos = end;
+                    self.push(Tok::Ident("<<task>>".into()), start, end);
+                }
+                b'<' if self.prim_literal_ahead() => {
+                    if let Some(t) = self.prim_literal() {
+                        self.push(t, start, self.pos);
+                    }
+                }
+                _ => {
+                    let p = PUNCTS.iter().find(|p| self.b[self.pos..].starts_with(p.as_bytes()));
+                    match p {
+                        Some(p) => {
+                            self.pos += p.len();
+                            match *p {
+                                "(" | "[" => depth += 1,
+                                ")" | "]" => depth = depth.saturating_sub(1),
+                                _ => {}
+                            }
+                            self.push(Tok::Punct(p), start, self.pos);
+                        }
+                        None => {
+                            let ch = self.src[self.pos..].chars().next().unwrap_or('?');
+                            self.pos += ch.len_utf8();
+                            self.diags.push(
+                                Diagnostic::error("E0003", Span::new(start, self.pos), format!("unexpected character `{ch}`"))
+                                    .with_help("remove it; OPAL identifiers are ASCII letters, digits and `_`, strings go in double quotes"),
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        let end = self.b.len();
+        if !at_line_start || self.out.last().map(|t| t.tok != Tok::Newline).unwrap_or(false) {
+            if !self.out.is_empty() && self.out.last().map(|t| t.tok != Tok::Newline).unwrap_or(false) {
+                self.push(Tok::Newline, end, end);
+            }
+        }
+        while indents.len() > 1 {
+            indents.pop();
+            self.push(Tok::Dedent, end, end);
+        }
+        self.push(Tok::Eof, end, end);
+    }
+
+    fn comment(&mut self, own_line: bool) {
+        let start = self.pos;
+        while self.pos < self.b.len() && self.b[self.pos] != b'\n' {
+            self.pos += 1;
+        }
+        let text = self.src[start..self.pos].trim_end().to_string();
+        self.comments.push(Comment { text, span: Span::new(start, self.pos), own_line });
+    }
+
+    fn ident(&mut self) -> &'a str {
+        let start = self.pos;
+        while self.pos < self.b.len() && (self.b[self.pos].is_ascii_alphanumeric() || self.b[self.pos] == b'_') {
+            self.pos += 1;
+        }
+        &self.src[start..self.pos]
+    }
+
+    fn number(&mut self, negative: bool) -> Tok {
+        let start = self.pos;
+        while self.pos < self.b.len() && self.b[self.pos].is_ascii_digit() {
+            self.pos += 1;
+        }
+        let mut is_float = false;
+        if self.pos + 1 < self.b.len() && self.b[self.pos] == b'.' && self.b[self.pos + 1].is_ascii_digit() {
+            is_float = true;
+            self.pos += 1;
+            while self.pos < self.b.len() && self.b[self.pos].is_ascii_digit() {
+                self.pos += 1;
+            }
+        }
+        if self.pos < self.b.len() && (self.b[self.pos] == b'e' || self.b[self.pos] == b'E') {
+            let save = self.pos;
+            self.pos += 1;
+            if self.pos < self.b.len() && (self.b[self.pos] == b'-' || self.b[self.pos] == b'+') {
+                self.pos += 1;
+            }
+            if self.pos < self.b.len() && self.b[self.pos].is_ascii_digit() {
+                is_float = true;
+                while self.pos < self.b.len() && self.b[self.pos].is_ascii_digit() {
+                    self.pos += 1;
+                }
+            } else {
+                self.pos = save;
+            }
+        }
+        let text = &self.src[start..self.pos];
+        let text = if negative { format!("-{text}") } else { text.to_string() };
+        if is_float {
+            match text.parse::<f64>() {
+                Ok(f) => Tok::Float(f),
+                Err(_) => self.bad_number(start),
+            }
+        } else {
+            match text.parse::<i64>() {
+                Ok(i) => Tok::Int(i),
+                Err(_) => {
+                    self.diags.push(
+                        Diagnostic::error("E0003", Span::new(start, self.pos), format!("integer literal `{text}` does not fit in 64 bits"))
+                            .with_help("integers are i64: use a value between -9223372036854775808 and 9223372036854775807, or a float"),
+                    );
+                    Tok::Int(0)
+                }
+            }
+        }
+    }
+
+    fn bad_number(&mut self, start: usize) -> Tok {
+        self.diags.push(Diagnostic::error("E0003", Span::new(start, self.pos), "malformed number"));
+        Tok::Int(0)
+    }
+
+    /// Reads a string literal starting at `"`. Reports errors and returns what it could.
+    fn string(&mut self) -> Option<String> {
+        let start = self.pos;
+        self.pos += 1;
+        let mut s = String::new();
+        loop {
+            let Some(ch) = self.src[self.pos..].chars().next() else {
+                self.diags.push(
+                    Diagnostic::error("E0003", Span::new(start, self.pos), "unterminated string literal")
+                        .with_help("close the string with `\"` on the same line"),
+                );
+                return Some(s);
+            };
+            match ch {
+                '"' => {
+                    self.pos += 1;
+                    return Some(s);
+                }
+                '\n' => {
+                    self.diags.push(
+                        Diagnostic::error("E0003", Span::new(start, self.pos), "unterminated string literal")
+                            .with_help("close the string with `\"` on the same line; write a newline as `\\n`"),
+                    );
+                    return Some(s);
+                }
+                '\\' => {
+                    let esc_start = self.pos;
+                    self.pos += 1;
+                    let e = self.src[self.pos..].chars().next();
+                    match e {
+                        Some('n') => s.push('\n'),
+                        Some('t') => s.push('\t'),
+                        Some('"') => s.push('"'),
+                        Some('\\') => s.push('\\'),
+                        Some('u') if self.b.get(self.pos + 1) == Some(&b'{') => {
+                            let close = self.src[self.pos..].find('}').map(|i| self.pos + i);
+                            let ok = close.and_then(|c| {
+                                u32::from_str_radix(&self.src[self.pos + 2..c], 16).ok().and_then(char::from_u32).map(|ch| (c, ch))
+                            });
+                            match ok {
+                                Some((c, ch)) => {
+                                    s.push(ch);
+                                    self.pos = c;
+                                }
+                                None => self.diags.push(
+                                    Diagnostic::error("E0003", Span::new(esc_start, self.pos + 1), "invalid unicode escape")
+                                        .with_help("write `\\u{…}` with 1 to 6 hex digits of a valid code point"),
+                                ),
+                            }
+                        }
+                        _ => {
+                            let l = e.map(|c| c.len_utf8()).unwrap_or(0);
+                            self.diags.push(
+                                Diagnostic::error("E0003", Span::new(esc_start, self.pos + l), "unknown escape sequence")
+                                    .with_help("valid escapes are \\n \\t \\\" \\\\ and \\u{…}"),
+                            );
+                        }
+                    }
+                    if let Some(c) = e {
+                        self.pos += c.len_utf8();
+                    }
+                }
+                c => {
+                    s.push(c);
+                    self.pos += c.len_utf8();
+                }
+            }
+        }
+    }
+
+    /// `<` directly followed by a literal or name and `>`, with no space inside.
+    fn prim_literal_ahead(&self) -> bool {
+        let mut p = self.pos + 1;
+        let Some(&c) = self.b.get(p) else { return false };
+        if c == b'"' {
+            p += 1;
+            while p < self.b.len() && self.b[p] != b'"' && self.b[p] != b'\n' {
+                if self.b[p] == b'\\' {
+                    p += 1;
+                }
+                p += 1;
+            }
+            return self.b.get(p) == Some(&b'"') && self.b.get(p + 1) == Some(&b'>');
+        }
+        if c == b'-' {
+            p += 1;
+        }
+        let Some(&c) = self.b.get(p) else { return false };
+        if c.is_ascii_digit() {
+            while p < self.b.len() && (self.b[p].is_ascii_digit() || self.b[p] == b'.' || self.b[p] == b'e') {
+                p += 1;
+            }
+            return self.b.get(p) == Some(&b'>');
+        }
+        if c.is_ascii_alphabetic() || c == b'_' {
+            while p < self.b.len() && (self.b[p].is_ascii_alphanumeric() || self.b[p] == b'_') {
+                p += 1;
+            }
+            return self.b.get(p) == Some(&b'>');
+        }
+        false
+    }
+
+    fn prim_literal(&mut self) -> Option<Tok> {
+        self.pos += 1; // <
+        let c = self.b[self.pos];
+        let tok = if c == b'"' {
+            Tok::Prim(PrimTok::Str(self.string()?))
+        } else if c == b'-' || c.is_ascii_digit() {
+            let neg = c == b'-';
+            if neg {
+                self.pos += 1;
+            }
+            match self.number(neg) {
+                Tok::Int(i) => Tok::Prim(PrimTok::Int(i)),
+                Tok::Float(f) => Tok::Prim(PrimTok::Float(f)),
+                _ => return None,
+            }
+        } else {
+            Tok::PrimName(self.ident().to_string())
+        };
+        if self.b.get(self.pos) == Some(&b'>') {
+            self.pos += 1;
+        }
+        Some(tok)
+    }
+}

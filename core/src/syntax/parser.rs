@@ -1,0 +1,695 @@
+//! Recursive-descent parser with error recovery and bounded nesting.
+//!
+//! Nesting (parentheses, blocks, expression height) is capped at [`MAX_DEPTH`]: deeper input
+//! gets one E0007 diagnostic instead of a stack overflow, here or in any later pass.
+
+use super::ast::*;
+use super::lexer::{lex, Comment, Kw, PrimTok, Tok, Token};
+use crate::diag::Diagnostic;
+use crate::span::Span;
+
+pub const MAX_DEPTH: u32 = 200;
+
+pub struct Parsed {
+    pub block: Block,
+    pub comments: Vec<Comment>,
+    pub blank_before: Vec<u32>,
+    pub diags: Vec<Diagnostic>,
+}
+
+pub fn parse(src: &str) -> Parsed {
+    let lexed = lex(src);
+    let mut p = Parser { toks: lexed.tokens, pos: 0, diags: lexed.diags, depth: 0, too_deep_reported: false };
+    let block = p.block(true);
+    Parsed { block, comments: lexed.comments, blank_before: lexed.blank_before, diags: p.diags }
+}
+
+/// Parses one expression (used for world-file results and typed-in resolutions).
+pub fn parse_expr_source(src: &str) -> Result<Expr, Vec<Diagnostic>> {
+    let lexed = lex(src);
+    let mut p = Parser { toks: lexed.tokens, pos: 0, diags: lexed.diags, depth: 0, too_deep_reported: false };
+    while p.at(&Tok::Newline) {
+        p.pos += 1;
+    }
+    let e = p.expr(0);
+    while p.at(&Tok::Newline) || p.at(&Tok::Dedent) || p.at(&Tok::Indent) {
+        p.pos += 1;
+    }
+    if !p.at(&Tok::Eof) {
+        let sp = p.span();
+        p.diags.push(Diagnostic::error("E0001", sp, "unexpected text after the expression"));
+    }
+    match e {
+        Ok(e) if !p.diags.iter().any(|d| d.is_error()) => Ok(e),
+        _ => Err(p.diags),
+    }
+}
+
+struct Parser {
+    toks: Vec<Token>,
+    pos: usize,
+    diags: Vec<Diagnostic>,
+    depth: u32,
+    too_deep_reported: bool,
+}
+
+type PResult<T> = Result<T, ()>;
+
+fn describe(t: &Tok) -> String {
+    match t {
+        Tok::Ident(s) => format!("name `{s}`"),
+        Tok::Int(i) => format!("number `{i}`"),
+        Tok::Float(f) => format!("number `{f}`"),
+        Tok::Str(_) => "a string".into(),
+        Tok::Prim(_) | Tok::PrimName(_) => "a primitive literal".into(),
+        Tok::Kw(k) => format!("keyword `{}`", k.as_str()),
+        Tok::Punct(p) => format!("`{p}`"),
+        Tok::Newline => "end of line".into(),
+        Tok::Indent => "an indented block".into(),
+        Tok::Dedent => "end of block".into(),
+        Tok::Eof => "end of file".into(),
+    }
+}
+
+impl Parser {
+    fn peek(&self) -> &Tok {
+        &self.toks[self.pos.min(self.toks.len() - 1)].tok
+    }
+    fn peek_at(&self, n: usize) -> &Tok {
+        &self.toks[(self.pos + n).min(self.toks.len() - 1)].tok
+    }
+    fn span(&self) -> Span {
+        self.toks[self.pos.min(self.toks.len() - 1)].span
+    }
+    fn prev_span(&self) -> Span {
+        self.toks[self.pos.saturating_sub(1).min(self.toks.len() - 1)].span
+    }
+    fn at(&self, t: &Tok) -> bool {
+        self.peek() == t
+    }
+    fn at_punct(&self, p: &str) -> bool {
+        matches!(self.peek(), Tok::Punct(q) if *q == p)
+    }
+    fn at_kw(&self, k: Kw) -> bool {
+        matches!(self.peek(), Tok::Kw(q) if *q == k)
+    }
+    fn bump(&mut self) -> Token {
+        let t = self.toks[self.pos.min(self.toks.len() - 1)].clone();
+        if self.pos < self.toks.len() - 1 {
+            self.pos += 1;
+        }
+        t
+    }
+    fn eat_punct(&mut self, p: &str) -> bool {
+        if self.at_punct(p) {
+            self.bump();
+            true
+        } else {
+            false
+        }
+    }
+    fn error_here(&mut self, what: &str) {
+        let sp = self.span();
+        let found = describe(self.peek());
+        self.diags.push(Diagnostic::error("E0001", sp, format!("expected {what}, found {found}")));
+    }
+    fn expect_punct(&mut self, p: &'static str) -> PResult<()> {
+        if self.eat_punct(p) {
+            Ok(())
+        } else {
+            self.error_here(&format!("`{p}`"));
+            Err(())
+        }
+    }
+    fn ident(&mut self) -> PResult<Ident> {
+        if let Tok::Ident(name) = self.peek().clone() {
+            let span = self.bump().span;
+            Ok(Ident { name, span })
+        } else {
+            self.error_here("a name");
+            Err(())
+        }
+    }
+
+    fn enter(&mut self) -> PResult<()> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            if !self.too_deep_reported {
+                self.too_deep_reported = true;
+                let sp = self.span();
+                self.diags.push(
+                    Diagnostic::error("E0007", sp, format!("nesting deeper than {MAX_DEPTH} levels"))
+                        .with_help("bind inner parts to names with `:=` to flatten the program"),
+                );
+            }
+            return Err(());
+        }
+        Ok(())
+    }
+
+    /// Skips to the end of the current line (and any block that hangs off it).
+    fn recover_line(&mut self) {
+        let mut depth = 0i32;
+        loop {
+            match self.peek() {
+                Tok::Eof => return,
+                Tok::Newline if depth == 0 => {
+                    // A block may hang off this line: skip it too.
+                    if matches!(self.peek_at(1), Tok::Indent) {
+                        self.bump();
+                        continue;
+                    }
+                    return;
+                }
+                Tok::Indent => depth += 1,
+                Tok::Dedent => {
+                    if depth == 0 {
+                        return;
+                    }
+                    depth -= 1;
+                    if depth == 0 {
+                        self.bump();
+                        return;
+                    }
+                }
+                _ => {}
+            }
+            self.bump();
+        }
+    }
+
+    fn block(&mut self, top: bool) -> Block {
+        let mut items = Vec::new();
+        loop {
+            match self.peek() {
+                Tok::Eof => break,
+                Tok::Dedent if !top => break,
+                Tok::Dedent | Tok::Newline | Tok::Punct(";") => {
+                    self.bump();
+                    continue;
+                }
+                Tok::Indent => {
+                    let sp = self.span();
+                    self.diags.push(
+                        Diagnostic::error("E0008", sp, "unexpected indentation")
+                            .with_help("indent a line only after a line ending in `:`"),
+                    );
+                    self.bump();
+                    continue;
+                }
+                _ => {}
+            }
+            let start = self.span();
+            let before = self.pos;
+            let kind = match self.item() {
+                Ok(k) => k,
+                Err(()) => {
+                    self.recover_line();
+                    ItemKind::Error
+                }
+            };
+            let span = start.to(self.prev_span());
+            let compound = matches!(self.toks[self.pos.saturating_sub(1)].tok, Tok::Dedent);
+            items.push(Item { kind, span });
+            match self.peek() {
+                Tok::Newline | Tok::Punct(";") => {
+                    self.bump();
+                }
+                Tok::Eof => {}
+                Tok::Dedent if !top => {}
+                _ if compound => {}
+                _ => {
+                    self.error_here("end of line");
+                    self.recover_line();
+                }
+            }
+            if self.pos == before {
+                self.bump();
+            }
+        }
+        Block { items }
+    }
+
+    /// `:` then either an indented block or a one-line item.
+    fn body(&mut self) -> PResult<Block> {
+        self.expect_punct(":")?;
+        if self.at(&Tok::Newline) {
+            self.bump();
+            if !self.at(&Tok::Indent) {
+                self.error_here("an indented block");
+                return Err(());
+            }
+            self.bump();
+            self.enter()?;
+            let b = self.block(false);
+            self.depth -= 1;
+            if self.at(&Tok::Dedent) {
+                self.bump();
+            }
+            Ok(b)
+        } else {
+            let start = self.span();
+            self.enter()?;
+            let kind = self.item();
+            self.depth -= 1;
+            let kind = kind?;
+            Ok(Block { items: vec![Item { kind, span: start.to(self.prev_span()) }] })
+        }
+    }
+
+    /// After a one-line body, `elif`/`else`/`while` may follow on the next line.
+    fn continues_with(&mut self, k: Kw) -> bool {
+        if self.at_kw(k) {
+            return true;
+        }
+        if self.at(&Tok::Newline) && matches!(self.peek_at(1), Tok::Kw(q) if *q == k) {
+            self.bump();
+            return true;
+        }
+        false
+    }
+
+    fn item(&mut self) -> PResult<ItemKind> {
+        match self.peek().clone() {
+            Tok::Kw(Kw::Extern) => {
+                self.bump();
+                let mut names = vec![self.ident()?];
+                while self.eat_punct(",") {
+                    names.push(self.ident()?);
+                }
+                Ok(ItemKind::Extern(names))
+            }
+            Tok::Kw(Kw::Rec) => {
+                self.bump();
+                let name = self.ident()?;
+                if !self.eat_punct(":=") {
+                    self.error_here("`:=` after `rec NAME`");
+                    return Err(());
+                }
+                if !self.at_kw(Kw::Fun) {
+                    self.error_here("`fun` (a `rec` binding defines a recursive function)");
+                    return Err(());
+                }
+                let f = self.expr(0)?;
+                Ok(ItemKind::Rec(name, f))
+            }
+            Tok::Kw(Kw::For) => {
+                self.bump();
+                let pat = self.pattern()?;
+                if !self.at_kw(Kw::In) {
+                    self.error_here("`in`");
+                    return Err(());
+                }
+                self.bump();
+                let iter = self.expr(0)?;
+                let body = self.body()?;
+                Ok(ItemKind::For(pat, iter, body))
+            }
+            Tok::Kw(Kw::If) => {
+                self.bump();
+                let c = self.expr(0)?;
+                let b = self.body()?;
+                let mut arms = vec![(c, b)];
+                let mut els = None;
+                loop {
+                    if self.continues_with(Kw::Elif) {
+                        self.bump();
+                        let c = self.expr(0)?;
+                        let b = self.body()?;
+                        arms.push((c, b));
+                    } else if self.continues_with(Kw::Else) {
+                        self.bump();
+                        els = Some(self.body()?);
+                        break;
+                    } else {
+                        break;
+                    }
+                }
+                Ok(ItemKind::If(arms, els))
+            }
+            Tok::Kw(Kw::While) => {
+                self.bump();
+                let c = self.expr(0)?;
+                let b = self.body()?;
+                Ok(ItemKind::While(c, b))
+            }
+            Tok::Kw(Kw::Do) => {
+                self.bump();
+                let b = self.body()?;
+                if !self.continues_with(Kw::While) {
+                    self.error_here("`while CONDITION` after the `do` block");
+                    return Err(());
+                }
+                self.bump();
+                let c = self.expr(0)?;
+                Ok(ItemKind::DoWhile(b, c))
+            }
+            Tok::Kw(Kw::Ret) => {
+                self.bump();
+                Ok(ItemKind::Ret(self.expr(0)?))
+            }
+            Tok::Ident(ref w) if (w == "break" || w == "continue") && matches!(self.peek_at(1), Tok::Newline | Tok::Eof | Tok::Dedent) => {
+                let sp = self.bump().span;
+                self.diags.push(
+                    Diagnostic::error("E0006", sp, format!("`{w}` does not exist in OPAL"))
+                        .with_help("loops are folds over lists; use `while CONDITION:` or `do: … while CONDITION` to stop early"),
+                );
+                Ok(ItemKind::Error)
+            }
+            _ => {
+                let e = self.expr(0)?;
+                match self.peek().clone() {
+                    Tok::Punct(":=") => {
+                        self.bump();
+                        let pat = self.expr_to_pattern(&e)?;
+                        let rhs = self.expr(0)?;
+                        Ok(ItemKind::Bind(pat, rhs))
+                    }
+                    Tok::Punct("=") => {
+                        let sp = self.bump().span;
+                        self.diags.push(
+                            Diagnostic::error("E0005", sp, "`=` is not a binding in OPAL")
+                                .with_help("bind with `:=`, e.g. `x := 1`; compare with `==`")
+                                .with_fix(":="),
+                        );
+                        let pat = self.expr_to_pattern(&e)?;
+                        let rhs = self.expr(0)?;
+                        Ok(ItemKind::Bind(pat, rhs))
+                    }
+                    Tok::Punct(p @ ("+=" | "-=" | "++=")) => {
+                        self.bump();
+                        let op = match p {
+                            "+=" => AugOp::Add,
+                            "-=" => AugOp::Sub,
+                            _ => AugOp::Concat,
+                        };
+                        let ExprKind::Name(id) = e.kind else {
+                            self.diags.push(Diagnostic::error("E0001", e.span, format!("`{p}` needs a name on its left")));
+                            return Err(());
+                        };
+                        let rhs = self.expr(0)?;
+                        Ok(ItemKind::Aug(id, op, rhs))
+                    }
+                    _ => Ok(ItemKind::Expr(e)),
+                }
+            }
+        }
+    }
+
+    fn expr_to_pattern(&mut self, e: &Expr) -> PResult<Pattern> {
+        match &e.kind {
+            ExprKind::Name(id) if id.name == "_" => Ok(Pattern::Wild(id.span)),
+            ExprKind::Name(id) => Ok(Pattern::Name(id.clone())),
+            ExprKind::Unit => Ok(Pattern::Unit(e.span)),
+            ExprKind::Paren(inner) => self.expr_to_pattern(inner),
+            ExprKind::Tuple(es) => {
+                let mut ps = Vec::new();
+                for x in es {
+                    ps.push(self.expr_to_pattern(x)?);
+                }
+                Ok(Pattern::Tuple(ps, e.span))
+            }
+            _ => {
+                self.diags.push(
+                    Diagnostic::error("E0001", e.span, "cannot bind to this expression")
+                        .with_help("the left of `:=` is a name, `_`, `()` or a tuple of those"),
+                );
+                Err(())
+            }
+        }
+    }
+
+    fn pattern(&mut self) -> PResult<Pattern> {
+        self.enter()?;
+        let r = self.pattern_inner();
+        self.depth -= 1;
+        r
+    }
+
+    fn pattern_inner(&mut self) -> PResult<Pattern> {
+        match self.peek().clone() {
+            Tok::Ident(n) => {
+                let span = self.bump().span;
+                if n == "_" {
+                    Ok(Pattern::Wild(span))
+                } else {
+                    Ok(Pattern::Name(Ident { name: n, span }))
+                }
+            }
+            Tok::Punct("(") => {
+                let start = self.bump().span;
+                if self.eat_punct(")") {
+                    return Ok(Pattern::Unit(start.to(self.prev_span())));
+                }
+                let mut ps = vec![self.pattern()?];
+                let mut trailing = false;
+                while self.eat_punct(",") {
+                    if self.at_punct(")") {
+                        trailing = true;
+                        break;
+                    }
+                    ps.push(self.pattern()?);
+                }
+                self.expect_punct(")")?;
+                let sp = start.to(self.prev_span());
+                if ps.len() == 1 && !trailing {
+                    Ok(ps.pop().unwrap_or(Pattern::Unit(sp)))
+                } else {
+                    Ok(Pattern::Tuple(ps, sp))
+                }
+            }
+            _ => {
+                self.error_here("a pattern (a name, `_`, `()` or a tuple)");
+                Err(())
+            }
+        }
+    }
+
+    fn params(&mut self) -> PResult<Params> {
+        match self.peek().clone() {
+            Tok::Ident(_) => Ok(Params::Name(self.ident()?)),
+            Tok::Punct("(") => {
+                let start = self.bump().span;
+                if self.eat_punct(")") {
+                    return Ok(Params::Unit(start.to(self.prev_span())));
+                }
+                let mut ps = Vec::new();
+                loop {
+                    if self.eat_punct("&") {
+                        ps.push(Param::Amp(self.ident()?));
+                    } else {
+                        ps.push(Param::Pat(self.pattern()?));
+                    }
+                    if !self.eat_punct(",") || self.at_punct(")") {
+                        break;
+                    }
+                }
+                self.expect_punct(")")?;
+                Ok(Params::List(ps, start.to(self.prev_span())))
+            }
+            _ => {
+                self.error_here("function parameters: a name, `()` or `(a, b, …)`");
+                Err(())
+            }
+        }
+    }
+
+    fn expr(&mut self, min_prec: u8) -> PResult<Expr> {
+        self.enter()?;
+        let r = self.expr_inner(min_prec);
+        self.depth -= 1;
+        r
+    }
+
+    fn too_high(&mut self, e: &Expr) -> PResult<()> {
+        if e.height > MAX_DEPTH {
+            if !self.too_deep_reported {
+                self.too_deep_reported = true;
+                self.diags.push(
+                    Diagnostic::error("E0007", e.span, format!("expression nested deeper than {MAX_DEPTH} levels"))
+                        .with_help("bind parts of it to names with `:=` and combine those"),
+                );
+            }
+            return Err(());
+        }
+        Ok(())
+    }
+
+    fn expr_inner(&mut self, min_prec: u8) -> PResult<Expr> {
+        let mut lhs = match self.peek().clone() {
+            Tok::Kw(Kw::Fun) => return self.fun(),
+            Tok::Kw(Kw::Not) => {
+                let start = self.bump().span;
+                let e = self.expr(3)?;
+                let sp = start.to(e.span);
+                Expr::new(ExprKind::Not(Box::new(e)), sp)
+            }
+            Tok::Punct("-") => {
+                let start = self.bump().span;
+                let e = self.app()?;
+                let sp = start.to(e.span);
+                match e.kind {
+                    ExprKind::Lit(Lit::Int(i)) => Expr::new(ExprKind::Lit(Lit::Int(i.wrapping_neg())), sp),
+                    ExprKind::Lit(Lit::Float(f)) => Expr::new(ExprKind::Lit(Lit::Float(-f)), sp),
+                    _ => Expr::new(ExprKind::Neg(Box::new(e)), sp),
+                }
+            }
+            _ => self.app()?,
+        };
+        loop {
+            let op = match self.peek() {
+                Tok::Punct(p) => BinOp::from_str(p),
+                Tok::Kw(Kw::And) => Some(BinOp::And),
+                Tok::Kw(Kw::Or) => Some(BinOp::Or),
+                _ => None,
+            };
+            let Some(op) = op else { break };
+            if op.prec() < min_prec {
+                break;
+            }
+            self.bump();
+            let rhs = self.expr(op.prec() + 1)?;
+            let sp = lhs.span.to(rhs.span);
+            lhs = Expr::new(ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)), sp);
+            self.too_high(&lhs)?;
+        }
+        Ok(lhs)
+    }
+
+    fn starts_atom(&self) -> bool {
+        matches!(
+            self.peek(),
+            Tok::Ident(_) | Tok::Int(_) | Tok::Float(_) | Tok::Str(_) | Tok::Prim(_) | Tok::PrimName(_) | Tok::Kw(Kw::Prj) | Tok::Punct("(" | "[" | "&")
+        )
+    }
+
+    fn app(&mut self) -> PResult<Expr> {
+        let mut f = self.atom()?;
+        while self.starts_atom() {
+            let a = self.atom()?;
+            let sp = f.span.to(a.span);
+            f = Expr::new(ExprKind::App(Box::new(f), Box::new(a)), sp);
+            self.too_high(&f)?;
+        }
+        Ok(f)
+    }
+
+    fn atom(&mut self) -> PResult<Expr> {
+        let t = self.peek().clone();
+        let span = self.span();
+        let kind = match t {
+            Tok::Ident(name) => {
+                self.bump();
+                ExprKind::Name(Ident { name, span })
+            }
+            Tok::Int(i) => {
+                self.bump();
+                ExprKind::Lit(Lit::Int(i))
+            }
+            Tok::Float(f) => {
+                self.bump();
+                ExprKind::Lit(Lit::Float(f))
+            }
+            Tok::Str(s) => {
+                self.bump();
+                ExprKind::Lit(Lit::Str(s))
+            }
+            Tok::Prim(p) => {
+                self.bump();
+                ExprKind::Prim(match p {
+                    PrimTok::Int(i) => Lit::Int(i),
+                    PrimTok::Float(f) => Lit::Float(f),
+                    PrimTok::Str(s) => Lit::Str(s),
+                })
+            }
+            Tok::PrimName(name) => {
+                self.bump();
+                ExprKind::PrimName(Ident { name, span })
+            }
+            Tok::Kw(Kw::Prj) => {
+                self.bump();
+                let i = match self.peek() {
+                    Tok::Int(i) if *i >= 1 && *i <= u32::MAX as i64 => *i as u32,
+                    _ => {
+                        self.error_here("a component number 1, 2, … after `prj`");
+                        return Err(());
+                    }
+                };
+                self.bump();
+                self.enter()?;
+                let a = self.atom();
+                self.depth -= 1;
+                let a = a?;
+                let sp = span.to(a.span);
+                return Ok(Expr::new(ExprKind::Prj(i, Box::new(a)), sp));
+            }
+            Tok::Punct("&") => {
+                self.bump();
+                let id = self.ident()?;
+                let sp = span.to(id.span);
+                return Ok(Expr::new(ExprKind::Amp(id), sp));
+            }
+            Tok::Punct("(") => {
+                self.bump();
+                if self.eat_punct(")") {
+                    return Ok(Expr::new(ExprKind::Unit, span.to(self.prev_span())));
+                }
+                let first = self.expr(0)?;
+                if self.eat_punct(")") {
+                    let sp = span.to(self.prev_span());
+                    return Ok(Expr::new(ExprKind::Paren(Box::new(first)), sp));
+                }
+                let mut es = vec![first];
+                while self.eat_punct(",") {
+                    if self.at_punct(")") {
+                        break;
+                    }
+                    es.push(self.expr(0)?);
+                }
+                self.expect_punct(")")?;
+                return Ok(Expr::new(ExprKind::Tuple(es), span.to(self.prev_span())));
+            }
+            Tok::Punct("[") => {
+                self.bump();
+                let mut es = Vec::new();
+                while !self.at_punct("]") {
+                    es.push(self.expr(0)?);
+                    if !self.eat_punct(",") {
+                        break;
+                    }
+                }
+                self.expect_punct("]")?;
+                return Ok(Expr::new(ExprKind::List(es), span.to(self.prev_span())));
+            }
+            _ => {
+                self.error_here("an expression");
+                return Err(());
+            }
+        };
+        Ok(Expr::new(kind, span))
+    }
+
+    fn fun(&mut self) -> PResult<Expr> {
+        let start = self.bump().span; // fun
+        let params = self.params()?;
+        self.expect_punct(":")?;
+        let body = if self.at(&Tok::Newline) {
+            self.bump();
+            if !self.at(&Tok::Indent) {
+                self.error_here("an indented function body");
+                return Err(());
+            }
+            self.bump();
+            self.enter()?;
+            let b = self.block(false);
+            self.depth -= 1;
+            if self.at(&Tok::Dedent) {
+                self.bump();
+            }
+            FunBody::Block(b)
+        } else {
+            FunBody::Expr(Box::new(self.expr(0)?))
+        };
+        Ok(Expr::new(ExprKind::Fun(params, body), start.to(self.prev_span())))
+    }
+}
