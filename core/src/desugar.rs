@@ -105,6 +105,8 @@ pub struct Desugarer {
     block_locals: HashMap<String, &'static str>,
     /// Resolves prelude-internal names (`if_` → `if`) when desugaring the prelude itself.
     prelude_mode: bool,
+    /// W0002 for `stdout`/`stderr` themselves: uses without threading, and the first one.
+    env_handle_uses: HashMap<String, (u32, Span)>,
 }
 
 fn is_keyword_alias(s: &str) -> Option<&'static str> {
@@ -131,6 +133,7 @@ impl Desugarer {
             core_mode: false,
             block_locals: HashMap::new(),
             prelude_mode,
+            env_handle_uses: HashMap::new(),
         };
         if !prelude_mode {
             // Names continue after the prelude's so every binder in a term is unique.
@@ -264,6 +267,21 @@ impl Desugarer {
         let name = if self.prelude_mode { is_keyword_alias(&id.name).unwrap_or(&id.name) } else { id.name.as_str() };
         if let Some(target) = self.env_name(name) {
             self.used_env.insert(name.to_string());
+            if as_handle_arg && externals::is_handle(name) && !self.prelude_mode {
+                let repeated = self.scopes.iter().any(|s| matches!(s.kind, ScopeKind::Loop | ScopeKind::Fun));
+                let e = self.env_handle_uses.entry(name.to_string()).or_insert((0, id.span));
+                e.0 += if repeated { 2 } else { 1 };
+                if e.0 >= 2 {
+                    let first = e.1;
+                    e.0 = 0;
+                    self.diags.push(
+                        Diagnostic::warning("W0002", id.span, format!("handle `{name}` is used again without threading"))
+                            .with_related(first, "first used here")
+                            .with_help(format!("write `&{name}` so each call returns the next `{name}` (e.g. `print (&{name}, x)`); otherwise the order of these effects is not determined (paper §4.3)"))
+                            .with_fix(format!("&{name}")),
+                    );
+                }
+            }
             let known = match &target {
                 RefTarget::Prelude(p) => Known::Fun(prelude::arity(p)),
                 RefTarget::External(e) => Known::Ext(e.clone()),

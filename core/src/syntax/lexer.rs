@@ -190,6 +190,11 @@ impl<'a> Lexer<'a> {
                 b' ' | b'\t' | b'\r' => self.pos += 1,
                 b'\n' => {
                     self.pos += 1;
+                    if depth > 0 && self.next_line_starts_item() {
+                        // An unclosed bracket: recover at the next line that starts an item,
+                        // so one missing `)` does not swallow the rest of the file.
+                        depth = 0;
+                    }
                     if depth == 0 {
                         self.push(Tok::Newline, start, start + 1);
                         at_line_start = true;
@@ -265,6 +270,25 @@ impl<'a> Lexer<'a> {
             self.push(Tok::Dedent, end, end);
         }
         self.push(Tok::Eof, end, end);
+    }
+
+    /// Does the line after this newline start, unindented, with `name :=`, `name =` or an
+    /// item keyword? Used only to recover from an unclosed bracket.
+    fn next_line_starts_item(&self) -> bool {
+        let rest = &self.src[self.pos..];
+        let line = rest.split('\n').next().unwrap_or("");
+        if line.starts_with([' ', '\t']) {
+            return false;
+        }
+        let word: String = line.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+        if word.is_empty() {
+            return false;
+        }
+        if matches!(word.as_str(), "for" | "if" | "while" | "do" | "extern" | "rec" | "ret") {
+            return true;
+        }
+        let after = line[word.len()..].trim_start();
+        after.starts_with(":=") || (after.starts_with('=') && !after.starts_with("=="))
     }
 
     fn comment(&mut self, own_line: bool) {

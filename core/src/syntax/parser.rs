@@ -582,6 +582,11 @@ impl Parser {
                 self.bump();
                 ExprKind::Name(Ident { name, span })
             }
+            // The prelude's `if` called as a function, as the paper writes it: `if (c, a, b)`.
+            Tok::Kw(Kw::If) if matches!(self.peek_at(1), Tok::Punct("(")) => {
+                self.bump();
+                ExprKind::Name(Ident { name: "if".into(), span })
+            }
             Tok::Int(i) => {
                 self.bump();
                 ExprKind::Lit(Lit::Int(i))
