@@ -349,6 +349,13 @@ impl Machine {
         d
     }
 
+    /// The statements steppable at the start of an opportunistic round (paper Fig. 8).
+    /// Every statement that became steppable since the last round is in the dirty set.
+    pub fn round_candidates(&mut self) -> Vec<StmtId> {
+        let dirty = self.take_dirty();
+        dirty.into_iter().filter(|s| self.stmts[s.0 as usize].alive && matches!(self.status(*s), Status::Steppable(_))).collect()
+    }
+
     /// Top-level statements in label order.
     pub fn iter(&self) -> impl Iterator<Item = StmtId> + '_ {
         let mut cur = self.head;

@@ -534,8 +534,7 @@ impl<'m> Runner<'m> {
 
     /// One opportunistic round: every statement steppable at its start steps.
     fn round(&mut self, on_step: &mut Option<&mut dyn FnMut(&Machine, &StepEvent)>) -> bool {
-        let dirty = self.m.take_dirty();
-        let cands: Vec<StmtId> = dirty.into_iter().filter(|s| matches!(self.m.status(*s), Status::Steppable(_))).collect();
+        let cands = self.m.round_candidates();
         if cands.is_empty() {
             return false;
         }

@@ -1,0 +1,187 @@
+//! Property tests for the paper's propositions over generated well-formed programs:
+//! desugaring yields well-formed terms; strong confluence (random step orders under one
+//! resolution give byte-identical terms); preservation (invariants after every step);
+//! soundness (opportunistic and cbv agree); fairness (a round steps all steppable labels).
+
+use opal_core::machine::explore::{step_resolving, steppable};
+use opal_core::machine::run::{run, End, Host, Options, Strategy as Eval};
+use opal_core::machine::Machine;
+use opal_core::{check::well_formed, compile};
+use proptest::prelude::*;
+use std::cell::RefCell;
+use std::rc::Rc;
+
+#[derive(Clone, Debug)]
+enum Gen {
+    Lit(i64),
+    Add(usize, usize),
+    Pair(usize, usize),
+    Call(usize),
+    Loop(usize, usize),
+    If(usize, usize),
+    Print(usize),
+}
+
+fn gen_item() -> impl proptest::strategy::Strategy<Value = Gen> {
+    prop_oneof![
+        (0i64..5).prop_map(Gen::Lit),
+        (any::<usize>(), any::<usize>()).prop_map(|(a, b)| Gen::Add(a, b)),
+        (any::<usize>(), any::<usize>()).prop_map(|(a, b)| Gen::Pair(a, b)),
+        any::<usize>().prop_map(Gen::Call),
+        (any::<usize>(), any::<usize>()).prop_map(|(a, b)| Gen::Loop(a, b)),
+        (any::<usize>(), any::<usize>()).prop_map(|(a, b)| Gen::If(a, b)),
+        any::<usize>().prop_map(Gen::Print),
+    ]
+}
+
+/// Renders generated items as an OPAL program; every variable holds an integer.
+fn render(items: &[Gen]) -> String {
+    let mut src = String::from("f := fun x: x * 2 + 1\nv0 := 1\n");
+    let mut n = 1;
+    for it in items {
+        let pick = |k: usize| format!("v{}", k % n);
+        let line = match it {
+            Gen::Lit(c) => format!("v{n} := {c}"),
+            Gen::Add(a, b) => format!("v{n} := {} + {}", pick(*a), pick(*b)),
+            Gen::Pair(a, b) => format!("p{n} := ({}, {})\nv{n} := prj 2 p{n}", pick(*a), pick(*b)),
+            Gen::Call(a) => format!("v{n} := f {}", pick(*a)),
+            Gen::Loop(a, b) => format!("v{n} := 0\nfor k in [{}, {}, 3]:\n    v{n} += k", pick(*a), pick(*b)),
+            Gen::If(a, b) => format!("v{n} := {}\nif {} < {}:\n    v{n} += 10\nelse:\n    v{n} -= 1", pick(*a), pick(*a), pick(*b)),
+            Gen::Print(a) => format!("print (&stdout, {})\nv{n} := {}", pick(*a), pick(*a)),
+        };
+        src.push_str(&line);
+        src.push('\n');
+        n += 1;
+    }
+    src.push_str(&format!("(v{}, v0)\n", n - 1));
+    src
+}
+
+fn normal_form(src: &str, choices: &[u32]) -> String {
+    let c = compile(src);
+    assert!(!c.has_errors(), "{src}\n{:?}", c.diags);
+    let mut m = Machine::new(&c.program);
+    let mut host = Host::new(None, false);
+    let mut i = 0;
+    loop {
+        let cands = steppable(&m);
+        if cands.is_empty() {
+            break;
+        }
+        let k = choices.get(i % choices.len().max(1)).copied().unwrap_or(0) as usize % cands.len();
+        i += 1;
+        step_resolving(&mut m, &mut host, cands[k]);
+        if let Err(e) = m.check_invariants() {
+            panic!("invariant broken after step {i}: {e}\n{src}");
+        }
+        assert!(i < 200_000, "did not terminate");
+    }
+    m.print_term(true)
+}
+
+fn run_output(src: &str, strategy: Eval) -> (String, End) {
+    let c = compile(src);
+    let mut m = Machine::new(&c.program);
+    let out = Rc::new(RefCell::new(String::new()));
+    let o2 = out.clone();
+    let r = run(&mut m, Options::new(strategy), Box::new(move |_, t| o2.borrow_mut().push_str(t)), None);
+    let s = out.borrow().clone();
+    (s, r.end)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    #[test]
+    fn desugaring_yields_well_formed_terms(items in prop::collection::vec(gen_item(), 1..10)) {
+        let src = render(&items);
+        let c = compile(&src);
+        prop_assert!(!c.has_errors(), "{}\n{:?}", src, c.diags);
+        prop_assert!(well_formed(&c.program).is_empty());
+    }
+
+    #[test]
+    fn strong_confluence_and_preservation(items in prop::collection::vec(gen_item(), 1..7),
+                                          a in prop::collection::vec(any::<u32>(), 1..64),
+                                          b in prop::collection::vec(any::<u32>(), 1..64)) {
+        let src = render(&items);
+        let first = normal_form(&src, &a);
+        let second = normal_form(&src, &b);
+        prop_assert_eq!(first, second);
+    }
+
+    #[test]
+    fn soundness_opportunistic_equals_cbv(items in prop::collection::vec(gen_item(), 1..8)) {
+        let src = render(&items);
+        let (o1, e1) = run_output(&src, Eval::Opportunistic);
+        let (o2, e2) = run_output(&src, Eval::Cbv);
+        prop_assert!(matches!(e1, End::Done(_)), "{:?}", e1);
+        prop_assert_eq!(o1, o2);
+        prop_assert_eq!(e1, e2);
+    }
+
+    #[test]
+    fn fairness_every_steppable_label_steps_within_a_round(items in prop::collection::vec(gen_item(), 1..8)) {
+        let src = render(&items);
+        let c = compile(&src);
+        let mut m = Machine::new(&c.program);
+        let mut host = Host::new(None, false);
+        for _ in 0..100_000 {
+            let all = steppable(&m);
+            let labels_before: Vec<String> = all.iter().map(|s| m.label_of(*s)).collect();
+            let cands = m.round_candidates();
+            let mut cand_labels: Vec<String> = cands.iter().map(|s| m.label_of(*s)).collect();
+            cand_labels.sort();
+            let mut expected = labels_before.clone();
+            expected.sort();
+            prop_assert_eq!(&cand_labels, &expected, "the round misses steppable statements");
+            if cands.is_empty() {
+                break;
+            }
+            for s in cands {
+                step_resolving(&mut m, &mut host, s);
+            }
+        }
+    }
+}
+
+#[test]
+fn section_3_4_example_behaves_as_the_paper_says() {
+    let src = "rec diverge := fun (): diverge ()\n() := diverge ()\n() := print <\"foo\">\n<\"bar\">\n";
+    let c = compile(src);
+    assert!(!c.has_errors(), "{:?}", c.diags);
+    let go = |s: Eval| {
+        let mut m = Machine::new(&c.program);
+        let out = Rc::new(RefCell::new(String::new()));
+        let o2 = out.clone();
+        let mut o = Options::new(s);
+        o.max_steps = Some(5_000);
+        let r = run(&mut m, o, Box::new(move |_, t| o2.borrow_mut().push_str(t)), None);
+        let s = out.borrow().clone();
+        (s, r.end)
+    };
+    assert_eq!(go(Eval::Opportunistic), ("foo\n".to_string(), End::StepBudget));
+    assert_eq!(go(Eval::Cbv), (String::new(), End::StepBudget));
+    assert_eq!(go(Eval::Lazy), (String::new(), End::Done(Some("\"bar\"".into()))));
+}
+
+#[test]
+fn labels_stay_independent_on_a_streaming_program() {
+    let src = "extern cf\nresp := cf \"foo\"\nfor v in resp:\n    print (&stdout, v)\n";
+    let world = opal_core::world::parse_world("[cf]\n[[cf.responses]]\narg = '\"foo\"'\nstream = [\"a\", \"m\", \"z\"]\nchunk_ms = [1, 1, 1]\n").expect("world");
+    let c = compile(src);
+    let mut m = Machine::new(&c.program);
+    let out = Rc::new(RefCell::new(String::new()));
+    let o2 = out.clone();
+    let mut o = Options::new(Eval::Opportunistic);
+    o.world = Some(world);
+    let mut checks = 0;
+    let mut on_step = |m: &Machine, _: &opal_core::machine::StepEvent| {
+        m.check_invariants().expect("invariants");
+        checks += 1;
+    };
+    let r = run(&mut m, o, Box::new(move |_, t| o2.borrow_mut().push_str(t)), Some(&mut on_step));
+    assert_eq!(*out.borrow(), "a\nm\nz\n");
+    assert_eq!(r.end, End::Done(None));
+    assert!(checks > 20);
+}
