@@ -338,12 +338,7 @@ impl Desugarer {
         cands.extend(externals::HANDLES.iter().map(|h| h.0.to_string()));
         cands.extend(self.externs.iter().map(|e| e.0.clone()));
         let max = (name.len() / 3).max(1);
-        cands
-            .into_iter()
-            .map(|c| (edit_distance(name, &c), c))
-            .filter(|(d, _)| *d <= max)
-            .min_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)))
-            .map(|(_, c)| c)
+        cands.into_iter().map(|c| (edit_distance(name, &c), c)).filter(|(d, _)| *d <= max).min_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1))).map(|(_, c)| c)
     }
 
     /// An environment name the desugarer itself calls (operators, `if`, `fold`, `fix`).
@@ -428,10 +423,7 @@ impl Desugarer {
                         Param::Pat(Pattern::Tuple(pats, *s))
                     }
                 };
-                let step = Expr::new(
-                    ExprKind::Fun(Params::List(vec![Param::Pat(Pattern::Name(id.clone())), inner], f.span), body.clone()),
-                    f.span,
-                );
+                let step = Expr::new(ExprKind::Fun(Params::List(vec![Param::Pat(Pattern::Name(id.clone())), inner], f.span), body.clone()), f.span);
                 let stepn = self.expr(&step, None);
                 let fix = self.env("fix");
                 let core = self.user_name(&id.name);
@@ -489,8 +481,9 @@ impl Desugarer {
                 let core = self.user_name(&id.name);
                 if self.core_mode && self.find_var(&id.name).is_some() {
                     self.diags.push(
-                        Diagnostic::error("E0101", id.span, format!("`{}` is already bound; core notation does not allow rebinding", id.name))
-                            .with_help("use a new name (the paper's well-formedness requires x ∉ Γ), or write the program in OPAL sugar where rebinding is allowed"),
+                        Diagnostic::error("E0101", id.span, format!("`{}` is already bound; core notation does not allow rebinding", id.name)).with_help(
+                            "use a new name (the paper's well-formedness requires x ∉ Γ), or write the program in OPAL sugar where rebinding is allowed",
+                        ),
                     );
                 }
                 let v = self.expr(e, Some(core));
@@ -521,10 +514,13 @@ impl Desugarer {
             ExprKind::Lit(_) | ExprKind::Prim(_) => Known::Prim,
             ExprKind::PrimName(id) if externals::is_handle(&id.name) => Known::Handle,
             ExprKind::Paren(inner) => self.known_of_expr(inner, _v),
-            ExprKind::Name(id) => self
-                .find_var(&id.name)
-                .map(|(vi, _)| self.vars[vi].known.clone())
-                .unwrap_or_else(|| if externals::is_handle(&id.name) { Known::Handle } else { Known::Unknown }),
+            ExprKind::Name(id) => self.find_var(&id.name).map(|(vi, _)| self.vars[vi].known.clone()).unwrap_or_else(|| {
+                if externals::is_handle(&id.name) {
+                    Known::Handle
+                } else {
+                    Known::Unknown
+                }
+            }),
             _ => Known::Unknown,
         }
     }
@@ -628,10 +624,9 @@ impl Desugarer {
                         Diagnostic::error("E0104", span, format!("projection `prj {i}` out of range: the tuple has {n} components"))
                             .with_help(format!("use a component number from 1 to {n}")),
                     ),
-                    Known::Fun(_) | Known::Prim => self.diags.push(
-                        Diagnostic::error("E0104", span, "projection out of something that is not a tuple")
-                            .with_help("`prj i x` needs x to be a tuple"),
-                    ),
+                    Known::Fun(_) | Known::Prim => self
+                        .diags
+                        .push(Diagnostic::error("E0104", span, "projection out of something that is not a tuple").with_help("`prj i x` needs x to be a tuple")),
                     _ => {}
                 }
                 self.emit(Op::Prj(*i, xn), span, target)
@@ -745,7 +740,9 @@ impl Desugarer {
         let vi = self.define(&id.name, id.span, core, Known::Handle, DefKind::Binding, false);
         self.vars[vi].handle = true;
         // The threaded handle is a fresh binding: its next use is its first.
-        self.symbols.defs.last_mut().map(|d| d.span = id.span);
+        if let Some(d) = self.symbols.defs.last_mut() {
+            d.span = id.span;
+        }
     }
 
     fn check_call(&mut self, f: &Expr, known: &Known, arg_shape: Option<Option<usize>>, span: Span) {
@@ -981,7 +978,15 @@ impl Desugarer {
     }
 
     /// A branch or loop body as a function of the carried variables.
-    fn branch_fun(&mut self, param_vars: &[String], extra: Option<&Pattern>, body: &Block, kind: ScopeKind, what: &'static str, with_value: bool) -> (Fun, bool) {
+    fn branch_fun(
+        &mut self,
+        param_vars: &[String],
+        extra: Option<&Pattern>,
+        body: &Block,
+        kind: ScopeKind,
+        what: &'static str,
+        with_value: bool,
+    ) -> (Fun, bool) {
         let saved = std::mem::take(&mut self.buf);
         self.scopes.push(Scope { kind, vars: HashMap::new() });
         let p = self.temp(if extra.is_some() { "p" } else { "u" });

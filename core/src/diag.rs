@@ -89,11 +89,7 @@ pub fn render(d: &Diagnostic, file: &str, text: &str, index: &LineIndex) -> Stri
     out.push_str(&format!("{pad} |\n{line_no} | {src_line}\n"));
     let end_lc = index.line_col(text, d.span.end);
     let width = if end_lc.line == lc.line { (end_lc.col.saturating_sub(lc.col)).max(1) } else { 1 };
-    out.push_str(&format!(
-        "{pad} | {}{}\n",
-        " ".repeat(lc.col as usize - 1),
-        "^".repeat(width.min(200) as usize)
-    ));
+    out.push_str(&format!("{pad} | {}{}\n", " ".repeat(lc.col as usize - 1), "^".repeat(width.min(200) as usize)));
     for (span, msg) in &d.related {
         let r = index.line_col(text, span.start);
         out.push_str(&format!("{pad} = note: {file}:{}:{}: {msg}\n", r.line, r.col));

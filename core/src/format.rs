@@ -52,9 +52,8 @@ impl Formatter<'_> {
     fn block(&mut self, b: &Block, indent: usize, limit: u32, top: bool) {
         for (i, item) in b.items.iter().enumerate() {
             let next_start = b.items.get(i + 1).map(|n| n.span.start).unwrap_or(limit);
-            if i > 0 && self.blank.binary_search(&item.span.start).is_ok() {
-                self.out.push('\n');
-            } else if i == 0 && top && self.blank.binary_search(&item.span.start).is_ok() && self.next > 0 {
+            let blank = self.blank.binary_search(&item.span.start).is_ok();
+            if blank && (i > 0 || (top && self.next > 0)) {
                 self.out.push('\n');
             }
             self.own_line_comments_before(item.span.start, indent);
@@ -113,7 +112,8 @@ impl Formatter<'_> {
                     }
                     self.expr(c, indent);
                     self.out.push_str(":\n");
-                    let lim = arms.get(i + 1).map(|a| a.0.span.start).or(els.as_ref().and_then(|e| e.items.first().map(|i| i.span.start))).unwrap_or(next_start);
+                    let lim =
+                        arms.get(i + 1).map(|a| a.0.span.start).or(els.as_ref().and_then(|e| e.items.first().map(|i| i.span.start))).unwrap_or(next_start);
                     self.body(b, indent, lim);
                 }
                 if let Some(b) = els {

@@ -40,7 +40,10 @@ pub fn compile(src: &str) -> Compiled {
     all.append(&mut diags);
     if !all.iter().any(|d| d.is_error()) {
         for msg in check::well_formed(&program) {
-            all.push(Diagnostic::error("E0900", span::Span::default(), format!("internal error: desugared term is not well-formed: {msg}")).with_help("please report this with the program that caused it"));
+            all.push(
+                Diagnostic::error("E0900", span::Span::default(), format!("internal error: desugared term is not well-formed: {msg}"))
+                    .with_help("please report this with the program that caused it"),
+            );
         }
     }
     all.sort_by_key(|d| (d.span.start, d.span.end));

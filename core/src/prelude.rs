@@ -5,9 +5,9 @@ use crate::desugar::Desugarer;
 use crate::externals;
 use crate::ir::{Op, Prim, Stmt};
 use crate::names::Name;
+use crate::names::Sym;
 use crate::span::Span;
 use crate::syntax::parser::parse;
-use crate::names::Sym;
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, OnceLock};
 

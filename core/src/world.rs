@@ -160,11 +160,14 @@ pub fn parse_world(text: &str) -> Result<World, Vec<Diagnostic>> {
                             let cr = ms.span();
                             let ms = ms.into_inner();
                             if ms.len() != chunks.len() {
-                                diags.push(Diagnostic::error(
-                                    "E0200",
-                                    Span::new(cr.start, cr.end),
-                                    format!("`chunk_ms` of `{name}` has {} entries but `stream` has {}", ms.len(), chunks.len()),
-                                ).with_help("give one delay per chunk"));
+                                diags.push(
+                                    Diagnostic::error(
+                                        "E0200",
+                                        Span::new(cr.start, cr.end),
+                                        format!("`chunk_ms` of `{name}` has {} entries but `stream` has {}", ms.len(), chunks.len()),
+                                    )
+                                    .with_help("give one delay per chunk"),
+                                );
                             }
                             ms
                         }
@@ -182,7 +185,11 @@ pub fn parse_world(text: &str) -> Result<World, Vec<Diagnostic>> {
             };
             let bad_latency = resp.latency_ms.map(|l| !(l.is_finite() && l >= 0.0)).unwrap_or(false);
             if bad_latency {
-                diags.push(Diagnostic::error("E0200", Span::new(ar.start, ar.end), format!("`latency_ms` of a `{name}` response must be a non-negative number")));
+                diags.push(Diagnostic::error(
+                    "E0200",
+                    Span::new(ar.start, ar.end),
+                    format!("`latency_ms` of a `{name}` response must be a non-negative number"),
+                ));
             }
             responses.push(Response { arg, latency_ms: resp.latency_ms, reply });
         }

@@ -168,7 +168,8 @@ fn section_3_4_example_behaves_as_the_paper_says() {
 #[test]
 fn labels_stay_independent_on_a_streaming_program() {
     let src = "extern cf\nresp := cf \"foo\"\nfor v in resp:\n    print (&stdout, v)\n";
-    let world = opal_core::world::parse_world("[cf]\n[[cf.responses]]\narg = '\"foo\"'\nstream = [\"a\", \"m\", \"z\"]\nchunk_ms = [1, 1, 1]\n").expect("world");
+    let world =
+        opal_core::world::parse_world("[cf]\n[[cf.responses]]\narg = '\"foo\"'\nstream = [\"a\", \"m\", \"z\"]\nchunk_ms = [1, 1, 1]\n").expect("world");
     let c = compile(src);
     let mut m = Machine::new(&c.program);
     let out = Rc::new(RefCell::new(String::new()));

@@ -22,11 +22,7 @@ fn fixture_output(name: &str, text: &str) -> String {
         let once = format::format(&parse(text));
         let twice = format::format(&parse(&once));
         assert_eq!(once, twice, "{name}: formatter is not idempotent");
-        assert_eq!(
-            print_initial(&compile(&once).program, true),
-            print_initial(&compiled.program, true),
-            "{name}: formatting changed the program"
-        );
+        assert_eq!(print_initial(&compile(&once).program, true), print_initial(&compiled.program, true), "{name}: formatting changed the program");
         out.push_str("== formatted\n");
         out.push_str(&once);
     }
@@ -107,7 +103,23 @@ fn hostile_nesting_gives_a_diagnostic_not_a_crash() {
 
 #[test]
 fn arbitrary_bytes_never_panic() {
-    let samples = ["\u{0}\u{1}", "<<", "<", "<\"", "\"\\u{110000}\"", "x := <-", "prj 0 x", "fun", "fun (", ":=", "\u{feff}x := 1", "x := 99999999999999999999999", "1e999", "é := 1", "x := [1,,2]"];
+    let samples = [
+        "\u{0}\u{1}",
+        "<<",
+        "<",
+        "<\"",
+        "\"\\u{110000}\"",
+        "x := <-",
+        "prj 0 x",
+        "fun",
+        "fun (",
+        ":=",
+        "\u{feff}x := 1",
+        "x := 99999999999999999999999",
+        "1e999",
+        "é := 1",
+        "x := [1,,2]",
+    ];
     for s in samples {
         let _ = compile(s);
     }

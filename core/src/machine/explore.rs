@@ -24,7 +24,9 @@ pub fn resolve_now(host: &mut Host, ext: &str, arg: &PExp) -> Outcome {
         }
         return match w.reply(arg) {
             Some((Reply::Result(src), _)) => host.compile_result(&src).unwrap_or_else(Outcome::Failed),
-            Some((Reply::Stream(chunks, _), _)) => Outcome::Partial { items: chunks.iter().map(|c| crate::ir::Prim::Str(Arc::from(c.as_str()))).collect(), more: false },
+            Some((Reply::Stream(chunks, _), _)) => {
+                Outcome::Partial { items: chunks.iter().map(|c| crate::ir::Prim::Str(Arc::from(c.as_str()))).collect(), more: false }
+            }
             None => Outcome::Failed(format!("no world response for `{ext}` {arg}")),
         };
     }

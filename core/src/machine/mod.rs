@@ -132,7 +132,10 @@ pub enum Status {
     /// A value (function, tuple or primitive) that is still used.
     Value,
     /// Cannot step yet: waiting for `on` (a variable) and why.
-    Waiting { on: Option<VarId>, why: String },
+    Waiting {
+        on: Option<VarId>,
+        why: String,
+    },
     /// A dispatched external call whose result has not arrived.
     Pending,
     /// Can never step: the program is wrong here, or its external call failed.
@@ -145,7 +148,10 @@ pub enum Outcome {
     /// A closed expression (compiled from OPAL source or built by a primitive).
     Expr(Arc<Template>, String),
     /// Some elements of a streamed list; `more` when a further task continues it.
-    Partial { items: Vec<Prim>, more: bool },
+    Partial {
+        items: Vec<Prim>,
+        more: bool,
+    },
     Failed(String),
 }
 
@@ -209,9 +215,7 @@ impl Machine {
         };
         let mut names: std::collections::HashMap<Name, VarId> = std::collections::HashMap::new();
         let zero = m.labels.child(ROOT, 0);
-        let mut resolve = |m: &mut Machine, n: Name| -> VarId {
-            *names.entry(n).or_insert_with(|| m.new_var(n, None))
-        };
+        let mut resolve = |m: &mut Machine, n: Name| -> VarId { *names.entry(n).or_insert_with(|| m.new_var(n, None)) };
         let top: Vec<(LabelId, &crate::ir::Stmt)> = {
             let mut v = Vec::new();
             for (i, s) in p.env.iter().enumerate() {
@@ -420,10 +424,9 @@ impl Machine {
                 }
                 Ok(PExp::Tuple(out))
             }
-            MOp::Fun(_) => Err(Status::Stuck(format!(
-                "the argument contains a function (`{}`); externals take only primitives and tuples of them",
-                self.var_name(x)
-            ))),
+            MOp::Fun(_) => {
+                Err(Status::Stuck(format!("the argument contains a function (`{}`); externals take only primitives and tuples of them", self.var_name(x))))
+            }
             _ => Err(Status::Waiting { on: Some(x), why: format!("waiting for `{}` to become a primitive value", self.var_name(x)) }),
         }
     }
@@ -454,7 +457,9 @@ impl Machine {
                     },
                     MOp::Prim(p) => Status::Stuck(format!("`{}` is the primitive {p}, not a function, so it cannot be called", self.var_name(*f))),
                     MOp::Tuple(_) => Status::Stuck(format!("`{}` is a tuple, not a function, so it cannot be called", self.var_name(*f))),
-                    MOp::Task(_) => Status::Waiting { on: Some(*f), why: format!("waiting for the external call that computes `{}` to resolve", self.var_name(*f)) },
+                    MOp::Task(_) => {
+                        Status::Waiting { on: Some(*f), why: format!("waiting for the external call that computes `{}` to resolve", self.var_name(*f)) }
+                    }
                     _ => Status::Waiting { on: Some(*f), why: format!("waiting for `{}` to become a function", self.var_name(*f)) },
                 }
             }

@@ -6,7 +6,7 @@
 
 use super::template::{TOp, TStmt, TVar, Template};
 use super::trace::{json_to_pexp, pexp_to_json, sha256_hex, Event, Trace};
-use super::{Machine, Outcome, Rule, StepEvent, Status, StmtId, TaskId};
+use super::{Machine, Outcome, Rule, Status, StepEvent, StmtId, TaskId};
 use crate::externals::{self, ExtKind};
 use crate::ir::{PExp, Prim};
 use crate::names::Name;
@@ -41,6 +41,9 @@ impl Strategy {
     }
 }
 
+/// Sees every step (for `opal step` and the debugger).
+pub type Observer<'a> = Option<&'a mut dyn FnMut(&Machine, &StepEvent)>;
+
 /// Where `print` writes: (handle root, text). The CLI writes to the real stdout.
 pub type Sink = Box<dyn FnMut(&str, &str)>;
 
@@ -58,7 +61,16 @@ pub struct Options {
 
 impl Options {
     pub fn new(strategy: Strategy) -> Options {
-        Options { strategy, max_steps: None, max_rounds: None, world: None, replay: None, replay_timing: false, allow_exec: false, source_sha256: String::new() }
+        Options {
+            strategy,
+            max_steps: None,
+            max_rounds: None,
+            world: None,
+            replay: None,
+            replay_timing: false,
+            allow_exec: false,
+            source_sha256: String::new(),
+        }
     }
 }
 
@@ -135,7 +147,9 @@ impl Host {
 /// `ret e` desugared with the prelude it uses, compiled as one closed template.
 pub fn compile_result_source(src: &str) -> Result<Arc<Template>, String> {
     let e = crate::syntax::parser::parse_expr_source(src).map_err(|ds| {
-        ds.first().map(|d| format!("result `{src}` is not an OPAL expression: {}", d.message)).unwrap_or_else(|| format!("result `{src}` is not an OPAL expression"))
+        ds.first()
+            .map(|d| format!("result `{src}` is not an OPAL expression: {}", d.message))
+            .unwrap_or_else(|| format!("result `{src}` is not an OPAL expression"))
     })?;
     let block = crate::syntax::ast::Block { items: vec![crate::syntax::ast::Item { kind: crate::syntax::ast::ItemKind::Ret(e), span: Span::default() }] };
     let (p, diags) = crate::desugar::Desugarer::new(false).program(&block);
@@ -341,7 +355,7 @@ pub fn eval_pure(ext: &str, arg: &PExp, sink: &mut dyn FnMut(&str, &str), starte
 }
 
 /// Runs a program to the end under a strategy. `on_step` sees every step (for `opal step`).
-pub fn run(m: &mut Machine, opts: Options, sink: Sink, on_step: Option<&mut dyn FnMut(&Machine, &StepEvent)>) -> Report {
+pub fn run(m: &mut Machine, opts: Options, sink: Sink, on_step: Observer<'_>) -> Report {
     let rt = match tokio::runtime::Builder::new_current_thread().enable_time().build() {
         Ok(rt) => rt,
         Err(e) => {
@@ -409,7 +423,7 @@ impl<'m> Runner<'m> {
         self.opts.max_steps.map(|n| self.m.steps_total() < n).unwrap_or(true)
     }
 
-    async fn go(mut self, mut on_step: Option<&mut dyn FnMut(&Machine, &StepEvent)>) -> Report {
+    async fn go(mut self, mut on_step: Observer<'_>) -> Report {
         let end = loop {
             while let Ok(a) = self.rx.try_recv() {
                 self.arrive(a);
@@ -470,10 +484,8 @@ impl<'m> Runner<'m> {
             for s in ids {
                 match self.m.status(s) {
                     Status::Stuck(why) => stuck.push((self.m.label_of(s), why)),
-                    Status::Waiting { .. } | Status::Pending if !ret_done || self.opts.strategy == Strategy::Cbv => {
-                        if stuck.is_empty() && self.opts.strategy == Strategy::Cbv {
-                            stuck.push((self.m.label_of(s), "evaluation stopped here".into()))
-                        }
+                    Status::Waiting { .. } | Status::Pending if stuck.is_empty() && self.opts.strategy == Strategy::Cbv => {
+                        stuck.push((self.m.label_of(s), "evaluation stopped here".into()))
                     }
                     _ => {}
                 }
@@ -489,7 +501,7 @@ impl<'m> Runner<'m> {
         End::Done(if lit == "()" { None } else { Some(lit) })
     }
 
-    fn after_step(&mut self, ev: &StepEvent, on_step: &mut Option<&mut dyn FnMut(&Machine, &StepEvent)>) {
+    fn after_step(&mut self, ev: &StepEvent, on_step: &mut Observer<'_>) {
         if let Some(f) = on_step.as_mut() {
             f(self.m, ev);
         }
@@ -522,7 +534,7 @@ impl<'m> Runner<'m> {
         }
     }
 
-    fn step_at(&mut self, s: StmtId, on_step: &mut Option<&mut dyn FnMut(&Machine, &StepEvent)>) -> bool {
+    fn step_at(&mut self, s: StmtId, on_step: &mut Observer<'_>) -> bool {
         match self.m.step(s) {
             Some(ev) => {
                 self.after_step(&ev, on_step);
@@ -533,7 +545,7 @@ impl<'m> Runner<'m> {
     }
 
     /// One opportunistic round: every statement steppable at its start steps.
-    fn round(&mut self, on_step: &mut Option<&mut dyn FnMut(&Machine, &StepEvent)>) -> bool {
+    fn round(&mut self, on_step: &mut Observer<'_>) -> bool {
         let cands = self.m.round_candidates();
         if cands.is_empty() {
             return false;
@@ -549,7 +561,7 @@ impl<'m> Runner<'m> {
     }
 
     /// cbv: step the leftmost statement that is not a value.
-    fn cbv_step(&mut self, on_step: &mut Option<&mut dyn FnMut(&Machine, &StepEvent)>) -> bool {
+    fn cbv_step(&mut self, on_step: &mut Observer<'_>) -> bool {
         self.m.take_dirty();
         let mut cur = self.m.first();
         while let Some(s) = cur {
@@ -568,7 +580,7 @@ impl<'m> Runner<'m> {
         }
     }
 
-    fn sweep_gc(&mut self, on_step: &mut Option<&mut dyn FnMut(&Machine, &StepEvent)>) {
+    fn sweep_gc(&mut self, on_step: &mut Observer<'_>) {
         loop {
             let ids: Vec<StmtId> = self.m.iter().filter(|s| self.m.status(*s) == Status::Steppable(Rule::ReduceGc)).collect();
             if ids.is_empty() || !self.budget_left() {
@@ -581,7 +593,7 @@ impl<'m> Runner<'m> {
     }
 
     /// lazy: step what the return variable's value needs. `None` when it is a value.
-    fn lazy_step(&mut self, on_step: &mut Option<&mut dyn FnMut(&Machine, &StepEvent)>) -> Option<bool> {
+    fn lazy_step(&mut self, on_step: &mut Observer<'_>) -> Option<bool> {
         self.m.take_dirty();
         let mut need = self.m.ret;
         let mut seen = std::collections::HashSet::new();
@@ -642,7 +654,7 @@ impl<'m> Runner<'m> {
     }
 
     /// Starts the external call of a freshly dispatched task.
-    fn start(&mut self, t: TaskId, on_step: &mut Option<&mut dyn FnMut(&Machine, &StepEvent)>) {
+    fn start(&mut self, t: TaskId, on_step: &mut Observer<'_>) {
         let now = self.now_ms();
         self.m.tasks[t.0 as usize].dispatched_at_ms = now;
         let (ext, arg, stmt) = {

@@ -153,7 +153,7 @@ impl BinOp {
             Mod => "%",
         }
     }
-    pub fn from_str(s: &str) -> Option<BinOp> {
+    pub fn from_token(s: &str) -> Option<BinOp> {
         use BinOp::*;
         Some(match s {
             "or" => Or,

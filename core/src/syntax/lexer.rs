@@ -93,10 +93,8 @@ pub struct Lexed {
     pub diags: Vec<Diagnostic>,
 }
 
-const PUNCTS: &[&str] = &[
-    "++=", ":=", "+=", "-=", "++", "==", "!=", "<=", ">=", "(", ")", "[", "]", ",", ":", "&", "+", "-", "*", "/",
-    "%", "<", ">", "=", ";",
-];
+const PUNCTS: &[&str] =
+    &["++=", ":=", "+=", "-=", "++", "==", "!=", "<=", ">=", "(", ")", "[", "]", ",", ":", "&", "+", "-", "*", "/", "%", "<", ">", "=", ";"];
 
 pub fn lex(src: &str) -> Lexed {
     let mut lx = Lexer { src, b: src.as_bytes(), pos: 0, out: Vec::new(), comments: Vec::new(), diags: Vec::new(), blank_before: Vec::new() };
@@ -220,9 +218,10 @@ impl<'a> Lexer<'a> {
                 }
                 b'<' if self.b.get(self.pos + 1) == Some(&b'<') => {
                     // `<<…>>`: a task. Skip to the matching `>>` so we report it once.
-                    let end = self.src[self.pos..].find(">>").map(|i| self.pos + i + 2).unwrap_or_else(|| {
-                        self.src[self.pos..].find('\n').map(|i| self.pos + i).unwrap_or(self.b.len())
-                    });
+                    let end = self.src[self.pos..]
+                        .find(">>")
+                        .map(|i| self.pos + i + 2)
+                        .unwrap_or_else(|| self.src[self.pos..].find('\n').map(|i| self.pos + i).unwrap_or(self.b.len()));
                     self.diags.push(
                         Diagnostic::error("E0004", Span::new(start, end), "a task `<<…>>` cannot be written in source")
                             .with_help("tasks are created by dispatch when an external call starts; write the call itself, e.g. `y := f x`"),
@@ -260,10 +259,8 @@ impl<'a> Lexer<'a> {
             }
         }
         let end = self.b.len();
-        if !at_line_start || self.out.last().map(|t| t.tok != Tok::Newline).unwrap_or(false) {
-            if !self.out.is_empty() && self.out.last().map(|t| t.tok != Tok::Newline).unwrap_or(false) {
-                self.push(Tok::Newline, end, end);
-            }
+        if self.out.last().map(|t| t.tok != Tok::Newline).unwrap_or(false) {
+            self.push(Tok::Newline, end, end);
         }
         while indents.len() > 1 {
             indents.pop();
@@ -398,9 +395,7 @@ impl<'a> Lexer<'a> {
                         Some('\\') => s.push('\\'),
                         Some('u') if self.b.get(self.pos + 1) == Some(&b'{') => {
                             let close = self.src[self.pos..].find('}').map(|i| self.pos + i);
-                            let ok = close.and_then(|c| {
-                                u32::from_str_radix(&self.src[self.pos + 2..c], 16).ok().and_then(char::from_u32).map(|ch| (c, ch))
-                            });
+                            let ok = close.and_then(|c| u32::from_str_radix(&self.src[self.pos + 2..c], 16).ok().and_then(char::from_u32).map(|ch| (c, ch)));
                             match ok {
                                 Some((c, ch)) => {
                                     s.push(ch);

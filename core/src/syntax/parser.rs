@@ -190,10 +190,7 @@ impl Parser {
                 }
                 Tok::Indent => {
                     let sp = self.span();
-                    self.diags.push(
-                        Diagnostic::error("E0008", sp, "unexpected indentation")
-                            .with_help("indent a line only after a line ending in `:`"),
-                    );
+                    self.diags.push(Diagnostic::error("E0008", sp, "unexpected indentation").with_help("indent a line only after a line ending in `:`"));
                     self.bump();
                     continue;
                 }
@@ -411,8 +408,7 @@ impl Parser {
             }
             _ => {
                 self.diags.push(
-                    Diagnostic::error("E0001", e.span, "cannot bind to this expression")
-                        .with_help("the left of `:=` is a name, `_`, `()` or a tuple of those"),
+                    Diagnostic::error("E0001", e.span, "cannot bind to this expression").with_help("the left of `:=` is a name, `_`, `()` or a tuple of those"),
                 );
                 Err(())
             }
@@ -538,7 +534,7 @@ impl Parser {
         };
         loop {
             let op = match self.peek() {
-                Tok::Punct(p) => BinOp::from_str(p),
+                Tok::Punct(p) => BinOp::from_token(p),
                 Tok::Kw(Kw::And) => Some(BinOp::And),
                 Tok::Kw(Kw::Or) => Some(BinOp::Or),
                 _ => None,

@@ -1,0 +1,135 @@
+//! End-to-end tests: run the real `opal` binary on the bundled examples and check stdout,
+//! stderr and exit codes per strategy (LANGUAGE.md §6).
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// The `opal` binary next to this test's target directory, built if missing.
+fn opal() -> PathBuf {
+    let exe = std::env::current_exe().expect("test exe");
+    let dir = exe.parent().and_then(|p| p.parent()).expect("target dir").to_path_buf();
+    let bin = dir.join(if cfg!(windows) { "opal.exe" } else { "opal" });
+    if !bin.exists() {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let release = dir.ends_with("release");
+        let mut c = Command::new(cargo);
+        c.args(["build", "-p", "opal-cli", "--bin", "opal"]).current_dir(root());
+        if release {
+            c.arg("--release");
+        }
+        assert!(c.status().expect("cargo build").success());
+    }
+    bin
+}
+
+fn run(args: &[&str]) -> Output {
+    Command::new(opal()).args(args).current_dir(root()).output().expect("run opal")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+#[test]
+fn city_excursions_streams_and_runs_in_parallel() {
+    let expected = "Honolulu\nLocated in the US state of Hawaii: surf at Waikiki.\nJakarta\nIn Jakarta, you can find the National Monument.\nAuckland\nWalk around.\nSuva\nWalk around.\n";
+    for s in ["opportunistic", "cbv"] {
+        let o = run(&["run", "examples/city_excursions.opal", "--strategy", s]);
+        assert_eq!(o.status.code(), Some(0), "{s}: {}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!(stdout(&o), expected, "{s}");
+    }
+}
+
+#[test]
+fn section_3_4_diverge_under_each_strategy() {
+    let o = run(&["run", "examples/diverge.opal", "--max-steps", "3000"]);
+    assert_eq!((stdout(&o).as_str(), o.status.code()), ("foo\n", Some(4)));
+    let o = run(&["run", "examples/diverge.opal", "--strategy", "cbv", "--max-steps", "3000"]);
+    assert_eq!((stdout(&o).as_str(), o.status.code()), ("", Some(4)));
+    let o = run(&["run", "examples/diverge.opal", "--strategy", "lazy", "--max-steps", "3000"]);
+    assert_eq!((stdout(&o).as_str(), o.status.code()), ("\"bar\"\n", Some(0)));
+}
+
+#[test]
+fn sum_prints_output_then_result() {
+    let o = run(&["run", "examples/sum.opal"]);
+    assert_eq!(stdout(&o), "55\n55\n");
+    assert_eq!(o.status.code(), Some(0));
+}
+
+#[test]
+fn streaming_and_fork_join() {
+    let o = run(&["run", "examples/streaming.opal"]);
+    assert_eq!(stdout(&o), "a\nm\nz\n");
+    let o = run(&["run", "examples/fork_join.opal"]);
+    assert_eq!(stdout(&o), "contents of foo\ndone\n");
+}
+
+#[test]
+fn record_then_replay_reproduces_the_run_and_refuses_other_sources() {
+    let dir = std::env::temp_dir().join(format!("opal-e2e-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("tmp");
+    let trace = dir.join("t.json");
+    let t = trace.to_str().expect("utf8");
+    let live = run(&["run", "examples/city_excursions.opal", "--record", t]);
+    assert_eq!(live.status.code(), Some(0));
+    let text = std::fs::read_to_string(&trace).expect("trace written");
+    let v: serde_json::Value = serde_json::from_str(&text).expect("trace is JSON");
+    assert_eq!(v["version"], 1);
+    assert!(v["events"].as_array().map(|a| a.len() >= 5).unwrap_or(false));
+    let replay = run(&["run", "examples/city_excursions.opal", "--replay", t]);
+    assert_eq!(stdout(&replay), stdout(&live));
+    let other = run(&["run", "examples/sum.opal", "--replay", t]);
+    assert_eq!(other.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&other.stderr).contains("different source"));
+}
+
+#[test]
+fn check_reports_json_and_exit_codes() {
+    let o = run(&["check", "core/tests/fixtures/err_unbound_suggest.opal", "--format", "json"]);
+    assert_eq!(o.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("json");
+    let e = v.as_array().and_then(|a| a.iter().find(|d| d["code"] == "E0100")).expect("an E0100");
+    assert_eq!(e["range"]["start"]["line"], 2);
+    let o = run(&["check", "examples/sum.opal"]);
+    assert_eq!(o.status.code(), Some(0));
+    let o = run(&["check", "core/tests/fixtures/err_tab.opal"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("err_tab.opal:2:1: error[E0002]"), "{err}");
+}
+
+#[test]
+fn usage_errors_exit_2_and_missing_files_exit_1() {
+    assert_eq!(run(&["frobnicate"]).status.code(), Some(2));
+    assert_eq!(run(&["run", "examples/sum.opal", "--strategy", "eager"]).status.code(), Some(2));
+    assert_eq!(run(&["run", "no/such/file.opal"]).status.code(), Some(1));
+}
+
+#[test]
+fn explore_finds_one_normal_form() {
+    let o = run(&["explore", "examples/confluence.opal", "--max-states", "20000"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    assert!(stdout(&o).contains("normal forms: 1"));
+}
+
+#[test]
+fn step_shows_rules_by_name() {
+    let o = run(&["step", "examples/sum.opal", "--format", "json"]);
+    let rules: Vec<String> =
+        stdout(&o).lines().filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok()).filter_map(|v| v["rule"].as_str().map(String::from)).collect();
+    for r in ["reduce-alias", "reduce-call", "reduce-proj", "reduce-gc", "dispatch", "resolve"] {
+        assert!(rules.iter().any(|x| x == r), "no {r} step");
+    }
+}
+
+#[test]
+fn fmt_check_and_desugar() {
+    assert_eq!(run(&["fmt", "--check", "examples/sum.opal"]).status.code(), Some(0));
+    let o = run(&["desugar", "examples/fig2b_core.opal"]);
+    assert!(stdout(&o).contains("x0 := <\"Oceania\">"));
+    assert!(stdout(&o).contains("stdout3 := fold x3"));
+}
