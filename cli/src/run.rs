@@ -3,7 +3,7 @@
 use crate::cmd::{load, read_file, usage_error, Args};
 use opal_core::machine::run::{check_trace, run as run_machine, End, Options, Report, Strategy};
 use opal_core::machine::trace::{sha256_hex, Trace};
-use opal_core::machine::{Machine, Rule, Status, StmtId};
+use opal_core::machine::{Machine, Rule};
 use std::io::Write;
 
 fn options(args: &Args, text: &str) -> Result<Options, i32> {
@@ -169,6 +169,5 @@ pub fn explore(args: &Args) -> i32 {
     for (i, nf) in r.normal_forms.iter().enumerate().take(3) {
         println!("normal form {}:\n{nf}", i + 1);
     }
-    let _ = (Status::Value, StmtId(0));
     i32::from(r.normal_forms.len() != 1)
 }

@@ -247,15 +247,7 @@ impl Desugarer {
                 if v.handle_uses >= 2 {
                     let first = v.first_use.unwrap_or(id.span);
                     v.handle_uses = 0; // report once per binding
-                    self.diags.push(
-                        Diagnostic::warning("W0002", id.span, format!("handle `{}` is used again without threading", id.name))
-                            .with_related(first, "first used here")
-                            .with_help(format!(
-                                "write `&{0}` so each call returns the next `{0}` (e.g. `print (&{0}, x)`); otherwise the order of these effects is not determined (paper §4.3)",
-                                id.name
-                            ))
-                            .with_fix(format!("&{}", id.name)),
-                    );
+                    self.diags.push(handle_twice(&id.name, id.span, first));
                 } else {
                     v.first_use = Some(id.span);
                 }
@@ -274,12 +266,7 @@ impl Desugarer {
                 if e.0 >= 2 {
                     let first = e.1;
                     e.0 = 0;
-                    self.diags.push(
-                        Diagnostic::warning("W0002", id.span, format!("handle `{name}` is used again without threading"))
-                            .with_related(first, "first used here")
-                            .with_help(format!("write `&{name}` so each call returns the next `{name}` (e.g. `print (&{name}, x)`); otherwise the order of these effects is not determined (paper §4.3)"))
-                            .with_fix(format!("&{name}")),
-                    );
+                    self.diags.push(handle_twice(name, id.span, first));
                 }
             }
             let known = match &target {
@@ -1312,6 +1299,16 @@ fn collect_free(op: &Op, out: &mut Vec<String>) {
         }
         Op::Prim(_) => {}
     }
+}
+
+/// W0002: a handle used again without threading (the order of its effects is open).
+fn handle_twice(name: &str, span: Span, first: Span) -> Diagnostic {
+    Diagnostic::warning("W0002", span, format!("handle `{name}` is used again without threading"))
+        .with_related(first, "first used here")
+        .with_help(format!(
+            "write `&{name}` so each call returns the next `{name}` (e.g. `print (&{name}, x)`); otherwise the order of these effects is not determined (paper §4.3)"
+        ))
+        .with_fix(format!("&{name}"))
 }
 
 fn ends_in_ret(b: &Block) -> bool {

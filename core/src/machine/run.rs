@@ -621,15 +621,12 @@ impl<'m> Runner<'m> {
                     }
                     return Some(false);
                 }
-                super::MOp::Call(f, w) => match self.m.status(b) {
+                super::MOp::Call(..) => match self.m.status(b) {
                     Status::Steppable(_) => {
                         self.rounds += 1;
                         return Some(self.step_at(b, on_step));
                     }
-                    Status::Waiting { on: Some(v), .. } => {
-                        need = if v == f { f } else { v };
-                        let _ = w;
-                    }
+                    Status::Waiting { on: Some(v), .. } => need = v,
                     _ => return Some(false),
                 },
                 super::MOp::Prj(_, x) => match self.m.status(b) {
