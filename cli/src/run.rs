@@ -85,6 +85,8 @@ pub fn run(args: &Args) -> i32 {
     };
     opts.world = world;
     let mut m = Machine::new(&compiled.program);
+    // The syntax tree and core term are not needed while the machine runs.
+    drop(compiled);
     let report = run_machine(&mut m, opts, sink(), None);
     let _ = std::io::stdout().flush();
     report_end(&report, file, args.flag("--quiet"));

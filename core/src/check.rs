@@ -2,15 +2,15 @@
 
 use crate::desugar::Program;
 use crate::ir::{Expr, Op, Stmt};
+use crate::names::FastSet as HashSet;
 use crate::names::Name;
-use std::collections::HashSet;
 
 /// Checks that every variable used is bound earlier in the same or an enclosing scope, and
 /// that no binder rebinds a name in scope. Returns one message per violation.
 pub fn well_formed(p: &Program) -> Vec<String> {
     let mut errs = Vec::new();
     let mut scope: Vec<Name> = Vec::new();
-    let mut in_scope: HashSet<Name> = HashSet::new();
+    let mut in_scope: HashSet<Name> = HashSet::default();
     for s in &p.env {
         stmt(s, &mut scope, &mut in_scope, &mut errs);
     }

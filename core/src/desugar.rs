@@ -67,6 +67,13 @@ pub struct Program {
     pub symbols: Symbols,
 }
 
+impl Program {
+    /// Statements of the initial term (environment and body, nested bodies included).
+    pub fn size(&self) -> usize {
+        self.body.size() + self.env.iter().map(|s| 1 + if let crate::ir::Op::Fun(f) = &s.op { f.body.size() } else { 0 }).sum::<usize>()
+    }
+}
+
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum ScopeKind {
     Top,
@@ -977,39 +984,35 @@ impl Desugarer {
         let saved = std::mem::take(&mut self.buf);
         self.scopes.push(Scope { kind, vars: HashMap::new() });
         let p = self.temp(if extra.is_some() { "p" } else { "u" });
-        let acc = if extra.is_some() {
-            let acc = self.temp("acc");
-            self.emit(Op::Prj(1, p), Span::default(), Some(acc));
-            acc
-        } else {
-            p
-        };
-        if extra.is_some() || !param_vars.is_empty() {
-            // Bind carried variables inside: from acc (loops) or from the captured outer names (branches).
-            if extra.is_some() {
-                if param_vars.len() == 1 {
-                    let core = self.user_name(&param_vars[0]);
-                    self.emit(Op::Alias(acc), Span::default(), Some(core));
-                    self.define_carried(&param_vars[0], core);
-                } else {
-                    for (i, v) in param_vars.iter().enumerate() {
-                        let core = self.user_name(v);
-                        self.emit(Op::Prj(i as u32 + 1, acc), Span::default(), Some(core));
-                        self.define_carried(v, core);
-                    }
+        // Bind carried variables inside a loop body from `prj 1 p` (one variable: directly, so
+        // each iteration costs no alias step).
+        if extra.is_some() {
+            if param_vars.len() == 1 {
+                let core = self.user_name(&param_vars[0]);
+                self.emit(Op::Prj(1, p), Span::default(), Some(core));
+                self.define_carried(&param_vars[0], core);
+            } else if !param_vars.is_empty() {
+                let acc = self.temp("acc");
+                self.emit(Op::Prj(1, p), Span::default(), Some(acc));
+                for (i, v) in param_vars.iter().enumerate() {
+                    let core = self.user_name(v);
+                    self.emit(Op::Prj(i as u32 + 1, acc), Span::default(), Some(core));
+                    self.define_carried(v, core);
                 }
             }
         }
         if let Some(pat) = extra {
-            let x = self.temp("x");
-            self.emit(Op::Prj(2, p), pat.span(), Some(x));
             match pat {
                 Pattern::Name(id) => {
                     let core = self.user_name(&id.name);
-                    self.emit(Op::Alias(x), id.span, Some(core));
+                    self.emit(Op::Prj(2, p), id.span, Some(core));
                     self.define(&id.name, id.span, core, Known::Unknown, DefKind::Param, false);
                 }
-                _ => self.destructure(pat, x, Known::Unknown, pat.span(), DefKind::Param),
+                _ => {
+                    let x = self.temp("x");
+                    self.emit(Op::Prj(2, p), pat.span(), Some(x));
+                    self.destructure(pat, x, Known::Unknown, pat.span(), DefKind::Param)
+                }
             }
         }
         let before: HashSet<String> = self.scopes.iter().flat_map(|s| s.vars.keys().cloned()).collect();

@@ -76,3 +76,38 @@ impl fmt::Debug for Name {
         fmt::Display::fmt(self, f)
     }
 }
+
+/// A fast, non-cryptographic hasher (the Fx hash of rustc) for maps keyed by names and
+/// small integers: the front end and the machine hash millions of them on large inputs,
+/// and no key comes from an adversary who could aim for collisions worth more than a slowdown.
+#[derive(Default, Clone, Copy)]
+pub struct FxHasher(u64);
+
+impl std::hash::Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut b = [0u8; 8];
+            b[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(b));
+        }
+    }
+    fn write_u8(&mut self, i: u8) {
+        self.write_u64(i as u64)
+    }
+    fn write_u32(&mut self, i: u32) {
+        self.write_u64(i as u64)
+    }
+    fn write_usize(&mut self, i: usize) {
+        self.write_u64(i as u64)
+    }
+    fn write_u64(&mut self, i: u64) {
+        self.0 = (self.0.rotate_left(5) ^ i).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+pub type FxBuild = std::hash::BuildHasherDefault<FxHasher>;
+pub type FastMap<K, V> = HashMap<K, V, FxBuild>;
+pub type FastSet<K> = std::collections::HashSet<K, FxBuild>;

@@ -4,7 +4,7 @@
 //! reply, `coin`'s first choice), delivered at dispatch; resolving is still its own step.
 
 use super::run::{eval_pure, Host};
-use super::{Machine, Outcome, Rule, Status, StmtId, TaskId};
+use super::{Machine, Outcome, Rule, StmtId, TaskId};
 use crate::ir::PExp;
 use crate::world::{Reply, World};
 use std::collections::{HashSet, VecDeque};
@@ -55,7 +55,7 @@ pub fn deliver_now(m: &mut Machine, host: &mut Host, t: TaskId) {
 }
 
 pub fn steppable(m: &Machine) -> Vec<StmtId> {
-    m.iter().filter(|s| matches!(m.status(*s), Status::Steppable(_))).collect()
+    m.iter().filter(|s| m.steppable(*s).is_ok()).collect()
 }
 
 pub fn explore(start: &Machine, world: Option<World>, max_states: usize) -> Explored {

@@ -26,6 +26,13 @@ impl Labels {
         self.index.push(i);
         LabelId(self.parent.len() as u32 - 1)
     }
+    /// Labels interned so far.
+    pub fn len(&self) -> usize {
+        self.parent.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.parent.is_empty()
+    }
     pub fn path(&self, mut l: LabelId) -> Vec<u32> {
         let mut out = Vec::new();
         while l != ROOT {

@@ -12,6 +12,7 @@ pub mod print;
 pub mod run;
 pub mod template;
 pub mod trace;
+mod uses;
 
 use crate::desugar::Program;
 use crate::ir::{PExp, Prim};
@@ -31,6 +32,45 @@ pub struct StmtId(pub u32);
 pub struct TaskId(pub u32);
 
 const NONE: u32 = u32::MAX;
+/// The binder of a variable whose slot is free for reuse.
+const FREED: u32 = u32::MAX - 1;
+/// Externals' arguments may nest tuples this deep (deeper ones are stuck, not a crash).
+pub const MAX_ARG_DEPTH: usize = 1000;
+
+fn sym_v() -> crate::names::Sym {
+    static V: std::sync::OnceLock<crate::names::Sym> = std::sync::OnceLock::new();
+    *V.get_or_init(|| crate::names::Sym::intern("v"))
+}
+
+/// Why a statement cannot step (`Machine::steppable`); `Machine::status` puts it in words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Blocked {
+    Gone,
+    Value,
+    Pending,
+    NotBound(VarId),
+    FunInArg(VarId),
+    ArgTooDeep,
+    WaitPrim(VarId),
+    CallPrim(VarId),
+    CallTuple(VarId),
+    WaitTask(VarId),
+    WaitFun(VarId),
+    PrjRange(u32, usize),
+    PrjFun(u32, VarId),
+    PrjPrim(u32, VarId),
+    WaitTuple(VarId),
+    Failed(TaskId),
+}
+
+/// Where `Machine::put` inserts the next replacement of a statement.
+struct Insert {
+    prev: u32,
+    label: LabelId,
+    bind: VarId,
+    span: Span,
+    next: u32,
+}
 
 #[derive(Clone, Debug)]
 pub struct Closure {
@@ -97,7 +137,7 @@ pub struct VarNode {
     /// The label of the step that freshened this binder (`y@3.2`), if any.
     pub fresh: Option<LabelId>,
     pub binder: u32,
-    uses: Vec<StmtId>,
+    uses: uses::Uses,
     count: u32,
 }
 
@@ -147,6 +187,8 @@ pub enum Status {
 pub enum Outcome {
     /// A closed expression (compiled from OPAL source or built by a primitive).
     Expr(Arc<Template>, String),
+    /// A primitive value: resolves like the expression `v := c; ret v`, without a template.
+    Value(Prim),
     /// Some elements of a streamed list; `more` when a further task continues it.
     Partial {
         items: Vec<Prim>,
@@ -174,8 +216,6 @@ pub struct StepEvent {
     pub rule: Rule,
     pub label: LabelId,
     pub task: Option<TaskId>,
-    /// Statements the step created (their labels are `label.1 …`).
-    pub created: Vec<StmtId>,
 }
 
 #[derive(Clone)]
@@ -191,10 +231,26 @@ pub struct Machine {
     in_dirty: Vec<bool>,
     pub steps: [u64; 6],
     pub live: usize,
+    /// Tasks dispatched so far (task slots are reused once resolved).
+    pub dispatched: usize,
+    /// Statements the last step created, in label order (`ℓ.1 …`).
+    created: Vec<StmtId>,
+    /// Slots freed by steps; they become reusable at the next `take_dirty`, so a round never
+    /// sees a slot change meaning under it.
+    freed: Freed,
+    free: Freed,
+    /// Emptied operand vectors, reused for new tuples and closure environments.
+    pool: Vec<Vec<VarId>>,
+    scratch_env: Vec<VarId>,
+    scratch_locals: Vec<VarId>,
+    scratch_stmts: Vec<StmtId>,
 }
 
-fn rule_idx(r: Rule) -> usize {
-    Rule::ALL.iter().position(|x| *x == r).unwrap_or(0)
+#[derive(Clone, Default)]
+struct Freed {
+    stmts: Vec<u32>,
+    vars: Vec<u32>,
+    tasks: Vec<u32>,
 }
 
 impl Machine {
@@ -212,8 +268,16 @@ impl Machine {
             in_dirty: Vec::new(),
             steps: [0; 6],
             live: 0,
+            dispatched: 0,
+            created: Vec::new(),
+            freed: Freed::default(),
+            free: Freed::default(),
+            pool: Vec::new(),
+            scratch_env: Vec::new(),
+            scratch_locals: Vec::new(),
+            scratch_stmts: Vec::new(),
         };
-        let mut names: std::collections::HashMap<Name, VarId> = std::collections::HashMap::new();
+        let mut names: crate::names::FastMap<Name, VarId> = Default::default();
         let zero = m.labels.child(ROOT, 0);
         let mut resolve = |m: &mut Machine, n: Name| -> VarId { *names.entry(n).or_insert_with(|| m.new_var(n, None)) };
         let top: Vec<(LabelId, &crate::ir::Stmt)> = {
@@ -255,18 +319,57 @@ impl Machine {
     }
 
     fn new_var(&mut self, name: Name, fresh: Option<LabelId>) -> VarId {
-        self.vars.push(VarNode { name, fresh, binder: NONE, uses: Vec::new(), count: 0 });
+        if let Some(i) = self.free.vars.pop() {
+            let v = &mut self.vars[i as usize];
+            v.name = name;
+            v.fresh = fresh;
+            v.binder = NONE;
+            v.count = 0;
+            v.uses.clear();
+            return VarId(i);
+        }
+        self.vars.push(VarNode { name, fresh, binder: NONE, uses: uses::Uses::default(), count: 0 });
         VarId(self.vars.len() as u32 - 1)
     }
 
+    /// A variable nothing mentions and nothing binds can never be mentioned again.
+    fn release_var(&mut self, v: VarId) {
+        let n = &self.vars[v.0 as usize];
+        if n.count == 0 && n.binder == NONE {
+            self.vars[v.0 as usize].binder = FREED;
+            self.freed.vars.push(v.0);
+        }
+    }
+
     fn push_stmt(&mut self, label: LabelId, bind: VarId, op: MOp, span: Span) -> StmtId {
-        let id = StmtId(self.stmts.len() as u32);
+        let node = StmtNode { label, bind, op: MOp::Prim(Prim::Int(0)), span, prev: NONE, next: NONE, alive: true };
+        let id = match self.free.stmts.pop() {
+            Some(i) => {
+                self.stmts[i as usize] = node;
+                StmtId(i)
+            }
+            None => {
+                self.stmts.push(node);
+                self.in_dirty.push(false);
+                StmtId(self.stmts.len() as u32 - 1)
+            }
+        };
         op.for_each_var(|v| self.add_use(v, id));
-        self.stmts.push(StmtNode { label, bind, op, span, prev: NONE, next: NONE, alive: true });
-        self.in_dirty.push(false);
+        self.stmts[id.0 as usize].op = op;
         self.vars[bind.0 as usize].binder = id.0;
         self.live += 1;
         id
+    }
+
+    fn operands(&mut self) -> Vec<VarId> {
+        self.pool.pop().unwrap_or_default()
+    }
+
+    /// Makes freed slots reusable (between rounds and steps of the strategies).
+    fn recycle(&mut self) {
+        self.free.stmts.append(&mut self.freed.stmts);
+        self.free.vars.append(&mut self.freed.vars);
+        self.free.tasks.append(&mut self.freed.tasks);
     }
 
     fn add_use(&mut self, v: VarId, s: StmtId) {
@@ -278,19 +381,24 @@ impl Machine {
         // Compact stale entries now and then so use lists stay O(live uses).
         if var.uses.len() > 2 * var.count as usize + 16 {
             let mut uses = std::mem::take(&mut self.vars[v.0 as usize].uses);
-            uses.sort_unstable();
-            uses.dedup();
-            uses.retain(|u| self.stmts.get(u.0 as usize).map(|n| n.alive).unwrap_or(u.0 == s.0));
+            uses.compact(|u| self.stmts.get(u.0 as usize).map(|n| n.alive).unwrap_or(u.0 == s.0));
             self.vars[v.0 as usize].uses = uses;
         }
     }
 
     fn drop_use(&mut self, v: VarId) {
         let var = &mut self.vars[v.0 as usize];
-        var.count = var.count.saturating_sub(1);
-        if var.count == 0 && var.binder != NONE {
-            let b = StmtId(var.binder);
-            self.mark_dirty(b);
+        if var.count == 0 {
+            return;
+        }
+        var.count -= 1;
+        if var.count == 0 {
+            if var.binder == NONE {
+                self.release_var(v);
+            } else {
+                let b = StmtId(var.binder);
+                self.mark_dirty(b);
+            }
         }
     }
 
@@ -310,8 +418,16 @@ impl Machine {
         }
     }
 
-    /// Removes a statement; returns the statement before it (for inserting replacements).
-    fn remove(&mut self, id: StmtId) -> u32 {
+    /// Removes a statement for good: its slot and, if unused, its variable are freed.
+    fn remove(&mut self, id: StmtId) {
+        self.unlink(id);
+        let b = self.stmts[id.0 as usize].bind;
+        self.release_var(b);
+        self.freed.stmts.push(id.0);
+    }
+
+    /// Removes a statement whose variable a replacement binds; returns the statement before it.
+    fn unlink(&mut self, id: StmtId) -> u32 {
         let (prev, next) = {
             let n = &mut self.stmts[id.0 as usize];
             n.alive = false;
@@ -327,14 +443,25 @@ impl Machine {
         } else {
             self.stmts[next as usize].prev = prev;
         }
-        let op = std::mem::replace(&mut self.stmts[id.0 as usize].op, MOp::Tuple(vec![]));
-        op.for_each_var(|v| self.drop_use(v));
+        let op = std::mem::replace(&mut self.stmts[id.0 as usize].op, MOp::Prim(Prim::Int(0)));
+        self.drop_op(op);
         let b = self.stmts[id.0 as usize].bind;
         if self.vars[b.0 as usize].binder == id.0 {
             self.vars[b.0 as usize].binder = NONE;
         }
         self.live -= 1;
         prev
+    }
+
+    fn drop_op(&mut self, op: MOp) {
+        op.for_each_var(|v| self.drop_use(v));
+        match op {
+            MOp::Tuple(mut v) | MOp::Fun(Closure { env: mut v, .. }) if v.capacity() > 0 && self.pool.len() < 1024 => {
+                v.clear();
+                self.pool.push(v);
+            }
+            _ => {}
+        }
     }
 
     pub fn mark_dirty(&mut self, s: StmtId) {
@@ -346,6 +473,7 @@ impl Machine {
 
     /// Takes the statements that may have become steppable since the last call.
     pub fn take_dirty(&mut self) -> Vec<StmtId> {
+        self.recycle();
         let d = std::mem::take(&mut self.dirty);
         for s in &d {
             self.in_dirty[s.0 as usize] = false;
@@ -356,8 +484,9 @@ impl Machine {
     /// The statements steppable at the start of an opportunistic round (paper Fig. 8).
     /// Every statement that became steppable since the last round is in the dirty set.
     pub fn round_candidates(&mut self) -> Vec<StmtId> {
-        let dirty = self.take_dirty();
-        dirty.into_iter().filter(|s| self.stmts[s.0 as usize].alive && matches!(self.status(*s), Status::Steppable(_))).collect()
+        let mut dirty = self.take_dirty();
+        dirty.retain(|s| self.stmts[s.0 as usize].alive && self.steppable(*s).is_ok());
+        dirty
     }
 
     /// Top-level statements in label order.
@@ -386,7 +515,7 @@ impl Machine {
     }
     pub fn binder(&self, v: VarId) -> Option<StmtId> {
         let b = self.vars[v.0 as usize].binder;
-        (b != NONE).then_some(StmtId(b))
+        (b < FREED).then_some(StmtId(b))
     }
     pub fn label_of(&self, s: StmtId) -> String {
         self.labels.show(self.stmts[s.0 as usize].label)
@@ -398,7 +527,7 @@ impl Machine {
         self.steps.iter().sum()
     }
     pub fn steps_by(&self, r: Rule) -> u64 {
-        self.steps[rule_idx(r)]
+        self.steps[r as usize]
     }
     pub fn var_name(&self, v: VarId) -> String {
         let n = &self.vars[v.0 as usize];
@@ -412,150 +541,242 @@ impl Machine {
 
     /// `x ↑E c̄`: the primitive expression x stands for, or what is missing.
     pub fn pexp(&self, x: VarId) -> Result<PExp, Status> {
-        let Some(b) = self.binder(x) else {
-            return Err(Status::Stuck(format!("`{}` is not bound", self.var_name(x))));
-        };
-        match &self.stmts[b.0 as usize].op {
-            MOp::Prim(c) => Ok(PExp::Prim(c.clone())),
-            MOp::Tuple(xs) => {
-                let mut out = Vec::with_capacity(xs.len());
-                for x in xs {
-                    out.push(self.pexp(*x)?);
+        self.pexp_ready(x).map_err(|b| self.explain(b))?;
+        Ok(self.pexp_of(x))
+    }
+
+    /// Builds the primitive expression of a variable that `pexp_ready` accepted.
+    fn pexp_of(&self, x: VarId) -> PExp {
+        match self.binder(x).map(|b| &self.stmts[b.0 as usize].op) {
+            Some(MOp::Prim(c)) => PExp::Prim(c.clone()),
+            Some(MOp::Tuple(xs)) => PExp::Tuple(xs.iter().map(|x| self.pexp_of(*x)).collect()),
+            _ => PExp::Tuple(vec![]),
+        }
+    }
+
+    /// Is `x ↑E c̄` defined? Iterative, and bounded by `MAX_ARG_DEPTH`, so a hostile nesting
+    /// of tuples cannot overflow the stack (here or when the argument is built and dropped).
+    fn pexp_ready(&self, x: VarId) -> Result<(), Blocked> {
+        // Fast path, allocation-free: a primitive, or a flat tuple of primitives.
+        let flat = |v: VarId| self.binder(v).map(|b| matches!(self.stmts[b.0 as usize].op, MOp::Prim(_))).unwrap_or(false);
+        match self.binder(x).map(|b| &self.stmts[b.0 as usize].op) {
+            Some(MOp::Prim(_)) => return Ok(()),
+            Some(MOp::Tuple(xs)) if xs.iter().all(|v| flat(*v)) => return Ok(()),
+            _ => {}
+        }
+        let mut stack = vec![(x, 0usize)];
+        while let Some((x, depth)) = stack.pop() {
+            if depth > MAX_ARG_DEPTH {
+                return Err(Blocked::ArgTooDeep);
+            }
+            let Some(b) = self.binder(x) else { return Err(Blocked::NotBound(x)) };
+            match &self.stmts[b.0 as usize].op {
+                MOp::Prim(_) => {}
+                MOp::Tuple(xs) => stack.extend(xs.iter().map(|x| (*x, depth + 1))),
+                MOp::Fun(_) => return Err(Blocked::FunInArg(x)),
+                _ => return Err(Blocked::WaitPrim(x)),
+            }
+        }
+        Ok(())
+    }
+
+    /// The rule that applies at `s`, or why none does. Allocation-free: the strategies call
+    /// it for every statement a step touched.
+    pub fn steppable(&self, s: StmtId) -> Result<Rule, Blocked> {
+        let node = &self.stmts[s.0 as usize];
+        if !node.alive {
+            return Err(Blocked::Gone);
+        }
+        match &node.op {
+            MOp::Alias(_) => Ok(Rule::ReduceAlias),
+            MOp::Fun(_) | MOp::Tuple(_) | MOp::Prim(_) => {
+                if self.vars[node.bind.0 as usize].count == 0 {
+                    Ok(Rule::ReduceGc)
+                } else {
+                    Err(Blocked::Value)
                 }
-                Ok(PExp::Tuple(out))
             }
-            MOp::Fun(_) => {
-                Err(Status::Stuck(format!("the argument contains a function (`{}`); externals take only primitives and tuples of them", self.var_name(x))))
+            MOp::Call(f, w) => {
+                let Some(fb) = self.binder(*f) else { return Err(Blocked::NotBound(*f)) };
+                match &self.stmts[fb.0 as usize].op {
+                    MOp::Fun(_) => Ok(Rule::ReduceCall),
+                    MOp::Prim(Prim::Ext(_)) => self.pexp_ready(*w).map(|_| Rule::Dispatch),
+                    MOp::Prim(_) => Err(Blocked::CallPrim(*f)),
+                    MOp::Tuple(_) => Err(Blocked::CallTuple(*f)),
+                    MOp::Task(_) => Err(Blocked::WaitTask(*f)),
+                    _ => Err(Blocked::WaitFun(*f)),
+                }
             }
-            _ => Err(Status::Waiting { on: Some(x), why: format!("waiting for `{}` to become a primitive value", self.var_name(x)) }),
+            MOp::Prj(i, x) => {
+                let Some(xb) = self.binder(*x) else { return Err(Blocked::NotBound(*x)) };
+                match &self.stmts[xb.0 as usize].op {
+                    MOp::Tuple(xs) if (*i as usize) >= 1 && (*i as usize) <= xs.len() => Ok(Rule::ReduceProj),
+                    MOp::Tuple(xs) => Err(Blocked::PrjRange(*i, xs.len())),
+                    MOp::Fun(_) => Err(Blocked::PrjFun(*i, *x)),
+                    MOp::Prim(_) => Err(Blocked::PrjPrim(*i, *x)),
+                    _ => Err(Blocked::WaitTuple(*x)),
+                }
+            }
+            MOp::Task(t) => match &self.tasks[t.0 as usize].outcome {
+                None => Err(Blocked::Pending),
+                Some(Outcome::Failed(_)) => Err(Blocked::Failed(*t)),
+                Some(_) => Ok(Rule::Resolve),
+            },
         }
     }
 
     pub fn status(&self, s: StmtId) -> Status {
-        let node = &self.stmts[s.0 as usize];
-        if !node.alive {
-            return Status::Stuck("this statement no longer exists".into());
+        match self.steppable(s) {
+            Ok(r) => Status::Steppable(r),
+            Err(b) => self.explain(b),
         }
-        match &node.op {
-            MOp::Alias(_) => Status::Steppable(Rule::ReduceAlias),
-            MOp::Fun(_) | MOp::Tuple(_) | MOp::Prim(_) => {
-                if self.vars[node.bind.0 as usize].count == 0 {
-                    Status::Steppable(Rule::ReduceGc)
-                } else {
-                    Status::Value
-                }
+    }
+
+    /// Why a statement cannot step, in words.
+    fn explain(&self, b: Blocked) -> Status {
+        let name = |v: VarId| self.var_name(v);
+        let prim = |v: VarId| match self.binder(v).map(|b| &self.stmts[b.0 as usize].op) {
+            Some(MOp::Prim(p)) => p.to_string(),
+            _ => name(v),
+        };
+        let waiting = |on: VarId, why: String| Status::Waiting { on: Some(on), why };
+        match b {
+            Blocked::Gone => Status::Stuck("this statement no longer exists".into()),
+            Blocked::Value => Status::Value,
+            Blocked::Pending => Status::Pending,
+            Blocked::NotBound(v) => Status::Stuck(format!("`{}` is not bound", name(v))),
+            Blocked::FunInArg(v) => {
+                Status::Stuck(format!("the argument contains a function (`{}`); externals take only primitives and tuples of them", name(v)))
             }
-            MOp::Call(f, w) => {
-                let Some(fb) = self.binder(*f) else {
-                    return Status::Stuck(format!("`{}` is not bound", self.var_name(*f)));
+            Blocked::ArgTooDeep => Status::Stuck(format!("the argument nests tuples more than {MAX_ARG_DEPTH} deep; pass an external something flatter")),
+            Blocked::WaitPrim(v) => waiting(v, format!("waiting for `{}` to become a primitive value", name(v))),
+            Blocked::CallPrim(v) => Status::Stuck(format!("`{}` is the primitive {}, not a function, so it cannot be called", name(v), prim(v))),
+            Blocked::CallTuple(v) => Status::Stuck(format!("`{}` is a tuple, not a function, so it cannot be called", name(v))),
+            Blocked::WaitTask(v) => waiting(v, format!("waiting for the external call that computes `{}` to resolve", name(v))),
+            Blocked::WaitFun(v) => waiting(v, format!("waiting for `{}` to become a function", name(v))),
+            Blocked::PrjRange(i, n) => Status::Stuck(format!("`prj {i}` of a tuple with {n} components")),
+            Blocked::PrjFun(i, v) => Status::Stuck(format!("`prj {i}` of a function (`{}`)", name(v))),
+            Blocked::PrjPrim(i, v) => Status::Stuck(format!("`prj {i}` of the primitive {}", prim(v))),
+            Blocked::WaitTuple(v) => waiting(v, format!("waiting for `{}` to become a tuple", name(v))),
+            Blocked::Failed(t) => {
+                let task = &self.tasks[t.0 as usize];
+                let e = match &task.outcome {
+                    Some(Outcome::Failed(e)) => e.as_str(),
+                    _ => "",
                 };
-                match &self.stmts[fb.0 as usize].op {
-                    MOp::Fun(_) => Status::Steppable(Rule::ReduceCall),
-                    MOp::Prim(Prim::Ext(_)) => match self.pexp(*w) {
-                        Ok(_) => Status::Steppable(Rule::Dispatch),
-                        Err(st) => st,
-                    },
-                    MOp::Prim(p) => Status::Stuck(format!("`{}` is the primitive {p}, not a function, so it cannot be called", self.var_name(*f))),
-                    MOp::Tuple(_) => Status::Stuck(format!("`{}` is a tuple, not a function, so it cannot be called", self.var_name(*f))),
-                    MOp::Task(_) => {
-                        Status::Waiting { on: Some(*f), why: format!("waiting for the external call that computes `{}` to resolve", self.var_name(*f)) }
-                    }
-                    _ => Status::Waiting { on: Some(*f), why: format!("waiting for `{}` to become a function", self.var_name(*f)) },
-                }
+                Status::Stuck(format!("the external call `{}` failed: {e}", task.ext))
             }
-            MOp::Prj(i, x) => {
-                let Some(xb) = self.binder(*x) else {
-                    return Status::Stuck(format!("`{}` is not bound", self.var_name(*x)));
-                };
-                match &self.stmts[xb.0 as usize].op {
-                    MOp::Tuple(xs) if (*i as usize) >= 1 && (*i as usize) <= xs.len() => Status::Steppable(Rule::ReduceProj),
-                    MOp::Tuple(xs) => Status::Stuck(format!("`prj {i}` of a tuple with {} components", xs.len())),
-                    MOp::Fun(_) => Status::Stuck(format!("`prj {i}` of a function (`{}`)", self.var_name(*x))),
-                    MOp::Prim(p) => Status::Stuck(format!("`prj {i}` of the primitive {p}")),
-                    _ => Status::Waiting { on: Some(*x), why: format!("waiting for `{}` to become a tuple", self.var_name(*x)) },
-                }
-            }
-            MOp::Task(t) => match &self.tasks[t.0 as usize].outcome {
-                None => Status::Pending,
-                Some(Outcome::Failed(e)) => Status::Stuck(format!("the external call `{}` failed: {e}", self.tasks[t.0 as usize].ext)),
-                Some(_) => Status::Steppable(Rule::Resolve),
-            },
         }
     }
 
     // ---- the rules ----------------------------------------------------------------------
 
     /// Takes one step at `s` if it is steppable. Dispatch returns the new task; the caller
-    /// starts the external call.
+    /// starts the external call. The statements the step created are in `created()`.
     pub fn step(&mut self, s: StmtId) -> Option<StepEvent> {
-        let Status::Steppable(rule) = self.status(s) else { return None };
+        let rule = self.steppable(s).ok()?;
         let label = self.stmts[s.0 as usize].label;
-        self.steps[rule_idx(rule)] += 1;
-        let mut ev = StepEvent { rule, label, task: None, created: Vec::new() };
+        self.steps[rule as usize] += 1;
+        self.created.clear();
+        let mut ev = StepEvent { rule, label, task: None };
         match rule {
             Rule::ReduceAlias => self.reduce_alias(s),
-            Rule::ReduceGc => {
-                self.remove(s);
-            }
+            Rule::ReduceGc => self.remove(s),
             Rule::ReduceProj => {
-                let (i, x) = match &self.stmts[s.0 as usize].op {
-                    MOp::Prj(i, x) => (*i, *x),
-                    _ => return None,
-                };
+                let MOp::Prj(i, x) = self.stmts[s.0 as usize].op else { return None };
                 let xb = self.binder(x)?;
-                let xi = match &self.stmts[xb.0 as usize].op {
-                    MOp::Tuple(xs) => xs[i as usize - 1],
-                    _ => return None,
-                };
-                ev.created = self.replace(s, vec![(None, MOp::Alias(xi))]);
+                let MOp::Tuple(xs) = &self.stmts[xb.0 as usize].op else { return None };
+                let xi = xs[i as usize - 1];
+                let mut at = self.open(s);
+                self.put(&mut at, None, MOp::Alias(xi), None);
             }
             Rule::ReduceCall => {
-                let (f, w) = match &self.stmts[s.0 as usize].op {
-                    MOp::Call(f, w) => (*f, *w),
-                    _ => return None,
-                };
+                let MOp::Call(f, w) = self.stmts[s.0 as usize].op else { return None };
                 let fb = self.binder(f)?;
-                let clo = match &self.stmts[fb.0 as usize].op {
-                    MOp::Fun(c) => c.clone(),
-                    _ => return None,
-                };
-                ev.created = self.inline(s, &clo, Some(w));
+                let MOp::Fun(clo) = &self.stmts[fb.0 as usize].op else { return None };
+                let tpl = clo.tpl.clone();
+                let mut env = std::mem::take(&mut self.scratch_env);
+                env.clear();
+                env.extend_from_slice(&clo.env);
+                self.inline(s, &tpl, &env, Some(w));
+                self.scratch_env = env;
             }
             Rule::Dispatch => {
-                let (f, w) = match &self.stmts[s.0 as usize].op {
-                    MOp::Call(f, w) => (*f, *w),
-                    _ => return None,
-                };
+                let MOp::Call(f, w) = self.stmts[s.0 as usize].op else { return None };
                 let ext = match self.binder(f).map(|b| &self.stmts[b.0 as usize].op) {
                     Some(MOp::Prim(Prim::Ext(e))) => e.clone(),
                     _ => return None,
                 };
-                let arg = self.pexp(w).ok()?;
-                let t = TaskId(self.tasks.len() as u32);
-                self.tasks.push(TaskRec { stmt: s, label, ext, arg, outcome: None, stream: None, dispatched_at_ms: 0.0, resolved_at_ms: None });
+                let arg = self.pexp_of(w);
+                let rec = TaskRec { stmt: s, label, ext, arg, outcome: None, stream: None, dispatched_at_ms: 0.0, resolved_at_ms: None };
+                let t = self.new_task(rec);
                 let op = std::mem::replace(&mut self.stmts[s.0 as usize].op, MOp::Task(t));
-                op.for_each_var(|v| self.drop_use(v));
+                self.drop_op(op);
+                self.dispatched += 1;
                 ev.task = Some(t);
             }
             Rule::Resolve => {
-                let t = match &self.stmts[s.0 as usize].op {
-                    MOp::Task(t) => *t,
-                    _ => return None,
-                };
+                let MOp::Task(t) = self.stmts[s.0 as usize].op else { return None };
                 ev.task = Some(t);
-                let outcome = self.tasks[t.0 as usize].outcome.clone()?;
-                ev.created = match outcome {
-                    Outcome::Expr(tpl, _) => self.inline(s, &Closure { tpl, env: vec![] }, None),
-                    Outcome::Partial { items, more } => self.resolve_partial(s, t, items, more),
-                    Outcome::Failed(_) => return None,
-                };
+                let outcome = self.tasks[t.0 as usize].outcome.take()?;
+                match outcome {
+                    Outcome::Expr(tpl, src) => {
+                        self.inline(s, &tpl, &[], None);
+                        self.tasks[t.0 as usize].outcome = Some(Outcome::Expr(tpl, src));
+                    }
+                    Outcome::Value(c) => {
+                        let v = self.new_var(Name { base: sym_v(), idx: 0 }, Some(label));
+                        let mut at = self.open(s);
+                        self.put(&mut at, Some(v), MOp::Prim(c.clone()), None);
+                        self.put(&mut at, None, MOp::Alias(v), None);
+                        self.tasks[t.0 as usize].outcome = Some(Outcome::Value(c));
+                    }
+                    Outcome::Partial { items, more } => {
+                        self.resolve_partial(s, t, &items, more);
+                        self.tasks[t.0 as usize].outcome = Some(Outcome::Partial { items, more });
+                    }
+                    Outcome::Failed(e) => {
+                        self.tasks[t.0 as usize].outcome = Some(Outcome::Failed(e));
+                        return None;
+                    }
+                }
+                // The task's record stays readable until the strategies next recycle slots.
+                self.tasks[t.0 as usize].stmt = StmtId(NONE);
+                self.freed.tasks.push(t.0);
             }
         }
         Some(ev)
     }
 
+    fn new_task(&mut self, rec: TaskRec) -> TaskId {
+        match self.free.tasks.pop() {
+            Some(i) => {
+                self.tasks[i as usize] = rec;
+                TaskId(i)
+            }
+            None => {
+                self.tasks.push(rec);
+                TaskId(self.tasks.len() as u32 - 1)
+            }
+        }
+    }
+
+    /// Statements the last step created, in label order.
+    pub fn created(&self) -> &[StmtId] {
+        &self.created
+    }
+
+    /// Is task `t` a live statement's task (pending, failed or resolvable)?
+    pub fn task_live(&self, t: TaskId) -> bool {
+        let s = self.tasks[t.0 as usize].stmt;
+        s.0 != NONE && self.stmts[s.0 as usize].alive && matches!(self.stmts[s.0 as usize].op, MOp::Task(x) if x == t)
+    }
+
     /// Records the outcome of a task's external call; the task becomes resolvable.
     pub fn deliver(&mut self, t: TaskId, outcome: Outcome, at_ms: f64) {
+        if !self.task_live(t) {
+            return;
+        }
         let task = &mut self.tasks[t.0 as usize];
         if task.outcome.is_some() {
             return;
@@ -563,9 +784,7 @@ impl Machine {
         task.outcome = Some(outcome);
         task.resolved_at_ms = Some(at_ms);
         let s = task.stmt;
-        if self.stmts[s.0 as usize].alive {
-            self.mark_dirty(s);
-        }
+        self.mark_dirty(s);
     }
 
     fn reduce_alias(&mut self, s: StmtId) {
@@ -581,9 +800,10 @@ impl Machine {
             return;
         }
         // Every occurrence of y becomes x.
-        let uses = std::mem::take(&mut self.vars[y.0 as usize].uses);
-        let mut notify = Vec::new();
-        for u in uses {
+        let mut uses = std::mem::take(&mut self.vars[y.0 as usize].uses);
+        let mut notify = std::mem::take(&mut self.scratch_stmts);
+        notify.clear();
+        for &u in uses.as_slice() {
             let node = &mut self.stmts[u.0 as usize];
             if !node.alive {
                 continue;
@@ -606,24 +826,32 @@ impl Machine {
             self.vars[y.0 as usize].count -= n.min(self.vars[y.0 as usize].count);
             notify.push(u);
         }
+        uses.clear();
+        self.vars[y.0 as usize].uses = uses;
         if self.ret == y {
             self.ret = x;
             self.vars[x.0 as usize].count += 1;
             self.vars[y.0 as usize].count = self.vars[y.0 as usize].count.saturating_sub(1);
         }
-        for u in notify {
+        self.release_var(y);
+        for &u in &notify {
             self.notify(u);
         }
+        self.scratch_stmts = notify;
     }
 
     /// A statement's operands changed: it and, through tuples, its users may now step.
     fn notify(&mut self, s: StmtId) {
+        self.mark_dirty(s);
+        if !matches!(self.stmts[s.0 as usize].op, MOp::Tuple(_)) {
+            return;
+        }
         let mut stack = vec![s];
         while let Some(u) = stack.pop() {
             self.mark_dirty(u);
             if let MOp::Tuple(_) = self.stmts[u.0 as usize].op {
                 let b = self.stmts[u.0 as usize].bind;
-                for &w in &self.vars[b.0 as usize].uses {
+                for &w in self.vars[b.0 as usize].uses.as_slice() {
                     if self.stmts[w.0 as usize].alive && !self.in_dirty[w.0 as usize] {
                         stack.push(w);
                     }
@@ -632,71 +860,81 @@ impl Machine {
         }
     }
 
-    /// Replaces statement `s` by new ones labeled `ℓ.1 …`; `None` binds `s`'s own variable.
-    fn replace(&mut self, s: StmtId, new: Vec<(Option<VarId>, MOp)>) -> Vec<StmtId> {
-        let (label, bind, span) = {
-            let n = &self.stmts[s.0 as usize];
-            (n.label, n.bind, n.span)
-        };
-        let mut prev = self.remove(s);
-        let mut created = Vec::with_capacity(new.len());
-        for (i, (b, op)) in new.into_iter().enumerate() {
-            let l = self.labels.child(label, i as u32 + 1);
-            let id = self.push_stmt(l, b.unwrap_or(bind), op, span);
-            self.link_after(prev, id);
-            prev = id.0;
-            self.mark_dirty(id);
-            created.push(id);
-        }
-        created
+    /// Starts replacing statement `s`: it leaves the term; `put` inserts its replacements.
+    fn open(&mut self, s: StmtId) -> Insert {
+        let n = &self.stmts[s.0 as usize];
+        let (label, bind, span) = (n.label, n.bind, n.span);
+        let prev = self.unlink(s);
+        self.freed.stmts.push(s.0);
+        Insert { prev, label, bind, span, next: 1 }
+    }
+
+    /// Inserts the next replacement statement `ℓ.i`; `None` binds the replaced statement's variable.
+    fn put(&mut self, at: &mut Insert, bind: Option<VarId>, op: MOp, span: Option<Span>) -> StmtId {
+        let l = self.labels.child(at.label, at.next);
+        at.next += 1;
+        let id = self.push_stmt(l, bind.unwrap_or(at.bind), op, span.unwrap_or(at.span));
+        self.link_after(at.prev, id);
+        at.prev = id.0;
+        self.mark_dirty(id);
+        self.created.push(id);
+        id
     }
 
     /// reduce-call and resolve: `x' := w; s̄'; z := y'` with the body freshened at ℓ.
-    fn inline(&mut self, s: StmtId, clo: &Closure, arg: Option<VarId>) -> Vec<StmtId> {
+    /// Statements keep the source span they were written at (the debugger's current line).
+    fn inline(&mut self, s: StmtId, tpl: &Template, env: &[VarId], arg: Option<VarId>) {
         let label = self.stmts[s.0 as usize].label;
-        let tpl = &clo.tpl;
-        let locals: Vec<VarId> = tpl.names.iter().map(|n| self.new_var(*n, Some(label))).collect();
+        let mut locals = std::mem::take(&mut self.scratch_locals);
+        locals.clear();
+        for n in &tpl.names {
+            let v = self.new_var(*n, Some(label));
+            locals.push(v);
+        }
         let map = |v: TVar| match v {
-            TVar::Free(i) => clo.env[i as usize],
+            TVar::Free(i) => env[i as usize],
             TVar::Local(i) => locals[i as usize],
         };
-        let mut new: Vec<(Option<VarId>, MOp)> = Vec::with_capacity(tpl.stmts.len() + 2);
+        let mut at = self.open(s);
         if let Some(w) = arg {
-            new.push((Some(locals[0]), MOp::Alias(w)));
+            self.put(&mut at, Some(locals[0]), MOp::Alias(w), None);
         }
         for ts in &tpl.stmts {
             let op = match &ts.op {
                 TOp::Alias(y) => MOp::Alias(map(*y)),
                 TOp::Call(f, x) => MOp::Call(map(*f), map(*x)),
-                TOp::Tuple(xs) => MOp::Tuple(xs.iter().map(|x| map(*x)).collect()),
+                TOp::Tuple(xs) => {
+                    let mut v = self.operands();
+                    v.extend(xs.iter().map(|x| map(*x)));
+                    MOp::Tuple(v)
+                }
                 TOp::Prj(i, x) => MOp::Prj(*i, map(*x)),
                 TOp::Prim(p) => MOp::Prim(p.clone()),
-                TOp::Fun(t, caps) => MOp::Fun(Closure { tpl: t.clone(), env: caps.iter().map(|c| map(*c)).collect() }),
+                TOp::Fun(t, caps) => {
+                    let mut v = self.operands();
+                    v.extend(caps.iter().map(|c| map(*c)));
+                    MOp::Fun(Closure { tpl: t.clone(), env: v })
+                }
             };
-            new.push((Some(locals[ts.local as usize]), op));
+            let span = (ts.span != Span::default()).then_some(ts.span);
+            self.put(&mut at, Some(locals[ts.local as usize]), op, span);
         }
-        new.push((None, MOp::Alias(map(tpl.ret))));
-        let spans: Vec<Span> = tpl.stmts.iter().map(|t| t.span).collect();
-        let created = self.replace(s, new);
-        // Statements keep the source span they were written at (the debugger's current line).
-        let off = usize::from(arg.is_some());
-        for (i, sp) in spans.into_iter().enumerate() {
-            if sp != Span::default() {
-                self.stmts[created[i + off].0 as usize].span = sp;
-            }
+        self.put(&mut at, None, MOp::Alias(map(tpl.ret)), None);
+        // Binders of the template that no statement uses are garbage already.
+        for &v in &locals {
+            self.release_var(v);
         }
-        created
+        self.scratch_locals = locals;
     }
 
     /// resolve of a streaming task: `h := <<rest>>` (if more), the partial list, `z := l`.
-    fn resolve_partial(&mut self, s: StmtId, t: TaskId, items: Vec<Prim>, more: bool) -> Vec<StmtId> {
+    fn resolve_partial(&mut self, s: StmtId, t: TaskId, items: &[Prim], more: bool) {
         let label = self.stmts[s.0 as usize].label;
-        let tpl = partial_list_template(&items, more);
-        let mut new: Vec<(Option<VarId>, MOp)> = Vec::new();
+        let tpl = partial_list_template(items, more);
+        let mut at = self.open(s);
         let mut env = Vec::new();
         if more {
             let h = self.new_var(Name::plain("rest"), Some(label));
-            let nt = TaskId(self.tasks.len() as u32);
             let old = &self.tasks[t.0 as usize];
             let rec = TaskRec {
                 stmt: StmtId(NONE),
@@ -708,25 +946,21 @@ impl Machine {
                 dispatched_at_ms: old.resolved_at_ms.unwrap_or(old.dispatched_at_ms),
                 resolved_at_ms: None,
             };
-            self.tasks.push(rec);
-            new.push((Some(h), MOp::Task(nt)));
+            let nt = self.new_task(rec);
+            let hs = self.put(&mut at, Some(h), MOp::Task(nt), None);
+            self.tasks[nt.0 as usize].stmt = hs;
+            self.tasks[nt.0 as usize].label = self.stmts[hs.0 as usize].label;
+            self.dispatched += 1;
             env.push(h);
         }
         let l = self.new_var(Name::plain("list"), Some(label));
-        new.push((Some(l), MOp::Fun(Closure { tpl, env })));
-        new.push((None, MOp::Alias(l)));
-        let created = self.replace(s, new);
-        if more {
-            let nt = TaskId(self.tasks.len() as u32 - 1);
-            self.tasks[nt.0 as usize].stmt = created[0];
-            self.tasks[nt.0 as usize].label = self.stmts[created[0].0 as usize].label;
-        }
-        created
+        self.put(&mut at, Some(l), MOp::Fun(Closure { tpl, env }), None);
+        self.put(&mut at, None, MOp::Alias(l), None);
     }
 
-    /// The task that continues stream `t`'s list, if its resolution created one.
+    /// The task that continues a stream's list, if the last step (a resolve) created one.
     pub fn continuation(&self, ev: &StepEvent) -> Option<TaskId> {
-        ev.created.first().and_then(|s| match self.stmts[s.0 as usize].op {
+        self.created.first().and_then(|s| match self.stmts[s.0 as usize].op {
             MOp::Task(nt) if ev.rule == Rule::Resolve => Some(nt),
             _ => None,
         })

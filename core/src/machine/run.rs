@@ -211,8 +211,7 @@ fn bool_outcome(b: bool) -> Outcome {
 }
 
 fn value_outcome(c: Prim) -> Outcome {
-    let src = c.to_string();
-    Outcome::Expr(prim_template(c), src)
+    Outcome::Value(c)
 }
 
 fn num(p: &PExp) -> Option<f64> {
@@ -467,7 +466,7 @@ impl<'m> Runner<'m> {
             end,
             rounds: self.rounds,
             steps: self.m.steps,
-            tasks: self.m.tasks.len(),
+            tasks: self.m.dispatched,
             wall: self.started.elapsed(),
             first_output: self.first_output,
             trace,
@@ -514,9 +513,8 @@ impl<'m> Runner<'m> {
             Rule::Resolve => {
                 if let Some(nt) = self.m.continuation(ev) {
                     // The new rest-of-stream task continues the same stream.
-                    if let Some(t) = ev.task {
-                        if let Some(si) = self.m.tasks[t.0 as usize].stream {
-                            self.m.tasks[nt.0 as usize].stream = Some(si);
+                    if ev.task.is_some() {
+                        if let Some(si) = self.m.tasks[nt.0 as usize].stream {
                             self.streams[si as usize].current = nt;
                             self.in_flight += 1;
                             self.flush_stream(si as usize);
@@ -582,7 +580,8 @@ impl<'m> Runner<'m> {
 
     fn sweep_gc(&mut self, on_step: &mut Observer<'_>) {
         loop {
-            let ids: Vec<StmtId> = self.m.iter().filter(|s| self.m.status(*s) == Status::Steppable(Rule::ReduceGc)).collect();
+            self.m.take_dirty();
+            let ids: Vec<StmtId> = self.m.iter().filter(|s| self.m.steppable(*s) == Ok(Rule::ReduceGc)).collect();
             if ids.is_empty() || !self.budget_left() {
                 return;
             }
@@ -654,14 +653,12 @@ impl<'m> Runner<'m> {
     fn start(&mut self, t: TaskId, on_step: &mut Observer<'_>) {
         let now = self.now_ms();
         self.m.tasks[t.0 as usize].dispatched_at_ms = now;
-        let (ext, arg, stmt) = {
-            let task = &self.m.tasks[t.0 as usize];
-            (task.ext.clone(), task.arg.clone(), task.stmt)
-        };
-        if self.host.is_pure(&ext) {
+        let task = &self.m.tasks[t.0 as usize];
+        let stmt = task.stmt;
+        if self.host.is_pure(&task.ext) {
             let started = self.started;
             let mut out: Vec<(String, String)> = Vec::new();
-            let r = eval_pure(&ext, &arg, &mut |h, s| out.push((h.to_string(), s.to_string())), started);
+            let r = eval_pure(&task.ext, &task.arg, &mut |h, s| out.push((h.to_string(), s.to_string())), started);
             for (h, s) in out {
                 self.emit(&h, &s);
             }
@@ -671,6 +668,7 @@ impl<'m> Runner<'m> {
             self.step_at(stmt, on_step);
             return;
         }
+        let (ext, arg) = (task.ext.clone(), task.arg.clone());
         self.in_flight += 1;
         self.max_in_flight = self.max_in_flight.max(self.in_flight);
         let label = self.m.label_of(stmt);
@@ -820,6 +818,7 @@ impl<'m> Runner<'m> {
         let task = &self.m.tasks[t.0 as usize];
         let (result, partial, error) = match outcome {
             Outcome::Expr(_, src) => (src.clone(), false, None),
+            Outcome::Value(c) => (c.to_string(), false, None),
             Outcome::Partial { items, more } => {
                 let lits: Vec<String> = items.iter().map(|p| p.to_string()).collect();
                 (format!("[{}]", lits.join(", ")), *more, None)

@@ -2,9 +2,9 @@
 //! variables live in the closure's environment, so reduce-alias rewrites only that.
 
 use crate::ir::{Expr, Fun, Op, Prim};
+use crate::names::FastMap as HashMap;
 use crate::names::Name;
 use crate::span::Span;
-use std::collections::HashMap;
 use std::sync::Arc;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,7 +44,7 @@ pub struct Template {
 
 /// Compiles a function; its free variables resolve through `outer` into the returned capture list.
 pub fn compile_fun(f: &Fun) -> (Arc<Template>, Vec<Name>) {
-    let mut c = Compiler { locals: HashMap::new(), names: vec![f.param], free: Vec::new(), free_idx: HashMap::new() };
+    let mut c = Compiler { locals: HashMap::default(), names: vec![f.param], free: Vec::new(), free_idx: HashMap::default() };
     c.locals.insert(f.param, 0);
     let stmts = c.expr_stmts(&f.body);
     let ret = c.var(f.body.ret_name());

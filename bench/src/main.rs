@@ -1,0 +1,155 @@
+//! `cargo run --release -p opal-bench [-- sum|fanout|examples|all]`: the cost-model benchmarks of
+//! SEMANTICS.md §6. Prints one table per benchmark; README.md quotes the figures.
+//! Each phase is timed in-process (front end, building the graph, running), best of a few runs.
+
+use opal_core::machine::run::{run, End, Options, Strategy};
+use opal_core::machine::Machine;
+use std::time::{Duration, Instant};
+
+fn sum_source(n: usize) -> String {
+    let mut s = String::with_capacity(n * 8 + 64);
+    s.push_str("total := 0\nfor n in [");
+    for i in 1..=n {
+        if i > 1 {
+            s.push_str(", ");
+        }
+        s.push_str(&i.to_string());
+    }
+    s.push_str("]:\n    total += n\nprint (&stdout, total)\n");
+    s
+}
+
+fn fanout_source(n: usize, ms: u64) -> String {
+    // n independent sleeps, then one use of all of them so none is garbage.
+    let mut s = String::new();
+    for i in 0..n {
+        s.push_str(&format!("s{i} := sleep {ms}\n"));
+    }
+    s.push_str("all := [");
+    for i in 0..n {
+        if i > 0 {
+            s.push_str(", ");
+        }
+        s.push_str(&format!("s{i}"));
+    }
+    s.push_str("]\nprint (&stdout, length all)\n");
+    s
+}
+
+struct Timing {
+    front: Duration,
+    build: Duration,
+    run: Duration,
+    steps: u64,
+    statements: usize,
+    out: String,
+}
+
+fn time_once(src: &str, strategy: Strategy) -> Result<Timing, String> {
+    let t0 = Instant::now();
+    let c = opal_core::compile(src);
+    if let Some(d) = c.diags.iter().find(|d| d.is_error()) {
+        return Err(format!("{}: {}", d.code, d.message));
+    }
+    let t1 = Instant::now();
+    let rss_front = rss_mb();
+    let mut m = Machine::new(&c.program);
+    let statements = c.program.size();
+    drop(c);
+    let rss_build = rss_mb();
+    let t2 = Instant::now();
+    let out = std::rc::Rc::new(std::cell::RefCell::new(String::new()));
+    let o2 = out.clone();
+    let report = run(&mut m, Options::new(strategy), Box::new(move |_, s| o2.borrow_mut().push_str(s)), None);
+    let t3 = Instant::now();
+    if !matches!(report.end, End::Done(_)) {
+        return Err(format!("run did not finish: {:?}", report.end));
+    }
+    let out = out.borrow().clone();
+    if std::env::var_os("OPAL_BENCH_RSS").is_some() {
+        eprintln!("rss MB: after front end {rss_front:.0}, after build {rss_build:.0}, after run {:.0}, peak {:.0}", rss_mb(), peak_mb());
+        eprintln!("slots: {} statements, {} variables, {} tasks, {} labels", m.stmts.len(), m.vars.len(), m.tasks.len(), m.labels.len());
+    }
+    Ok(Timing { front: t1 - t0, build: t2 - t1, run: t3 - t2, steps: m.steps_total(), statements, out })
+}
+
+fn status_field(key: &str) -> f64 {
+    let s = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    s.lines().find(|l| l.starts_with(key)).and_then(|l| l.split_whitespace().nth(1)).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0) / 1024.0
+}
+fn rss_mb() -> f64 {
+    status_field("VmRSS:")
+}
+fn peak_mb() -> f64 {
+    status_field("VmHWM:")
+}
+
+fn best_of(k: usize, src: &str, strategy: Strategy) -> Result<Timing, String> {
+    let mut best: Option<Timing> = None;
+    for _ in 0..k {
+        let t = time_once(src, strategy)?;
+        if best.as_ref().map(|b| t.front + t.build + t.run < b.front + b.build + b.run).unwrap_or(true) {
+            best = Some(t);
+        }
+    }
+    best.ok_or_else(|| "no runs".into())
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+fn bench_sum(max_exp: u32) {
+    println!("## sum of a Church list of N literals (SEMANTICS.md §6; targets 10^5 ≤ 250 ms, 10^6 ≤ 3 s)");
+    println!("| N | front end ms | build ms | run ms | total ms | steps | ns/step | initial stmts | x previous |");
+    println!("|---|---|---|---|---|---|---|---|---|");
+    let mut prev: Option<f64> = None;
+    for e in 3..=max_exp {
+        let n = 10usize.pow(e);
+        let src = sum_source(n);
+        let runs = if e >= 6 { 1 } else { 3 };
+        match best_of(runs, &src, Strategy::Opportunistic) {
+            Ok(t) => {
+                let total = ms(t.front + t.build + t.run);
+                let expect = (n as u64 * (n as u64 + 1) / 2).to_string();
+                let ok = if t.out.trim() == expect { "" } else { " (WRONG OUTPUT)" };
+                println!(
+                    "| 10^{e} | {:.1} | {:.1} | {:.1} | {:.1} | {} | {:.0} | {} | {} |{ok}",
+                    ms(t.front),
+                    ms(t.build),
+                    ms(t.run),
+                    total,
+                    t.steps,
+                    t.run.as_nanos() as f64 / t.steps as f64,
+                    t.statements,
+                    prev.map(|p| format!("{:.1}x", total / p)).unwrap_or_else(|| "-".into())
+                );
+                prev = Some(total);
+            }
+            Err(e) => println!("| 10^{e} | error: {e} |"),
+        }
+    }
+}
+
+fn bench_fanout() {
+    println!("## fan-out of 1000 async externals (`sleep 100`), target ≤ 110 ms");
+    println!("| calls | latency each ms | run ms | overhead |");
+    println!("|---|---|---|---|");
+    for (n, lat) in [(1000usize, 100u64), (10_000, 100)] {
+        match best_of(3, &fanout_source(n, lat), Strategy::Opportunistic) {
+            Ok(t) => println!("| {n} | {lat} | {:.1} | {:.1}% |", ms(t.run), (ms(t.run) / lat as f64 - 1.0) * 100.0),
+            Err(e) => println!("| {n} | {lat} | error: {e} | |"),
+        }
+    }
+}
+
+fn main() {
+    let what = std::env::args().nth(1).unwrap_or_else(|| "all".into());
+    let max_exp = std::env::args().nth(2).and_then(|s| s.parse().ok()).unwrap_or(6);
+    if what == "sum" || what == "all" {
+        bench_sum(max_exp);
+    }
+    if what == "fanout" || what == "all" {
+        bench_fanout();
+    }
+}
