@@ -1,1 +1,26 @@
+//! Helpers shared by the end-to-end tests: where the repository and the real `opal` binary are.
 
+use std::path::PathBuf;
+use std::process::Command;
+
+/// The repository root.
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// The `opal` binary of this test's target directory and profile, built if missing.
+pub fn opal() -> PathBuf {
+    let exe = std::env::current_exe().expect("test exe");
+    let dir = exe.parent().and_then(|p| p.parent()).expect("target dir").to_path_buf();
+    let bin = dir.join(if cfg!(windows) { "opal.exe" } else { "opal" });
+    if !bin.exists() {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let mut c = Command::new(cargo);
+        c.args(["build", "-p", "opal-cli", "--bin", "opal"]).current_dir(root());
+        if dir.ends_with("release") {
+            c.arg("--release");
+        }
+        assert!(c.status().expect("cargo build").success());
+    }
+    bin
+}

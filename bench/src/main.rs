@@ -1,4 +1,4 @@
-//! `cargo run --release -p opal-bench [-- sum|fanout|examples|all]`: the cost-model benchmarks of
+//! `cargo run --release -p opal-bench [-- sum|fanout|examples|all [MAX_EXP]]`: the cost-model benchmarks of
 //! SEMANTICS.md §6. Prints one table per benchmark; README.md quotes the figures.
 //! Each phase is timed in-process (front end, building the graph, running), best of a few runs.
 
@@ -143,6 +143,50 @@ fn bench_fanout() {
     }
 }
 
+/// Every bundled example with a world file: wall time against the critical path of its
+/// external latencies (the same run on a virtual clock that only waiting advances).
+fn bench_examples() {
+    println!("## examples: evaluation overhead against the critical path of external latencies");
+    println!("| example | strategy | wall ms | critical path ms | overhead ms | overhead | steps | tasks | max in flight |");
+    println!("|---|---|---|---|---|---|---|---|---|");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
+    let mut files: Vec<_> = std::fs::read_dir(&dir).map(|d| d.flatten().map(|e| e.path()).collect()).unwrap_or_default();
+    files.sort();
+    for f in files.iter().filter(|p| p.extension().is_some_and(|e| e == "opal")) {
+        let world_path = f.with_extension("world.toml");
+        let Ok(world_text) = std::fs::read_to_string(&world_path) else { continue };
+        let name = f.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        let Ok(src) = std::fs::read_to_string(f) else { continue };
+        for strategy in [Strategy::Opportunistic, Strategy::Cbv] {
+            let go = |virtual_clock: bool| -> Result<(Duration, u64, usize, usize), String> {
+                let c = opal_core::compile(&src);
+                if let Some(d) = c.diags.iter().find(|d| d.is_error()) {
+                    return Err(format!("{}: {}", d.code, d.message));
+                }
+                let world = opal_core::world::parse_world(&world_text).map_err(|ds| ds.first().map(|d| d.message.clone()).unwrap_or_default())?;
+                let mut m = Machine::new(&c.program);
+                let mut o = Options::new(strategy);
+                o.world = Some(world);
+                o.virtual_clock = virtual_clock;
+                let r = run(&mut m, o, Box::new(|_, _| {}), None);
+                Ok((r.wall, m.steps_total(), r.tasks, r.max_in_flight))
+            };
+            match (go(false), go(true)) {
+                (Ok((wall, steps, tasks, inflight)), Ok((ideal, _, _, _))) => {
+                    let (w, i) = (ms(wall), ms(ideal));
+                    println!(
+                        "| {name} | {} | {w:.1} | {i:.1} | {:.1} | {:.1}% | {steps} | {tasks} | {inflight} |",
+                        strategy.name(),
+                        w - i,
+                        if i > 0.0 { (w - i) / i * 100.0 } else { 0.0 }
+                    );
+                }
+                (Err(e), _) | (_, Err(e)) => println!("| {name} | {} | error: {e} |", strategy.name()),
+            }
+        }
+    }
+}
+
 fn main() {
     let what = std::env::args().nth(1).unwrap_or_else(|| "all".into());
     let max_exp = std::env::args().nth(2).and_then(|s| s.parse().ok()).unwrap_or(6);
@@ -151,5 +195,8 @@ fn main() {
     }
     if what == "fanout" || what == "all" {
         bench_fanout();
+    }
+    if what == "examples" || what == "all" {
+        bench_examples();
     }
 }

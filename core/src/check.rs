@@ -2,66 +2,73 @@
 
 use crate::desugar::Program;
 use crate::ir::{Expr, Op, Stmt};
-use crate::names::FastSet as HashSet;
-use crate::names::Name;
+use crate::names::{FastMap, Name};
 
 /// Checks that every variable used is bound earlier in the same or an enclosing scope, and
 /// that no binder rebinds a name in scope. Returns one message per violation.
 pub fn well_formed(p: &Program) -> Vec<String> {
-    let mut errs = Vec::new();
-    let mut scope: Vec<Name> = Vec::new();
-    let mut in_scope: HashSet<Name> = HashSet::default();
+    let mut wf = Wf { bound: FastMap::default(), open: vec![true], errs: Vec::new() };
+    wf.bound.reserve(p.size());
     for s in &p.env {
-        stmt(s, &mut scope, &mut in_scope, &mut errs);
+        wf.stmt(s, 0);
     }
-    expr(&p.body, &mut scope, &mut in_scope, &mut errs);
-    errs
+    wf.expr(&p.body, 0);
+    wf.errs
 }
 
-fn use_var(x: &Name, in_scope: &HashSet<Name>, errs: &mut Vec<String>) {
-    if !in_scope.contains(x) {
-        errs.push(format!("`{x}` is used but not bound"));
-    }
+/// Scopes are function bodies, numbered as they open; a name is in scope when the scope that
+/// bound it last is still open. Closing a scope is O(1): nothing is removed from `bound`.
+struct Wf {
+    bound: FastMap<Name, u32>,
+    open: Vec<bool>,
+    errs: Vec<String>,
 }
 
-fn bind(x: Name, scope: &mut Vec<Name>, in_scope: &mut HashSet<Name>, errs: &mut Vec<String>) {
-    if !in_scope.insert(x) {
-        errs.push(format!("`{x}` is bound twice in one scope"));
+impl Wf {
+    fn in_scope(&self, x: &Name) -> bool {
+        self.bound.get(x).is_some_and(|s| self.open[*s as usize])
     }
-    scope.push(x);
-}
 
-fn stmt(s: &Stmt, scope: &mut Vec<Name>, in_scope: &mut HashSet<Name>, errs: &mut Vec<String>) {
-    match &s.op {
-        Op::Alias(y) | Op::Prj(_, y) => use_var(y, in_scope, errs),
-        Op::Call(f, x) => {
-            use_var(f, in_scope, errs);
-            use_var(x, in_scope, errs);
+    fn use_var(&mut self, x: &Name) {
+        if !self.in_scope(x) {
+            self.errs.push(format!("`{x}` is used but not bound"));
         }
-        Op::Tuple(xs) => xs.iter().for_each(|x| use_var(x, in_scope, errs)),
-        Op::Prim(_) => {}
-        Op::Fun(f) => {
-            let mark = scope.len();
-            bind(f.param, scope, in_scope, errs);
-            expr(&f.body, scope, in_scope, errs);
-            for x in scope.drain(mark..) {
-                in_scope.remove(&x);
+    }
+
+    fn bind(&mut self, x: Name, scope: u32) {
+        if self.in_scope(&x) {
+            self.errs.push(format!("`{x}` is bound twice in one scope"));
+        }
+        self.bound.insert(x, scope);
+    }
+
+    fn stmt(&mut self, s: &Stmt, scope: u32) {
+        match &s.op {
+            Op::Alias(y) | Op::Prj(_, y) => self.use_var(y),
+            Op::Call(f, x) => {
+                self.use_var(f);
+                self.use_var(x);
+            }
+            Op::Tuple(xs) => xs.iter().for_each(|x| self.use_var(x)),
+            Op::Prim(_) => {}
+            Op::Fun(f) => {
+                let inner = self.open.len() as u32;
+                self.open.push(true);
+                self.bind(f.param, inner);
+                self.expr(&f.body, inner);
+                self.open[inner as usize] = false;
             }
         }
+        self.bind(s.bind, scope);
     }
-    bind(s.bind, scope, in_scope, errs);
-}
 
-fn expr(e: &Expr, scope: &mut Vec<Name>, in_scope: &mut HashSet<Name>, errs: &mut Vec<String>) {
-    let mark = scope.len();
-    for s in &e.stmts {
-        stmt(s, scope, in_scope, errs);
-    }
-    match &e.ret {
-        Some(r) => use_var(r, in_scope, errs),
-        None => errs.push("expression without a return variable".into()),
-    }
-    for x in scope.drain(mark..) {
-        in_scope.remove(&x);
+    fn expr(&mut self, e: &Expr, scope: u32) {
+        for s in &e.stmts {
+            self.stmt(s, scope);
+        }
+        match &e.ret {
+            Some(r) => self.use_var(r),
+            None => self.errs.push("expression without a return variable".into()),
+        }
     }
 }

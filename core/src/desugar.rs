@@ -114,6 +114,7 @@ pub struct Desugarer {
     prelude_mode: bool,
     /// W0002 for `stdout`/`stderr` themselves: uses without threading, and the first one.
     env_handle_uses: HashMap<String, (u32, Span)>,
+    temp_syms: Vec<(&'static str, Sym)>,
 }
 
 fn is_keyword_alias(s: &str) -> Option<&'static str> {
@@ -141,6 +142,7 @@ impl Desugarer {
             block_locals: HashMap::new(),
             prelude_mode,
             env_handle_uses: HashMap::new(),
+            temp_syms: Vec::new(),
         };
         if !prelude_mode {
             // Names continue after the prelude's so every binder in a term is unique.
@@ -170,8 +172,16 @@ impl Desugarer {
         n
     }
 
-    fn temp(&mut self, base: &str) -> Name {
-        let sym = Sym::intern(base);
+    fn temp(&mut self, base: &'static str) -> Name {
+        // Interning takes a global lock; temporaries use a handful of bases, cached here.
+        let sym = match self.temp_syms.iter().find(|(b, _)| std::ptr::eq(*b, base) || *b == base) {
+            Some((_, s)) => *s,
+            None => {
+                let s = Sym::intern(base);
+                self.temp_syms.push((base, s));
+                s
+            }
+        };
         let c = self.counters.entry(sym).or_insert(1);
         if *c == 0 {
             *c = 1;

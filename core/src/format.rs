@@ -232,7 +232,15 @@ impl Formatter<'_> {
             ExprKind::App(f, x) => {
                 self.expr(f, indent);
                 self.out.push(' ');
+                // A single threaded handle is written `f (&h)`, as in the paper.
+                let amp = matches!(x.kind, ExprKind::Amp(_));
+                if amp {
+                    self.out.push('(');
+                }
                 self.expr(x, indent);
+                if amp {
+                    self.out.push(')');
+                }
             }
             ExprKind::Error => {}
         }

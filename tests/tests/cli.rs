@@ -1,30 +1,8 @@
 //! End-to-end tests: run the real `opal` binary on the bundled examples and check stdout,
 //! stderr and exit codes per strategy (LANGUAGE.md §6).
 
-use std::path::PathBuf;
+use opal_e2e::{opal, root};
 use std::process::{Command, Output};
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-/// The `opal` binary next to this test's target directory, built if missing.
-fn opal() -> PathBuf {
-    let exe = std::env::current_exe().expect("test exe");
-    let dir = exe.parent().and_then(|p| p.parent()).expect("target dir").to_path_buf();
-    let bin = dir.join(if cfg!(windows) { "opal.exe" } else { "opal" });
-    if !bin.exists() {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let release = dir.ends_with("release");
-        let mut c = Command::new(cargo);
-        c.args(["build", "-p", "opal-cli", "--bin", "opal"]).current_dir(root());
-        if release {
-            c.arg("--release");
-        }
-        assert!(c.status().expect("cargo build").success());
-    }
-    bin
-}
 
 fn run(args: &[&str]) -> Output {
     Command::new(opal()).args(args).current_dir(root()).output().expect("run opal")

@@ -33,7 +33,7 @@ pub fn resolve_now(host: &mut Host, ext: &str, arg: &PExp) -> Outcome {
     match ext {
         "coin" => host.compile_result("true").unwrap_or_else(Outcome::Failed),
         "sleep" => host.compile_result("()").unwrap_or_else(Outcome::Failed),
-        _ => eval_pure(ext, arg, &mut |_, _| {}, std::time::Instant::now()).unwrap_or_else(Outcome::Failed),
+        _ => eval_pure(ext, arg, &mut |_, _| {}, tokio::time::Instant::now()).unwrap_or_else(Outcome::Failed),
     }
 }
 

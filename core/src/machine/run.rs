@@ -14,7 +14,8 @@ use crate::span::Span;
 use crate::world::{Reply, World};
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+use tokio::time::Instant;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Strategy {
@@ -57,6 +58,10 @@ pub struct Options {
     pub replay_timing: bool,
     pub allow_exec: bool,
     pub source_sha256: String,
+    /// Run on a virtual clock that advances only while the run waits for externals, so the
+    /// wall time is the critical path of external latencies alone (feature `virtual-clock`;
+    /// the benchmarks use it to report evaluation overhead).
+    pub virtual_clock: bool,
 }
 
 impl Options {
@@ -70,6 +75,7 @@ impl Options {
             replay_timing: false,
             allow_exec: false,
             source_sha256: String::new(),
+            virtual_clock: false,
         }
     }
 }
@@ -355,7 +361,11 @@ pub fn eval_pure(ext: &str, arg: &PExp, sink: &mut dyn FnMut(&str, &str), starte
 
 /// Runs a program to the end under a strategy. `on_step` sees every step (for `opal step`).
 pub fn run(m: &mut Machine, opts: Options, sink: Sink, on_step: Observer<'_>) -> Report {
-    let rt = match tokio::runtime::Builder::new_current_thread().enable_time().build() {
+    let mut builder = tokio::runtime::Builder::new_current_thread();
+    builder.enable_time();
+    #[cfg(feature = "virtual-clock")]
+    builder.start_paused(opts.virtual_clock);
+    let rt = match builder.build() {
         Ok(rt) => rt,
         Err(e) => {
             return Report {
@@ -423,6 +433,8 @@ impl<'m> Runner<'m> {
     }
 
     async fn go(mut self, mut on_step: Observer<'_>) -> Report {
+        // Inside the runtime, so a virtual clock (if any) is the one read.
+        self.started = Instant::now();
         let end = loop {
             while let Ok(a) = self.rx.try_recv() {
                 self.arrive(a);

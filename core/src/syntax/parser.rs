@@ -637,6 +637,10 @@ impl Parser {
                 }
                 let first = self.expr(0)?;
                 if self.eat_punct(")") {
+                    // `f (&h)` threads h: parentheses around `&h` only group.
+                    if let ExprKind::Amp(_) = first.kind {
+                        return Ok(first);
+                    }
                     let sp = span.to(self.prev_span());
                     return Ok(Expr::new(ExprKind::Paren(Box::new(first)), sp));
                 }

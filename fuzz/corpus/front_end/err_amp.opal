@@ -1,0 +1,2 @@
+g (&stdout)
+h := &stdout

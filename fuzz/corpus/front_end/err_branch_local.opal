@@ -1,0 +1,3 @@
+if 1 < 2:
+    inner := 5
+inner

@@ -1,0 +1,5 @@
+f := fun x:
+    ret x
+    y := 1
+    y
+f 1

@@ -1,0 +1,2 @@
+extern mystery
+mystery 1

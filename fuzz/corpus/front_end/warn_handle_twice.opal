@@ -1,0 +1,2 @@
+print (stdout, "a")
+print (stdout, "b")
