@@ -712,16 +712,19 @@ impl<'m> Runner<'m> {
                     self.streams.push(StreamState { current: t, buffer: Vec::new(), done: false });
                     self.m.tasks[t.0 as usize].stream = Some(si as u32);
                     let tx = self.tx.clone();
-                    let base = Duration::from_secs_f64(lat.max(0.0) / 1000.0);
+                    // Deadlines count from dispatch, not from when the runtime first polls the
+                    // spawned task (which waits until the current round's evaluation yields).
+                    let mut at = Instant::now() + Duration::from_secs_f64(lat.max(0.0) / 1000.0);
                     tokio::task::spawn_local(async move {
-                        tokio::time::sleep(base).await;
+                        tokio::time::sleep_until(at).await;
                         let n = chunks.len();
                         if n == 0 {
                             let _ = tx.send(Arrival::Chunk { stream: si, item: None, last: true });
                         }
                         for (i, c) in chunks.into_iter().enumerate() {
                             let d = ms.get(i).copied().unwrap_or(0.0).max(0.0);
-                            tokio::time::sleep(Duration::from_secs_f64(d / 1000.0)).await;
+                            at += Duration::from_secs_f64(d / 1000.0);
+                            tokio::time::sleep_until(at).await;
                             let _ = tx.send(Arrival::Chunk { stream: si, item: Some(Prim::Str(Arc::from(c.as_str()))), last: i + 1 == n });
                         }
                     });
@@ -766,8 +769,9 @@ impl<'m> Runner<'m> {
             let _ = tx.send(Arrival::Done(t, outcome));
             return;
         }
+        let at = Instant::now() + Duration::from_secs_f64(ms / 1000.0);
         tokio::task::spawn_local(async move {
-            tokio::time::sleep(Duration::from_secs_f64(ms / 1000.0)).await;
+            tokio::time::sleep_until(at).await;
             let _ = tx.send(Arrival::Done(t, outcome));
         });
     }
