@@ -43,9 +43,11 @@ struct Timing {
     steps: u64,
     statements: usize,
     out: String,
+    report: opal_core::machine::run::Report,
 }
 
-fn time_once(src: &str, strategy: Strategy) -> Result<Timing, String> {
+/// Compiles, builds and runs one program; an error only for static errors.
+fn time_once(src: &str, opts: Options) -> Result<Timing, String> {
     let t0 = Instant::now();
     let c = opal_core::compile(src);
     if let Some(d) = c.diags.iter().find(|d| d.is_error()) {
@@ -60,17 +62,14 @@ fn time_once(src: &str, strategy: Strategy) -> Result<Timing, String> {
     let t2 = Instant::now();
     let out = std::rc::Rc::new(std::cell::RefCell::new(String::new()));
     let o2 = out.clone();
-    let report = run(&mut m, Options::new(strategy), Box::new(move |_, s| o2.borrow_mut().push_str(s)), None);
+    let report = run(&mut m, opts, Box::new(move |_, s| o2.borrow_mut().push_str(s)), None);
     let t3 = Instant::now();
-    if !matches!(report.end, End::Done(_)) {
-        return Err(format!("run did not finish: {:?}", report.end));
-    }
     let out = out.borrow().clone();
     if std::env::var_os("OPAL_BENCH_RSS").is_some() {
         eprintln!("rss MB: after front end {rss_front:.0}, after build {rss_build:.0}, after run {:.0}, peak {:.0}", rss_mb(), peak_mb());
         eprintln!("slots: {} statements, {} variables, {} tasks, {} labels", m.stmts.len(), m.vars.len(), m.tasks.len(), m.labels.len());
     }
-    Ok(Timing { front: t1 - t0, build: t2 - t1, run: t3 - t2, steps: m.steps_total(), statements, out })
+    Ok(Timing { front: t1 - t0, build: t2 - t1, run: t3 - t2, steps: m.steps_total(), statements, out, report })
 }
 
 fn status_field(key: &str) -> f64 {
@@ -87,7 +86,10 @@ fn peak_mb() -> f64 {
 fn best_of(k: usize, src: &str, strategy: Strategy) -> Result<Timing, String> {
     let mut best: Option<Timing> = None;
     for _ in 0..k {
-        let t = time_once(src, strategy)?;
+        let t = time_once(src, Options::new(strategy))?;
+        if !matches!(t.report.end, End::Done(_)) {
+            return Err(format!("run did not finish: {:?}", t.report.end));
+        }
         if best.as_ref().map(|b| t.front + t.build + t.run < b.front + b.build + b.run).unwrap_or(true) {
             best = Some(t);
         }
@@ -158,27 +160,24 @@ fn bench_examples() {
         let name = f.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
         let Ok(src) = std::fs::read_to_string(f) else { continue };
         for strategy in [Strategy::Opportunistic, Strategy::Cbv] {
-            let go = |virtual_clock: bool| -> Result<(Duration, u64, usize, usize), String> {
-                let c = opal_core::compile(&src);
-                if let Some(d) = c.diags.iter().find(|d| d.is_error()) {
-                    return Err(format!("{}: {}", d.code, d.message));
-                }
+            let go = |virtual_clock: bool| -> Result<Timing, String> {
                 let world = opal_core::world::parse_world(&world_text).map_err(|ds| ds.first().map(|d| d.message.clone()).unwrap_or_default())?;
-                let mut m = Machine::new(&c.program);
                 let mut o = Options::new(strategy);
                 o.world = Some(world);
                 o.virtual_clock = virtual_clock;
-                let r = run(&mut m, o, Box::new(|_, _| {}), None);
-                Ok((r.wall, m.steps_total(), r.tasks, r.max_in_flight))
+                time_once(&src, o)
             };
             match (go(false), go(true)) {
-                (Ok((wall, steps, tasks, inflight)), Ok((ideal, _, _, _))) => {
-                    let (w, i) = (ms(wall), ms(ideal));
+                (Ok(real), Ok(ideal)) => {
+                    let (w, i) = (ms(real.report.wall), ms(ideal.report.wall));
                     println!(
-                        "| {name} | {} | {w:.1} | {i:.1} | {:.1} | {:.1}% | {steps} | {tasks} | {inflight} |",
+                        "| {name} | {} | {w:.1} | {i:.1} | {:.1} | {:.1}% | {} | {} | {} |",
                         strategy.name(),
                         w - i,
-                        if i > 0.0 { (w - i) / i * 100.0 } else { 0.0 }
+                        if i > 0.0 { (w - i) / i * 100.0 } else { 0.0 },
+                        real.steps,
+                        real.report.tasks,
+                        real.report.max_in_flight
                     );
                 }
                 (Err(e), _) | (_, Err(e)) => println!("| {name} | {} | error: {e} |", strategy.name()),

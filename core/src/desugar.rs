@@ -174,7 +174,7 @@ impl Desugarer {
 
     fn temp(&mut self, base: &'static str) -> Name {
         // Interning takes a global lock; temporaries use a handful of bases, cached here.
-        let sym = match self.temp_syms.iter().find(|(b, _)| std::ptr::eq(*b, base) || *b == base) {
+        let sym = match self.temp_syms.iter().find(|(b, _)| *b == base) {
             Some((_, s)) => *s,
             None => {
                 let s = Sym::intern(base);

@@ -539,12 +539,6 @@ impl Machine {
 
     // ---- steppability -----------------------------------------------------------------
 
-    /// `x ↑E c̄`: the primitive expression x stands for, or what is missing.
-    pub fn pexp(&self, x: VarId) -> Result<PExp, Status> {
-        self.pexp_ready(x).map_err(|b| self.explain(b))?;
-        Ok(self.pexp_of(x))
-    }
-
     /// Builds the primitive expression of a variable that `pexp_ready` accepted.
     fn pexp_of(&self, x: VarId) -> PExp {
         match self.binder(x).map(|b| &self.stmts[b.0 as usize].op) {
@@ -718,28 +712,23 @@ impl Machine {
             Rule::Resolve => {
                 let MOp::Task(t) = self.stmts[s.0 as usize].op else { return None };
                 ev.task = Some(t);
+                if let Some(Outcome::Failed(_)) = self.tasks[t.0 as usize].outcome {
+                    return None;
+                }
+                // Taken out while the resolution inlines it (which needs `&mut self`), then put back.
                 let outcome = self.tasks[t.0 as usize].outcome.take()?;
-                match outcome {
-                    Outcome::Expr(tpl, src) => {
-                        self.inline(s, &tpl, &[], None);
-                        self.tasks[t.0 as usize].outcome = Some(Outcome::Expr(tpl, src));
-                    }
+                match &outcome {
+                    Outcome::Expr(tpl, _) => self.inline(s, tpl, &[], None),
                     Outcome::Value(c) => {
                         let v = self.new_var(Name { base: sym_v(), idx: 0 }, Some(label));
                         let mut at = self.open(s);
                         self.put(&mut at, Some(v), MOp::Prim(c.clone()), None);
                         self.put(&mut at, None, MOp::Alias(v), None);
-                        self.tasks[t.0 as usize].outcome = Some(Outcome::Value(c));
                     }
-                    Outcome::Partial { items, more } => {
-                        self.resolve_partial(s, t, &items, more);
-                        self.tasks[t.0 as usize].outcome = Some(Outcome::Partial { items, more });
-                    }
-                    Outcome::Failed(e) => {
-                        self.tasks[t.0 as usize].outcome = Some(Outcome::Failed(e));
-                        return None;
-                    }
+                    Outcome::Partial { items, more } => self.resolve_partial(s, t, items, *more),
+                    Outcome::Failed(_) => {}
                 }
+                self.tasks[t.0 as usize].outcome = Some(outcome);
                 // The task's record stays readable until the strategies next recycle slots.
                 self.tasks[t.0 as usize].stmt = StmtId(NONE);
                 self.freed.tasks.push(t.0);

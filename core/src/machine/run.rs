@@ -216,10 +216,6 @@ fn bool_outcome(b: bool) -> Outcome {
     }
 }
 
-fn value_outcome(c: Prim) -> Outcome {
-    Outcome::Value(c)
-}
-
 fn num(p: &PExp) -> Option<f64> {
     match p {
         PExp::Prim(Prim::Int(i)) => Some(*i as f64),
@@ -285,11 +281,11 @@ pub fn eval_pure(ext: &str, arg: &PExp, sink: &mut dyn FnMut(&str, &str), starte
     Ok(match ext {
         "add" | "sub" | "mul" | "div" | "mod" => {
             let (a, b) = pair(arg)?;
-            value_outcome(arith(ext, a, b)?)
+            Outcome::Value(arith(ext, a, b)?)
         }
         "neg" => match arg {
-            P(Prim::Int(i)) => value_outcome(Prim::Int(i.checked_neg().ok_or("integer overflow in neg")?)),
-            P(Prim::Float(f)) => value_outcome(Prim::Float(-f)),
+            P(Prim::Int(i)) => Outcome::Value(Prim::Int(i.checked_neg().ok_or("integer overflow in neg")?)),
+            P(Prim::Float(f)) => Outcome::Value(Prim::Float(-f)),
             other => return Err(format!("neg needs a number, got {other}")),
         },
         "eq" | "ne" => {
@@ -309,13 +305,13 @@ pub fn eval_pure(ext: &str, arg: &PExp, sink: &mut dyn FnMut(&str, &str), starte
         }
         "concat_str" => {
             let (a, b) = pair(arg)?;
-            value_outcome(Prim::Str(Arc::from(format!("{}{}", string(a)?, string(b)?))))
+            Outcome::Value(Prim::Str(Arc::from(format!("{}{}", string(a)?, string(b)?))))
         }
-        "len" => value_outcome(Prim::Int(string(arg)?.chars().count() as i64)),
-        "to_str" => value_outcome(Prim::Str(Arc::from(super::print::display_prim(arg)))),
+        "len" => Outcome::Value(Prim::Int(string(arg)?.chars().count() as i64)),
+        "to_str" => Outcome::Value(Prim::Str(Arc::from(super::print::display_prim(arg)))),
         "parse_int" => {
             let s = string(arg)?;
-            value_outcome(Prim::Int(s.trim().parse().map_err(|_| format!("parse_int: `{s}` is not an integer"))?))
+            Outcome::Value(Prim::Int(s.trim().parse().map_err(|_| format!("parse_int: `{s}` is not an integer"))?))
         }
         "split_lines" => {
             let s = string(arg)?;
@@ -332,7 +328,7 @@ pub fn eval_pure(ext: &str, arg: &PExp, sink: &mut dyn FnMut(&str, &str), starte
                 let mut text = super::print::display_prim(&xs[1]);
                 text.push('\n');
                 sink(root, &text);
-                value_outcome(Prim::Handle(name.clone()))
+                Outcome::Value(Prim::Handle(name.clone()))
             }
             v => {
                 // `print v` (the paper's §3.4 form) writes to stdout and returns ().
@@ -342,7 +338,7 @@ pub fn eval_pure(ext: &str, arg: &PExp, sink: &mut dyn FnMut(&str, &str), starte
                 Outcome::Expr(pexp_template(&PExp::Tuple(vec![])), "()".into())
             }
         },
-        "now" => value_outcome(Prim::Float(started.elapsed().as_secs_f64() * 1000.0)),
+        "now" => Outcome::Value(Prim::Float(started.elapsed().as_secs_f64() * 1000.0)),
         "fork" => {
             let P(Prim::Handle(h)) = arg else { return Err(format!("fork needs a handle, got {arg}")) };
             let a = Prim::Handle(Arc::from(format!("{h}_1")));
@@ -353,7 +349,7 @@ pub fn eval_pure(ext: &str, arg: &PExp, sink: &mut dyn FnMut(&str, &str), starte
             let (a, _) = pair(arg)?;
             let P(Prim::Handle(h)) = a else { return Err(format!("join needs two handles, got {arg}")) };
             let parent = h.rsplit_once('_').filter(|(_, k)| k.bytes().all(|b| b.is_ascii_digit())).map(|(p, _)| p).unwrap_or(h);
-            value_outcome(Prim::Handle(Arc::from(parent)))
+            Outcome::Value(Prim::Handle(Arc::from(parent)))
         }
         other => return Err(format!("`{other}` is not a pure external")),
     })
