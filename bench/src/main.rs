@@ -68,6 +68,8 @@ fn time_once(src: &str, opts: Options) -> Result<Timing, String> {
     if std::env::var_os("OPAL_BENCH_RSS").is_some() {
         eprintln!("rss MB: after front end {rss_front:.0}, after build {rss_build:.0}, after run {:.0}, peak {:.0}", rss_mb(), peak_mb());
         eprintln!("slots: {} statements, {} variables, {} tasks, {} labels", m.stmts.len(), m.vars.len(), m.tasks.len(), m.labels.len());
+        let tables: Vec<String> = m.memory().iter().map(|(k, b)| format!("{k} {:.0}", *b as f64 / 1e6)).collect();
+        eprintln!("machine tables MB (capacity): {}", tables.join(", "));
     }
     Ok(Timing { front: t1 - t0, build: t2 - t1, run: t3 - t2, steps: m.steps_total(), statements, out, report })
 }

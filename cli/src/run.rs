@@ -19,7 +19,10 @@ fn options(args: &Args, text: &str) -> Result<Options, i32> {
     o.max_rounds = args.number("--rounds").map_err(|e| usage_error(&e))?;
     o.allow_exec = args.flag("--allow-exec");
     o.replay_timing = args.flag("--timing");
-    o.source_sha256 = sha256_hex(text);
+    // Only a recorded trace carries the source's hash (a long program takes a while to hash).
+    if args.value("--record").is_some() {
+        o.source_sha256 = sha256_hex(text);
+    }
     if let Some(t) = args.value("--replay") {
         let trace = read_file(t).and_then(|s| Trace::parse(&s)).map_err(|e| {
             eprintln!("opal: {e}");
@@ -109,6 +112,8 @@ pub fn run(args: &Args) -> i32 {
             None => eprintln!("time to first output: -"),
         }
     }
+    // The process exits next: handing back a large term table by table only costs time.
+    std::mem::forget(m);
     exit_code(&report)
 }
 

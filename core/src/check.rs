@@ -2,13 +2,12 @@
 
 use crate::desugar::Program;
 use crate::ir::{Expr, Op, Stmt};
-use crate::names::{FastMap, Name};
+use crate::names::{Name, NameTable};
 
 /// Checks that every variable used is bound earlier in the same or an enclosing scope, and
 /// that no binder rebinds a name in scope. Returns one message per violation.
 pub fn well_formed(p: &Program) -> Vec<String> {
-    let mut wf = Wf { bound: FastMap::default(), open: vec![true], errs: Vec::new() };
-    wf.bound.reserve(p.size());
+    let mut wf = Wf { bound: NameTable::new(4 * p.size() + 64), open: vec![true], errs: Vec::new() };
     for s in &p.env {
         wf.stmt(s, 0);
     }
@@ -19,14 +18,14 @@ pub fn well_formed(p: &Program) -> Vec<String> {
 /// Scopes are function bodies, numbered as they open; a name is in scope when the scope that
 /// bound it last is still open. Closing a scope is O(1): nothing is removed from `bound`.
 struct Wf {
-    bound: FastMap<Name, u32>,
+    bound: NameTable<u32>,
     open: Vec<bool>,
     errs: Vec<String>,
 }
 
 impl Wf {
     fn in_scope(&self, x: &Name) -> bool {
-        self.bound.get(x).is_some_and(|s| self.open[*s as usize])
+        self.bound.get(*x).is_some_and(|s| self.open[s as usize])
     }
 
     fn use_var(&mut self, x: &Name) {

@@ -100,7 +100,7 @@ struct Scope {
 }
 
 pub struct Desugarer {
-    counters: HashMap<Sym, u32>,
+    counters: crate::names::FastMap<Sym, u32>,
     vars: Vec<Var>,
     scopes: Vec<Scope>,
     buf: Vec<Stmt>,
@@ -130,7 +130,7 @@ fn is_keyword_alias(s: &str) -> Option<&'static str> {
 impl Desugarer {
     pub fn new(prelude_mode: bool) -> Desugarer {
         let mut d = Desugarer {
-            counters: HashMap::new(),
+            counters: Default::default(),
             vars: Vec::new(),
             scopes: vec![Scope { kind: ScopeKind::Top, vars: HashMap::new() }],
             buf: Vec::new(),
@@ -355,9 +355,13 @@ impl Desugarer {
 
     /// Desugars a block; returns its value, if it has one.
     fn block(&mut self, b: &Block) -> Option<Name> {
-        let n = b.items.len();
+        self.items(b.items.iter().collect())
+    }
+
+    fn items(&mut self, items: Vec<&Item>) -> Option<Name> {
+        let n = items.len();
         let mut value = None;
-        for (i, item) in b.items.iter().enumerate() {
+        for (i, item) in items.into_iter().enumerate() {
             let last = i + 1 == n;
             if let ItemKind::Ret(_) = item.kind {
                 if !last {
@@ -1256,13 +1260,12 @@ impl Desugarer {
     }
 
     fn block_skip_externs(&mut self, b: &Block) -> Option<Name> {
-        let items: Vec<Item> = b.items.iter().filter(|i| !matches!(i.kind, ItemKind::Extern(_))).cloned().collect();
-        self.block(&Block { items })
+        self.items(b.items.iter().filter(|i| !matches!(i.kind, ItemKind::Extern(_))).collect())
     }
 
     /// Desugars the prelude: each top-level definition in order, with the names it uses.
     #[allow(clippy::type_complexity)]
-    pub fn prelude_defs(mut self, block: &Block) -> (Vec<(String, Vec<Stmt>, Vec<String>, Option<usize>)>, Vec<Diagnostic>, HashMap<Sym, u32>) {
+    pub fn prelude_defs(mut self, block: &Block) -> (Vec<(String, Vec<Stmt>, Vec<String>, Option<usize>)>, Vec<Diagnostic>, crate::names::FastMap<Sym, u32>) {
         let mut out = Vec::new();
         for item in &block.items {
             self.used_env.clear();

@@ -32,6 +32,10 @@ impl Sym {
         i.map.insert(leaked, sym);
         sym
     }
+    /// The symbol's number (symbols are numbered densely as they are interned).
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
     pub fn as_str(self) -> &'static str {
         let i = interner().lock().unwrap_or_else(|e| e.into_inner());
         i.strs[self.0 as usize]
@@ -111,3 +115,86 @@ impl std::hash::Hasher for FxHasher {
 pub type FxBuild = std::hash::BuildHasherDefault<FxHasher>;
 pub type FastMap<K, V> = HashMap<K, V, FxBuild>;
 pub type FastSet<K> = std::collections::HashSet<K, FxBuild>;
+
+/// A map from core names to small values for passes over a whole term (well-formedness,
+/// compiling function bodies). The desugarer numbers each base's binders in order (`t'84`,
+/// `t'85`, …), so per base a vector indexed from its first binder is filled in order, where a
+/// hash map would miss the cache on nearly every binder of a long program. The vectors may
+/// hold at most `budget` slots in all (a caller passes a multiple of the term's size); names
+/// beyond that, or before their base's first binder, go to a hash map.
+pub struct NameTable<V: Copy> {
+    runs: FastMap<Sym, Run<V>>,
+    budget: usize,
+    sparse: FastMap<Name, V>,
+}
+
+struct Run<V> {
+    start: u32,
+    vals: Vec<Option<V>>,
+}
+
+impl<V: Copy> NameTable<V> {
+    pub fn new(budget: usize) -> NameTable<V> {
+        NameTable { runs: FastMap::default(), budget, sparse: FastMap::default() }
+    }
+
+    pub fn get(&self, n: Name) -> Option<V> {
+        if let Some(r) = self.runs.get(&n.base) {
+            if let Some(Some(v)) = n.idx.checked_sub(r.start).and_then(|off| r.vals.get(off as usize)) {
+                return Some(*v);
+            }
+        }
+        if self.sparse.is_empty() {
+            return None;
+        }
+        self.sparse.get(&n).copied()
+    }
+
+    pub fn insert(&mut self, n: Name, v: V) {
+        let r = self.runs.entry(n.base).or_insert_with(|| Run { start: n.idx, vals: Vec::new() });
+        if let Some(off) = n.idx.checked_sub(r.start) {
+            let off = off as usize;
+            let need = (off + 1).saturating_sub(r.vals.len());
+            if need <= self.budget {
+                self.budget -= need;
+                if need > 0 {
+                    r.vals.resize(off + 1, None);
+                }
+                r.vals[off] = Some(v);
+                return;
+            }
+        }
+        self.sparse.insert(n, v);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn name_table_agrees_with_a_hash_map_past_its_budget_and_before_a_base_starts() {
+        let (a, b) = (Sym::intern("a"), Sym::intern("b"));
+        let mut t = NameTable::new(10);
+        let mut reference = HashMap::new();
+        // In order, out of order (before the base's first binder), far beyond the budget.
+        for (i, idx) in [5u32, 6, 7, 2, 1000, 8, 3_000_000, 6].into_iter().enumerate() {
+            for base in [a, b] {
+                let n = Name { base, idx };
+                t.insert(n, i);
+                reference.insert(n, i);
+            }
+        }
+        for idx in 0..12 {
+            for base in [a, b] {
+                let n = Name { base, idx };
+                assert_eq!(t.get(n), reference.get(&n).copied(), "{n}");
+            }
+        }
+        for idx in [1000, 3_000_000, 999, 4_000_000] {
+            let n = Name { base: a, idx };
+            assert_eq!(t.get(n), reference.get(&n).copied(), "{n}");
+        }
+        assert!(t.budget <= 10);
+    }
+}

@@ -8,7 +8,7 @@ use crate::names::Name;
 use crate::names::Sym;
 use crate::span::Span;
 use crate::syntax::parser::parse;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::sync::{Arc, OnceLock};
 
 pub const SOURCE: &str = include_str!("prelude.opal");
@@ -24,7 +24,7 @@ pub struct PreludeDef {
 
 struct Prelude {
     defs: Vec<PreludeDef>,
-    counters: HashMap<Sym, u32>,
+    counters: crate::names::FastMap<Sym, u32>,
     names: Vec<&'static str>,
 }
 
@@ -54,7 +54,7 @@ pub fn names() -> &'static [&'static str] {
     &prelude().names
 }
 
-pub fn counters() -> &'static HashMap<Sym, u32> {
+pub fn counters() -> &'static crate::names::FastMap<Sym, u32> {
     &prelude().counters
 }
 

@@ -129,7 +129,8 @@ proptest! {
         for _ in 0..100_000 {
             let all = steppable(&m);
             let labels_before: Vec<String> = all.iter().map(|s| m.label_of(*s)).collect();
-            let cands = m.round_candidates();
+            let mut cands = Vec::new();
+            m.round_candidates(&mut cands);
             let mut cand_labels: Vec<String> = cands.iter().map(|s| m.label_of(*s)).collect();
             cand_labels.sort();
             let mut expected = labels_before.clone();

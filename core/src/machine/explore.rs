@@ -19,8 +19,8 @@ pub struct Explored {
 /// The fixed resolution of a task, computed without waiting.
 pub fn resolve_now(host: &mut Host, ext: &str, arg: &PExp) -> Outcome {
     if let Some(w) = host.world.as_ref().and_then(|w| w.get(ext)).cloned() {
-        if let Some(c) = w.choices.first().filter(|_| w.responses.is_empty() && w.default.is_none()) {
-            return host.compile_result(c).unwrap_or_else(Outcome::Failed);
+        if let Some(outcome) = host.choose(&w, super::run::Choice::First) {
+            return outcome;
         }
         return match w.reply(arg) {
             Some((Reply::Result(src), _)) => host.compile_result(&src).unwrap_or_else(Outcome::Failed),

@@ -10,34 +10,38 @@ pub const ROOT: LabelId = LabelId(0);
 
 #[derive(Clone, Debug)]
 pub struct Labels {
-    parent: Vec<u32>,
-    index: Vec<u32>,
+    /// (parent, index) of each label: one cache line holds both.
+    nodes: Vec<(u32, u32)>,
 }
 
 impl Default for Labels {
     fn default() -> Self {
-        Labels { parent: vec![0], index: vec![0] }
+        Labels { nodes: vec![(0, 0)] }
     }
 }
 
 impl Labels {
     pub fn child(&mut self, parent: LabelId, i: u32) -> LabelId {
-        self.parent.push(parent.0);
-        self.index.push(i);
-        LabelId(self.parent.len() as u32 - 1)
+        self.nodes.push((parent.0, i));
+        LabelId(self.nodes.len() as u32 - 1)
     }
     /// Labels interned so far.
     pub fn len(&self) -> usize {
-        self.parent.len()
+        self.nodes.len()
+    }
+    /// Bytes held.
+    pub fn memory(&self) -> usize {
+        self.nodes.capacity() * 8
     }
     pub fn is_empty(&self) -> bool {
-        self.parent.is_empty()
+        self.nodes.is_empty()
     }
     pub fn path(&self, mut l: LabelId) -> Vec<u32> {
         let mut out = Vec::new();
         while l != ROOT {
-            out.push(self.index[l.0 as usize]);
-            l = LabelId(self.parent[l.0 as usize]);
+            let (parent, index) = self.nodes[l.0 as usize];
+            out.push(index);
+            l = LabelId(parent);
         }
         out.reverse();
         out

@@ -26,7 +26,7 @@ pub use print::print_initial;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct VarId(pub u32);
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct StmtId(pub u32);
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct TaskId(pub u32);
@@ -72,51 +72,153 @@ struct Insert {
     next: u32,
 }
 
+/// A run of the machine's operand arena: a tuple's components or a closure's environment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Operands {
+    start: u32,
+    len: u32,
+}
+
+impl Operands {
+    const EMPTY: Operands = Operands { start: 0, len: 0 };
+    pub fn len(self) -> usize {
+        self.len as usize
+    }
+    pub fn is_empty(self) -> bool {
+        self.len == 0
+    }
+    fn range(self) -> std::ops::Range<usize> {
+        self.start as usize..(self.start + self.len) as usize
+    }
+}
+
+/// Tuples and closure environments of the running term, in one arena with free lists by
+/// length, so a statement node stays small and a tuple costs no allocation of its own.
+#[derive(Clone, Default)]
+struct Arena {
+    data: Vec<VarId>,
+    free: Vec<Vec<u32>>,
+}
+
+impl Arena {
+    fn alloc(&mut self, xs: impl ExactSizeIterator<Item = VarId>) -> Operands {
+        let len = xs.len();
+        if len == 0 {
+            return Operands::EMPTY;
+        }
+        match self.free.get_mut(len).and_then(|f| f.pop()) {
+            Some(start) => {
+                for (slot, x) in self.data[start as usize..start as usize + len].iter_mut().zip(xs) {
+                    *slot = x;
+                }
+                Operands { start, len: len as u32 }
+            }
+            None => {
+                let start = self.data.len() as u32;
+                self.data.extend(xs);
+                Operands { start, len: len as u32 }
+            }
+        }
+    }
+    fn release(&mut self, o: Operands) {
+        if o.len == 0 {
+            return;
+        }
+        let len = o.len as usize;
+        if self.free.len() <= len {
+            self.free.resize_with(len + 1, Vec::new);
+        }
+        self.free[len].push(o.start);
+    }
+    fn get(&self, o: Operands) -> &[VarId] {
+        &self.data[o.range()]
+    }
+}
+
+/// Slots for values too big for a statement node (primitives, closures), reused once freed.
+#[derive(Clone)]
+struct Slab<T> {
+    items: Vec<Option<T>>,
+    free: Vec<u32>,
+}
+
+impl<T> Default for Slab<T> {
+    fn default() -> Self {
+        Slab { items: Vec::new(), free: Vec::new() }
+    }
+}
+
+impl<T> Slab<T> {
+    fn insert(&mut self, x: T) -> u32 {
+        match self.free.pop() {
+            Some(i) => {
+                self.items[i as usize] = Some(x);
+                i
+            }
+            None => {
+                self.items.push(Some(x));
+                self.items.len() as u32 - 1
+            }
+        }
+    }
+    fn remove(&mut self, i: u32) -> Option<T> {
+        let x = self.items.get_mut(i as usize)?.take();
+        if x.is_some() {
+            self.free.push(i);
+        }
+        x
+    }
+    fn get(&self, i: u32) -> Option<&T> {
+        self.items.get(i as usize).and_then(|x| x.as_ref())
+    }
+}
+
+/// A function value: its body and the variables its free names denote.
 #[derive(Clone, Debug)]
 pub struct Closure {
     pub tpl: Arc<Template>,
-    pub env: Vec<VarId>,
+    pub env: Operands,
 }
 
-/// A top-level operation `o` of the running term.
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ClosureId(u32);
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PrimId(u32);
+
+/// A top-level operation `o` of the running term. Twelve bytes: tuples and environments
+/// live in the machine's arena, primitives and closures in slabs (`Machine::tuple`,
+/// `Machine::prim`, `Machine::closure` read them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MOp {
     Alias(VarId),
-    Fun(Closure),
+    Fun(ClosureId),
     Call(VarId, VarId),
-    Tuple(Vec<VarId>),
+    Tuple(Operands),
     Prj(u32, VarId),
-    Prim(Prim),
+    Prim(PrimId),
     Task(TaskId),
+    /// The operation of a statement that has left the term.
+    Gone,
 }
 
 impl MOp {
-    fn for_each_var(&self, mut f: impl FnMut(VarId)) {
-        match self {
-            MOp::Alias(y) | MOp::Prj(_, y) => f(*y),
-            MOp::Call(a, b) => {
-                f(*a);
-                f(*b)
-            }
-            MOp::Tuple(xs) => xs.iter().for_each(|x| f(*x)),
-            MOp::Fun(c) => c.env.iter().for_each(|x| f(*x)),
-            MOp::Prim(_) | MOp::Task(_) => {}
-        }
-    }
-    fn for_each_var_mut(&mut self, mut f: impl FnMut(&mut VarId)) {
-        match self {
-            MOp::Alias(y) | MOp::Prj(_, y) => f(y),
-            MOp::Call(a, b) => {
-                f(a);
-                f(b)
-            }
-            MOp::Tuple(xs) => xs.iter_mut().for_each(f),
-            MOp::Fun(c) => c.env.iter_mut().for_each(f),
-            MOp::Prim(_) | MOp::Task(_) => {}
-        }
-    }
-    pub fn is_value(&self) -> bool {
+    pub fn is_value(self) -> bool {
         matches!(self, MOp::Fun(_) | MOp::Tuple(_) | MOp::Prim(_))
+    }
+}
+
+/// The variables of one operation, without allocating.
+enum OpVars<'a> {
+    Two([VarId; 2], usize),
+    Slice(&'a [VarId]),
+}
+
+impl OpVars<'_> {
+    fn as_slice(&self) -> &[VarId] {
+        match self {
+            OpVars::Two(xs, n) => &xs[..*n],
+            OpVars::Slice(xs) => xs,
+        }
     }
 }
 
@@ -128,14 +230,19 @@ pub struct StmtNode {
     pub span: Span,
     prev: u32,
     next: u32,
-    pub alive: bool,
+}
+
+impl StmtNode {
+    pub fn is_alive(&self) -> bool {
+        self.op != MOp::Gone
+    }
 }
 
 #[derive(Clone, Debug)]
 pub struct VarNode {
     pub name: Name,
-    /// The label of the step that freshened this binder (`y@3.2`), if any.
-    pub fresh: Option<LabelId>,
+    /// The label of the step that freshened this binder (`y@3.2`); `ROOT` if none.
+    fresh: LabelId,
     pub binder: u32,
     uses: uses::Uses,
     count: u32,
@@ -236,21 +343,42 @@ pub struct Machine {
     /// Statements the last step created, in label order (`ℓ.1 …`).
     created: Vec<StmtId>,
     /// Slots freed by steps; they become reusable at the next `take_dirty`, so a round never
-    /// sees a slot change meaning under it.
+    /// sees a slot change meaning under it. Statement and variable slots are chained through
+    /// the free nodes themselves (`next`, `count`), so the lists cost no memory.
     freed: Freed,
     free: Freed,
-    /// Emptied operand vectors, reused for new tuples and closure environments.
-    pool: Vec<Vec<VarId>>,
+    spill: uses::Spill,
+    operands: Arena,
+    prims: Slab<Prim>,
+    closures: Slab<Closure>,
     scratch_env: Vec<VarId>,
     scratch_locals: Vec<VarId>,
     scratch_stmts: Vec<StmtId>,
+    scratch_users: Vec<StmtId>,
 }
 
-#[derive(Clone, Default)]
+#[derive(Clone)]
 struct Freed {
-    stmts: Vec<u32>,
-    vars: Vec<u32>,
+    stmts: Chain,
+    vars: Chain,
     tasks: Vec<u32>,
+}
+
+impl Default for Freed {
+    fn default() -> Self {
+        Freed { stmts: Chain::EMPTY, vars: Chain::EMPTY, tasks: Vec::new() }
+    }
+}
+
+/// A list of free slots linked through the slots (`NONE`-terminated).
+#[derive(Clone, Copy)]
+struct Chain {
+    head: u32,
+    tail: u32,
+}
+
+impl Chain {
+    const EMPTY: Chain = Chain { head: NONE, tail: NONE };
 }
 
 impl Machine {
@@ -272,14 +400,18 @@ impl Machine {
             created: Vec::new(),
             freed: Freed::default(),
             free: Freed::default(),
-            pool: Vec::new(),
+            spill: uses::Spill::default(),
+            operands: Arena::default(),
+            prims: Slab::default(),
+            closures: Slab::default(),
             scratch_env: Vec::new(),
             scratch_locals: Vec::new(),
             scratch_stmts: Vec::new(),
+            scratch_users: Vec::new(),
         };
         let mut names: crate::names::FastMap<Name, VarId> = Default::default();
         let zero = m.labels.child(ROOT, 0);
-        let mut resolve = |m: &mut Machine, n: Name| -> VarId { *names.entry(n).or_insert_with(|| m.new_var(n, None)) };
+        let mut resolve = |m: &mut Machine, n: Name| -> VarId { *names.entry(n).or_insert_with(|| m.new_var(n, ROOT)) };
         let top: Vec<(LabelId, &crate::ir::Stmt)> = {
             let mut v = Vec::new();
             for (i, s) in p.env.iter().enumerate() {
@@ -297,12 +429,16 @@ impl Machine {
                     let f = resolve(&mut m, *f);
                     MOp::Call(f, resolve(&mut m, *x))
                 }
-                crate::ir::Op::Tuple(xs) => MOp::Tuple(xs.iter().map(|x| resolve(&mut m, *x)).collect()),
+                crate::ir::Op::Tuple(xs) => {
+                    let xs: Vec<VarId> = xs.iter().map(|x| resolve(&mut m, *x)).collect();
+                    MOp::Tuple(m.operands.alloc(xs.into_iter()))
+                }
                 crate::ir::Op::Prj(i, x) => MOp::Prj(*i, resolve(&mut m, *x)),
-                crate::ir::Op::Prim(c) => MOp::Prim(c.clone()),
+                crate::ir::Op::Prim(c) => m.new_prim(c.clone()),
                 crate::ir::Op::Fun(f) => {
                     let (tpl, caps) = compile_fun(f);
-                    MOp::Fun(Closure { tpl, env: caps.into_iter().map(|n| resolve(&mut m, n)).collect() })
+                    let env: Vec<VarId> = caps.into_iter().map(|n| resolve(&mut m, n)).collect();
+                    m.new_fun(tpl, env.into_iter())
                 }
             };
             let bind = resolve(&mut m, s.bind);
@@ -318,14 +454,16 @@ impl Machine {
         m
     }
 
-    fn new_var(&mut self, name: Name, fresh: Option<LabelId>) -> VarId {
-        if let Some(i) = self.free.vars.pop() {
+    fn new_var(&mut self, name: Name, fresh: LabelId) -> VarId {
+        let i = self.free.vars.head;
+        if i != NONE {
             let v = &mut self.vars[i as usize];
+            self.free.vars.head = v.count;
             v.name = name;
             v.fresh = fresh;
             v.binder = NONE;
             v.count = 0;
-            v.uses.clear();
+            self.spill.clear(&mut v.uses);
             return VarId(i);
         }
         self.vars.push(VarNode { name, fresh, binder: NONE, uses: uses::Uses::default(), count: 0 });
@@ -336,52 +474,131 @@ impl Machine {
     fn release_var(&mut self, v: VarId) {
         let n = &self.vars[v.0 as usize];
         if n.count == 0 && n.binder == NONE {
-            self.vars[v.0 as usize].binder = FREED;
-            self.freed.vars.push(v.0);
+            let f = &mut self.freed.vars;
+            let n = &mut self.vars[v.0 as usize];
+            n.binder = FREED;
+            n.count = f.head;
+            f.head = v.0;
+            if f.tail == NONE {
+                f.tail = v.0;
+            }
+        }
+    }
+
+    fn new_prim(&mut self, c: Prim) -> MOp {
+        MOp::Prim(PrimId(self.prims.insert(c)))
+    }
+
+    fn new_fun(&mut self, tpl: Arc<Template>, env: impl ExactSizeIterator<Item = VarId>) -> MOp {
+        let env = self.operands.alloc(env);
+        MOp::Fun(ClosureId(self.closures.insert(Closure { tpl, env })))
+    }
+
+    /// A tuple's components.
+    pub fn tuple(&self, o: Operands) -> &[VarId] {
+        self.operands.get(o)
+    }
+    pub fn prim(&self, p: PrimId) -> &Prim {
+        static NONE_PRIM: Prim = Prim::Int(0);
+        self.prims.get(p.0).unwrap_or(&NONE_PRIM)
+    }
+    /// A closure and its environment.
+    pub fn closure(&self, c: ClosureId) -> Option<(&Arc<Template>, &[VarId])> {
+        self.closures.get(c.0).map(|c| (&c.tpl, self.operands.get(c.env)))
+    }
+    /// The variables an operation mentions (the closure's environment for a function).
+    fn op_vars(&self, op: MOp) -> OpVars<'_> {
+        match op {
+            MOp::Alias(y) | MOp::Prj(_, y) => OpVars::Two([y, y], 1),
+            MOp::Call(a, b) => OpVars::Two([a, b], 2),
+            MOp::Tuple(o) => OpVars::Slice(self.operands.get(o)),
+            MOp::Fun(c) => OpVars::Slice(self.closures.get(c.0).map(|c| self.operands.get(c.env)).unwrap_or(&[])),
+            MOp::Prim(_) | MOp::Task(_) | MOp::Gone => OpVars::Two([VarId(0); 2], 0),
+        }
+    }
+    /// Where the variables of an operation stored in the arena are (tuples and closures).
+    fn op_operands(&self, op: MOp) -> Option<Operands> {
+        match op {
+            MOp::Tuple(o) => Some(o),
+            MOp::Fun(c) => self.closures.get(c.0).map(|c| c.env),
+            _ => None,
         }
     }
 
     fn push_stmt(&mut self, label: LabelId, bind: VarId, op: MOp, span: Span) -> StmtId {
-        let node = StmtNode { label, bind, op: MOp::Prim(Prim::Int(0)), span, prev: NONE, next: NONE, alive: true };
-        let id = match self.free.stmts.pop() {
-            Some(i) => {
+        let node = StmtNode { label, bind, op: MOp::Gone, span, prev: NONE, next: NONE };
+        let id = match self.free.stmts.head {
+            i if i != NONE => {
+                self.free.stmts.head = self.stmts[i as usize].next;
                 self.stmts[i as usize] = node;
                 StmtId(i)
             }
-            None => {
+            _ => {
                 self.stmts.push(node);
                 self.in_dirty.push(false);
                 StmtId(self.stmts.len() as u32 - 1)
             }
         };
-        op.for_each_var(|v| self.add_use(v, id));
+        match op {
+            MOp::Alias(y) | MOp::Prj(_, y) => self.add_use(y, id),
+            MOp::Call(a, b) => {
+                self.add_use(a, id);
+                self.add_use(b, id);
+            }
+            _ => {
+                if let Some(o) = self.op_operands(op) {
+                    for i in o.range() {
+                        let v = self.operands.data[i];
+                        self.add_use(v, id);
+                    }
+                }
+            }
+        }
         self.stmts[id.0 as usize].op = op;
         self.vars[bind.0 as usize].binder = id.0;
         self.live += 1;
         id
     }
 
-    fn operands(&mut self) -> Vec<VarId> {
-        self.pool.pop().unwrap_or_default()
-    }
-
     /// Makes freed slots reusable (between rounds and steps of the strategies).
     fn recycle(&mut self) {
-        self.free.stmts.append(&mut self.freed.stmts);
-        self.free.vars.append(&mut self.freed.vars);
+        let (fs, fv) = (self.freed.stmts, self.freed.vars);
+        if fs.head != NONE {
+            self.stmts[fs.tail as usize].next = self.free.stmts.head;
+            self.free.stmts.head = fs.head;
+        }
+        if fv.head != NONE {
+            self.vars[fv.tail as usize].count = self.free.vars.head;
+            self.free.vars.head = fv.head;
+        }
+        self.freed.stmts = Chain::EMPTY;
+        self.freed.vars = Chain::EMPTY;
         self.free.tasks.append(&mut self.freed.tasks);
+    }
+
+    /// A removed statement's slot, reusable after the next `recycle`.
+    fn free_stmt(&mut self, s: StmtId) {
+        let f = &mut self.freed.stmts;
+        self.stmts[s.0 as usize].next = f.head;
+        f.head = s.0;
+        if f.tail == NONE {
+            f.tail = s.0;
+        }
     }
 
     fn add_use(&mut self, v: VarId, s: StmtId) {
         let var = &mut self.vars[v.0 as usize];
         var.count += 1;
-        if var.uses.last() != Some(&s) {
-            var.uses.push(s);
+        if self.spill.last(&var.uses) != Some(s) {
+            let stmts = &self.stmts;
+            self.spill.push(&mut var.uses, s, |u| stmts[u.0 as usize].is_alive());
         }
         // Compact stale entries now and then so use lists stay O(live uses).
-        if var.uses.len() > 2 * var.count as usize + 16 {
-            let mut uses = std::mem::take(&mut self.vars[v.0 as usize].uses);
-            uses.compact(|u| self.stmts.get(u.0 as usize).map(|n| n.alive).unwrap_or(u.0 == s.0));
+        let var = &mut self.vars[v.0 as usize];
+        if self.spill.slice(&var.uses).len() > 2 * var.count as usize + 16 {
+            let mut uses = std::mem::take(&mut var.uses);
+            let stmts = &self.stmts;
+            self.spill.compact(&mut uses, |u| stmts.get(u.0 as usize).map(|n| n.is_alive()).unwrap_or(u.0 == s.0));
             self.vars[v.0 as usize].uses = uses;
         }
     }
@@ -423,14 +640,13 @@ impl Machine {
         self.unlink(id);
         let b = self.stmts[id.0 as usize].bind;
         self.release_var(b);
-        self.freed.stmts.push(id.0);
+        self.free_stmt(id);
     }
 
     /// Removes a statement whose variable a replacement binds; returns the statement before it.
     fn unlink(&mut self, id: StmtId) -> u32 {
         let (prev, next) = {
-            let n = &mut self.stmts[id.0 as usize];
-            n.alive = false;
+            let n = &self.stmts[id.0 as usize];
             (n.prev, n.next)
         };
         if prev == NONE {
@@ -443,7 +659,7 @@ impl Machine {
         } else {
             self.stmts[next as usize].prev = prev;
         }
-        let op = std::mem::replace(&mut self.stmts[id.0 as usize].op, MOp::Prim(Prim::Int(0)));
+        let op = std::mem::replace(&mut self.stmts[id.0 as usize].op, MOp::Gone);
         self.drop_op(op);
         let b = self.stmts[id.0 as usize].bind;
         if self.vars[b.0 as usize].binder == id.0 {
@@ -454,14 +670,33 @@ impl Machine {
     }
 
     fn drop_op(&mut self, op: MOp) {
-        op.for_each_var(|v| self.drop_use(v));
         match op {
-            MOp::Tuple(mut v) | MOp::Fun(Closure { env: mut v, .. }) if v.capacity() > 0 && self.pool.len() < 1024 => {
-                v.clear();
-                self.pool.push(v);
+            MOp::Alias(y) | MOp::Prj(_, y) => self.drop_use(y),
+            MOp::Call(a, b) => {
+                self.drop_use(a);
+                self.drop_use(b);
             }
-            _ => {}
+            MOp::Tuple(o) => {
+                self.drop_operands(o);
+            }
+            MOp::Fun(c) => {
+                if let Some(c) = self.closures.remove(c.0) {
+                    self.drop_operands(c.env);
+                }
+            }
+            MOp::Prim(p) => {
+                self.prims.remove(p.0);
+            }
+            MOp::Task(_) | MOp::Gone => {}
         }
+    }
+
+    fn drop_operands(&mut self, o: Operands) {
+        for i in o.range() {
+            let v = self.operands.data[i];
+            self.drop_use(v);
+        }
+        self.operands.release(o);
     }
 
     pub fn mark_dirty(&mut self, s: StmtId) {
@@ -471,22 +706,22 @@ impl Machine {
         }
     }
 
-    /// Takes the statements that may have become steppable since the last call.
-    pub fn take_dirty(&mut self) -> Vec<StmtId> {
+    /// Makes freed slots reusable and moves the statements that may have become steppable
+    /// since the last call into `out` (emptied first; its buffer becomes the next dirty set).
+    pub fn take_dirty(&mut self, out: &mut Vec<StmtId>) {
         self.recycle();
-        let d = std::mem::take(&mut self.dirty);
-        for s in &d {
+        out.clear();
+        std::mem::swap(&mut self.dirty, out);
+        for s in out.iter() {
             self.in_dirty[s.0 as usize] = false;
         }
-        d
     }
 
-    /// The statements steppable at the start of an opportunistic round (paper Fig. 8).
-    /// Every statement that became steppable since the last round is in the dirty set.
-    pub fn round_candidates(&mut self) -> Vec<StmtId> {
-        let mut dirty = self.take_dirty();
-        dirty.retain(|s| self.stmts[s.0 as usize].alive && self.steppable(*s).is_ok());
-        dirty
+    /// The statements steppable at the start of an opportunistic round (paper Fig. 8), into
+    /// `out`. Every statement that became steppable since the last round is in the dirty set.
+    pub fn round_candidates(&mut self, out: &mut Vec<StmtId>) {
+        self.take_dirty(out);
+        out.retain(|s| self.steppable(*s).is_ok());
     }
 
     /// Top-level statements in label order.
@@ -531,9 +766,10 @@ impl Machine {
     }
     pub fn var_name(&self, v: VarId) -> String {
         let n = &self.vars[v.0 as usize];
-        match n.fresh {
-            Some(l) => format!("{}@{}", n.name, self.labels.show(l)),
-            None => n.name.to_string(),
+        if n.fresh == ROOT {
+            n.name.to_string()
+        } else {
+            format!("{}@{}", n.name, self.labels.show(n.fresh))
         }
     }
 
@@ -541,9 +777,9 @@ impl Machine {
 
     /// Builds the primitive expression of a variable that `pexp_ready` accepted.
     fn pexp_of(&self, x: VarId) -> PExp {
-        match self.binder(x).map(|b| &self.stmts[b.0 as usize].op) {
-            Some(MOp::Prim(c)) => PExp::Prim(c.clone()),
-            Some(MOp::Tuple(xs)) => PExp::Tuple(xs.iter().map(|x| self.pexp_of(*x)).collect()),
+        match self.binder(x).map(|b| self.stmts[b.0 as usize].op) {
+            Some(MOp::Prim(c)) => PExp::Prim(self.prim(c).clone()),
+            Some(MOp::Tuple(xs)) => PExp::Tuple(self.tuple(xs).iter().map(|x| self.pexp_of(*x)).collect()),
             _ => PExp::Tuple(vec![]),
         }
     }
@@ -553,9 +789,9 @@ impl Machine {
     fn pexp_ready(&self, x: VarId) -> Result<(), Blocked> {
         // Fast path, allocation-free: a primitive, or a flat tuple of primitives.
         let flat = |v: VarId| self.binder(v).map(|b| matches!(self.stmts[b.0 as usize].op, MOp::Prim(_))).unwrap_or(false);
-        match self.binder(x).map(|b| &self.stmts[b.0 as usize].op) {
+        match self.binder(x).map(|b| self.stmts[b.0 as usize].op) {
             Some(MOp::Prim(_)) => return Ok(()),
-            Some(MOp::Tuple(xs)) if xs.iter().all(|v| flat(*v)) => return Ok(()),
+            Some(MOp::Tuple(xs)) if self.tuple(xs).iter().all(|v| flat(*v)) => return Ok(()),
             _ => {}
         }
         let mut stack = vec![(x, 0usize)];
@@ -564,9 +800,9 @@ impl Machine {
                 return Err(Blocked::ArgTooDeep);
             }
             let Some(b) = self.binder(x) else { return Err(Blocked::NotBound(x)) };
-            match &self.stmts[b.0 as usize].op {
+            match self.stmts[b.0 as usize].op {
                 MOp::Prim(_) => {}
-                MOp::Tuple(xs) => stack.extend(xs.iter().map(|x| (*x, depth + 1))),
+                MOp::Tuple(xs) => stack.extend(self.tuple(xs).iter().map(|x| (*x, depth + 1))),
                 MOp::Fun(_) => return Err(Blocked::FunInArg(x)),
                 _ => return Err(Blocked::WaitPrim(x)),
             }
@@ -578,10 +814,8 @@ impl Machine {
     /// it for every statement a step touched.
     pub fn steppable(&self, s: StmtId) -> Result<Rule, Blocked> {
         let node = &self.stmts[s.0 as usize];
-        if !node.alive {
-            return Err(Blocked::Gone);
-        }
-        match &node.op {
+        match node.op {
+            MOp::Gone => Err(Blocked::Gone),
             MOp::Alias(_) => Ok(Rule::ReduceAlias),
             MOp::Fun(_) | MOp::Tuple(_) | MOp::Prim(_) => {
                 if self.vars[node.bind.0 as usize].count == 0 {
@@ -591,29 +825,29 @@ impl Machine {
                 }
             }
             MOp::Call(f, w) => {
-                let Some(fb) = self.binder(*f) else { return Err(Blocked::NotBound(*f)) };
-                match &self.stmts[fb.0 as usize].op {
+                let Some(fb) = self.binder(f) else { return Err(Blocked::NotBound(f)) };
+                match self.stmts[fb.0 as usize].op {
                     MOp::Fun(_) => Ok(Rule::ReduceCall),
-                    MOp::Prim(Prim::Ext(_)) => self.pexp_ready(*w).map(|_| Rule::Dispatch),
-                    MOp::Prim(_) => Err(Blocked::CallPrim(*f)),
-                    MOp::Tuple(_) => Err(Blocked::CallTuple(*f)),
-                    MOp::Task(_) => Err(Blocked::WaitTask(*f)),
-                    _ => Err(Blocked::WaitFun(*f)),
+                    MOp::Prim(p) if matches!(self.prim(p), Prim::Ext(_)) => self.pexp_ready(w).map(|_| Rule::Dispatch),
+                    MOp::Prim(_) => Err(Blocked::CallPrim(f)),
+                    MOp::Tuple(_) => Err(Blocked::CallTuple(f)),
+                    MOp::Task(_) => Err(Blocked::WaitTask(f)),
+                    _ => Err(Blocked::WaitFun(f)),
                 }
             }
             MOp::Prj(i, x) => {
-                let Some(xb) = self.binder(*x) else { return Err(Blocked::NotBound(*x)) };
-                match &self.stmts[xb.0 as usize].op {
-                    MOp::Tuple(xs) if (*i as usize) >= 1 && (*i as usize) <= xs.len() => Ok(Rule::ReduceProj),
-                    MOp::Tuple(xs) => Err(Blocked::PrjRange(*i, xs.len())),
-                    MOp::Fun(_) => Err(Blocked::PrjFun(*i, *x)),
-                    MOp::Prim(_) => Err(Blocked::PrjPrim(*i, *x)),
-                    _ => Err(Blocked::WaitTuple(*x)),
+                let Some(xb) = self.binder(x) else { return Err(Blocked::NotBound(x)) };
+                match self.stmts[xb.0 as usize].op {
+                    MOp::Tuple(xs) if (i as usize) >= 1 && (i as usize) <= xs.len() => Ok(Rule::ReduceProj),
+                    MOp::Tuple(xs) => Err(Blocked::PrjRange(i, xs.len())),
+                    MOp::Fun(_) => Err(Blocked::PrjFun(i, x)),
+                    MOp::Prim(_) => Err(Blocked::PrjPrim(i, x)),
+                    _ => Err(Blocked::WaitTuple(x)),
                 }
             }
             MOp::Task(t) => match &self.tasks[t.0 as usize].outcome {
                 None => Err(Blocked::Pending),
-                Some(Outcome::Failed(_)) => Err(Blocked::Failed(*t)),
+                Some(Outcome::Failed(_)) => Err(Blocked::Failed(t)),
                 Some(_) => Ok(Rule::Resolve),
             },
         }
@@ -629,8 +863,8 @@ impl Machine {
     /// Why a statement cannot step, in words.
     fn explain(&self, b: Blocked) -> Status {
         let name = |v: VarId| self.var_name(v);
-        let prim = |v: VarId| match self.binder(v).map(|b| &self.stmts[b.0 as usize].op) {
-            Some(MOp::Prim(p)) => p.to_string(),
+        let prim = |v: VarId| match self.binder(v).map(|b| self.stmts[b.0 as usize].op) {
+            Some(MOp::Prim(p)) => self.prim(p).to_string(),
             _ => name(v),
         };
         let waiting = |on: VarId, why: String| Status::Waiting { on: Some(on), why };
@@ -679,26 +913,33 @@ impl Machine {
             Rule::ReduceProj => {
                 let MOp::Prj(i, x) = self.stmts[s.0 as usize].op else { return None };
                 let xb = self.binder(x)?;
-                let MOp::Tuple(xs) = &self.stmts[xb.0 as usize].op else { return None };
-                let xi = xs[i as usize - 1];
+                let MOp::Tuple(xs) = self.stmts[xb.0 as usize].op else { return None };
+                let xi = *self.tuple(xs).get(i as usize - 1)?;
                 let mut at = self.open(s);
                 self.put(&mut at, None, MOp::Alias(xi), None);
             }
             Rule::ReduceCall => {
                 let MOp::Call(f, w) = self.stmts[s.0 as usize].op else { return None };
                 let fb = self.binder(f)?;
-                let MOp::Fun(clo) = &self.stmts[fb.0 as usize].op else { return None };
-                let tpl = clo.tpl.clone();
+                let MOp::Fun(clo) = self.stmts[fb.0 as usize].op else { return None };
                 let mut env = std::mem::take(&mut self.scratch_env);
                 env.clear();
-                env.extend_from_slice(&clo.env);
+                let Some((tpl, clo_env)) = self.closure(clo) else {
+                    self.scratch_env = env;
+                    return None;
+                };
+                let tpl = tpl.clone();
+                env.extend_from_slice(clo_env);
                 self.inline(s, &tpl, &env, Some(w));
                 self.scratch_env = env;
             }
             Rule::Dispatch => {
                 let MOp::Call(f, w) = self.stmts[s.0 as usize].op else { return None };
-                let ext = match self.binder(f).map(|b| &self.stmts[b.0 as usize].op) {
-                    Some(MOp::Prim(Prim::Ext(e))) => e.clone(),
+                let ext = match self.binder(f).map(|b| self.stmts[b.0 as usize].op) {
+                    Some(MOp::Prim(p)) => match self.prim(p) {
+                        Prim::Ext(e) => e.clone(),
+                        _ => return None,
+                    },
                     _ => return None,
                 };
                 let arg = self.pexp_of(w);
@@ -720,9 +961,10 @@ impl Machine {
                 match &outcome {
                     Outcome::Expr(tpl, _) => self.inline(s, tpl, &[], None),
                     Outcome::Value(c) => {
-                        let v = self.new_var(Name { base: sym_v(), idx: 0 }, Some(label));
+                        let v = self.new_var(Name { base: sym_v(), idx: 0 }, label);
                         let mut at = self.open(s);
-                        self.put(&mut at, Some(v), MOp::Prim(c.clone()), None);
+                        let c = self.new_prim(c.clone());
+                        self.put(&mut at, Some(v), c, None);
                         self.put(&mut at, None, MOp::Alias(v), None);
                     }
                     Outcome::Partial { items, more } => self.resolve_partial(s, t, items, *more),
@@ -758,7 +1000,7 @@ impl Machine {
     /// Is task `t` a live statement's task (pending, failed or resolvable)?
     pub fn task_live(&self, t: TaskId) -> bool {
         let s = self.tasks[t.0 as usize].stmt;
-        s.0 != NONE && self.stmts[s.0 as usize].alive && matches!(self.stmts[s.0 as usize].op, MOp::Task(x) if x == t)
+        s.0 != NONE && matches!(self.stmts[s.0 as usize].op, MOp::Task(x) if x == t)
     }
 
     /// Records the outcome of a task's external call; the task becomes resolvable.
@@ -792,31 +1034,47 @@ impl Machine {
         let mut uses = std::mem::take(&mut self.vars[y.0 as usize].uses);
         let mut notify = std::mem::take(&mut self.scratch_stmts);
         notify.clear();
-        for &u in uses.as_slice() {
-            let node = &mut self.stmts[u.0 as usize];
-            if !node.alive {
-                continue;
-            }
+        let mut users = std::mem::take(&mut self.scratch_users);
+        users.clear();
+        users.extend_from_slice(self.spill.slice(&uses));
+        self.spill.clear(&mut uses);
+        for &u in &users {
             let mut n = 0;
-            node.op.for_each_var_mut(|v| {
+            let mut sub = |v: &mut VarId| {
                 if *v == y {
                     *v = x;
                     n += 1;
                 }
-            });
+            };
+            let node = &mut self.stmts[u.0 as usize];
+            match &mut node.op {
+                MOp::Alias(v) | MOp::Prj(_, v) => sub(v),
+                MOp::Call(a, b) => {
+                    sub(a);
+                    sub(b)
+                }
+                MOp::Tuple(o) => self.operands.data[o.range()].iter_mut().for_each(sub),
+                MOp::Fun(c) => {
+                    if let Some(c) = self.closures.get(c.0) {
+                        self.operands.data[c.env.range()].iter_mut().for_each(sub)
+                    }
+                }
+                MOp::Prim(_) | MOp::Task(_) | MOp::Gone => {}
+            }
             if n == 0 {
                 continue;
             }
             let xv = &mut self.vars[x.0 as usize];
             xv.count += n;
-            if xv.uses.last() != Some(&u) {
-                xv.uses.push(u);
+            if self.spill.last(&xv.uses) != Some(u) {
+                let stmts = &self.stmts;
+                self.spill.push(&mut xv.uses, u, |u| stmts[u.0 as usize].is_alive());
             }
             self.vars[y.0 as usize].count -= n.min(self.vars[y.0 as usize].count);
             notify.push(u);
         }
-        uses.clear();
         self.vars[y.0 as usize].uses = uses;
+        self.scratch_users = users;
         if self.ret == y {
             self.ret = x;
             self.vars[x.0 as usize].count += 1;
@@ -840,8 +1098,8 @@ impl Machine {
             self.mark_dirty(u);
             if let MOp::Tuple(_) = self.stmts[u.0 as usize].op {
                 let b = self.stmts[u.0 as usize].bind;
-                for &w in self.vars[b.0 as usize].uses.as_slice() {
-                    if self.stmts[w.0 as usize].alive && !self.in_dirty[w.0 as usize] {
+                for &w in self.spill.slice(&self.vars[b.0 as usize].uses) {
+                    if self.stmts[w.0 as usize].is_alive() && !self.in_dirty[w.0 as usize] {
                         stack.push(w);
                     }
                 }
@@ -854,7 +1112,7 @@ impl Machine {
         let n = &self.stmts[s.0 as usize];
         let (label, bind, span) = (n.label, n.bind, n.span);
         let prev = self.unlink(s);
-        self.freed.stmts.push(s.0);
+        self.free_stmt(s);
         Insert { prev, label, bind, span, next: 1 }
     }
 
@@ -877,7 +1135,7 @@ impl Machine {
         let mut locals = std::mem::take(&mut self.scratch_locals);
         locals.clear();
         for n in &tpl.names {
-            let v = self.new_var(*n, Some(label));
+            let v = self.new_var(*n, label);
             locals.push(v);
         }
         let map = |v: TVar| match v {
@@ -892,18 +1150,10 @@ impl Machine {
             let op = match &ts.op {
                 TOp::Alias(y) => MOp::Alias(map(*y)),
                 TOp::Call(f, x) => MOp::Call(map(*f), map(*x)),
-                TOp::Tuple(xs) => {
-                    let mut v = self.operands();
-                    v.extend(xs.iter().map(|x| map(*x)));
-                    MOp::Tuple(v)
-                }
+                TOp::Tuple(xs) => MOp::Tuple(self.operands.alloc(xs.iter().map(|x| map(*x)))),
                 TOp::Prj(i, x) => MOp::Prj(*i, map(*x)),
-                TOp::Prim(p) => MOp::Prim(p.clone()),
-                TOp::Fun(t, caps) => {
-                    let mut v = self.operands();
-                    v.extend(caps.iter().map(|c| map(*c)));
-                    MOp::Fun(Closure { tpl: t.clone(), env: v })
-                }
+                TOp::Prim(p) => self.new_prim(p.clone()),
+                TOp::Fun(t, caps) => self.new_fun(t.clone(), caps.iter().map(|c| map(*c))),
             };
             let span = (ts.span != Span::default()).then_some(ts.span);
             self.put(&mut at, Some(locals[ts.local as usize]), op, span);
@@ -923,7 +1173,7 @@ impl Machine {
         let mut at = self.open(s);
         let mut env = Vec::new();
         if more {
-            let h = self.new_var(Name::plain("rest"), Some(label));
+            let h = self.new_var(Name::plain("rest"), label);
             let old = &self.tasks[t.0 as usize];
             let rec = TaskRec {
                 stmt: StmtId(NONE),
@@ -942,8 +1192,9 @@ impl Machine {
             self.dispatched += 1;
             env.push(h);
         }
-        let l = self.new_var(Name::plain("list"), Some(label));
-        self.put(&mut at, Some(l), MOp::Fun(Closure { tpl, env }), None);
+        let l = self.new_var(Name::plain("list"), label);
+        let f = self.new_fun(tpl, env.into_iter());
+        self.put(&mut at, Some(l), f, None);
         self.put(&mut at, None, MOp::Alias(l), None);
     }
 
@@ -958,6 +1209,24 @@ impl Machine {
     /// Compiles a closed core expression into an outcome.
     pub fn outcome_of(e: &crate::ir::Expr, source: String) -> Outcome {
         Outcome::Expr(compile_closed(e).0, source)
+    }
+
+    /// Bytes held by the machine's tables, by table (for the memory benchmark).
+    pub fn memory(&self) -> Vec<(&'static str, usize)> {
+        fn cap<T>(v: &Vec<T>) -> usize {
+            v.capacity() * std::mem::size_of::<T>()
+        }
+        let freed = |f: &Freed| cap(&f.tasks);
+        vec![
+            ("statements", cap(&self.stmts) + cap(&self.in_dirty)),
+            ("variables", cap(&self.vars) + self.spill.memory()),
+            ("labels", self.labels.memory()),
+            ("tasks", cap(&self.tasks)),
+            ("operands", cap(&self.operands.data) + self.operands.free.iter().map(cap).sum::<usize>()),
+            ("primitives", cap(&self.prims.items) + cap(&self.prims.free)),
+            ("closures", cap(&self.closures.items) + cap(&self.closures.free)),
+            ("dirty and free lists", cap(&self.dirty) + freed(&self.freed) + freed(&self.free)),
+        ]
     }
 
     /// Checks the graph's invariants; returns the first violation.
@@ -981,20 +1250,17 @@ impl Machine {
             if self.vars[n.bind.0 as usize].binder != s.0 {
                 return Err(format!("`{}` does not point back to its binder", self.var_name(n.bind)));
             }
-            n.op.for_each_var(|v| counts[v.0 as usize] += 1);
-            let mut missing = None;
-            n.op.for_each_var(|v| {
-                if !self.vars[v.0 as usize].uses.contains(s) {
-                    missing = Some(v);
-                }
-            });
+            let vars = self.op_vars(n.op);
+            vars.as_slice().iter().for_each(|v| counts[v.0 as usize] += 1);
+            let missing = vars.as_slice().iter().find(|v| !self.spill.slice(&self.vars[v.0 as usize].uses).contains(s));
             if let Some(v) = missing {
-                return Err(format!("use of `{}` at {} is not in its use list", self.var_name(v), self.label_of(*s)));
+                return Err(format!("use of `{}` at {} is not in its use list", self.var_name(*v), self.label_of(*s)));
             }
         }
         counts[self.ret.0 as usize] += 1;
         for (i, v) in self.vars.iter().enumerate() {
-            if counts[i] != v.count {
+            // A free slot's `count` links the free list.
+            if v.binder != FREED && counts[i] != v.count {
                 return Err(format!("`{}` has count {} but {} uses", self.var_name(VarId(i as u32)), v.count, counts[i]));
             }
         }

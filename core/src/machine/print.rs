@@ -57,23 +57,26 @@ impl Machine {
                 let _ = write!(out, "{} {}", self.var_name(*f), self.var_name(*x));
             }
             MOp::Tuple(xs) => {
-                let names: Vec<String> = xs.iter().map(|x| self.var_name(*x)).collect();
+                let names: Vec<String> = self.tuple(*xs).iter().map(|x| self.var_name(*x)).collect();
                 let _ = write!(out, "({}{})", names.join(", "), if xs.len() == 1 { "," } else { "" });
             }
             MOp::Prj(i, x) => {
                 let _ = write!(out, "prj {i} {}", self.var_name(*x));
             }
             MOp::Prim(p) => {
-                let _ = write!(out, "<{p}>");
+                let _ = write!(out, "<{}>", self.prim(*p));
             }
             MOp::Task(t) => {
                 let task = &self.tasks[t.0 as usize];
                 let _ = write!(out, "<<{} {}>>", task.ext, task.arg);
             }
             MOp::Fun(c) => {
-                let env: Vec<String> = c.env.iter().map(|v| self.var_name(*v)).collect();
-                template_text(out, &c.tpl, &env, 2);
+                if let Some((tpl, env)) = self.closure(*c) {
+                    let env: Vec<String> = env.iter().map(|v| self.var_name(*v)).collect();
+                    template_text(out, tpl, &env, 2);
+                }
             }
+            MOp::Gone => out.push_str("<removed>"),
         }
     }
 
@@ -103,11 +106,12 @@ impl Machine {
             out.push('…');
             return;
         }
-        match self.binder(v).map(|b| &self.stmts[b.0 as usize].op) {
+        match self.binder(v).map(|b| self.stmts[b.0 as usize].op) {
             Some(MOp::Prim(p)) => {
-                let _ = write!(out, "{p}");
+                let _ = write!(out, "{}", self.prim(p));
             }
             Some(MOp::Tuple(xs)) => {
+                let xs = self.tuple(xs);
                 out.push('(');
                 for (i, x) in xs.iter().enumerate() {
                     if i > 0 {

@@ -114,6 +114,13 @@ struct StreamState {
     done: bool,
 }
 
+/// Which of a world's `choices` a live run takes (`opal explore` fixes one resolution).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Choice {
+    First,
+    Random,
+}
+
 /// Computes results of externals that need no waiting, and compiles result sources.
 pub struct Host {
     pub world: Option<World>,
@@ -143,6 +150,22 @@ impl Host {
         let r = compile_result_source(src);
         self.cache.insert(src.to_string(), r.clone());
         r.map(|t| Outcome::Expr(t, src.to_string()))
+    }
+
+    /// For an external that the world describes only by `choices`: one of them, compiled.
+    pub fn choose(&mut self, w: &crate::world::WorldExt, how: Choice) -> Option<Outcome> {
+        if w.choices.is_empty() || !w.responses.is_empty() || w.default.is_some() {
+            return None;
+        }
+        let i = match how {
+            Choice::First => 0,
+            Choice::Random => {
+                let i = (self.rng as usize) % w.choices.len();
+                self.coin();
+                i
+            }
+        };
+        Some(self.compile_result(&w.choices[i]).unwrap_or_else(Outcome::Failed))
     }
 
     pub fn is_pure(&self, ext: &str) -> bool {
@@ -395,6 +418,8 @@ struct Runner<'m> {
     streams: Vec<StreamState>,
     events: Vec<Event>,
     replay: HashMap<String, Event>,
+    /// The statements of the current round (a buffer kept across rounds).
+    cands: Vec<StmtId>,
 }
 
 impl<'m> Runner<'m> {
@@ -417,6 +442,7 @@ impl<'m> Runner<'m> {
             streams: Vec::new(),
             events: Vec::new(),
             replay,
+            cands: Vec::new(),
         }
     }
 
@@ -432,7 +458,9 @@ impl<'m> Runner<'m> {
         // Inside the runtime, so a virtual clock (if any) is the one read.
         self.started = Instant::now();
         let end = loop {
-            while let Ok(a) = self.rx.try_recv() {
+            // Only tasks in flight send arrivals (pure externals resolve at dispatch).
+            while self.in_flight > 0 {
+                let Ok(a) = self.rx.try_recv() else { break };
                 self.arrive(a);
             }
             if !self.budget_left() {
@@ -552,23 +580,30 @@ impl<'m> Runner<'m> {
 
     /// One opportunistic round: every statement steppable at its start steps.
     fn round(&mut self, on_step: &mut Observer<'_>) -> bool {
-        let cands = self.m.round_candidates();
+        let mut cands = std::mem::take(&mut self.cands);
+        self.m.round_candidates(&mut cands);
         if cands.is_empty() {
+            self.cands = cands;
             return false;
         }
         self.rounds += 1;
-        for s in cands {
+        for &s in &cands {
             if !self.budget_left() {
                 break;
             }
             self.step_at(s, on_step);
         }
+        // One huge round (a long list unfolding) must not pin its buffer for the whole run.
+        if cands.capacity() > 1 << 16 && cands.len() < cands.capacity() / 8 {
+            cands = Vec::new();
+        }
+        self.cands = cands;
         true
     }
 
     /// cbv: step the leftmost statement that is not a value.
     fn cbv_step(&mut self, on_step: &mut Observer<'_>) -> bool {
-        self.m.take_dirty();
+        self.m.take_dirty(&mut self.cands);
         let mut cur = self.m.first();
         while let Some(s) = cur {
             if !self.m.stmt(s).op.is_value() {
@@ -588,7 +623,7 @@ impl<'m> Runner<'m> {
 
     fn sweep_gc(&mut self, on_step: &mut Observer<'_>) {
         loop {
-            self.m.take_dirty();
+            self.m.take_dirty(&mut self.cands);
             let ids: Vec<StmtId> = self.m.iter().filter(|s| self.m.steppable(*s) == Ok(Rule::ReduceGc)).collect();
             if ids.is_empty() || !self.budget_left() {
                 return;
@@ -601,7 +636,7 @@ impl<'m> Runner<'m> {
 
     /// lazy: step what the return variable's value needs. `None` when it is a value.
     fn lazy_step(&mut self, on_step: &mut Observer<'_>) -> Option<bool> {
-        self.m.take_dirty();
+        self.m.take_dirty(&mut self.cands);
         let mut need = self.m.ret;
         let mut seen = std::collections::HashSet::new();
         loop {
@@ -609,8 +644,9 @@ impl<'m> Runner<'m> {
                 return Some(false);
             }
             let b = self.m.binder(need)?;
-            let op = self.m.stmt(b).op.clone();
+            let op = self.m.stmt(b).op;
             match op {
+                super::MOp::Gone => return Some(false),
                 super::MOp::Fun(_) | super::MOp::Tuple(_) | super::MOp::Prim(_) => {
                     if need == self.m.ret {
                         return None;
@@ -671,7 +707,7 @@ impl<'m> Runner<'m> {
                 self.emit(&h, &s);
             }
             let outcome = r.unwrap_or_else(Outcome::Failed);
-            self.m.deliver(t, outcome, self.now_ms());
+            self.m.deliver(t, outcome, now);
             // Pure externals resolve synchronously at dispatch.
             self.step_at(stmt, on_step);
             return;
@@ -690,11 +726,7 @@ impl<'m> Runner<'m> {
         }
         let world_ext = self.host.world.as_ref().and_then(|w| w.get(&ext)).cloned();
         if let Some(w) = world_ext {
-            if !w.choices.is_empty() && w.responses.is_empty() && w.default.is_none() {
-                let i = (self.host.rng as usize) % w.choices.len();
-                self.host.coin();
-                let src = w.choices[i].clone();
-                let outcome = self.host.compile_result(&src).unwrap_or_else(Outcome::Failed);
+            if let Some(outcome) = self.host.choose(&w, Choice::Random) {
                 self.schedule(t, outcome, w.latency_ms);
                 return;
             }

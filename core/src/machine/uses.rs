@@ -1,71 +1,120 @@
-//! A variable's use list: most variables are used once or twice, so up to four uses live
-//! inline in the variable node and need no allocation.
+//! Use lists of variables. Most variables are used once or twice, so two uses live inline in
+//! the 12-byte `Uses`; longer lists spill into `Spill`, which owns them and reuses their vectors.
 
 use super::StmtId;
 
-const INLINE: usize = 4;
+const INLINE: u32 = 2;
 
-#[derive(Clone, Debug)]
-pub enum Uses {
-    Few(u8, [StmtId; INLINE]),
-    Many(Vec<StmtId>),
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Uses {
+    n: u32,
+    /// The uses while `n <= INLINE`; otherwise `xs[0].0` indexes `Spill::lists`.
+    xs: [StmtId; 2],
 }
 
-impl Default for Uses {
-    fn default() -> Self {
-        Uses::Few(0, [StmtId(0); INLINE])
-    }
+#[derive(Clone, Default)]
+pub struct Spill {
+    lists: Vec<Vec<StmtId>>,
+    free: Vec<u32>,
 }
 
-impl Uses {
-    pub fn as_slice(&self) -> &[StmtId] {
-        match self {
-            Uses::Few(n, xs) => &xs[..*n as usize],
-            Uses::Many(v) => v,
+impl Spill {
+    pub fn slice<'a>(&'a self, u: &'a Uses) -> &'a [StmtId] {
+        if u.n <= INLINE {
+            &u.xs[..u.n as usize]
+        } else {
+            &self.lists[u.xs[0].0 as usize]
         }
     }
-    pub fn len(&self) -> usize {
-        self.as_slice().len()
+
+    pub fn last(&self, u: &Uses) -> Option<StmtId> {
+        self.slice(u).last().copied()
     }
-    pub fn last(&self) -> Option<&StmtId> {
-        self.as_slice().last()
-    }
-    pub fn contains(&self, s: &StmtId) -> bool {
-        self.as_slice().contains(s)
-    }
-    pub fn push(&mut self, s: StmtId) {
-        match self {
-            Uses::Few(n, xs) if (*n as usize) < INLINE => {
-                xs[*n as usize] = s;
-                *n += 1;
+
+    /// Adds a use; when the inline uses are full, those `live` rejects make room first.
+    pub fn push(&mut self, u: &mut Uses, s: StmtId, live: impl Fn(StmtId) -> bool) {
+        if u.n == INLINE {
+            let kept: [Option<StmtId>; 2] = u.xs.map(|x| live(x).then_some(x));
+            u.n = 0;
+            for x in kept.into_iter().flatten() {
+                u.xs[u.n as usize] = x;
+                u.n += 1;
             }
-            Uses::Few(_, xs) => {
-                let mut v = Vec::with_capacity(2 * INLINE);
-                v.extend_from_slice(xs);
-                v.push(s);
-                *self = Uses::Many(v);
-            }
-            Uses::Many(v) => v.push(s),
         }
-    }
-    pub fn clear(&mut self) {
-        match self {
-            Uses::Few(n, _) => *n = 0,
-            Uses::Many(v) => v.clear(),
+        if u.n < INLINE {
+            u.xs[u.n as usize] = s;
+        } else if u.n == INLINE {
+            let first = [u.xs[0], u.xs[1], s];
+            let i = match self.free.pop() {
+                Some(i) => {
+                    self.lists[i as usize].extend(first);
+                    i
+                }
+                None => {
+                    self.lists.push(first.to_vec());
+                    self.lists.len() as u32 - 1
+                }
+            };
+            u.xs[0] = StmtId(i);
+        } else {
+            self.lists[u.xs[0].0 as usize].push(s);
         }
+        u.n += 1;
     }
+
+    pub fn clear(&mut self, u: &mut Uses) {
+        if u.n > INLINE {
+            let i = u.xs[0].0;
+            self.lists[i as usize].clear();
+            self.free.push(i);
+        }
+        *u = Uses::default();
+    }
+
     /// Keeps the uses `keep` accepts, each once.
-    pub fn compact(&mut self, keep: impl Fn(StmtId) -> bool) {
-        let mut v: Vec<StmtId> = self.as_slice().to_vec();
+    pub fn compact(&mut self, u: &mut Uses, keep: impl Fn(StmtId) -> bool) {
+        let mut v: Vec<StmtId> = self.slice(u).to_vec();
         v.sort_unstable();
         v.dedup();
         v.retain(|s| keep(*s));
-        *self = if v.len() <= INLINE {
-            let mut xs = [StmtId(0); INLINE];
-            xs[..v.len()].copy_from_slice(&v);
-            Uses::Few(v.len() as u8, xs)
-        } else {
-            Uses::Many(v)
-        };
+        self.clear(u);
+        for s in v {
+            self.push(u, s, |_| true);
+        }
+    }
+
+    /// Bytes held by spilled lists.
+    pub fn memory(&self) -> usize {
+        self.lists.iter().map(|l| l.capacity() * 4).sum::<usize>() + self.lists.capacity() * 24 + self.free.capacity() * 4
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uses_spill_reuse_lists_and_make_room_by_dropping_dead_entries() {
+        let mut spill = Spill::default();
+        let (mut u, mut w) = (Uses::default(), Uses::default());
+        for s in 0..5 {
+            spill.push(&mut u, StmtId(s), |_| true);
+        }
+        assert_eq!(spill.slice(&u), &[StmtId(0), StmtId(1), StmtId(2), StmtId(3), StmtId(4)]);
+        spill.clear(&mut u);
+        assert!(spill.slice(&u).is_empty());
+        // The freed list is reused, not leaked.
+        for s in 0..3 {
+            spill.push(&mut w, StmtId(10 + s), |_| true);
+        }
+        assert_eq!(spill.lists.len(), 1);
+        // Full inline uses whose statements are dead make room instead of spilling.
+        let mut v = Uses::default();
+        spill.push(&mut v, StmtId(1), |_| true);
+        spill.push(&mut v, StmtId(2), |_| true);
+        spill.push(&mut v, StmtId(3), |s| s != StmtId(1));
+        assert_eq!(spill.slice(&v), &[StmtId(2), StmtId(3)]);
+        spill.compact(&mut w, |s| s != StmtId(11));
+        assert_eq!(spill.slice(&w), &[StmtId(10), StmtId(12)]);
     }
 }
