@@ -511,9 +511,25 @@ impl Machine {
         match op {
             MOp::Alias(y) | MOp::Prj(_, y) => OpVars::Two([y, y], 1),
             MOp::Call(a, b) => OpVars::Two([a, b], 2),
-            MOp::Tuple(o) => OpVars::Slice(self.operands.get(o)),
-            MOp::Fun(c) => OpVars::Slice(self.closures.get(c.0).map(|c| self.operands.get(c.env)).unwrap_or(&[])),
-            MOp::Prim(_) | MOp::Task(_) | MOp::Gone => OpVars::Two([VarId(0); 2], 0),
+            _ => OpVars::Slice(self.op_operands(op).map(|o| self.operands.get(o)).unwrap_or(&[])),
+        }
+    }
+    /// `op_vars` for callers that change the machine for each variable.
+    fn each_op_var(&mut self, op: MOp, mut f: impl FnMut(&mut Machine, VarId)) {
+        match op {
+            MOp::Alias(y) | MOp::Prj(_, y) => f(self, y),
+            MOp::Call(a, b) => {
+                f(self, a);
+                f(self, b)
+            }
+            _ => {
+                if let Some(o) = self.op_operands(op) {
+                    for i in o.range() {
+                        let v = self.operands.data[i];
+                        f(self, v);
+                    }
+                }
+            }
         }
     }
     /// Where the variables of an operation stored in the arena are (tuples and closures).
@@ -539,21 +555,7 @@ impl Machine {
                 StmtId(self.stmts.len() as u32 - 1)
             }
         };
-        match op {
-            MOp::Alias(y) | MOp::Prj(_, y) => self.add_use(y, id),
-            MOp::Call(a, b) => {
-                self.add_use(a, id);
-                self.add_use(b, id);
-            }
-            _ => {
-                if let Some(o) = self.op_operands(op) {
-                    for i in o.range() {
-                        let v = self.operands.data[i];
-                        self.add_use(v, id);
-                    }
-                }
-            }
-        }
+        self.each_op_var(op, |m, v| m.add_use(v, id));
         self.stmts[id.0 as usize].op = op;
         self.vars[bind.0 as usize].binder = id.0;
         self.live += 1;
@@ -669,34 +671,21 @@ impl Machine {
         prev
     }
 
+    /// Drops an operation's uses and frees what it held in the arena and slabs.
     fn drop_op(&mut self, op: MOp) {
+        self.each_op_var(op, |m, v| m.drop_use(v));
         match op {
-            MOp::Alias(y) | MOp::Prj(_, y) => self.drop_use(y),
-            MOp::Call(a, b) => {
-                self.drop_use(a);
-                self.drop_use(b);
-            }
-            MOp::Tuple(o) => {
-                self.drop_operands(o);
-            }
+            MOp::Tuple(o) => self.operands.release(o),
             MOp::Fun(c) => {
                 if let Some(c) = self.closures.remove(c.0) {
-                    self.drop_operands(c.env);
+                    self.operands.release(c.env);
                 }
             }
             MOp::Prim(p) => {
                 self.prims.remove(p.0);
             }
-            MOp::Task(_) | MOp::Gone => {}
+            MOp::Alias(_) | MOp::Call(..) | MOp::Prj(..) | MOp::Task(_) | MOp::Gone => {}
         }
-    }
-
-    fn drop_operands(&mut self, o: Operands) {
-        for i in o.range() {
-            let v = self.operands.data[i];
-            self.drop_use(v);
-        }
-        self.operands.release(o);
     }
 
     pub fn mark_dirty(&mut self, s: StmtId) {
