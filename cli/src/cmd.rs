@@ -16,7 +16,7 @@ commands:
   step FILE [--strategy S] [--world W] [--replay T] [--rounds N] [--max-steps N] [--format text|json]
   explore FILE [--world W] [--max-states N]
   debug FILE                            open the step debugger (not yet available)
-  lsp [--stdio]                         run the language server (not yet available)
+  lsp [--stdio]                         run the language server on stdio
 
 strategies: opportunistic (default), cbv, lazy";
 
@@ -119,10 +119,7 @@ pub fn main(raw: Vec<String>) -> i32 {
             eprintln!("opal: the step debugger is not available in this build yet (issue 5)");
             2
         }
-        _ => {
-            eprintln!("opal: the language server is not available in this build yet (issue 4)");
-            2
-        }
+        _ => opal_lsp::run_stdio(),
     }
 }
 

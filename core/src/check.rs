@@ -3,11 +3,13 @@
 use crate::desugar::Program;
 use crate::ir::{Expr, Op, Stmt};
 use crate::names::{Name, NameTable};
+use crate::span::Span;
 
 /// Checks that every variable used is bound earlier in the same or an enclosing scope, and
-/// that no binder rebinds a name in scope. Returns one message per violation.
-pub fn well_formed(p: &Program) -> Vec<String> {
-    let mut wf = Wf { bound: NameTable::new(4 * p.size() + 64), open: vec![true], errs: Vec::new() };
+/// that no binder rebinds a name in scope. Returns one message per violation, with the span of
+/// the source that the offending core statement came from.
+pub fn well_formed(p: &Program) -> Vec<(String, Span)> {
+    let mut wf = Wf { bound: NameTable::new(4 * p.size() + 64), open: vec![true], errs: Vec::new(), at: Span::default() };
     for s in &p.env {
         wf.stmt(s, 0);
     }
@@ -20,7 +22,9 @@ pub fn well_formed(p: &Program) -> Vec<String> {
 struct Wf {
     bound: NameTable<u32>,
     open: Vec<bool>,
-    errs: Vec<String>,
+    errs: Vec<(String, Span)>,
+    /// Span of the statement being checked.
+    at: Span,
 }
 
 impl Wf {
@@ -30,18 +34,19 @@ impl Wf {
 
     fn use_var(&mut self, x: &Name) {
         if !self.in_scope(x) {
-            self.errs.push(format!("`{x}` is used but not bound"));
+            self.errs.push((format!("`{x}` is used but not bound"), self.at));
         }
     }
 
     fn bind(&mut self, x: Name, scope: u32) {
         if self.in_scope(&x) {
-            self.errs.push(format!("`{x}` is bound twice in one scope"));
+            self.errs.push((format!("`{x}` is bound twice in one scope"), self.at));
         }
         self.bound.insert(x, scope);
     }
 
     fn stmt(&mut self, s: &Stmt, scope: u32) {
+        self.at = s.span;
         match &s.op {
             Op::Alias(y) | Op::Prj(_, y) => self.use_var(y),
             Op::Call(f, x) => {
@@ -56,6 +61,7 @@ impl Wf {
                 self.bind(f.param, inner);
                 self.expr(&f.body, inner);
                 self.open[inner as usize] = false;
+                self.at = s.span;
             }
         }
         self.bind(s.bind, scope);
@@ -67,7 +73,7 @@ impl Wf {
         }
         match &e.ret {
             Some(r) => self.use_var(r),
-            None => self.errs.push("expression without a return variable".into()),
+            None => self.errs.push(("expression without a return variable".into(), self.at)),
         }
     }
 }

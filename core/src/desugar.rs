@@ -82,6 +82,9 @@ enum ScopeKind {
     Loop,
 }
 
+/// `Var::def` of a variable with no binding site in the source (a carried environment handle).
+const NO_DEF: usize = usize::MAX;
+
 struct Var {
     core: Name,
     def: usize,
@@ -218,7 +221,7 @@ impl Desugarer {
     fn check_unused(&mut self, vi: usize) {
         let v = &self.vars[vi];
         if v.lint_unused && !v.used && !self.prelude_mode && !self.core_mode {
-            let d = &self.symbols.defs[v.def];
+            let Some(d) = self.symbols.defs.get(v.def) else { return };
             if !d.name.starts_with('_') && !v.handle {
                 let span = d.span;
                 let name = d.name.clone();
@@ -270,7 +273,10 @@ impl Desugarer {
                 }
             }
             let v = &self.vars[vi];
-            self.symbols.refs.push((id.span, RefTarget::Def(def)));
+            // A carried environment handle (`stdout` threaded through a loop) has no source
+            // definition: it still refers to the handle.
+            let target = if def == NO_DEF { RefTarget::Handle(id.name.clone()) } else { RefTarget::Def(def) };
+            self.symbols.refs.push((id.span, target));
             return (v.core, v.known.clone());
         }
         let name = if self.prelude_mode { is_keyword_alias(&id.name).unwrap_or(&id.name) } else { id.name.as_str() };
@@ -978,7 +984,7 @@ impl Desugarer {
         self.vars[vi].used = true;
         // Carried bindings are not source binding sites.
         self.symbols.defs.pop();
-        self.vars[vi].def = self.find_def_of(v).unwrap_or(0);
+        self.vars[vi].def = self.find_def_of(v).unwrap_or(NO_DEF);
     }
 
     fn find_def_of(&self, v: &str) -> Option<usize> {

@@ -39,9 +39,9 @@ pub fn compile(src: &str) -> Compiled {
     let mut all = parsed.diags.clone();
     all.append(&mut diags);
     if !all.iter().any(|d| d.is_error()) {
-        for msg in check::well_formed(&program) {
+        for (msg, span) in check::well_formed(&program) {
             all.push(
-                Diagnostic::error("E0900", span::Span::default(), format!("internal error: desugared term is not well-formed: {msg}"))
+                Diagnostic::error("E0900", span, format!("internal error: desugared term is not well-formed: {msg}"))
                     .with_help("please report this with the program that caused it"),
             );
         }

@@ -1,1 +1,15 @@
+//! `opal lsp`: the OPAL language server, on the same front end as the CLI (`opal-core`).
+//!
+//! `analysis` answers questions about one snapshot of a document, `navigation` and `editing`
+//! turn the answers into LSP results, `server` keeps documents and talks the protocol.
 
+pub mod analysis;
+pub mod client;
+pub mod document;
+pub mod editing;
+pub mod navigation;
+pub mod position;
+pub mod server;
+pub mod transport;
+
+pub use server::run_stdio;

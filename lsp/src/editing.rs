@@ -1,0 +1,717 @@
+//! Diagnostics, completion, signature help, formatting, folding, selection ranges, semantic
+//! tokens, inlay hints, code actions and code lenses.
+
+use crate::analysis::{describe_known, external_doc, params_text, prelude_signature, sig_params, Analysis};
+use opal_core::desugar::{assigned, DefKind, Known, RefTarget};
+use opal_core::diag::{Diagnostic as ODiag, Severity};
+use opal_core::span::Span;
+use opal_core::syntax::ast::Pattern;
+use opal_core::syntax::ast::*;
+use opal_core::syntax::lexer::{lex, Tok, KEYWORDS};
+use opal_core::{externals, prelude};
+use std::collections::HashSet;
+use tower_lsp_server::ls_types::*;
+
+/// Where each code is explained; `docs/diagnostics.md` has an anchor per code.
+pub const DOCS_URL: &str = "https://github.com/opal-lang/opal/blob/main/docs/diagnostics.md";
+
+pub fn to_lsp_diagnostic(a_text: &str, pos: &crate::position::Positions, uri: &Uri, d: &ODiag) -> Diagnostic {
+    let _ = a_text;
+    let mut message = d.message.clone();
+    if let Some(h) = &d.help {
+        message.push_str("\nhelp: ");
+        message.push_str(h);
+    }
+    let href = format!("{DOCS_URL}#{}", d.code.to_ascii_lowercase()).parse::<Uri>().ok();
+    Diagnostic {
+        range: pos.range(d.span),
+        severity: Some(match d.severity {
+            Severity::Error => DiagnosticSeverity::ERROR,
+            Severity::Warning => DiagnosticSeverity::WARNING,
+        }),
+        code: Some(NumberOrString::String(d.code.to_string())),
+        code_description: href.map(|href| CodeDescription { href }),
+        source: Some("opal".into()),
+        message,
+        related_information: (!d.related.is_empty()).then(|| {
+            d.related
+                .iter()
+                .map(|(s, m)| DiagnosticRelatedInformation { location: Location { uri: uri.clone(), range: pos.range(*s) }, message: m.clone() })
+                .collect()
+        }),
+        tags: (d.code == "W0001").then(|| vec![DiagnosticTag::UNNECESSARY]),
+        data: d.fix.as_ref().map(|f| serde_json::json!({ "fix": f })),
+    }
+}
+
+// ---- completion ----------------------------------------------------------------------------
+
+const SNIPPETS: &[(&str, &str, &str)] = &[
+    ("fun", "fun ${1:x}: ${0:x}", "function"),
+    ("for", "for ${1:x} in ${2:list}:\n    ${0:pass}", "fold a list, threading rebound variables"),
+    ("if", "if ${1:cond}:\n    ${2}\nelse:\n    ${0}", "if / else on a Church boolean"),
+    ("while", "while ${1:cond}:\n    ${0}", "loop while a condition holds"),
+    ("rec", "rec ${1:f} := fun ${2:x}:\n    ${0}", "recursive function"),
+    ("do", "do:\n    ${1}\nwhile ${0:cond}", "loop at least once"),
+];
+
+/// True when the offset is inside a comment or a string literal, where completion is noise.
+fn in_comment_or_string(a: &Analysis, offset: u32) -> bool {
+    let lexed = lex(&a.text);
+    lexed.comments.iter().any(|c| c.span.start < offset && offset <= c.span.end)
+        || lexed.tokens.iter().any(|t| matches!(t.tok, Tok::Str(_)) && t.span.start < offset && offset < t.span.end)
+}
+
+pub fn completion(a: &Analysis, offset: u32) -> Vec<CompletionItem> {
+    if in_comment_or_string(a, offset) {
+        return vec![];
+    }
+    let mut seen: HashSet<String> = HashSet::new();
+    let mut items = Vec::new();
+    // Innermost bindings first: a name shadows the prelude and the externals.
+    for v in a.scope_at(offset).into_iter().rev() {
+        if !seen.insert(v.name.clone()) || v.name.starts_with('_') && v.name.len() == 1 {
+            continue;
+        }
+        let def = a.defs().iter().find(|d| d.span == v.span);
+        let known = def.map(|d| d.known.clone()).unwrap_or(Known::Unknown);
+        let is_extern = def.is_some_and(|d| d.kind == DefKind::Extern);
+        let kind = match (&known, v.param, is_extern) {
+            (_, _, true) => CompletionItemKind::INTERFACE,
+            (Known::Fun(_), _, _) => CompletionItemKind::FUNCTION,
+            (_, true, _) => CompletionItemKind::VARIABLE,
+            _ => CompletionItemKind::VARIABLE,
+        };
+        let detail = if is_extern {
+            "extern".to_string()
+        } else if v.param {
+            format!("parameter · {}", describe_known(&known))
+        } else {
+            describe_known(&known)
+        };
+        items.push(CompletionItem {
+            label: v.name.clone(),
+            kind: Some(kind),
+            detail: Some(detail),
+            sort_text: Some(format!("0{}", v.name)),
+            ..Default::default()
+        });
+    }
+    for p in prelude::names() {
+        if seen.insert(p.to_string()) && !p.ends_with('_') && !p.starts_with("fix_") {
+            items.push(CompletionItem {
+                label: p.to_string(),
+                kind: Some(CompletionItemKind::FUNCTION),
+                detail: prelude_signature(p).map(|s| format!("prelude: {s}")),
+                sort_text: Some(format!("1{p}")),
+                ..Default::default()
+            });
+        }
+    }
+    for e in externals::STANDARD {
+        if seen.insert(e.name.to_string()) {
+            items.push(CompletionItem {
+                label: e.name.to_string(),
+                kind: Some(CompletionItemKind::FUNCTION),
+                detail: Some(e.sig.to_string()),
+                documentation: Some(Documentation::MarkupContent(MarkupContent {
+                    kind: MarkupKind::Markdown,
+                    value: format!("{} ({} external)", e.doc, e.kind.as_str()),
+                })),
+                sort_text: Some(format!("2{}", e.name)),
+                ..Default::default()
+            });
+        }
+    }
+    for (h, doc) in externals::HANDLES {
+        if seen.insert(h.to_string()) {
+            items.push(CompletionItem {
+                label: h.to_string(),
+                kind: Some(CompletionItemKind::VARIABLE),
+                detail: Some("handle".into()),
+                documentation: Some(Documentation::String(doc.to_string())),
+                sort_text: Some(format!("2{h}")),
+                ..Default::default()
+            });
+        }
+    }
+    for (k, _) in KEYWORDS {
+        items.push(CompletionItem { label: k.to_string(), kind: Some(CompletionItemKind::KEYWORD), sort_text: Some(format!("3{k}")), ..Default::default() });
+    }
+    for (label, body, detail) in SNIPPETS {
+        items.push(CompletionItem {
+            label: label.to_string(),
+            kind: Some(CompletionItemKind::SNIPPET),
+            detail: Some(detail.to_string()),
+            insert_text: Some(body.to_string()),
+            insert_text_format: Some(InsertTextFormat::SNIPPET),
+            sort_text: Some(format!("4{label}")),
+            ..Default::default()
+        });
+    }
+    items
+}
+
+// ---- signature help ------------------------------------------------------------------------
+
+/// The callee and the active argument of the innermost unclosed `(` before the cursor.
+fn enclosing_call(text: &str, offset: u32) -> Option<(Span, usize)> {
+    let before = text.get(..(offset as usize).min(text.len()))?;
+    let mut depth = 0i32;
+    let mut commas = 0usize;
+    let mut in_str = false;
+    for (i, c) in before.char_indices().rev() {
+        match c {
+            '"' => in_str = !in_str,
+            _ if in_str => {}
+            '\n' if depth == 0 && before[i + 1..].trim_start().is_empty() => {}
+            ')' | ']' => depth += 1,
+            '(' | '[' if depth > 0 => depth -= 1,
+            '[' => return None,
+            '(' => {
+                let head = before[..i].trim_end();
+                let end = head.len();
+                let start = head.char_indices().rev().take_while(|(_, c)| c.is_ascii_alphanumeric() || *c == '_').last().map(|(k, _)| k)?;
+                return Some((Span::new(start, end), commas));
+            }
+            ',' if depth == 0 => commas += 1,
+            _ => {}
+        }
+    }
+    None
+}
+
+pub fn signature_help(a: &Analysis, offset: u32) -> Option<SignatureHelp> {
+    let (callee, active) = enclosing_call(&a.text, offset)?;
+    let name = a.slice(callee);
+    let target = a.target_at(callee.start).map(|(_, t)| t);
+    let (label, params, doc) = match target {
+        Some(crate::analysis::Target::Def(i)) => {
+            let d = &a.defs()[i];
+            let ps = fun_params_of(a, d.span)?;
+            let (whole, parts) = params_text(&a.text, ps);
+            (format!("{name} {whole}"), parts, a.doc_above(d.span.start))
+        }
+        Some(crate::analysis::Target::Prelude(p)) => {
+            let sig = prelude_signature(&p)?;
+            let params_src = sig.split_once("fun").map(|(_, r)| r.trim().to_string()).unwrap_or_default();
+            (format!("{p} {params_src}"), sig_params(&format!("{p} {params_src}")), Some("prelude function".into()))
+        }
+        Some(crate::analysis::Target::External(e)) => {
+            let (sig, doc, _) = external_doc(&e)?;
+            (sig.to_string(), sig_params(sig), Some(doc.to_string()))
+        }
+        _ => return None,
+    };
+    let parameters: Vec<ParameterInformation> =
+        params.iter().map(|p| ParameterInformation { label: ParameterLabel::Simple(p.clone()), documentation: None }).collect();
+    let n = parameters.len();
+    Some(SignatureHelp {
+        signatures: vec![SignatureInformation {
+            label,
+            documentation: doc.map(Documentation::String),
+            parameters: Some(parameters),
+            active_parameter: Some(active.min(n.saturating_sub(1)) as u32),
+        }],
+        active_signature: Some(0),
+        active_parameter: Some(active.min(n.saturating_sub(1)) as u32),
+    })
+}
+
+/// The parameters of the `fun` bound at a binding site (`f := fun …` or `rec f := fun …`).
+fn fun_params_of(a: &Analysis, def: Span) -> Option<&Params> {
+    fn in_block(b: &Block, def: Span) -> Option<&Params> {
+        for item in &b.items {
+            let found = match &item.kind {
+                ItemKind::Bind(Pattern::Name(id), e) | ItemKind::Rec(id, e) if id.span == def => match &e.kind {
+                    ExprKind::Fun(ps, _) => Some(ps),
+                    _ => None,
+                },
+                ItemKind::Bind(_, e) | ItemKind::Rec(_, e) | ItemKind::Expr(e) | ItemKind::Ret(e) => in_expr(e, def),
+                ItemKind::For(_, _, b) | ItemKind::While(_, b) | ItemKind::DoWhile(b, _) => in_block(b, def),
+                ItemKind::If(bs, els) => bs.iter().find_map(|(_, b)| in_block(b, def)).or_else(|| els.as_ref().and_then(|b| in_block(b, def))),
+                _ => None,
+            };
+            if found.is_some() {
+                return found;
+            }
+        }
+        None
+    }
+    fn in_expr(e: &Expr, def: Span) -> Option<&Params> {
+        match &e.kind {
+            ExprKind::Fun(_, FunBody::Block(b)) => in_block(b, def),
+            _ => None,
+        }
+    }
+    in_block(a.block(), def)
+}
+
+// ---- formatting ----------------------------------------------------------------------------
+
+/// One edit that turns `old` into `new`, covering only the lines that differ.
+pub fn minimal_edit(old: &str, new: &str) -> Option<(Span, String)> {
+    if old == new {
+        return None;
+    }
+    let prefix = old.bytes().zip(new.bytes()).take_while(|(a, b)| a == b).count();
+    let prefix = old[..prefix].rfind('\n').map(|i| i + 1).unwrap_or(0);
+    let max_suffix = (old.len() - prefix).min(new.len() - prefix);
+    let suffix = old.bytes().rev().zip(new.bytes().rev()).take(max_suffix).take_while(|(a, b)| a == b).count();
+    // Keep the edit on whole lines so clients show a clean change.
+    let mut suffix = suffix;
+    while suffix > 0 && !old[old.len() - suffix..].starts_with('\n') && old.len() - suffix != prefix {
+        suffix -= 1;
+    }
+    Some((Span::new(prefix, old.len() - suffix), new[prefix..new.len() - suffix].to_string()))
+}
+
+pub fn format_document(a: &Analysis) -> Result<Option<(Span, String)>, String> {
+    if a.compiled.parsed.diags.iter().any(|d| d.is_error()) {
+        return Err("the file has syntax errors; fix them before formatting".into());
+    }
+    Ok(minimal_edit(&a.text, &opal_core::format::format(&a.compiled.parsed)))
+}
+
+/// Formats the top-level items that overlap a range (each one parses on its own).
+pub fn format_range(a: &Analysis, range: Span) -> Result<Option<(Span, String)>, String> {
+    let items: Vec<&Item> = a.block().items.iter().filter(|i| i.span.start <= range.end && i.span.end >= range.start).collect();
+    let (Some(first), Some(last)) = (items.first(), items.last()) else { return Ok(None) };
+    let start = a.lines.line_start(a.lines.line_of(first.span.start)) as usize;
+    let end_line = a.lines.line_of(last.span.end) + 1;
+    let end = (a.lines.line_start(end_line) as usize).min(a.text.len());
+    let slice = &a.text[start..end];
+    let parsed = opal_core::syntax::parser::parse(slice);
+    if parsed.diags.iter().any(|d| d.is_error()) {
+        return Err("the selected statements have syntax errors; fix them before formatting".into());
+    }
+    let mut out = opal_core::format::format(&parsed);
+    if !slice.ends_with('\n') {
+        out.truncate(out.trim_end_matches('\n').len());
+    }
+    Ok(minimal_edit(slice, &out).map(|(s, t)| (Span::new(start + s.start as usize, start + s.end as usize), t)))
+}
+
+// ---- folding and selection -----------------------------------------------------------------
+
+pub fn folding_ranges(a: &Analysis) -> Vec<FoldingRange> {
+    let mut out = Vec::new();
+    fold_block(a, a.block(), &mut out);
+    // Runs of two or more comment lines.
+    let lexed = lex(&a.text);
+    let mut run: Option<(u32, u32)> = None;
+    for c in lexed.comments.iter().filter(|c| c.own_line) {
+        let l = a.lines.line_of(c.span.start) as u32;
+        run = match run {
+            Some((s, e)) if e + 1 == l => Some((s, l)),
+            Some((s, e)) => {
+                push_fold(&mut out, s, e, Some(FoldingRangeKind::Comment));
+                Some((l, l))
+            }
+            None => Some((l, l)),
+        };
+    }
+    if let Some((s, e)) = run {
+        push_fold(&mut out, s, e, Some(FoldingRangeKind::Comment));
+    }
+    out.sort_by_key(|f| (f.start_line, f.end_line));
+    out
+}
+
+fn push_fold(out: &mut Vec<FoldingRange>, start: u32, end: u32, kind: Option<FoldingRangeKind>) {
+    if end > start {
+        out.push(FoldingRange { start_line: start, start_character: None, end_line: end, end_character: None, kind, collapsed_text: None });
+    }
+}
+
+fn fold_block(a: &Analysis, b: &Block, out: &mut Vec<FoldingRange>) {
+    for item in &b.items {
+        let (s, e) = (a.lines.line_of(item.span.start) as u32, a.lines.line_of(item.span.end) as u32);
+        push_fold(out, s, e, Some(FoldingRangeKind::Region));
+        for_each_child_block(item, &mut |blk| fold_block(a, blk, out));
+    }
+}
+
+fn for_each_child_block<'a>(item: &'a Item, f: &mut dyn FnMut(&'a Block)) {
+    fn expr<'a>(e: &'a Expr, f: &mut dyn FnMut(&'a Block)) {
+        match &e.kind {
+            ExprKind::Fun(_, FunBody::Block(b)) => f(b),
+            ExprKind::Fun(_, FunBody::Expr(x)) | ExprKind::Paren(x) => expr(x, f),
+            ExprKind::App(x, y) | ExprKind::Binary(_, x, y) => {
+                expr(x, f);
+                expr(y, f);
+            }
+            ExprKind::Tuple(xs) | ExprKind::List(xs) => xs.iter().for_each(|x| expr(x, f)),
+            _ => {}
+        }
+    }
+    match &item.kind {
+        ItemKind::Bind(_, e) | ItemKind::Rec(_, e) | ItemKind::Expr(e) | ItemKind::Ret(e) | ItemKind::Aug(_, _, e) => expr(e, f),
+        ItemKind::For(_, _, b) | ItemKind::While(_, b) | ItemKind::DoWhile(b, _) => f(b),
+        ItemKind::If(bs, els) => {
+            bs.iter().for_each(|(_, b)| f(b));
+            if let Some(b) = els {
+                f(b);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Spans of the syntax nodes containing an offset, outermost first.
+pub fn enclosing_spans(a: &Analysis, offset: u32) -> Vec<Span> {
+    fn pat(p: &Pattern, o: u32, out: &mut Vec<Span>) {
+        if contains(p.span(), o) {
+            out.push(p.span());
+            if let Pattern::Tuple(ps, _) = p {
+                ps.iter().for_each(|q| pat(q, o, out));
+            }
+        }
+    }
+    fn expr(e: &Expr, o: u32, out: &mut Vec<Span>) {
+        if !contains(e.span, o) {
+            return;
+        }
+        out.push(e.span);
+        match &e.kind {
+            ExprKind::Fun(_, FunBody::Block(b)) => block(b, o, out),
+            ExprKind::Fun(_, FunBody::Expr(x)) | ExprKind::Paren(x) | ExprKind::Prj(_, x) | ExprKind::Not(x) | ExprKind::Neg(x) => expr(x, o, out),
+            ExprKind::App(x, y) | ExprKind::Binary(_, x, y) => {
+                expr(x, o, out);
+                expr(y, o, out);
+            }
+            ExprKind::Tuple(xs) | ExprKind::List(xs) => xs.iter().for_each(|x| expr(x, o, out)),
+            _ => {}
+        }
+    }
+    fn block(b: &Block, o: u32, out: &mut Vec<Span>) {
+        if let (Some(f), Some(l)) = (b.items.first(), b.items.last()) {
+            let s = f.span.to(l.span);
+            if contains(s, o) && b.items.len() > 1 {
+                out.push(s);
+            }
+        }
+        for item in &b.items {
+            if !contains(item.span, o) {
+                continue;
+            }
+            out.push(item.span);
+            match &item.kind {
+                ItemKind::Bind(p, e) => {
+                    pat(p, o, out);
+                    expr(e, o, out);
+                }
+                ItemKind::Rec(id, e) | ItemKind::Aug(id, _, e) => {
+                    if contains(id.span, o) {
+                        out.push(id.span);
+                    }
+                    expr(e, o, out);
+                }
+                ItemKind::Expr(e) | ItemKind::Ret(e) => expr(e, o, out),
+                ItemKind::Extern(ids) => ids.iter().filter(|id| contains(id.span, o)).for_each(|id| out.push(id.span)),
+                ItemKind::For(p, e, b) => {
+                    pat(p, o, out);
+                    expr(e, o, out);
+                    block(b, o, out);
+                }
+                ItemKind::While(c, b) | ItemKind::DoWhile(b, c) => {
+                    expr(c, o, out);
+                    block(b, o, out);
+                }
+                ItemKind::If(bs, els) => {
+                    for (c, b) in bs {
+                        expr(c, o, out);
+                        block(b, o, out);
+                    }
+                    if let Some(b) = els {
+                        block(b, o, out);
+                    }
+                }
+                ItemKind::Error => {}
+            }
+        }
+    }
+    let mut out = vec![Span::new(0, a.text.len())];
+    block(a.block(), offset, &mut out);
+    out.dedup();
+    out
+}
+
+fn contains(s: Span, o: u32) -> bool {
+    s.start <= o && o <= s.end
+}
+
+pub fn selection_range(a: &Analysis, offset: u32) -> SelectionRange {
+    let p = a.pos();
+    let mut cur: Option<SelectionRange> = None;
+    for s in enclosing_spans(a, offset) {
+        cur = Some(SelectionRange { range: p.range(s), parent: cur.map(Box::new) });
+    }
+    cur.unwrap_or(SelectionRange { range: p.range(Span::new(offset as usize, offset as usize)), parent: None })
+}
+
+// ---- semantic tokens -----------------------------------------------------------------------
+
+/// The legend: standard types first, then OPAL's own (clients map unknown types by name).
+pub const TOKEN_TYPES: &[&str] =
+    &["keyword", "number", "string", "comment", "operator", "function", "parameter", "variable", "external", "prelude", "primitive", "label"];
+pub const TOKEN_MODIFIERS: &[&str] = &["declaration", "defaultLibrary", "readonly"];
+
+pub fn legend() -> SemanticTokensLegend {
+    SemanticTokensLegend {
+        token_types: TOKEN_TYPES.iter().map(|t| SemanticTokenType::new(t)).collect(),
+        token_modifiers: TOKEN_MODIFIERS.iter().map(|m| SemanticTokenModifier::new(m)).collect(),
+    }
+}
+
+fn ty(name: &str) -> u32 {
+    TOKEN_TYPES.iter().position(|t| *t == name).unwrap_or(0) as u32
+}
+
+pub fn semantic_tokens(a: &Analysis) -> Vec<SemanticToken> {
+    let lexed = lex(&a.text);
+    let mut spans: Vec<(Span, u32, u32)> = Vec::new();
+    let defs = a.defs();
+    let refs: std::collections::HashMap<u32, &RefTarget> = a.refs().iter().map(|(s, t)| (s.start, t)).collect();
+    for t in &lexed.tokens {
+        let class = match &t.tok {
+            Tok::Kw(_) => Some((ty("keyword"), 0)),
+            Tok::Int(_) | Tok::Float(_) => Some((ty("number"), 0)),
+            Tok::Str(_) => Some((ty("string"), 0)),
+            Tok::Prim(_) | Tok::PrimName(_) => Some((ty("primitive"), 0)),
+            Tok::Punct(p) if matches!(*p, ":=" | "+=" | "-=" | "++=" | "+" | "-" | "*" | "/" | "%" | "++" | "==" | "!=" | "<" | "<=" | ">" | ">=" | "&") => {
+                Some((ty("operator"), 0))
+            }
+            Tok::Ident(_) => {
+                if let Some(r) = refs.get(&t.span.start) {
+                    Some(match r {
+                        RefTarget::Def(i) => def_class(defs.get(*i), false),
+                        RefTarget::Prelude(_) => (ty("prelude"), 2),
+                        RefTarget::External(e) if a.extern_def(e).is_some() => (ty("external"), 0),
+                        RefTarget::External(_) => (ty("external"), 2),
+                        RefTarget::Handle(_) => (ty("variable"), 2),
+                    })
+                } else {
+                    defs.iter().find(|d| d.span == t.span).map(|d| def_class(Some(d), true))
+                }
+            }
+            _ => None,
+        };
+        if let Some((k, m)) = class {
+            spans.push((t.span, k, m));
+        }
+    }
+    for c in &lexed.comments {
+        spans.push((c.span, ty("comment"), 0));
+    }
+    spans.sort_by_key(|s| s.0.start);
+    encode(a, &spans)
+}
+
+fn def_class(d: Option<&opal_core::desugar::Def>, decl: bool) -> (u32, u32) {
+    let m = u32::from(decl);
+    match d {
+        Some(d) if d.kind == DefKind::Param => (ty("parameter"), m),
+        Some(d) if d.kind == DefKind::Extern => (ty("external"), m),
+        Some(d) if matches!(d.known, Known::Fun(_)) => (ty("function"), m),
+        _ => (ty("variable"), m),
+    }
+}
+
+fn encode(a: &Analysis, spans: &[(Span, u32, u32)]) -> Vec<SemanticToken> {
+    let p = a.pos();
+    let mut out = Vec::with_capacity(spans.len());
+    let (mut pl, mut pc) = (0u32, 0u32);
+    for (s, k, m) in spans {
+        let (start, end) = (p.position(s.start), p.position(s.end));
+        if start.line != end.line || end.character <= start.character {
+            continue;
+        }
+        let dl = start.line - pl;
+        let dc = if dl == 0 { start.character - pc } else { start.character };
+        out.push(SemanticToken { delta_line: dl, delta_start: dc, length: end.character - start.character, token_type: *k, token_modifiers_bitset: *m });
+        (pl, pc) = (start.line, start.character);
+    }
+    out
+}
+
+/// The single edit between two token arrays (in units of u32, as the protocol counts).
+pub fn token_delta(old: &[SemanticToken], new: &[SemanticToken]) -> Vec<SemanticTokensEdit> {
+    let prefix = old.iter().zip(new).take_while(|(a, b)| a == b).count();
+    let suffix = old[prefix..].iter().rev().zip(new[prefix..].iter().rev()).take_while(|(a, b)| a == b).count();
+    if prefix == old.len() && prefix == new.len() {
+        return vec![];
+    }
+    vec![SemanticTokensEdit {
+        start: 5 * prefix as u32,
+        delete_count: 5 * (old.len() - prefix - suffix) as u32,
+        data: Some(new[prefix..new.len() - suffix].to_vec()),
+    }]
+}
+
+// ---- inlay hints ---------------------------------------------------------------------------
+
+pub fn inlay_hints(a: &Analysis, range: Span) -> Vec<InlayHint> {
+    let p = a.pos();
+    let mut out = Vec::new();
+    for item in &a.block().items {
+        if item.span.end < range.start || item.span.start > range.end {
+            continue;
+        }
+        let line = a.lines.line_of(item.span.start);
+        let eol = a.lines.line_start(line) + a.lines.line_text(&a.text, line).len() as u32;
+        if let Some(labels) = a.label_range(item.span) {
+            out.push(InlayHint {
+                position: p.position(eol),
+                label: InlayHintLabel::String(format!("@{labels}")),
+                kind: None,
+                text_edits: None,
+                tooltip: Some(InlayHintTooltip::String("initial label(s) of the core statements this line desugars to (SEMANTICS.md §2)".into())),
+                padding_left: Some(true),
+                padding_right: None,
+                data: None,
+            });
+        }
+        threaded_hints(a, item, &mut out);
+    }
+    out
+}
+
+/// For a loop or an `if`: the variables it threads (bound before it, rebound inside).
+fn threaded_hints(a: &Analysis, item: &Item, out: &mut Vec<InlayHint>) {
+    let blocks: Vec<&Block> = match &item.kind {
+        ItemKind::For(_, _, b) | ItemKind::While(_, b) | ItemKind::DoWhile(b, _) => vec![b],
+        ItemKind::If(bs, els) => bs.iter().map(|(_, b)| b).chain(els.iter()).collect(),
+        _ => {
+            for_each_child_block(item, &mut |b| b.items.iter().for_each(|i| threaded_hints(a, i, out)));
+            return;
+        }
+    };
+    let mut names = Vec::new();
+    for b in &blocks {
+        assigned(b, &mut names);
+    }
+    let before: HashSet<String> = a.scope_at(item.span.start).into_iter().map(|v| v.name).collect();
+    let threaded: Vec<String> = names.into_iter().filter(|n| before.contains(n) || externals::handle_root(n).is_some()).collect();
+    if !threaded.is_empty() {
+        let line = a.lines.line_of(item.span.start);
+        let header = a.lines.line_text(&a.text, line);
+        let col = header.rfind(':').map(|c| c + 1).unwrap_or(header.len()) as u32;
+        out.push(InlayHint {
+            position: a.pos().position(a.lines.line_start(line) + col),
+            label: InlayHintLabel::String(format!("threads {}", threaded.join(", "))),
+            kind: None,
+            text_edits: None,
+            tooltip: Some(InlayHintTooltip::String(
+                "variables bound before and rebound inside: passed in and returned by the desugared function (LANGUAGE.md §3.6)".into(),
+            )),
+            padding_left: Some(true),
+            padding_right: None,
+            data: None,
+        });
+    }
+    for b in blocks {
+        for i in &b.items {
+            threaded_hints(a, i, out);
+        }
+    }
+}
+
+// ---- code actions and lenses ---------------------------------------------------------------
+
+/// A quick fix for one diagnostic.
+pub struct QuickFix {
+    pub title: String,
+    pub diag: ODiag,
+    pub edits: Vec<(Span, String)>,
+    pub preferred: bool,
+}
+
+/// Quick fixes for the diagnostics that overlap a range.
+pub fn quick_fixes(a: &Analysis, range: Span) -> Vec<QuickFix> {
+    let mut out = Vec::new();
+    let mut add = |title: String, d: &ODiag, edits: Vec<(Span, String)>, preferred: bool| out.push(QuickFix { title, diag: d.clone(), edits, preferred });
+    for d in a.diags.iter().filter(|d| d.span.start <= range.end && d.span.end >= range.start) {
+        match (d.code, &d.fix) {
+            ("E0005", _) => add("Use `:=` to bind".into(), d, vec![(d.span, ":=".into())], true),
+            ("E0002", _) => {
+                let line = a.lines.line_of(d.span.start);
+                let text = a.lines.line_text(&a.text, line);
+                let ws = text.len() - text.trim_start().len();
+                let indent: String = text[..ws].chars().map(|c| if c == '\t' { "    ".to_string() } else { c.to_string() }).collect();
+                let start = a.lines.line_start(line) as usize;
+                add("Replace tabs with spaces".into(), d, vec![(Span::new(start, start + ws), indent)], true);
+            }
+            ("E0100", suggestion) => {
+                let name = a.slice(d.span).to_string();
+                if let Some(s) = suggestion {
+                    add(format!("Change to `{s}`"), d, vec![(d.span, s.clone())], true);
+                }
+                if crate::navigation::valid_ident(&name) {
+                    let at = extern_insertion_point(a);
+                    add(format!("Declare `extern {name}`"), d, vec![(Span::new(at, at), format!("extern {name}\n"))], false);
+                }
+            }
+            ("W0001", _) => {
+                let name = a.slice(d.span).to_string();
+                add(format!("Rename to `_{name}`"), d, vec![(Span::new(d.span.start as usize, d.span.start as usize), "_".into())], false);
+                if let Some(item) = simple_binding_item(a.block(), d.span) {
+                    let l0 = a.lines.line_of(item.start);
+                    let end = (a.lines.line_start(a.lines.line_of(item.end) + 1) as usize).min(a.text.len());
+                    add(format!("Remove the unused binding `{name}`"), d, vec![(Span::new(a.lines.line_start(l0) as usize, end), String::new())], true);
+                }
+            }
+            ("W0002", Some(threaded)) => add(format!("Thread the handle: `{threaded}`"), d, vec![(d.span, threaded.clone())], true),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// After the leading comments and `extern` lines: where a new `extern` goes.
+fn extern_insertion_point(a: &Analysis) -> usize {
+    let mut offset = 0usize;
+    for line in a.text.split_inclusive('\n') {
+        let t = line.trim();
+        if t.starts_with('#') || t.starts_with("extern ") {
+            offset += line.len();
+        } else {
+            break;
+        }
+    }
+    offset
+}
+
+/// The item `name := expr` whose binder is at `span`, at any depth, if it stands alone.
+fn simple_binding_item(b: &Block, span: Span) -> Option<Span> {
+    for item in &b.items {
+        if let ItemKind::Bind(Pattern::Name(id), _) = &item.kind {
+            if id.span == span {
+                return Some(item.span);
+            }
+        }
+        let mut found = None;
+        for_each_child_block(item, &mut |blk| {
+            if found.is_none() {
+                found = simple_binding_item(blk, span);
+            }
+        });
+        if found.is_some() {
+            return found;
+        }
+    }
+    None
+}
+
+pub fn code_lenses(uri: &Uri) -> Vec<CodeLens> {
+    let at = Range::default();
+    let arg = serde_json::Value::String(uri.to_string());
+    vec![
+        CodeLens {
+            range: at,
+            command: Some(Command { title: "▶ Run".into(), command: "opal.runFile".into(), arguments: Some(vec![arg.clone()]) }),
+            data: None,
+        },
+        CodeLens { range: at, command: Some(Command { title: "Debug".into(), command: "opal.debugFile".into(), arguments: Some(vec![arg]) }), data: None },
+    ]
+}
