@@ -1,4 +1,4 @@
-//! `cargo run --release -p opal-bench [-- sum|fanout|examples|all [MAX_EXP]]`: the cost-model benchmarks of
+//! `cargo run --release -p opal-bench [-- sum|fanout|examples|lsp|all [MAX_EXP]]`: the cost-model benchmarks of
 //! SEMANTICS.md §6. Prints one table per benchmark; README.md quotes the figures.
 //! Each phase is timed in-process (front end, building the graph, running), best of a few runs.
 
@@ -200,4 +200,72 @@ fn main() {
     if what == "examples" || what == "all" {
         bench_examples();
     }
+    if what == "lsp" || what == "all" {
+        bench_lsp();
+    }
+}
+
+/// A program of about `lines` lines: functions, calls, and `if`s threading `stdout`.
+fn lsp_source(lines: usize) -> String {
+    let mut s = String::from("# A long program for the language-server benchmark.\n");
+    let mut i = 0;
+    while s.lines().count() < lines {
+        s.push_str(&format!(
+            "# block {i}\nf{i} := fun (a, b):\n    c := a + b\n    ret c * 2\nx{i} := f{i} ({i}, 1)\nif x{i} > 10:\n    print (&stdout, x{i})\n"
+        ));
+        i += 1;
+    }
+    s
+}
+
+/// Time from a `didChange` to the `publishDiagnostics` of that version, through the real
+/// `opal lsp` (debounce included), on a 10 000-line file; and the analysis alone, in-process.
+fn bench_lsp() {
+    use opal_lsp::client::StdioClient;
+    use serde_json::json;
+    let text = lsp_source(10_000);
+    let lines = text.lines().count();
+    let analysis = (0..5)
+        .map(|_| {
+            let t = Instant::now();
+            let a = opal_lsp::analysis::Analysis::new(text.clone(), Default::default());
+            std::hint::black_box(a.diags.len());
+            t.elapsed()
+        })
+        .min()
+        .unwrap_or_default();
+    let exe = std::env::current_exe().ok().and_then(|p| Some(p.parent()?.join("opal")));
+    let Some(exe) = exe.filter(|p| p.exists()) else {
+        println!("lsp: build the server first (`cargo build --release`)");
+        return;
+    };
+    let mut c = match StdioClient::spawn(&exe, &["lsp"], &[]) {
+        Ok(c) => c,
+        Err(e) => return println!("lsp: cannot start {}: {e}", exe.display()),
+    };
+    let uri = "file:///tmp/opal-bench-long.opal";
+    if c.initialize("file:///tmp").is_err() {
+        return println!("lsp: initialize failed");
+    }
+    c.open(uri, &text);
+    if c.diagnostics(uri, Some(1)).is_err() {
+        return println!("lsp: no diagnostics for the opened file");
+    }
+    let mut times = Vec::new();
+    for v in 2..22i64 {
+        // Change a literal in the middle of the file.
+        let line = (lines / 2) as u32 / 7 * 7 + 5;
+        let change = json!({"range": {"start": {"line": line, "character": 0}, "end": {"line": line, "character": 0}}, "text": " "});
+        let t = Instant::now();
+        c.notify("textDocument/didChange", json!({"textDocument": {"uri": uri, "version": v}, "contentChanges": [change]}));
+        if c.diagnostics(uri, Some(v)).is_err() {
+            return println!("lsp: no diagnostics for version {v}");
+        }
+        times.push(t.elapsed());
+    }
+    times.sort();
+    println!("\n| lines | analysis (in-process, best of 5) | change → diagnostics: best | median | worst (20 edits, 30 ms debounce included) |");
+    println!("|---|---|---|---|---|");
+    println!("| {lines} | {:.1} ms | {:.1} ms | {:.1} ms | {:.1} ms |", ms(analysis), ms(times[0]), ms(times[times.len() / 2]), ms(times[times.len() - 1]));
+    let _ = c.shutdown();
 }

@@ -118,6 +118,8 @@ pub struct Desugarer {
     /// W0002 for `stdout`/`stderr` themselves: uses without threading, and the first one.
     env_handle_uses: HashMap<String, (u32, Span)>,
     temp_syms: Vec<(&'static str, Sym)>,
+    /// (variable, previous count) for every change of a handle's use count.
+    handle_log: Vec<(usize, u32)>,
 }
 
 fn is_keyword_alias(s: &str) -> Option<&'static str> {
@@ -145,6 +147,7 @@ impl Desugarer {
             block_locals: HashMap::new(),
             prelude_mode,
             env_handle_uses: HashMap::new(),
+            handle_log: Vec::new(),
             temp_syms: Vec::new(),
         };
         if !prelude_mode {
@@ -256,6 +259,12 @@ impl Desugarer {
         None
     }
 
+    /// Changes a handle's use count, remembering the old one so branches can be undone.
+    fn set_handle_uses(&mut self, vi: usize, uses: u32) {
+        self.handle_log.push((vi, self.vars[vi].handle_uses));
+        self.vars[vi].handle_uses = uses;
+    }
+
     /// Resolves a use of a source name; reports an unbound name.
     fn use_name(&mut self, id: &Ident, as_handle_arg: bool) -> (Name, Known) {
         if let Some((vi, repeated)) = self.find_var(&id.name) {
@@ -263,13 +272,14 @@ impl Desugarer {
             v.used = true;
             let def = v.def;
             if v.handle && as_handle_arg && !self.prelude_mode {
-                v.handle_uses += if repeated { 2 } else { 1 };
-                if v.handle_uses >= 2 {
+                let uses = v.handle_uses + if repeated { 2 } else { 1 };
+                if uses >= 2 {
                     let first = v.first_use.unwrap_or(id.span);
-                    v.handle_uses = 0; // report once per binding
+                    self.set_handle_uses(vi, 0); // report once per binding
                     self.diags.push(handle_twice(&id.name, id.span, first));
                 } else {
                     v.first_use = Some(id.span);
+                    self.set_handle_uses(vi, uses);
                 }
             }
             let v = &self.vars[vi];
@@ -1035,7 +1045,10 @@ impl Desugarer {
                 }
             }
         }
-        let before: HashSet<String> = self.scopes.iter().flat_map(|s| s.vars.keys().cloned()).collect();
+        // Names bound here before the body (carried variables, the loop pattern) are not local
+        // to the body; names of outer scopes are checked when the scope closes. Collecting every
+        // visible name here instead made a file with many `if`s quadratic.
+        let before: HashSet<String> = self.scopes.last().map(|s| s.vars.keys().cloned().collect()).unwrap_or_default();
         let value = self.block(body);
         let has_value = with_value && value.is_some() && ends_in_ret(body);
         let mut xs: Vec<Name> = param_vars.iter().map(|v| self.current(v)).collect();
@@ -1051,7 +1064,7 @@ impl Desugarer {
         };
         let scope = self.pop_scope();
         for name in scope.vars.keys() {
-            if !before.contains(name) && !param_vars.contains(name) {
+            if !before.contains(name) && !param_vars.contains(name) && self.find_var(name).is_none() {
                 self.block_locals.insert(name.clone(), what);
             }
         }
@@ -1091,12 +1104,15 @@ impl Desugarer {
     fn if_chain(&mut self, arms: &[(Expr, Block)], els: Option<&Block>, vs: &[String], span: Span, valued: bool) -> Name {
         let (c, then_b) = &arms[0];
         let cn = self.expr(c, None);
-        // Branch handle uses are alternatives: count the larger of the two, not the sum.
-        let snapshot: Vec<u32> = self.vars.iter().map(|v| v.handle_uses).collect();
+        // Branch handle uses are alternatives: count the larger of the two, not the sum. The
+        // log holds every change since `mark` with the value before it, so undoing the then
+        // branch costs what the branch changed, not the number of variables.
+        let mark = self.handle_log.len();
         let (tf, _) = self.branch_fun(vs, None, then_b, ScopeKind::Branch, "an `if` branch", valued);
-        let after_then: Vec<u32> = self.vars.iter().map(|v| v.handle_uses).collect();
-        for (v, s) in self.vars.iter_mut().zip(&snapshot) {
-            v.handle_uses = *s;
+        let changed: Vec<(usize, u32)> = self.handle_log[mark..].to_vec();
+        let after_then: Vec<(usize, u32)> = changed.iter().map(|&(vi, _)| (vi, self.vars[vi].handle_uses)).collect();
+        for &(vi, old) in changed.iter().rev() {
+            self.set_handle_uses(vi, old);
         }
         let tn = self.emit(Op::Fun(Box::new(tf)), then_b.items.first().map(|i| i.span).unwrap_or(span), None);
         let ef = if arms.len() > 1 {
@@ -1118,8 +1134,9 @@ impl Desugarer {
             let stmts = std::mem::replace(&mut self.buf, saved);
             Fun { param: u, body: CExpr { stmts, ret: Some(r) } }
         };
-        for (v, a) in self.vars.iter_mut().zip(&after_then) {
-            v.handle_uses = v.handle_uses.max(*a);
+        for (vi, a) in after_then {
+            let merged = self.vars[vi].handle_uses.max(a);
+            self.set_handle_uses(vi, merged);
         }
         let en = self.emit(Op::Fun(Box::new(ef)), span, None);
         let t = self.emit(Op::Tuple(vec![cn, tn, en]), span, None);

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Real editor clients against the real `opal lsp` (issue 4): headless Neovim's built-in LSP
+# client (diagnostics, hover, definition) and the vscode-languageserver-protocol Node client
+# (300 back-to-back incremental edits must arrive in order). Installs what it needs.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+opal="$PWD/target/release/opal"
+[ -x "$opal" ] || cargo build --release -q -p opal-cli
+file="$PWD/tests/lsp/tour.opal"
+
+if ! command -v nvim >/dev/null; then
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq neovim >/dev/null
+fi
+out=$(LSP_CMD="$opal lsp" LSP_FILE="$file" LSP_FT=opal LSP_LINE=9 LSP_COL=21 \
+  timeout 60 nvim --headless --clean -u NONE -c 'luafile tests/editor/nvim_probe.lua' 2>&1) || { echo "$out"; echo "neovim e2e: FAILED"; exit 1; }
+echo "$out"
+# The fixture has one warning (W0001 on `lengths`); hover and definition are about `shout`.
+grep -q '^diagnostics: 1$' <<<"$out" && grep -q 'W0001\|never used' <<<"$out" \
+  && grep -q '^hover: .*shout' <<<"$out" && grep -q '^definition: tour.opal 4:0$' <<<"$out" \
+  && grep -q '^stopped: true$' <<<"$out" || { echo "neovim e2e: unexpected answers"; exit 1; }
+echo "neovim e2e: ok"
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cp tests/editor/probe.js "$tmp/"
+(cd "$tmp" && npm init -y >/dev/null && npm install --silent --no-audit --no-fund vscode-languageserver-protocol@3.18.5 >/dev/null)
+ORDER_TEST=300 timeout 60 node "$tmp/probe.js" "$file" 9 21 -- "$opal" lsp --stdio
+echo "node client e2e (300 ordered edits): ok"
