@@ -555,8 +555,10 @@ impl Machine {
                 StmtId(self.stmts.len() as u32 - 1)
             }
         };
-        self.each_op_var(op, |m, v| m.add_use(v, id));
+        // The operation goes in first: adding a use may compact the variable's use list, which
+        // keeps only live statements, and this one must already count as live.
         self.stmts[id.0 as usize].op = op;
+        self.each_op_var(op, |m, v| m.add_use(v, id));
         self.vars[bind.0 as usize].binder = id.0;
         self.live += 1;
         id
@@ -600,7 +602,7 @@ impl Machine {
         if self.spill.slice(&var.uses).len() > 2 * var.count as usize + 16 {
             let mut uses = std::mem::take(&mut var.uses);
             let stmts = &self.stmts;
-            self.spill.compact(&mut uses, |u| stmts.get(u.0 as usize).map(|n| n.is_alive()).unwrap_or(u.0 == s.0));
+            self.spill.compact(&mut uses, |u| stmts.get(u.0 as usize).is_some_and(|n| n.is_alive()));
             self.vars[v.0 as usize].uses = uses;
         }
     }
