@@ -4,8 +4,8 @@
 # (300 back-to-back incremental edits must arrive in order). Installs what it needs.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-opal="$PWD/target/release/opal"
-[ -x "$opal" ] || cargo build --release -q -p opal-cli
+cargo build --release -q -p opal-cli
+opal="${CARGO_TARGET_DIR:-$PWD/target}/release/opal"
 file="$PWD/tests/lsp/tour.opal"
 
 if ! command -v nvim >/dev/null; then
