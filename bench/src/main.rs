@@ -208,12 +208,11 @@ fn main() {
 /// A program of about `lines` lines: functions, calls, and `if`s threading `stdout`.
 fn lsp_source(lines: usize) -> String {
     let mut s = String::from("# A long program for the language-server benchmark.\n");
-    let mut i = 0;
-    while s.lines().count() < lines {
+    // One header line, then blocks of 7 lines.
+    for i in 0..(lines - 1).div_ceil(7) {
         s.push_str(&format!(
             "# block {i}\nf{i} := fun (a, b):\n    c := a + b\n    ret c * 2\nx{i} := f{i} ({i}, 1)\nif x{i} > 10:\n    print (&stdout, x{i})\n"
         ));
-        i += 1;
     }
     s
 }

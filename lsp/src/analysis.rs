@@ -118,32 +118,27 @@ impl Analysis {
         self.block().items.iter().enumerate().find(|(_, it)| it.span.start <= offset && offset <= it.span.end)
     }
 
-    /// The program's own core statements that came from a source span, with their initial
-    /// labels (the top-level statement's index, SEMANTICS.md §2).
+    /// The program's own top-level core statements that came from a source span, with their
+    /// initial labels (the statement's index from 1, SEMANTICS.md §2).
+    fn stmts_from(&self, span: Span) -> impl Iterator<Item = (usize, &opal_core::ir::Stmt)> {
+        let body = self.compiled.program.body.stmts.iter().enumerate();
+        body.filter(move |(_, s)| s.span.start >= span.start && s.span.end <= span.end && s.span.end > s.span.start).map(|(i, s)| (i + 1, s))
+    }
+
+    /// The core text of [`Self::stmts_from`], label first.
     pub fn core_of(&self, span: Span) -> Vec<(String, String)> {
-        let mut out = Vec::new();
-        for (i, s) in self.compiled.program.body.stmts.iter().enumerate() {
-            if s.span.start >= span.start && s.span.end <= span.end && s.span.end > s.span.start {
+        self.stmts_from(span)
+            .map(|(label, s)| {
                 let mut t = format!("{} := ", s.bind);
                 opal_core::ir::write_op(&mut t, &s.op, 0);
-                out.push(((i + 1).to_string(), t));
-            }
-        }
-        out
+                (label.to_string(), t)
+            })
+            .collect()
     }
 
     /// Labels of the core statements a top-level item desugars to, as `first` or `first–last`.
     pub fn label_range(&self, span: Span) -> Option<String> {
-        let idx: Vec<usize> = self
-            .compiled
-            .program
-            .body
-            .stmts
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| s.span.start >= span.start && s.span.end <= span.end && s.span.end > s.span.start)
-            .map(|(i, _)| i + 1)
-            .collect();
+        let idx: Vec<usize> = self.stmts_from(span).map(|(label, _)| label).collect();
         match (idx.first(), idx.last()) {
             (Some(a), Some(b)) if a == b => Some(a.to_string()),
             (Some(a), Some(b)) => Some(format!("{a}–{b}")),
@@ -262,11 +257,9 @@ fn scope_in_block(a: &Analysis, b: &Block, offset: u32, cursor_indent: u32, out:
 
 fn scope_in_item(a: &Analysis, item: &Item, offset: u32, ci: u32, out: &mut Vec<Visible>) {
     let nested = |b: &Block, out: &mut Vec<Visible>| {
-        let near = block_span(b).is_some_and(|s| inside(s, offset) || offset > s.end);
-        if near {
+        if block_span(b).is_some_and(|s| inside(s, offset) || offset > s.end) {
             scope_in_block(a, b, offset, ci, out);
         }
-        near
     };
     match &item.kind {
         ItemKind::Bind(_, e) | ItemKind::Ret(e) | ItemKind::Expr(e) | ItemKind::Aug(_, _, e) => scope_in_expr(a, e, offset, ci, out),

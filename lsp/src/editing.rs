@@ -15,8 +15,7 @@ use tower_lsp_server::ls_types::*;
 /// Where each code is explained; `docs/diagnostics.md` has an anchor per code.
 pub const DOCS_URL: &str = "https://github.com/opal-lang/opal/blob/main/docs/diagnostics.md";
 
-pub fn to_lsp_diagnostic(a_text: &str, pos: &crate::position::Positions, uri: &Uri, d: &ODiag) -> Diagnostic {
-    let _ = a_text;
+pub fn to_lsp_diagnostic(pos: &crate::position::Positions, uri: &Uri, d: &ODiag) -> Diagnostic {
     let mut message = d.message.clone();
     if let Some(h) = &d.help {
         message.push_str("\nhelp: ");
@@ -57,9 +56,8 @@ const SNIPPETS: &[(&str, &str, &str)] = &[
 
 /// True when the offset is inside a comment or a string literal, where completion is noise.
 fn in_comment_or_string(a: &Analysis, offset: u32) -> bool {
-    let lexed = lex(&a.text);
-    lexed.comments.iter().any(|c| c.span.start < offset && offset <= c.span.end)
-        || lexed.tokens.iter().any(|t| matches!(t.tok, Tok::Str(_)) && t.span.start < offset && offset < t.span.end)
+    a.compiled.parsed.comments.iter().any(|c| c.span.start < offset && offset <= c.span.end)
+        || lex(&a.text).tokens.iter().any(|t| matches!(t.tok, Tok::Str(_)) && t.span.start < offset && offset < t.span.end)
 }
 
 pub fn completion(a: &Analysis, offset: u32) -> Vec<CompletionItem> {
@@ -76,10 +74,9 @@ pub fn completion(a: &Analysis, offset: u32) -> Vec<CompletionItem> {
         let def = a.defs().iter().find(|d| d.span == v.span);
         let known = def.map(|d| d.known.clone()).unwrap_or(Known::Unknown);
         let is_extern = def.is_some_and(|d| d.kind == DefKind::Extern);
-        let kind = match (&known, v.param, is_extern) {
-            (_, _, true) => CompletionItemKind::INTERFACE,
-            (Known::Fun(_), _, _) => CompletionItemKind::FUNCTION,
-            (_, true, _) => CompletionItemKind::VARIABLE,
+        let kind = match (&known, is_extern) {
+            (_, true) => CompletionItemKind::INTERFACE,
+            (Known::Fun(_), _) => CompletionItemKind::FUNCTION,
             _ => CompletionItemKind::VARIABLE,
         };
         let detail = if is_extern {
@@ -164,7 +161,6 @@ fn enclosing_call(text: &str, offset: u32) -> Option<(Span, usize)> {
         match c {
             '"' => in_str = !in_str,
             _ if in_str => {}
-            '\n' if depth == 0 && before[i + 1..].trim_start().is_empty() => {}
             ')' | ']' => depth += 1,
             '(' | '[' if depth > 0 => depth -= 1,
             '[' => return None,
@@ -298,9 +294,8 @@ pub fn folding_ranges(a: &Analysis) -> Vec<FoldingRange> {
     let mut out = Vec::new();
     fold_block(a, a.block(), &mut out);
     // Runs of two or more comment lines.
-    let lexed = lex(&a.text);
     let mut run: Option<(u32, u32)> = None;
-    for c in lexed.comments.iter().filter(|c| c.own_line) {
+    for c in a.compiled.parsed.comments.iter().filter(|c| c.own_line) {
         let l = a.lines.line_of(c.span.start) as u32;
         run = match run {
             Some((s, e)) if e + 1 == l => Some((s, l)),
@@ -501,7 +496,7 @@ pub fn semantic_tokens(a: &Analysis) -> Vec<SemanticToken> {
             spans.push((t.span, k, m));
         }
     }
-    for c in &lexed.comments {
+    for c in &a.compiled.parsed.comments {
         spans.push((c.span, ty("comment"), 0));
     }
     spans.sort_by_key(|s| s.0.start);

@@ -324,20 +324,20 @@ fn expr_children(a: &Analysis, e: &Expr, out: &mut Vec<DocumentSymbol>) {
     }
 }
 
-/// Flattened symbols of one file, for workspace symbol search.
-pub fn flat_symbols(a: &Analysis) -> Vec<(String, SymbolKind, Span, Option<String>)> {
+/// Flattened symbols of one file (name, kind, selection range, container), for workspace
+/// symbol search.
+pub fn flat_symbols(a: &Analysis) -> Vec<(String, SymbolKind, Range, Option<String>)> {
     fn walk(s: &DocumentSymbol, container: Option<&str>, out: &mut Vec<(String, SymbolKind, Range, Option<String>)>) {
         out.push((s.name.clone(), s.kind, s.selection_range, container.map(String::from)));
         for c in s.children.iter().flatten() {
             walk(c, Some(&s.name), out);
         }
     }
-    let mut ranges = Vec::new();
+    let mut out = Vec::new();
     for s in document_symbols(a) {
-        walk(&s, None, &mut ranges);
+        walk(&s, None, &mut out);
     }
-    let p = a.pos();
-    ranges.into_iter().map(|(n, k, r, c)| (n, k, p.span(r), c)).collect()
+    out
 }
 
 /// A fuzzy match: the query's characters appear in order, ignoring case.

@@ -30,6 +30,12 @@ struct Open {
     tokens: Option<(String, Vec<SemanticToken>)>,
 }
 
+struct TokensUpdate {
+    id: String,
+    data: Vec<SemanticToken>,
+    previous: Option<(String, Vec<SemanticToken>)>,
+}
+
 #[derive(Default)]
 struct State {
     docs: HashMap<Uri, Open>,
@@ -86,6 +92,19 @@ impl State {
         let a = Arc::new(Analysis::new(open.doc.text(), world));
         open.analysis = Some(a.clone());
         Some(a)
+    }
+
+    /// Fresh semantic tokens for a program with a new result id, and the tokens sent before.
+    fn fresh_tokens(&mut self, uri: &Uri) -> Option<TokensUpdate> {
+        if is_world(uri) {
+            return None;
+        }
+        let a = self.analysis(uri)?;
+        let data = editing::semantic_tokens(&a);
+        self.next_result += 1;
+        let id = self.next_result.to_string();
+        let previous = self.docs.get_mut(uri)?.tokens.replace((id.clone(), data.clone()));
+        Some(TokensUpdate { id, data, previous })
     }
 
     /// Forgets every program analysis (a world file changed).
@@ -219,7 +238,7 @@ fn diagnostics_for(st: &mut State, uri: &Uri) -> Vec<(Uri, Vec<Diagnostic>, Opti
         let pos = crate::position::Positions::new(&text, &lines);
         let diags = match opal_core::world::parse_world(&text) {
             Ok(_) => vec![],
-            Err(ds) => ds.iter().map(|d| editing::to_lsp_diagnostic(&text, &pos, uri, d)).collect(),
+            Err(ds) => ds.iter().map(|d| editing::to_lsp_diagnostic(&pos, uri, d)).collect(),
         };
         out.push((uri.clone(), diags, Some(version)));
         st.invalidate_programs();
@@ -233,7 +252,7 @@ fn diagnostics_for(st: &mut State, uri: &Uri) -> Vec<(Uri, Vec<Diagnostic>, Opti
     let Some(a) = st.analysis(uri) else { return out };
     let version = st.docs.get(uri).map(|o| o.doc.version);
     let pos = a.pos();
-    out.push((uri.clone(), a.diags.iter().map(|d| editing::to_lsp_diagnostic(&a.text, &pos, uri, d)).collect(), version));
+    out.push((uri.clone(), a.diags.iter().map(|d| editing::to_lsp_diagnostic(&pos, uri, d)).collect(), version));
     out
 }
 
@@ -482,17 +501,7 @@ impl LanguageServer for Backend {
     async fn semantic_tokens_full(&self, p: SemanticTokensParams) -> Result<Option<SemanticTokensResult>> {
         let uri = p.text_document.uri;
         self.guarded("semanticTokens/full", |st| {
-            if is_world(&uri) {
-                return Ok(None);
-            }
-            let Some(a) = st.analysis(&uri) else { return Ok(None) };
-            let data = editing::semantic_tokens(&a);
-            st.next_result += 1;
-            let id = st.next_result.to_string();
-            if let Some(o) = st.docs.get_mut(&uri) {
-                o.tokens = Some((id.clone(), data.clone()));
-            }
-            Ok(Some(SemanticTokensResult::Tokens(SemanticTokens { result_id: Some(id), data })))
+            Ok(st.fresh_tokens(&uri).map(|t| SemanticTokensResult::Tokens(SemanticTokens { result_id: Some(t.id), data: t.data })))
         })
         .await
     }
@@ -500,20 +509,11 @@ impl LanguageServer for Backend {
     async fn semantic_tokens_full_delta(&self, p: SemanticTokensDeltaParams) -> Result<Option<SemanticTokensFullDeltaResult>> {
         let uri = p.text_document.uri;
         self.guarded("semanticTokens/full/delta", |st| {
-            if is_world(&uri) {
-                return Ok(None);
-            }
-            let Some(a) = st.analysis(&uri) else { return Ok(None) };
-            let data = editing::semantic_tokens(&a);
-            st.next_result += 1;
-            let id = st.next_result.to_string();
-            let Some(o) = st.docs.get_mut(&uri) else { return Ok(None) };
-            let previous = o.tokens.replace((id.clone(), data.clone()));
-            Ok(Some(match previous {
+            Ok(st.fresh_tokens(&uri).map(|t| match t.previous {
                 Some((old_id, old)) if old_id == p.previous_result_id => {
-                    SemanticTokensFullDeltaResult::TokensDelta(SemanticTokensDelta { result_id: Some(id), edits: editing::token_delta(&old, &data) })
+                    SemanticTokensFullDeltaResult::TokensDelta(SemanticTokensDelta { result_id: Some(t.id), edits: editing::token_delta(&old, &t.data) })
                 }
-                _ => SemanticTokensFullDeltaResult::Tokens(SemanticTokens { result_id: Some(id), data }),
+                _ => SemanticTokensFullDeltaResult::Tokens(SemanticTokens { result_id: Some(t.id), data: t.data }),
             }))
         })
         .await
@@ -533,7 +533,7 @@ impl LanguageServer for Backend {
                     CodeActionOrCommand::CodeAction(CodeAction {
                         title: q.title,
                         kind: Some(CodeActionKind::QUICKFIX),
-                        diagnostics: Some(vec![editing::to_lsp_diagnostic(&a.text, &pos, &uri, &q.diag)]),
+                        diagnostics: Some(vec![editing::to_lsp_diagnostic(&pos, &uri, &q.diag)]),
                         edit: Some(WorkspaceEdit { changes: Some(HashMap::from([(uri.clone(), edits_to_lsp(a, q.edits))])), ..Default::default() }),
                         is_preferred: Some(q.preferred),
                         ..Default::default()
@@ -579,14 +579,14 @@ fn workspace_symbols(st: &mut State, query: &str) -> Vec<WorkspaceSymbol> {
                 None => continue,
             },
         };
-        for (name, kind, span, container) in navigation::flat_symbols(&a) {
+        for (name, kind, range, container) in navigation::flat_symbols(&a) {
             if navigation::fuzzy_match(query, &name) {
                 out.push(WorkspaceSymbol {
                     name,
                     kind,
                     tags: None,
                     container_name: container,
-                    location: OneOf::Left(Location { uri: uri.clone(), range: a.pos().range(span) }),
+                    location: OneOf::Left(Location { uri: uri.clone(), range }),
                     data: None,
                 });
             }

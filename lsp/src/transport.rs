@@ -63,6 +63,12 @@ pub async fn read_frame<R: AsyncRead + Unpin>(r: &mut BufReader<R>) -> Option<Fr
     }
 }
 
+/// Writes one framed body; false when the other side is gone.
+async fn write_frame<W: AsyncWrite + Unpin>(out: &mut W, body: &[u8]) -> bool {
+    let head = format!("Content-Length: {}\r\n\r\n", body.len());
+    out.write_all(head.as_bytes()).await.is_ok() && out.write_all(body).await.is_ok() && out.flush().await.is_ok()
+}
+
 pub fn encode(msg: &Value) -> Vec<u8> {
     let body = msg.to_string();
     let mut out = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
@@ -102,8 +108,7 @@ where
         let answer = match frame {
             Frame::Body(body) => match check_message(&body) {
                 None => {
-                    let head = format!("Content-Length: {}\r\n\r\n", body.len());
-                    if to_server.write_all(head.as_bytes()).await.is_err() || to_server.write_all(&body).await.is_err() || to_server.flush().await.is_err() {
+                    if !write_frame(&mut to_server, &body).await {
                         return;
                     }
                     continue;
@@ -133,8 +138,7 @@ where
         tokio::select! {
             frame = read_frame(&mut r) => match frame {
                 Some(Frame::Body(body)) => {
-                    let head = format!("Content-Length: {}\r\n\r\n", body.len());
-                    if out.write_all(head.as_bytes()).await.is_err() || out.write_all(&body).await.is_err() || out.flush().await.is_err() {
+                    if !write_frame(&mut out, &body).await {
                         return;
                     }
                 }
