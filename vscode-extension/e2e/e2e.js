@@ -132,7 +132,8 @@ async function until(what, fn, timeout = 30000) {
       const t = await page.locator('.terminal-wrapper .xterm-rows, .xterm-accessibility-tree').first().innerText();
       return t.includes('Honolulu') && t.includes('Walk') ? t : undefined;
     }, 60000).catch((e) => e.message);
-    check('run lens', term.includes('Honolulu'), JSON.stringify(term.replace(/\s+/g, ' ').slice(Math.max(0, term.replace(/\s+/g, ' ').indexOf('Honolulu')), 200)));
+    const flat = term.replace(/\s+/g, ' ');
+    check('run lens', term.includes('Honolulu'), JSON.stringify(flat.slice(Math.max(0, flat.indexOf('Honolulu')), flat.indexOf('Honolulu') + 160)));
     await page.screenshot({ path: `${shots}/vscode-run.png` });
 
     // 7. Editing the source refreshes the core view.
@@ -144,6 +145,20 @@ async function until(what, fn, timeout = 30000) {
       return t.includes('first_value') ? t : undefined;
     }).catch(() => '');
     check('core view follows edits', refreshed.includes('first_value := <42>'), JSON.stringify(refreshed.slice(0, 200)));
+
+    // 7b. The language configuration indents after a line that ends with `:`.
+    await page.keyboard.press('Control+Home');
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('ArrowUp');
+    await page.keyboard.type('if first_value > 1:', { delay: 10 });
+    await page.waitForTimeout(300);
+    await page.keyboard.press('Enter');
+    const col = await until('cursor position', async () => {
+      const t = await page.locator('.statusbar-item[id*="status.editor.selection"]').innerText();
+      return /Col \d+/.test(t) ? t : undefined;
+    }).catch(() => '');
+    check('indent after `:`', /Ln 2, Col 5\b/.test(col), JSON.stringify(col));
+    for (let i = 0; i < 3; i++) await page.keyboard.press('Control+Z');
 
     // 8. Diagnostics from the server: squiggles and the Problems panel with codes.
     await openFile(page, 'typo.opal');
@@ -178,5 +193,5 @@ async function until(what, fn, timeout = 30000) {
   }
   const failed = checks.filter((c) => !c.ok).length;
   console.log(`vscode e2e: ${checks.length - failed} passed, ${failed} failed`);
-  process.exitCode = failed === 0 && checks.length >= 10 ? 0 : 1;
+  process.exitCode = failed === 0 && checks.length >= 11 ? 0 : 1;
 })();
