@@ -27,3 +27,105 @@ pub fn opal() -> PathBuf {
         })
         .clone()
 }
+
+/// A scripted OpenAI-compatible chat-completions server on 127.0.0.1 for the `llm` tests.
+/// The request's `model` picks the script: `ok` streams "Hel", "lo", " world" 40 ms apart
+/// then `[DONE]`; `finish` ends with `finish_reason` and no `[DONE]`; `http401` answers an
+/// error body; `malformed` sends one chunk then broken JSON; `drop` closes the connection
+/// after one chunk; `stall` sends one chunk and then nothing; `error-event` sends an error
+/// object. Every request body is kept in `requests`.
+pub struct LlmServer {
+    pub url: String,
+    pub requests: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+impl LlmServer {
+    pub fn start() -> LlmServer {
+        use std::io::{BufRead, BufReader, Read, Write};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1");
+        let url = format!("http://{}/v1", listener.local_addr().expect("addr"));
+        let requests = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let log = requests.clone();
+        std::thread::spawn(move || {
+            for conn in listener.incoming() {
+                let Ok(mut conn) = conn else { continue };
+                let log = log.clone();
+                std::thread::spawn(move || {
+                    let mut reader = BufReader::new(conn.try_clone().expect("clone"));
+                    let mut head = String::new();
+                    let mut len = 0usize;
+                    loop {
+                        let mut line = String::new();
+                        if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                            return;
+                        }
+                        if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                            len = v.trim().parse().unwrap_or(0);
+                        }
+                        head.push_str(&line);
+                        if line == "\r\n" {
+                            break;
+                        }
+                    }
+                    let mut body = vec![0; len];
+                    let _ = reader.read_exact(&mut body);
+                    let body = String::from_utf8_lossy(&body).into_owned();
+                    log.lock().expect("log").push(format!("{head}{body}"));
+                    let model = serde_json_model(&body);
+                    let sse = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\n\r\n";
+                    let delta = |t: &str| format!("data: {{\"choices\":[{{\"index\":0,\"delta\":{{\"content\":\"{t}\"}},\"finish_reason\":null}}]}}\n\n");
+                    let pause = || std::thread::sleep(std::time::Duration::from_millis(40));
+                    let mut w = |s: &str| {
+                        let _ = conn.write_all(s.as_bytes());
+                        let _ = conn.flush();
+                    };
+                    match model.as_str() {
+                        "http401" => {
+                            let b = r#"{"error": {"message": "Incorrect API key provided", "type": "invalid_request_error"}}"#;
+                            w(&format!("HTTP/1.1 401 Unauthorized\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{b}", b.len()));
+                        }
+                        "malformed" => {
+                            w(sse);
+                            w(&delta("Hel"));
+                            w("data: {\"choices\": [\n\n");
+                        }
+                        "drop" => {
+                            w(sse);
+                            w(&delta("Hel"));
+                        }
+                        "stall" => {
+                            w(sse);
+                            w(&delta("Hel"));
+                            std::thread::sleep(std::time::Duration::from_secs(5));
+                        }
+                        "error-event" => {
+                            w(sse);
+                            w("data: {\"error\": {\"message\": \"Rate limit reached\"}}\n\n");
+                        }
+                        "finish" => {
+                            w(sse);
+                            w(&delta("Bye"));
+                            w("data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n");
+                        }
+                        _ => {
+                            w(sse);
+                            for t in ["Hel", "lo", " world"] {
+                                pause();
+                                w(&delta(t));
+                            }
+                            w("data: [DONE]\n\n");
+                        }
+                    }
+                });
+            }
+        });
+        LlmServer { url, requests }
+    }
+}
+
+/// The `"model"` of a JSON request body (kept dependency-free: a string search suffices here).
+fn serde_json_model(body: &str) -> String {
+    let Some(i) = body.find("\"model\":") else { return String::new() };
+    let rest = body[i + 8..].trim_start().trim_start_matches('"');
+    rest.split('"').next().unwrap_or_default().to_string()
+}

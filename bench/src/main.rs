@@ -1,4 +1,4 @@
-//! `cargo run --release -p opal-bench [-- sum|fanout|examples|lsp|all [MAX_EXP]]`: the cost-model benchmarks of
+//! `cargo run --release -p opal-bench [-- sum|fanout|examples|table1|soak|lsp|all [MAX_EXP]]`: the cost-model benchmarks of
 //! SEMANTICS.md §6. Prints one table per benchmark; README.md quotes the figures.
 //! Each phase is timed in-process (front end, building the graph, running), best of a few runs.
 
@@ -188,6 +188,128 @@ fn bench_examples() {
     }
 }
 
+/// The paper's Table 1: the five programs under cbv and opportunistic, with the lower bound
+/// that no schedule can beat given the world's latencies and the data dependencies (the
+/// paper's "Manual" column): the opportunistic run on a virtual clock that only waiting
+/// advances, i.e. every call dispatched as soon as its arguments exist, with free evaluation.
+fn bench_table1() {
+    println!("## Table 1: latency to first output and running time (ms), best of 3 wall-clock runs");
+    println!(
+        "| program | cbv first | cbv total | opp. first | opp. total | speedup | latency gain | lower bound first | lower bound total | opp. over bound |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|---|");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
+    for name in ["city_excursions", "text_to_speech", "fact_check", "tree_of_thoughts", "json_dec"] {
+        let read = |ext: &str| std::fs::read_to_string(dir.join(format!("{name}.{ext}")));
+        let (Ok(src), Ok(world_text)) = (read("opal"), read("world.toml")) else {
+            println!("| {name} | missing example or world file |");
+            continue;
+        };
+        let go = |strategy: Strategy, virtual_clock: bool| -> Result<(f64, f64), String> {
+            let mut best: Option<(f64, f64)> = None;
+            for _ in 0..if virtual_clock { 1 } else { 3 } {
+                let world = opal_core::world::parse_world(&world_text).map_err(|ds| ds.first().map(|d| d.message.clone()).unwrap_or_default())?;
+                let mut o = Options::new(strategy);
+                o.world = Some(world);
+                o.virtual_clock = virtual_clock;
+                let t = time_once(&src, o)?;
+                if !matches!(t.report.end, End::Done(_)) {
+                    return Err(format!("{:?}", t.report.end));
+                }
+                // From the start of evaluation, as the paper measures.
+                let r = (t.report.first_output.map(ms).unwrap_or(f64::NAN), ms(t.report.wall));
+                best = Some(best.map_or(r, |b: (f64, f64)| if r.1 < b.1 { r } else { b }));
+            }
+            best.ok_or_else(|| "no runs".into())
+        };
+        match (go(Strategy::Cbv, false), go(Strategy::Opportunistic, false), go(Strategy::Opportunistic, true)) {
+            (Ok(c), Ok(o), Ok(b)) => println!(
+                "| {name} | {:.0} | {:.0} | {:.0} | {:.0} | {:.2}x | {:.2}x | {:.0} | {:.0} | {:+.2}% |",
+                c.0,
+                c.1,
+                o.0,
+                o.1,
+                c.1 / o.1,
+                c.0 / o.0,
+                b.0,
+                b.1,
+                (o.1 / b.1 - 1.0) * 100.0
+            ),
+            (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => println!("| {name} | error: {e} |"),
+        }
+    }
+}
+
+/// A stream of `n` chunks, `gap_ms` apart, from a live external (`ticks`), for the soak test.
+struct Ticker {
+    n: usize,
+    gap_ms: u64,
+}
+
+impl opal_core::machine::live::Live for Ticker {
+    fn start(&self, ext: &str, _arg: &opal_core::ir::PExp) -> Option<opal_core::machine::live::LiveCall> {
+        if ext != "ticks" {
+            return None;
+        }
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        let (n, gap) = (self.n, Duration::from_millis(self.gap_ms));
+        tokio::task::spawn_local(async move {
+            for i in 0..n {
+                tokio::time::sleep(gap).await;
+                if tx.send(Ok(opal_core::ir::Prim::Int(i as i64))).is_err() {
+                    return;
+                }
+            }
+        });
+        Some(opal_core::machine::live::LiveCall::Stream(rx))
+    }
+}
+
+/// Soak: 10 000 concurrent async externals, and an hour of a stream (360 000 chunks 10 ms
+/// apart, on the virtual clock) consumed by a loop, sampling memory as it goes: memory must
+/// follow the live term, not the number of chunks or steps.
+fn bench_soak() {
+    println!("## soak");
+    match best_of(1, &fanout_source(10_000, 100), Strategy::Opportunistic) {
+        Ok(t) => println!("10 000 concurrent `sleep 100`: {:.1} ms, max in flight {}, peak RSS {:.0} MB", ms(t.run), t.report.max_in_flight, peak_mb()),
+        Err(e) => println!("10 000 concurrent externals: error: {e}"),
+    }
+    let n: usize = std::env::var("OPAL_SOAK_CHUNKS").ok().and_then(|v| v.parse().ok()).unwrap_or(360_000);
+    let src = "extern ticks
+count := 0
+for t in ticks ():
+    count += 1
+    if t % 36000 == 0:
+        print (&stdout, t)
+print (&stdout, count)
+";
+    let c = opal_core::compile(src);
+    if let Some(d) = c.diags.iter().find(|d| d.is_error()) {
+        return println!("soak stream: {}: {}", d.code, d.message);
+    }
+    let mut m = Machine::new(&c.program);
+    let mut o = Options::new(Strategy::Opportunistic);
+    o.virtual_clock = true;
+    o.live = Some(std::rc::Rc::new(Ticker { n, gap_ms: 10 }));
+    let samples = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+    let s2 = samples.clone();
+    let t0 = Instant::now();
+    let report = run(&mut m, o, Box::new(move |_, text| s2.borrow_mut().push((text.trim().to_string(), rss_mb()))), None);
+    let samples = samples.borrow();
+    let rss: Vec<String> = samples.iter().map(|(_, r)| format!("{r:.1}")).collect();
+    println!(
+        "stream of {n} chunks 10 ms apart ({:.0} s of stream time, virtual clock): {:?}, {} steps in {:.1} s wall; RSS MB every 36 000 chunks: {}",
+        ms(report.wall) / 1000.0,
+        report.end,
+        m.steps_total(),
+        t0.elapsed().as_secs_f64(),
+        rss.join(" ")
+    );
+    println!("live statements at the end: {}, statement slots ever needed: {}", m.iter().count(), m.stmts.len());
+    let tables: Vec<String> = m.memory().iter().map(|(k, b)| format!("{k} {:.1}", *b as f64 / 1e6)).collect();
+    println!("machine tables MB at the end (capacity): {}", tables.join(", "));
+}
+
 fn main() {
     let what = std::env::args().nth(1).unwrap_or_else(|| "all".into());
     let max_exp = std::env::args().nth(2).and_then(|s| s.parse().ok()).unwrap_or(6);
@@ -199,6 +321,12 @@ fn main() {
     }
     if what == "examples" || what == "all" {
         bench_examples();
+    }
+    if what == "table1" || what == "all" {
+        bench_table1();
+    }
+    if what == "soak" {
+        bench_soak();
     }
     if what == "lsp" || what == "all" {
         bench_lsp();

@@ -18,10 +18,12 @@ fn options(args: &Args, text: &str) -> Result<Options, i32> {
     o.max_steps = args.number("--max-steps").map_err(|e| usage_error(&e))?;
     o.max_rounds = args.number("--rounds").map_err(|e| usage_error(&e))?;
     o.allow_exec = args.flag("--allow-exec");
+    o.live = Some(std::rc::Rc::new(opal_live::LiveExternals::from_env(o.allow_exec)));
     o.replay_timing = args.flag("--timing");
     // Only a recorded trace carries the source's hash (a long program takes a while to hash).
     if args.value("--record").is_some() {
         o.source_sha256 = sha256_hex(text);
+        o.record = true;
     }
     if let Some(t) = args.value("--replay") {
         let trace = read_file(t).and_then(|s| Trace::parse(&s)).map_err(|e| {

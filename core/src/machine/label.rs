@@ -12,11 +12,13 @@ pub const ROOT: LabelId = LabelId(0);
 pub struct Labels {
     /// (parent, index) of each label: one cache line holds both.
     nodes: Vec<(u32, u32)>,
+    /// Scratch for `compact`: old id → new id.
+    remap: Vec<u32>,
 }
 
 impl Default for Labels {
     fn default() -> Self {
-        Labels { nodes: vec![(0, 0)] }
+        Labels { nodes: vec![(0, 0)], remap: Vec::new() }
     }
 }
 
@@ -31,10 +33,42 @@ impl Labels {
     }
     /// Bytes held.
     pub fn memory(&self) -> usize {
-        self.nodes.capacity() * 8
+        self.nodes.capacity() * 8 + self.remap.capacity() * 4
     }
     pub fn is_empty(&self) -> bool {
         self.nodes.is_empty()
+    }
+    /// Keeps the labels in `roots` and their ancestors, drops the rest, and returns the new id
+    /// of each old one (`u32::MAX` if dropped). Labels never free themselves (that would cost
+    /// every step); the machine compacts when the table outgrows the live term, which keeps a
+    /// long stream's ever-deeper labels from growing memory. In place, with a reused buffer,
+    /// so repeated compactions do not churn the allocator.
+    pub fn compact(&mut self, roots: impl Iterator<Item = LabelId>) -> &[u32] {
+        const DROP: u32 = u32::MAX;
+        let n = self.nodes.len();
+        let map = &mut self.remap;
+        map.clear();
+        map.resize(n, DROP);
+        map[0] = 0;
+        for l in roots {
+            let mut i = l.0 as usize;
+            while map[i] == DROP {
+                map[i] = 0; // kept; numbered below
+                i = self.nodes[i].0 as usize;
+            }
+        }
+        // A parent is always older than its children, so one pass in order renumbers both.
+        let mut j = 0;
+        for i in 0..n {
+            if map[i] != DROP {
+                map[i] = j as u32;
+                let (p, ix) = self.nodes[i];
+                self.nodes[j] = (if i == 0 { 0 } else { map[p as usize] }, ix);
+                j += 1;
+            }
+        }
+        self.nodes.truncate(j);
+        &self.remap
     }
     pub fn path(&self, mut l: LabelId) -> Vec<u32> {
         let mut out = Vec::new();

@@ -8,6 +8,7 @@
 
 pub mod explore;
 pub mod label;
+pub mod live;
 pub mod print;
 pub mod run;
 pub mod template;
@@ -62,6 +63,9 @@ pub enum Blocked {
     WaitTuple(VarId),
     Failed(TaskId),
 }
+
+/// Label tables smaller than this are never compacted (a million labels: 8 MB).
+const LABEL_BUDGET: usize = 1 << 20;
 
 /// Where `Machine::put` inserts the next replacement of a statement.
 struct Insert {
@@ -352,6 +356,8 @@ pub struct Machine {
     prims: Slab<Prim>,
     closures: Slab<Closure>,
     scratch_env: Vec<VarId>,
+    /// Compact the label table when it grows past this many labels.
+    label_budget: usize,
     scratch_locals: Vec<VarId>,
     scratch_stmts: Vec<StmtId>,
     scratch_users: Vec<StmtId>,
@@ -405,6 +411,7 @@ impl Machine {
             prims: Slab::default(),
             closures: Slab::default(),
             scratch_env: Vec::new(),
+            label_budget: LABEL_BUDGET,
             scratch_locals: Vec::new(),
             scratch_stmts: Vec::new(),
             scratch_users: Vec::new(),
@@ -578,6 +585,38 @@ impl Machine {
         self.freed.stmts = Chain::EMPTY;
         self.freed.vars = Chain::EMPTY;
         self.free.tasks.append(&mut self.freed.tasks);
+        if self.labels.len() > self.label_budget.max(4 * (self.live + self.vars.len())) {
+            self.compact_labels();
+        }
+    }
+
+    /// Compacts labels as soon as the table passes `n` (tests use a small `n`).
+    #[doc(hidden)]
+    pub fn set_label_budget(&mut self, n: usize) {
+        self.label_budget = n;
+    }
+
+    /// Drops the labels nothing live carries any more and renumbers the rest (amortized O(1)
+    /// per label: the next compaction waits until the table has grown by as much again).
+    /// Label ids held outside the machine are invalid after a recycle.
+    fn compact_labels(&mut self) {
+        let live_stmts: Vec<StmtId> = self.iter().collect();
+        let stmts = live_stmts.iter().map(|s| self.stmts[s.0 as usize].label);
+        let vars = self.vars.iter().filter(|v| v.binder != FREED).map(|v| v.fresh);
+        let tasks = self.tasks.iter().filter(|t| t.stmt.0 != NONE).map(|t| t.label);
+        let roots: Vec<LabelId> = stmts.chain(vars).chain(tasks).collect();
+        let map = self.labels.compact(roots.into_iter());
+        let re = |l: &mut LabelId| l.0 = map[l.0 as usize];
+        for s in &live_stmts {
+            re(&mut self.stmts[s.0 as usize].label);
+        }
+        for v in self.vars.iter_mut().filter(|v| v.binder != FREED) {
+            re(&mut v.fresh);
+        }
+        for t in self.tasks.iter_mut().filter(|t| t.stmt.0 != NONE) {
+            re(&mut t.label);
+        }
+        self.label_budget = (2 * self.labels.len()).max(self.label_budget);
     }
 
     /// A removed statement's slot, reusable after the next `recycle`.

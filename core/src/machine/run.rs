@@ -4,6 +4,7 @@
 //! dispatch + resolve); others run on a current-thread tokio runtime and report through a
 //! channel, so a run that waits only on tasks sleeps until one completes.
 
+use super::live::{Live, LiveCall};
 use super::template::{TOp, TStmt, TVar, Template};
 use super::trace::{json_to_pexp, pexp_to_json, sha256_hex, Event, Trace};
 use super::{Machine, Outcome, Rule, Status, StepEvent, StmtId, TaskId};
@@ -13,6 +14,7 @@ use crate::names::Name;
 use crate::span::Span;
 use crate::world::{Reply, World};
 use std::collections::HashMap;
+use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::time::Instant;
@@ -56,12 +58,18 @@ pub struct Options {
     pub replay: Option<Trace>,
     /// Reproduce recorded resolve times when replaying.
     pub replay_timing: bool,
+    /// Keep a trace of every resolution in the report (`--record`); off, a long run's memory
+    /// follows its live term alone.
+    pub record: bool,
     pub allow_exec: bool,
     pub source_sha256: String,
     /// Run on a virtual clock that advances only while the run waits for externals, so the
     /// wall time is the critical path of external latencies alone (feature `virtual-clock`;
     /// the benchmarks use it to report evaluation overhead).
     pub virtual_clock: bool,
+    /// Externals implemented outside the core (`llm`, processes); world files and replayed
+    /// traces take precedence over them.
+    pub live: Option<Rc<dyn Live>>,
 }
 
 impl Options {
@@ -73,9 +81,11 @@ impl Options {
             world: None,
             replay: None,
             replay_timing: false,
+            record: false,
             allow_exec: false,
             source_sha256: String::new(),
             virtual_clock: false,
+            live: None,
         }
     }
 }
@@ -105,13 +115,62 @@ pub struct Report {
 
 enum Arrival {
     Done(TaskId, Outcome),
-    Chunk { stream: usize, item: Option<Prim>, last: bool },
+    Chunk {
+        stream: usize,
+        item: Option<Prim>,
+        last: bool,
+    },
+    /// A stream broke: the task waiting for its rest fails (after what was buffered).
+    StreamFailed {
+        stream: usize,
+        error: String,
+    },
+    /// One recorded delivery of a replayed stream, delivered as it was recorded.
+    Replayed {
+        stream: usize,
+        outcome: Outcome,
+    },
+}
+
+/// An arrival due at a time: world and replay latencies wait here instead of in a spawned
+/// timer each, so the runner can wake for the earliest one precisely (tokio's timers round
+/// up to whole milliseconds, which adds up over a chain of short calls).
+struct Due {
+    at: Instant,
+    seq: u64,
+    arrival: Arrival,
+}
+
+impl PartialEq for Due {
+    fn eq(&self, o: &Due) -> bool {
+        (self.at, self.seq) == (o.at, o.seq)
+    }
+}
+impl Eq for Due {}
+impl PartialOrd for Due {
+    fn partial_cmp(&self, o: &Due) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Due {
+    /// Reversed, so `BinaryHeap` pops the earliest (ties in scheduling order).
+    fn cmp(&self, o: &Due) -> std::cmp::Ordering {
+        (o.at, o.seq).cmp(&(self.at, self.seq))
+    }
 }
 
 struct StreamState {
     current: TaskId,
+    /// The label of the call that started the stream (when recording or replaying) and the
+    /// number of deliveries so far: a delivery's trace event is (origin, chunk).
+    origin: Option<String>,
+    delivered: u32,
+    /// Replayed deliveries not yet taken: each goes to one task, as recorded, because how a
+    /// stream was split into deliveries shapes the labels of everything downstream.
+    replayed: std::collections::VecDeque<Outcome>,
     buffer: Vec<Prim>,
     done: bool,
+    error: Option<String>,
 }
 
 /// Which of a world's `choices` a live run takes (`opal explore` fixes one resolution).
@@ -381,7 +440,12 @@ pub fn eval_pure(ext: &str, arg: &PExp, sink: &mut dyn FnMut(&str, &str), starte
 /// Runs a program to the end under a strategy. `on_step` sees every step (for `opal step`).
 pub fn run(m: &mut Machine, opts: Options, sink: Sink, on_step: Observer<'_>) -> Report {
     let mut builder = tokio::runtime::Builder::new_current_thread();
-    builder.enable_time();
+    // IO (sockets, pipes, signals) only for live externals; the rest needs timers alone.
+    if opts.live.is_some() {
+        builder.enable_all();
+    } else {
+        builder.enable_time();
+    }
     #[cfg(feature = "virtual-clock")]
     builder.start_paused(opts.virtual_clock);
     let rt = match builder.build() {
@@ -399,8 +463,13 @@ pub fn run(m: &mut Machine, opts: Options, sink: Sink, on_step: Observer<'_>) ->
             }
         }
     };
+    let live = opts.live.clone();
     let local = tokio::task::LocalSet::new();
-    local.block_on(&rt, Runner::new(m, opts, sink).go(on_step))
+    let report = local.block_on(&rt, Runner::new(m, opts, sink).go(on_step));
+    if let Some(l) = live {
+        l.shutdown();
+    }
+    report
 }
 
 struct Runner<'m> {
@@ -412,12 +481,16 @@ struct Runner<'m> {
     first_output: Option<Duration>,
     tx: tokio::sync::mpsc::UnboundedSender<Arrival>,
     rx: tokio::sync::mpsc::UnboundedReceiver<Arrival>,
+    timers: std::collections::BinaryHeap<Due>,
+    timer_seq: u64,
     in_flight: usize,
     max_in_flight: usize,
     rounds: u64,
     streams: Vec<StreamState>,
     events: Vec<Event>,
-    replay: HashMap<String, Event>,
+    /// Recorded events by label; a stream's events in chunk order.
+    replay: HashMap<String, Vec<Event>>,
+    replaying: bool,
     /// The statements of the current round (a buffer kept across rounds).
     cands: Vec<StmtId>,
 }
@@ -425,7 +498,14 @@ struct Runner<'m> {
 impl<'m> Runner<'m> {
     fn new(m: &'m mut Machine, mut opts: Options, sink: Sink) -> Runner<'m> {
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
-        let replay = opts.replay.take().map(|t| t.events.into_iter().map(|e| (e.label.clone(), e)).collect()).unwrap_or_default();
+        let replaying = opts.replay.is_some();
+        let mut replay: HashMap<String, Vec<Event>> = HashMap::new();
+        for e in opts.replay.take().map(|t| t.events).unwrap_or_default() {
+            replay.entry(e.label.clone()).or_default().push(e);
+        }
+        for evs in replay.values_mut() {
+            evs.sort_by_key(|e| e.chunk);
+        }
         let host = Host::new(opts.world.take(), opts.allow_exec);
         Runner {
             m,
@@ -436,12 +516,15 @@ impl<'m> Runner<'m> {
             first_output: None,
             tx,
             rx,
+            timers: std::collections::BinaryHeap::new(),
+            timer_seq: 0,
             in_flight: 0,
             max_in_flight: 0,
             rounds: 0,
             streams: Vec::new(),
             events: Vec::new(),
             replay,
+            replaying,
             cands: Vec::new(),
         }
     }
@@ -463,6 +546,7 @@ impl<'m> Runner<'m> {
                 let Ok(a) = self.rx.try_recv() else { break };
                 self.arrive(a);
             }
+            self.fire_due();
             if !self.budget_left() {
                 break End::StepBudget;
             }
@@ -481,9 +565,8 @@ impl<'m> Runner<'m> {
                 continue;
             }
             if self.in_flight > 0 {
-                match self.rx.recv().await {
-                    Some(a) => self.arrive(a),
-                    None => break self.finish(),
+                if !self.wait().await {
+                    break self.finish();
                 }
                 continue;
             }
@@ -554,7 +637,7 @@ impl<'m> Runner<'m> {
                             self.streams[si as usize].current = nt;
                             self.in_flight += 1;
                             self.flush_stream(si as usize);
-                        } else if let Some(ev2) = self.replay.get(&self.m.label_of(self.m.tasks[nt.0 as usize].stmt)).cloned() {
+                        } else if let Some(ev2) = self.replay.get(&self.m.label_of(self.m.tasks[nt.0 as usize].stmt)).and_then(|v| v.first()).cloned() {
                             self.in_flight += 1;
                             self.schedule_replay(nt, ev2);
                         } else {
@@ -715,11 +798,14 @@ impl<'m> Runner<'m> {
         let (ext, arg) = (task.ext.clone(), task.arg.clone());
         self.in_flight += 1;
         self.max_in_flight = self.max_in_flight.max(self.in_flight);
-        let label = self.m.label_of(stmt);
-        if !self.replay.is_empty() || self.opts.replay.is_some() {
+        if self.replaying {
+            let label = self.m.label_of(stmt);
             match self.replay.get(&label).cloned() {
-                Some(ev) if ev.external == *ext => self.schedule_replay(t, ev),
-                Some(ev) => self.fail_now(t, format!("the trace has `{}` at label {label}, but the program calls `{ext}` there", ev.external)),
+                Some(evs) if evs[0].external != *ext => {
+                    self.fail_now(t, format!("the trace has `{}` at label {label}, but the program calls `{ext}` there", evs[0].external))
+                }
+                Some(evs) if evs[0].chunk.is_some() => self.replay_stream(t, label, evs),
+                Some(mut evs) => self.schedule_replay(t, evs.swap_remove(0)),
                 None => self.fail_now(t, format!("the trace has no event for label {label}")),
             }
             return;
@@ -736,29 +822,25 @@ impl<'m> Runner<'m> {
                     self.schedule(t, outcome, lat);
                 }
                 Some((Reply::Stream(chunks, ms), lat)) => {
-                    let si = self.streams.len();
-                    self.streams.push(StreamState { current: t, buffer: Vec::new(), done: false });
-                    self.m.tasks[t.0 as usize].stream = Some(si as u32);
-                    let tx = self.tx.clone();
-                    // Deadlines count from dispatch, not from when the runtime first polls the
-                    // spawned task (which waits until the current round's evaluation yields).
+                    let origin = self.opts.record.then(|| self.m.label_of(self.m.tasks[t.0 as usize].stmt));
+                    let si = self.new_stream(t, origin);
+                    // Deadlines count from dispatch: chunk i arrives chunk_ms[i] after chunk i-1.
                     let mut at = Instant::now() + Duration::from_secs_f64(lat.max(0.0) / 1000.0);
-                    tokio::task::spawn_local(async move {
-                        tokio::time::sleep_until(at).await;
-                        let n = chunks.len();
-                        if n == 0 {
-                            let _ = tx.send(Arrival::Chunk { stream: si, item: None, last: true });
-                        }
-                        for (i, c) in chunks.into_iter().enumerate() {
-                            let d = ms.get(i).copied().unwrap_or(0.0).max(0.0);
-                            at += Duration::from_secs_f64(d / 1000.0);
-                            tokio::time::sleep_until(at).await;
-                            let _ = tx.send(Arrival::Chunk { stream: si, item: Some(Prim::Str(Arc::from(c.as_str()))), last: i + 1 == n });
-                        }
-                    });
+                    let n = chunks.len();
+                    if n == 0 {
+                        self.schedule_at(at, Arrival::Chunk { stream: si, item: None, last: true });
+                    }
+                    for (i, c) in chunks.into_iter().enumerate() {
+                        at += Duration::from_secs_f64(ms.get(i).copied().unwrap_or(0.0).max(0.0) / 1000.0);
+                        self.schedule_at(at, Arrival::Chunk { stream: si, item: Some(Prim::Str(Arc::from(c.as_str()))), last: i + 1 == n });
+                    }
                 }
                 None => self.fail_now(t, format!("the world file has no response for `{ext}` with argument {arg} and no `default`")),
             }
+            return;
+        }
+        if let Some(call) = self.opts.live.as_ref().and_then(|l| l.start(&ext, &arg)) {
+            self.start_live(t, call);
             return;
         }
         match &*ext {
@@ -787,21 +869,119 @@ impl<'m> Runner<'m> {
         }
     }
 
+    /// Starts a stream whose first delivery task `t` is; `origin` names it in traces.
+    fn new_stream(&mut self, t: TaskId, origin: Option<String>) -> usize {
+        let si = self.streams.len();
+        self.streams.push(StreamState { current: t, origin, delivered: 0, replayed: Default::default(), buffer: Vec::new(), done: false, error: None });
+        self.m.tasks[t.0 as usize].stream = Some(si as u32);
+        si
+    }
+
+    fn start_live(&mut self, t: TaskId, call: LiveCall) {
+        let tx = self.tx.clone();
+        match call {
+            LiveCall::Value(fut) => {
+                tokio::task::spawn_local(async move {
+                    let outcome = match fut.await {
+                        Ok(PExp::Prim(p)) => Outcome::Value(p),
+                        Ok(e) => Outcome::Expr(pexp_template(&e), e.to_string()),
+                        Err(e) => Outcome::Failed(e),
+                    };
+                    let _ = tx.send(Arrival::Done(t, outcome));
+                });
+            }
+            LiveCall::Stream(mut rx) => {
+                let origin = self.opts.record.then(|| self.m.label_of(self.m.tasks[t.0 as usize].stmt));
+                let si = self.new_stream(t, origin);
+                tokio::task::spawn_local(async move {
+                    while let Some(item) = rx.recv().await {
+                        let a = match item {
+                            Ok(p) => Arrival::Chunk { stream: si, item: Some(p), last: false },
+                            Err(error) => {
+                                let _ = tx.send(Arrival::StreamFailed { stream: si, error });
+                                return;
+                            }
+                        };
+                        if tx.send(a).is_err() {
+                            return;
+                        }
+                    }
+                    let _ = tx.send(Arrival::Chunk { stream: si, item: None, last: true });
+                });
+            }
+        }
+    }
+
     fn fail_now(&mut self, t: TaskId, msg: String) {
         self.schedule(t, Outcome::Failed(msg), 0.0);
     }
 
     fn schedule(&mut self, t: TaskId, outcome: Outcome, ms: f64) {
-        let tx = self.tx.clone();
-        if ms <= 0.0 {
-            let _ = tx.send(Arrival::Done(t, outcome));
+        let at = Instant::now() + Duration::from_secs_f64(ms.max(0.0) / 1000.0);
+        self.schedule_at(at, Arrival::Done(t, outcome));
+    }
+
+    fn schedule_at(&mut self, at: Instant, arrival: Arrival) {
+        self.timer_seq += 1;
+        self.timers.push(Due { at, seq: self.timer_seq, arrival });
+    }
+
+    /// Delivers every timed arrival that is due.
+    fn fire_due(&mut self) {
+        if self.timers.is_empty() {
             return;
         }
-        let at = Instant::now() + Duration::from_secs_f64(ms / 1000.0);
-        tokio::task::spawn_local(async move {
-            tokio::time::sleep_until(at).await;
-            let _ = tx.send(Arrival::Done(t, outcome));
-        });
+        let now = Instant::now();
+        while self.timers.peek().is_some_and(|d| d.at <= now) {
+            if let Some(d) = self.timers.pop() {
+                self.arrive(d.arrival);
+            }
+        }
+    }
+
+    /// Idle: waits for the next channel arrival or the earliest timer, whichever comes first.
+    async fn wait(&mut self) -> bool {
+        let Some(next) = self.timers.peek().map(|d| d.at) else {
+            return match self.rx.recv().await {
+                Some(a) => {
+                    self.arrive(a);
+                    true
+                }
+                None => false,
+            };
+        };
+        // Sleep on tokio's millisecond timer to just before the deadline, then the rest
+        // precisely (on a real clock only; a virtual clock advances to the deadline itself).
+        let early = if self.opts.virtual_clock { next } else { next.checked_sub(Duration::from_micros(1500)).unwrap_or(next) };
+        tokio::select! {
+            a = self.rx.recv() => {
+                if let Some(a) = a {
+                    self.arrive(a);
+                }
+                return true;
+            }
+            _ = tokio::time::sleep_until(early) => {}
+        }
+        let left = next.saturating_duration_since(Instant::now());
+        if !left.is_zero() && !self.opts.virtual_clock {
+            std::thread::sleep(left);
+        }
+        self.fire_due();
+        true
+    }
+
+    /// A recorded stream: its deliveries arrive at their recorded times (or at once).
+    fn replay_stream(&mut self, t: TaskId, label: String, evs: Vec<Event>) {
+        let si = self.new_stream(t, Some(label));
+        for ev in evs {
+            let at = if self.opts.replay_timing { self.started + Duration::from_secs_f64(ev.resolved_at_ms.max(0.0) / 1000.0) } else { Instant::now() };
+            let outcome = match (ev.error, parse_list_items(&ev.result)) {
+                (Some(e), _) => Outcome::Failed(e),
+                (None, Some(items)) => Outcome::Partial { items, more: ev.partial },
+                (None, None) => Outcome::Failed(format!("trace result `{}` is not a list of literals", ev.result)),
+            };
+            self.schedule_at(at, Arrival::Replayed { stream: si, outcome });
+        }
     }
 
     fn schedule_replay(&mut self, t: TaskId, ev: Event) {
@@ -840,6 +1020,15 @@ impl<'m> Runner<'m> {
                 st.done |= last;
                 self.flush_stream(stream);
             }
+            Arrival::Replayed { stream, outcome } => {
+                self.streams[stream].replayed.push_back(outcome);
+                self.flush_stream(stream);
+            }
+            Arrival::StreamFailed { stream, error } => {
+                let st = &mut self.streams[stream];
+                st.error = Some(error);
+                self.flush_stream(stream);
+            }
         }
     }
 
@@ -847,11 +1036,26 @@ impl<'m> Runner<'m> {
     fn flush_stream(&mut self, si: usize) {
         let st = &mut self.streams[si];
         let t = st.current;
-        if self.m.tasks[t.0 as usize].outcome.is_some() || (st.buffer.is_empty() && !st.done) {
+        if self.m.tasks[t.0 as usize].outcome.is_some() {
+            return;
+        }
+        if let Some(outcome) = st.replayed.pop_front() {
+            self.in_flight = self.in_flight.saturating_sub(1);
+            self.record(t, &outcome);
+            let now = self.now_ms();
+            self.m.deliver(t, outcome, now);
+            return;
+        }
+        if st.buffer.is_empty() && !st.done && st.error.is_none() {
             return;
         }
         let items = std::mem::take(&mut st.buffer);
-        let outcome = Outcome::Partial { items, more: !st.done };
+        let outcome = match &st.error {
+            // What arrived before the break is delivered; its continuation carries the error.
+            Some(_) if !items.is_empty() => Outcome::Partial { items, more: true },
+            Some(e) => Outcome::Failed(e.clone()),
+            None => Outcome::Partial { items, more: !st.done },
+        };
         self.in_flight = self.in_flight.saturating_sub(1);
         self.record(t, &outcome);
         let now = self.now_ms();
@@ -859,6 +1063,17 @@ impl<'m> Runner<'m> {
     }
 
     fn record(&mut self, t: TaskId, outcome: &Outcome) {
+        if !self.opts.record {
+            return;
+        }
+        let task = &self.m.tasks[t.0 as usize];
+        let (label, chunk) = match task.stream.map(|si| &mut self.streams[si as usize]) {
+            Some(st) => {
+                st.delivered += 1;
+                (st.origin.clone().unwrap_or_default(), Some(st.delivered - 1))
+            }
+            None => (self.m.labels.show(task.label), None),
+        };
         let task = &self.m.tasks[t.0 as usize];
         let (result, partial, error) = match outcome {
             Outcome::Expr(_, src) => (src.clone(), false, None),
@@ -870,7 +1085,8 @@ impl<'m> Runner<'m> {
             Outcome::Failed(e) => (String::new(), false, Some(e.clone())),
         };
         self.events.push(Event {
-            label: self.m.labels.show(task.label),
+            label,
+            chunk,
             external: task.ext.to_string(),
             arg: pexp_to_json(&task.arg),
             dispatched_at_ms: task.dispatched_at_ms,

@@ -13,12 +13,16 @@ pub struct Trace {
     pub events: Vec<Event>,
 }
 
-/// One resolved external call. For a streamed list, each task of the chain is an event whose
-/// `result` is the list literal of the elements it delivered, with `partial` set when a
-/// further task (at the next label) continues the list.
+/// One resolved external call. A streamed list is a run of events under the label of the
+/// call that started it, numbered by `chunk`: each `result` is the list literal of the
+/// elements one task of the chain delivered, with `partial` set when a further task continues
+/// the list. (The continuation tasks' own labels grow one level per chunk, so naming them
+/// would make a long stream's trace quadratic in its length.)
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Event {
     pub label: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chunk: Option<u32>,
     pub external: String,
     pub arg: serde_json::Value,
     pub dispatched_at_ms: f64,

@@ -1,0 +1,181 @@
+//! Live externals through the real binary (issue 7): `llm` against a scripted streaming server
+//! on 127.0.0.1 (success, HTTP errors, malformed events, dropped and stalled connections),
+//! record and replay of a live stream, and process pipelines behind `--allow-exec`.
+
+use opal_e2e::{opal, root, LlmServer};
+use std::process::{Command, Output};
+
+fn llm_run(server: &LlmServer, model: &str, extra: &[&str]) -> Output {
+    Command::new(opal())
+        .args(["run", "tests/live/llm.opal"])
+        .args(extra)
+        .current_dir(root())
+        .env("OPAL_LLM_BASE_URL", &server.url)
+        .env("OPAL_LLM_MODEL", model)
+        .env("OPAL_LLM_API_KEY", "test-key")
+        .env("OPAL_LLM_TIMEOUT_MS", "400")
+        .output()
+        .expect("run opal")
+}
+
+fn out(o: &Output) -> (String, String, Option<i32>) {
+    (String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned(), o.status.code())
+}
+
+#[test]
+fn llm_streams_each_delta_as_a_list_element() {
+    let server = LlmServer::start();
+    let (stdout, stderr, code) = out(&llm_run(&server, "ok", &[]));
+    assert_eq!((stdout.as_str(), code), ("Hel\nlo\n world\n", Some(0)), "{stderr}");
+    let reqs = server.requests.lock().expect("requests");
+    assert_eq!(reqs.len(), 1);
+    let r = reqs[0].to_ascii_lowercase();
+    assert!(r.starts_with("post /v1/chat/completions "), "{r}");
+    assert!(r.contains("authorization: bearer test-key"), "{r}");
+    assert!(reqs[0].contains(r#""stream":true"#) && reqs[0].contains(r#""content":"Say hello""#) && reqs[0].contains(r#""role":"user""#), "{}", reqs[0]);
+}
+
+#[test]
+fn llm_stream_ending_with_finish_reason_and_no_done_is_complete() {
+    let server = LlmServer::start();
+    let (stdout, stderr, code) = out(&llm_run(&server, "finish", &[]));
+    assert_eq!((stdout.as_str(), code), ("Bye\n", Some(0)), "{stderr}");
+}
+
+#[test]
+fn llm_failures_are_failed_tasks_with_clear_messages() {
+    let server = LlmServer::start();
+    // (model, what arrives before the failure, words the message must contain)
+    let cases = [
+        ("http401", "", "HTTP 401 Unauthorized"),
+        ("http401", "", "Incorrect API key provided"),
+        ("malformed", "Hel\n", "malformed event"),
+        ("drop", "Hel\n", "closed before the stream finished, after 1 chunk"),
+        ("stall", "Hel\n", "stalled: nothing arrived for 400 ms"),
+        ("error-event", "", "Rate limit reached"),
+    ];
+    for (model, printed, words) in cases {
+        let (stdout, stderr, code) = out(&llm_run(&server, model, &[]));
+        assert_eq!(code, Some(3), "{model}: {stderr}");
+        assert_eq!(stdout, printed, "{model}");
+        assert!(stderr.contains("the external call `llm` failed") && stderr.contains(words), "{model}: {stderr}");
+    }
+    // Nothing listens: a connection error, not a hang.
+    let closed = LlmServer { url: "http://127.0.0.1:9/v1".into(), requests: Default::default() };
+    let (_, stderr, code) = out(&llm_run(&closed, "ok", &[]));
+    assert_eq!(code, Some(3));
+    assert!(stderr.contains("cannot reach http://127.0.0.1:9/v1/chat/completions"), "{stderr}");
+}
+
+#[test]
+fn a_recorded_live_stream_replays_with_its_timing() {
+    let server = LlmServer::start();
+    let dir = std::env::temp_dir().join(format!("opal-live-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let (t1, t2) = (dir.join("live.json"), dir.join("replayed.json"));
+    let (stdout, stderr, code) = out(&llm_run(&server, "ok", &["--record", t1.to_str().expect("path")]));
+    assert_eq!((stdout.as_str(), code), ("Hel\nlo\n world\n", Some(0)), "{stderr}");
+    // No server now: every chunk comes from the trace, at its recorded time.
+    let nowhere = LlmServer { url: "http://127.0.0.1:9/v1".into(), requests: Default::default() };
+    let args = ["--replay", t1.to_str().expect("path"), "--timing", "--record", t2.to_str().expect("path")];
+    let (stdout, stderr, code) = out(&llm_run(&nowhere, "ok", &args));
+    assert_eq!((stdout.as_str(), code), ("Hel\nlo\n world\n", Some(0)), "{stderr}");
+    let times = |p: &std::path::Path| -> Vec<f64> {
+        let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(p).expect("trace")).expect("json");
+        v["events"].as_array().expect("events").iter().filter(|e| e["external"] == "llm").map(|e| e["resolved_at_ms"].as_f64().expect("time")).collect()
+    };
+    // A stream is one run of events under its call's label, numbered by chunk.
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&t1).expect("trace")).expect("json");
+    let evs: Vec<&serde_json::Value> = v["events"].as_array().expect("events").iter().filter(|e| e["external"] == "llm").collect();
+    assert!(evs.iter().all(|e| e["label"] == evs[0]["label"]), "{evs:?}");
+    let chunks: Vec<u64> = evs.iter().map(|e| e["chunk"].as_u64().expect("chunk")).collect();
+    assert_eq!(chunks, (0..evs.len() as u64).collect::<Vec<_>>());
+    let (live, replayed) = (times(&t1), times(&t2));
+    assert_eq!(live.len(), replayed.len());
+    assert!(live.len() >= 2, "one event per delivery of the stream: {live:?}");
+    for (a, b) in live.iter().zip(&replayed) {
+        // Replay waits at least until each recorded resolve time (a lower bound, not a speed test).
+        assert!(*b >= a - 1.0, "live {live:?} replayed {replayed:?}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn pipe_run(src: &str, allow: bool) -> Output {
+    let dir = std::env::temp_dir().join(format!("opal-pipe-{}-{}", std::process::id(), src.len()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let f = dir.join("p.opal");
+    std::fs::write(&f, src).expect("write program");
+    let mut c = Command::new(opal());
+    c.args(["run", f.to_str().expect("path")]);
+    if allow {
+        c.arg("--allow-exec");
+    }
+    c.output().expect("run opal")
+}
+
+#[test]
+fn processes_need_allow_exec_and_run_without_a_shell() {
+    let src = std::fs::read_to_string(root().join("tests/live/pipe.opal")).expect("pipe.opal");
+    let (stdout, stderr, code) = out(&pipe_run(&src, false));
+    assert_eq!((stdout.as_str(), code), ("", Some(3)));
+    assert!(stderr.contains("pass --allow-exec"), "{stderr}");
+    let (stdout, stderr, code) = out(&pipe_run(&src, true));
+    assert_eq!((stdout.as_str(), code), ("HELLO\nWORLD\n", Some(0)), "{stderr}");
+    // Arguments are passed as they are: `$HOME` and `;` reach the program untouched.
+    let (stdout, _, code) = out(&pipe_run(
+        "(i, o) := create_process (\"echo\", \"$HOME;\", \"a b\")\n() := fd_write_and_close (i, \"\")\nfor l in fd_read_and_close o:\n    print (&stdout, l)\n",
+        true,
+    ));
+    assert_eq!((stdout.as_str(), code), ("$HOME; a b\n", Some(0)));
+}
+
+#[test]
+fn process_failures_are_failed_tasks() {
+    let (_, stderr, code) = out(&pipe_run("(i, o) := create_process \"/nonexistent/program\"\nprint (&stdout, i)\n", true));
+    assert_eq!(code, Some(3));
+    assert!(stderr.contains("cannot start `/nonexistent/program`"), "{stderr}");
+    // Output that arrived is kept; a non-zero exit fails the rest of the stream.
+    let src = "(i, o) := create_process (\"sh\", \"-c\", \"echo partial; exit 7\")\n() := fd_write_and_close (i, \"\")\nfor l in fd_read_and_close o:\n    print (&stdout, l)\n";
+    let (stdout, stderr, code) = out(&pipe_run(src, true));
+    assert_eq!((stdout.as_str(), code), ("partial\n", Some(3)), "{stderr}");
+    assert!(stderr.contains("exited with exit status: 7"), "{stderr}");
+}
+
+#[test]
+fn children_are_killed_and_reaped_when_the_run_ends() {
+    // The program ends while `sleep` still runs; the run must not leave it behind.
+    let marker = format!("{}.{}", 300 + std::process::id() % 1000, std::process::id() % 97);
+    let src = format!("(i, o) := create_process (\"sleep\", \"{marker}\")\nprint (&stdout, \"started\")\n");
+    let (stdout, stderr, code) = out(&pipe_run(&src, true));
+    assert_eq!((stdout.as_str(), code), ("started\n", Some(0)), "{stderr}");
+    let left = Command::new("pgrep").args(["-f", &format!("sleep {marker}")]).output().map(|o| String::from_utf8_lossy(&o.stdout).into_owned());
+    if let Ok(pids) = left {
+        assert_eq!(pids.trim(), "", "a child outlived the run");
+    }
+}
+
+#[test]
+fn ctrl_c_stops_the_children_too() {
+    let marker = format!("{}.{}", 400 + std::process::id() % 1000, std::process::id() % 89);
+    let dir = std::env::temp_dir().join(format!("opal-int-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let f = dir.join("wait.opal");
+    let src = format!(
+        "(i, o) := create_process (\"sleep\", \"{marker}\")\n() := fd_write_and_close (i, \"\")\nfor l in fd_read_and_close o:\n    print (&stdout, l)\n"
+    );
+    std::fs::write(&f, src).expect("write");
+    let child = Command::new(opal()).args(["run", f.to_str().expect("path"), "--allow-exec"]).stderr(std::process::Stdio::piped()).spawn().expect("spawn opal");
+    let running = |m: &str| Command::new("pgrep").args(["-f", &format!("sleep {m}")]).output().map(|o| !o.stdout.is_empty()).unwrap_or(false);
+    for _ in 0..200 {
+        if running(&marker) {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(25));
+    }
+    assert!(running(&marker), "the child never started");
+    let _ = Command::new("kill").args(["-INT", &child.id().to_string()]).status();
+    let o = child.wait_with_output().expect("wait");
+    assert_eq!(o.status.code(), Some(130), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(!running(&marker), "the child outlived the interrupted run");
+    let _ = std::fs::remove_dir_all(&dir);
+}
