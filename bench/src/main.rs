@@ -306,27 +306,38 @@ print (&stdout, count)
     if let Some(d) = c.diags.iter().find(|d| d.is_error()) {
         return println!("soak stream: {}: {}", d.code, d.message);
     }
-    let mut m = Machine::new(&c.program);
-    let mut o = Options::new(Strategy::Opportunistic);
-    o.virtual_clock = true;
-    o.live = Some(std::rc::Rc::new(Ticker { n, gap_ms: 10 }));
-    let samples = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
-    let s2 = samples.clone();
-    let t0 = Instant::now();
-    let report = run(&mut m, o, Box::new(move |_, text| s2.borrow_mut().push((text.trim().to_string(), rss_mb()))), None);
-    let samples = samples.borrow();
-    let rss: Vec<String> = samples.iter().map(|(_, r)| format!("{r:.1}")).collect();
-    println!(
-        "stream of {n} chunks 10 ms apart ({:.0} s of stream time, virtual clock): {:?}, {} steps in {:.1} s wall; RSS MB every 36 000 chunks: {}",
-        ms(report.wall) / 1000.0,
-        report.end,
-        m.steps_total(),
-        t0.elapsed().as_secs_f64(),
-        rss.join(" ")
-    );
-    println!("live statements at the end: {}, statement slots ever needed: {}", m.iter().count(), m.stmts.len());
-    let tables: Vec<String> = m.memory().iter().map(|(k, b)| format!("{k} {:.1}", *b as f64 / 1e6)).collect();
-    println!("machine tables MB at the end (capacity): {}", tables.join(", "));
+    // Live (recorded), then the recording replayed at its recorded times on the virtual clock.
+    let mut trace = None;
+    for replay in [false, true] {
+        let mut m = Machine::new(&c.program);
+        let mut o = Options::new(Strategy::Opportunistic);
+        o.virtual_clock = true;
+        if replay {
+            o.replay = trace.take();
+            o.replay_timing = true;
+        } else {
+            o.live = Some(std::rc::Rc::new(Ticker { n, gap_ms: 10 }));
+            o.record = true;
+        }
+        let samples = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+        let s2 = samples.clone();
+        let t0 = Instant::now();
+        let report = run(&mut m, o, Box::new(move |_, text| s2.borrow_mut().push((text.trim().to_string(), rss_mb()))), None);
+        let samples = samples.borrow();
+        let rss: Vec<String> = samples.iter().map(|(_, r)| format!("{r:.1}")).collect();
+        println!(
+            "{} stream of {n} chunks 10 ms apart ({:.0} s of stream time, virtual clock): {:?}, {} steps in {:.1} s wall; RSS MB every 36 000 chunks: {}",
+            if replay { "replayed" } else { "live, recorded" },
+            ms(report.wall) / 1000.0,
+            report.end,
+            m.steps_total(),
+            t0.elapsed().as_secs_f64(),
+            rss.join(" ")
+        );
+        let tables: Vec<String> = m.memory().iter().map(|(k, b)| format!("{k} {:.1}", *b as f64 / 1e6)).collect();
+        println!("  live statements at the end: {}; machine tables MB (capacity): {}", m.iter().count(), tables.join(", "));
+        trace = Some(report.trace);
+    }
 }
 
 fn main() {
