@@ -152,11 +152,14 @@ async function until(what, fn, timeout = 30000) {
     await page.keyboard.press('ArrowUp');
     await page.keyboard.type('if first_value > 1:', { delay: 10 });
     await page.waitForTimeout(300);
+    // Close a completion list if one is open: Enter would accept it instead of breaking the line.
+    await page.keyboard.press('Escape');
     await page.keyboard.press('Enter');
-    const col = await until('cursor position', async () => {
+    const col = await until('cursor on the next line', async () => {
       const t = await page.locator('.statusbar-item[id*="status.editor.selection"]').innerText();
-      return /Col \d+/.test(t) ? t : undefined;
-    }).catch(() => '');
+      seen = t;
+      return /Ln 2, Col \d+/.test(t) ? t : undefined;
+    }, 10000).catch(() => seen);
     check('indent after `:`', /Ln 2, Col 5\b/.test(col), JSON.stringify(col));
     for (let i = 0; i < 3; i++) await page.keyboard.press('Control+Z');
 
