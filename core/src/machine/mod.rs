@@ -277,6 +277,16 @@ impl Rule {
 }
 
 /// What a statement can do now, in words a student understands.
+/// The next move of lazy evaluation (`Machine::lazy_next`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lazy {
+    Step(StmtId),
+    /// The return variable is a value.
+    Done,
+    /// What the result needs cannot step (yet).
+    Blocked,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum Status {
     Steppable(Rule),
@@ -880,6 +890,42 @@ impl Machine {
                 Some(Outcome::Failed(_)) => Err(Blocked::Failed(t)),
                 Some(_) => Ok(Rule::Resolve),
             },
+        }
+    }
+
+    /// What cbv steps next: the leftmost statement that is not a value, if it is steppable
+    /// (SEMANTICS.md §5; a task or a stuck statement there stops it).
+    pub fn cbv_next(&self) -> Option<StmtId> {
+        let s = self.iter().find(|s| !self.stmts[s.0 as usize].op.is_value())?;
+        self.steppable(s).is_ok().then_some(s)
+    }
+
+    /// What lazy evaluation steps next: follow what the return variable needs — the binder of
+    /// a needed variable; for a call first its function, for a projection first its tuple.
+    pub fn lazy_next(&self) -> Lazy {
+        let mut need = self.ret;
+        let mut seen = std::collections::HashSet::new();
+        loop {
+            if !seen.insert(need) {
+                return Lazy::Blocked;
+            }
+            let Some(b) = self.binder(need) else { return Lazy::Done };
+            match self.stmts[b.0 as usize].op {
+                MOp::Gone => return Lazy::Blocked,
+                MOp::Fun(_) | MOp::Tuple(_) | MOp::Prim(_) => return if need == self.ret { Lazy::Done } else { Lazy::Blocked },
+                MOp::Alias(_) => return Lazy::Step(b),
+                MOp::Task(_) => return if self.steppable(b).is_ok() { Lazy::Step(b) } else { Lazy::Blocked },
+                MOp::Call(..) => match self.status(b) {
+                    Status::Steppable(_) => return Lazy::Step(b),
+                    Status::Waiting { on: Some(v), .. } => need = v,
+                    _ => return Lazy::Blocked,
+                },
+                MOp::Prj(_, x) => match self.status(b) {
+                    Status::Steppable(_) => return Lazy::Step(b),
+                    Status::Waiting { .. } => need = x,
+                    _ => return Lazy::Blocked,
+                },
+            }
         }
     }
 

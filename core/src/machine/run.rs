@@ -7,7 +7,7 @@
 use super::live::{Live, LiveCall};
 use super::template::{TOp, TStmt, TVar, Template};
 use super::trace::{json_to_pexp, pexp_to_json, sha256_hex, Event, Trace};
-use super::{Machine, Outcome, Rule, Status, StepEvent, StmtId, TaskId};
+use super::{Lazy, Machine, Outcome, Rule, Status, StepEvent, StmtId, TaskId};
 use crate::externals::{self, ExtKind};
 use crate::ir::{PExp, Prim};
 use crate::names::Name;
@@ -692,21 +692,9 @@ impl<'m> Runner<'m> {
     /// cbv: step the leftmost statement that is not a value.
     fn cbv_step(&mut self, on_step: &mut Observer<'_>) -> bool {
         self.m.take_dirty(&mut self.cands);
-        let mut cur = self.m.first();
-        while let Some(s) = cur {
-            if !self.m.stmt(s).op.is_value() {
-                break;
-            }
-            cur = self.m.next_of(s);
-        }
-        let Some(s) = cur else { return false };
-        match self.m.status(s) {
-            Status::Steppable(_) => {
-                self.rounds += 1;
-                self.step_at(s, on_step)
-            }
-            _ => false,
-        }
+        let Some(s) = self.m.cbv_next() else { return false };
+        self.rounds += 1;
+        self.step_at(s, on_step)
     }
 
     fn sweep_gc(&mut self, on_step: &mut Observer<'_>) {
@@ -725,50 +713,13 @@ impl<'m> Runner<'m> {
     /// lazy: step what the return variable's value needs. `None` when it is a value.
     fn lazy_step(&mut self, on_step: &mut Observer<'_>) -> Option<bool> {
         self.m.take_dirty(&mut self.cands);
-        let mut need = self.m.ret;
-        let mut seen = std::collections::HashSet::new();
-        loop {
-            if !seen.insert(need) {
-                return Some(false);
+        match self.m.lazy_next() {
+            Lazy::Step(s) => {
+                self.rounds += 1;
+                Some(self.step_at(s, on_step))
             }
-            let b = self.m.binder(need)?;
-            let op = self.m.stmt(b).op;
-            match op {
-                super::MOp::Gone => return Some(false),
-                super::MOp::Fun(_) | super::MOp::Tuple(_) | super::MOp::Prim(_) => {
-                    if need == self.m.ret {
-                        return None;
-                    }
-                    return Some(false);
-                }
-                super::MOp::Alias(_) => {
-                    self.rounds += 1;
-                    return Some(self.step_at(b, on_step));
-                }
-                super::MOp::Task(_) => {
-                    if let Status::Steppable(_) = self.m.status(b) {
-                        self.rounds += 1;
-                        return Some(self.step_at(b, on_step));
-                    }
-                    return Some(false);
-                }
-                super::MOp::Call(..) => match self.m.status(b) {
-                    Status::Steppable(_) => {
-                        self.rounds += 1;
-                        return Some(self.step_at(b, on_step));
-                    }
-                    Status::Waiting { on: Some(v), .. } => need = v,
-                    _ => return Some(false),
-                },
-                super::MOp::Prj(_, x) => match self.m.status(b) {
-                    Status::Steppable(_) => {
-                        self.rounds += 1;
-                        return Some(self.step_at(b, on_step));
-                    }
-                    Status::Waiting { .. } => need = x,
-                    _ => return Some(false),
-                },
-            }
+            Lazy::Done => None,
+            Lazy::Blocked => Some(false),
         }
     }
 
