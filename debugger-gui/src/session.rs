@@ -116,6 +116,11 @@ impl Session {
     /// Steps the statement at `label` (any steppable one); why not, if it cannot.
     pub fn step(&mut self, label: &str) -> Result<Rule, String> {
         let s = self.find(label)?;
+        self.step_stmt(s)
+    }
+
+    fn step_stmt(&mut self, s: StmtId) -> Result<Rule, String> {
+        let label = self.machine().label_of(s);
         if let (why, false) = describe(self.machine().status(s)) {
             return Err(format!("{label} cannot step: {why}"));
         }
@@ -157,13 +162,13 @@ impl Session {
     /// One step of call-by-value (the leftmost statement that is not a value).
     pub fn step_cbv(&mut self) -> Result<Rule, String> {
         let s = self.machine().cbv_next().ok_or("cbv cannot step: the leftmost statement that is not a value is waiting or stuck")?;
-        self.step(&self.machine().label_of(s))
+        self.step_stmt(s)
     }
 
     /// One step of lazy evaluation (what the result needs).
     pub fn step_lazy(&mut self) -> Result<Rule, String> {
         match self.machine().lazy_next() {
-            Lazy::Step(s) => self.step(&self.machine().label_of(s)),
+            Lazy::Step(s) => self.step_stmt(s),
             Lazy::Done => Err("lazy evaluation is done: the result is a value".into()),
             Lazy::Blocked => Err("lazy evaluation cannot step: what the result needs is waiting".into()),
         }

@@ -166,7 +166,7 @@ impl Ord for Due {
 
 struct StreamState {
     current: TaskId,
-    /// The label of the call that started the stream (when recording or replaying) and the
+    /// The label of the call that started the stream (when recording) and the
     /// number of deliveries so far: a delivery's trace event is (origin, chunk).
     origin: Option<String>,
     delivered: u32,
@@ -760,7 +760,7 @@ impl<'m> Runner<'m> {
                 Some(evs) if evs[0].external != *ext => {
                     self.fail_now(t, format!("the trace has `{}` at label {label}, but the program calls `{ext}` there", evs[0].external))
                 }
-                Some(evs) if evs[0].chunk.is_some() => self.replay_stream(t, label, evs),
+                Some(evs) if evs[0].chunk.is_some() => self.replay_stream(t, evs),
                 Some(mut evs) => self.schedule_replay(t, evs.swap_remove(0)),
                 None => self.fail_now(t, format!("the trace has no event for label {label}")),
             }
@@ -778,8 +778,7 @@ impl<'m> Runner<'m> {
                     self.schedule(t, outcome, lat);
                 }
                 Some((Reply::Stream(chunks, ms), lat)) => {
-                    let origin = self.opts.record.then(|| self.m.label_of(self.m.tasks[t.0 as usize].stmt));
-                    let si = self.new_stream(t, origin);
+                    let si = self.new_stream(t);
                     // Deadlines count from dispatch: chunk i arrives chunk_ms[i] after chunk i-1.
                     let mut at = Instant::now() + Duration::from_secs_f64(lat.max(0.0) / 1000.0);
                     let n = chunks.len();
@@ -825,8 +824,10 @@ impl<'m> Runner<'m> {
         }
     }
 
-    /// Starts a stream whose first delivery task `t` is; `origin` names it in traces.
-    fn new_stream(&mut self, t: TaskId, origin: Option<String>) -> usize {
+    /// Starts a stream whose first delivery task `t` is; when recording, the call's label
+    /// names all its deliveries in the trace.
+    fn new_stream(&mut self, t: TaskId) -> usize {
+        let origin = self.opts.record.then(|| self.m.label_of(self.m.tasks[t.0 as usize].stmt));
         let si = self.streams.len();
         self.streams.push(StreamState { current: t, origin, delivered: 0, replayed: Default::default(), buffer: Vec::new(), done: false, error: None });
         self.m.tasks[t.0 as usize].stream = Some(si as u32);
@@ -847,8 +848,7 @@ impl<'m> Runner<'m> {
                 });
             }
             LiveCall::Stream(mut rx) => {
-                let origin = self.opts.record.then(|| self.m.label_of(self.m.tasks[t.0 as usize].stmt));
-                let si = self.new_stream(t, origin);
+                let si = self.new_stream(t);
                 tokio::task::spawn_local(async move {
                     while let Some(item) = rx.recv().await {
                         let a = match item {
@@ -921,9 +921,8 @@ impl<'m> Runner<'m> {
             self.fire_due();
             return true;
         }
-        // Sleep on tokio's millisecond timer to just before the deadline, then the rest
-        // precisely (on a real clock only; a virtual clock advances to the deadline itself).
-        let early = if self.opts.virtual_clock { next } else { next.checked_sub(Duration::from_micros(1500)).unwrap_or(next) };
+        // Sleep on tokio's millisecond timer to just before the deadline, then the rest precisely.
+        let early = next.checked_sub(Duration::from_micros(1500)).unwrap_or(next);
         tokio::select! {
             a = self.rx.recv() => {
                 if let Some(a) = a {
@@ -934,7 +933,7 @@ impl<'m> Runner<'m> {
             _ = tokio::time::sleep_until(early) => {}
         }
         let left = next.saturating_duration_since(Instant::now());
-        if !left.is_zero() && !self.opts.virtual_clock {
+        if !left.is_zero() {
             std::thread::sleep(left);
         }
         self.fire_due();
@@ -942,8 +941,8 @@ impl<'m> Runner<'m> {
     }
 
     /// A recorded stream: its deliveries arrive at their recorded times (or at once).
-    fn replay_stream(&mut self, t: TaskId, label: String, evs: Vec<Event>) {
-        let si = self.new_stream(t, Some(label));
+    fn replay_stream(&mut self, t: TaskId, evs: Vec<Event>) {
+        let si = self.new_stream(t);
         let mut prev = evs.first().map(|e| e.dispatched_at_ms).unwrap_or(0.0);
         let mut at_latency = Instant::now();
         for ev in evs {
@@ -993,12 +992,7 @@ impl<'m> Runner<'m> {
 
     fn arrive(&mut self, a: Arrival) {
         match a {
-            Arrival::Done(t, outcome) => {
-                self.in_flight = self.in_flight.saturating_sub(1);
-                self.record(t, &outcome);
-                let now = self.now_ms();
-                self.m.deliver(t, outcome, now);
-            }
+            Arrival::Done(t, outcome) => self.resolve_task(t, outcome),
             Arrival::Chunk { stream, item, last } => {
                 let st = &mut self.streams[stream];
                 if let Some(i) = item {
@@ -1027,11 +1021,7 @@ impl<'m> Runner<'m> {
             return;
         }
         if let Some(outcome) = st.replayed.pop_front() {
-            self.in_flight = self.in_flight.saturating_sub(1);
-            self.record(t, &outcome);
-            let now = self.now_ms();
-            self.m.deliver(t, outcome, now);
-            return;
+            return self.resolve_task(t, outcome);
         }
         if st.buffer.is_empty() && !st.done && st.error.is_none() {
             return;
@@ -1043,6 +1033,11 @@ impl<'m> Runner<'m> {
             Some(e) => Outcome::Failed(e.clone()),
             None => Outcome::Partial { items, more: !st.done },
         };
+        self.resolve_task(t, outcome);
+    }
+
+    /// A task in flight has its result: record it and make its statement resolvable.
+    fn resolve_task(&mut self, t: TaskId, outcome: Outcome) {
         self.in_flight = self.in_flight.saturating_sub(1);
         self.record(t, &outcome);
         let now = self.now_ms();
