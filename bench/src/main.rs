@@ -361,6 +361,99 @@ fn main() {
     if what == "lsp" || what == "all" {
         bench_lsp();
     }
+    if what == "frame" || what == "all" {
+        bench_frame();
+    }
+}
+
+/// A program whose task graph has about `n` nodes: `n/2` independent calls, each used by a
+/// statement that also uses the previous one (a ladder of def-use edges).
+fn frame_source(n: usize) -> String {
+    let mut s = String::from("extern f\nacc0 := 0\n");
+    for i in 1..=n / 2 {
+        s.push_str(&format!("a{i} := f {i}\nacc{i} := (a{i}, acc{})\n", i - 1));
+    }
+    s.push_str(&format!("print (&stdout, acc{})\n", n / 2));
+    s
+}
+
+/// Frame time of the debugger window (CPU: egui's layout and tessellation, what must fit in
+/// 16 ms) with a 1 000-node task graph in view, while idle, panning and stepping rounds.
+fn bench_frame() {
+    use eframe::egui;
+    use opal_debugger_gui::DebuggerApp;
+    let src = frame_source(1_000);
+    let mut app = DebuggerApp::from_source("frame.opal", &src, None);
+    if app.session.is_none() {
+        println!("frame: the benchmark program does not compile: {:?}", app.errors);
+        return;
+    }
+    let ctx = egui::Context::default();
+    let size = egui::vec2(1600.0, 1000.0);
+    let frame = |app: &mut DebuggerApp, t: f64, events: Vec<egui::Event>| {
+        let input = egui::RawInput { screen_rect: Some(egui::Rect::from_min_size(egui::Pos2::ZERO, size)), time: Some(t), events, ..Default::default() };
+        let start = Instant::now();
+        let out = ctx.run_ui(input, |ui| app.show(ui));
+        let prims = ctx.tessellate(out.shapes, out.pixels_per_point);
+        std::hint::black_box(prims.len());
+        start.elapsed()
+    };
+    // Zoom to 100% over the whole graph (fit would shrink it and cull nothing).
+    app.view.fit = false;
+    app.view.zoom = 1.0;
+    let mut t = 0.0;
+    for _ in 0..5 {
+        t += 1.0 / 60.0;
+        frame(&mut app, t, vec![]);
+    }
+    let report = |name: &str, g: &opal_debugger_gui::graph::Graph, times: &mut Vec<Duration>| {
+        times.sort();
+        let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+        println!(
+            "frame {name}: {} nodes, {} edges: median {:.2} ms, p95 {:.2} ms, max {:.2} ms ({} frames)",
+            g.nodes.len(),
+            g.edges.len(),
+            ms(times[times.len() / 2]),
+            ms(times[times.len() * 95 / 100]),
+            ms(times[times.len() - 1]),
+            times.len()
+        );
+    };
+    let mut idle = Vec::new();
+    for _ in 0..120 {
+        t += 1.0 / 60.0;
+        idle.push(frame(&mut app, t, vec![]));
+    }
+    report("idle at 100% zoom", &app.graph, &mut idle);
+    // Zoomed out so every node is in view.
+    app.view.zoom = 0.12;
+    let mut all = Vec::new();
+    for _ in 0..120 {
+        t += 1.0 / 60.0;
+        all.push(frame(&mut app, t, vec![]));
+    }
+    report("whole graph in view", &app.graph, &mut all);
+    // Zoomed so that node text is drawn, a few hundred nodes in view.
+    app.view.zoom = 0.4;
+    let mut text = Vec::new();
+    for _ in 0..120 {
+        t += 1.0 / 60.0;
+        text.push(frame(&mut app, t, vec![]));
+    }
+    report("at 40% zoom with text", &app.graph, &mut text);
+    let mut stepping = Vec::new();
+    let mut rounds = Vec::new();
+    for _ in 0..60 {
+        let start = Instant::now();
+        app.run_cmd(opal_debugger_gui::Cmd::Round);
+        rounds.push(start.elapsed());
+        for _ in 0..3 {
+            t += 1.0 / 60.0;
+            stepping.push(frame(&mut app, t, vec![]));
+        }
+    }
+    report("stepping rounds (animating)", &app.graph, &mut stepping);
+    report("a round itself (step, rebuild graph, place new nodes)", &app.graph, &mut rounds);
 }
 
 /// A program of about `lines` lines: functions, calls, and `if`s threading `stdout`.

@@ -15,7 +15,7 @@ commands:
            [--max-steps N] [--allow-exec] [--stats] [--quiet]
   step FILE [--strategy S] [--world W] [--replay T] [--rounds N] [--max-steps N] [--format text|json]
   explore FILE [--world W] [--max-states N]
-  debug FILE                            open the step debugger (not yet available)
+  debug [FILE] [--world W] [--replay T]  open the step debugger window (no FILE: the bundled examples)
   lsp [--stdio]                         run the language server on stdio
 
 strategies: opportunistic (default), cbv, lazy";
@@ -93,7 +93,7 @@ pub fn main(raw: Vec<String>) -> i32 {
         "run" => &["--strategy", "--world", "--record", "--replay", "--timing", "--force", "--max-steps", "--allow-exec", "--stats", "--quiet"],
         "step" => &["--strategy", "--world", "--replay", "--rounds", "--max-steps", "--format", "--force"],
         "explore" => &["--world", "--max-states"],
-        "debug" => &[],
+        "debug" => &["--world", "--replay"],
         "lsp" => &["--stdio"],
         "help" | "--help" | "-h" => {
             println!("{USAGE}");
@@ -115,10 +115,7 @@ pub fn main(raw: Vec<String>) -> i32 {
         "run" => crate::run::run(&args),
         "step" => crate::run::step(&args),
         "explore" => crate::run::explore(&args),
-        "debug" => {
-            eprintln!("opal: the step debugger is not available in this build yet (issue 5)");
-            2
-        }
+        "debug" => debug(&args),
         _ => opal_lsp::run_stdio(),
     }
 }
@@ -293,4 +290,24 @@ fn desugar(args: &Args) -> i32 {
     }
     print!("{}", opal_core::machine::print_initial(&compiled.program, args.flag("--prelude")));
     0
+}
+
+/// `opal debug [FILE]`: the step debugger window (`opal-debugger-gui`).
+fn debug(args: &Args) -> i32 {
+    if args.files.len() > 1 {
+        return usage_error("`opal debug` takes one program");
+    }
+    let file = args.files.first().map(Path::new);
+    let world = args.value("--world").map(Path::new);
+    let trace = args.value("--replay").map(Path::new);
+    match opal_debugger_gui::run_native(file, world, trace) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("opal: {e}");
+            if e.contains("cannot open a window") {
+                eprintln!("  = help: the debugger needs a display (X11 or Wayland); on a headless machine run it under `xvfb-run`");
+            }
+            1
+        }
+    }
 }

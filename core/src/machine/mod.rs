@@ -531,6 +531,11 @@ impl Machine {
             _ => OpVars::Slice(self.op_operands(op).map(|o| self.operands.get(o)).unwrap_or(&[])),
         }
     }
+    /// The variables statement `s` uses, a closure's environment included (the def-use edges
+    /// of the debugger's task graph).
+    pub fn uses_of(&self, s: StmtId) -> Vec<VarId> {
+        self.op_vars(self.stmts[s.0 as usize].op).as_slice().to_vec()
+    }
     /// `op_vars` for callers that change the machine for each variable.
     fn each_op_var(&mut self, op: MOp, mut f: impl FnMut(&mut Machine, VarId)) {
         match op {

@@ -965,21 +965,9 @@ impl<'m> Runner<'m> {
     }
 
     fn schedule_replay(&mut self, t: TaskId, ev: Event) {
-        let outcome = if let Some(e) = ev.error.clone() {
-            Outcome::Failed(e)
-        } else if ev.partial || ev.result.trim_start().starts_with('[') && self.m.tasks[t.0 as usize].stream.is_some() {
-            match parse_list_items(&ev.result) {
-                Some(items) => Outcome::Partial { items, more: ev.partial },
-                None => Outcome::Failed(format!("trace result `{}` is not a list of literals", ev.result)),
-            }
-        } else if is_stream_ext(&self.m.tasks[t.0 as usize].ext, &self.host) {
-            match parse_list_items(&ev.result) {
-                Some(items) => Outcome::Partial { items, more: false },
-                None => self.host.compile_result(&ev.result).unwrap_or_else(Outcome::Failed),
-            }
-        } else {
-            self.host.compile_result(&ev.result).unwrap_or_else(Outcome::Failed)
-        };
+        let task = &self.m.tasks[t.0 as usize];
+        let (ext, streamed) = (task.ext.clone(), task.stream.is_some());
+        let outcome = self.host.outcome_of_record(&ext, streamed, &ev.result, ev.partial, ev.error.clone());
         let delay = if self.opts.replay_latencies {
             ev.resolved_at_ms - ev.dispatched_at_ms
         } else if self.opts.replay_timing {
@@ -1057,15 +1045,7 @@ impl<'m> Runner<'m> {
             None => (self.m.labels.show(task.label), None),
         };
         let task = &self.m.tasks[t.0 as usize];
-        let (result, partial, error) = match outcome {
-            Outcome::Expr(_, src) => (src.clone(), false, None),
-            Outcome::Value(c) => (c.to_string(), false, None),
-            Outcome::Partial { items, more } => {
-                let lits: Vec<String> = items.iter().map(|p| p.to_string()).collect();
-                (format!("[{}]", lits.join(", ")), *more, None)
-            }
-            Outcome::Failed(e) => (String::new(), false, Some(e.clone())),
-        };
+        let (result, partial, error) = outcome_record(outcome);
         self.events.push(Event {
             label,
             chunk,
@@ -1085,6 +1065,41 @@ fn is_stream_ext(ext: &str, host: &Host) -> bool {
         return w.responses.iter().any(|r| matches!(r.reply, Reply::Stream(..)));
     }
     externals::standard(ext).map(|d| d.kind == ExtKind::Streaming).unwrap_or(false)
+}
+
+/// An outcome as a trace event writes it: (result source, partial, error).
+pub fn outcome_record(outcome: &Outcome) -> (String, bool, Option<String>) {
+    match outcome {
+        Outcome::Expr(_, src) => (src.clone(), false, None),
+        Outcome::Value(c) => (c.to_string(), false, None),
+        Outcome::Partial { items, more } => {
+            let lits: Vec<String> = items.iter().map(|p| p.to_string()).collect();
+            (format!("[{}]", lits.join(", ")), *more, None)
+        }
+        Outcome::Failed(e) => (String::new(), false, Some(e.clone())),
+    }
+}
+
+impl Host {
+    /// The outcome a recorded event stands for (`outcome_record` read back). `streamed`: the
+    /// task continues a stream, so a list result is a delivery of its elements.
+    pub fn outcome_of_record(&mut self, ext: &str, streamed: bool, result: &str, partial: bool, error: Option<String>) -> Outcome {
+        if let Some(e) = error {
+            Outcome::Failed(e)
+        } else if partial || result.trim_start().starts_with('[') && streamed {
+            match parse_list_items(result) {
+                Some(items) => Outcome::Partial { items, more: partial },
+                None => Outcome::Failed(format!("trace result `{result}` is not a list of literals")),
+            }
+        } else if is_stream_ext(ext, self) {
+            match parse_list_items(result) {
+                Some(items) => Outcome::Partial { items, more: false },
+                None => self.compile_result(result).unwrap_or_else(Outcome::Failed),
+            }
+        } else {
+            self.compile_result(result).unwrap_or_else(Outcome::Failed)
+        }
+    }
 }
 
 /// `["a", "b"]` → its literal elements.

@@ -1,0 +1,143 @@
+//! The timeline: every external call as a bar from dispatch to resolve, on the step axis
+//! (positions in the action list) or the wall clock, with the number in flight above and the
+//! critical path outlined.
+
+use crate::session::{critical_path, Call};
+use eframe::egui::{self, Align2, Color32, FontId, Pos2, Rect, Sense, Stroke, StrokeKind, Vec2};
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Axis {
+    Steps,
+    WallClock,
+}
+
+pub struct Timeline {
+    pub axis: Axis,
+    pub include_pure: bool,
+}
+
+impl Default for Timeline {
+    fn default() -> Self {
+        Timeline { axis: Axis::Steps, include_pure: false }
+    }
+}
+
+/// How many calls are in flight over time: (time, count) at every change.
+pub fn in_flight(calls: &[&Call], axis: Axis, end: f64) -> Vec<(f64, usize)> {
+    let mut ev: Vec<(f64, i32)> = Vec::new();
+    for c in calls {
+        let (a, b) = span(c, axis, end);
+        ev.push((a, 1));
+        ev.push((b, -1));
+    }
+    ev.sort_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)));
+    let mut n = 0i32;
+    ev.into_iter()
+        .map(|(t, d)| {
+            n += d;
+            (t, n.max(0) as usize)
+        })
+        .collect()
+}
+
+fn span(c: &Call, axis: Axis, end: f64) -> (f64, f64) {
+    match axis {
+        Axis::Steps => (c.dispatched_step as f64, c.resolved_step.map(|s| s as f64 + 1.0).unwrap_or(end)),
+        Axis::WallClock => (c.dispatched_ms, c.resolved_ms.unwrap_or(end)),
+    }
+}
+
+impl Timeline {
+    pub fn ui(&mut self, ui: &mut egui::Ui, calls: &[Call], position: usize, now_ms: f64) {
+        let shown: Vec<&Call> = calls.iter().filter(|c| self.include_pure || !c.pure).collect();
+        let end = match self.axis {
+            Axis::Steps => position as f64 + 1.0,
+            Axis::WallClock => now_ms,
+        };
+        let flight = in_flight(&shown, self.axis, end);
+        let max_flight = flight.iter().map(|f| f.1).max().unwrap_or(0);
+        let owned: Vec<Call> = shown.iter().map(|c| (*c).clone()).collect();
+        let critical = critical_path(&owned);
+        ui.horizontal(|ui| {
+            ui.selectable_value(&mut self.axis, Axis::Steps, "steps").on_hover_text("x axis: positions in the history of actions");
+            ui.selectable_value(&mut self.axis, Axis::WallClock, "wall clock").on_hover_text("x axis: milliseconds since the session started");
+            ui.checkbox(&mut self.include_pure, "pure externals").on_hover_text("also show calls such as print that resolve at dispatch");
+            ui.label(format!("{} calls · at most {max_flight} in flight · critical path: {} calls", shown.len(), critical.len()));
+        });
+        if shown.is_empty() {
+            ui.weak("No external call has been dispatched yet.");
+            return;
+        }
+        let row_h = 18.0;
+        let band = 34.0;
+        let name_w = 190.0;
+        let height = band + row_h * shown.len() as f32 + 8.0;
+        egui::ScrollArea::vertical().id_salt("timeline").show(ui, |ui| {
+            let (resp, painter) = ui.allocate_painter(Vec2::new(ui.available_width(), height), Sense::hover());
+            let r = resp.rect;
+            let t_max = shown.iter().map(|c| span(c, self.axis, end).1).fold(end, f64::max).max(1.0);
+            let x_of = |t: f64| r.left() + name_w + (t / t_max) as f32 * (r.width() - name_w - 10.0);
+            let text = ui.visuals().text_color();
+            // In flight, as a step plot over the calls.
+            let base = r.top() + band - 4.0;
+            let scale = (band - 10.0) / max_flight.max(1) as f32;
+            let mut prev = (x_of(0.0), 0usize);
+            for &(t, n) in &flight {
+                let x = x_of(t);
+                let y0 = base - prev.1 as f32 * scale;
+                painter.line_segment([Pos2::new(prev.0, y0), Pos2::new(x, y0)], Stroke::new(1.5, Color32::from_rgb(0x30, 0x80, 0xd0)));
+                painter.line_segment([Pos2::new(x, y0), Pos2::new(x, base - n as f32 * scale)], Stroke::new(1.5, Color32::from_rgb(0x30, 0x80, 0xd0)));
+                prev = (x, n);
+            }
+            painter.text(Pos2::new(r.left() + 4.0, r.top() + 4.0), Align2::LEFT_TOP, format!("in flight (max {max_flight})"), FontId::proportional(12.0), text);
+            let clip = ui.clip_rect();
+            for (i, c) in shown.iter().enumerate() {
+                let y = r.top() + band + i as f32 * row_h;
+                // Only rows in view are drawn: a run may have thousands of calls.
+                if y + row_h < clip.top() || y > clip.bottom() {
+                    continue;
+                }
+                let (a, b) = span(c, self.axis, end);
+                painter.text(
+                    Pos2::new(r.left() + 4.0, y + 2.0),
+                    Align2::LEFT_TOP,
+                    crate::graph::short(&format!("{} {}", c.label, c.ext), 26),
+                    FontId::monospace(12.0),
+                    text,
+                );
+                let bar = Rect::from_min_max(Pos2::new(x_of(a), y + 3.0), Pos2::new(x_of(b).max(x_of(a) + 3.0), y + row_h - 3.0));
+                let fill = if c.failed {
+                    Color32::from_rgb(0xf0, 0x90, 0x90)
+                } else if c.resolved_step.is_none() {
+                    Color32::from_rgb(0xff, 0xc0, 0x66)
+                } else {
+                    Color32::from_rgb(0x9b, 0xc8, 0xe0)
+                };
+                painter.rect_filled(bar, 3.0, fill);
+                if critical.contains(&i) {
+                    painter.rect_stroke(bar, 3.0, Stroke::new(2.0, Color32::from_rgb(0xd0, 0x20, 0x20)), StrokeKind::Outside);
+                }
+                let bar_resp = ui.interact(bar, ui.scope_id().with(("call", i)), Sense::hover());
+                let when = match self.axis {
+                    Axis::Steps => format!(
+                        "dispatched at step {}, {}",
+                        c.dispatched_step + 1,
+                        c.resolved_step.map(|s| format!("resolved at step {}", s + 1)).unwrap_or("pending".into())
+                    ),
+                    Axis::WallClock => format!(
+                        "dispatched at {:.0} ms, {}",
+                        c.dispatched_ms,
+                        c.resolved_ms.map(|s| format!("resolved at {s:.0} ms")).unwrap_or("pending".into())
+                    ),
+                };
+                bar_resp.on_hover_text(format!(
+                    "{} := {} {}\n{when}{}",
+                    c.label,
+                    c.ext,
+                    c.arg,
+                    if critical.contains(&i) { "\non the critical path" } else { "" }
+                ));
+            }
+        });
+    }
+}

@@ -1,0 +1,244 @@
+//! The debugger window driven headless through egui_kittest (AccessKit): clicks and keys on the
+//! real panels, assertions on the session behind them and on what the window shows.
+
+use eframe::egui;
+use egui_kittest::kittest::Queryable;
+use egui_kittest::Harness;
+use opal_debugger_gui::app::{Cmd, DebuggerApp};
+use opal_debugger_gui::examples::EXAMPLES;
+
+fn harness(app: DebuggerApp) -> Harness<'static, DebuggerApp> {
+    Harness::builder().with_size([1500.0, 950.0]).with_max_steps(120).build_ui_state(|ui, app: &mut DebuggerApp| app.show(ui), app)
+}
+
+fn example(name: &str) -> DebuggerApp {
+    let i = EXAMPLES.iter().position(|e| e.name == name).expect("bundled");
+    DebuggerApp::from_example(i)
+}
+
+fn session<'a>(h: &'a Harness<'_, DebuggerApp>) -> &'a opal_debugger_gui::session::Session {
+    h.state().session.as_ref().expect("a session")
+}
+
+#[test]
+fn clicking_a_rows_step_button_steps_that_statement() {
+    let app = DebuggerApp::from_source("t.opal", "a := 1 + 2\nb := 3 + 4\nprint (&stdout, a * b)\n", None);
+    let mut h = harness(app);
+    h.run();
+    let rows = session(&h).rows();
+    let last = rows.iter().rfind(|r| r.steppable && !r.prelude).expect("steppable").label.clone();
+    h.get_by_label(&format!("step {last}")).click();
+    h.run();
+    assert_eq!(session(&h).position(), 1);
+    assert!(session(&h).history()[0].ends_with(&format!("at {last}")), "{:?}", session(&h).history());
+    assert!(h.query_all_by_label_contains(&format!("at {last}")).next().is_some(), "the history panel shows the step");
+    // Rounds by keyboard until the end; the output panel shows what was printed.
+    for _ in 0..40 {
+        h.key_press(egui::Key::Space);
+        h.run();
+    }
+    assert_eq!(session(&h).output(), "21\n");
+    assert!(h.query_by_label("21\n").is_some() || h.query_by_label_contains("21").is_some());
+}
+
+#[test]
+fn resolving_by_hand_in_the_tasks_panel_and_travelling_back() {
+    let mut h = harness(example("city_excursions"));
+    h.run();
+    for _ in 0..20 {
+        if !session(&h).pending().is_empty() {
+            break;
+        }
+        h.get_by_label("Round").click();
+        h.run();
+    }
+    let (label, _) = session(&h).pending()[0].clone();
+    // A broken expression is refused with the reason, and nothing changes.
+    let before = session(&h).position();
+    h.get_by_label("result:").click();
+    h.get_by_label("result:").type_text("[\"Lima\"");
+    h.run();
+    h.get_by_label(&format!("Resolve {label}")).click();
+    h.run();
+    assert_eq!(session(&h).position(), before);
+    assert!(h.state().status.contains("not a closed OPAL expression"), "{}", h.state().status);
+    h.get_by_label("result:").click();
+    h.run();
+    h.key_press(egui::Key::End);
+    h.get_by_label("result:").type_text("]");
+    h.run();
+    h.get_by_label(&format!("Resolve {label}")).click();
+    h.run();
+    assert_eq!(session(&h).position(), before + 1, "{}", h.state().status);
+    assert!(session(&h).pending().is_empty());
+    // Back and forward through the toolbar.
+    h.get_by_label("Back").click();
+    h.run();
+    assert_eq!(session(&h).position(), before);
+    assert_eq!(session(&h).pending().len(), 1);
+    h.get_by_label("Forward").click();
+    h.run();
+    assert_eq!(session(&h).position(), before + 1);
+    // The rest from the world file: W resolves, Space rounds.
+    for _ in 0..200 {
+        h.key_press(egui::Key::Space);
+        h.key_press(egui::Key::W);
+        h.run();
+    }
+    assert_eq!(session(&h).output(), "Lima\nWalk around.\n");
+}
+
+#[test]
+fn help_overlay_lists_every_shortcut_and_escape_closes_it() {
+    let mut h = harness(example("fork_join"));
+    h.run();
+    h.key_press(egui::Key::F1);
+    h.run();
+    assert!(h.state().help);
+    assert!(h.query_by_label("one opportunistic round: every steppable statement steps").is_some());
+    assert!(h.query_by_label("restart from the initial term").is_some());
+    h.key_press(egui::Key::Escape);
+    h.run();
+    assert!(!h.state().help);
+}
+
+#[test]
+fn practice_mode_checks_the_ticked_rows() {
+    let app = DebuggerApp::from_source("t.opal", "a := 1 + 2\nb := 3 + 4\nprint (&stdout, a * b)\n", None);
+    let mut h = harness(app);
+    h.run();
+    h.key_press(egui::Key::Q);
+    h.run();
+    let steppable: Vec<String> = session(&h).rows().iter().filter(|r| r.steppable && !r.prelude).map(|r| r.label.clone()).collect();
+    // Tick only the first: the check names the one missed.
+    h.get_by_label(&format!("tick {}", steppable[0])).click();
+    h.run();
+    h.get_by_label("Check").click();
+    h.run();
+    assert!(h.query_by_label_contains(&format!("missed {}", steppable[1])).is_some());
+    for l in &steppable[1..] {
+        h.get_by_label(&format!("tick {l}")).click();
+    }
+    h.run();
+    h.get_by_label("Check").click();
+    h.run();
+    assert!(h.query_by_label_contains("Correct").is_some(), "{}", h.state().status);
+}
+
+#[test]
+fn confluence_window_shows_identical_final_terms() {
+    let mut h = harness(example("tree_of_thoughts"));
+    h.run();
+    h.key_press(egui::Key::Space);
+    h.key_press(egui::Key::V);
+    h.run();
+    let c = h.state().confluence.clone().expect("ran");
+    assert!(c.identical(), "{}\n---\n{}", c.mine, c.theirs);
+    assert!(h.query_by_label_contains("Identical final terms").is_some());
+}
+
+#[test]
+fn graph_follows_the_term_and_keeps_existing_nodes_in_place() {
+    let mut h = harness(example("city_excursions"));
+    h.run();
+    let before: std::collections::HashMap<String, (i32, i32)> = h.state().layout.placed.iter().map(|(l, p)| (l.clone(), p.cell)).collect();
+    assert_eq!(before.len(), h.state().graph.nodes.len());
+    h.key_press(egui::Key::Space);
+    h.run();
+    let app = h.state();
+    let labels: std::collections::HashSet<&str> = app.graph.nodes.iter().map(|n| n.label.as_str()).collect();
+    assert_eq!(app.layout.placed.len(), labels.len(), "every node is placed");
+    let mut kept = 0;
+    for (l, p) in &app.layout.placed {
+        if let Some(c) = before.get(l) {
+            assert_eq!(*c, p.cell, "{l} did not move");
+            kept += 1;
+        }
+    }
+    assert!(kept > 0);
+    let cells: std::collections::HashSet<(i32, i32)> = app.layout.placed.values().map(|p| p.cell).collect();
+    assert_eq!(cells.len(), app.layout.placed.len(), "no two nodes share a cell");
+}
+
+#[test]
+fn sessions_save_and_load_through_files_and_exports_are_written() {
+    let dir = std::env::temp_dir().join(format!("opal-gui-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let mut h = harness(example("fork_join"));
+    h.run();
+    for _ in 0..4 {
+        h.key_press(egui::Key::Space);
+        h.key_press(egui::Key::W);
+    }
+    h.run();
+    let path = dir.join("fj.session.json");
+    h.state_mut().run_cmd(Cmd::SaveSession(path.clone()));
+    let (pos, term) = (session(&h).position(), session(&h).machine().print_term(false));
+    assert!(pos > 0);
+    let mut other = example("fork_join");
+    other.run_cmd(Cmd::LoadSession(path.clone()));
+    let s = other.session.as_ref().expect("session");
+    assert_eq!((s.position(), s.machine().print_term(false)), (pos, term), "{}", other.status);
+    // A broken session file is refused with where, and the session is unchanged.
+    std::fs::write(&path, "{\"version\": 1, \"actions\": [").expect("write");
+    other.run_cmd(Cmd::LoadSession(path.clone()));
+    assert!(other.status.contains("line 1"), "{}", other.status);
+    assert_eq!(other.session.as_ref().map(|s| s.position()), Some(pos));
+    for (cmd, name, needle) in [
+        (Cmd::ExportDot(dir.join("g.dot")), "g.dot", "digraph opal"),
+        (Cmd::ExportSvg(dir.join("g.svg")), "g.svg", "<svg"),
+        (Cmd::ExportTimeline(dir.join("t.csv")), "t.csv", "label,external"),
+    ] {
+        h.state_mut().run_cmd(cmd);
+        let text = std::fs::read_to_string(dir.join(name)).expect("written");
+        assert!(text.contains(needle), "{name}: {text}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_broken_edit_on_disk_keeps_the_session_and_a_fixed_one_replays_the_work() {
+    let dir = std::env::temp_dir().join(format!("opal-gui-reload-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let file = dir.join("p.opal");
+    std::fs::write(&file, "a := 1 + 2\nb := 3 + 4\nprint (&stdout, a * b)\n").expect("write");
+    let mut app = DebuggerApp::from_file(&file, None);
+    app.run_cmd(Cmd::Round);
+    app.run_cmd(Cmd::Round);
+    assert_eq!(app.session.as_ref().map(|s| s.position()), Some(2));
+    std::fs::write(&file, "a := 1 + \nb := 3 + 4\n").expect("write");
+    app.run_cmd(Cmd::Reload);
+    let e = app.errors.clone().expect("errors shown");
+    assert!(e.contains("p.opal:1:") && e.contains("error[E"), "{e}");
+    assert_eq!(app.session.as_ref().map(|s| s.position()), Some(2), "the last good session stays");
+    std::fs::write(&file, "a := 1 + 2\nb := 3 + 4\nprint (&stdout, a * b)\n# a comment\n").expect("write");
+    app.run_cmd(Cmd::Reload);
+    assert!(app.errors.is_none());
+    assert!(app.status.contains("replayed all 2 actions"), "{}", app.status);
+    assert_eq!(app.session.as_ref().map(|s| s.position()), Some(2));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn hostile_files_get_clear_errors_not_crashes() {
+    let dir = std::env::temp_dir().join(format!("opal-gui-bad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let bin = dir.join("bin.opal");
+    std::fs::write(&bin, [0xff, 0xfe, 0x00, 0x41]).expect("write");
+    let app = DebuggerApp::from_file(&bin, None);
+    assert!(app.errors.as_deref().unwrap_or("").contains("not UTF-8"), "{:?}", app.errors);
+    let missing = DebuggerApp::from_file(&dir.join("nope.opal"), None);
+    assert!(missing.errors.as_deref().unwrap_or("").contains("cannot read"));
+    let deep = format!("x := {}1{}\n", "(".repeat(5000), ")".repeat(5000));
+    let app = DebuggerApp::from_source("deep.opal", &deep, None);
+    assert!(app.errors.as_deref().unwrap_or("").contains("E0007"), "{:?}", app.errors);
+    let bad_world = DebuggerApp::from_source("w.opal", "x := 1\n", Some("[llm\nresult = "));
+    assert!(bad_world.errors.as_deref().unwrap_or("").starts_with("world file"), "{:?}", bad_world.errors);
+    // The window still draws with no session.
+    let mut h = harness(missing);
+    h.run();
+    h.key_press(egui::Key::Space);
+    h.run();
+    assert!(h.state().status.contains("no program"), "{}", h.state().status);
+    let _ = std::fs::remove_dir_all(&dir);
+}
