@@ -15,7 +15,8 @@ commands:
            [--max-steps N] [--allow-exec] [--stats] [--quiet]
   step FILE [--strategy S] [--world W] [--replay T] [--rounds N] [--max-steps N] [--format text|json]
   explore FILE [--world W] [--max-states N]
-  debug [FILE] [--world W] [--replay T]  open the step debugger window (no FILE: the bundled examples)
+  debug [FILE] [--world W] [--replay T] [--allow-exec]
+                                        open the step debugger window (no FILE: the bundled examples)
   lsp [--stdio]                         run the language server on stdio
 
 strategies: opportunistic (default), cbv, lazy";
@@ -93,7 +94,7 @@ pub fn main(raw: Vec<String>) -> i32 {
         "run" => &["--strategy", "--world", "--record", "--replay", "--timing", "--force", "--max-steps", "--allow-exec", "--stats", "--quiet"],
         "step" => &["--strategy", "--world", "--replay", "--rounds", "--max-steps", "--format", "--force"],
         "explore" => &["--world", "--max-states"],
-        "debug" => &["--world", "--replay"],
+        "debug" => &["--world", "--replay", "--allow-exec"],
         "lsp" => &["--stdio"],
         "help" | "--help" | "-h" => {
             println!("{USAGE}");
@@ -300,7 +301,9 @@ fn debug(args: &Args) -> i32 {
     let file = args.files.first().map(Path::new);
     let world = args.value("--world").map(Path::new);
     let trace = args.value("--replay").map(Path::new);
-    match opal_debugger_gui::run_native(file, world, trace) {
+    let allow_exec = args.flag("--allow-exec");
+    let live: opal_debugger_gui::live::LiveFactory = Box::new(move || std::rc::Rc::new(opal_live::LiveExternals::from_env(allow_exec)));
+    match opal_debugger_gui::run_native(file, world, trace, Some(live)) {
         Ok(()) => 0,
         Err(e) => {
             eprintln!("opal: {e}");

@@ -31,6 +31,7 @@ pub enum Cmd {
     ResolveWorld(String),
     ResolveTrace(String),
     ResolveHand(String, String),
+    ResolveLive(String),
     ResolveAll,
     Select(Option<String>),
     TogglePrelude,
@@ -145,6 +146,18 @@ struct Dialog {
     path: String,
 }
 
+/// A live call in flight: what arrived and is not yet delivered. A stream's elements go to
+/// whichever of its tasks is pending (the first, then each continuation after its resolve).
+struct LiveCallState {
+    origin: String,
+    ext: String,
+    items: Vec<opal_core::ir::Prim>,
+    value: Option<Result<opal_core::ir::PExp, String>>,
+    error: Option<String>,
+    ended: bool,
+    delivered: bool,
+}
+
 /// Where the program came from.
 pub enum Origin {
     File(PathBuf),
@@ -179,6 +192,9 @@ pub struct DebuggerApp {
     dialog: Option<Dialog>,
     pub help: bool,
     pub projector: bool,
+    live: Option<crate::live::LiveWorker>,
+    live_calls: HashMap<u64, LiveCallState>,
+    next_live: u64,
     mtime: Option<SystemTime>,
     /// The source line last scrolled into view (scroll only when it changes).
     scrolled_to: Option<usize>,
@@ -212,6 +228,9 @@ impl DebuggerApp {
             dialog: None,
             help: false,
             projector: false,
+            live: None,
+            live_calls: HashMap::new(),
+            next_live: 0,
             mtime: None,
             scrolled_to: None,
             now: 0.0,
@@ -357,6 +376,102 @@ impl DebuggerApp {
         }
     }
 
+    /// Lets pending tasks be resolved by live externals (`llm`, processes).
+    pub fn set_live(&mut self, worker: crate::live::LiveWorker) {
+        self.live = Some(worker);
+    }
+    pub fn has_live(&self) -> bool {
+        self.live.is_some()
+    }
+    /// Live calls still in flight.
+    pub fn live_in_flight(&self) -> usize {
+        self.live_calls.len()
+    }
+
+    fn call_live(&mut self, label: &str) -> Result<String, String> {
+        let worker = self.live.as_ref().ok_or("no live externals in this window (start it with `opal debug FILE`)")?;
+        let s = self.session.as_ref().ok_or("no program is open")?;
+        if self.live_calls.values().any(|c| c.origin == label) {
+            return Err(format!("{label} is already being called"));
+        }
+        let (ext, arg) = s.task_call(label)?;
+        let id = self.next_live;
+        self.next_live += 1;
+        worker.call(id, &ext, arg)?;
+        self.live_calls.insert(
+            id,
+            LiveCallState { origin: label.to_string(), ext: ext.clone(), items: Vec::new(), value: None, error: None, ended: false, delivered: false },
+        );
+        Ok(format!("called `{ext}` live for {label}: it resolves when the answer arrives"))
+    }
+
+    /// Takes what live calls reported and delivers it to the tasks that wait for it.
+    fn pump_live(&mut self) {
+        let Some(worker) = &self.live else { return };
+        for r in worker.poll() {
+            use crate::live::Reply;
+            let id = match &r {
+                Reply::Value(id, _) | Reply::Chunk(id, _) | Reply::End(id) | Reply::NotLive(id) => *id,
+            };
+            let Some(c) = self.live_calls.get_mut(&id) else { continue };
+            match r {
+                Reply::Value(_, v) => c.value = Some(v),
+                Reply::Chunk(_, Ok(p)) => c.items.push(p),
+                Reply::Chunk(_, Err(e)) => c.error = Some(e),
+                Reply::End(_) => c.ended = true,
+                Reply::NotLive(_) => {
+                    // The task stays pending for another way of resolving it.
+                    self.status = format!("`{}` is not a live external: resolve {} by hand, from the world file or a trace", c.ext, c.origin);
+                    self.live_calls.remove(&id);
+                }
+            }
+        }
+        let Some(s) = self.session.as_mut() else { return };
+        let mut done = Vec::new();
+        let mut changed = false;
+        for (id, c) in self.live_calls.iter_mut() {
+            let target = if c.delivered { s.stream_continuation(&c.origin) } else { Some(c.origin.clone()) };
+            let Some(target) = target.filter(|t| s.task_call(t).is_ok()) else { continue };
+            let r = if let Some(v) = c.value.take() {
+                done.push(*id);
+                match v {
+                    Ok(e) => s.resolve_live(&target, e.to_string(), false, None),
+                    Err(e) => s.resolve_live(&target, String::new(), false, Some(e)),
+                }
+            } else if !c.items.is_empty() || c.ended || c.error.is_some() {
+                let more = !(c.ended || c.error.is_some() && c.items.is_empty());
+                let items: Vec<String> = c.items.drain(..).map(|p| p.to_string()).collect();
+                let r = if items.is_empty() && c.error.is_some() {
+                    done.push(*id);
+                    s.resolve_live(&target, String::new(), false, c.error.clone())
+                } else {
+                    if !more {
+                        done.push(*id);
+                    }
+                    s.resolve_live(&target, format!("[{}]", items.join(", ")), more, None)
+                };
+                c.delivered = true;
+                r
+            } else {
+                continue;
+            };
+            changed = true;
+            self.status = match r {
+                Ok(m) => m,
+                Err(e) => {
+                    done.push(*id);
+                    e
+                }
+            };
+        }
+        for id in done {
+            self.live_calls.remove(&id);
+        }
+        if changed {
+            self.changed();
+        }
+    }
+
     /// Does `cmd`; the status line says what happened or why not.
     pub fn run_cmd(&mut self, cmd: Cmd) {
         let result: Result<String, String> = match cmd {
@@ -406,6 +521,7 @@ impl DebuggerApp {
                 self.selected = l;
                 return;
             }
+            Cmd::ResolveLive(l) => self.call_live(&l),
             Cmd::Tidy => {
                 self.layout.tidy(&self.graph, self.now);
                 Ok("tidied the graph".into())
@@ -639,6 +755,7 @@ impl DebuggerApp {
         for c in cmds {
             self.run_cmd(c);
         }
+        self.pump_live();
         if self.layout.animate(dt, self.now) {
             ctx.request_repaint();
         }
@@ -896,6 +1013,9 @@ impl DebuggerApp {
                     if s.has_trace() && ui.small_button("trace").on_hover_text(format!("resolve {label} as the loaded trace recorded")).clicked() {
                         cmds.push(Cmd::ResolveTrace(label.clone()));
                     }
+                    if self.live.is_some() && ui.small_button("live").on_hover_text(format!("call the real external for {label} (llm, processes)")).clicked() {
+                        cmds.push(Cmd::ResolveLive(label.clone()));
+                    }
                 });
             }
         });
@@ -1078,7 +1198,7 @@ pub fn write_atomically(path: &Path, text: &str) -> Result<(), String> {
 }
 
 /// Opens the debugger window (`opal debug`). `file` None opens the first bundled example.
-pub fn run_native(file: Option<&Path>, world: Option<&Path>, trace: Option<&Path>) -> Result<(), String> {
+pub fn run_native(file: Option<&Path>, world: Option<&Path>, trace: Option<&Path>, live: Option<crate::live::LiveFactory>) -> Result<(), String> {
     let mut app = match file {
         Some(f) => DebuggerApp::from_file(f, world),
         None => DebuggerApp::from_example(0),
@@ -1096,5 +1216,18 @@ pub fn run_native(file: Option<&Path>, world: Option<&Path>, trace: Option<&Path
         viewport: egui::ViewportBuilder::default().with_title(format!("OPAL debugger — {}", app.name)).with_inner_size([1500.0, 950.0]),
         ..Default::default()
     };
-    eframe::run_native("opal-debugger", options, Box::new(move |_cc| Ok(Box::new(app)))).map_err(|e| format!("cannot open a window: {e}"))
+    eframe::run_native(
+        "opal-debugger",
+        options,
+        Box::new(move |cc| {
+            if let Some(make) = live {
+                match crate::live::LiveWorker::spawn(make, Some(cc.egui_ctx.clone())) {
+                    Ok(w) => app.set_live(w),
+                    Err(e) => app.status = e,
+                }
+            }
+            Ok(Box::new(app))
+        }),
+    )
+    .map_err(|e| format!("cannot open a window: {e}"))
 }
