@@ -192,6 +192,8 @@ pub struct DebuggerApp {
     dialog: Option<Dialog>,
     pub help: bool,
     pub projector: bool,
+    /// The session file last saved or loaded (the dialogs' default).
+    last_session: Option<PathBuf>,
     live: Option<crate::live::LiveWorker>,
     live_calls: HashMap<u64, LiveCallState>,
     next_live: u64,
@@ -228,6 +230,7 @@ impl DebuggerApp {
             dialog: None,
             help: false,
             projector: false,
+            last_session: None,
             live: None,
             live_calls: HashMap::new(),
             next_live: 0,
@@ -368,6 +371,9 @@ impl DebuggerApp {
     }
 
     fn default_path(&self, ask: Ask) -> String {
+        if let (Some(p), Ask::SaveSession | Ask::LoadSession) = (&self.last_session, ask) {
+            return p.display().to_string();
+        }
         let stem = self.name.strip_suffix(".opal").unwrap_or(&self.name).to_string();
         match (&self.origin, ask) {
             (_, Ask::Open) => std::env::current_dir().map(|d| format!("{}/", d.display())).unwrap_or_default(),
@@ -612,8 +618,12 @@ impl DebuggerApp {
                         self.confluence = Some(c);
                         Ok(msg)
                     }
-                    Cmd::SaveSession(p) => write_atomically(&p, &s.to_json()).map(|_| format!("saved the session to {}", p.display())),
+                    Cmd::SaveSession(p) => {
+                        self.last_session = Some(p.clone());
+                        write_atomically(&p, &s.to_json()).map(|_| format!("saved the session to {}", p.display()))
+                    }
                     Cmd::LoadSession(p) => std::fs::read_to_string(&p)
+                        .inspect(|_| self.last_session = Some(p.clone()))
                         .map_err(|e| format!("{}: cannot read: {e}", p.display()))
                         .and_then(|t| s.load_json(&t).map_err(|e| format!("{}: {e}", p.display()))),
                     Cmd::LoadTrace(p) => std::fs::read_to_string(&p)
@@ -680,15 +690,18 @@ impl DebuggerApp {
                 ui.label("Fix the program and reload (F5); the session below is the last one that compiled.");
             });
         }
-        egui::Panel::bottom("timeline").resizable(true).default_size(170.0).show(ui, |ui| {
+        // The projector theme enlarges everything 1.5x: its panels have their own ids and
+        // smaller default sizes, so the task graph keeps most of the screen.
+        let (pid, side, timeline_h) = if self.projector { ("-projector", 0.62, 120.0) } else { ("", 1.0, 170.0) };
+        egui::Panel::bottom(format!("timeline{pid}")).resizable(true).default_size(timeline_h).show(ui, |ui| {
             ui.heading("Timeline");
             if let Some(s) = &self.session {
                 let now_ms = ctx.input(|i| i.time) * 1000.0;
                 self.timeline.ui(ui, s.calls(), s.position(), now_ms);
             }
         });
-        egui::Panel::left("source").resizable(true).default_size(300.0).show(ui, |ui| self.source_ui(ui));
-        egui::Panel::right("tasks").resizable(true).default_size(330.0).show(ui, |ui| self.side_ui(ui, &mut cmds));
+        egui::Panel::left(format!("source{pid}")).resizable(true).default_size(300.0 * side).show(ui, |ui| self.source_ui(ui));
+        egui::Panel::right(format!("tasks{pid}")).resizable(true).default_size(330.0 * side).show(ui, |ui| self.side_ui(ui, &mut cmds));
         egui::CentralPanel::default().show(ui, |ui| {
             egui::Panel::top("term").resizable(true).default_size(260.0).show(ui, |ui| self.term_ui(ui, &mut cmds));
             ui.horizontal(|ui| {
@@ -918,7 +931,7 @@ impl DebuggerApp {
             }
         });
         if let Some(p) = &mut self.practice {
-            ui.horizontal(|ui| {
+            ui.horizontal_wrapped(|ui| {
                 ui.label(RichText::new("Practice").strong());
                 ui.selectable_value(&mut p.quiz, Quiz::Steppable, "which statements are steppable?");
                 ui.selectable_value(&mut p.quiz, Quiz::Dispatch, "which calls dispatch in the next round?");

@@ -242,3 +242,63 @@ fn hostile_files_get_clear_errors_not_crashes() {
     assert!(h.state().status.contains("no program"), "{}", h.state().status);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn the_file_menu_saves_and_loads_a_session_through_its_dialog() {
+    let dir = std::env::temp_dir().join(format!("opal-gui-menu-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join("menu.session.json");
+    let mut h = harness(example("fork_join"));
+    h.run();
+    h.key_press(egui::Key::Space);
+    h.key_press(egui::Key::Space);
+    h.run();
+    let (pos, term) = (session(&h).position(), session(&h).machine().print_term(false));
+    h.get_by_label("File").click();
+    h.run();
+    h.get_by_label("Save session…").click();
+    h.run();
+    let field = h.get_by_label("path:");
+    field.focus();
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    field.type_text(&path.display().to_string());
+    h.run();
+    h.get_by_role_and_label(egui::accesskit::Role::Button, "Save session").click();
+    h.run();
+    assert!(path.exists(), "{}", h.state().status);
+    // Back to the start, then File > Load session restores the position and the term.
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::R);
+    h.run();
+    assert_eq!(session(&h).position(), 0);
+    h.get_by_label("File").click();
+    h.run();
+    h.get_by_label("Load session…").click();
+    h.run();
+    assert!(h.query_by_label("menu.session.json").is_some(), "the dialog lists the session file");
+    h.get_by_label("menu.session.json").click();
+    h.run();
+    h.get_by_role_and_label(egui::accesskit::Role::Button, "Load session").click();
+    h.run();
+    assert_eq!((session(&h).position(), session(&h).machine().print_term(false)), (pos, term), "{}", h.state().status);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_program_changed_on_disk_reloads_by_itself() {
+    let dir = std::env::temp_dir().join(format!("opal-gui-poll-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let file = dir.join("p.opal");
+    std::fs::write(&file, "print (&stdout, 1 + 2)\n").expect("write");
+    let mut h = harness(DebuggerApp::from_file(&file, None));
+    h.run_steps(5);
+    h.key_press(egui::Key::Space);
+    h.run_steps(5);
+    // A different modification time (some file systems keep whole seconds).
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    std::fs::write(&file, "print (&stdout, 1 + 2)\nprint (&stdout, 4)\n").expect("write");
+    h.run_steps(90);
+    assert!(h.state().status.contains("reloaded"), "{}", h.state().status);
+    assert!(session(&h).source().contains("4"), "the new text is loaded");
+    assert_eq!(session(&h).position(), 1, "the round was replayed on the new text");
+    let _ = std::fs::remove_dir_all(&dir);
+}
