@@ -600,7 +600,7 @@ impl DebuggerApp {
                     }
                     Cmd::RunUntil => {
                         let until = self.until.clone();
-                        s.run_until(self.strategy, &until, self.auto_resolve)
+                        s.run_until(self.strategy, &until, self.auto_resolve, crate::session::RUN_LIMIT)
                     }
                     Cmd::ResolveWorld(l) => s.resolve_from_world(&l),
                     Cmd::ResolveTrace(l) => s.resolve_from_trace(&l),

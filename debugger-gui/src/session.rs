@@ -18,8 +18,11 @@ use std::collections::{BTreeSet, HashMap};
 
 /// Keep a full state every this many actions; time travel replays at most this many.
 const CHECKPOINT_EVERY: usize = 16;
-/// Run-until and confluence give up after this many steps (a diverging program).
+/// Confluence runs give up after this many steps (a diverging program).
 pub const STEP_LIMIT: usize = 100_000;
+/// Run-until gives up after this many actions (each is kept in the history), so a program that
+/// never reaches the goal does not freeze the window.
+pub const RUN_LIMIT: usize = 10_000;
 
 /// Where a resolution came from.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
@@ -127,10 +130,16 @@ struct State {
     last: Vec<Taken>,
 }
 
-pub struct Session {
+/// What applying an action needs besides the state: the program text (for source lines) and
+/// the host (world file, pure externals, result compilation).
+struct Env {
     source: String,
     lines: LineIndex,
     host: Host,
+}
+
+pub struct Session {
+    env: Env,
     trace: Option<Trace>,
     actions: Vec<Action>,
     /// `history[i]` describes `actions[i]` in words (rule names, labels).
@@ -279,9 +288,7 @@ impl Session {
         let machine = Machine::new(&c.program);
         let start = State { machine, output: String::new(), calls: Vec::new(), streams: HashMap::new(), last: Vec::new() };
         Ok(Session {
-            source: source.to_string(),
-            lines,
-            host: Host::new(world, false),
+            env: Env { source: source.to_string(), lines, host: Host::new(world, false) },
             trace: None,
             actions: Vec::new(),
             history: Vec::new(),
@@ -299,10 +306,10 @@ impl Session {
         &self.current.output
     }
     pub fn source(&self) -> &str {
-        &self.source
+        &self.env.source
     }
     pub fn has_world(&self) -> bool {
-        self.host.world.is_some()
+        self.env.host.world.is_some()
     }
     pub fn has_trace(&self) -> bool {
         self.trace.is_some()
@@ -331,7 +338,7 @@ impl Session {
 
     /// Uses a recorded trace (`opal run --record`) to resolve tasks; it must be of this program.
     pub fn set_trace(&mut self, trace: Trace) -> Result<(), String> {
-        let sha = opal_core::machine::trace::sha256_hex(&self.source);
+        let sha = opal_core::machine::trace::sha256_hex(&self.env.source);
         if trace.source_sha256 != sha {
             return Err("the trace was recorded from a different program text (its source_sha256 differs); record it again with `opal run --record`".into());
         }
@@ -367,12 +374,8 @@ impl Session {
 
     /// The 1-based source line statement `s` was written at.
     pub fn line_of(&self, s: StmtId) -> Option<usize> {
-        self.line_at(self.machine().stmt(s).span)
+        self.env.line_at(self.machine().stmt(s).span)
     }
-    fn line_at(&self, span: opal_core::span::Span) -> Option<usize> {
-        (span.end > 0 && (span.start as usize) < self.source.len()).then(|| self.lines.line_of(span.start) + 1)
-    }
-
     pub fn find(&self, label: &str) -> Result<StmtId, String> {
         let m = self.machine();
         m.iter().find(|s| m.label_of(*s) == label).ok_or_else(|| format!("no statement has label {label} now"))
@@ -380,7 +383,378 @@ impl Session {
 
     // ---- actions ------------------------------------------------------------------------
 
-    /// Applies `a` to `st`; what it did in words, or why it cannot be done (nothing changes).
+    /// Does `a` at the position shown: later actions of this branch are dropped.
+    fn act(&mut self, a: Action) -> Result<String, String> {
+        // In place, not on a copy (a copy per action made long runs quadratic): `apply` checks
+        // everything before it changes anything, so an error leaves the state as it was.
+        let last = std::mem::take(&mut self.current.last);
+        let what = match self.env.apply(&mut self.current, &a, self.at) {
+            Ok(w) => w,
+            Err(e) => {
+                self.current.last = last;
+                return Err(e);
+            }
+        };
+        self.actions.truncate(self.at);
+        self.history.truncate(self.at);
+        self.checkpoints.truncate(self.at / CHECKPOINT_EVERY + 1);
+        self.actions.push(a);
+        self.history.push(what.clone());
+        self.at += 1;
+        if self.at.is_multiple_of(CHECKPOINT_EVERY) {
+            self.checkpoints.push(self.current.clone());
+        }
+        Ok(what)
+    }
+
+    /// Steps the statement at `label` (any steppable one); why not, if it cannot.
+    pub fn step(&mut self, label: &str) -> Result<String, String> {
+        let at_ms = self.now_ms();
+        self.act(Action::Step { label: label.to_string(), strategy: None, at_ms })
+    }
+
+    /// One opportunistic round: every statement steppable now steps.
+    pub fn round(&mut self) -> Result<String, String> {
+        let at_ms = self.now_ms();
+        self.act(Action::Round { at_ms })
+    }
+
+    /// The statement `strategy` steps next (`None` for a round), or why it cannot step.
+    pub fn next_of(&self, strategy: Strategy) -> Result<Option<StmtId>, String> {
+        let m = self.machine();
+        match strategy {
+            Strategy::Opportunistic => {
+                if m.iter().any(|s| m.steppable(s).is_ok()) {
+                    Ok(None)
+                } else {
+                    Err("nothing is steppable: resolve a pending task first".into())
+                }
+            }
+            Strategy::Cbv => {
+                m.cbv_next().map(Some).ok_or_else(|| "cbv cannot step: the leftmost statement that is not a value is waiting, pending or stuck".into())
+            }
+            Strategy::Lazy => match m.lazy_next() {
+                Lazy::Step(s) => Ok(Some(s)),
+                Lazy::Done => Err("lazy evaluation is done: the result is a value".into()),
+                Lazy::Blocked => Err("lazy evaluation cannot step: what the result needs is pending or stuck".into()),
+            },
+        }
+    }
+
+    /// One step (cbv, lazy) or one round (opportunistic).
+    pub fn advance(&mut self, strategy: Strategy) -> Result<String, String> {
+        match self.next_of(strategy)? {
+            None => self.round(),
+            Some(s) => {
+                let at_ms = self.now_ms();
+                let label = self.machine().label_of(s);
+                let name = if strategy == Strategy::Cbv { "cbv" } else { "lazy" };
+                self.act(Action::Step { label, strategy: Some(name.into()), at_ms })
+            }
+        }
+    }
+
+    pub fn step_cbv(&mut self) -> Result<String, String> {
+        self.advance(Strategy::Cbv)
+    }
+    pub fn step_lazy(&mut self) -> Result<String, String> {
+        self.advance(Strategy::Lazy)
+    }
+
+    /// Dispatched calls that wait for a resolution: (label, the call).
+    pub fn pending(&self) -> Vec<(String, String)> {
+        let m = self.machine();
+        m.iter().filter(|s| matches!(m.status(*s), Status::Pending)).map(|s| (m.label_of(s), m.stmt_text(s))).collect()
+    }
+
+    fn pending_task(&self, label: &str) -> Result<TaskId, String> {
+        let s = self.find(label)?;
+        match self.machine().stmt(s).op {
+            MOp::Task(t) if matches!(self.machine().status(s), Status::Pending) => Ok(t),
+            _ => Err(format!("{label} is not a pending task")),
+        }
+    }
+
+    /// The finite results the task's external may return, for a pick list (`coin`, a world
+    /// file's `choices`); empty when the set is not finite.
+    pub fn choices(&self, label: &str) -> Vec<String> {
+        let Ok(t) = self.pending_task(label) else { return vec![] };
+        let ext = &self.machine().tasks[t.0 as usize].ext;
+        if let Some(w) = self.env.host.world.as_ref().and_then(|w| w.get(ext)) {
+            return w.choices.clone();
+        }
+        opal_core::externals::standard(ext).map(|d| d.results.iter().map(|r| r.to_string()).collect()).unwrap_or_default()
+    }
+
+    fn resolve(&mut self, label: &str, by: By, result: String, partial: bool, error: Option<String>) -> Result<String, String> {
+        self.pending_task(label)?;
+        let at_ms = self.now_ms();
+        self.act(Action::Resolve { label: label.to_string(), by, result, partial, error, at_ms })
+    }
+
+    /// Resolves a pending task with an OPAL expression the user typed (validated first).
+    pub fn resolve_with(&mut self, label: &str, src: &str) -> Result<String, String> {
+        self.pending_task(label)?;
+        if let Err(e) = self.env.host.compile_result(src) {
+            return Err(format!("`{src}` is not a closed OPAL expression: {e}"));
+        }
+        self.resolve(label, By::Hand, src.to_string(), false, None)
+    }
+
+    /// Resolves a pending task from the world file (or `coin`'s and `sleep`'s defaults).
+    pub fn resolve_from_world(&mut self, label: &str) -> Result<String, String> {
+        let t = self.pending_task(label)?;
+        let (ext, arg) = (self.machine().tasks[t.0 as usize].ext.clone(), self.machine().tasks[t.0 as usize].arg.clone());
+        let outcome = resolve_now(&mut self.env.host, &ext, &arg);
+        if let Outcome::Failed(e) = &outcome {
+            return Err(format!("{e}; resolve {label} by hand or add a response to the world file"));
+        }
+        let (result, partial, error) = outcome_record(&outcome);
+        self.resolve(label, By::World, result, partial, error)
+    }
+
+    /// Resolves a pending task with what the trace recorded for it (a stream's next delivery).
+    pub fn resolve_from_trace(&mut self, label: &str) -> Result<String, String> {
+        self.pending_task(label)?;
+        let trace = self.trace.as_ref().ok_or("no trace is loaded: open one with File > Load trace or `opal debug FILE --replay TRACE`")?;
+        let (origin, chunk) = match self.current.streams.get(label) {
+            Some(&i) => {
+                let c = &self.current.calls[i];
+                // The k-th continuation of a stream waits for its delivery number k.
+                let n = self.current.streams.iter().filter(|(_, &j)| j == i).count() as u32;
+                (c.label.clone(), Some(n))
+            }
+            None => (label.to_string(), None),
+        };
+        let ev = trace
+            .events
+            .iter()
+            .find(|e| e.label == origin && (e.chunk == chunk || chunk.is_none() && e.chunk == Some(0)))
+            .ok_or_else(|| format!("the trace has no event for {origin}{}", chunk.map(|c| format!(" (delivery {c})")).unwrap_or_default()))?
+            .clone();
+        self.resolve(label, By::Trace, ev.result, ev.partial, ev.error)
+    }
+
+    /// The external and argument of the pending task at `label` (to call it live).
+    pub fn task_call(&self, label: &str) -> Result<(String, opal_core::ir::PExp), String> {
+        let t = self.pending_task(label)?;
+        let task = &self.machine().tasks[t.0 as usize];
+        Ok((task.ext.to_string(), task.arg.clone()))
+    }
+
+    /// Delivers what a live external returned (as a trace event writes it) to `label`.
+    pub fn resolve_live(&mut self, label: &str, result: String, partial: bool, error: Option<String>) -> Result<String, String> {
+        self.resolve(label, By::Live, result, partial, error)
+    }
+
+    /// The pending task that waits for the next delivery of the stream `origin` started.
+    pub fn stream_continuation(&self, origin: &str) -> Option<String> {
+        let st = &self.current;
+        st.streams.iter().filter(|(_, &i)| st.calls.get(i).is_some_and(|c| c.label == origin)).map(|(l, _)| l.clone()).find(|l| self.pending_task(l).is_ok())
+    }
+
+    /// Resolves every pending task from the trace if loaded, else the world; how many.
+    pub fn resolve_all(&mut self) -> Result<usize, String> {
+        let mut n = 0;
+        for (label, _) in self.pending() {
+            if self.trace.is_some() {
+                self.resolve_from_trace(&label)?;
+            } else {
+                self.resolve_from_world(&label)?;
+            }
+            n += 1;
+        }
+        Ok(n)
+    }
+
+    // ---- time travel --------------------------------------------------------------------
+
+    /// Shows the state after `pos` actions of this branch (restores a checkpoint, replays).
+    pub fn goto(&mut self, pos: usize) -> Result<(), String> {
+        let pos = pos.min(self.actions.len());
+        let k = (pos / CHECKPOINT_EVERY).min(self.checkpoints.len() - 1);
+        let mut st = self.checkpoints[k].clone();
+        for i in k * CHECKPOINT_EVERY..pos {
+            let a = self.actions[i].clone();
+            if let Err(e) = self.env.apply(&mut st, &a, i) {
+                return Err(format!("replaying action {}: {e}", i + 1));
+            }
+            if (i + 1).is_multiple_of(CHECKPOINT_EVERY) && self.checkpoints.len() == (i + 1) / CHECKPOINT_EVERY {
+                self.checkpoints.push(st.clone());
+            }
+        }
+        self.current = st;
+        self.at = pos;
+        Ok(())
+    }
+
+    pub fn back(&mut self) -> bool {
+        self.at > 0 && self.goto(self.at - 1).is_ok()
+    }
+    pub fn forward(&mut self) -> bool {
+        self.at < self.actions.len() && self.goto(self.at + 1).is_ok()
+    }
+    pub fn restart(&mut self) {
+        self.actions.clear();
+        self.history.clear();
+        self.checkpoints.truncate(1);
+        self.current = self.checkpoints[0].clone();
+        self.at = 0;
+    }
+
+    /// Replays `actions` from the start as far as they apply; how many did, and the first
+    /// error. (A reloaded program keeps the user's work up to where it changed.)
+    pub fn replay(&mut self, actions: &[Action]) -> (usize, Option<String>) {
+        self.restart();
+        for (i, a) in actions.iter().enumerate() {
+            if let Err(e) = self.act(a.clone()) {
+                return (i, Some(format!("action {} no longer applies: {e}", i + 1)));
+            }
+        }
+        (actions.len(), None)
+    }
+
+    // ---- runs ---------------------------------------------------------------------------
+
+    /// Advances by `strategy` until `until` happens, resolving pending tasks from the trace or
+    /// world when `auto_resolve` and nothing else can step, for at most `limit` actions. What
+    /// stopped it.
+    pub fn run_until(&mut self, strategy: Strategy, until: &Until, auto_resolve: bool, limit: usize) -> Result<String, String> {
+        for _ in 0..limit {
+            let r = match self.advance(strategy) {
+                Ok(r) => r,
+                Err(e) => {
+                    if auto_resolve && !self.pending().is_empty() {
+                        self.resolve_all()?;
+                        if matches!(until, Until::Resolve) {
+                            return Ok("stopped: tasks were resolved".into());
+                        }
+                        continue;
+                    }
+                    return Err(format!("stopped: {e}"));
+                }
+            };
+            let hit = self.last_steps().iter().any(|t| match until {
+                Until::Dispatch => t.rule == Rule::Dispatch,
+                Until::Resolve => t.rule == Rule::Resolve,
+                Until::Steps(l) => &t.label == l,
+            });
+            if hit {
+                return Ok(format!("stopped after {r}"));
+            }
+        }
+        Err(format!("stopped after {limit} actions without reaching the goal; run until again to go on"))
+    }
+
+    // ---- practice mode ------------------------------------------------------------------
+
+    /// Checks a prediction (labels the student ticked) against the machine, with reasons.
+    pub fn check(&self, quiz: Quiz, ticked: &BTreeSet<String>) -> Verdict {
+        let mut v = Verdict::default();
+        for row in self.rows() {
+            let should = match quiz {
+                Quiz::Steppable => row.steppable,
+                Quiz::Dispatch => row.kind == Kind::Steppable(Rule::Dispatch),
+            };
+            match (ticked.contains(&row.label), should) {
+                (true, true) => v.right.push(row.label),
+                (true, false) => {
+                    let why = match (quiz, row.kind) {
+                        (Quiz::Dispatch, Kind::Steppable(r)) => format!("it steps by {}, not dispatch", r.name()),
+                        _ => row.status,
+                    };
+                    v.wrong.push((row.label, why));
+                }
+                (false, true) => v.missed.push((row.label, row.status)),
+                (false, false) => {}
+            }
+        }
+        v
+    }
+
+    // ---- confluence ---------------------------------------------------------------------
+
+    /// Runs this session's term to the end in opportunistic rounds, and the program from the
+    /// start in `order`; both resolve each task as this session did (the world's or default
+    /// answer for tasks it never resolved). By confluence the final terms are identical.
+    pub fn confluence(&mut self, order: Order) -> Confluence {
+        let mut given: HashMap<String, Action> = HashMap::new();
+        for a in &self.actions {
+            if let Action::Resolve { label, .. } = a {
+                given.insert(label.clone(), a.clone());
+            }
+        }
+        let mut mine = self.current.clone();
+        let (mine_steps, t1) = self.env.finish(&mut mine, Order::Rounds, &given);
+        let mut theirs = self.checkpoints[0].clone();
+        let (theirs_steps, t2) = self.env.finish(&mut theirs, order, &given);
+        Confluence {
+            order: order.name(),
+            mine_steps: self.at + mine_steps,
+            theirs_steps,
+            mine: mine.machine.print_term(false),
+            theirs: theirs.machine.print_term(false),
+            mine_output: mine.output,
+            theirs_output: theirs.output,
+            truncated: t1 || t2,
+        }
+    }
+
+    // ---- files --------------------------------------------------------------------------
+
+    /// The session as JSON: the program's hash, the actions and the position.
+    pub fn to_json(&self) -> String {
+        let saved =
+            Saved { version: 1, program_sha256: opal_core::machine::trace::sha256_hex(&self.env.source), position: self.at, actions: self.actions.clone() };
+        serde_json::to_string_pretty(&saved).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+    }
+
+    /// Loads a saved session of this program: replays its actions, goes to its position.
+    pub fn load_json(&mut self, text: &str) -> Result<String, String> {
+        let saved: Saved = serde_json::from_str(text).map_err(|e| format!("not a session file: line {}, column {}: {e}", e.line(), e.column()))?;
+        if saved.version != 1 {
+            return Err(format!("session version {} is not supported (this opal reads version 1)", saved.version));
+        }
+        let sha = opal_core::machine::trace::sha256_hex(&self.env.source);
+        if saved.program_sha256 != sha {
+            return Err("the session was saved for a different text of this program (its program_sha256 differs); open the program it was saved with".into());
+        }
+        let keep = (self.actions.clone(), self.at);
+        let (n, err) = self.replay(&saved.actions);
+        if let Some(e) = err {
+            self.actions = keep.0;
+            let _ = self.goto(keep.1);
+            return Err(format!("the session does not replay: {e} (after {n} actions); nothing was changed"));
+        }
+        self.goto(saved.position).map_err(|e| format!("the session does not replay: {e}"))?;
+        Ok(format!("loaded {} actions, at step {}", saved.actions.len(), self.at))
+    }
+
+    /// The timeline as CSV (one external call per line).
+    pub fn timeline_csv(&self) -> String {
+        let mut out = String::from("label,external,argument,dispatched_step,resolved_step,dispatched_ms,resolved_ms,failed\n");
+        for c in self.calls() {
+            let q = |s: &str| format!("\"{}\"", s.replace('"', "\"\""));
+            let opt = |x: Option<String>| x.unwrap_or_default();
+            out.push_str(&format!(
+                "{},{},{},{},{},{:.1},{},{}\n",
+                q(&c.label),
+                q(&c.ext),
+                q(&c.arg),
+                c.dispatched_step,
+                opt(c.resolved_step.map(|s| s.to_string())),
+                c.dispatched_ms,
+                opt(c.resolved_ms.map(|m| format!("{m:.1}"))),
+                c.failed
+            ));
+        }
+        out
+    }
+}
+
+impl Env {
+    /// Applies `a` to `st`; what it did in words, or why it cannot be done (then nothing has
+    /// changed: every check comes before the first change).
     fn apply(&mut self, st: &mut State, a: &Action, position: usize) -> Result<String, String> {
         st.last.clear();
         match a {
@@ -494,313 +868,8 @@ impl Session {
         Some(ev.rule)
     }
 
-    /// Does `a` at the position shown: later actions of this branch are dropped.
-    fn act(&mut self, a: Action) -> Result<String, String> {
-        let mut st = self.current.clone();
-        let what = self.apply(&mut st, &a, self.at)?;
-        self.actions.truncate(self.at);
-        self.history.truncate(self.at);
-        self.checkpoints.truncate(self.at / CHECKPOINT_EVERY + 1);
-        self.actions.push(a);
-        self.history.push(what.clone());
-        self.current = st;
-        self.at += 1;
-        if self.at.is_multiple_of(CHECKPOINT_EVERY) {
-            self.checkpoints.push(self.current.clone());
-        }
-        Ok(what)
-    }
-
-    /// Steps the statement at `label` (any steppable one); why not, if it cannot.
-    pub fn step(&mut self, label: &str) -> Result<String, String> {
-        let at_ms = self.now_ms();
-        self.act(Action::Step { label: label.to_string(), strategy: None, at_ms })
-    }
-
-    /// One opportunistic round: every statement steppable now steps.
-    pub fn round(&mut self) -> Result<String, String> {
-        let at_ms = self.now_ms();
-        self.act(Action::Round { at_ms })
-    }
-
-    /// The statement `strategy` steps next (`None` for a round), or why it cannot step.
-    pub fn next_of(&self, strategy: Strategy) -> Result<Option<StmtId>, String> {
-        let m = self.machine();
-        match strategy {
-            Strategy::Opportunistic => {
-                if m.iter().any(|s| m.steppable(s).is_ok()) {
-                    Ok(None)
-                } else {
-                    Err("nothing is steppable: resolve a pending task first".into())
-                }
-            }
-            Strategy::Cbv => {
-                m.cbv_next().map(Some).ok_or_else(|| "cbv cannot step: the leftmost statement that is not a value is waiting, pending or stuck".into())
-            }
-            Strategy::Lazy => match m.lazy_next() {
-                Lazy::Step(s) => Ok(Some(s)),
-                Lazy::Done => Err("lazy evaluation is done: the result is a value".into()),
-                Lazy::Blocked => Err("lazy evaluation cannot step: what the result needs is pending or stuck".into()),
-            },
-        }
-    }
-
-    /// One step (cbv, lazy) or one round (opportunistic).
-    pub fn advance(&mut self, strategy: Strategy) -> Result<String, String> {
-        match self.next_of(strategy)? {
-            None => self.round(),
-            Some(s) => {
-                let at_ms = self.now_ms();
-                let label = self.machine().label_of(s);
-                let name = if strategy == Strategy::Cbv { "cbv" } else { "lazy" };
-                self.act(Action::Step { label, strategy: Some(name.into()), at_ms })
-            }
-        }
-    }
-
-    pub fn step_cbv(&mut self) -> Result<String, String> {
-        self.advance(Strategy::Cbv)
-    }
-    pub fn step_lazy(&mut self) -> Result<String, String> {
-        self.advance(Strategy::Lazy)
-    }
-
-    /// Dispatched calls that wait for a resolution: (label, the call).
-    pub fn pending(&self) -> Vec<(String, String)> {
-        let m = self.machine();
-        m.iter().filter(|s| matches!(m.status(*s), Status::Pending)).map(|s| (m.label_of(s), m.stmt_text(s))).collect()
-    }
-
-    fn pending_task(&self, label: &str) -> Result<TaskId, String> {
-        let s = self.find(label)?;
-        match self.machine().stmt(s).op {
-            MOp::Task(t) if matches!(self.machine().status(s), Status::Pending) => Ok(t),
-            _ => Err(format!("{label} is not a pending task")),
-        }
-    }
-
-    /// The finite results the task's external may return, for a pick list (`coin`, a world
-    /// file's `choices`); empty when the set is not finite.
-    pub fn choices(&self, label: &str) -> Vec<String> {
-        let Ok(t) = self.pending_task(label) else { return vec![] };
-        let ext = &self.machine().tasks[t.0 as usize].ext;
-        if let Some(w) = self.host.world.as_ref().and_then(|w| w.get(ext)) {
-            return w.choices.clone();
-        }
-        opal_core::externals::standard(ext).map(|d| d.results.iter().map(|r| r.to_string()).collect()).unwrap_or_default()
-    }
-
-    fn resolve(&mut self, label: &str, by: By, result: String, partial: bool, error: Option<String>) -> Result<String, String> {
-        self.pending_task(label)?;
-        let at_ms = self.now_ms();
-        self.act(Action::Resolve { label: label.to_string(), by, result, partial, error, at_ms })
-    }
-
-    /// Resolves a pending task with an OPAL expression the user typed (validated first).
-    pub fn resolve_with(&mut self, label: &str, src: &str) -> Result<String, String> {
-        self.pending_task(label)?;
-        if let Err(e) = self.host.compile_result(src) {
-            return Err(format!("`{src}` is not a closed OPAL expression: {e}"));
-        }
-        self.resolve(label, By::Hand, src.to_string(), false, None)
-    }
-
-    /// Resolves a pending task from the world file (or `coin`'s and `sleep`'s defaults).
-    pub fn resolve_from_world(&mut self, label: &str) -> Result<String, String> {
-        let t = self.pending_task(label)?;
-        let (ext, arg) = (self.machine().tasks[t.0 as usize].ext.clone(), self.machine().tasks[t.0 as usize].arg.clone());
-        let outcome = resolve_now(&mut self.host, &ext, &arg);
-        if let Outcome::Failed(e) = &outcome {
-            return Err(format!("{e}; resolve {label} by hand or add a response to the world file"));
-        }
-        let (result, partial, error) = outcome_record(&outcome);
-        self.resolve(label, By::World, result, partial, error)
-    }
-
-    /// Resolves a pending task with what the trace recorded for it (a stream's next delivery).
-    pub fn resolve_from_trace(&mut self, label: &str) -> Result<String, String> {
-        self.pending_task(label)?;
-        let trace = self.trace.as_ref().ok_or("no trace is loaded: open one with File > Load trace or `opal debug FILE --replay TRACE`")?;
-        let (origin, chunk) = match self.current.streams.get(label) {
-            Some(&i) => {
-                let c = &self.current.calls[i];
-                // The k-th continuation of a stream waits for its delivery number k.
-                let n = self.current.streams.iter().filter(|(_, &j)| j == i).count() as u32;
-                (c.label.clone(), Some(n))
-            }
-            None => (label.to_string(), None),
-        };
-        let ev = trace
-            .events
-            .iter()
-            .find(|e| e.label == origin && (e.chunk == chunk || chunk.is_none() && e.chunk == Some(0)))
-            .ok_or_else(|| format!("the trace has no event for {origin}{}", chunk.map(|c| format!(" (delivery {c})")).unwrap_or_default()))?
-            .clone();
-        self.resolve(label, By::Trace, ev.result, ev.partial, ev.error)
-    }
-
-    /// The external and argument of the pending task at `label` (to call it live).
-    pub fn task_call(&self, label: &str) -> Result<(String, opal_core::ir::PExp), String> {
-        let t = self.pending_task(label)?;
-        let task = &self.machine().tasks[t.0 as usize];
-        Ok((task.ext.to_string(), task.arg.clone()))
-    }
-
-    /// Delivers what a live external returned (as a trace event writes it) to `label`.
-    pub fn resolve_live(&mut self, label: &str, result: String, partial: bool, error: Option<String>) -> Result<String, String> {
-        self.resolve(label, By::Live, result, partial, error)
-    }
-
-    /// The pending task that waits for the next delivery of the stream `origin` started.
-    pub fn stream_continuation(&self, origin: &str) -> Option<String> {
-        let st = &self.current;
-        st.streams.iter().filter(|(_, &i)| st.calls.get(i).is_some_and(|c| c.label == origin)).map(|(l, _)| l.clone()).find(|l| self.pending_task(l).is_ok())
-    }
-
-    /// Resolves every pending task from the trace if loaded, else the world; how many.
-    pub fn resolve_all(&mut self) -> Result<usize, String> {
-        let mut n = 0;
-        for (label, _) in self.pending() {
-            if self.trace.is_some() {
-                self.resolve_from_trace(&label)?;
-            } else {
-                self.resolve_from_world(&label)?;
-            }
-            n += 1;
-        }
-        Ok(n)
-    }
-
-    // ---- time travel --------------------------------------------------------------------
-
-    /// Shows the state after `pos` actions of this branch (restores a checkpoint, replays).
-    pub fn goto(&mut self, pos: usize) -> Result<(), String> {
-        let pos = pos.min(self.actions.len());
-        let k = (pos / CHECKPOINT_EVERY).min(self.checkpoints.len() - 1);
-        let mut st = self.checkpoints[k].clone();
-        for i in k * CHECKPOINT_EVERY..pos {
-            let a = self.actions[i].clone();
-            if let Err(e) = self.apply(&mut st, &a, i) {
-                return Err(format!("replaying action {}: {e}", i + 1));
-            }
-            if (i + 1).is_multiple_of(CHECKPOINT_EVERY) && self.checkpoints.len() == (i + 1) / CHECKPOINT_EVERY {
-                self.checkpoints.push(st.clone());
-            }
-        }
-        self.current = st;
-        self.at = pos;
-        Ok(())
-    }
-
-    pub fn back(&mut self) -> bool {
-        self.at > 0 && self.goto(self.at - 1).is_ok()
-    }
-    pub fn forward(&mut self) -> bool {
-        self.at < self.actions.len() && self.goto(self.at + 1).is_ok()
-    }
-    pub fn restart(&mut self) {
-        self.actions.clear();
-        self.history.clear();
-        self.checkpoints.truncate(1);
-        self.current = self.checkpoints[0].clone();
-        self.at = 0;
-    }
-
-    /// Replays `actions` from the start as far as they apply; how many did, and the first
-    /// error. (A reloaded program keeps the user's work up to where it changed.)
-    pub fn replay(&mut self, actions: &[Action]) -> (usize, Option<String>) {
-        self.restart();
-        for (i, a) in actions.iter().enumerate() {
-            if let Err(e) = self.act(a.clone()) {
-                return (i, Some(format!("action {} no longer applies: {e}", i + 1)));
-            }
-        }
-        (actions.len(), None)
-    }
-
-    // ---- runs ---------------------------------------------------------------------------
-
-    /// Advances by `strategy` until `until` happens, resolving pending tasks from the trace or
-    /// world when `auto_resolve` and nothing else can step. What stopped it.
-    pub fn run_until(&mut self, strategy: Strategy, until: &Until, auto_resolve: bool) -> Result<String, String> {
-        for _ in 0..STEP_LIMIT {
-            let r = match self.advance(strategy) {
-                Ok(r) => r,
-                Err(e) => {
-                    if auto_resolve && !self.pending().is_empty() {
-                        self.resolve_all()?;
-                        if matches!(until, Until::Resolve) {
-                            return Ok("stopped: tasks were resolved".into());
-                        }
-                        continue;
-                    }
-                    return Err(format!("stopped: {e}"));
-                }
-            };
-            let hit = self.last_steps().iter().any(|t| match until {
-                Until::Dispatch => t.rule == Rule::Dispatch,
-                Until::Resolve => t.rule == Rule::Resolve,
-                Until::Steps(l) => &t.label == l,
-            });
-            if hit {
-                return Ok(format!("stopped after {r}"));
-            }
-        }
-        Err(format!("stopped after {STEP_LIMIT} actions without reaching the goal"))
-    }
-
-    // ---- practice mode ------------------------------------------------------------------
-
-    /// Checks a prediction (labels the student ticked) against the machine, with reasons.
-    pub fn check(&self, quiz: Quiz, ticked: &BTreeSet<String>) -> Verdict {
-        let mut v = Verdict::default();
-        for row in self.rows() {
-            let should = match quiz {
-                Quiz::Steppable => row.steppable,
-                Quiz::Dispatch => row.kind == Kind::Steppable(Rule::Dispatch),
-            };
-            match (ticked.contains(&row.label), should) {
-                (true, true) => v.right.push(row.label),
-                (true, false) => {
-                    let why = match (quiz, row.kind) {
-                        (Quiz::Dispatch, Kind::Steppable(r)) => format!("it steps by {}, not dispatch", r.name()),
-                        _ => row.status,
-                    };
-                    v.wrong.push((row.label, why));
-                }
-                (false, true) => v.missed.push((row.label, row.status)),
-                (false, false) => {}
-            }
-        }
-        v
-    }
-
-    // ---- confluence ---------------------------------------------------------------------
-
-    /// Runs this session's term to the end in opportunistic rounds, and the program from the
-    /// start in `order`; both resolve each task as this session did (the world's or default
-    /// answer for tasks it never resolved). By confluence the final terms are identical.
-    pub fn confluence(&mut self, order: Order) -> Confluence {
-        let mut given: HashMap<String, Action> = HashMap::new();
-        for a in &self.actions {
-            if let Action::Resolve { label, .. } = a {
-                given.insert(label.clone(), a.clone());
-            }
-        }
-        let mut mine = self.current.clone();
-        let (mine_steps, t1) = self.finish(&mut mine, Order::Rounds, &given);
-        let mut theirs = self.checkpoints[0].clone();
-        let (theirs_steps, t2) = self.finish(&mut theirs, order, &given);
-        Confluence {
-            order: order.name(),
-            mine_steps: self.at + mine_steps,
-            theirs_steps,
-            mine: mine.machine.print_term(false),
-            theirs: theirs.machine.print_term(false),
-            mine_output: mine.output,
-            theirs_output: theirs.output,
-            truncated: t1 || t2,
-        }
+    fn line_at(&self, span: opal_core::span::Span) -> Option<usize> {
+        (span.end > 0 && (span.start as usize) < self.source.len()).then(|| self.lines.line_of(span.start) + 1)
     }
 
     fn finish(&mut self, st: &mut State, order: Order, given: &HashMap<String, Action>) -> (usize, bool) {
@@ -865,56 +934,6 @@ impl Session {
         let (result, partial, error) = outcome_record(&outcome);
         Action::Resolve { label: label.to_string(), by: By::World, result, partial, error, at_ms: 0.0 }
     }
-
-    // ---- files --------------------------------------------------------------------------
-
-    /// The session as JSON: the program's hash, the actions and the position.
-    pub fn to_json(&self) -> String {
-        let saved = Saved { version: 1, program_sha256: opal_core::machine::trace::sha256_hex(&self.source), position: self.at, actions: self.actions.clone() };
-        serde_json::to_string_pretty(&saved).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
-    }
-
-    /// Loads a saved session of this program: replays its actions, goes to its position.
-    pub fn load_json(&mut self, text: &str) -> Result<String, String> {
-        let saved: Saved = serde_json::from_str(text).map_err(|e| format!("not a session file: line {}, column {}: {e}", e.line(), e.column()))?;
-        if saved.version != 1 {
-            return Err(format!("session version {} is not supported (this opal reads version 1)", saved.version));
-        }
-        let sha = opal_core::machine::trace::sha256_hex(&self.source);
-        if saved.program_sha256 != sha {
-            return Err("the session was saved for a different text of this program (its program_sha256 differs); open the program it was saved with".into());
-        }
-        let keep = (self.actions.clone(), self.at);
-        let (n, err) = self.replay(&saved.actions);
-        if let Some(e) = err {
-            self.actions = keep.0;
-            let _ = self.goto(keep.1);
-            return Err(format!("the session does not replay: {e} (after {n} actions); nothing was changed"));
-        }
-        self.goto(saved.position).map_err(|e| format!("the session does not replay: {e}"))?;
-        Ok(format!("loaded {} actions, at step {}", saved.actions.len(), self.at))
-    }
-
-    /// The timeline as CSV (one external call per line).
-    pub fn timeline_csv(&self) -> String {
-        let mut out = String::from("label,external,argument,dispatched_step,resolved_step,dispatched_ms,resolved_ms,failed\n");
-        for c in self.calls() {
-            let q = |s: &str| format!("\"{}\"", s.replace('"', "\"\""));
-            let opt = |x: Option<String>| x.unwrap_or_default();
-            out.push_str(&format!(
-                "{},{},{},{},{},{:.1},{},{}\n",
-                q(&c.label),
-                q(&c.ext),
-                q(&c.arg),
-                c.dispatched_step,
-                opt(c.resolved_step.map(|s| s.to_string())),
-                c.dispatched_ms,
-                opt(c.resolved_ms.map(|m| format!("{m:.1}"))),
-                c.failed
-            ));
-        }
-        out
-    }
 }
 
 fn find_in(m: &Machine, label: &str) -> Result<StmtId, String> {
@@ -938,12 +957,11 @@ pub fn critical_path(calls: &[Call]) -> Vec<usize> {
     let real: Vec<usize> = (0..calls.len()).filter(|&i| !calls[i].pure).collect();
     let Some(mut cur) = real.iter().copied().max_by_key(|&i| (end(&calls[i]), i)) else { return vec![] };
     let mut path = vec![cur];
-    while let Some(prev) = real
-        .iter()
-        .copied()
-        .filter(|&j| calls[j].resolved_step.is_some_and(|r| r <= calls[cur].dispatched_step) && j != cur)
-        .max_by_key(|&j| (end(&calls[j]), j))
-    {
+    // Each link resolved before the previous one was dispatched, so the chain is at most as
+    // long as the calls; the bound keeps a malformed history from looping.
+    while path.len() < real.len() {
+        let before = real.iter().copied().filter(|&j| calls[j].resolved_step.is_some_and(|r| r <= calls[cur].dispatched_step) && j != cur);
+        let Some(prev) = before.max_by_key(|&j| (end(&calls[j]), j)) else { break };
         path.push(prev);
         cur = prev;
     }

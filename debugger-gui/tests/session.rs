@@ -230,14 +230,14 @@ fn practice_checks_predictions_and_explains() {
 #[test]
 fn run_until_stops_at_the_event() {
     let mut s = example("fork_join");
-    let r = s.run_until(Strategy::Opportunistic, &Until::Dispatch, false).expect("dispatches");
+    let r = s.run_until(Strategy::Opportunistic, &Until::Dispatch, false, 1000).expect("dispatches");
     assert!(r.contains("dispatch"), "{r}");
     assert!(s.last_steps().iter().any(|t| t.rule == Rule::Dispatch));
-    let err = s.run_until(Strategy::Opportunistic, &Until::Resolve, false);
+    let err = s.run_until(Strategy::Opportunistic, &Until::Resolve, false, 1000);
     assert!(s.last_steps().iter().any(|t| t.rule == Rule::Resolve) || err.is_err());
     s.restart();
     let target = s.rows().iter().rev().find(|r| !r.prelude).expect("a row").label.clone();
-    let r = s.run_until(Strategy::Cbv, &Until::Steps(target.clone()), true);
+    let r = s.run_until(Strategy::Cbv, &Until::Steps(target.clone()), true, 1000);
     assert!(s.history().iter().any(|h| h.contains(&format!("at {target}"))) || r.is_err(), "{r:?}");
     let calls = s.calls().to_vec();
     assert!(calls.iter().all(|c| c.dispatched_step < s.position()), "{calls:?}");
@@ -280,4 +280,14 @@ fn the_timeline_shows_parallel_calls_and_a_critical_path() {
     assert!(flight.iter().map(|f| f.1).max().unwrap_or(0) >= 2, "fork_join runs calls in parallel: {flight:?}");
     let csv = s.timeline_csv();
     assert_eq!(csv.lines().count(), s.calls().len() + 1, "{csv}");
+}
+
+#[test]
+fn run_until_gives_up_on_a_diverging_program_and_keeps_what_it_did() {
+    let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/diverge.opal")).expect("diverge");
+    let mut s = Session::new(&src, None).expect("compiles");
+    let err = s.run_until(Strategy::Cbv, &Until::Dispatch, true, 500).unwrap_err();
+    assert!(err.contains("without reaching the goal"), "{err}");
+    assert_eq!(s.position(), 500);
+    assert!(s.back(), "the run is in the history");
 }
