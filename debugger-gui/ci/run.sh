@@ -11,7 +11,7 @@ if [ "${#need[@]}" -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
     xvfb xauth imagemagick x11-apps xdotool libgl1-mesa-dri libegl1 libgl1 >/dev/null
 fi
-opal=${OPAL:-target/release/opal}
+opal=${OPAL:-${CARGO_TARGET_DIR:-$PWD/target}/release/opal}
 [ -x "$opal" ] || cargo build --release -q -p opal-cli
 shots=target/ci-screenshots
 mkdir -p "$shots"
