@@ -111,3 +111,30 @@ fn fmt_check_and_desugar() {
     assert!(stdout(&o).contains("x0 := <\"Oceania\">"));
     assert!(stdout(&o).contains("stdout3 := fold x3"));
 }
+
+#[test]
+fn debug_without_a_display_or_with_a_bad_program_says_why() {
+    let headless = Command::new(opal())
+        .args(["debug", "examples/sum.opal"])
+        .current_dir(root())
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .env_remove("WAYLAND_SOCKET")
+        .output()
+        .expect("run opal");
+    let err = String::from_utf8_lossy(&headless.stderr);
+    assert_eq!(headless.status.code(), Some(1), "{err}");
+    assert!(err.contains("cannot open a window") && err.contains("xvfb-run"), "{err}");
+    let dir = std::env::temp_dir().join(format!("opal-debug-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let bad = dir.join("bad.opal");
+    std::fs::write(&bad, "x := (1 +\n").expect("write");
+    let o = run(&["debug", bad.to_str().expect("utf-8 path")]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("bad.opal:2:1: error[E0001]"), "{err}");
+    let o = run(&["debug", "nope.opal"]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("nope.opal: cannot read"));
+    assert_eq!(run(&["debug", "a.opal", "b.opal"]).status.code(), Some(2));
+    let _ = std::fs::remove_dir_all(&dir);
+}
