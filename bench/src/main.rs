@@ -390,8 +390,10 @@ fn bench_frame() {
     }
     let ctx = egui::Context::default();
     let size = egui::vec2(1600.0, 1000.0);
-    let frame = |app: &mut DebuggerApp, t: f64, events: Vec<egui::Event>| {
-        let input = egui::RawInput { screen_rect: Some(egui::Rect::from_min_size(egui::Pos2::ZERO, size)), time: Some(t), events, ..Default::default() };
+    // One frame 1/60 s after the last, timed.
+    let frame = |app: &mut DebuggerApp, t: &mut f64| {
+        *t += 1.0 / 60.0;
+        let input = egui::RawInput { screen_rect: Some(egui::Rect::from_min_size(egui::Pos2::ZERO, size)), time: Some(*t), ..Default::default() };
         let start = Instant::now();
         let mut out = ctx.run_ui(input, |ui| app.show(ui));
         out.textures_delta.clear();
@@ -404,8 +406,7 @@ fn bench_frame() {
     app.view.zoom = 1.0;
     let mut t = 0.0;
     for _ in 0..5 {
-        t += 1.0 / 60.0;
-        frame(&mut app, t, vec![]);
+        frame(&mut app, &mut t);
     }
     let report = |name: &str, g: &opal_debugger_gui::graph::Graph, times: &mut Vec<Duration>| {
         times.sort();
@@ -420,28 +421,12 @@ fn bench_frame() {
             times.len()
         );
     };
-    let mut idle = Vec::new();
-    for _ in 0..120 {
-        t += 1.0 / 60.0;
-        idle.push(frame(&mut app, t, vec![]));
+    // At 100%, zoomed out so every node is in view, and at 40% where node text is drawn.
+    for (name, zoom) in [("idle at 100% zoom", 1.0), ("whole graph in view", 0.12), ("at 40% zoom with text", 0.4)] {
+        app.view.zoom = zoom;
+        let mut times: Vec<Duration> = (0..120).map(|_| frame(&mut app, &mut t)).collect();
+        report(name, &app.graph, &mut times);
     }
-    report("idle at 100% zoom", &app.graph, &mut idle);
-    // Zoomed out so every node is in view.
-    app.view.zoom = 0.12;
-    let mut all = Vec::new();
-    for _ in 0..120 {
-        t += 1.0 / 60.0;
-        all.push(frame(&mut app, t, vec![]));
-    }
-    report("whole graph in view", &app.graph, &mut all);
-    // Zoomed so that node text is drawn, a few hundred nodes in view.
-    app.view.zoom = 0.4;
-    let mut text = Vec::new();
-    for _ in 0..120 {
-        t += 1.0 / 60.0;
-        text.push(frame(&mut app, t, vec![]));
-    }
-    report("at 40% zoom with text", &app.graph, &mut text);
     let mut stepping = Vec::new();
     let mut rounds = Vec::new();
     for _ in 0..60 {
@@ -449,8 +434,7 @@ fn bench_frame() {
         app.run_cmd(opal_debugger_gui::Cmd::Round);
         rounds.push(start.elapsed());
         for _ in 0..3 {
-            t += 1.0 / 60.0;
-            stepping.push(frame(&mut app, t, vec![]));
+            stepping.push(frame(&mut app, &mut t));
         }
     }
     report("stepping rounds (animating)", &app.graph, &mut stepping);

@@ -131,10 +131,7 @@ pub fn world_path(file: &str, explicit: Option<&str>) -> Option<PathBuf> {
     if let Some(w) = explicit {
         return Some(PathBuf::from(w));
     }
-    let p = Path::new(file);
-    let stem = p.file_stem()?.to_str()?;
-    let w = p.with_file_name(format!("{stem}.world.toml"));
-    w.exists().then_some(w)
+    opal_core::world::path_beside(Path::new(file)).filter(|w| w.exists())
 }
 
 pub fn print_diags(diags: &[Diagnostic], file: &str, text: &str) {

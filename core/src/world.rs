@@ -88,6 +88,13 @@ fn pexp_eq(a: &PExp, b: &PExp) -> bool {
     }
 }
 
+/// `dir/NAME.opal` → `dir/NAME.world.toml`, the world file a program uses unless told
+/// otherwise (the CLI, the language server and the debugger all look there).
+pub fn path_beside(program: &std::path::Path) -> Option<std::path::PathBuf> {
+    let stem = program.file_stem()?.to_str()?;
+    Some(program.with_file_name(format!("{stem}.world.toml")))
+}
+
 /// Parses an OPAL primitive expression: a literal or a tuple of them (`'("a", 2)'`).
 pub fn parse_pexp(src: &str) -> Result<PExp, String> {
     let e = parse_expr_source(src).map_err(|ds| ds.first().map(|d| d.message.clone()).unwrap_or_default())?;

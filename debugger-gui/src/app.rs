@@ -246,7 +246,8 @@ impl DebuggerApp {
     pub fn from_source(name: &str, source: &str, world: Option<&str>) -> DebuggerApp {
         let mut app = DebuggerApp::empty();
         app.name = name.to_string();
-        app.load(source, world, name, false);
+        let world_name = opal_core::world::path_beside(Path::new(name)).map(|w| w.display().to_string()).unwrap_or_default();
+        app.load(source, world.map(|w| (w, world_name.as_str())), name, false);
         app
     }
 
@@ -268,7 +269,8 @@ impl DebuggerApp {
         self.origin = Origin::Example(i);
         self.name = format!("{}.opal", e.name);
         self.mtime = None;
-        self.load(e.source, e.world, &format!("examples/{}.opal", e.name), reload);
+        let world_name = format!("examples/{}.world.toml", e.name);
+        self.load(e.source, e.world.map(|w| (w, world_name.as_str())), &format!("examples/{}.opal", e.name), reload);
     }
 
     fn open(&mut self, path: &Path, world: Option<&Path>, reload: bool) {
@@ -280,14 +282,10 @@ impl DebuggerApp {
             },
             Err(e) => return self.fail(format!("{shown}: cannot read: {e}")),
         };
-        let world_path = world.map(Path::to_path_buf).or_else(|| {
-            let stem = path.file_stem()?.to_str()?;
-            let w = path.with_file_name(format!("{stem}.world.toml"));
-            w.exists().then_some(w)
-        });
-        let world_text = match &world_path {
+        let world_path = world.map(Path::to_path_buf).or_else(|| opal_core::world::path_beside(path).filter(|w| w.exists()));
+        let world = match &world_path {
             Some(w) => match std::fs::read_to_string(w) {
-                Ok(t) => Some(t),
+                Ok(t) => Some((t, w.display().to_string())),
                 Err(e) => return self.fail(format!("{}: cannot read the world file: {e}", w.display())),
             },
             None => None,
@@ -295,7 +293,7 @@ impl DebuggerApp {
         self.origin = Origin::File(path.to_path_buf());
         self.name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or(shown.clone());
         self.mtime = std::fs::metadata(path).and_then(|m| m.modified()).ok();
-        self.load(&source, world_text.as_deref(), &shown, reload);
+        self.load(&source, world.as_ref().map(|(t, n)| (t.as_str(), n.as_str())), &shown, reload);
     }
 
     fn fail(&mut self, e: String) {
@@ -304,21 +302,13 @@ impl DebuggerApp {
     }
 
     /// Compiles and starts a session; on errors the previous session stays (nothing is lost).
-    fn load(&mut self, source: &str, world: Option<&str>, shown: &str, reload: bool) {
-        let world = match world.map(opal_core::world::parse_world) {
-            Some(Err(diags)) => {
-                let lines = opal_core::span::LineIndex::new(world.unwrap_or(""));
-                let text = world.unwrap_or("");
-                let msgs: Vec<String> = diags
-                    .iter()
-                    .map(|d| {
-                        let at = lines.line_col(text, d.span.start);
-                        format!("world file {}:{}: error[{}]: {}", at.line, at.col, d.code, d.message)
-                    })
-                    .collect();
-                return self.fail(msgs.join("\n"));
-            }
-            Some(Ok(w)) => Some(w),
+    /// `world` is the world file's text and the name its errors are reported under.
+    fn load(&mut self, source: &str, world: Option<(&str, &str)>, shown: &str, reload: bool) {
+        let world = match world {
+            Some((text, name)) => match opal_core::world::parse_world(text) {
+                Ok(w) => Some(w),
+                Err(diags) => return self.fail(rendered(&diags, name, text)),
+            },
             None => None,
         };
         match Session::new(source, world) {
@@ -344,18 +334,22 @@ impl DebuggerApp {
                 self.layout = Layout::new(&self.graph);
                 self.view.fit = true;
             }
-            Err(e) => {
-                let errs: Vec<String> = e.lines().map(|l| format!("{shown}:{l}")).collect();
-                self.fail(errs.join("\n"));
-            }
+            Err(diags) => self.fail(rendered(&diags, shown, source)),
         }
     }
 
-    /// Rebuilds the graph after the session changed; the layout follows incrementally.
-    fn changed(&mut self) {
+    /// The graph of the state shown; the layout follows incrementally.
+    fn rebuild_graph(&mut self) {
         if let Some(s) = &self.session {
             self.graph = Graph::of(s, self.show_prelude);
             self.layout.update(&self.graph, self.now);
+        }
+    }
+
+    /// After the session's state changed: the graph, new nodes into view, stale selections.
+    fn changed(&mut self) {
+        self.rebuild_graph();
+        if let Some(s) = &self.session {
             let born: Vec<(i32, i32)> = self.layout.placed.values().filter(|p| p.born == self.now).map(|p| p.cell).collect();
             self.view.reveal(&born);
             if let Some(sel) = &self.selected {
@@ -503,10 +497,7 @@ impl DebuggerApp {
             }
             Cmd::TogglePrelude => {
                 self.show_prelude = !self.show_prelude;
-                if let Some(s) = &self.session {
-                    self.graph = Graph::of(s, self.show_prelude);
-                    self.layout.update(&self.graph, self.now);
-                }
+                self.rebuild_graph();
                 return;
             }
             Cmd::Reload => {
@@ -542,7 +533,7 @@ impl DebuggerApp {
             }
             Cmd::RunPause => {
                 self.running = !self.running;
-                Ok(if self.running { format!("running: {} at {:.0} actions/s", self.strategy.name(), self.speed) } else { "paused".into() })
+                Ok(if self.running { format!("running: {} at {:.0} actions/s", strategy_label(self.strategy), self.speed) } else { "paused".into() })
             }
             Cmd::Practice => {
                 self.practice = match self.practice {
@@ -569,6 +560,7 @@ impl DebuggerApp {
                     self.status = "no program is open: File > Open or File > Examples".into();
                     return;
                 };
+                let before = s.revision();
                 let r = match other {
                     Cmd::Round => s.round(),
                     Cmd::Advance => s.advance(self.strategy),
@@ -635,7 +627,11 @@ impl DebuggerApp {
                     Cmd::ExportTimeline(p) => write_atomically(&p, &s.timeline_csv()).map(|_| format!("wrote {}", p.display())),
                     _ => return,
                 };
-                self.changed();
+                // Saving, exporting or a refused step change nothing: the graph and the
+                // practice ticks stay.
+                if self.session.as_ref().is_some_and(|s| s.revision() != before) {
+                    self.changed();
+                }
                 r
             }
         };
@@ -867,9 +863,9 @@ impl DebuggerApp {
             if ui.button(run).on_hover_text(tip("run or pause", &Cmd::RunPause)).clicked() {
                 cmds.push(Cmd::RunPause);
             }
-            egui::ComboBox::from_label("strategy").selected_text(self.strategy.name()).show_ui(ui, |ui| {
+            egui::ComboBox::from_label("strategy").selected_text(strategy_label(self.strategy)).show_ui(ui, |ui| {
                 for s in Strategy::ALL {
-                    ui.selectable_value(&mut self.strategy, s, s.name());
+                    ui.selectable_value(&mut self.strategy, s, strategy_label(s));
                 }
             });
             ui.add(egui::Slider::new(&mut self.speed, 0.5..=60.0).logarithmic(true).text("actions/s"));
@@ -1177,6 +1173,21 @@ impl DebuggerApp {
 impl eframe::App for DebuggerApp {
     fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
         self.show(ui);
+    }
+}
+
+/// Diagnostics as `opal check` prints them (`file:line:col: error[code]: …`, the line, a caret).
+fn rendered(diags: &[opal_core::diag::Diagnostic], file: &str, text: &str) -> String {
+    let index = opal_core::span::LineIndex::new(text);
+    diags.iter().map(|d| opal_core::diag::render(d, file, text, &index)).collect()
+}
+
+/// What the toolbar calls each strategy (what one "advance" of it does).
+fn strategy_label(s: Strategy) -> &'static str {
+    match s {
+        Strategy::Opportunistic => "opportunistic round",
+        Strategy::Cbv => "call-by-value",
+        Strategy::Lazy => "lazy",
     }
 }
 

@@ -61,6 +61,15 @@ impl Graph {
         Graph { nodes, edges }
     }
 
+    /// For each node, the nodes it uses (the sources of its edges).
+    pub fn sources(&self) -> Vec<Vec<usize>> {
+        let mut of = vec![Vec::new(); self.nodes.len()];
+        for &(a, b) in &self.edges {
+            of[b].push(a);
+        }
+        of
+    }
+
     /// Nodes that `i` depends on (transitively) and that depend on it, `i` included.
     pub fn neighbourhood(&self, i: usize) -> HashSet<usize> {
         let mut out = HashSet::from([i]);
@@ -158,6 +167,15 @@ pub fn cell_pos(c: (i32, i32)) -> [f32; 2] {
     [c.0 as f32 * CELL_W, c.1 as f32 * CELL_H]
 }
 
+/// The box around nodes drawn at `positions` (top-left corners): (least corner, greatest
+/// corner); `None` for no nodes.
+pub fn bounds(positions: impl IntoIterator<Item = [f32; 2]>) -> Option<([f32; 2], [f32; 2])> {
+    positions.into_iter().fold(None, |b, p| {
+        let (lo, hi) = b.unwrap_or((p, [p[0] + NODE_W, p[1] + NODE_H]));
+        Some(([lo[0].min(p[0]), lo[1].min(p[1])], [hi[0].max(p[0] + NODE_W), hi[1].max(p[1] + NODE_H)]))
+    })
+}
+
 /// The label `ℓ` a statement `ℓ.i` came from.
 fn parent_label(l: &str) -> Option<&str> {
     l.rfind('.').map(|i| &l[..i])
@@ -169,7 +187,7 @@ impl Layout {
         let mut l = Layout::default();
         l.tidy(g, 0.0);
         l.placed.values_mut().for_each(|p| p.pos = cell_pos(p.cell));
-        l.remember(g);
+        l.remember(g, &g.sources());
         l
     }
 
@@ -204,10 +222,7 @@ impl Layout {
             }
         }
         let index: HashMap<&str, usize> = g.nodes.iter().enumerate().map(|(i, n)| (n.label.as_str(), i)).collect();
-        let mut sources_of: HashMap<usize, Vec<usize>> = HashMap::new();
-        for &(a, b) in &g.edges {
-            sources_of.entry(b).or_default().push(a);
-        }
+        let sources_of = g.sources();
         // Children of the same parent stack below it, in label order.
         let mut next_row: HashMap<String, i32> = HashMap::new();
         for (i, n) in g.nodes.iter().enumerate() {
@@ -224,7 +239,7 @@ impl Layout {
                 p = parent_label(pl);
             }
             let origin = origin.or_else(|| {
-                let src = sources_of.get(&i)?.iter().find_map(|&s| self.placed.get(&g.nodes[s].label))?;
+                let src = sources_of[i].iter().find_map(|&s| self.placed.get(&g.nodes[s].label))?;
                 Some((String::new(), (src.cell.0, src.cell.1 + 1), src.pos))
             });
             let (want, from) = match origin {
@@ -256,16 +271,13 @@ impl Layout {
             let kind = before.map(|(k, _)| *k).unwrap_or(Kind::Waiting);
             self.dying.push(Dying { label: l, from: p.pos, to, died: now, kind });
         }
-        self.remember(g);
+        self.remember(g, &sources_of);
     }
 
     /// Keeps each node's kind and sources, for folding it away when it is removed.
-    fn remember(&mut self, g: &Graph) {
-        let mut sources: HashMap<usize, Vec<String>> = HashMap::new();
-        for &(a, b) in &g.edges {
-            sources.entry(b).or_default().push(g.nodes[a].label.clone());
-        }
-        self.sources = g.nodes.iter().enumerate().map(|(i, n)| (n.label.clone(), (n.kind, sources.remove(&i).unwrap_or_default()))).collect();
+    fn remember(&mut self, g: &Graph, sources: &[Vec<usize>]) {
+        let labels = |of: &[usize]| of.iter().map(|&j| g.nodes[j].label.clone()).collect();
+        self.sources = g.nodes.iter().zip(sources).map(|(n, of)| (n.label.clone(), (n.kind, labels(of)))).collect();
     }
 
     /// A full layered layout (rust-sugiyama); nodes then move to their new cells.
@@ -324,14 +336,8 @@ impl Layout {
     /// The graph as SVG, at the cells (not mid-animation).
     pub fn to_svg(&self, g: &Graph) -> String {
         let cells: Vec<[f32; 2]> = g.nodes.iter().map(|n| self.placed.get(&n.label).map(|p| cell_pos(p.cell)).unwrap_or([0.0, 0.0])).collect();
-        let (mut w, mut h) = (NODE_W, NODE_H);
-        let (mut x0, mut y0) = (0f32, 0f32);
-        for c in &cells {
-            x0 = x0.min(c[0]);
-            y0 = y0.min(c[1]);
-            w = w.max(c[0] + NODE_W);
-            h = h.max(c[1] + NODE_H);
-        }
+        // The box always includes the origin's node, as if one stood there.
+        let ([x0, y0], [w, h]) = bounds(cells.iter().copied().chain([[0.0, 0.0]])).unwrap_or(([0.0, 0.0], [NODE_W, NODE_H]));
         let (ox, oy) = (10.0 - x0, 10.0 - y0);
         let mut out = format!(
             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" font-family=\"monospace\" font-size=\"11\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n",

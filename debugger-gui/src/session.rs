@@ -7,7 +7,9 @@
 //! time travel restores the nearest checkpoint and replays, a saved session is the list, and
 //! a reloaded program replays as much of it as still applies.
 
+use opal_core::diag::Diagnostic;
 use opal_core::machine::explore::resolve_now;
+pub use opal_core::machine::run::Strategy;
 use opal_core::machine::run::{eval_pure, outcome_record, Host};
 use opal_core::machine::trace::Trace;
 use opal_core::machine::{Lazy, MOp, Machine, Outcome, Rule, Status, StmtId, TaskId};
@@ -148,6 +150,8 @@ pub struct Session {
     checkpoints: Vec<State>,
     current: State,
     at: usize,
+    /// Counts changes of the state shown, so the window redraws the graph only after one.
+    revision: u64,
     started: std::time::Instant,
 }
 
@@ -238,25 +242,6 @@ pub enum Until {
     Steps(String),
 }
 
-/// The strategy that "advance" and "run" follow.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Strategy {
-    Opportunistic,
-    Cbv,
-    Lazy,
-}
-
-impl Strategy {
-    pub const ALL: [Strategy; 3] = [Strategy::Opportunistic, Strategy::Cbv, Strategy::Lazy];
-    pub fn name(self) -> &'static str {
-        match self {
-            Strategy::Opportunistic => "opportunistic round",
-            Strategy::Cbv => "call-by-value",
-            Strategy::Lazy => "lazy",
-        }
-    }
-}
-
 /// A saved session: the program's hash and what the user did.
 #[derive(Serialize, Deserialize)]
 struct Saved {
@@ -267,23 +252,12 @@ struct Saved {
 }
 
 impl Session {
-    /// A session on `source`; `Err` with the errors (`line:col: error[code]: …`, one per line)
-    /// if it does not compile.
-    pub fn new(source: &str, world: Option<World>) -> Result<Session, String> {
+    /// A session on `source`; `Err` with the errors if it does not compile.
+    pub fn new(source: &str, world: Option<World>) -> Result<Session, Vec<Diagnostic>> {
         let c = opal_core::compile(source);
         let lines = LineIndex::new(source);
         if c.has_errors() {
-            let errs: Vec<String> = c
-                .diags
-                .iter()
-                .filter(|d| d.is_error())
-                .map(|d| {
-                    let at = lines.line_col(source, d.span.start);
-                    let help = d.help.as_ref().map(|h| format!(" (help: {h})")).unwrap_or_default();
-                    format!("{}:{}: error[{}]: {}{help}", at.line, at.col, d.code, d.message)
-                })
-                .collect();
-            return Err(errs.join("\n"));
+            return Err(c.diags.into_iter().filter(|d| d.is_error()).collect());
         }
         let machine = Machine::new(&c.program);
         let start = State { machine, output: String::new(), calls: Vec::new(), streams: HashMap::new(), last: Vec::new() };
@@ -295,6 +269,7 @@ impl Session {
             checkpoints: vec![start.clone()],
             current: start,
             at: 0,
+            revision: 0,
             started: std::time::Instant::now(),
         })
     }
@@ -313,6 +288,10 @@ impl Session {
     }
     pub fn has_trace(&self) -> bool {
         self.trace.is_some()
+    }
+    /// Changes whenever the state shown changes (a step, a resolution, time travel).
+    pub fn revision(&self) -> u64 {
+        self.revision
     }
     /// How many actions lead to the state shown.
     pub fn position(&self) -> usize {
@@ -377,8 +356,7 @@ impl Session {
         self.env.line_at(self.machine().stmt(s).span)
     }
     pub fn find(&self, label: &str) -> Result<StmtId, String> {
-        let m = self.machine();
-        m.iter().find(|s| m.label_of(*s) == label).ok_or_else(|| format!("no statement has label {label} now"))
+        find_in(self.machine(), label)
     }
 
     // ---- actions ------------------------------------------------------------------------
@@ -401,6 +379,7 @@ impl Session {
         self.actions.push(a);
         self.history.push(what.clone());
         self.at += 1;
+        self.revision += 1;
         if self.at.is_multiple_of(CHECKPOINT_EVERY) {
             self.checkpoints.push(self.current.clone());
         }
@@ -448,8 +427,7 @@ impl Session {
             Some(s) => {
                 let at_ms = self.now_ms();
                 let label = self.machine().label_of(s);
-                let name = if strategy == Strategy::Cbv { "cbv" } else { "lazy" };
-                self.act(Action::Step { label, strategy: Some(name.into()), at_ms })
+                self.act(Action::Step { label, strategy: Some(strategy.name().into()), at_ms })
             }
         }
     }
@@ -468,11 +446,7 @@ impl Session {
     }
 
     fn pending_task(&self, label: &str) -> Result<TaskId, String> {
-        let s = self.find(label)?;
-        match self.machine().stmt(s).op {
-            MOp::Task(t) if matches!(self.machine().status(s), Status::Pending) => Ok(t),
-            _ => Err(format!("{label} is not a pending task")),
-        }
+        pending_in(self.machine(), label)
     }
 
     /// The finite results the task's external may return, for a pick list (`coin`, a world
@@ -504,8 +478,7 @@ impl Session {
     /// Resolves a pending task from the world file (or `coin`'s and `sleep`'s defaults).
     pub fn resolve_from_world(&mut self, label: &str) -> Result<String, String> {
         let t = self.pending_task(label)?;
-        let (ext, arg) = (self.machine().tasks[t.0 as usize].ext.clone(), self.machine().tasks[t.0 as usize].arg.clone());
-        let outcome = resolve_now(&mut self.env.host, &ext, &arg);
+        let outcome = self.env.world_answer(&self.current.machine, t);
         if let Outcome::Failed(e) = &outcome {
             return Err(format!("{e}; resolve {label} by hand or add a response to the world file"));
         }
@@ -585,6 +558,7 @@ impl Session {
         }
         self.current = st;
         self.at = pos;
+        self.revision += 1;
         Ok(())
     }
 
@@ -600,6 +574,7 @@ impl Session {
         self.checkpoints.truncate(1);
         self.current = self.checkpoints[0].clone();
         self.at = 0;
+        self.revision += 1;
     }
 
     /// Replays `actions` from the start as far as they apply; how many did, and the first
@@ -788,11 +763,7 @@ impl Env {
                 Ok(format!("round: {n} steps ({})", parts.join(", ")))
             }
             Action::Resolve { label, by, result, partial, error, at_ms } => {
-                let s = find_in(&st.machine, label)?;
-                let t = match st.machine.stmt(s).op {
-                    MOp::Task(t) if matches!(st.machine.status(s), Status::Pending) => t,
-                    _ => return Err(format!("{label} is not a pending task")),
-                };
+                let t = pending_in(&st.machine, label)?;
                 let ext = st.machine.tasks[t.0 as usize].ext.clone();
                 let streamed = st.streams.contains_key(label);
                 let outcome = self.host.outcome_of_record(&ext, streamed, result, *partial, error.clone());
@@ -917,19 +888,17 @@ impl Env {
         (steps, true)
     }
 
+    /// The world file's answer for task `t` (`coin`'s and `sleep`'s defaults without one).
+    fn world_answer(&mut self, m: &Machine, t: TaskId) -> Outcome {
+        let task = &m.tasks[t.0 as usize];
+        resolve_now(&mut self.host, &task.ext, &task.arg)
+    }
+
     /// The world's (or a default) answer for the pending task at `label`, as an action.
     fn fixed_resolution(&mut self, st: &State, label: &str) -> Action {
-        let m = &st.machine;
-        let task = find_in(m, label).ok().and_then(|s| match m.stmt(s).op {
-            MOp::Task(t) => Some(t),
-            _ => None,
-        });
-        let outcome = match task {
-            Some(t) => {
-                let (ext, arg) = (m.tasks[t.0 as usize].ext.clone(), m.tasks[t.0 as usize].arg.clone());
-                resolve_now(&mut self.host, &ext, &arg)
-            }
-            None => Outcome::Failed(format!("{label} is not a task")),
+        let outcome = match pending_in(&st.machine, label) {
+            Ok(t) => self.world_answer(&st.machine, t),
+            Err(e) => Outcome::Failed(e),
         };
         let (result, partial, error) = outcome_record(&outcome);
         Action::Resolve { label: label.to_string(), by: By::World, result, partial, error, at_ms: 0.0 }
@@ -938,6 +907,15 @@ impl Env {
 
 fn find_in(m: &Machine, label: &str) -> Result<StmtId, String> {
     m.iter().find(|s| m.label_of(*s) == label).ok_or_else(|| format!("no statement has label {label} now"))
+}
+
+/// The task of the pending statement labeled `label`.
+fn pending_in(m: &Machine, label: &str) -> Result<TaskId, String> {
+    let s = find_in(m, label)?;
+    match m.stmt(s).op {
+        MOp::Task(t) if matches!(m.status(s), Status::Pending) => Ok(t),
+        _ => Err(format!("{label} is not a pending task")),
+    }
 }
 
 /// The call a task at `label` belongs to (a stream's continuation belongs to its first call).

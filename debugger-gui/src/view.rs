@@ -2,7 +2,7 @@
 //! downstream, hover for why a node cannot step. Only nodes in view are painted, so a frame
 //! with a thousand nodes stays well under 16 ms.
 
-use crate::graph::{cell_pos, short, Graph, Layout, ANIMATION, NODE_H, NODE_W};
+use crate::graph::{bounds, cell_pos, short, Graph, Layout, ANIMATION, NODE_H, NODE_W};
 use crate::session::Kind;
 use eframe::egui::{self, Align2, Color32, CornerRadius, FontId, Pos2, Rect, Sense, Stroke, StrokeKind, Vec2};
 use std::collections::HashSet;
@@ -39,15 +39,11 @@ impl GraphView {
     /// Pans (and if need be zooms out) so that the cells `cells` are in view; nothing moves
     /// when they already are. Called after a step, so new statements never appear off screen.
     pub fn reveal(&mut self, cells: &[(i32, i32)]) {
-        if cells.is_empty() || self.area.width() <= 0.0 {
+        let Some((lo, hi)) = bounds(cells.iter().map(|&c| cell_pos(c))) else { return };
+        if self.area.width() <= 0.0 {
             return;
         }
-        let (mut lo, mut hi) = (Vec2::splat(f32::MAX), Vec2::splat(f32::MIN));
-        for &c in cells {
-            let p = cell_pos(c);
-            lo = lo.min(Vec2::new(p[0], p[1]));
-            hi = hi.max(Vec2::new(p[0] + NODE_W, p[1] + NODE_H));
-        }
+        let (lo, hi) = (Vec2::from(lo), Vec2::from(hi));
         let size = self.area.size();
         let view_lo = -self.offset / self.zoom;
         let view_hi = view_lo + size / self.zoom;
@@ -80,15 +76,12 @@ impl GraphView {
         }
         if self.fit && !g.nodes.is_empty() {
             self.fit = false;
-            let xs = layout.placed.values().map(|p| cell_pos(p.cell));
-            let (mut lo, mut hi) = (Vec2::splat(f32::MAX), Vec2::splat(f32::MIN));
-            for c in xs {
-                lo = lo.min(Vec2::new(c[0], c[1]));
-                hi = hi.max(Vec2::new(c[0] + NODE_W, c[1] + NODE_H));
+            if let Some((lo, hi)) = bounds(layout.placed.values().map(|p| cell_pos(p.cell))) {
+                let (lo, hi) = (Vec2::from(lo), Vec2::from(hi));
+                let size = hi - lo;
+                self.zoom = (area.width() / (size.x + 40.0)).min(area.height() / (size.y + 40.0)).clamp(0.25, 1.5);
+                self.offset = Vec2::new(20.0, 20.0) - lo * self.zoom;
             }
-            let size = hi - lo;
-            self.zoom = (area.width() / (size.x + 40.0)).min(area.height() / (size.y + 40.0)).clamp(0.25, 1.5);
-            self.offset = Vec2::new(20.0, 20.0) - lo * self.zoom;
         }
         let z = self.zoom;
         let to_screen = |p: [f32; 2]| area.min + self.offset + Vec2::new(p[0], p[1]) * z;

@@ -233,7 +233,7 @@ fn hostile_files_get_clear_errors_not_crashes() {
     let app = DebuggerApp::from_source("deep.opal", &deep, None);
     assert!(app.errors.as_deref().unwrap_or("").contains("E0007"), "{:?}", app.errors);
     let bad_world = DebuggerApp::from_source("w.opal", "x := 1\n", Some("[llm\nresult = "));
-    assert!(bad_world.errors.as_deref().unwrap_or("").starts_with("world file"), "{:?}", bad_world.errors);
+    assert!(bad_world.errors.as_deref().unwrap_or("").starts_with("w.world.toml:1:"), "{:?}", bad_world.errors);
     // The window still draws with no session.
     let mut h = harness(missing);
     h.run();

@@ -53,12 +53,6 @@ fn is_world(uri: &Uri) -> bool {
     uri.as_str().ends_with(".world.toml")
 }
 
-/// `dir/NAME.opal` → `dir/NAME.world.toml`.
-fn world_path_of(program: &Path) -> Option<PathBuf> {
-    let stem = program.file_stem()?.to_str()?;
-    Some(program.with_file_name(format!("{stem}.world.toml")))
-}
-
 /// `dir/NAME.world.toml` → `dir/NAME.opal`.
 fn program_path_of(world: &Path) -> Option<PathBuf> {
     let name = world.file_name()?.to_str()?;
@@ -76,7 +70,7 @@ impl State {
     }
 
     fn world_for(&self, uri: &Uri) -> WorldInfo {
-        let Some(path) = uri.to_file_path().and_then(|p| world_path_of(&p)) else { return WorldInfo::default() };
+        let Some(path) = uri.to_file_path().and_then(|p| opal_core::world::path_beside(&p)) else { return WorldInfo::default() };
         match self.world_text(&path) {
             Some(text) => WorldInfo { world: opal_core::world::parse_world(&text).ok(), exists: true },
             None => WorldInfo::default(),

@@ -27,6 +27,7 @@ pub enum Strategy {
 }
 
 impl Strategy {
+    pub const ALL: [Strategy; 3] = [Strategy::Opportunistic, Strategy::Cbv, Strategy::Lazy];
     pub fn parse(s: &str) -> Option<Strategy> {
         match s {
             "opportunistic" => Some(Strategy::Opportunistic),
