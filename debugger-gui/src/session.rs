@@ -353,7 +353,7 @@ impl Session {
 
     /// The 1-based source line statement `s` was written at.
     pub fn line_of(&self, s: StmtId) -> Option<usize> {
-        self.env.line_at(self.machine().stmt(s).span)
+        self.env.line_at(self.machine().stmt(s).source_offset())
     }
     pub fn find(&self, label: &str) -> Result<StmtId, String> {
         find_in(self.machine(), label)
@@ -796,7 +796,7 @@ impl Env {
         let mut discard = Vec::new();
         st.machine.take_dirty(&mut discard);
         let label = st.machine.label_of(s);
-        let line = self.line_at(st.machine.stmt(s).span);
+        let line = self.line_at(st.machine.stmt(s).source_offset());
         let ev = st.machine.step(s)?;
         st.last.push(Taken { rule: ev.rule, label: label.clone(), line });
         match (ev.rule, ev.task) {
@@ -839,8 +839,8 @@ impl Env {
         Some(ev.rule)
     }
 
-    fn line_at(&self, span: opal_core::span::Span) -> Option<usize> {
-        (span.end > 0 && (span.start as usize) < self.source.len()).then(|| self.lines.line_of(span.start) + 1)
+    fn line_at(&self, offset: Option<u32>) -> Option<usize> {
+        offset.filter(|o| (*o as usize) < self.source.len()).map(|o| self.lines.line_of(o) + 1)
     }
 
     fn finish(&mut self, st: &mut State, order: Order, given: &HashMap<String, Action>) -> (usize, bool) {

@@ -72,7 +72,7 @@ struct Insert {
     prev: u32,
     label: LabelId,
     bind: VarId,
-    span: Span,
+    at: u32,
     next: u32,
 }
 
@@ -231,7 +231,9 @@ pub struct StmtNode {
     pub label: LabelId,
     pub bind: VarId,
     pub op: MOp,
-    pub span: Span,
+    /// Where the statement was written: the start of its source span (`NONE` if nowhere).
+    /// Only the debugger's current line reads it, so the end is not kept.
+    at: u32,
     prev: u32,
     next: u32,
 }
@@ -239,6 +241,19 @@ pub struct StmtNode {
 impl StmtNode {
     pub fn is_alive(&self) -> bool {
         self.op != MOp::Gone
+    }
+    /// The source offset the statement was written at, if it comes from the source.
+    pub fn source_offset(&self) -> Option<u32> {
+        (self.at != NONE).then_some(self.at)
+    }
+}
+
+/// A statement's `at` for a span (`Span::default()` marks code with no source position).
+fn at_of(span: Span) -> u32 {
+    if span == Span::default() {
+        NONE
+    } else {
+        span.start
     }
 }
 
@@ -356,11 +371,16 @@ pub struct Machine {
     pub dispatched: usize,
     /// Statements the last step created, in label order (`ℓ.1 …`).
     created: Vec<StmtId>,
-    /// Slots freed by steps; they become reusable at the next `take_dirty`, so a round never
-    /// sees a slot change meaning under it. Statement and variable slots are chained through
-    /// the free nodes themselves (`next`, `count`), so the lists cost no memory.
-    freed: Freed,
-    free: Freed,
+    /// Free statement and variable slots, chained through the free nodes themselves (`next`,
+    /// `count`), so the lists cost no memory. A slot is reusable as soon as it is freed, even
+    /// within a round: only a statement's own step removes it, so no statement still to step
+    /// in the round can be freed, and a round never sees a candidate change meaning under it.
+    free_stmts: u32,
+    free_vars: u32,
+    /// Task slots freed by resolve; reusable from the next `take_dirty`, so the runner can
+    /// still read a resolved task's record after the step.
+    freed_tasks: Vec<u32>,
+    free_tasks: Vec<u32>,
     spill: uses::Spill,
     operands: Arena,
     prims: Slab<Prim>,
@@ -371,30 +391,6 @@ pub struct Machine {
     scratch_locals: Vec<VarId>,
     scratch_stmts: Vec<StmtId>,
     scratch_users: Vec<StmtId>,
-}
-
-#[derive(Clone)]
-struct Freed {
-    stmts: Chain,
-    vars: Chain,
-    tasks: Vec<u32>,
-}
-
-impl Default for Freed {
-    fn default() -> Self {
-        Freed { stmts: Chain::EMPTY, vars: Chain::EMPTY, tasks: Vec::new() }
-    }
-}
-
-/// A list of free slots linked through the slots (`NONE`-terminated).
-#[derive(Clone, Copy)]
-struct Chain {
-    head: u32,
-    tail: u32,
-}
-
-impl Chain {
-    const EMPTY: Chain = Chain { head: NONE, tail: NONE };
 }
 
 impl Machine {
@@ -414,8 +410,10 @@ impl Machine {
             live: 0,
             dispatched: 0,
             created: Vec::new(),
-            freed: Freed::default(),
-            free: Freed::default(),
+            free_stmts: NONE,
+            free_vars: NONE,
+            freed_tasks: Vec::new(),
+            free_tasks: Vec::new(),
             spill: uses::Spill::default(),
             operands: Arena::default(),
             prims: Slab::default(),
@@ -459,7 +457,7 @@ impl Machine {
                 }
             };
             let bind = resolve(&mut m, s.bind);
-            let id = m.push_stmt(label, bind, op, s.span);
+            let id = m.push_stmt(label, bind, op, at_of(s.span));
             m.link_after(m.tail, id);
         }
         m.ret = resolve(&mut m, p.body.ret_name());
@@ -472,10 +470,10 @@ impl Machine {
     }
 
     fn new_var(&mut self, name: Name, fresh: LabelId) -> VarId {
-        let i = self.free.vars.head;
+        let i = self.free_vars;
         if i != NONE {
             let v = &mut self.vars[i as usize];
-            self.free.vars.head = v.count;
+            self.free_vars = v.count;
             v.name = name;
             v.fresh = fresh;
             v.binder = NONE;
@@ -491,14 +489,10 @@ impl Machine {
     fn release_var(&mut self, v: VarId) {
         let n = &self.vars[v.0 as usize];
         if n.count == 0 && n.binder == NONE {
-            let f = &mut self.freed.vars;
             let n = &mut self.vars[v.0 as usize];
             n.binder = FREED;
-            n.count = f.head;
-            f.head = v.0;
-            if f.tail == NONE {
-                f.tail = v.0;
-            }
+            n.count = self.free_vars;
+            self.free_vars = v.0;
         }
     }
 
@@ -563,11 +557,11 @@ impl Machine {
         }
     }
 
-    fn push_stmt(&mut self, label: LabelId, bind: VarId, op: MOp, span: Span) -> StmtId {
-        let node = StmtNode { label, bind, op: MOp::Gone, span, prev: NONE, next: NONE };
-        let id = match self.free.stmts.head {
+    fn push_stmt(&mut self, label: LabelId, bind: VarId, op: MOp, at: u32) -> StmtId {
+        let node = StmtNode { label, bind, op: MOp::Gone, at, prev: NONE, next: NONE };
+        let id = match self.free_stmts {
             i if i != NONE => {
-                self.free.stmts.head = self.stmts[i as usize].next;
+                self.free_stmts = self.stmts[i as usize].next;
                 self.stmts[i as usize] = node;
                 StmtId(i)
             }
@@ -586,20 +580,10 @@ impl Machine {
         id
     }
 
-    /// Makes freed slots reusable (between rounds and steps of the strategies).
+    /// Makes freed task slots reusable and compacts labels (between rounds and steps of the
+    /// strategies).
     fn recycle(&mut self) {
-        let (fs, fv) = (self.freed.stmts, self.freed.vars);
-        if fs.head != NONE {
-            self.stmts[fs.tail as usize].next = self.free.stmts.head;
-            self.free.stmts.head = fs.head;
-        }
-        if fv.head != NONE {
-            self.vars[fv.tail as usize].count = self.free.vars.head;
-            self.free.vars.head = fv.head;
-        }
-        self.freed.stmts = Chain::EMPTY;
-        self.freed.vars = Chain::EMPTY;
-        self.free.tasks.append(&mut self.freed.tasks);
+        self.free_tasks.append(&mut self.freed_tasks);
         if self.labels.len() > self.label_budget.max(4 * (self.live + self.vars.len())) {
             self.compact_labels();
         }
@@ -636,12 +620,8 @@ impl Machine {
 
     /// A removed statement's slot, reusable after the next `recycle`.
     fn free_stmt(&mut self, s: StmtId) {
-        let f = &mut self.freed.stmts;
-        self.stmts[s.0 as usize].next = f.head;
-        f.head = s.0;
-        if f.tail == NONE {
-            f.tail = s.0;
-        }
+        self.stmts[s.0 as usize].next = self.free_stmts;
+        self.free_stmts = s.0;
     }
 
     fn add_use(&mut self, v: VarId, s: StmtId) {
@@ -751,7 +731,7 @@ impl Machine {
         }
     }
 
-    /// Makes freed slots reusable and moves the statements that may have become steppable
+    /// Makes freed task slots reusable and moves the statements that may have become steppable
     /// since the last call into `out` (emptied first; its buffer becomes the next dirty set).
     pub fn take_dirty(&mut self, out: &mut Vec<StmtId>) {
         self.recycle();
@@ -1054,14 +1034,14 @@ impl Machine {
                 self.tasks[t.0 as usize].outcome = Some(outcome);
                 // The task's record stays readable until the strategies next recycle slots.
                 self.tasks[t.0 as usize].stmt = StmtId(NONE);
-                self.freed.tasks.push(t.0);
+                self.freed_tasks.push(t.0);
             }
         }
         Some(ev)
     }
 
     fn new_task(&mut self, rec: TaskRec) -> TaskId {
-        match self.free.tasks.pop() {
+        match self.free_tasks.pop() {
             Some(i) => {
                 self.tasks[i as usize] = rec;
                 TaskId(i)
@@ -1191,17 +1171,17 @@ impl Machine {
     /// Starts replacing statement `s`: it leaves the term; `put` inserts its replacements.
     fn open(&mut self, s: StmtId) -> Insert {
         let n = &self.stmts[s.0 as usize];
-        let (label, bind, span) = (n.label, n.bind, n.span);
+        let (label, bind, at) = (n.label, n.bind, n.at);
         let prev = self.unlink(s);
         self.free_stmt(s);
-        Insert { prev, label, bind, span, next: 1 }
+        Insert { prev, label, bind, at, next: 1 }
     }
 
     /// Inserts the next replacement statement `ℓ.i`; `None` binds the replaced statement's variable.
-    fn put(&mut self, at: &mut Insert, bind: Option<VarId>, op: MOp, span: Option<Span>) -> StmtId {
+    fn put(&mut self, at: &mut Insert, bind: Option<VarId>, op: MOp, pos: Option<u32>) -> StmtId {
         let l = self.labels.child(at.label, at.next);
         at.next += 1;
-        let id = self.push_stmt(l, bind.unwrap_or(at.bind), op, span.unwrap_or(at.span));
+        let id = self.push_stmt(l, bind.unwrap_or(at.bind), op, pos.unwrap_or(at.at));
         self.link_after(at.prev, id);
         at.prev = id.0;
         self.mark_dirty(id);
@@ -1236,8 +1216,8 @@ impl Machine {
                 TOp::Prim(p) => self.new_prim(p.clone()),
                 TOp::Fun(t, caps) => self.new_fun(t.clone(), caps.iter().map(|c| map(*c))),
             };
-            let span = (ts.span != Span::default()).then_some(ts.span);
-            self.put(&mut at, Some(locals[ts.local as usize]), op, span);
+            let pos = (ts.span != Span::default()).then_some(ts.span.start);
+            self.put(&mut at, Some(locals[ts.local as usize]), op, pos);
         }
         self.put(&mut at, None, MOp::Alias(map(tpl.ret)), None);
         // Binders of the template that no statement uses are garbage already.
@@ -1297,7 +1277,6 @@ impl Machine {
         fn cap<T>(v: &Vec<T>) -> usize {
             v.capacity() * std::mem::size_of::<T>()
         }
-        let freed = |f: &Freed| cap(&f.tasks);
         vec![
             ("statements", cap(&self.stmts) + cap(&self.in_dirty)),
             ("variables", cap(&self.vars) + self.spill.memory()),
@@ -1306,7 +1285,7 @@ impl Machine {
             ("operands", cap(&self.operands.data) + self.operands.free.iter().map(cap).sum::<usize>()),
             ("primitives", cap(&self.prims.items) + cap(&self.prims.free)),
             ("closures", cap(&self.closures.items) + cap(&self.closures.free)),
-            ("dirty and free lists", cap(&self.dirty) + freed(&self.freed) + freed(&self.free)),
+            ("dirty and free lists", cap(&self.dirty) + cap(&self.freed_tasks) + cap(&self.free_tasks)),
         ]
     }
 
@@ -1381,4 +1360,16 @@ fn partial_list_template(items: &[Prim], more: bool) -> Arc<Template> {
         state = st;
     }
     Arc::new(Template { names, stmts, ret: TVar::Local(state), free: if more { vec![Name::plain("rest")] } else { vec![] } })
+}
+
+#[cfg(test)]
+mod tests {
+    /// A long list keeps ~8 statements and ~8 variables per element live at the peak, so
+    /// these sizes are the §6 memory target's budget (ARCHITECTURE.md); growing them fails here.
+    #[test]
+    fn node_sizes_stay_within_the_memory_budget() {
+        assert_eq!(std::mem::size_of::<super::MOp>(), 12);
+        assert_eq!(std::mem::size_of::<super::StmtNode>(), 32);
+        assert_eq!(std::mem::size_of::<super::VarNode>(), 28);
+    }
 }

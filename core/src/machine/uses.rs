@@ -1,15 +1,24 @@
 //! Use lists of variables. Most variables are used once or twice, so two uses live inline in
-//! the 12-byte `Uses`; longer lists spill into `Spill`, which owns them and reuses their vectors.
+//! the 8-byte `Uses`; longer lists spill into `Spill`, which owns them and reuses their vectors.
 
 use super::StmtId;
 
-const INLINE: u32 = 2;
+/// An empty inline entry.
+const EMPTY: StmtId = StmtId(u32::MAX);
+/// In `xs[0]`: the uses spilled into `Spill::lists[xs[1]]`. Statement ids stay below
+/// `u32::MAX - 1` (the machine's `FREED`), so neither marker is ever a real statement.
+const SPILLED: StmtId = StmtId(u32::MAX - 1);
 
-#[derive(Clone, Copy, Debug, Default)]
+/// Eight bytes: up to two uses inline (empty entries are `EMPTY`), or where the spilled list is.
+#[derive(Clone, Copy, Debug)]
 pub struct Uses {
-    n: u32,
-    /// The uses while `n <= INLINE`; otherwise `xs[0].0` indexes `Spill::lists`.
     xs: [StmtId; 2],
+}
+
+impl Default for Uses {
+    fn default() -> Self {
+        Uses { xs: [EMPTY; 2] }
+    }
 }
 
 #[derive(Clone, Default)]
@@ -20,10 +29,11 @@ pub struct Spill {
 
 impl Spill {
     pub fn slice<'a>(&'a self, u: &'a Uses) -> &'a [StmtId] {
-        if u.n <= INLINE {
-            &u.xs[..u.n as usize]
-        } else {
-            &self.lists[u.xs[0].0 as usize]
+        match u.xs {
+            [SPILLED, i] => &self.lists[i.0 as usize],
+            [EMPTY, _] => &[],
+            [_, EMPTY] => &u.xs[..1],
+            _ => &u.xs,
         }
     }
 
@@ -33,17 +43,23 @@ impl Spill {
 
     /// Adds a use; when the inline uses are full, those `live` rejects make room first.
     pub fn push(&mut self, u: &mut Uses, s: StmtId, live: impl Fn(StmtId) -> bool) {
-        if u.n == INLINE {
-            let kept: [Option<StmtId>; 2] = u.xs.map(|x| live(x).then_some(x));
-            u.n = 0;
+        if u.xs[0] == SPILLED {
+            self.lists[u.xs[1].0 as usize].push(s);
+            return;
+        }
+        if u.xs[1] != EMPTY {
+            let kept = u.xs.map(|x| live(x).then_some(x));
+            u.xs = [EMPTY; 2];
             for x in kept.into_iter().flatten() {
-                u.xs[u.n as usize] = x;
-                u.n += 1;
+                let at = usize::from(u.xs[0] != EMPTY);
+                u.xs[at] = x;
             }
         }
-        if u.n < INLINE {
-            u.xs[u.n as usize] = s;
-        } else if u.n == INLINE {
+        if u.xs[0] == EMPTY {
+            u.xs[0] = s;
+        } else if u.xs[1] == EMPTY {
+            u.xs[1] = s;
+        } else {
             let first = [u.xs[0], u.xs[1], s];
             let i = match self.free.pop() {
                 Some(i) => {
@@ -55,16 +71,13 @@ impl Spill {
                     self.lists.len() as u32 - 1
                 }
             };
-            u.xs[0] = StmtId(i);
-        } else {
-            self.lists[u.xs[0].0 as usize].push(s);
+            u.xs = [SPILLED, StmtId(i)];
         }
-        u.n += 1;
     }
 
     pub fn clear(&mut self, u: &mut Uses) {
-        if u.n > INLINE {
-            let i = u.xs[0].0;
+        if u.xs[0] == SPILLED {
+            let i = u.xs[1].0;
             self.lists[i as usize].clear();
             self.free.push(i);
         }
