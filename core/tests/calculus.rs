@@ -20,6 +20,9 @@ enum Gen {
     Loop(usize, usize),
     If(usize, usize),
     Print(usize),
+    /// A call of a function whose body binds values nothing uses (garbage as soon as the
+    /// body is copied in).
+    Unused(usize),
 }
 
 fn gen_item() -> impl proptest::strategy::Strategy<Value = Gen> {
@@ -31,6 +34,7 @@ fn gen_item() -> impl proptest::strategy::Strategy<Value = Gen> {
         (any::<usize>(), any::<usize>()).prop_map(|(a, b)| Gen::Loop(a, b)),
         (any::<usize>(), any::<usize>()).prop_map(|(a, b)| Gen::If(a, b)),
         any::<usize>().prop_map(Gen::Print),
+        any::<usize>().prop_map(Gen::Unused),
     ]
 }
 
@@ -48,6 +52,7 @@ fn render(items: &[Gen]) -> String {
             Gen::Loop(a, b) => format!("v{n} := 0\nfor k in [{}, {}, 3]:\n    v{n} += k", pick(*a), pick(*b)),
             Gen::If(a, b) => format!("v{n} := {}\nif {} < {}:\n    v{n} += 10\nelse:\n    v{n} -= 1", pick(*a), pick(*a), pick(*b)),
             Gen::Print(a) => format!("print (&stdout, {})\nv{n} := {}", pick(*a), pick(*a)),
+            Gen::Unused(a) => format!("u{n} := fun y:\n    w := (y, 7)\n    c := 5\n    y + 1\nv{n} := u{n} {}", pick(*a)),
         };
         src.push_str(&line);
         src.push('\n');

@@ -391,6 +391,7 @@ pub struct Machine {
     scratch_locals: Vec<VarId>,
     scratch_stmts: Vec<StmtId>,
     scratch_users: Vec<StmtId>,
+    scratch_notify: Vec<StmtId>,
 }
 
 impl Machine {
@@ -423,6 +424,7 @@ impl Machine {
             scratch_locals: Vec::new(),
             scratch_stmts: Vec::new(),
             scratch_users: Vec::new(),
+            scratch_notify: Vec::new(),
         };
         let mut names: crate::names::FastMap<Name, VarId> = Default::default();
         let zero = m.labels.child(ROOT, 0);
@@ -633,7 +635,7 @@ impl Machine {
         }
         // Compact stale entries now and then so use lists stay O(live uses).
         let var = &mut self.vars[v.0 as usize];
-        if self.spill.slice(&var.uses).len() > 2 * var.count as usize + 16 {
+        if var.uses.is_spilled() && self.spill.slice(&var.uses).len() > 2 * var.count as usize + 16 {
             let mut uses = std::mem::take(&mut var.uses);
             let stmts = &self.stmts;
             self.spill.compact(&mut uses, |u| stmts.get(u.0 as usize).is_some_and(|n| n.is_alive()));
@@ -813,11 +815,41 @@ impl Machine {
     /// of tuples cannot overflow the stack (here or when the argument is built and dropped).
     fn pexp_ready(&self, x: VarId) -> Result<(), Blocked> {
         // Fast path, allocation-free: a primitive, or a flat tuple of primitives.
-        let flat = |v: VarId| self.binder(v).map(|b| matches!(self.stmts[b.0 as usize].op, MOp::Prim(_))).unwrap_or(false);
+        // The answer for a leaf (a variable that is not bound to a tuple); `None` for a tuple.
+        let leaf = |v: VarId| -> Option<Result<(), Blocked>> {
+            let Some(b) = self.binder(v) else { return Some(Err(Blocked::NotBound(v))) };
+            match self.stmts[b.0 as usize].op {
+                MOp::Prim(_) => Some(Ok(())),
+                MOp::Tuple(_) => None,
+                MOp::Fun(_) => Some(Err(Blocked::FunInArg(v))),
+                _ => Some(Err(Blocked::WaitPrim(v))),
+            }
+        };
+        // Also without allocating: a flat tuple, or one whose last components up to the first
+        // one in the way are leaves. The walk below visits components last first, so it would
+        // report the same one.
         match self.binder(x).map(|b| self.stmts[b.0 as usize].op) {
-            Some(MOp::Prim(_)) => return Ok(()),
-            Some(MOp::Tuple(xs)) if self.tuple(xs).iter().all(|v| flat(*v)) => return Ok(()),
-            _ => {}
+            Some(MOp::Tuple(xs)) => {
+                let mut nested = false;
+                for v in self.tuple(xs).iter().rev() {
+                    match leaf(*v) {
+                        Some(Ok(())) => {}
+                        Some(Err(e)) => return Err(e),
+                        None => {
+                            nested = true;
+                            break;
+                        }
+                    }
+                }
+                if !nested {
+                    return Ok(());
+                }
+            }
+            _ => {
+                if let Some(r) = leaf(x) {
+                    return r;
+                }
+            }
         }
         let mut stack = vec![(x, 0usize)];
         while let Some((x, depth)) = stack.pop() {
@@ -1154,7 +1186,9 @@ impl Machine {
         if !matches!(self.stmts[s.0 as usize].op, MOp::Tuple(_)) {
             return;
         }
-        let mut stack = vec![s];
+        let mut stack = std::mem::take(&mut self.scratch_notify);
+        stack.clear();
+        stack.push(s);
         while let Some(u) = stack.pop() {
             self.mark_dirty(u);
             if let MOp::Tuple(_) = self.stmts[u.0 as usize].op {
@@ -1166,6 +1200,7 @@ impl Machine {
                 }
             }
         }
+        self.scratch_notify = stack;
     }
 
     /// Starts replacing statement `s`: it leaves the term; `put` inserts its replacements.
@@ -1184,7 +1219,12 @@ impl Machine {
         let id = self.push_stmt(l, bind.unwrap_or(at.bind), op, pos.unwrap_or(at.at));
         self.link_after(at.prev, id);
         at.prev = id.0;
-        self.mark_dirty(id);
+        // A new value can only step by reduce-gc, and only if nothing uses it once the step
+        // is done (`inline` marks those); every later change that could make it steppable
+        // marks it then. Marking it now would cost a cold check next round.
+        if !op.is_value() {
+            self.mark_dirty(id);
+        }
         self.created.push(id);
         id
     }
@@ -1220,8 +1260,14 @@ impl Machine {
             self.put(&mut at, Some(locals[ts.local as usize]), op, pos);
         }
         self.put(&mut at, None, MOp::Alias(map(tpl.ret)), None);
-        // Binders of the template that no statement uses are garbage already.
+        // Binders of the template that no statement uses are garbage already: a value bound
+        // to one is steppable by reduce-gc (`put` left it unmarked).
         for &v in &locals {
+            if self.vars[v.0 as usize].count == 0 {
+                if let Some(b) = self.binder(v) {
+                    self.mark_dirty(b);
+                }
+            }
             self.release_var(v);
         }
         self.scratch_locals = locals;

@@ -15,6 +15,12 @@ pub struct Uses {
     xs: [StmtId; 2],
 }
 
+impl Uses {
+    pub fn is_spilled(&self) -> bool {
+        self.xs[0] == SPILLED
+    }
+}
+
 impl Default for Uses {
     fn default() -> Self {
         Uses { xs: [EMPTY; 2] }
