@@ -1248,13 +1248,16 @@ impl Machine {
             self.put(&mut at, Some(locals[0]), MOp::Alias(w), None);
         }
         for ts in &tpl.stmts {
-            let op = match &ts.op {
-                TOp::Alias(y) => MOp::Alias(map(*y)),
-                TOp::Call(f, x) => MOp::Call(map(*f), map(*x)),
-                TOp::Tuple(xs) => MOp::Tuple(self.operands.alloc(xs.iter().map(|x| map(*x)))),
-                TOp::Prj(i, x) => MOp::Prj(*i, map(*x)),
-                TOp::Prim(p) => self.new_prim(p.clone()),
-                TOp::Fun(t, caps) => self.new_fun(t.clone(), caps.iter().map(|c| map(*c))),
+            let op = match ts.op {
+                TOp::Alias(y) => MOp::Alias(map(y)),
+                TOp::Call(f, x) => MOp::Call(map(f), map(x)),
+                TOp::Tuple(start, len) => MOp::Tuple(self.operands.alloc(tpl.tuple(start, len).iter().map(|x| map(*x)))),
+                TOp::Prj(i, x) => MOp::Prj(i, map(x)),
+                TOp::Prim(i) => self.new_prim(tpl.prim(i).clone()),
+                TOp::Fun(i) => {
+                    let (t, caps) = tpl.fun(i);
+                    self.new_fun(t.clone(), caps.iter().map(|c| map(*c)))
+                }
             };
             let pos = (ts.span != Span::default()).then_some(ts.span.start);
             self.put(&mut at, Some(locals[ts.local as usize]), op, pos);
@@ -1376,36 +1379,38 @@ impl Machine {
 
 /// `fun p: st := prj 1 p; ap := prj 2 p; (x_i := <c_i>; st := ap (st, x_i))*; [st := rest (st, ap)]; st`
 fn partial_list_template(items: &[Prim], more: bool) -> Arc<Template> {
-    use template::TStmt;
-    let mut names = vec![Name::plain("p"), Name::plain("state"), Name::plain("append")];
-    let mut stmts = vec![
-        TStmt { local: 1, op: TOp::Prj(1, TVar::Local(0)), span: Span::default() },
-        TStmt { local: 2, op: TOp::Prj(2, TVar::Local(0)), span: Span::default() },
-    ];
+    let mut t = Template::with_names(vec![Name::plain("p"), Name::plain("state"), Name::plain("append")]);
+    t.push(1, TOp::Prj(1, TVar::Local(0)));
+    t.push(2, TOp::Prj(2, TVar::Local(0)));
     let mut state = 1u32;
-    let fresh = |names: &mut Vec<Name>, base: &str, i: u32| {
-        names.push(Name { base: crate::names::Sym::intern(base), idx: i });
-        names.len() as u32 - 1
+    let fresh = |t: &mut Template, base: &str, i: u32| {
+        t.names.push(Name { base: crate::names::Sym::intern(base), idx: i });
+        t.names.len() as u32 - 1
     };
     for (i, c) in items.iter().enumerate() {
         let i = i as u32 + 1;
-        let x = fresh(&mut names, "x", i);
-        stmts.push(TStmt { local: x, op: TOp::Prim(c.clone()), span: Span::default() });
-        let t = fresh(&mut names, "t", i);
-        stmts.push(TStmt { local: t, op: TOp::Tuple(vec![TVar::Local(state), TVar::Local(x)]), span: Span::default() });
-        let st = fresh(&mut names, "state", i);
-        stmts.push(TStmt { local: st, op: TOp::Call(TVar::Local(2), TVar::Local(t)), span: Span::default() });
+        let x = fresh(&mut t, "x", i);
+        let op = t.prim_op(c.clone());
+        t.push(x, op);
+        let tu = fresh(&mut t, "t", i);
+        let op = t.tuple_op([TVar::Local(state), TVar::Local(x)]);
+        t.push(tu, op);
+        let st = fresh(&mut t, "state", i);
+        t.push(st, TOp::Call(TVar::Local(2), TVar::Local(tu)));
         state = st;
     }
     if more {
         let k = items.len() as u32 + 1;
-        let t = fresh(&mut names, "t", k);
-        stmts.push(TStmt { local: t, op: TOp::Tuple(vec![TVar::Local(state), TVar::Local(2)]), span: Span::default() });
-        let st = fresh(&mut names, "state", k);
-        stmts.push(TStmt { local: st, op: TOp::Call(TVar::Free(0), TVar::Local(t)), span: Span::default() });
+        let tu = fresh(&mut t, "t", k);
+        let op = t.tuple_op([TVar::Local(state), TVar::Local(2)]);
+        t.push(tu, op);
+        let st = fresh(&mut t, "state", k);
+        t.push(st, TOp::Call(TVar::Free(0), TVar::Local(tu)));
         state = st;
+        t.free = vec![Name::plain("rest")];
     }
-    Arc::new(Template { names, stmts, ret: TVar::Local(state), free: if more { vec![Name::plain("rest")] } else { vec![] } })
+    t.ret = TVar::Local(state);
+    Arc::new(t)
 }
 
 #[cfg(test)]
@@ -1417,5 +1422,7 @@ mod tests {
         assert_eq!(std::mem::size_of::<super::MOp>(), 12);
         assert_eq!(std::mem::size_of::<super::StmtNode>(), 32);
         assert_eq!(std::mem::size_of::<super::VarNode>(), 28);
+        // A list literal's body is a template of 3 statements per element.
+        assert_eq!(std::mem::size_of::<super::template::TStmt>(), 28);
     }
 }

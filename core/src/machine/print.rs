@@ -150,22 +150,24 @@ fn template_text(out: &mut String, t: &Template, env: &[String], indent: usize) 
     let pad = " ".repeat(indent);
     for s in &t.stmts {
         let _ = write!(out, "{pad}{} := ", t.names[s.local as usize]);
-        match &s.op {
-            TOp::Alias(y) => out.push_str(&name(*y)),
+        match s.op {
+            TOp::Alias(y) => out.push_str(&name(y)),
             TOp::Call(f, x) => {
-                let _ = write!(out, "{} {}", name(*f), name(*x));
+                let _ = write!(out, "{} {}", name(f), name(x));
             }
-            TOp::Tuple(xs) => {
+            TOp::Tuple(start, len) => {
+                let xs = t.tuple(start, len);
                 let ns: Vec<String> = xs.iter().map(|x| name(*x)).collect();
                 let _ = write!(out, "({}{})", ns.join(", "), if xs.len() == 1 { "," } else { "" });
             }
             TOp::Prj(i, x) => {
-                let _ = write!(out, "prj {i} {}", name(*x));
+                let _ = write!(out, "prj {i} {}", name(x));
             }
-            TOp::Prim(p) => {
-                let _ = write!(out, "<{p}>");
+            TOp::Prim(i) => {
+                let _ = write!(out, "<{}>", t.prim(i));
             }
-            TOp::Fun(inner, caps) => {
+            TOp::Fun(i) => {
+                let (inner, caps) = t.fun(i);
                 let inner_env: Vec<String> = caps.iter().map(|c| name(*c)).collect();
                 template_text(out, inner, &inner_env, indent + 2);
                 out.pop();

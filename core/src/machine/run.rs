@@ -5,7 +5,7 @@
 //! channel, so a run that waits only on tasks sleeps until one completes.
 
 use super::live::{Live, LiveCall};
-use super::template::{TOp, TStmt, TVar, Template};
+use super::template::{TVar, Template};
 use super::trace::{json_to_pexp, pexp_to_json, sha256_hex, Event, Trace};
 use super::{Lazy, Machine, Outcome, Rule, Status, StepEvent, StmtId, TaskId};
 use crate::externals::{self, ExtKind};
@@ -256,38 +256,31 @@ pub fn compile_result_source(src: &str) -> Result<Arc<Template>, String> {
 }
 
 fn prim_template(c: Prim) -> Arc<Template> {
-    Arc::new(Template {
-        names: vec![Name::plain("_"), Name::plain("v")],
-        stmts: vec![TStmt { local: 1, op: TOp::Prim(c), span: Span::default() }],
-        ret: TVar::Local(1),
-        free: vec![],
-    })
+    let mut t = Template::with_names(vec![Name::plain("_"), Name::plain("v")]);
+    let op = t.prim_op(c);
+    t.push(1, op);
+    t.ret = TVar::Local(1);
+    Arc::new(t)
 }
 
 fn pexp_template(p: &PExp) -> Arc<Template> {
-    fn go(p: &PExp, names: &mut Vec<Name>, stmts: &mut Vec<TStmt>) -> u32 {
-        let local = |names: &mut Vec<Name>| {
-            names.push(Name { base: crate::names::Sym::intern("v"), idx: names.len() as u32 });
-            names.len() as u32 - 1
-        };
-        match p {
-            PExp::Prim(c) => {
-                let l = local(names);
-                stmts.push(TStmt { local: l, op: TOp::Prim(c.clone()), span: Span::default() });
-                l
-            }
+    fn go(p: &PExp, t: &mut Template) -> u32 {
+        let op = match p {
+            PExp::Prim(c) => t.prim_op(c.clone()),
             PExp::Tuple(xs) => {
-                let parts: Vec<TVar> = xs.iter().map(|x| TVar::Local(go(x, names, stmts))).collect();
-                let l = local(names);
-                stmts.push(TStmt { local: l, op: TOp::Tuple(parts), span: Span::default() });
-                l
+                let parts: Vec<TVar> = xs.iter().map(|x| TVar::Local(go(x, t))).collect();
+                t.tuple_op(parts)
             }
-        }
+        };
+        let l = t.names.len() as u32;
+        t.names.push(Name { base: crate::names::Sym::intern("v"), idx: l });
+        t.push(l, op);
+        l
     }
-    let mut names = vec![Name::plain("_")];
-    let mut stmts = Vec::new();
-    let r = go(p, &mut names, &mut stmts);
-    Arc::new(Template { names, stmts, ret: TVar::Local(r), free: vec![] })
+    let mut t = Template::with_names(vec![Name::plain("_")]);
+    let r = go(p, &mut t);
+    t.ret = TVar::Local(r);
+    Arc::new(t)
 }
 
 fn bool_outcome(b: bool) -> Outcome {

@@ -15,24 +15,30 @@ pub enum TVar {
     Local(u32),
 }
 
-#[derive(Clone, Debug)]
+/// An operation of a template. Twenty bytes: what does not fit (tuple components,
+/// primitives, nested functions) lives in side tables of the template, so a long body (a list
+/// literal's 3·10^5 statements) is one allocation per table, not one per statement.
+#[derive(Clone, Copy, Debug)]
 pub enum TOp {
     Alias(TVar),
-    Fun(Arc<Template>, Vec<TVar>),
+    /// `Template::funs[i]`: the nested function's template and its captures.
+    Fun(u32),
     Call(TVar, TVar),
-    Tuple(Vec<TVar>),
+    /// `Template::vars[start..start + len]`.
+    Tuple(u32, u32),
     Prj(u32, TVar),
-    Prim(Prim),
+    /// `Template::prims[i]`.
+    Prim(u32),
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 pub struct TStmt {
     pub local: u32,
     pub op: TOp,
     pub span: Span,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub struct Template {
     /// Binder names; `names[0]` is the parameter.
     pub names: Vec<Name>,
@@ -40,6 +46,54 @@ pub struct Template {
     pub ret: TVar,
     /// Names of the free variables, in environment order (for printing and debugging).
     pub free: Vec<Name>,
+    vars: Vec<TVar>,
+    prims: Vec<Prim>,
+    funs: Vec<(Arc<Template>, Vec<TVar>)>,
+}
+
+impl Default for TVar {
+    fn default() -> TVar {
+        TVar::Local(0)
+    }
+}
+
+impl Template {
+    /// An empty body with these binder names (`names[0]` is the parameter).
+    pub fn with_names(names: Vec<Name>) -> Template {
+        Template { names, ..Template::default() }
+    }
+    /// Appends `local := op`.
+    pub fn push(&mut self, local: u32, op: TOp) {
+        self.stmts.push(TStmt { local, op, span: Span::default() });
+    }
+    pub fn tuple_op(&mut self, parts: impl IntoIterator<Item = TVar>) -> TOp {
+        let start = self.vars.len();
+        self.vars.extend(parts);
+        TOp::Tuple(start as u32, (self.vars.len() - start) as u32)
+    }
+    pub fn prim_op(&mut self, p: Prim) -> TOp {
+        self.prims.push(p);
+        TOp::Prim(self.prims.len() as u32 - 1)
+    }
+    fn fun_op(&mut self, t: Arc<Template>, caps: Vec<TVar>) -> TOp {
+        self.funs.push((t, caps));
+        TOp::Fun(self.funs.len() as u32 - 1)
+    }
+    // The side tables are only indexed by operations the template itself made.
+
+    /// A tuple's components (`TOp::Tuple`).
+    pub fn tuple(&self, start: u32, len: u32) -> &[TVar] {
+        &self.vars[start as usize..(start + len) as usize]
+    }
+    /// A primitive (`TOp::Prim`).
+    pub fn prim(&self, i: u32) -> &Prim {
+        &self.prims[i as usize]
+    }
+    /// A nested function and its captures (`TOp::Fun`).
+    pub fn fun(&self, i: u32) -> (&Arc<Template>, &[TVar]) {
+        let (t, caps) = &self.funs[i as usize];
+        (t, caps)
+    }
 }
 
 /// Compiles a function; its free variables resolve through `outer` into the returned capture list.
@@ -62,17 +116,19 @@ fn compile_in(f: &Fun, binders: &mut NameTable<(u32, u32)>, next_id: &mut u32) -
     let mut names = Vec::with_capacity(f.body.stmts.len() + 1);
     names.push(f.param);
     binders.insert(f.param, (id, 0));
-    let mut c = Compiler { id, names, free: Vec::new(), free_idx: HashMap::default() };
-    let stmts = c.expr_stmts(&f.body, binders, next_id);
-    let ret = c.var(f.body.ret_name(), binders);
-    let free = c.free.clone();
-    (Arc::new(Template { names: c.names, stmts, ret, free: c.free }), free)
+    let mut tpl = Template::with_names(names);
+    tpl.stmts.reserve(f.body.stmts.len());
+    let mut c = Compiler { id, tpl, free_idx: HashMap::default() };
+    c.expr_stmts(&f.body, binders, next_id);
+    c.tpl.ret = c.var(f.body.ret_name(), binders);
+    let free = c.tpl.free.clone();
+    (Arc::new(c.tpl), free)
 }
 
 struct Compiler {
     id: u32,
-    names: Vec<Name>,
-    free: Vec<Name>,
+    /// The template being built; its `free` lists the free variables met so far.
+    tpl: Template,
     free_idx: HashMap<Name, u32>,
 }
 
@@ -86,13 +142,12 @@ impl Compiler {
         if let Some(&f) = self.free_idx.get(&n) {
             return TVar::Free(f);
         }
-        let i = self.free.len() as u32;
-        self.free.push(n);
+        let i = self.tpl.free.len() as u32;
+        self.tpl.free.push(n);
         self.free_idx.insert(n, i);
         TVar::Free(i)
     }
-    fn expr_stmts(&mut self, e: &Expr, binders: &mut NameTable<(u32, u32)>, next_id: &mut u32) -> Vec<crate::machine::template::TStmt> {
-        let mut out = Vec::with_capacity(e.stmts.len());
+    fn expr_stmts(&mut self, e: &Expr, binders: &mut NameTable<(u32, u32)>, next_id: &mut u32) {
         for s in &e.stmts {
             let op = match &s.op {
                 Op::Alias(y) => TOp::Alias(self.var(*y, binders)),
@@ -100,20 +155,26 @@ impl Compiler {
                     let f = self.var(*f, binders);
                     TOp::Call(f, self.var(*x, binders))
                 }
-                Op::Tuple(xs) => TOp::Tuple(xs.iter().map(|x| self.var(*x, binders)).collect()),
+                Op::Tuple(xs) => {
+                    let start = self.tpl.vars.len();
+                    for x in xs {
+                        let v = self.var(*x, binders);
+                        self.tpl.vars.push(v);
+                    }
+                    TOp::Tuple(start as u32, xs.len() as u32)
+                }
                 Op::Prj(i, x) => TOp::Prj(*i, self.var(*x, binders)),
-                Op::Prim(p) => TOp::Prim(p.clone()),
+                Op::Prim(p) => self.tpl.prim_op(p.clone()),
                 Op::Fun(f) => {
                     let (t, caps) = compile_in(f, binders, next_id);
                     let caps = caps.into_iter().map(|n| self.var(n, binders)).collect();
-                    TOp::Fun(t, caps)
+                    self.tpl.fun_op(t, caps)
                 }
             };
-            let local = self.names.len() as u32;
-            self.names.push(s.bind);
+            let local = self.tpl.names.len() as u32;
+            self.tpl.names.push(s.bind);
             binders.insert(s.bind, (self.id, local));
-            out.push(TStmt { local, op, span: s.span });
+            self.tpl.stmts.push(TStmt { local, op, span: s.span });
         }
-        out
     }
 }
