@@ -121,12 +121,17 @@ pub type FastSet<K> = std::collections::HashSet<K, FxBuild>;
 /// `t'85`, …), so per base a vector indexed from its first binder is filled in order, where a
 /// hash map would miss the cache on nearly every binder of a long program. The vectors may
 /// hold at most `budget` slots in all (a caller passes a multiple of the term's size); names
-/// beyond that, or before their base's first binder, go to a hash map.
+/// beyond that, or before their base's first binder, go to a hash map. The runs are found by
+/// the base's symbol number (symbols are few and numbered densely), not by hashing.
 pub struct NameTable<V: Copy> {
-    runs: FastMap<Sym, Run<V>>,
+    runs: Vec<Option<Run<V>>>,
     budget: usize,
     sparse: FastMap<Name, V>,
 }
+
+/// Bases with a symbol number at or past this keep their names in the hash map (a process
+/// that interned very many symbols, such as a long-lived language server, stays bounded).
+const DENSE_SYMS: usize = 1 << 16;
 
 struct Run<V> {
     start: u32,
@@ -135,11 +140,11 @@ struct Run<V> {
 
 impl<V: Copy> NameTable<V> {
     pub fn new(budget: usize) -> NameTable<V> {
-        NameTable { runs: FastMap::default(), budget, sparse: FastMap::default() }
+        NameTable { runs: Vec::new(), budget, sparse: FastMap::default() }
     }
 
     pub fn get(&self, n: Name) -> Option<V> {
-        if let Some(r) = self.runs.get(&n.base) {
+        if let Some(Some(r)) = self.runs.get(n.base.index()) {
             if let Some(Some(v)) = n.idx.checked_sub(r.start).and_then(|off| r.vals.get(off as usize)) {
                 return Some(*v);
             }
@@ -151,7 +156,15 @@ impl<V: Copy> NameTable<V> {
     }
 
     pub fn insert(&mut self, n: Name, v: V) {
-        let r = self.runs.entry(n.base).or_insert_with(|| Run { start: n.idx, vals: Vec::new() });
+        let i = n.base.index();
+        if i >= DENSE_SYMS {
+            self.sparse.insert(n, v);
+            return;
+        }
+        if self.runs.len() <= i {
+            self.runs.resize_with(i + 1, || None);
+        }
+        let r = self.runs[i].get_or_insert_with(|| Run { start: n.idx, vals: Vec::new() });
         if let Some(off) = n.idx.checked_sub(r.start) {
             let off = off as usize;
             let need = (off + 1).saturating_sub(r.vals.len());

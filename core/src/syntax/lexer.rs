@@ -333,8 +333,14 @@ impl<'a> Lexer<'a> {
                 self.pos = save;
             }
         }
-        let text = &self.src[start..self.pos];
-        let text = if negative { format!("-{text}") } else { text.to_string() };
+        let digits = &self.src[start..self.pos];
+        let signed;
+        let text: &str = if negative {
+            signed = format!("-{digits}");
+            &signed
+        } else {
+            digits
+        };
         if is_float {
             match text.parse::<f64>() {
                 Ok(f) => Tok::Float(f),
