@@ -1119,8 +1119,12 @@ impl Machine {
                 _ => return,
             }
         };
+        // Hold x while the alias leaves, so its use count does not pass through zero (which
+        // would mark its binder dirty for nothing when y's uses are about to become x's).
+        self.vars[x.0 as usize].count += 1;
         self.remove(s);
         if x == y {
+            self.drop_use(x);
             return;
         }
         // Every occurrence of y becomes x.
@@ -1173,6 +1177,7 @@ impl Machine {
             self.vars[x.0 as usize].count += 1;
             self.vars[y.0 as usize].count = self.vars[y.0 as usize].count.saturating_sub(1);
         }
+        self.drop_use(x);
         self.release_var(y);
         for &u in &notify {
             self.notify(u);
@@ -1219,10 +1224,17 @@ impl Machine {
         let id = self.push_stmt(l, bind.unwrap_or(at.bind), op, pos.unwrap_or(at.at));
         self.link_after(at.prev, id);
         at.prev = id.0;
-        // A new value can only step by reduce-gc, and only if nothing uses it once the step
-        // is done (`inline` marks those); every later change that could make it steppable
-        // marks it then. Marking it now would cost a cold check next round.
-        if !op.is_value() {
+        // Only what can step goes in the dirty set now, decided while the node is in cache:
+        // every later change that could make a statement steppable marks it then. A new value
+        // can only step by reduce-gc, and only if nothing uses it once the step is done
+        // (`inline` marks those); a call or projection is decided now, since what it waits on
+        // is bound earlier in the term and no later statement of this step changes it.
+        let now = match op {
+            MOp::Alias(_) => true,
+            _ if op.is_value() => false,
+            _ => self.steppable(id).is_ok(),
+        };
+        if now {
             self.mark_dirty(id);
         }
         self.created.push(id);
