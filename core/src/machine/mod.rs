@@ -488,6 +488,7 @@ impl Machine {
     }
 
     /// A variable nothing mentions and nothing binds can never be mentioned again.
+    #[inline]
     fn release_var(&mut self, v: VarId) {
         let n = &self.vars[v.0 as usize];
         if n.count == 0 && n.binder == NONE {
@@ -621,11 +622,13 @@ impl Machine {
     }
 
     /// A removed statement's slot, reusable after the next `recycle`.
+    #[inline]
     fn free_stmt(&mut self, s: StmtId) {
         self.stmts[s.0 as usize].next = self.free_stmts;
         self.free_stmts = s.0;
     }
 
+    #[inline]
     fn add_use(&mut self, v: VarId, s: StmtId) {
         let var = &mut self.vars[v.0 as usize];
         var.count += 1;
@@ -643,6 +646,7 @@ impl Machine {
         }
     }
 
+    #[inline]
     fn drop_use(&mut self, v: VarId) {
         let var = &mut self.vars[v.0 as usize];
         if var.count == 0 {
@@ -659,6 +663,7 @@ impl Machine {
         }
     }
 
+    #[inline]
     fn link_after(&mut self, prev: u32, id: StmtId) {
         let next = if prev == NONE { self.head } else { self.stmts[prev as usize].next };
         self.stmts[id.0 as usize].prev = prev;
@@ -726,6 +731,7 @@ impl Machine {
         }
     }
 
+    #[inline]
     pub fn mark_dirty(&mut self, s: StmtId) {
         if !self.in_dirty[s.0 as usize] {
             self.in_dirty[s.0 as usize] = true;

@@ -34,6 +34,7 @@ pub struct Spill {
 }
 
 impl Spill {
+    #[inline]
     pub fn slice<'a>(&'a self, u: &'a Uses) -> &'a [StmtId] {
         match u.xs {
             [SPILLED, i] => &self.lists[i.0 as usize],
@@ -43,11 +44,13 @@ impl Spill {
         }
     }
 
+    #[inline]
     pub fn last(&self, u: &Uses) -> Option<StmtId> {
         self.slice(u).last().copied()
     }
 
     /// Adds a use; when the inline uses are full, those `live` rejects make room first.
+    #[inline]
     pub fn push(&mut self, u: &mut Uses, s: StmtId, live: impl Fn(StmtId) -> bool) {
         if u.xs[0] == SPILLED {
             self.lists[u.xs[1].0 as usize].push(s);
