@@ -248,13 +248,9 @@ impl StmtNode {
     }
 }
 
-/// A statement's `at` for a span (`Span::default()` marks code with no source position).
-fn at_of(span: Span) -> u32 {
-    if span == Span::default() {
-        NONE
-    } else {
-        span.start
-    }
+/// Where code with this span was written (`Span::default()` marks code with no position).
+fn source_pos(span: Span) -> Option<u32> {
+    (span != Span::default()).then_some(span.start)
 }
 
 #[derive(Clone, Debug)]
@@ -459,7 +455,7 @@ impl Machine {
                 }
             };
             let bind = resolve(&mut m, s.bind);
-            let id = m.push_stmt(label, bind, op, at_of(s.span));
+            let id = m.push_stmt(label, bind, op, source_pos(s.span).unwrap_or(NONE));
             m.link_after(m.tail, id);
         }
         m.ret = resolve(&mut m, p.body.ret_name());
@@ -621,7 +617,7 @@ impl Machine {
         self.label_budget = (2 * self.labels.len()).max(self.label_budget);
     }
 
-    /// A removed statement's slot, reusable after the next `recycle`.
+    /// A removed statement's slot, reusable at once (see `free_stmts`).
     #[inline]
     fn free_stmt(&mut self, s: StmtId) {
         self.stmts[s.0 as usize].next = self.free_stmts;
@@ -862,12 +858,13 @@ impl Machine {
             if depth > MAX_ARG_DEPTH {
                 return Err(Blocked::ArgTooDeep);
             }
-            let Some(b) = self.binder(x) else { return Err(Blocked::NotBound(x)) };
-            match self.stmts[b.0 as usize].op {
-                MOp::Prim(_) => {}
-                MOp::Tuple(xs) => stack.extend(self.tuple(xs).iter().map(|x| (*x, depth + 1))),
-                MOp::Fun(_) => return Err(Blocked::FunInArg(x)),
-                _ => return Err(Blocked::WaitPrim(x)),
+            match leaf(x) {
+                Some(r) => r?,
+                None => {
+                    if let Some(MOp::Tuple(xs)) = self.binder(x).map(|b| self.stmts[b.0 as usize].op) {
+                        stack.extend(self.tuple(xs).iter().map(|x| (*x, depth + 1)));
+                    }
+                }
             }
         }
         Ok(())
@@ -1277,8 +1274,7 @@ impl Machine {
                     self.new_fun(t.clone(), caps.iter().map(|c| map(*c)))
                 }
             };
-            let pos = (ts.span != Span::default()).then_some(ts.span.start);
-            self.put(&mut at, Some(locals[ts.local as usize]), op, pos);
+            self.put(&mut at, Some(locals[ts.local as usize]), op, source_pos(ts.span));
         }
         self.put(&mut at, None, MOp::Alias(map(tpl.ret)), None);
         // Binders of the template that no statement uses are garbage already: a value bound
