@@ -151,9 +151,11 @@ impl Desugarer {
             temp_syms: Vec::new(),
         };
         if !prelude_mode {
-            // Names continue after the prelude's so every binder in a term is unique.
-            d.counters = prelude::counters().clone();
-            // Environment names are reserved: a user binding of `map` becomes `map'1`.
+            // Invented names are numbered per program from 1 (`t'1`, not `t'84` after the
+            // prelude's): the prelude's own binders live only inside its function bodies,
+            // which no program name is in scope of, and a step freshens them (`t'1@5.2`)
+            // before they meet the program's. Environment names are reserved: a user binding
+            // of `map` becomes `map'1`.
             for n in prelude::names() {
                 d.counters.insert(Sym::intern(n), 1);
             }
@@ -1288,7 +1290,7 @@ impl Desugarer {
 
     /// Desugars the prelude: each top-level definition in order, with the names it uses.
     #[allow(clippy::type_complexity)]
-    pub fn prelude_defs(mut self, block: &Block) -> (Vec<(String, Vec<Stmt>, Vec<String>, Option<usize>)>, Vec<Diagnostic>, crate::names::FastMap<Sym, u32>) {
+    pub fn prelude_defs(mut self, block: &Block) -> (Vec<(String, Vec<Stmt>, Vec<String>, Option<usize>)>, Vec<Diagnostic>) {
         let mut out = Vec::new();
         for item in &block.items {
             self.used_env.clear();
@@ -1316,7 +1318,7 @@ impl Desugarer {
             deps.retain(|d| *d != name);
             out.push((name, stmts, deps, arity));
         }
-        (out, self.diags, self.counters)
+        (out, self.diags)
     }
 }
 

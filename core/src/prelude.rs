@@ -5,7 +5,6 @@ use crate::desugar::Desugarer;
 use crate::externals;
 use crate::ir::{Op, Prim, Stmt};
 use crate::names::Name;
-use crate::names::Sym;
 use crate::span::Span;
 use crate::syntax::parser::parse;
 use std::collections::HashSet;
@@ -24,7 +23,6 @@ pub struct PreludeDef {
 
 struct Prelude {
     defs: Vec<PreludeDef>,
-    counters: crate::names::FastMap<Sym, u32>,
     names: Vec<&'static str>,
 }
 
@@ -33,7 +31,7 @@ fn prelude() -> &'static Prelude {
     P.get_or_init(|| {
         let parsed = parse(SOURCE);
         debug_assert!(parsed.diags.is_empty(), "prelude parse: {:?}", parsed.diags);
-        let (defs, diags, counters) = Desugarer::new(true).prelude_defs(&parsed.block);
+        let (defs, diags) = Desugarer::new(true).prelude_defs(&parsed.block);
         debug_assert!(diags.iter().all(|d| !d.is_error()), "prelude desugar: {diags:?}");
         let all: HashSet<String> = defs.iter().map(|d| d.0.clone()).collect();
         let spans: Vec<Span> = parsed.block.items.iter().map(|i| i.span).collect();
@@ -46,16 +44,12 @@ fn prelude() -> &'static Prelude {
             })
             .collect();
         let names = defs.iter().map(|d| &*Box::leak(d.name.clone().into_boxed_str())).collect();
-        Prelude { defs, names, counters }
+        Prelude { defs, names }
     })
 }
 
 pub fn names() -> &'static [&'static str] {
     &prelude().names
-}
-
-pub fn counters() -> &'static crate::names::FastMap<Sym, u32> {
-    &prelude().counters
 }
 
 pub fn defs() -> &'static [PreludeDef] {

@@ -10,6 +10,7 @@ pub mod explore;
 pub mod label;
 pub mod live;
 pub mod print;
+pub mod readback;
 pub mod run;
 pub mod template;
 pub mod trace;
@@ -922,17 +923,34 @@ impl Machine {
 
     /// What lazy evaluation steps next: follow what the return variable needs — the binder of
     /// a needed variable; for a call first its function, for a projection first its tuple.
+    /// Printing the result needs its tuple components too, so once the return variable is a
+    /// tuple, its components are needed in order (a function or primitive needs nothing more).
     pub fn lazy_next(&self) -> Lazy {
-        let mut need = self.ret;
+        let mut seen = std::collections::HashSet::new();
+        let mut result = vec![self.ret];
+        while let Some(v) = result.pop() {
+            if !seen.insert(v) {
+                continue;
+            }
+            match self.binder(v).map(|b| self.stmts[b.0 as usize].op) {
+                Some(MOp::Tuple(xs)) => result.extend(self.tuple(xs).iter().rev()),
+                Some(MOp::Fun(_) | MOp::Prim(_)) | None => {}
+                Some(_) => return self.lazy_need(v),
+            }
+        }
+        Lazy::Done
+    }
+
+    /// The lazy step that computes the variable `need`, if any can be taken.
+    fn lazy_need(&self, mut need: VarId) -> Lazy {
         let mut seen = std::collections::HashSet::new();
         loop {
             if !seen.insert(need) {
                 return Lazy::Blocked;
             }
-            let Some(b) = self.binder(need) else { return Lazy::Done };
+            let Some(b) = self.binder(need) else { return Lazy::Blocked };
             match self.stmts[b.0 as usize].op {
-                MOp::Gone => return Lazy::Blocked,
-                MOp::Fun(_) | MOp::Tuple(_) | MOp::Prim(_) => return if need == self.ret { Lazy::Done } else { Lazy::Blocked },
+                MOp::Gone | MOp::Fun(_) | MOp::Tuple(_) | MOp::Prim(_) => return Lazy::Blocked,
                 MOp::Alias(_) => return Lazy::Step(b),
                 MOp::Task(_) => return if self.steppable(b).is_ok() { Lazy::Step(b) } else { Lazy::Blocked },
                 MOp::Call(..) => match self.status(b) {

@@ -93,42 +93,6 @@ impl Machine {
         rows.push((String::new(), format!("ret {}", self.var_name(self.ret))));
         layout(rows)
     }
-
-    /// A value as an OPAL literal: `"bar"`, `42`, `(0, 3628800)`, `<fun>`.
-    pub fn value_literal(&self, v: VarId) -> String {
-        let mut out = String::new();
-        self.literal_into(&mut out, v, 0);
-        out
-    }
-
-    fn literal_into(&self, out: &mut String, v: VarId, depth: usize) {
-        if depth > 200 {
-            out.push('…');
-            return;
-        }
-        match self.binder(v).map(|b| self.stmts[b.0 as usize].op) {
-            Some(MOp::Prim(p)) => {
-                let _ = write!(out, "{}", self.prim(p));
-            }
-            Some(MOp::Tuple(xs)) => {
-                let xs = self.tuple(xs);
-                out.push('(');
-                for (i, x) in xs.iter().enumerate() {
-                    if i > 0 {
-                        out.push_str(", ");
-                    }
-                    self.literal_into(out, *x, depth + 1);
-                }
-                if xs.len() == 1 {
-                    out.push(',');
-                }
-                out.push(')');
-            }
-            Some(MOp::Fun(_)) => out.push_str("<fun>"),
-            Some(MOp::Task(_)) => out.push_str("<pending>"),
-            _ => out.push_str("<not a value>"),
-        }
-    }
 }
 
 /// How `print` shows a value: strings raw, everything else as a literal.

@@ -594,7 +594,11 @@ impl<'m> Runner<'m> {
 
     fn finish(&mut self) -> End {
         let ret = self.m.ret;
-        let ret_done = self.m.binder(ret).map(|b| self.m.stmt(b).op.is_value()).unwrap_or(false);
+        // Lazy evaluation is done when the value it prints is: its tuple components too.
+        let ret_done = match self.opts.strategy {
+            Strategy::Lazy => self.m.lazy_next() == Lazy::Done,
+            _ => self.m.binder(ret).map(|b| self.m.stmt(b).op.is_value()).unwrap_or(false),
+        };
         let mut stuck = Vec::new();
         if self.opts.strategy != Strategy::Lazy || !ret_done {
             let ids: Vec<StmtId> = self.m.iter().collect();
@@ -614,7 +618,7 @@ impl<'m> Runner<'m> {
             }
             return End::Stuck(stuck);
         }
-        let lit = self.m.value_literal(ret);
+        let lit = self.m.readback_text(ret, super::readback::Budget::RESULT);
         End::Done(if lit == "()" { None } else { Some(lit) })
     }
 

@@ -1,0 +1,381 @@
+//! Reading a value back as the paper writes it: Church booleans as `true`/`false`, Church
+//! lists (paper §4.1) as `["a", "b"]`, partial lists (§4.2, Fig. 10) as
+//! `["Ho"] + <<get_cities_in "Oceania">>`, tuples as tuples.
+//!
+//! A function value is read back by applying it to probes, symbolically, without touching the
+//! machine: a list is whatever, applied to `(state, append)`, returns `state` with elements
+//! appended (and holes: a task applied to `(state, append)`); a boolean is whatever, applied to
+//! `(t, f)`, calls `t ()` or `f ()`. The evaluator knows only the six core operations, so it
+//! reads back every encoding the desugarer, the prelude (`cons`, `concat`, `map` with a pure
+//! function, …) and streamed results produce. It is bounded (steps and nesting), so a function
+//! that loops or calls an external reads back as `<fun>`, never hangs.
+
+use super::template::{TOp, TVar, Template};
+use super::{MOp, Machine, VarId};
+use crate::ir::{write_str_lit, Prim};
+use std::fmt::{self, Write};
+use std::rc::Rc;
+
+/// A value as the paper writes it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    Prim(Prim),
+    Tuple(Vec<Value>),
+    Bool(bool),
+    /// A (possibly partial) list: its known elements and holes, in order.
+    List(Vec<Part>),
+    /// A function that is neither a boolean nor a list (or could not be read back in budget).
+    Fun,
+    /// A dispatched external call that has not resolved: `<<ext arg>>`.
+    Task(String),
+    /// A variable not bound to a value yet (its name).
+    Unknown(String),
+}
+
+/// A piece of a list: an element, or a hole that a pending task fills (`<<ext arg>>`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Part {
+    Item(Value),
+    Hole(String),
+}
+
+/// How much work one readback may do.
+#[derive(Clone, Copy, Debug)]
+pub struct Budget {
+    /// Symbolic operations in all (a list of n elements costs about 3n).
+    pub steps: usize,
+    /// Nested values and non-tail calls.
+    pub depth: usize,
+}
+
+impl Budget {
+    /// For one row or tooltip of the debugger: small, so a frame stays fast.
+    pub const VIEW: Budget = Budget { steps: 20_000, depth: 64 };
+    /// For a program's printed result: big enough for a 10^6-element list.
+    pub const RESULT: Budget = Budget { steps: 50_000_000, depth: 200 };
+}
+
+impl Value {
+    /// Is this a value the program could print (no function, task or unbound name inside)?
+    pub fn is_complete(&self) -> bool {
+        match self {
+            Value::Prim(_) | Value::Bool(_) => true,
+            Value::Tuple(xs) => xs.iter().all(Value::is_complete),
+            Value::List(parts) => parts.iter().all(|p| matches!(p, Part::Item(v) if v.is_complete())),
+            Value::Fun | Value::Task(_) | Value::Unknown(_) => false,
+        }
+    }
+}
+
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Prim(Prim::Str(s)) => write_str_lit(f, s),
+            Value::Prim(p) => write!(f, "{p}"),
+            Value::Tuple(xs) => {
+                f.write_char('(')?;
+                for (i, x) in xs.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{x}")?;
+                }
+                if xs.len() == 1 {
+                    f.write_char(',')?;
+                }
+                f.write_char(')')
+            }
+            Value::Bool(b) => write!(f, "{b}"),
+            Value::List(parts) => {
+                if parts.is_empty() {
+                    return f.write_str("[]");
+                }
+                // Runs of elements in brackets, holes between them: `["a"] + h1 + ["m"]`.
+                let mut first = true;
+                let mut open = false;
+                for p in parts {
+                    match p {
+                        Part::Item(v) => {
+                            if !open {
+                                if !first {
+                                    f.write_str(" + ")?;
+                                }
+                                f.write_char('[')?;
+                                open = true;
+                            } else {
+                                f.write_str(", ")?;
+                            }
+                            write!(f, "{v}")?;
+                        }
+                        Part::Hole(h) => {
+                            if open {
+                                f.write_char(']')?;
+                                open = false;
+                            }
+                            if !first {
+                                f.write_str(" + ")?;
+                            }
+                            f.write_str(h)?;
+                        }
+                    }
+                    first = false;
+                }
+                if open {
+                    f.write_char(']')?;
+                }
+                Ok(())
+            }
+            Value::Fun => f.write_str("<fun>"),
+            Value::Task(t) => f.write_str(t),
+            Value::Unknown(n) => f.write_str(n),
+        }
+    }
+}
+
+/// A symbolic value during readback. Cheap to clone: tuples and environments are shared, and
+/// a list under construction is an index into a persistent (shared-tail) list of parts.
+#[derive(Clone)]
+enum Sym<'m> {
+    /// A top-level variable of the term, looked at when needed.
+    Var(VarId),
+    Prim(Prim),
+    Tuple(Rc<[Sym<'m>]>),
+    Clo(&'m Template, Rc<[Sym<'m>]>),
+    /// The list probe's state: the parts appended so far (`None`: none).
+    State(Option<u32>),
+    /// The list probe's `append`.
+    Append,
+    /// The boolean probe's branches, and the result of calling one with `()`.
+    Branch(bool),
+    Chose(bool),
+    /// A pending task (a hole when applied to `(state, append)`).
+    Task(VarId),
+}
+
+struct Reader<'m> {
+    m: &'m Machine,
+    steps: usize,
+    depth: usize,
+    max_depth: usize,
+    /// The persistent list of parts: (part, previous).
+    parts: Vec<(PartSym<'m>, Option<u32>)>,
+}
+
+#[derive(Clone)]
+enum PartSym<'m> {
+    Item(Sym<'m>),
+    Hole(VarId),
+}
+
+/// Reading back failed (out of budget, or not a boolean or list): the value is a function.
+struct NotData;
+
+impl Machine {
+    /// The value of `v` as the paper writes it, within `budget`.
+    pub fn readback(&self, v: VarId, budget: Budget) -> Value {
+        let mut r = Reader { m: self, steps: budget.steps, depth: 0, max_depth: budget.depth, parts: Vec::new() };
+        r.value(&Sym::Var(v))
+    }
+
+    /// `v`'s value as text (`["a", "b"]`, `true`, `(1, "x")`, `<fun>`) for views and results.
+    pub fn readback_text(&self, v: VarId, budget: Budget) -> String {
+        self.readback(v, budget).to_string()
+    }
+}
+
+impl<'m> Reader<'m> {
+    fn task_text(&self, v: VarId) -> String {
+        match self.m.binder(v).map(|b| self.m.stmts[b.0 as usize].op) {
+            Some(MOp::Task(t)) => {
+                let task = &self.m.tasks[t.0 as usize];
+                format!("<<{} {}>>", task.ext, task.arg)
+            }
+            _ => self.m.var_name(v),
+        }
+    }
+
+    /// Follows a top-level variable to what it is bound to (through aliases).
+    fn resolve(&self, s: &Sym<'m>) -> Sym<'m> {
+        let mut s = s.clone();
+        // Aliases chain at most through every statement once.
+        for _ in 0..=self.m.stmts.len() {
+            let Sym::Var(v) = s else { return s };
+            let Some(b) = self.m.binder(v) else { return Sym::Var(v) };
+            s = match self.m.stmts[b.0 as usize].op {
+                MOp::Prim(p) => Sym::Prim(self.m.prim(p).clone()),
+                MOp::Tuple(xs) => Sym::Tuple(self.m.tuple(xs).iter().map(|x| Sym::Var(*x)).collect()),
+                MOp::Fun(c) => match self.m.closure(c) {
+                    Some((tpl, env)) => Sym::Clo(tpl, env.iter().map(|x| Sym::Var(*x)).collect()),
+                    None => return Sym::Var(v),
+                },
+                MOp::Task(_) => Sym::Task(v),
+                MOp::Alias(y) => Sym::Var(y),
+                _ => return Sym::Var(v),
+            };
+        }
+        s
+    }
+
+    fn value(&mut self, s: &Sym<'m>) -> Value {
+        if self.depth >= self.max_depth {
+            return Value::Unknown("…".into());
+        }
+        self.depth += 1;
+        let v = match self.resolve(s) {
+            Sym::Prim(p) => Value::Prim(p),
+            Sym::Tuple(xs) => Value::Tuple(xs.iter().map(|x| self.value(x)).collect()),
+            Sym::Task(v) => Value::Task(self.task_text(v)),
+            f @ Sym::Clo(..) => self.function(f),
+            Sym::Var(v) => Value::Unknown(self.m.var_name(v)),
+            // Probes never escape a readback that succeeded.
+            _ => Value::Fun,
+        };
+        self.depth -= 1;
+        v
+    }
+
+    /// A function value: a boolean, a list, or `<fun>`.
+    fn function(&mut self, f: Sym<'m>) -> Value {
+        let steps = self.steps;
+        let probe = Sym::Tuple(Rc::from([Sym::Branch(true), Sym::Branch(false)]));
+        if let Ok(Sym::Chose(b)) = self.apply(f.clone(), probe).map(|r| self.resolve(&r)) {
+            return Value::Bool(b);
+        }
+        self.steps = steps;
+        let mark = self.parts.len();
+        let probe = Sym::Tuple(Rc::from([Sym::State(None), Sym::Append]));
+        let parts = match self.apply(f, probe).map(|r| self.resolve(&r)) {
+            Ok(Sym::State(end)) => {
+                let mut at = end;
+                let mut rev = Vec::new();
+                while let Some(i) = at {
+                    let (p, prev) = self.parts[i as usize].clone();
+                    rev.push(p);
+                    at = prev;
+                }
+                rev.reverse();
+                Some(rev)
+            }
+            _ => None,
+        };
+        self.parts.truncate(mark);
+        match parts {
+            Some(parts) => Value::List(
+                parts
+                    .into_iter()
+                    .map(|p| match p {
+                        PartSym::Item(x) => Part::Item(self.value(&x)),
+                        PartSym::Hole(v) => Part::Hole(self.task_text(v)),
+                    })
+                    .collect(),
+            ),
+            None => Value::Fun,
+        }
+    }
+
+    fn push_part(&mut self, state: Option<u32>, p: PartSym<'m>) -> Sym<'m> {
+        self.parts.push((p, state));
+        Sym::State(Some(self.parts.len() as u32 - 1))
+    }
+
+    /// `f x`, symbolically.
+    fn apply(&mut self, f: Sym<'m>, x: Sym<'m>) -> Result<Sym<'m>, NotData> {
+        let (mut f, mut x) = (f, x);
+        // Tail calls loop here instead of recursing, so a long `cons` list or `fold` chain
+        // costs no stack.
+        loop {
+            if self.steps == 0 {
+                return Err(NotData);
+            }
+            self.steps -= 1;
+            match self.resolve(&f) {
+                Sym::Clo(tpl, env) => match self.body(tpl, &env, x)? {
+                    Next::Done(r) => return Ok(r),
+                    Next::Call(g, y) => {
+                        f = g;
+                        x = y;
+                    }
+                },
+                Sym::Append => {
+                    let Sym::Tuple(xs) = self.resolve(&x) else { return Err(NotData) };
+                    let [st, item] = &xs[..] else { return Err(NotData) };
+                    let Sym::State(st) = self.resolve(st) else { return Err(NotData) };
+                    return Ok(self.push_part(st, PartSym::Item(item.clone())));
+                }
+                Sym::Task(t) => {
+                    let Sym::Tuple(xs) = self.resolve(&x) else { return Err(NotData) };
+                    let [st, ap] = &xs[..] else { return Err(NotData) };
+                    match (self.resolve(st), self.resolve(ap)) {
+                        (Sym::State(st), Sym::Append) => return Ok(self.push_part(st, PartSym::Hole(t))),
+                        _ => return Err(NotData),
+                    }
+                }
+                Sym::Branch(b) => {
+                    return match self.resolve(&x) {
+                        Sym::Tuple(xs) if xs.is_empty() => Ok(Sym::Chose(b)),
+                        _ => Err(NotData),
+                    }
+                }
+                _ => return Err(NotData),
+            }
+        }
+    }
+
+    /// Runs a function body with parameter `x`; a call in tail position is returned, not made.
+    fn body(&mut self, t: &'m Template, env: &Rc<[Sym<'m>]>, x: Sym<'m>) -> Result<Next<'m>, NotData> {
+        if self.depth >= self.max_depth {
+            return Err(NotData);
+        }
+        let mut locals: Vec<Option<Sym<'m>>> = vec![None; t.names.len()];
+        locals[0] = Some(x);
+        let get = |locals: &[Option<Sym<'m>>], v: TVar| -> Result<Sym<'m>, NotData> {
+            match v {
+                TVar::Local(i) => locals.get(i as usize).and_then(|s| s.clone()).ok_or(NotData),
+                TVar::Free(i) => env.get(i as usize).cloned().ok_or(NotData),
+            }
+        };
+        let last = t.stmts.len().checked_sub(1);
+        for (k, s) in t.stmts.iter().enumerate() {
+            if self.steps == 0 {
+                return Err(NotData);
+            }
+            self.steps -= 1;
+            let val = match s.op {
+                TOp::Alias(y) => get(&locals, y)?,
+                TOp::Prim(i) => Sym::Prim(t.prim(i).clone()),
+                TOp::Tuple(start, len) => {
+                    let xs: Result<Vec<Sym<'m>>, NotData> = t.tuple(start, len).iter().map(|v| get(&locals, *v)).collect();
+                    Sym::Tuple(Rc::from(xs?))
+                }
+                TOp::Prj(i, y) => match self.resolve(&get(&locals, y)?) {
+                    Sym::Tuple(xs) => xs.get((i as usize).wrapping_sub(1)).cloned().ok_or(NotData)?,
+                    _ => return Err(NotData),
+                },
+                TOp::Fun(i) => {
+                    let (inner, caps) = t.fun(i);
+                    let caps: Result<Vec<Sym<'m>>, NotData> = caps.iter().map(|v| get(&locals, *v)).collect();
+                    Sym::Clo(inner, Rc::from(caps?))
+                }
+                TOp::Call(g, y) => {
+                    let (g, y) = (get(&locals, g)?, get(&locals, y)?);
+                    if Some(k) == last && t.ret == TVar::Local(s.local) {
+                        return Ok(Next::Call(g, y));
+                    }
+                    self.depth += 1;
+                    let r = self.apply(g, y);
+                    self.depth -= 1;
+                    r?
+                }
+            };
+            if let Some(slot) = locals.get_mut(s.local as usize) {
+                *slot = Some(val);
+            }
+        }
+        Ok(Next::Done(get(&locals, t.ret)?))
+    }
+}
+
+enum Next<'m> {
+    Done(Sym<'m>),
+    Call(Sym<'m>, Sym<'m>),
+}
