@@ -377,18 +377,18 @@ fn frame_source(n: usize) -> String {
     s
 }
 
+/// A fan-out of `n` external calls in one loop, each answered by the world file's default.
+fn fan_out_source(n: usize) -> String {
+    let items: Vec<String> = (0..n).map(|i| i.to_string()).collect();
+    format!("extern f\nfor x in [{}]:\n    print (&stdout, f x)\n", items.join(", "))
+}
+
 /// Frame time of the debugger window (CPU: egui's layout and tessellation, what must fit in
-/// 16 ms) with a 1 000-node task graph in view, while idle, panning and stepping rounds.
+/// 16 ms, and the session's slice of a running job) with a 1 000-node statement graph, a
+/// 1 000-call fan-out in the call graph, and while a confluence check runs.
 fn bench_frame() {
     use eframe::egui;
-    use opal_debugger_gui::DebuggerApp;
-    let src = frame_source(1_000);
-    // Every call answers 1, so stepping goes on: W resolves what is pending.
-    let mut app = DebuggerApp::from_source("frame.opal", &src, Some("[f]\ndefault = '1'\n"));
-    if app.session.is_none() {
-        println!("frame: the benchmark program does not compile: {:?}", app.errors);
-        return;
-    }
+    use opal_debugger_gui::app::{Cmd, DebuggerApp};
     let ctx = egui::Context::default();
     let size = egui::vec2(1600.0, 1000.0);
     // One frame 1/60 s after the last, timed.
@@ -402,50 +402,103 @@ fn bench_frame() {
         std::hint::black_box(prims.len());
         start.elapsed()
     };
-    // Zoom to 100% over the whole graph (fit would shrink it and cull nothing).
-    app.view.fit = false;
-    app.view.zoom = 1.0;
-    let mut t = 0.0;
-    for _ in 0..5 {
-        frame(&mut app, &mut t);
-    }
-    let report = |name: &str, g: &opal_debugger_gui::graph::Graph, times: &mut Vec<Duration>| {
+    let report = |name: &str, app: &DebuggerApp, times: &mut Vec<Duration>| {
         times.sort();
         let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+        let members: usize = app.graph.nodes.iter().map(|n| n.members).sum();
         println!(
-            "frame {name}: {} nodes, {} edges: median {:.2} ms, p95 {:.2} ms, max {:.2} ms ({} samples)",
-            g.nodes.len(),
-            g.edges.len(),
+            "frame {name}: {} nodes drawn for {members}, {} edges: median {:.2} ms, p95 {:.2} ms, max {:.2} ms ({} samples)",
+            app.graph.nodes.len(),
+            app.graph.edges.len(),
             ms(times[times.len() / 2]),
             ms(times[times.len() * 95 / 100]),
             ms(times[times.len() - 1]),
             times.len()
         );
     };
-    // At 100%, zoomed out so every node is in view, and at 40% where node text is drawn.
-    for (name, zoom) in [("idle at 100% zoom", 1.0), ("whole graph in view", 0.12), ("at 40% zoom with text", 0.4)] {
-        app.view.zoom = zoom;
-        let mut times: Vec<Duration> = (0..120).map(|_| frame(&mut app, &mut t)).collect();
-        report(name, &app.graph, &mut times);
+    let open = |src: &str, world: Option<&str>| {
+        let app = DebuggerApp::from_source("frame.opal", src, world);
+        if app.session.is_none() {
+            println!("frame: the benchmark program does not compile: {:?}", app.errors);
+        }
+        app
+    };
+    let mut t = 0.0;
+
+    // 1. The statement graph of a 1 000-statement ladder, grouped to a legible size.
+    let mut app = open(&frame_source(1_000), Some("[f]\ndefault = '1'\n"));
+    if app.session.is_none() {
+        return;
     }
+    app.run_cmd(Cmd::GraphMode);
+    for _ in 0..5 {
+        frame(&mut app, &mut t);
+    }
+    let mut times: Vec<Duration> = (0..120).map(|_| frame(&mut app, &mut t)).collect();
+    report("statements, idle", &app, &mut times);
     let mut stepping = Vec::new();
-    let mut rounds = Vec::new();
-    for _ in 0..60 {
+    for _ in 0..40 {
         let before = app.session.as_ref().map(|s| s.revision());
-        let start = Instant::now();
-        app.run_cmd(opal_debugger_gui::Cmd::Round);
+        app.run_cmd(Cmd::Round);
         if app.session.as_ref().map(|s| s.revision()) == before {
-            // Nothing could step: the calls are pending. Resolve them (not timed) and step.
-            app.run_cmd(opal_debugger_gui::Cmd::ResolveAll);
+            app.run_cmd(Cmd::ResolveAll);
             continue;
         }
-        rounds.push(start.elapsed());
         for _ in 0..3 {
             stepping.push(frame(&mut app, &mut t));
         }
     }
-    report("stepping rounds (animating)", &app.graph, &mut stepping);
-    report("a round itself (step, rebuild graph, place new nodes)", &app.graph, &mut rounds);
+    report("statements, stepping rounds (animating)", &app, &mut stepping);
+
+    // 2. A 1 000-call fan-out in the call graph: every call dispatched and pending.
+    let mut app = open(&fan_out_source(1_000), Some("[f]\ndefault = '\"done\"'\n"));
+    if app.session.is_none() {
+        return;
+    }
+    app.settings.auto_resolve = false;
+    app.until = opal_debugger::session::Until::End;
+    app.run_cmd(Cmd::RunUntil);
+    let mut running = Vec::new();
+    while app.session.as_ref().is_some_and(|s| s.busy().is_some()) {
+        running.push(frame(&mut app, &mut t));
+    }
+    if !running.is_empty() {
+        report("calls, while running until all 1 000 are dispatched", &app, &mut running);
+    }
+    let mut times: Vec<Duration> = (0..120).map(|_| frame(&mut app, &mut t)).collect();
+    report("calls, 1 000 pending, idle", &app, &mut times);
+    let mut resolving = Vec::new();
+    for _ in 0..30 {
+        app.run_cmd(Cmd::ResolveAll);
+        app.run_cmd(Cmd::Round);
+        for _ in 0..3 {
+            resolving.push(frame(&mut app, &mut t));
+        }
+    }
+    report("calls, resolving and stepping (collapsing)", &app, &mut resolving);
+
+    // 3. Frames during a running confluence check: the fan-out, and §3.4's divergent program.
+    for (name, src, world) in [
+        ("confluence on the 1 000-call fan-out", fan_out_source(1_000), Some("[f]\ndefault = '\"done\"'\n")),
+        ("confluence on §3.4's divergent program", include_str!("../../examples/diverge.opal").to_string(), None),
+    ] {
+        let mut app = open(&src, world);
+        if app.session.is_none() {
+            return;
+        }
+        app.run_cmd(Cmd::Confluence(opal_debugger::session::Order::Reversed));
+        let mut times = Vec::new();
+        let start = Instant::now();
+        while app.session.as_ref().is_some_and(|s| s.busy().is_some()) && start.elapsed() < Duration::from_secs(20) {
+            times.push(frame(&mut app, &mut t));
+        }
+        if times.is_empty() {
+            println!("frame {name}: finished within one frame");
+        } else {
+            report(name, &app, &mut times);
+        }
+        println!("frame {name}: {}", app.status);
+    }
 }
 
 /// A program of about `lines` lines: functions, calls, and `if`s threading `stdout`.

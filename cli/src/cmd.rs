@@ -14,7 +14,9 @@ commands:
   run FILE [--strategy S] [--world W] [--record T] [--replay T [--timing] [--force]]
            [--max-steps N] [--allow-exec] [--stats] [--quiet]
   step FILE [--strategy S] [--world W] [--replay T] [--rounds N] [--max-steps N] [--format text|json]
-  explore FILE [--world W] [--max-states N]
+  explore FILE [--world W] [--max-states N] [--full] [--dot FILE]
+                                        normal forms of every step order (exit 0 one per choice,
+                                        1 confluence violation, 4 --max-states reached)
   debug [FILE] [--world W] [--replay T] [--allow-exec]
                                         open the step debugger window (no FILE: the bundled examples)
   lsp [--stdio]                         run the language server on stdio
@@ -26,7 +28,7 @@ pub struct Args {
     flags: Vec<(String, Option<String>)>,
 }
 
-const VALUED: &[&str] = &["--format", "--strategy", "--world", "--record", "--replay", "--max-steps", "--rounds", "--max-states"];
+const VALUED: &[&str] = &["--format", "--strategy", "--world", "--record", "--replay", "--max-steps", "--rounds", "--max-states", "--dot"];
 
 impl Args {
     fn parse(raw: &[String]) -> Result<Args, String> {
@@ -93,7 +95,7 @@ pub fn main(raw: Vec<String>) -> i32 {
         "desugar" => &["--prelude"],
         "run" => &["--strategy", "--world", "--record", "--replay", "--timing", "--force", "--max-steps", "--allow-exec", "--stats", "--quiet"],
         "step" => &["--strategy", "--world", "--replay", "--rounds", "--max-steps", "--format", "--force"],
-        "explore" => &["--world", "--max-states"],
+        "explore" => &["--world", "--max-states", "--full", "--dot"],
         "debug" => &["--world", "--replay", "--allow-exec"],
         "lsp" => &["--stdio"],
         "help" | "--help" | "-h" => {

@@ -160,6 +160,7 @@ pub fn step(args: &Args) -> i32 {
 
 /// Enumerates step orders of a small program under one resolution of every task.
 pub fn explore(args: &Args) -> i32 {
+    use opal_core::machine::explore::{explore, Mode, Options};
     let [file] = args.files.as_slice() else { return usage_error("`explore` needs exactly one FILE") };
     let max_states = match args.number("--max-states") {
         Ok(n) => n.unwrap_or(10_000) as usize,
@@ -169,14 +170,34 @@ pub fn explore(args: &Args) -> i32 {
         Ok(x) => x,
         Err(c) => return c,
     };
-    let r = opal_core::machine::explore::explore(&Machine::new(&compiled.program), world, max_states);
-    println!("states: {}", r.states);
+    let mode = if args.flag("--full") { Mode::Full } else { Mode::Reduced };
+    let dot = args.value("--dot");
+    let r = explore(&Machine::new(&compiled.program), world, Options { mode, max_states, graph: dot.is_some() });
+    if let Some(path) = dot {
+        if let Err(e) = std::fs::write(path, r.to_dot()) {
+            eprintln!("opal: cannot write `{path}`: {e}");
+            return 1;
+        }
+    }
+    let how = match mode {
+        Mode::Reduced => "one order per equivalence class",
+        Mode::Full => "every interleaving",
+    };
+    println!("states: {} ({how})", r.states);
     println!("normal forms: {}", r.normal_forms.len());
+    for (i, nf) in r.normal_forms.iter().enumerate().take(8) {
+        let choices: Vec<String> = nf.choices.iter().map(|(l, c)| format!("{l} → {c}")).collect();
+        let with = if choices.is_empty() { String::new() } else { format!(" (choices: {})", choices.join(", ")) };
+        println!("normal form {}{with}:\n{}", i + 1, nf.term);
+    }
+    let violations = r.violations();
+    if !violations.is_empty() {
+        println!("confluence violation: {} choice sequence(s) lead to different normal forms", violations.len());
+        return 1;
+    }
     if r.truncated {
-        println!("stopped after --max-states {max_states}; the count is a lower bound");
+        println!("stopped at --max-states {max_states}: the states and normal forms found so far are a lower bound");
+        return 4;
     }
-    for (i, nf) in r.normal_forms.iter().enumerate().take(3) {
-        println!("normal form {}:\n{nf}", i + 1);
-    }
-    i32::from(r.normal_forms.len() != 1)
+    0
 }

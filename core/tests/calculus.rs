@@ -151,6 +151,51 @@ proptest! {
     }
 }
 
+/// `render(items)` with `coins` nondeterministic choices that the result depends on.
+fn render_with_coins(items: &[Gen], coins: usize) -> String {
+    let mut src = String::new();
+    for i in 0..coins {
+        src.push_str(&format!("k{i} := 0\nif coin ():\n    k{i} += {}\n", i + 1));
+    }
+    let body = render(items);
+    let (rest, last) = body.trim_end().rsplit_once('\n').unwrap_or(("", body.trim_end()));
+    let ks: Vec<String> = (0..coins).map(|i| format!("k{i}")).collect();
+    let result = last.trim_end_matches(')').to_string() + &ks.iter().map(|k| format!(", {k}")).collect::<String>() + ")";
+    src.push_str(rest);
+    src.push('\n');
+    src.push_str(&result);
+    src.push('\n');
+    src
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    /// Partial-order reduction (one step per state, by the diamond property) finds exactly the
+    /// normal forms, per choice sequence, of the exploration of every interleaving.
+    #[test]
+    fn reduced_exploration_finds_the_normal_forms_of_the_full_one(items in prop::collection::vec(gen_item(), 1..3), coins in 0usize..3) {
+        use opal_core::machine::explore::{explore, Mode, Options as Ex};
+        let src = render_with_coins(&items, coins);
+        let c = compile(&src);
+        prop_assert!(!c.has_errors(), "{}\n{:?}", src, c.diags);
+        let m = Machine::new(&c.program);
+        let full = explore(&m, None, Ex { mode: Mode::Full, max_states: 3_000, graph: false });
+        prop_assume!(!full.truncated);
+        let reduced = explore(&m, None, Ex { mode: Mode::Reduced, max_states: 3_000, graph: false });
+        prop_assert!(!reduced.truncated);
+        prop_assert!(full.violations().is_empty());
+        let key = |r: &opal_core::machine::explore::Explored| {
+            let mut v: Vec<String> = r.normal_forms.iter().map(|n| format!("{:?}\n{}", n.choices.values().collect::<Vec<_>>(), n.term)).collect();
+            v.sort();
+            v
+        };
+        prop_assert_eq!(key(&reduced), key(&full));
+        prop_assert_eq!(reduced.normal_forms.len(), 1 << coins, "one normal form per choice sequence");
+        prop_assert!(reduced.states <= full.states);
+    }
+}
+
 #[test]
 fn section_3_4_example_behaves_as_the_paper_says() {
     let src = "rec diverge := fun (): diverge ()\n() := diverge ()\n() := print <\"foo\">\n<\"bar\">\n";

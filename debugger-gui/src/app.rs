@@ -1,17 +1,28 @@
-//! The debugger window. Every button, menu entry, shortcut and graph click becomes a `Cmd`;
-//! `DebuggerApp::run_cmd` is the one place that changes the session, so the keyboard and the
-//! mouse can never disagree. Panels only draw and push commands.
+//! The debugger window's state and its one place of action. Every button, menu entry,
+//! shortcut and graph click becomes a `Cmd`; `DebuggerApp::run_cmd` is the one place that
+//! changes the session, so the keyboard and the mouse can never disagree. Panels
+//! (`panels.rs`, `paths.rs`, `view.rs`, `timeline.rs`) only draw and push commands.
+//!
+//! Nothing the window does can freeze it: long work is a session job polled a few
+//! milliseconds per frame (Esc cancels), tidy runs on a worker thread, and the session is
+//! autosaved so a killed window reopens where it was.
 
-use crate::examples::EXAMPLES;
-use crate::graph::{Graph, Layout};
-use crate::session::{Confluence, Kind, Order, Quiz, Session, Strategy, Until, Verdict};
+use crate::layout::Layout;
+use crate::paths::PathsView;
 use crate::timeline::Timeline;
-use crate::view::{kind_color, GraphEvent, GraphView};
-use eframe::egui::{self, Color32, Key, KeyboardShortcut, Modifiers, RichText};
+use crate::view::GraphView;
+use eframe::egui::{self, Key, KeyboardShortcut, Modifiers};
+use opal_core::machine::label::LabelKey;
 use opal_core::machine::trace::Trace;
-use std::collections::{BTreeSet, HashMap};
+use opal_core::machine::StmtId;
+use opal_debugger::examples::EXAMPLES;
+use opal_debugger::graph::Graph;
+use opal_debugger::session::{Action, Confluence, Order, Quiz, Session, Standing, Strategy, Until, Verdict};
+use opal_debugger::{JobSpec, Poll};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
 /// Everything the user can do.
 #[derive(Clone, Debug, PartialEq)]
@@ -20,7 +31,7 @@ pub enum Cmd {
     Advance,
     Cbv,
     Lazy,
-    Step(String),
+    Step(StmtId),
     StepSelected,
     Back,
     Forward,
@@ -28,21 +39,30 @@ pub enum Cmd {
     Restart,
     RunPause,
     RunUntil,
+    Cancel,
     ResolveWorld(String),
     ResolveTrace(String),
     ResolveHand(String, String),
     ResolveLive(String),
     ResolveAll,
-    Select(Option<String>),
+    Select(Option<LabelKey>),
+    ToggleGroup(LabelKey),
     TogglePrelude,
+    GraphMode,
     Tidy,
     FitView,
+    ZoomIn,
+    ZoomOut,
     Focus,
     Practice,
     CheckPractice,
     Confluence(Order),
+    AllPaths,
+    Travel(Vec<Action>),
     Help,
     Projector,
+    Panel(Panel),
+    Tab(Tab),
     Open(PathBuf),
     OpenExample(usize),
     Reload,
@@ -53,6 +73,44 @@ pub enum Cmd {
     ExportSvg(PathBuf),
     ExportTimeline(PathBuf),
     Ask(Ask),
+}
+
+/// The panels that can be hidden and shown.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Panel {
+    Source,
+    Term,
+    Dock,
+}
+
+/// The bottom dock's tabs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Tab {
+    Tasks,
+    History,
+    Timeline,
+    Stepper,
+}
+
+impl Tab {
+    pub const ALL: [Tab; 4] = [Tab::Tasks, Tab::History, Tab::Timeline, Tab::Stepper];
+    pub fn name(self) -> &'static str {
+        match self {
+            Tab::Tasks => "Pending tasks",
+            Tab::History => "History",
+            Tab::Timeline => "Timeline",
+            Tab::Stepper => "Before/after",
+        }
+    }
+}
+
+/// Which graph the centre shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum GraphMode {
+    /// External calls (as the paper and PopPy draw them).
+    Calls,
+    /// Every top-level statement, def-use edges.
+    Statements,
 }
 
 /// A file the user is asked for (a path field, prefilled).
@@ -68,7 +126,7 @@ pub enum Ask {
 }
 
 impl Ask {
-    fn title(self) -> &'static str {
+    pub fn title(self) -> &'static str {
         match self {
             Ask::Open => "Open program",
             Ask::SaveSession => "Save session",
@@ -79,7 +137,7 @@ impl Ask {
             Ask::ExportTimeline => "Export timeline as CSV",
         }
     }
-    fn suffix(self) -> &'static str {
+    pub fn suffix(self) -> &'static str {
         match self {
             Ask::Open => ".opal",
             Ask::SaveSession | Ask::LoadSession => ".session.json",
@@ -89,7 +147,7 @@ impl Ask {
             Ask::ExportTimeline => ".timeline.csv",
         }
     }
-    fn cmd(self, p: PathBuf) -> Cmd {
+    pub fn cmd(self, p: PathBuf) -> Cmd {
         match self {
             Ask::Open => Cmd::Open(p),
             Ask::SaveSession => Cmd::SaveSession(p),
@@ -117,17 +175,26 @@ pub fn shortcuts() -> Vec<(KeyboardShortcut, Cmd, &'static str)> {
         (k(n, Key::ArrowLeft), Cmd::Back, "step back in history"),
         (k(n, Key::ArrowRight), Cmd::Forward, "step forward in history"),
         (k(c, Key::R), Cmd::Restart, "restart from the initial term"),
-        (k(n, Key::P), Cmd::RunPause, "run or pause (speed slider in the toolbar)"),
-        (k(n, Key::U), Cmd::RunUntil, "run until the chosen event"),
-        (k(n, Key::W), Cmd::ResolveAll, "resolve every pending task from the trace or the world file"),
+        (k(n, Key::P), Cmd::RunPause, "run or pause (speed in the toolbar)"),
+        (k(n, Key::U), Cmd::RunUntil, "run until the chosen event (within the step budget)"),
+        (k(n, Key::Escape), Cmd::Cancel, "cancel what is running; close windows"),
+        (k(n, Key::W), Cmd::ResolveAll, "resolve pending tasks from the trace or the world file (a stream: its next chunk)"),
+        (k(n, Key::G), Cmd::GraphMode, "graph of external calls, or of every statement"),
         (k(n, Key::T), Cmd::Tidy, "tidy the graph (full layered layout)"),
         (k(n, Key::F), Cmd::Focus, "focus the graph on the selected node's upstream and downstream"),
-        (k(n, Key::Num0), Cmd::FitView, "fit the graph in view"),
-        (k(n, Key::Q), Cmd::Practice, "practice mode on or off"),
+        (k(n, Key::Num0), Cmd::FitView, "fit the graph in view (never below legible size)"),
+        (k(n, Key::Plus), Cmd::ZoomIn, "zoom in"),
+        (k(n, Key::Minus), Cmd::ZoomOut, "zoom out"),
+        (k(n, Key::Q), Cmd::Practice, "practice mode on or off: predict, then check"),
         (k(c, Key::Enter), Cmd::CheckPractice, "check the prediction (practice mode)"),
         (k(n, Key::V), Cmd::Confluence(Order::Reversed), "confluence: finish under the reversed order and compare"),
+        (k(n, Key::A), Cmd::AllPaths, "all paths: every reduction order of a small program"),
+        (k(n, Key::B), Cmd::Tab(Tab::Stepper), "before/after view of the last step"),
         (k(n, Key::F1), Cmd::Help, "this help"),
         (k(n, Key::F2), Cmd::Projector, "projector theme (light, large type) on or off"),
+        (k(n, Key::F3), Cmd::Panel(Panel::Source), "show or hide the source panel"),
+        (k(n, Key::F4), Cmd::Panel(Panel::Term), "show or hide the labeled term panel"),
+        (k(n, Key::F6), Cmd::Panel(Panel::Dock), "show or hide the bottom panel (tasks, history, timeline, before/after)"),
         (k(n, Key::F5), Cmd::Reload, "reload the program from disk"),
         (k(c, Key::O), Cmd::Ask(Ask::Open), "open a program"),
         (k(c, Key::S), Cmd::Ask(Ask::SaveSession), "save the session"),
@@ -135,15 +202,58 @@ pub fn shortcuts() -> Vec<(KeyboardShortcut, Cmd, &'static str)> {
     ]
 }
 
-struct Practice {
-    quiz: Quiz,
-    ticked: BTreeSet<String>,
-    verdict: Option<Verdict>,
+/// What is remembered between launches (eframe persistence).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Settings {
+    pub projector: bool,
+    pub source: bool,
+    /// `None`: shown when the window is wide enough.
+    pub term: Option<bool>,
+    /// `None`: open when the window is tall enough.
+    pub dock: Option<bool>,
+    pub tab: Tab,
+    pub mode: GraphMode,
+    pub zoom: f32,
+    pub strategy: String,
+    pub speed: f32,
+    pub auto_resolve: bool,
+    pub step_budget: usize,
+    pub show_pure: bool,
+    pub prelude: bool,
+    pub last_file: Option<PathBuf>,
 }
 
-struct Dialog {
-    ask: Ask,
-    path: String,
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            projector: false,
+            source: true,
+            term: None,
+            dock: None,
+            tab: Tab::Tasks,
+            mode: GraphMode::Calls,
+            zoom: 1.0,
+            strategy: "opportunistic".into(),
+            speed: 4.0,
+            auto_resolve: true,
+            step_budget: opal_debugger::session::DEFAULT_STEP_BUDGET,
+            show_pure: false,
+            prelude: false,
+            last_file: None,
+        }
+    }
+}
+
+pub(crate) struct Practice {
+    pub quiz: Quiz,
+    pub ticked: BTreeSet<LabelKey>,
+    pub verdict: Option<Verdict>,
+}
+
+pub(crate) struct Dialog {
+    pub ask: Ask,
+    pub path: String,
 }
 
 /// A live call in flight: what arrived and is not yet delivered. A stream's elements go to
@@ -165,6 +275,16 @@ pub enum Origin {
     Text,
 }
 
+/// What the panels read every frame, rebuilt once per revision.
+#[derive(Default)]
+pub(crate) struct Cache {
+    pub revision: Option<u64>,
+    pub statements: Vec<StmtId>,
+    pub standing: Option<Standing>,
+    pub pending: usize,
+    pub stepper: Option<Option<opal_debugger::session::Stepper>>,
+}
+
 pub struct DebuggerApp {
     pub session: Option<Session>,
     pub origin: Origin,
@@ -173,25 +293,24 @@ pub struct DebuggerApp {
     pub errors: Option<String>,
     /// The last message for the status line.
     pub status: String,
-    pub selected: Option<String>,
-    pub strategy: Strategy,
+    pub selected: Option<LabelKey>,
+    pub settings: Settings,
     pub until: Until,
     pub running: bool,
-    /// Actions per second while running.
-    pub speed: f32,
-    pub auto_resolve: bool,
-    pub show_prelude: bool,
+    /// The graph as drawn (grouped) and the full one it was grouped from.
     pub graph: Graph,
     pub layout: Layout,
     pub view: GraphView,
+    /// Groups the user opened.
+    pub open_groups: HashSet<LabelKey>,
     pub timeline: Timeline,
-    practice: Option<Practice>,
+    pub(crate) practice: Option<Practice>,
     pub confluence: Option<Confluence>,
+    pub paths: Option<PathsView>,
     /// What the user typed to resolve each pending task.
-    hand: HashMap<String, String>,
-    dialog: Option<Dialog>,
+    pub(crate) hand: HashMap<String, String>,
+    pub(crate) dialog: Option<Dialog>,
     pub help: bool,
-    pub projector: bool,
     /// The session file last saved or loaded (the dialogs' default).
     last_session: Option<PathBuf>,
     live: Option<crate::live::LiveWorker>,
@@ -199,10 +318,20 @@ pub struct DebuggerApp {
     next_live: u64,
     mtime: Option<SystemTime>,
     /// The source line last scrolled into view (scroll only when it changes).
-    scrolled_to: Option<usize>,
-    now: f64,
+    pub(crate) scrolled_to: Option<usize>,
+    pub(crate) cache: Cache,
+    /// Where the autosave goes (none in tests unless set).
+    pub autosave_dir: Option<PathBuf>,
+    autosaved: Option<(u64, f64)>,
+    pub(crate) now: f64,
     last_run: f64,
     last_poll: f64,
+    /// Frame times while a job runs (for the benchmark and the status line).
+    pub job_frames: Vec<f32>,
+    /// The window title last set.
+    title: String,
+    /// The window's size in points, last frame (panels that start hidden on a small window).
+    pub(crate) screen: egui::Vec2,
 }
 
 impl DebuggerApp {
@@ -214,31 +343,35 @@ impl DebuggerApp {
             errors: None,
             status: String::new(),
             selected: None,
-            strategy: Strategy::Opportunistic,
+            settings: Settings::default(),
             until: Until::Dispatch,
             running: false,
-            speed: 4.0,
-            auto_resolve: true,
-            show_prelude: false,
             graph: Graph::default(),
             layout: Layout::default(),
             view: GraphView::default(),
+            open_groups: HashSet::new(),
             timeline: Timeline::default(),
             practice: None,
             confluence: None,
+            paths: None,
             hand: HashMap::new(),
             dialog: None,
             help: false,
-            projector: false,
             last_session: None,
             live: None,
             live_calls: HashMap::new(),
             next_live: 0,
             mtime: None,
             scrolled_to: None,
+            cache: Cache::default(),
+            autosave_dir: None,
+            autosaved: None,
             now: 0.0,
             last_run: 0.0,
             last_poll: 0.0,
+            job_frames: Vec::new(),
+            title: String::new(),
+            screen: egui::vec2(1500.0, 950.0),
         }
     }
 
@@ -262,6 +395,42 @@ impl DebuggerApp {
         let mut app = DebuggerApp::empty();
         app.open_example(i, false);
         app
+    }
+
+    /// Remembered settings (theme, panels, zoom, strategy, …) take effect.
+    pub fn apply_settings(&mut self, s: Settings) {
+        self.view.zoom = s.zoom.clamp(crate::view::MIN_ZOOM, crate::view::MAX_ZOOM);
+        self.view.fit = false;
+        self.view.centre = true;
+        if let Some(sess) = &mut self.session {
+            sess.step_budget = s.step_budget.max(1);
+        }
+        self.settings = s;
+        self.rebuild_graph();
+    }
+
+    /// The settings to remember now.
+    pub fn current_settings(&self) -> Settings {
+        let mut s = self.settings.clone();
+        s.zoom = self.view.zoom;
+        if let Origin::File(p) = &self.origin {
+            s.last_file = Some(p.clone());
+        }
+        s
+    }
+
+    /// Is the labeled term panel shown (by default only on a window at least 1100 points wide)?
+    pub fn term_shown(&self) -> bool {
+        self.settings.term.unwrap_or(self.screen.x >= 1100.0)
+    }
+
+    /// Is the bottom dock open (by default only on a big enough window)?
+    pub fn dock_shown(&self) -> bool {
+        self.settings.dock.unwrap_or(self.screen.x >= 1100.0 && self.screen.y >= 560.0)
+    }
+
+    pub fn strategy(&self) -> Strategy {
+        Strategy::parse(&self.settings.strategy).unwrap_or(Strategy::Opportunistic)
     }
 
     fn open_example(&mut self, i: usize, reload: bool) {
@@ -312,56 +481,79 @@ impl DebuggerApp {
             None => None,
         };
         match Session::new(source, world) {
-            Ok(s) => {
+            Ok(mut s) => {
+                s.step_budget = self.settings.step_budget.max(1);
                 let keep = self.session.as_ref().filter(|_| reload).map(|old| old.actions()[..old.position()].to_vec());
                 self.session = Some(s);
                 self.errors = None;
                 self.status = format!("opened {shown}");
-                if let (Some(actions), Some(s)) = (keep, self.session.as_mut()) {
-                    if !actions.is_empty() {
-                        let (n, err) = s.replay(&actions);
-                        self.status = match err {
-                            None => format!("reloaded {shown}: replayed all {n} actions"),
-                            Some(e) => format!("reloaded {shown}: replayed {n} of {} actions; {e}", actions.len()),
-                        };
-                    }
-                }
                 self.selected = None;
                 self.practice = None;
                 self.confluence = None;
+                self.paths = None;
                 self.running = false;
-                self.graph = self.session.as_ref().map(|s| Graph::of(s, self.show_prelude)).unwrap_or_default();
+                self.open_groups.clear();
+                self.autosaved = None;
+                self.cache = Cache::default();
+                self.rebuild_graph();
                 self.layout = Layout::new(&self.graph);
                 self.view.fit = true;
+                match keep {
+                    Some(actions) if !actions.is_empty() => {
+                        let n = actions.len();
+                        self.start_job(JobSpec::Replay(actions), format!("reloaded {shown}: replaying {n} actions"));
+                    }
+                    _ => self.restore_autosave(),
+                }
             }
             Err(diags) => self.fail(rendered(&diags, shown, source)),
         }
     }
 
-    /// The graph of the state shown; the layout follows incrementally.
-    fn rebuild_graph(&mut self) {
-        if let Some(s) = &self.session {
-            self.graph = Graph::of(s, self.show_prelude);
-            self.layout.update(&self.graph, self.now);
-        }
+    /// The graph of the state shown, grouped to a legible size; the layout follows.
+    pub(crate) fn rebuild_graph(&mut self) {
+        let Some(s) = &self.session else { return };
+        let full = match self.settings.mode {
+            GraphMode::Calls => s.call_graph(self.settings.show_pure),
+            GraphMode::Statements => s.statement_graph(self.settings.prelude),
+        };
+        let hot: HashSet<LabelKey> = s.last_steps().iter().flat_map(|t| std::iter::once(t.key).chain(t.created.iter().copied())).collect();
+        self.graph = s.grouped(&full, MAX_NODES, &self.open_groups, &hot);
     }
 
     /// After the session's state changed: the graph, new nodes into view, stale selections.
     fn changed(&mut self) {
         self.rebuild_graph();
-        if let Some(s) = &self.session {
-            let born: Vec<(i32, i32)> = self.layout.placed.values().filter(|p| p.born == self.now).map(|p| p.cell).collect();
-            self.view.reveal(&born);
-            if let Some(sel) = &self.selected {
-                if !self.graph.nodes.iter().any(|n| &n.label == sel) && s.find(sel).is_err() {
-                    self.selected = None;
-                }
-            }
-            if let Some(p) = &mut self.practice {
-                p.ticked.clear();
-                p.verdict = None;
+        let born = self.layout.update(&self.graph, self.now);
+        // Follow the activity: what was born, else where the last step happened.
+        let hot: Vec<(i32, i32)> = match &self.session {
+            Some(s) => s.last_steps().iter().filter_map(|t| self.layout.placed.get(&t.key).map(|p| p.cell)).collect(),
+            None => vec![],
+        };
+        let all = crate::layout::bounds(self.layout.placed.values().map(|p| crate::layout::cell_pos(p.cell)));
+        self.view.reveal(if born.is_empty() { &hot } else { &born }, all);
+        if let (Some(sel), Some(s)) = (self.selected, &self.session) {
+            if !self.graph.nodes.iter().any(|n| n.key == sel) && s.find(sel).is_none() {
+                self.selected = None;
             }
         }
+        if let Some(p) = &mut self.practice {
+            p.ticked.clear();
+            p.verdict = None;
+        }
+    }
+
+    /// The per-revision cache the panels read.
+    pub(crate) fn refresh_cache(&mut self) {
+        let Some(s) = &self.session else { return };
+        if self.cache.revision == Some(s.revision()) {
+            return;
+        }
+        self.cache.revision = Some(s.revision());
+        self.cache.statements = s.statements();
+        self.cache.standing = Some(s.standing());
+        self.cache.pending = s.pending().len();
+        self.cache.stepper = None;
     }
 
     fn default_path(&self, ask: Ask) -> String {
@@ -375,6 +567,73 @@ impl DebuggerApp {
             _ => format!("{stem}{}", ask.suffix()),
         }
     }
+
+    // ---- autosave ------------------------------------------------------------------------
+
+    /// Where this program's autosave lives: one file per program path (or example).
+    fn autosave_path(&self) -> Option<PathBuf> {
+        let dir = self.autosave_dir.as_ref()?;
+        let id = match &self.origin {
+            Origin::File(p) => std::fs::canonicalize(p).unwrap_or(p.clone()).display().to_string(),
+            Origin::Example(i) => format!("example:{i}"),
+            Origin::Text => format!("text:{}", self.name),
+        };
+        let hash = opal_core::machine::trace::sha256_hex(&id);
+        Some(dir.join("autosave").join(format!("{}.session.json", &hash[..16])))
+    }
+
+    /// Writes the session (at most once a second, and only after a change).
+    pub fn autosave(&mut self, force: bool) {
+        let (Some(path), Some(s)) = (self.autosave_path(), &self.session) else { return };
+        if s.busy().is_some() {
+            return;
+        }
+        let rev = s.revision();
+        if let Some((r, t)) = self.autosaved {
+            if r == rev || (!force && self.now - t < 1.0) {
+                return;
+            }
+        }
+        if let Some(dir) = path.parent() {
+            let _ = std::fs::create_dir_all(dir);
+        }
+        match write_atomically(&path, &s.to_json()) {
+            Ok(()) => self.autosaved = Some((rev, self.now)),
+            Err(e) => self.status = format!("autosave failed: {e}"),
+        }
+    }
+
+    /// Reopens where a killed window was: the autosave's actions replay (as far as they
+    /// still apply if the program changed since).
+    fn restore_autosave(&mut self) {
+        let Some(path) = self.autosave_path() else { return };
+        let Ok(text) = std::fs::read_to_string(&path) else { return };
+        let Some(s) = &self.session else { return };
+        match s.saved_actions(&text) {
+            Ok((actions, _, _)) if actions.is_empty() => {}
+            Ok((actions, position, same)) => {
+                let n = actions.len();
+                let (spec, what) = if same {
+                    (JobSpec::Load(text), format!("restored the autosaved session ({n} actions); Ctrl+R starts over"))
+                } else {
+                    (JobSpec::Replay(actions), format!("the program changed since the autosave: replaying its {n} actions as far as they apply"))
+                };
+                let _ = position;
+                self.start_job(spec, what);
+            }
+            Err(e) => self.status = format!("{}: the autosave is unreadable ({e}); starting fresh", path.display()),
+        }
+    }
+
+    fn start_job(&mut self, spec: JobSpec, what: String) {
+        let Some(s) = self.session.as_mut() else { return };
+        match s.start(spec) {
+            Ok(_) => self.status = format!("{what}… (Esc cancels)"),
+            Err(e) => self.status = e,
+        }
+    }
+
+    // ---- live externals --------------------------------------------------------------------
 
     /// Lets pending tasks be resolved by live externals (`llm`, processes).
     pub fn set_live(&mut self, worker: crate::live::LiveWorker) {
@@ -427,6 +686,9 @@ impl DebuggerApp {
             }
         }
         let Some(s) = self.session.as_mut() else { return };
+        if s.busy().is_some() {
+            return;
+        }
         let mut done = Vec::new();
         let mut changed = false;
         for (id, c) in self.live_calls.iter_mut() {
@@ -472,6 +734,8 @@ impl DebuggerApp {
         }
     }
 
+    // ---- commands -------------------------------------------------------------------------
+
     /// Does `cmd`; the status line says what happened or why not.
     pub fn run_cmd(&mut self, cmd: Cmd) {
         let result: Result<String, String> = match cmd {
@@ -480,7 +744,22 @@ impl DebuggerApp {
                 return;
             }
             Cmd::Projector => {
-                self.projector = !self.projector;
+                self.settings.projector = !self.settings.projector;
+                return;
+            }
+            Cmd::Panel(p) => {
+                let (term, dock) = (self.term_shown(), self.dock_shown());
+                let s = &mut self.settings;
+                match p {
+                    Panel::Source => s.source = !s.source,
+                    Panel::Term => s.term = Some(!term),
+                    Panel::Dock => s.dock = Some(!dock),
+                }
+                return;
+            }
+            Cmd::Tab(t) => {
+                self.settings.tab = t;
+                self.settings.dock = Some(true);
                 return;
             }
             Cmd::Ask(ask) => {
@@ -496,8 +775,33 @@ impl DebuggerApp {
                 return;
             }
             Cmd::TogglePrelude => {
-                self.show_prelude = !self.show_prelude;
+                self.settings.prelude = !self.settings.prelude;
                 self.rebuild_graph();
+                self.layout.update(&self.graph, self.now);
+                return;
+            }
+            Cmd::GraphMode => {
+                self.settings.mode = match self.settings.mode {
+                    GraphMode::Calls => GraphMode::Statements,
+                    GraphMode::Statements => GraphMode::Calls,
+                };
+                self.open_groups.clear();
+                self.rebuild_graph();
+                self.layout = Layout::new(&self.graph);
+                self.view.fit = true;
+                Ok(match self.settings.mode {
+                    GraphMode::Calls => "graph: external calls (dispatched, streaming, queued)".into(),
+                    GraphMode::Statements => "graph: every statement, def-use edges".into(),
+                })
+            }
+            Cmd::ToggleGroup(k) => {
+                if !self.open_groups.insert(k) {
+                    self.open_groups.remove(&k);
+                }
+                self.rebuild_graph();
+                let born = self.layout.update(&self.graph, self.now);
+                let all = crate::layout::bounds(self.layout.placed.values().map(|p| crate::layout::cell_pos(p.cell)));
+                self.view.reveal(&born, all);
                 return;
             }
             Cmd::Reload => {
@@ -520,11 +824,15 @@ impl DebuggerApp {
             }
             Cmd::ResolveLive(l) => self.call_live(&l),
             Cmd::Tidy => {
-                self.layout.tidy(&self.graph, self.now);
-                Ok("tidied the graph".into())
+                self.layout.start_tidy(&self.graph);
+                Ok("tidying the graph… (Esc cancels)".into())
             }
             Cmd::FitView => {
                 self.view.fit = true;
+                return;
+            }
+            Cmd::ZoomIn | Cmd::ZoomOut => {
+                self.view.zoom_by(if cmd == Cmd::ZoomIn { 1.2 } else { 1.0 / 1.2 });
                 return;
             }
             Cmd::Focus => {
@@ -533,7 +841,31 @@ impl DebuggerApp {
             }
             Cmd::RunPause => {
                 self.running = !self.running;
-                Ok(if self.running { format!("running: {} at {:.0} actions/s", strategy_label(self.strategy), self.speed) } else { "paused".into() })
+                Ok(if self.running {
+                    format!("running: {} at {:.0} actions/s (P pauses)", strategy_label(self.strategy()), self.settings.speed)
+                } else {
+                    "paused".into()
+                })
+            }
+            Cmd::Cancel => {
+                self.help = false;
+                self.dialog = None;
+                self.running = false;
+                let mut what = Vec::new();
+                if let Some(m) = self.session.as_mut().and_then(|s| s.cancel()) {
+                    what.push(m);
+                }
+                if self.layout.cancel_tidy() {
+                    what.push("cancelled tidy".into());
+                }
+                if self.paths.as_mut().is_some_and(|p| p.cancel()) {
+                    what.push("cancelled the all-paths search".into());
+                }
+                if what.is_empty() {
+                    return;
+                }
+                self.changed();
+                Ok(what.join("; "))
             }
             Cmd::Practice => {
                 self.practice = match self.practice {
@@ -555,20 +887,37 @@ impl DebuggerApp {
                 }
                 _ => Err("practice mode is off (Q turns it on)".into()),
             },
+            Cmd::AllPaths => {
+                match &self.session {
+                    Some(s) => self.paths = Some(PathsView::start(s)),
+                    None => return,
+                }
+                Ok("searching every reduction path from the initial term… (Esc cancels)".into())
+            }
             other => {
                 let Some(s) = self.session.as_mut() else {
                     self.status = "no program is open: File > Open or File > Examples".into();
                     return;
                 };
+                if let Some(p) = s.busy() {
+                    self.status = format!("{} is running ({} of {}); Esc cancels it", p.what, p.done, p.total);
+                    return;
+                }
                 let before = s.revision();
                 let r = match other {
                     Cmd::Round => s.round(),
-                    Cmd::Advance => s.advance(self.strategy),
+                    Cmd::Advance => s.advance(Strategy::parse(&self.settings.strategy).unwrap_or(Strategy::Opportunistic)),
                     Cmd::Cbv => s.step_cbv(),
                     Cmd::Lazy => s.step_lazy(),
-                    Cmd::Step(l) => s.step(&l),
-                    Cmd::StepSelected => match &self.selected {
-                        Some(l) => s.step(&l.clone()),
+                    Cmd::Step(st) => {
+                        if s.machine().stmt(st).is_alive() {
+                            s.step_stmt(st)
+                        } else {
+                            Err("that statement is gone".into())
+                        }
+                    }
+                    Cmd::StepSelected => match self.selected.and_then(|k| s.find(k)) {
+                        Some(st) => s.step_stmt(st),
                         None => Err("select a statement first (click its row or node)".into()),
                     },
                     Cmd::Back => {
@@ -585,30 +934,32 @@ impl DebuggerApp {
                             Err("at the end of history".into())
                         }
                     }
-                    Cmd::Goto(i) => s.goto(i).map(|_| format!("at step {i}")),
+                    Cmd::Goto(i) => {
+                        if s.replay_cost(i) > 64 {
+                            s.start(JobSpec::Goto(i))
+                        } else {
+                            s.goto(i).map(|_| format!("at step {i}"))
+                        }
+                    }
                     Cmd::Restart => {
                         s.restart();
                         Ok("restarted: the initial term".into())
                     }
                     Cmd::RunUntil => {
-                        let until = self.until.clone();
-                        s.run_until(self.strategy, &until, self.auto_resolve, crate::session::RUN_LIMIT)
+                        let strategy = Strategy::parse(&self.settings.strategy).unwrap_or(Strategy::Opportunistic);
+                        s.start(JobSpec::RunUntil { strategy, until: self.until.clone(), auto_resolve: self.settings.auto_resolve })
                     }
                     Cmd::ResolveWorld(l) => s.resolve_from_world(&l),
                     Cmd::ResolveTrace(l) => s.resolve_from_trace(&l),
                     Cmd::ResolveHand(l, src) => s.resolve_with(&l, &src),
                     Cmd::ResolveAll => s.resolve_all().map(|n| format!("resolved {n} pending tasks")),
                     Cmd::Confluence(order) => {
-                        let c = s.confluence(order);
-                        let msg = if c.truncated {
-                            format!("confluence: gave up after {} steps (the program may diverge)", crate::session::STEP_LIMIT)
-                        } else if c.identical() {
-                            format!("confluence: {} gives the identical final term", c.order)
-                        } else {
-                            format!("confluence: {} gives a different final term", c.order)
-                        };
-                        self.confluence = Some(c);
-                        Ok(msg)
+                        self.confluence = None;
+                        s.start(JobSpec::Confluence(order))
+                    }
+                    Cmd::Travel(actions) => {
+                        let n = actions.len();
+                        s.start(JobSpec::Replay(actions)).map(|_| format!("travelling along a path of {n} actions…"))
                     }
                     Cmd::SaveSession(p) => {
                         self.last_session = Some(p.clone());
@@ -617,14 +968,20 @@ impl DebuggerApp {
                     Cmd::LoadSession(p) => std::fs::read_to_string(&p)
                         .inspect(|_| self.last_session = Some(p.clone()))
                         .map_err(|e| format!("{}: cannot read: {e}", p.display()))
-                        .and_then(|t| s.load_json(&t).map_err(|e| format!("{}: {e}", p.display()))),
+                        .and_then(|t| s.start(JobSpec::Load(t)).map_err(|e| format!("{}: {e}", p.display()))),
                     Cmd::LoadTrace(p) => std::fs::read_to_string(&p)
                         .map_err(|e| format!("{}: cannot read: {e}", p.display()))
                         .and_then(|t| Trace::parse(&t).map_err(|e| format!("{}: {e}", p.display())))
                         .and_then(|t| s.set_trace(t).map(|_| format!("loaded the trace {}: pending tasks resolve from it", p.display()))),
-                    Cmd::ExportDot(p) => write_atomically(&p, &self.graph.to_dot()).map(|_| format!("wrote {}", p.display())),
-                    Cmd::ExportSvg(p) => write_atomically(&p, &self.layout.to_svg(&self.graph)).map(|_| format!("wrote {}", p.display())),
-                    Cmd::ExportTimeline(p) => write_atomically(&p, &s.timeline_csv()).map(|_| format!("wrote {}", p.display())),
+                    Cmd::ExportDot(p) => {
+                        let dot = self.graph.to_dot(|n| crate::panels::node_text(s, n, false).title);
+                        write_atomically(&p, &dot).map(|_| format!("wrote {}", p.display()))
+                    }
+                    Cmd::ExportSvg(p) => {
+                        let svg = self.layout.to_svg(&self.graph, |n| crate::panels::node_text(s, n, false).title);
+                        write_atomically(&p, &svg).map(|_| format!("wrote {}", p.display()))
+                    }
+                    Cmd::ExportTimeline(p) => write_atomically(&p, &opal_debugger::timeline::csv(s.calls())).map(|_| format!("wrote {}", p.display())),
                     _ => return,
                 };
                 // Saving, exporting or a refused step change nothing: the graph and the
@@ -644,12 +1001,50 @@ impl DebuggerApp {
         }
     }
 
+    /// Works on the session's job for a slice of this frame.
+    fn poll_job(&mut self, frame_start: std::time::Instant) {
+        let Some(s) = self.session.as_mut() else { return };
+        let before = s.revision();
+        let Some(p) = s.poll(Duration::from_millis(12)) else { return };
+        match p {
+            Poll::Working(p) => {
+                self.status = format!("{}: {} of {}… (Esc cancels)", p.what, p.done, p.total);
+                self.job_frames.push(frame_start.elapsed().as_secs_f32() * 1000.0);
+            }
+            Poll::Done(r) => {
+                if let Some(c) = s.take_confluence() {
+                    self.confluence = Some(c);
+                }
+                self.status = match r {
+                    Ok(m) => m,
+                    Err(e) => e,
+                };
+            }
+        }
+        if self.session.as_ref().is_some_and(|s| s.revision() != before) {
+            self.changed();
+        }
+    }
+
+    /// Runs the session's job to its end at once (tests and benchmarks; the window polls).
+    pub fn settle(&mut self) {
+        while self.session.as_ref().is_some_and(|s| s.busy().is_some()) {
+            self.poll_job(std::time::Instant::now());
+        }
+    }
+
     /// One frame of the running debugger: what `eframe::App::ui` and the tests call.
     pub fn show(&mut self, ui: &mut egui::Ui) {
+        let frame_start = std::time::Instant::now();
         let ctx = ui.ctx().clone();
         let dt = ctx.input(|i| i.stable_dt).min(0.1);
         self.now = ctx.input(|i| i.time);
-        apply_theme(&ctx, self.projector);
+        apply_theme(&ctx, self.settings.projector);
+        let title = format!("OPAL debugger — {}", self.name);
+        if self.title != title {
+            ctx.send_viewport_cmd(egui::ViewportCommand::Title(title.clone()));
+            self.title = title;
+        }
         let mut cmds: Vec<Cmd> = Vec::new();
         if !ctx.egui_wants_keyboard_input() && self.dialog.is_none() {
             for (sc, cmd, _) in shortcuts() {
@@ -657,85 +1052,31 @@ impl DebuggerApp {
                     cmds.push(cmd);
                 }
             }
+        } else if ctx.input(|i| i.key_pressed(Key::Escape)) {
+            cmds.push(Cmd::Cancel);
         }
-        if ctx.input(|i| i.key_pressed(Key::Escape)) {
-            self.help = false;
-            self.dialog = None;
+        for c in cmds.drain(..) {
+            self.run_cmd(c);
         }
-
-        egui::Panel::top("menu").show(ui, |ui| {
-            egui::MenuBar::new().ui(ui, |ui| self.menu_ui(ui, &mut cmds));
-        });
-        egui::Panel::top("toolbar").show(ui, |ui| self.toolbar_ui(ui, &mut cmds));
-        egui::Panel::bottom("status").show(ui, |ui| {
-            ui.horizontal(|ui| {
-                if let Some(s) = &self.session {
-                    let m = s.machine();
-                    ui.label(format!("step {} of {}", s.position(), s.actions().len()));
-                    ui.separator();
-                    ui.label(format!("{} statements · {} pending", m.iter().count(), s.pending().len()));
-                    ui.separator();
-                }
-                ui.label(&self.status);
-            });
-        });
-        if let Some(e) = &self.errors {
-            let e = e.clone();
-            egui::Panel::top("errors").show(ui, |ui| {
-                ui.colored_label(Color32::from_rgb(0xc0, 0x20, 0x20), RichText::new(e).monospace());
-                ui.label("Fix the program and reload (F5); the session below is the last one that compiled.");
-            });
+        self.poll_job(frame_start);
+        if self.layout.poll_tidy(&self.graph, self.now) {
+            self.status = "tidied the graph".into();
         }
-        // The projector theme enlarges everything 1.5x: its panels have their own ids and
-        // smaller default sizes, so the task graph keeps most of the screen.
-        let (pid, side, timeline_h) = if self.projector { ("-projector", 0.62, 120.0) } else { ("", 1.0, 170.0) };
-        egui::Panel::bottom(format!("timeline{pid}")).resizable(true).default_size(timeline_h).show(ui, |ui| {
-            ui.heading("Timeline");
-            if let Some(s) = &self.session {
-                let now_ms = ctx.input(|i| i.time) * 1000.0;
-                self.timeline.ui(ui, s.calls(), s.position(), now_ms);
-            }
-        });
-        egui::Panel::left(format!("source{pid}")).resizable(true).default_size(300.0 * side).show(ui, |ui| self.source_ui(ui));
-        egui::Panel::right(format!("tasks{pid}")).resizable(true).default_size(330.0 * side).show(ui, |ui| self.side_ui(ui, &mut cmds));
-        egui::CentralPanel::default().show(ui, |ui| {
-            egui::Panel::top("term").resizable(true).default_size(260.0).show(ui, |ui| self.term_ui(ui, &mut cmds));
-            ui.horizontal(|ui| {
-                ui.heading("Task graph");
-                if ui.button("Tidy").on_hover_text(tip("full layered layout", &Cmd::Tidy)).clicked() {
-                    cmds.push(Cmd::Tidy);
-                }
-                if ui.button("Fit").on_hover_text(tip("fit the graph in view", &Cmd::FitView)).clicked() {
-                    cmds.push(Cmd::FitView);
-                }
-                let mut focus = self.view.focus;
-                if ui.toggle_value(&mut focus, "Focus").on_hover_text(tip("show only the selected node's upstream and downstream", &Cmd::Focus)).clicked() {
-                    cmds.push(Cmd::Focus);
-                }
-                let mut prelude = self.show_prelude;
-                if ui.checkbox(&mut prelude, "prelude").on_hover_text("show the environment and prelude statements (labels 0.…)").changed() {
-                    cmds.push(Cmd::TogglePrelude);
-                }
-                ui.weak("drag to pan · scroll or pinch to zoom · double-click a green node to step it");
-            });
-            let ev = self.view.ui(ui, &self.graph, &self.layout, self.selected.as_deref(), self.now);
-            match ev {
-                Some(GraphEvent::Select(l)) => cmds.push(Cmd::Select(Some(l))),
-                Some(GraphEvent::Step(l)) => cmds.push(Cmd::Step(l)),
-                None => {}
-            }
-        });
-
-        self.dialogs_ui(&ctx, &mut cmds);
+        if let Some(p) = &mut self.paths {
+            p.poll();
+        }
+        self.refresh_cache();
+        crate::panels::frame(self, ui, &mut cmds);
 
         // Run: one action per 1/speed seconds; a stall resolves from the world or pauses.
-        if self.running {
-            if self.now - self.last_run >= 1.0 / self.speed as f64 {
+        if self.running && self.session.as_ref().is_some_and(|s| s.busy().is_none()) {
+            if self.now - self.last_run >= 1.0 / self.settings.speed as f64 {
                 self.last_run = self.now;
+                let strategy = self.strategy();
+                let auto = self.settings.auto_resolve;
                 if let Some(s) = self.session.as_mut() {
-                    let r = s.advance(self.strategy);
-                    let r = match r {
-                        Err(_) if self.auto_resolve && !s.pending().is_empty() => s.resolve_all().map(|n| format!("resolved {n} pending tasks")),
+                    let r = match s.advance(strategy) {
+                        Err(_) if auto && !s.pending().is_empty() => s.resolve_all().map(|n| format!("resolved {n} pending tasks")),
                         r => r,
                     };
                     match r {
@@ -748,7 +1089,7 @@ impl DebuggerApp {
                     self.changed();
                 }
             }
-            ctx.request_repaint_after(std::time::Duration::from_secs_f32(1.0 / self.speed));
+            ctx.request_repaint_after(Duration::from_secs_f32(1.0 / self.settings.speed));
         }
         // Reload when the file changes on disk (polled once a second).
         if let Origin::File(p) = &self.origin {
@@ -759,422 +1100,35 @@ impl DebuggerApp {
                     cmds.push(Cmd::Reload);
                 }
             }
-            ctx.request_repaint_after(std::time::Duration::from_secs(1));
+            ctx.request_repaint_after(Duration::from_secs(1));
         }
         for c in cmds {
             self.run_cmd(c);
         }
         self.pump_live();
-        if self.layout.animate(dt, self.now) {
+        self.autosave(false);
+        let busy = self.session.as_ref().is_some_and(|s| s.busy().is_some()) || self.layout.tidying() || self.paths.as_ref().is_some_and(|p| p.busy());
+        if self.layout.animate(dt, self.now) || busy {
             ctx.request_repaint();
         }
     }
-
-    fn menu_ui(&mut self, ui: &mut egui::Ui, cmds: &mut Vec<Cmd>) {
-        ui.menu_button("File", |ui| {
-            for (ask, label) in
-                [(Ask::Open, "Open…"), (Ask::SaveSession, "Save session…"), (Ask::LoadSession, "Load session…"), (Ask::LoadTrace, "Load trace…")]
-            {
-                if ui.button(label).on_hover_text(tip(ask.title(), &Cmd::Ask(ask))).clicked() {
-                    cmds.push(Cmd::Ask(ask));
-                }
-            }
-            if ui.button("Reload").on_hover_text(tip("reload the program from disk", &Cmd::Reload)).clicked() {
-                cmds.push(Cmd::Reload);
-            }
-            ui.menu_button("Examples", |ui| {
-                for (i, e) in EXAMPLES.iter().enumerate() {
-                    if ui.button(e.name).clicked() {
-                        cmds.push(Cmd::OpenExample(i));
-                    }
-                }
-            });
-            ui.separator();
-            for (ask, label) in
-                [(Ask::ExportDot, "Export graph as DOT…"), (Ask::ExportSvg, "Export graph as SVG…"), (Ask::ExportTimeline, "Export timeline as CSV…")]
-            {
-                if ui.button(label).clicked() {
-                    cmds.push(Cmd::Ask(ask));
-                }
-            }
-            ui.separator();
-            if ui.button("Quit").clicked() {
-                ui.ctx().send_viewport_cmd(egui::ViewportCommand::Close);
-            }
-        });
-        ui.menu_button("Step", |ui| {
-            for (cmd, label) in [
-                (Cmd::Round, "Round"),
-                (Cmd::Advance, "Step (strategy)"),
-                (Cmd::Cbv, "Call-by-value step"),
-                (Cmd::Lazy, "Lazy step"),
-                (Cmd::Back, "Back"),
-                (Cmd::Forward, "Forward"),
-                (Cmd::Restart, "Restart"),
-                (Cmd::RunUntil, "Run until"),
-                (Cmd::ResolveAll, "Resolve all pending"),
-            ] {
-                if ui.button(label).on_hover_text(tip(label, &cmd)).clicked() {
-                    cmds.push(cmd);
-                }
-            }
-        });
-        ui.menu_button("Teach", |ui| {
-            if ui.button("Practice mode").on_hover_text(tip("predict, then check", &Cmd::Practice)).clicked() {
-                cmds.push(Cmd::Practice);
-            }
-            for order in [Order::Reversed, Order::Random(7), Order::Cbv] {
-                if ui
-                    .button(format!("Confluence: {}", order.name()))
-                    .on_hover_text("finish the program under another step order with the same resolutions and compare the final terms")
-                    .clicked()
-                {
-                    cmds.push(Cmd::Confluence(order));
-                }
-            }
-        });
-        ui.menu_button("View", |ui| {
-            if ui.button("Projector theme").on_hover_text(tip("light theme with large type", &Cmd::Projector)).clicked() {
-                cmds.push(Cmd::Projector);
-            }
-            if ui.button("Keyboard shortcuts").on_hover_text(tip("help", &Cmd::Help)).clicked() {
-                cmds.push(Cmd::Help);
-            }
-        });
-        ui.label(RichText::new(&self.name).strong());
-    }
-
-    fn toolbar_ui(&mut self, ui: &mut egui::Ui, cmds: &mut Vec<Cmd>) {
-        ui.horizontal_wrapped(|ui| {
-            for (cmd, label, what) in [
-                (Cmd::Round, "Round", "one opportunistic round: every steppable statement steps"),
-                (Cmd::Cbv, "CBV step", "one call-by-value step"),
-                (Cmd::Lazy, "Lazy step", "one lazy step"),
-                (Cmd::Back, "Back", "step back in history"),
-                (Cmd::Forward, "Forward", "step forward in history"),
-                (Cmd::Restart, "Restart", "restart from the initial term"),
-            ] {
-                if ui.button(label).on_hover_text(tip(what, &cmd)).clicked() {
-                    cmds.push(cmd);
-                }
-            }
-            ui.separator();
-            let run = if self.running { "Pause" } else { "Run" };
-            if ui.button(run).on_hover_text(tip("run or pause", &Cmd::RunPause)).clicked() {
-                cmds.push(Cmd::RunPause);
-            }
-            egui::ComboBox::from_label("strategy").selected_text(strategy_label(self.strategy)).show_ui(ui, |ui| {
-                for s in Strategy::ALL {
-                    ui.selectable_value(&mut self.strategy, s, strategy_label(s));
-                }
-            });
-            ui.add(egui::Slider::new(&mut self.speed, 0.5..=60.0).logarithmic(true).text("actions/s"));
-            ui.separator();
-            if ui.button("Run until").on_hover_text(tip("run until the event on the right", &Cmd::RunUntil)).clicked() {
-                cmds.push(Cmd::RunUntil);
-            }
-            let until_text = match &self.until {
-                Until::Dispatch => "next dispatch".to_string(),
-                Until::Resolve => "next resolve".to_string(),
-                Until::Steps(l) => format!("{l} steps"),
-            };
-            egui::ComboBox::from_label("until").selected_text(until_text).show_ui(ui, |ui| {
-                ui.selectable_value(&mut self.until, Until::Dispatch, "next dispatch");
-                ui.selectable_value(&mut self.until, Until::Resolve, "next resolve");
-                if let Some(l) = &self.selected {
-                    ui.selectable_value(&mut self.until, Until::Steps(l.clone()), format!("{l} steps"));
-                } else {
-                    ui.weak("select a statement to run until it steps");
-                }
-            });
-            ui.checkbox(&mut self.auto_resolve, "auto-resolve").on_hover_text("when nothing can step, resolve pending tasks from the trace or the world file");
-        });
-    }
-
-    fn source_ui(&mut self, ui: &mut egui::Ui) {
-        ui.heading("Source");
-        let Some(s) = &self.session else {
-            ui.weak("No program. File > Open (Ctrl+O) or File > Examples.");
-            return;
-        };
-        let sel_line = self.selected.as_ref().and_then(|l| s.find(l).ok()).and_then(|st| s.line_of(st));
-        let last_line = s.last_steps().iter().find_map(|t| t.line);
-        let hl = sel_line.or(last_line);
-        let scrolled_to = self.scrolled_to;
-        egui::ScrollArea::both().id_salt("source").auto_shrink([false, false]).show(ui, |ui| {
-            for (i, line) in s.source().lines().enumerate() {
-                let n = i + 1;
-                let text = RichText::new(format!("{n:>4}  {line}")).monospace();
-                let text = if Some(n) == hl { text.background_color(Color32::from_rgba_unmultiplied(0xff, 0xd0, 0x40, 0x90)) } else { text };
-                let r = ui.add(egui::Label::new(text).wrap_mode(egui::TextWrapMode::Extend));
-                if Some(n) == hl && scrolled_to != hl {
-                    r.scroll_to_me(Some(egui::Align::Center));
-                }
-            }
-        });
-        self.scrolled_to = hl;
-    }
-
-    fn term_ui(&mut self, ui: &mut egui::Ui, cmds: &mut Vec<Cmd>) {
-        let Some(s) = &self.session else { return };
-        let rows = s.rows();
-        let prelude = rows.iter().filter(|r| r.prelude).count();
-        ui.horizontal(|ui| {
-            ui.heading("Labeled term");
-            let mut p = self.show_prelude;
-            if ui.checkbox(&mut p, format!("prelude rows ({prelude})")).on_hover_text("show the environment and prelude statements (labels 0.…)").changed() {
-                cmds.push(Cmd::TogglePrelude);
-            }
-        });
-        if let Some(p) = &mut self.practice {
-            ui.horizontal_wrapped(|ui| {
-                ui.label(RichText::new("Practice").strong());
-                ui.selectable_value(&mut p.quiz, Quiz::Steppable, "which statements are steppable?");
-                ui.selectable_value(&mut p.quiz, Quiz::Dispatch, "which calls dispatch in the next round?");
-                if ui.button("Check").on_hover_text(tip("check the prediction", &Cmd::CheckPractice)).clicked() {
-                    cmds.push(Cmd::CheckPractice);
-                }
-            });
-            if let Some(v) = &p.verdict {
-                if v.correct() {
-                    ui.colored_label(Color32::from_rgb(0x20, 0x90, 0x20), format!("Correct: {} right.", v.right.len()));
-                } else {
-                    for (l, why) in &v.wrong {
-                        ui.colored_label(Color32::from_rgb(0xc0, 0x20, 0x20), format!("wrong: {l} is not steppable that way: {why}"));
-                    }
-                    for (l, why) in &v.missed {
-                        ui.colored_label(Color32::from_rgb(0xc0, 0x60, 0x00), format!("missed {l}: {why}"));
-                    }
-                }
-            }
-        }
-        let shown: Vec<&crate::session::Row> = rows.iter().filter(|r| self.show_prelude || !r.prelude).collect();
-        let row_h = ui.text_style_height(&egui::TextStyle::Monospace).max(ui.spacing().interact_size.y) + 2.0;
-        egui::ScrollArea::vertical().id_salt("term").auto_shrink([false, false]).show_rows(ui, row_h, shown.len(), |ui, range| {
-            for r in &shown[range] {
-                ui.horizontal(|ui| {
-                    if let Some(p) = &mut self.practice {
-                        let mut on = p.ticked.contains(&r.label);
-                        if ui.checkbox(&mut on, format!("tick {}", r.label)).changed() {
-                            if on {
-                                p.ticked.insert(r.label.clone());
-                            } else {
-                                p.ticked.remove(&r.label);
-                            }
-                        }
-                    } else {
-                        let b = ui.add_enabled(r.steppable, egui::Button::new(format!("step {}", r.label)));
-                        let b = b
-                            .on_hover_text(format!("step {} ({})", r.label, r.status))
-                            .on_disabled_hover_text(format!("{} cannot step: {}", r.label, r.status));
-                        if b.clicked() {
-                            cmds.push(Cmd::Step(r.label.clone()));
-                        }
-                    }
-                    let sel = self.selected.as_deref() == Some(r.label.as_str());
-                    // One line per row: a function's body is in the tooltip.
-                    let first = r.text.lines().next().unwrap_or("");
-                    let more = if r.text.contains('\n') { " …" } else { "" };
-                    let text = RichText::new(format!("{}  {}{more}", r.label, crate::graph::short(first, 90))).monospace();
-                    let resp = ui.selectable_label(sel, text).on_hover_text(format!("{}\n{}", r.text, r.status));
-                    if resp.clicked() {
-                        cmds.push(Cmd::Select(if sel { None } else { Some(r.label.clone()) }));
-                    }
-                    let status = match (r.kind, self.practice.is_some()) {
-                        (_, true) => "?".to_string(),
-                        (Kind::Steppable(rule), _) => rule.name().to_string(),
-                        _ => r.status.clone(),
-                    };
-                    let color = if self.practice.is_some() { ui.visuals().weak_text_color() } else { kind_color(r.kind).gamma_multiply(1.0) };
-                    let chip = RichText::new(crate::graph::short(&status, 70)).color(Color32::BLACK).background_color(color);
-                    ui.label(chip).on_hover_text(&r.status);
-                });
-            }
-        });
-    }
-
-    fn side_ui(&mut self, ui: &mut egui::Ui, cmds: &mut Vec<Cmd>) {
-        let Some(s) = &self.session else { return };
-        let pending = s.pending();
-        let row_h = ui.spacing().interact_size.y + 2.0;
-        let third = (ui.available_height() / 3.0).max(120.0);
-        ui.heading(format!("Pending tasks ({})", pending.len()));
-        if pending.is_empty() {
-            ui.weak("No task waits for a result.");
-        }
-        // One line per task (a program may have thousands in flight); the selected one (or the
-        // first) gets the resolution editor below.
-        let chosen = pending.iter().find(|(l, _)| self.selected.as_ref() == Some(l)).or(pending.first()).map(|(l, c)| (l.clone(), c.clone()));
-        egui::ScrollArea::vertical().id_salt("pending").max_height(third * 0.6).auto_shrink([false, true]).show_rows(ui, row_h, pending.len(), |ui, range| {
-            for (label, call) in &pending[range] {
-                ui.horizontal(|ui| {
-                    let on = chosen.as_ref().is_some_and(|(l, _)| l == label);
-                    if ui
-                        .selectable_label(on, RichText::new(crate::graph::short(call, 40)).monospace())
-                        .on_hover_text(format!("{call}\nclick to resolve it below"))
-                        .clicked()
-                    {
-                        cmds.push(Cmd::Select(Some(label.clone())));
-                    }
-                    if s.has_world() && ui.small_button("world").on_hover_text(format!("resolve {label} as the world file answers")).clicked() {
-                        cmds.push(Cmd::ResolveWorld(label.clone()));
-                    }
-                    if s.has_trace() && ui.small_button("trace").on_hover_text(format!("resolve {label} as the loaded trace recorded")).clicked() {
-                        cmds.push(Cmd::ResolveTrace(label.clone()));
-                    }
-                    if self.live.is_some() && ui.small_button("live").on_hover_text(format!("call the real external for {label} (llm, processes)")).clicked() {
-                        cmds.push(Cmd::ResolveLive(label.clone()));
-                    }
-                });
-            }
-        });
-        if let Some((label, call)) = chosen {
-            ui.group(|ui| {
-                ui.label(RichText::new(format!("{label}  {}", crate::graph::short(&call, 60))).monospace());
-                let choices = s.choices(&label);
-                if !choices.is_empty() {
-                    ui.horizontal_wrapped(|ui| {
-                        ui.label("pick:");
-                        for c in choices {
-                            if ui.button(&c).on_hover_text(format!("resolve {label} with {c}")).clicked() {
-                                cmds.push(Cmd::ResolveHand(label.clone(), c));
-                            }
-                        }
-                    });
-                }
-                ui.horizontal(|ui| {
-                    let name = ui.label("result:");
-                    let text = self.hand.entry(label.clone()).or_default();
-                    let edit = ui.add(egui::TextEdit::singleline(text).hint_text("an OPAL expression, e.g. \"yes\"").desired_width(150.0)).labelled_by(name.id);
-                    let enter = edit.lost_focus() && ui.input(|i| i.key_pressed(Key::Enter));
-                    if ui.button(format!("Resolve {label}")).on_hover_text("deliver the expression (checked first)").clicked() || enter {
-                        cmds.push(Cmd::ResolveHand(label.clone(), text.clone()));
-                    }
-                });
-            });
-        }
-        ui.separator();
-        ui.heading("Output");
-        egui::ScrollArea::vertical().id_salt("output").max_height(third * 0.7).auto_shrink([false, true]).stick_to_bottom(true).show(ui, |ui| {
-            if s.output().is_empty() {
-                ui.weak("Nothing printed yet.");
-            } else {
-                ui.label(RichText::new(s.output()).monospace());
-            }
-        });
-        ui.separator();
-        ui.heading("History");
-        let history = s.history();
-        let position = s.position();
-        egui::ScrollArea::vertical().id_salt("history").auto_shrink([false, false]).show_rows(ui, row_h, history.len() + 1, |ui, range| {
-            for i in range {
-                let text = if i == 0 { RichText::new("0  initial term") } else { RichText::new(format!("{i}  {}", history[i - 1])) };
-                let text = if i > position { text.weak() } else { text };
-                if ui.selectable_label(position == i, text).on_hover_text("go to the state after this action").clicked() {
-                    cmds.push(Cmd::Goto(i));
-                }
-            }
-        });
-    }
-
-    fn dialogs_ui(&mut self, ctx: &egui::Context, cmds: &mut Vec<Cmd>) {
-        if self.help {
-            let mut open = true;
-            egui::Window::new("Keyboard shortcuts").open(&mut open).collapsible(false).show(ctx, |ui| {
-                egui::Grid::new("keys").striped(true).show(ui, |ui| {
-                    for (sc, _, what) in shortcuts() {
-                        ui.monospace(ctx.format_shortcut(&sc));
-                        ui.label(what);
-                        ui.end_row();
-                    }
-                });
-                ui.label("Click 'step' on a row (or double-click a green node) to step that statement; hover any row or node for why it can or cannot step.");
-            });
-            self.help &= open;
-        }
-        if let Some(c) = &self.confluence {
-            let mut open = true;
-            let c = c.clone();
-            egui::Window::new("Confluence").open(&mut open).default_width(720.0).show(ctx, |ui| {
-                if c.truncated {
-                    ui.colored_label(Color32::from_rgb(0xc0, 0x60, 0x00), "One run did not finish within the step limit; the terms are not final.");
-                } else if c.identical() {
-                    ui.colored_label(Color32::from_rgb(0x20, 0x90, 0x20), "Identical final terms and output: the step order did not matter.");
-                } else {
-                    ui.colored_label(Color32::from_rgb(0xc0, 0x20, 0x20), "The final terms differ.");
-                }
-                ui.columns(2, |cols| {
-                    cols[0].label(RichText::new(format!("your order, then rounds ({} steps)", c.mine_steps)).strong());
-                    cols[0].label(RichText::new(&c.mine).monospace());
-                    cols[0].label(RichText::new(&c.mine_output).monospace());
-                    cols[1].label(RichText::new(format!("{} ({} steps)", c.order, c.theirs_steps)).strong());
-                    cols[1].label(RichText::new(&c.theirs).monospace());
-                    cols[1].label(RichText::new(&c.theirs_output).monospace());
-                });
-            });
-            if !open {
-                self.confluence = None;
-            }
-        }
-        if let Some(d) = &mut self.dialog {
-            let mut open = true;
-            let mut go = None;
-            egui::Window::new(d.ask.title()).open(&mut open).collapsible(false).show(ctx, |ui| {
-                ui.horizontal(|ui| {
-                    let name = ui.label("path:");
-                    let r = ui.add(egui::TextEdit::singleline(&mut d.path).desired_width(420.0)).labelled_by(name.id);
-                    if r.lost_focus() && ui.input(|i| i.key_pressed(Key::Enter)) {
-                        go = Some(PathBuf::from(&d.path));
-                    }
-                });
-                if matches!(d.ask, Ask::Open | Ask::LoadSession | Ask::LoadTrace) {
-                    // A small file browser: the directory of the typed path, filtered by type.
-                    let dir =
-                        if d.path.ends_with('/') { PathBuf::from(&d.path) } else { PathBuf::from(&d.path).parent().map(Path::to_path_buf).unwrap_or_default() };
-                    let dir = if dir.as_os_str().is_empty() { PathBuf::from(".") } else { dir };
-                    egui::ScrollArea::vertical().max_height(240.0).show(ui, |ui| {
-                        if ui.button("..").clicked() {
-                            d.path = format!("{}/", dir.join("..").display());
-                        }
-                        let mut entries: Vec<(bool, String)> = std::fs::read_dir(&dir)
-                            .map(|rd| rd.filter_map(|e| e.ok()).map(|e| (e.path().is_dir(), e.file_name().to_string_lossy().into_owned())).collect())
-                            .unwrap_or_default();
-                        entries.sort();
-                        for (is_dir, name) in entries.iter().rev().filter(|(is_dir, n)| *is_dir || n.ends_with(".json") || n.ends_with(d.ask.suffix())).rev() {
-                            if name.starts_with('.') {
-                                continue;
-                            }
-                            let shown = if *is_dir { format!("{name}/") } else { name.clone() };
-                            if ui.selectable_label(false, shown).clicked() {
-                                let p = dir.join(name);
-                                if *is_dir {
-                                    d.path = format!("{}/", p.display());
-                                } else {
-                                    d.path = p.display().to_string();
-                                }
-                            }
-                        }
-                    });
-                }
-                if ui.button(d.ask.title()).clicked() {
-                    go = Some(PathBuf::from(&d.path));
-                }
-            });
-            if let Some(p) = go {
-                cmds.push(d.ask.cmd(p));
-                self.dialog = None;
-            } else if !open {
-                self.dialog = None;
-            }
-        }
-    }
 }
+
+/// Graphs with more nodes than this fold groups (see `Session::grouped`).
+pub const MAX_NODES: usize = 80;
 
 impl eframe::App for DebuggerApp {
     fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
         self.show(ui);
     }
+
+    fn save(&mut self, storage: &mut dyn eframe::Storage) {
+        eframe::set_value(storage, SETTINGS_KEY, &self.current_settings());
+        self.autosave(true);
+    }
 }
+
+pub const SETTINGS_KEY: &str = "opal-debugger-settings";
 
 /// Diagnostics as `opal check` prints them (`file:line:col: error[code]: …`, the line, a caret).
 fn rendered(diags: &[opal_core::diag::Diagnostic], file: &str, text: &str) -> String {
@@ -1183,7 +1137,7 @@ fn rendered(diags: &[opal_core::diag::Diagnostic], file: &str, text: &str) -> St
 }
 
 /// What the toolbar calls each strategy (what one "advance" of it does).
-fn strategy_label(s: Strategy) -> &'static str {
+pub fn strategy_label(s: Strategy) -> &'static str {
     match s {
         Strategy::Opportunistic => "opportunistic round",
         Strategy::Cbv => "call-by-value",
@@ -1199,6 +1153,7 @@ pub fn tip(what: &str, cmd: &Cmd) -> String {
     }
 }
 
+/// The projector theme: light, everything 1.5× (14-point graph text is 21 pixels).
 fn apply_theme(ctx: &egui::Context, projector: bool) {
     let zoom = if projector { 1.5 } else { 1.0 };
     let theme = if projector { egui::ThemePreference::Light } else { egui::ThemePreference::System };
@@ -1221,29 +1176,54 @@ pub fn write_atomically(path: &Path, text: &str) -> Result<(), String> {
     })
 }
 
-/// Opens the debugger window (`opal debug`). `file` None opens the first bundled example.
+/// Opens the debugger window (`opal debug`). `file` None opens the last file, else the first
+/// bundled example.
 pub fn run_native(file: Option<&Path>, world: Option<&Path>, trace: Option<&Path>, live: Option<crate::live::LiveFactory>) -> Result<(), String> {
-    let mut app = match file {
-        Some(f) => DebuggerApp::from_file(f, world),
-        None => DebuggerApp::from_example(0),
-    };
-    if app.session.is_none() {
-        return Err(app.errors.unwrap_or_else(|| "cannot open the program".into()));
-    }
-    if let Some(t) = trace {
-        app.run_cmd(Cmd::LoadTrace(t.to_path_buf()));
-        if app.session.as_ref().is_some_and(|s| !s.has_trace()) {
-            return Err(app.status);
+    const APP_ID: &str = "opal-debugger";
+    // Check the program before opening a window, so a broken file is reported on the terminal.
+    if let Some(f) = file {
+        let app = DebuggerApp::from_file(f, world);
+        if app.session.is_none() {
+            return Err(app.errors.unwrap_or_else(|| "cannot open the program".into()));
         }
     }
+    let file = file.map(Path::to_path_buf);
+    let world = world.map(Path::to_path_buf);
+    let trace = trace.map(Path::to_path_buf);
     let options = eframe::NativeOptions {
-        viewport: egui::ViewportBuilder::default().with_title(format!("OPAL debugger — {}", app.name)).with_inner_size([1500.0, 950.0]),
+        viewport: egui::ViewportBuilder::default()
+            .with_title("OPAL debugger")
+            .with_app_id(APP_ID)
+            .with_inner_size([1500.0, 950.0])
+            .with_min_inner_size([640.0, 400.0]),
+        persist_window: true,
         ..Default::default()
     };
-    eframe::run_native(
-        "opal-debugger",
+    let (tx, rx) = std::sync::mpsc::channel::<String>();
+    let result = eframe::run_native(
+        APP_ID,
         options,
         Box::new(move |cc| {
+            let settings: Settings = cc.storage.and_then(|s| eframe::get_value(s, SETTINGS_KEY)).unwrap_or_default();
+            let mut app = DebuggerApp::empty();
+            app.autosave_dir = std::env::var_os("OPAL_DEBUGGER_STATE").map(PathBuf::from).or_else(|| eframe::storage_dir(APP_ID));
+            app.settings = settings.clone();
+            match (&file, &settings.last_file) {
+                (Some(f), _) => app.open(f, world.as_deref(), false),
+                (None, Some(last)) if last.exists() => app.open(last, None, false),
+                _ => app.open_example(0, false),
+            }
+            if app.session.is_none() {
+                app.open_example(0, false);
+            }
+            app.apply_settings(settings);
+            if let Some(t) = &trace {
+                app.run_cmd(Cmd::LoadTrace(t.clone()));
+                if app.session.as_ref().is_some_and(|s| !s.has_trace()) {
+                    let _ = tx.send(app.status.clone());
+                    return Err(app.status.clone().into());
+                }
+            }
             if let Some(make) = live {
                 match crate::live::LiveWorker::spawn(make, Some(cc.egui_ctx.clone())) {
                     Ok(w) => app.set_live(w),
@@ -1252,6 +1232,9 @@ pub fn run_native(file: Option<&Path>, world: Option<&Path>, trace: Option<&Path
             }
             Ok(Box::new(app))
         }),
-    )
-    .map_err(|e| format!("cannot open a window: {e}"))
+    );
+    if let Ok(e) = rx.try_recv() {
+        return Err(e);
+    }
+    result.map_err(|e| format!("cannot open a window: {e}"))
 }

@@ -1,14 +1,17 @@
-//! The visual step debugger behind `opal debug`: an egui/eframe window on the λ^O machine.
-//! `session` is the state and every action (no drawing); `graph` the task graph and its
-//! stable layout; `app` the window (panels push `app::Cmd`s, `DebuggerApp::run_cmd` does
-//! them); `view` and `timeline` draw the graph and the Gantt chart; `examples` are bundled.
+//! The visual step debugger behind `opal debug`: an egui/eframe window on the λ^O machine,
+//! driving an `opal_debugger::Session` (the stepping engine, shared with the DAP adapter).
+//! `app` is the window's state and its one place of action (`DebuggerApp::run_cmd`);
+//! `panels` draws the panels, `view` the task graph, `layout` keeps its nodes in place,
+//! `timeline` draws the calls over time, `paths` every reduction path, `live` calls real
+//! externals on a worker thread.
 
 pub mod app;
-pub mod examples;
-pub mod graph;
+pub mod layout;
 pub mod live;
-pub mod session;
+pub mod panels;
+pub mod paths;
 pub mod timeline;
 pub mod view;
 
 pub use app::{run_native, Cmd, DebuggerApp};
+pub use opal_debugger::examples;

@@ -2,14 +2,8 @@
 //! (positions in the action list) or the wall clock, with the number in flight above and the
 //! critical path outlined.
 
-use crate::session::{critical_path, Call};
 use eframe::egui::{self, Align2, Color32, FontId, Pos2, Rect, Sense, Stroke, StrokeKind, Vec2};
-
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Axis {
-    Steps,
-    WallClock,
-}
+use opal_debugger::timeline::{critical_path, in_flight, span, Axis, Call};
 
 pub struct Timeline {
     pub axis: Axis,
@@ -22,31 +16,6 @@ impl Default for Timeline {
     }
 }
 
-/// How many calls are in flight over time: (time, count) at every change.
-pub fn in_flight(calls: &[&Call], axis: Axis, end: f64) -> Vec<(f64, usize)> {
-    let mut ev: Vec<(f64, i32)> = Vec::new();
-    for c in calls {
-        let (a, b) = span(c, axis, end);
-        ev.push((a, 1));
-        ev.push((b, -1));
-    }
-    ev.sort_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)));
-    let mut n = 0i32;
-    ev.into_iter()
-        .map(|(t, d)| {
-            n += d;
-            (t, n.max(0) as usize)
-        })
-        .collect()
-}
-
-fn span(c: &Call, axis: Axis, end: f64) -> (f64, f64) {
-    match axis {
-        Axis::Steps => (c.dispatched_step as f64, c.resolved_step.map(|s| s as f64 + 1.0).unwrap_or(end)),
-        Axis::WallClock => (c.dispatched_ms, c.resolved_ms.unwrap_or(end)),
-    }
-}
-
 impl Timeline {
     pub fn ui(&mut self, ui: &mut egui::Ui, calls: &[Call], position: usize, now_ms: f64) {
         let shown: Vec<&Call> = calls.iter().filter(|c| self.include_pure || !c.pure).collect();
@@ -56,8 +25,7 @@ impl Timeline {
         };
         let flight = in_flight(&shown, self.axis, end);
         let max_flight = flight.iter().map(|f| f.1).max().unwrap_or(0);
-        let owned: Vec<Call> = shown.iter().map(|c| (*c).clone()).collect();
-        let critical = critical_path(&owned);
+        let critical = critical_path(&shown);
         ui.horizontal(|ui| {
             ui.selectable_value(&mut self.axis, Axis::Steps, "steps").on_hover_text("x axis: positions in the history of actions");
             ui.selectable_value(&mut self.axis, Axis::WallClock, "wall clock").on_hover_text("x axis: milliseconds since the session started");
@@ -68,9 +36,10 @@ impl Timeline {
             ui.weak("No external call has been dispatched yet.");
             return;
         }
-        let row_h = 18.0;
-        let band = 34.0;
-        let name_w = 190.0;
+        let font = ui.text_style_height(&egui::TextStyle::Body);
+        let row_h = font + 6.0;
+        let band = 2.0 * font + 8.0;
+        let name_w = 16.0 * font;
         let height = band + row_h * shown.len() as f32 + 8.0;
         egui::ScrollArea::vertical().id_salt("timeline").show(ui, |ui| {
             let (resp, painter) = ui.allocate_painter(Vec2::new(ui.available_width(), height), Sense::hover());
@@ -89,7 +58,13 @@ impl Timeline {
                 painter.line_segment([Pos2::new(x, y0), Pos2::new(x, base - n as f32 * scale)], Stroke::new(1.5, Color32::from_rgb(0x30, 0x80, 0xd0)));
                 prev = (x, n);
             }
-            painter.text(Pos2::new(r.left() + 4.0, r.top() + 4.0), Align2::LEFT_TOP, format!("in flight (max {max_flight})"), FontId::proportional(12.0), text);
+            painter.text(
+                Pos2::new(r.left() + 4.0, r.top() + 4.0),
+                Align2::LEFT_TOP,
+                format!("in flight (max {max_flight})"),
+                FontId::proportional(font * 0.9),
+                text,
+            );
             let clip = ui.clip_rect();
             for (i, c) in shown.iter().enumerate() {
                 let y = r.top() + band + i as f32 * row_h;
@@ -101,8 +76,8 @@ impl Timeline {
                 painter.text(
                     Pos2::new(r.left() + 4.0, y + 2.0),
                     Align2::LEFT_TOP,
-                    crate::graph::short(&format!("{} {}", c.label, c.ext), 26),
-                    FontId::monospace(12.0),
+                    crate::layout::short(&format!("{} {}", c.label, c.ext), 26),
+                    FontId::monospace(font * 0.9),
                     text,
                 );
                 let bar = Rect::from_min_max(Pos2::new(x_of(a), y + 3.0), Pos2::new(x_of(b).max(x_of(a) + 3.0), y + row_h - 3.0));

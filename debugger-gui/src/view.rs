@@ -1,95 +1,187 @@
-//! Drawing the task graph: pan (drag), zoom (scroll or pinch), focus on a node's upstream and
-//! downstream, hover for why a node cannot step. Only nodes in view are painted, so a frame
-//! with a thousand nodes stays well under 16 ms.
+//! Drawing the task graph so a room can read it: node text never smaller than 14 points at
+//! any zoom (21 px in the projector theme); zooming out shrinks boxes and spacing, not type,
+//! and drops the third line below 85 %. The mouse wheel zooms about the pointer, a drag pans,
+//! the view pans (never zooms) to follow what just stepped, and a minimap shows where the view
+//! is when the graph is bigger than the pane. Only nodes in view are painted.
 
-use crate::graph::{bounds, cell_pos, short, Graph, Layout, ANIMATION, NODE_H, NODE_W};
-use crate::session::Kind;
-use eframe::egui::{self, Align2, Color32, CornerRadius, FontId, Pos2, Rect, Sense, Stroke, StrokeKind, Vec2};
+use crate::layout::{bounds, cell_pos, short, Layout, ANIMATION, NODE_H, NODE_W};
+use eframe::egui::{self, Align2, Color32, CornerRadius, FontId, Pos2, Rect, Sense, Shape, Stroke, StrokeKind, Vec2};
+use opal_core::machine::label::LabelKey;
+use opal_core::machine::StmtId;
+use opal_debugger::graph::{kind_rgb, Graph, Node};
+use opal_debugger::session::Kind;
 use std::collections::HashSet;
+
+/// The smallest text drawn in the graph, in points.
+pub const MIN_TEXT: f32 = 14.0;
+pub const MIN_ZOOM: f32 = 0.5;
+pub const MAX_ZOOM: f32 = 2.5;
 
 pub struct GraphView {
     pub offset: Vec2,
     pub zoom: f32,
+    /// Where the view is gliding to (follows activity without jumping).
+    target: Option<Vec2>,
     /// Dim everything outside the selected node's upstream and downstream.
     pub focus: bool,
-    /// Centre the view on the graph at the next frame.
+    /// Fit the graph in view at the next frame.
     pub fit: bool,
+    /// Centre the graph at the next frame, keeping the zoom (a reopened window).
+    pub centre: bool,
     /// Where the graph was drawn last frame (to tell whether a node is in view).
     area: Rect,
 }
 
 impl Default for GraphView {
     fn default() -> Self {
-        GraphView { offset: Vec2::new(20.0, 20.0), zoom: 1.0, focus: false, fit: true, area: Rect::NOTHING }
+        GraphView { offset: Vec2::new(20.0, 20.0), zoom: 1.0, target: None, focus: false, fit: true, centre: false, area: Rect::NOTHING }
     }
 }
 
 /// What the user did in the graph.
+#[derive(Clone, Debug, PartialEq)]
 pub enum GraphEvent {
-    Select(String),
-    Step(String),
+    Select(LabelKey),
+    Step(StmtId),
+    /// A group node was clicked: open it (or close the group it belongs to).
+    Toggle(LabelKey),
 }
 
 pub fn kind_color(k: Kind) -> Color32 {
-    let [r, g, b] = crate::graph::kind_rgb(k);
+    let [r, g, b] = kind_rgb(k);
     Color32::from_rgb(r, g, b)
 }
 
+/// What a node shows: its label, two lines of text, a tooltip.
+pub struct NodeText {
+    pub title: String,
+    pub detail: String,
+    pub tip: String,
+}
+
 impl GraphView {
-    /// Pans (and if need be zooms out) so that the cells `cells` are in view; nothing moves
-    /// when they already are. Called after a step, so new statements never appear off screen.
-    pub fn reveal(&mut self, cells: &[(i32, i32)]) {
+    pub fn area(&self) -> Rect {
+        self.area
+    }
+
+    /// Glides (never zooms) so that the cells `cells` come into view, moving as little as
+    /// it can; nothing moves when they are in view already. When the whole graph (`all`) fits,
+    /// it is kept in view whole. Called after a step, so new nodes never appear off screen.
+    pub fn reveal(&mut self, cells: &[(i32, i32)], all: Option<([f32; 2], [f32; 2])>) {
         let Some((lo, hi)) = bounds(cells.iter().map(|&c| cell_pos(c))) else { return };
         if self.area.width() <= 0.0 {
             return;
         }
-        let (lo, hi) = (Vec2::from(lo), Vec2::from(hi));
         let size = self.area.size();
-        let view_lo = -self.offset / self.zoom;
-        let view_hi = view_lo + size / self.zoom;
-        if lo.x >= view_lo.x && lo.y >= view_lo.y && hi.x <= view_hi.x && hi.y <= view_hi.y {
-            return;
+        let margin = Vec2::splat(24.0);
+        // The box to show: the whole graph if it fits, else the new cells.
+        let (lo, hi) = match all.map(|(a, b)| (Vec2::from(a), Vec2::from(b))) {
+            Some((a, b))
+                if {
+                    let need = (b - a) * self.zoom + 2.0 * margin;
+                    need.x <= size.x && need.y <= size.y
+                } =>
+            {
+                (a, b)
+            }
+            _ => (Vec2::from(lo), Vec2::from(hi)),
+        };
+        let offset = self.target.unwrap_or(self.offset);
+        let (s_lo, s_hi) = (lo * self.zoom + offset, hi * self.zoom + offset);
+        let mut shift = Vec2::ZERO;
+        for axis in 0..2 {
+            let (a, b, room) = (s_lo[axis], s_hi[axis], size[axis]);
+            if b - a + 2.0 * margin[axis] > room || a < margin[axis] {
+                shift[axis] = margin[axis] - a;
+            } else if b > room - margin[axis] {
+                shift[axis] = room - margin[axis] - b;
+            }
         }
-        let need = (hi - lo) + Vec2::splat(40.0);
-        self.zoom = self.zoom.min(size.x / need.x).min(size.y / need.y).max(0.1);
-        let centre = (lo + hi) / 2.0;
-        self.offset = size / 2.0 - centre * self.zoom;
+        if shift != Vec2::ZERO {
+            self.target = Some(offset + shift);
+        }
     }
 
-    pub fn ui(&mut self, ui: &mut egui::Ui, g: &Graph, layout: &Layout, selected: Option<&str>, now: f64) -> Option<GraphEvent> {
+    pub fn zoom_by(&mut self, factor: f32) {
+        let at = self.area.size() / 2.0;
+        let z = (self.zoom * factor).clamp(MIN_ZOOM, MAX_ZOOM);
+        self.offset = at - (at - self.offset) * (z / self.zoom);
+        self.zoom = z;
+        self.target = None;
+    }
+
+    /// Draws `g`; `text` gives each node's lines; `practice` hides every status.
+    #[allow(clippy::too_many_arguments)]
+    pub fn ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        g: &Graph,
+        layout: &Layout,
+        selected: Option<LabelKey>,
+        now: f64,
+        practice: bool,
+        text: &dyn Fn(&Node) -> NodeText,
+    ) -> Option<GraphEvent> {
         let (resp, painter) = ui.allocate_painter(ui.available_size(), Sense::click_and_drag());
         let area = resp.rect;
         self.area = area;
         painter.rect_filled(area, 0.0, ui.visuals().extreme_bg_color);
+        let dt = ui.input(|i| i.stable_dt).min(0.1);
         if resp.dragged() {
             self.offset += resp.drag_delta();
+            self.target = None;
         }
         if resp.hovered() {
-            let (zoom, scroll) = ui.input(|i| (i.zoom_delta(), i.smooth_scroll_delta()));
-            if zoom != 1.0 {
+            let (pinch, scroll) = ui.input(|i| (i.zoom_delta(), i.smooth_scroll_delta()));
+            let wheel = (scroll.y * 0.0025).exp();
+            let factor = pinch * wheel;
+            if (factor - 1.0).abs() > 1e-4 {
                 let at = resp.hover_pos().unwrap_or(area.center()) - area.min;
-                let z = (self.zoom * zoom).clamp(0.1, 4.0);
+                let z = (self.zoom * factor).clamp(MIN_ZOOM, MAX_ZOOM);
                 self.offset = at - (at - self.offset) * (z / self.zoom);
                 self.zoom = z;
+                self.target = None;
             }
-            self.offset += scroll;
         }
+        if let Some(t) = self.target {
+            let d = t - self.offset;
+            if d.length() < 1.0 {
+                self.offset = t;
+                self.target = None;
+            } else {
+                self.offset += d * (1.0 - (-dt * 10.0).exp());
+                ui.ctx().request_repaint();
+            }
+        }
+        let placed = || layout.placed.values().map(|p| cell_pos(p.cell));
         if self.fit && !g.nodes.is_empty() {
             self.fit = false;
-            if let Some((lo, hi)) = bounds(layout.placed.values().map(|p| cell_pos(p.cell))) {
+            self.target = None;
+            if let Some((lo, hi)) = bounds(placed()) {
                 let (lo, hi) = (Vec2::from(lo), Vec2::from(hi));
                 let size = hi - lo;
-                self.zoom = (area.width() / (size.x + 40.0)).min(area.height() / (size.y + 40.0)).clamp(0.25, 1.5);
-                self.offset = Vec2::new(20.0, 20.0) - lo * self.zoom;
+                let z = (area.width() / (size.x + 40.0)).min(area.height() / (size.y + 40.0));
+                // Never smaller than legible: a graph that does not fit shows its start at
+                // 75 %, and the minimap the rest.
+                self.zoom = z.clamp(0.75, 1.25);
+                self.offset = if z >= 0.75 { (area.size() - size * self.zoom) / 2.0 - lo * self.zoom } else { Vec2::new(20.0, 20.0) - lo * self.zoom };
+            }
+        }
+        if self.centre && !g.nodes.is_empty() {
+            self.centre = false;
+            if let Some((lo, hi)) = bounds(placed()) {
+                let (lo, hi) = (Vec2::from(lo), Vec2::from(hi));
+                let size = (hi - lo) * self.zoom;
+                let free = (area.size() - size).max(Vec2::splat(40.0)) / 2.0;
+                self.offset = free - lo * self.zoom;
             }
         }
         let z = self.zoom;
         let to_screen = |p: [f32; 2]| area.min + self.offset + Vec2::new(p[0], p[1]) * z;
-        let node_rect = |p: [f32; 2], scale: f32| {
-            let c = to_screen([p[0] + NODE_W / 2.0, p[1] + NODE_H / 2.0]);
-            Rect::from_center_size(c, Vec2::new(NODE_W, NODE_H) * z * scale)
-        };
-        let sel = selected.and_then(|l| g.nodes.iter().position(|n| n.label == l));
+        let fs = (15.0 * z).max(MIN_TEXT);
+        let lines = if z >= 0.85 { 3.0 } else { 2.0 };
+        let node_size = Vec2::new(NODE_W * z, (NODE_H * z).max(lines * fs * 1.2 + 8.0));
+        let sel = selected.and_then(|k| g.nodes.iter().position(|n| n.key == k));
         let lit: Option<HashSet<usize>> = match (self.focus, sel) {
             (true, Some(i)) => Some(g.neighbourhood(i)),
             _ => None,
@@ -99,54 +191,84 @@ impl GraphView {
             .nodes
             .iter()
             .map(|n| {
-                layout.placed.get(&n.label).map(|p| {
+                layout.placed.get(&n.key).map(|p| {
                     let grow = ((now - p.born) / ANIMATION).clamp(0.0, 1.0) as f32;
                     (to_screen(p.pos), 0.3 + 0.7 * grow)
                 })
             })
             .collect();
         let visible = area.expand(NODE_W * z);
-        let edge_stroke = Stroke::new(1.0_f32.max(1.2 * z), ui.visuals().weak_text_color());
+        let edge_color = ui.visuals().text_color().gamma_multiply(0.55);
+        let edge_stroke = Stroke::new(1.5_f32.max(2.0 * z), edge_color);
         for &(a, b) in &g.edges {
             let (Some((pa, _)), Some((pb, _))) = (pos[a], pos[b]) else { continue };
-            let from = pa + Vec2::new(NODE_W / 2.0, NODE_H) * z;
-            let to = pb + Vec2::new(NODE_W / 2.0, 0.0) * z;
+            let from = pa + Vec2::new(node_size.x / 2.0, node_size.y);
+            let to = pb + Vec2::new(node_size.x / 2.0, 0.0);
             if !visible.contains(from) && !visible.contains(to) && !visible.intersects(Rect::from_two_pos(from, to)) {
                 continue;
             }
-            let stroke = if dim(a) || dim(b) { Stroke::new(edge_stroke.width, edge_stroke.color.gamma_multiply(0.2)) } else { edge_stroke };
+            let stroke = if dim(a) || dim(b) { Stroke::new(edge_stroke.width, edge_color.gamma_multiply(0.2)) } else { edge_stroke };
             painter.line_segment([from, to], stroke);
-            let dir = (to - from).normalized() * 7.0 * z.max(0.5);
+            let dir = (to - from).normalized() * 10.0 * z.max(0.6);
             painter.line_segment([to, to - dir + dir.rot90() * 0.5], stroke);
             painter.line_segment([to, to - dir - dir.rot90() * 0.5], stroke);
         }
-        let text_color = Color32::from_gray(20);
-        let show_text = z > 0.35;
+        let text_color = Color32::from_gray(15);
         let pointer = resp.hover_pos();
         let mut hovered = None;
+        let chars = ((node_size.x - 14.0) / (fs * 0.62)).max(4.0) as usize;
         for (i, n) in g.nodes.iter().enumerate() {
             let Some((p, scale)) = pos[i] else { continue };
-            let r = node_rect([0.0, 0.0], scale).translate(p - area.min - self.offset);
+            let r = Rect::from_center_size(p + node_size / 2.0, node_size * scale);
             if !area.intersects(r) {
                 continue;
             }
-            let mut fill = kind_color(n.kind);
+            let mut fill = if practice { Color32::from_gray(225) } else { kind_color(n.kind) };
             if dim(i) {
                 fill = fill.gamma_multiply(0.25);
             }
-            painter.rect_filled(r, CornerRadius::same(6), fill);
-            let outline = if Some(i) == sel { Stroke::new(3.0, Color32::from_rgb(0x20, 0x60, 0xff)) } else { Stroke::new(1.0, Color32::from_gray(60)) };
-            painter.rect_stroke(r, CornerRadius::same(6), outline, StrokeKind::Inside);
-            if show_text && scale > 0.9 {
-                let fs = 12.0 * z;
-                painter.text(r.left_top() + Vec2::new(6.0, 4.0) * z, Align2::LEFT_TOP, &n.label, FontId::monospace(fs), text_color);
-                painter.text(
-                    r.left_top() + Vec2::new(6.0, 22.0) * z,
-                    Align2::LEFT_TOP,
-                    short(n.text.lines().next().unwrap_or(""), 22),
-                    FontId::monospace(fs * 0.9),
-                    text_color,
-                );
+            let radius = CornerRadius::same(8);
+            let queued = !practice && n.call.is_some_and(|c| c.queued());
+            if queued {
+                // Not dispatched yet: a lighter box with a dashed outline.
+                painter.rect_filled(r, radius, fill.gamma_multiply(0.45));
+                let pts = [r.left_top(), r.right_top(), r.right_bottom(), r.left_bottom(), r.left_top()];
+                painter.extend(Shape::dashed_line(&pts, Stroke::new(2.0, Color32::from_gray(70)), 8.0, 5.0));
+            } else {
+                painter.rect_filled(r, radius, fill);
+                let group = n.stmt.is_none();
+                let outline = if Some(i) == sel {
+                    Stroke::new(4.0, Color32::from_rgb(0x20, 0x60, 0xff))
+                } else if group {
+                    Stroke::new(2.5, Color32::from_gray(40))
+                } else {
+                    Stroke::new(1.2, Color32::from_gray(60))
+                };
+                painter.rect_stroke(r, radius, outline, StrokeKind::Inside);
+                if group {
+                    // A stack: a second edge behind the box says "several".
+                    painter.rect_stroke(r.translate(Vec2::new(5.0, 5.0)), radius, Stroke::new(1.5, Color32::from_gray(90)), StrokeKind::Inside);
+                }
+            }
+            if Some(i) == sel && queued {
+                painter.rect_stroke(r, radius, Stroke::new(4.0, Color32::from_rgb(0x20, 0x60, 0xff)), StrokeKind::Outside);
+            }
+            if scale > 0.9 {
+                let t = text(n);
+                let pad = Vec2::new(7.0, 4.0);
+                let line_h = fs * 1.2;
+                let label_font = FontId::monospace((fs * 0.92).max(MIN_TEXT));
+                painter.text(r.left_top() + pad, Align2::LEFT_TOP, short(&n.label, chars), label_font, text_color.gamma_multiply(0.8));
+                painter.text(r.left_top() + pad + Vec2::new(0.0, line_h), Align2::LEFT_TOP, short(&t.title, chars), FontId::monospace(fs), text_color);
+                if lines > 2.0 && !practice {
+                    painter.text(
+                        r.left_top() + pad + Vec2::new(0.0, 2.0 * line_h),
+                        Align2::LEFT_TOP,
+                        short(&t.detail, chars),
+                        FontId::proportional(fs * 0.95),
+                        text_color,
+                    );
+                }
             }
             if pointer.is_some_and(|q| r.contains(q)) {
                 hovered = Some(i);
@@ -155,30 +277,75 @@ impl GraphView {
         for d in &layout.dying {
             let t = (((now - d.died) / ANIMATION) as f32).clamp(0.0, 1.0);
             let p = [d.from[0] + (d.to[0] - d.from[0]) * t, d.from[1] + (d.to[1] - d.from[1]) * t];
-            let r = node_rect(p, 1.0 - t);
+            let r = Rect::from_center_size(to_screen(p) + node_size / 2.0, node_size * (1.0 - t));
             if area.intersects(r) {
-                painter.rect_filled(r, CornerRadius::same(6), kind_color(d.kind).gamma_multiply(1.0 - t));
+                let fill = if practice { Color32::from_gray(225) } else { kind_color(d.kind) };
+                painter.rect_filled(r, CornerRadius::same(8), fill.gamma_multiply(1.0 - t));
             }
         }
         let mut event = None;
         if let Some(i) = hovered {
             let n = &g.nodes[i];
-            let line = n.line.map(|l| format!(" (line {l})")).unwrap_or_default();
-            let tip = format!("{}{line}\n{}\n{}", n.label, n.text, n.status);
-            resp.clone().on_hover_text_at_pointer(tip);
-            if resp.double_clicked() && matches!(n.kind, Kind::Steppable(_)) {
-                event = Some(GraphEvent::Step(n.label.clone()));
+            resp.clone().on_hover_text_at_pointer(text(n).tip);
+            if n.stmt.is_none() && resp.clicked() {
+                event = Some(GraphEvent::Toggle(n.key));
+            } else if resp.double_clicked() && matches!(n.kind, Kind::Steppable(_)) && !practice {
+                event = n.stmt.map(GraphEvent::Step);
             } else if resp.clicked() {
-                event = Some(GraphEvent::Select(n.label.clone()));
+                event = Some(GraphEvent::Select(n.key));
             }
         }
+        if let Some(ev) = self.minimap(ui, &painter, area, layout, g, practice) {
+            event = event.or(ev);
+        }
         painter.text(
-            area.right_bottom() - Vec2::new(8.0, 8.0),
-            Align2::RIGHT_BOTTOM,
-            format!("{} nodes · {} edges · zoom {:.0}%", g.nodes.len(), g.edges.len(), z * 100.0),
-            FontId::proportional(12.0),
+            area.left_bottom() + Vec2::new(8.0, -6.0),
+            Align2::LEFT_BOTTOM,
+            format!("{} nodes · {} edges · {:.0}%", g.nodes.len(), g.edges.len(), z * 100.0),
+            FontId::proportional(MIN_TEXT),
             ui.visuals().weak_text_color(),
         );
         event
+    }
+
+    /// A minimap in the corner when the graph is bigger than the pane: every node as a dot,
+    /// the view as a rectangle; a click or drag there moves the view.
+    fn minimap(&mut self, ui: &mut egui::Ui, painter: &egui::Painter, area: Rect, layout: &Layout, g: &Graph, practice: bool) -> Option<Option<GraphEvent>> {
+        let (lo, hi) = bounds(layout.placed.values().map(|p| cell_pos(p.cell)))?;
+        let (lo, hi) = (Vec2::from(lo), Vec2::from(hi));
+        let view_lo = -self.offset / self.zoom;
+        let view_hi = view_lo + area.size() / self.zoom;
+        if lo.x >= view_lo.x && lo.y >= view_lo.y && hi.x <= view_hi.x && hi.y <= view_hi.y {
+            return None;
+        }
+        let size = Vec2::new(190.0, 130.0);
+        let map = Rect::from_min_size(area.right_bottom() - size - Vec2::splat(10.0), size);
+        let world_lo = lo.min(view_lo);
+        let world_hi = hi.max(view_hi);
+        let span = (world_hi - world_lo).max(Vec2::splat(1.0));
+        let s = ((size.x - 8.0) / span.x).min((size.y - 8.0) / span.y);
+        let to_map = |p: Vec2| map.min + Vec2::splat(4.0) + (p - world_lo) * s;
+        painter.rect_filled(map, 4.0, ui.visuals().window_fill.gamma_multiply(0.92));
+        painter.rect_stroke(map, 4.0, Stroke::new(1.0, ui.visuals().weak_text_color()), StrokeKind::Inside);
+        for n in &g.nodes {
+            if let Some(p) = layout.placed.get(&n.key) {
+                let c = cell_pos(p.cell);
+                let r = Rect::from_min_size(to_map(Vec2::new(c[0], c[1])), (Vec2::new(NODE_W, NODE_H) * s).max(Vec2::splat(2.0)));
+                painter.rect_filled(r, 0.0, if practice { Color32::GRAY } else { kind_color(n.kind) });
+            }
+        }
+        painter.rect_stroke(
+            Rect::from_min_max(to_map(view_lo), to_map(view_hi)),
+            0.0,
+            Stroke::new(2.0, Color32::from_rgb(0x20, 0x60, 0xff)),
+            StrokeKind::Inside,
+        );
+        let r = ui.interact(map, ui.scope_id().with("minimap"), Sense::click_and_drag());
+        if let Some(p) = r.interact_pointer_pos().filter(|_| r.clicked() || r.dragged()) {
+            let world = world_lo + (p - map.min - Vec2::splat(4.0)) / s;
+            self.offset = area.size() / 2.0 - world * self.zoom;
+            self.target = None;
+        }
+        Some(None)
     }
 }

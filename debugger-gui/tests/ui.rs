@@ -4,11 +4,16 @@
 use eframe::egui;
 use egui_kittest::kittest::Queryable;
 use egui_kittest::Harness;
-use opal_debugger_gui::app::{Cmd, DebuggerApp};
+use opal_debugger::session::Session;
+use opal_debugger_gui::app::{Cmd, DebuggerApp, GraphMode};
 use opal_debugger_gui::examples::EXAMPLES;
 
 fn harness(app: DebuggerApp) -> Harness<'static, DebuggerApp> {
-    Harness::builder().with_size([1500.0, 950.0]).with_max_steps(120).build_ui_state(|ui, app: &mut DebuggerApp| app.show(ui), app)
+    sized(app, [1500.0, 950.0])
+}
+
+fn sized(app: DebuggerApp, size: [f32; 2]) -> Harness<'static, DebuggerApp> {
+    Harness::builder().with_size(size).with_max_steps(120).build_ui_state(|ui, app: &mut DebuggerApp| app.show(ui), app)
 }
 
 fn example(name: &str) -> DebuggerApp {
@@ -16,7 +21,7 @@ fn example(name: &str) -> DebuggerApp {
     DebuggerApp::from_example(i)
 }
 
-fn session<'a>(h: &'a Harness<'_, DebuggerApp>) -> &'a opal_debugger_gui::session::Session {
+fn session<'a>(h: &'a Harness<'_, DebuggerApp>) -> &'a Session {
     h.state().session.as_ref().expect("a session")
 }
 
@@ -52,7 +57,7 @@ fn resolving_by_hand_in_the_tasks_panel_and_travelling_back() {
         h.get_by_label("Round").click();
         h.run();
     }
-    let (label, _) = session(&h).pending()[0].clone();
+    let label = session(&h).pending().first().map(|(st, _)| session(&h).row(*st).label).expect("pending");
     // A broken expression is refused with the reason, and nothing changes.
     let before = session(&h).position();
     h.get_by_label("result:").click();
@@ -110,6 +115,7 @@ fn practice_mode_checks_the_ticked_rows() {
     h.key_press(egui::Key::Q);
     h.run();
     let steppable: Vec<String> = session(&h).rows().iter().filter(|r| r.steppable && !r.prelude).map(|r| r.label.clone()).collect();
+    assert!(h.query_by_label_contains("step 1").is_none(), "practice mode hides the step buttons");
     // Tick only the first: the check names the one missed.
     h.get_by_label(&format!("tick {}", steppable[0])).click();
     h.run();
@@ -132,6 +138,8 @@ fn confluence_window_shows_identical_final_terms() {
     h.key_press(egui::Key::Space);
     h.key_press(egui::Key::V);
     h.run();
+    h.state_mut().settle();
+    h.run();
     let c = h.state().confluence.clone().expect("ran");
     assert!(c.identical(), "{}\n---\n{}", c.mine, c.theirs);
     assert!(h.query_by_label_contains("Identical final terms").is_some());
@@ -141,17 +149,20 @@ fn confluence_window_shows_identical_final_terms() {
 fn graph_follows_the_term_and_keeps_existing_nodes_in_place() {
     let mut h = harness(example("city_excursions"));
     h.run();
-    let before: std::collections::HashMap<String, (i32, i32)> = h.state().layout.placed.iter().map(|(l, p)| (l.clone(), p.cell)).collect();
+    h.key_press(egui::Key::G);
+    h.run();
+    assert_eq!(h.state().settings.mode, GraphMode::Statements);
+    let before: std::collections::HashMap<_, (i32, i32)> = h.state().layout.placed.iter().map(|(l, p)| (*l, p.cell)).collect();
     assert_eq!(before.len(), h.state().graph.nodes.len());
     h.key_press(egui::Key::Space);
     h.run();
     let app = h.state();
-    let labels: std::collections::HashSet<&str> = app.graph.nodes.iter().map(|n| n.label.as_str()).collect();
-    assert_eq!(app.layout.placed.len(), labels.len(), "every node is placed");
+    let keys: std::collections::HashSet<_> = app.graph.nodes.iter().map(|n| n.key).collect();
+    assert_eq!(app.layout.placed.len(), keys.len(), "every node is placed");
     let mut kept = 0;
     for (l, p) in &app.layout.placed {
         if let Some(c) = before.get(l) {
-            assert_eq!(*c, p.cell, "{l} did not move");
+            assert_eq!(*c, p.cell, "{l:?} did not move");
             kept += 1;
         }
     }
@@ -177,11 +188,13 @@ fn sessions_save_and_load_through_files_and_exports_are_written() {
     assert!(pos > 0);
     let mut other = example("fork_join");
     other.run_cmd(Cmd::LoadSession(path.clone()));
+    other.settle();
     let s = other.session.as_ref().expect("session");
     assert_eq!((s.position(), s.machine().print_term(false)), (pos, term), "{}", other.status);
     // A broken session file is refused with where, and the session is unchanged.
     std::fs::write(&path, "{\"version\": 1, \"actions\": [").expect("write");
     other.run_cmd(Cmd::LoadSession(path.clone()));
+    other.settle();
     assert!(other.status.contains("line 1"), "{}", other.status);
     assert_eq!(other.session.as_ref().map(|s| s.position()), Some(pos));
     for (cmd, name, needle) in [
@@ -213,8 +226,9 @@ fn a_broken_edit_on_disk_keeps_the_session_and_a_fixed_one_replays_the_work() {
     assert_eq!(app.session.as_ref().map(|s| s.position()), Some(2), "the last good session stays");
     std::fs::write(&file, "a := 1 + 2\nb := 3 + 4\nprint (&stdout, a * b)\n# a comment\n").expect("write");
     app.run_cmd(Cmd::Reload);
+    app.settle();
     assert!(app.errors.is_none());
-    assert!(app.status.contains("replayed all 2 actions"), "{}", app.status);
+    assert!(app.status.contains("replayed 2 actions"), "{}", app.status);
     assert_eq!(app.session.as_ref().map(|s| s.position()), Some(2));
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -279,6 +293,8 @@ fn the_file_menu_saves_and_loads_a_session_through_its_dialog() {
     h.run();
     h.get_by_role_and_label(egui::accesskit::Role::Button, "Load session").click();
     h.run();
+    h.state_mut().settle();
+    h.run();
     assert_eq!((session(&h).position(), session(&h).machine().print_term(false)), (pos, term), "{}", h.state().status);
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -297,7 +313,8 @@ fn a_program_changed_on_disk_reloads_by_itself() {
     std::thread::sleep(std::time::Duration::from_millis(1100));
     std::fs::write(&file, "print (&stdout, 1 + 2)\nprint (&stdout, 4)\n").expect("write");
     h.run_steps(90);
-    assert!(h.state().status.contains("reloaded"), "{}", h.state().status);
+    h.state_mut().settle();
+    assert!(h.state().status.contains("replayed"), "{}", h.state().status);
     assert!(session(&h).source().contains("4"), "the new text is loaded");
     assert_eq!(session(&h).position(), 1, "the round was replayed on the new text");
     let _ = std::fs::remove_dir_all(&dir);

@@ -92,6 +92,37 @@ fn explore_finds_one_normal_form() {
     let o = run(&["explore", "examples/confluence.opal", "--max-states", "20000"]);
     assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
     assert!(stdout(&o).contains("normal forms: 1"));
+    let full = run(&["explore", "examples/confluence.opal", "--full", "--max-states", "20000"]);
+    assert_eq!(full.status.code(), Some(0), "{}", stdout(&full));
+    assert!(stdout(&full).contains("normal forms: 1") && stdout(&full).contains("every interleaving"));
+}
+
+/// Programs that exceeded 10 000 states before partial-order reduction: each has one
+/// normal form, found within the default budget (times in `opal-bench explore`).
+#[test]
+fn explore_with_partial_order_reduction_finishes_on_small_programs() {
+    for p in ["wrapper_calls", "calls_and_prints", "eight_calls", "sum2", "sum3"] {
+        let o = run(&["explore", &format!("tests/explore/{p}.opal")]);
+        assert_eq!(o.status.code(), Some(0), "{p}: {}{}", stdout(&o), String::from_utf8_lossy(&o.stderr));
+        assert!(stdout(&o).contains("normal forms: 1\n"), "{p}: {}", stdout(&o));
+    }
+    // Unreduced, the same program runs out of states: exit 4, and what was found is reported.
+    let o = run(&["explore", "tests/explore/eight_calls.opal", "--full", "--max-states", "2000"]);
+    assert_eq!(o.status.code(), Some(4), "{}", stdout(&o));
+    assert!(stdout(&o).contains("lower bound"), "{}", stdout(&o));
+}
+
+#[test]
+fn explore_lists_a_normal_form_per_choice_sequence_and_writes_the_graph() {
+    let dot = std::env::temp_dir().join(format!("opal-explore-{}.dot", std::process::id()));
+    let o = run(&["explore", "tests/explore/coins.opal", "--dot", dot.to_str().expect("utf-8")]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    let out = stdout(&o);
+    assert!(out.contains("normal forms: 4"), "{out}");
+    assert!(out.contains("→ true") && out.contains("→ false"), "{out}");
+    let graph = std::fs::read_to_string(&dot).expect("the graph was written");
+    let _ = std::fs::remove_file(&dot);
+    assert!(graph.starts_with("digraph") && graph.contains("dispatch") && graph.contains("peripheries=2"), "{graph}");
 }
 
 #[test]

@@ -34,7 +34,7 @@ fn frames_until(app: &mut DebuggerApp, step: bool, mut done: impl FnMut(&Debugge
     }
 }
 
-fn session(app: &DebuggerApp) -> &opal_debugger_gui::session::Session {
+fn session(app: &DebuggerApp) -> &opal_debugger::session::Session {
     app.session.as_ref().expect("session")
 }
 
@@ -47,7 +47,8 @@ fn a_live_llm_stream_resolves_chunk_by_chunk_and_replays_from_the_session() {
     while session(&app).pending().is_empty() {
         app.run_cmd(Cmd::Round);
     }
-    let (label, call) = session(&app).pending()[0].clone();
+    let call = session(&app).pending()[0].1.clone();
+    let label = session(&app).pending_labels()[0].clone();
     assert!(call.contains("llm"), "{call}");
     app.run_cmd(Cmd::ResolveLive(label.clone()));
     assert!(app.status.contains("called `llm` live"), "{}", app.status);
@@ -76,7 +77,7 @@ fn a_failing_live_call_fails_its_task_with_the_servers_message() {
     while session(&app).pending().is_empty() {
         app.run_cmd(Cmd::Round);
     }
-    let (label, _) = session(&app).pending()[0].clone();
+    let label = session(&app).pending_labels()[0].clone();
     app.run_cmd(Cmd::ResolveLive(label.clone()));
     frames_until(&mut app, false, |a| a.live_in_flight() == 0);
     let s = session(&app);
@@ -88,7 +89,7 @@ fn a_failing_live_call_fails_its_task_with_the_servers_message() {
     while session(&app).pending().is_empty() {
         app.run_cmd(Cmd::Round);
     }
-    let (label, _) = session(&app).pending()[0].clone();
+    let label = session(&app).pending_labels()[0].clone();
     app.run_cmd(Cmd::ResolveLive(label));
     frames_until(&mut app, false, |a| a.live_in_flight() == 0);
     assert!(app.status.contains("not a live external"), "{}", app.status);

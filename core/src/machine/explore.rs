@@ -1,39 +1,146 @@
-//! Exhaustive exploration of step orders (for `opal explore` and confluence tests).
+//! Exploring step orders (`opal explore`, the debugger's all-paths view, confluence tests).
 //!
-//! Every task is resolved by one fixed resolution (pure externals, the world file's first
-//! reply, `coin`'s first choice), delivered at dispatch; resolving is still its own step.
+//! A task is resolved at its dispatch (resolving is still its own step): pure externals are
+//! computed, a world file gives its reply, and a nondeterministic external (`coin`, a world
+//! file's `choices`) branches: one successor per possible result. Normal forms are reported
+//! per choice sequence; two different normal forms for the same choices would be a
+//! confluence violation.
+//!
+//! **Partial-order reduction.** By strong confluence (paper Prop. 3.5), two different
+//! steppable statements commute and stepping one never disables the other: the diamond
+//! property. So from any state a single steppable statement is a persistent set: every
+//! interleaving is equivalent to one that steps it first, and (random descent) every maximal
+//! path from a term has the same length and ends in the same normal form. The reduced
+//! exploration therefore follows one order, branching only on nondeterministic results, and
+//! finds exactly the normal forms of the full one (a property test checks this on generated
+//! programs). The full exploration (`Mode::Full`, every interleaving, breadth first) is kept
+//! for teaching: it draws the diamonds.
 
 use super::run::{eval_pure, Host};
 use super::{Machine, Outcome, Rule, StmtId, TaskId};
 use crate::ir::PExp;
 use crate::world::{Reply, World};
-use std::collections::{HashSet, VecDeque};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::Arc;
 
-pub struct Explored {
-    pub states: usize,
-    pub normal_forms: Vec<String>,
-    pub truncated: bool,
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// One order per equivalence class (see the module's doc).
+    Reduced,
+    /// Every interleaving.
+    Full,
 }
 
-/// The fixed resolution of a task, computed without waiting.
-pub fn resolve_now(host: &mut Host, ext: &str, arg: &PExp) -> Outcome {
-    if let Some(w) = host.world.as_ref().and_then(|w| w.get(ext)).cloned() {
-        if let Some(outcome) = host.choose(&w, super::run::Choice::First) {
-            return outcome;
+/// The results a nondeterministic call took, by the label of its statement.
+pub type Choices = BTreeMap<String, String>;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct NormalForm {
+    /// The final term (environment hidden).
+    pub term: String,
+    pub choices: Choices,
+}
+
+/// A state of the reduction graph.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StateNode {
+    /// The term (environment hidden).
+    pub term: String,
+    pub normal: bool,
+}
+
+/// A step of the reduction graph: `from` to `to` by `rule` at `label`; at a dispatch of a
+/// nondeterministic external, `choice` is the result taken.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Edge {
+    pub from: usize,
+    pub to: usize,
+    pub rule: Rule,
+    pub label: String,
+    pub choice: Option<String>,
+    /// At a dispatch: the external and what was delivered, as a trace event writes it
+    /// (result, partial, error), so a debugger can take the same path.
+    pub delivered: Option<(String, String, bool, Option<String>)>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Explored {
+    pub states: usize,
+    pub normal_forms: Vec<NormalForm>,
+    /// Stopped at the state budget: what was found is a lower bound.
+    pub truncated: bool,
+    /// The reduction graph (states, steps), if asked for.
+    pub graph: Vec<StateNode>,
+    pub edges: Vec<Edge>,
+}
+
+impl Explored {
+    /// Choice sequences that led to more than one normal form (a confluence violation).
+    pub fn violations(&self) -> Vec<&Choices> {
+        let mut by: BTreeMap<&Choices, Vec<&str>> = BTreeMap::new();
+        for nf in &self.normal_forms {
+            let v = by.entry(&nf.choices).or_default();
+            if !v.contains(&nf.term.as_str()) {
+                v.push(&nf.term);
+            }
         }
-        return match w.reply(arg) {
-            Some((Reply::Result(src), _)) => host.compile_result(&src).unwrap_or_else(Outcome::Failed),
+        by.into_iter().filter(|(_, v)| v.len() > 1).map(|(c, _)| c).collect()
+    }
+
+    /// The reduction graph in Graphviz DOT: states as nodes (normal forms doubled), steps as
+    /// edges labelled with the rule and the statement's label.
+    pub fn to_dot(&self) -> String {
+        use std::fmt::Write;
+        let esc = |s: &str| s.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\l");
+        let mut out = String::from("digraph reductions {\n  node [shape=box, fontname=\"monospace\", fontsize=10];\n");
+        for (i, s) in self.graph.iter().enumerate() {
+            let shape = if s.normal { ", peripheries=2" } else { "" };
+            let _ = writeln!(out, "  s{i} [label=\"{}\"{shape}];", esc(&s.term));
+        }
+        for e in &self.edges {
+            let choice = e.choice.as_ref().map(|c| format!(" → {c}")).unwrap_or_default();
+            let _ = writeln!(out, "  s{} -> s{} [label=\"{} {}{}\"];", e.from, e.to, e.rule.name(), e.label, esc(&choice));
+        }
+        out.push_str("}\n");
+        out
+    }
+}
+
+/// How to explore.
+#[derive(Clone, Copy, Debug)]
+pub struct Options {
+    pub mode: Mode,
+    pub max_states: usize,
+    /// Keep the reduction graph (`Explored::graph`, `edges`).
+    pub graph: bool,
+}
+
+/// The fixed resolution of a task, computed without waiting (the first of several choices).
+pub fn resolve_now(host: &mut Host, ext: &str, arg: &PExp) -> Outcome {
+    resolutions(host, ext, arg).into_iter().next().map(|(_, o)| o).unwrap_or_else(|| Outcome::Failed(format!("`{ext}` has no result")))
+}
+
+/// Every result a call may resolve to, each with the choice it stands for when there are
+/// several (`coin` → `true`, `false`; a world file's `choices`).
+pub fn resolutions(host: &mut Host, ext: &str, arg: &PExp) -> Vec<(Option<String>, Outcome)> {
+    let compile = |host: &mut Host, src: &str| host.compile_result(src).unwrap_or_else(Outcome::Failed);
+    if let Some(w) = host.world.as_ref().and_then(|w| w.get(ext)).cloned() {
+        if !w.choices.is_empty() && w.responses.is_empty() && w.default.is_none() {
+            return w.choices.iter().map(|c| (Some(c.clone()), compile(host, c))).collect();
+        }
+        let o = match w.reply(arg) {
+            Some((Reply::Result(src), _)) => compile(host, &src),
             Some((Reply::Stream(chunks, _), _)) => {
                 Outcome::Partial { items: chunks.iter().map(|c| crate::ir::Prim::Str(Arc::from(c.as_str()))).collect(), more: false }
             }
             None => Outcome::Failed(format!("no world response for `{ext}` {arg}")),
         };
+        return vec![(None, o)];
     }
     match ext {
-        "coin" => host.compile_result("true").unwrap_or_else(Outcome::Failed),
-        "sleep" => host.compile_result("()").unwrap_or_else(Outcome::Failed),
-        _ => eval_pure(ext, arg, &mut |_, _| {}, tokio::time::Instant::now()).unwrap_or_else(Outcome::Failed),
+        "coin" => ["true", "false"].iter().map(|c| (Some(c.to_string()), compile(host, c))).collect(),
+        "sleep" => vec![(None, compile(host, "()"))],
+        _ => vec![(None, eval_pure(ext, arg, &mut |_, _| {}, tokio::time::Instant::now()).unwrap_or_else(Outcome::Failed))],
     }
 }
 
@@ -58,38 +165,111 @@ pub fn steppable(m: &Machine) -> Vec<StmtId> {
     m.iter().filter(|s| m.steppable(*s).is_ok()).collect()
 }
 
-pub fn explore(start: &Machine, world: Option<World>, max_states: usize) -> Explored {
+/// The successors of `m` by stepping `s`: one, or one per result of a nondeterministic call
+/// (with the result's text).
+type Successor = (Machine, Rule, Option<String>, Option<(String, String, bool, Option<String>)>);
+
+fn successors(m: &Machine, host: &mut Host, s: StmtId) -> Vec<Successor> {
+    let mut next = m.clone();
+    let Some(ev) = next.step(s) else { return vec![] };
+    let Some(t) = ev.task.filter(|_| ev.rule == Rule::Dispatch) else { return vec![(next, ev.rule, None, None)] };
+    let (ext, arg) = (next.tasks[t.0 as usize].ext.clone(), next.tasks[t.0 as usize].arg.clone());
+    let mut outcomes = resolutions(host, &ext, &arg);
+    let record = |o: &Outcome| {
+        let (r, p, e) = super::run::outcome_record(o);
+        Some((ext.to_string(), r, p, e))
+    };
+    let last = outcomes.pop();
+    let mut out: Vec<Successor> = outcomes
+        .into_iter()
+        .map(|(choice, o)| {
+            let mut m2 = next.clone();
+            let rec = record(&o);
+            m2.deliver(t, o, 0.0);
+            (m2, ev.rule, choice, rec)
+        })
+        .collect();
+    if let Some((choice, o)) = last {
+        let rec = record(&o);
+        next.deliver(t, o, 0.0);
+        out.push((next, ev.rule, choice, rec));
+    }
+    out
+}
+
+/// The index of state `m`, added if new (states are keyed by the printed term, with the
+/// environment, so nothing distinct is merged); whether it was new.
+fn state_of(seen: &mut HashMap<String, usize>, r: &mut Explored, m: &Machine, graph: bool) -> (usize, bool) {
+    // A delivered result is part of the state although the task prints the same (`coin`'s
+    // two results must not merge).
+    let mut key = m.print_term(true);
+    for s in m.iter() {
+        if let super::MOp::Task(t) = m.stmt(s).op {
+            if let Some(o) = &m.tasks[t.0 as usize].outcome {
+                let (res, partial, err) = super::run::outcome_record(o);
+                key.push_str(&format!("\n{} = {res} {partial} {err:?}", m.label_of(s)));
+            }
+        }
+    }
+    if let Some(&i) = seen.get(&key) {
+        return (i, false);
+    }
+    let i = seen.len();
+    seen.insert(key, i);
+    if graph {
+        r.graph.push(StateNode { term: m.print_term(false), normal: false });
+    }
+    (i, true)
+}
+
+pub fn explore(start: &Machine, world: Option<World>, opts: Options) -> Explored {
     let mut host = Host::new(world, false);
-    let mut seen: HashSet<String> = HashSet::new();
-    let mut nfs: Vec<String> = Vec::new();
-    let mut queue = VecDeque::new();
-    seen.insert(start.print_term(true));
-    queue.push_back(start.clone());
-    let mut truncated = false;
-    while let Some(m) = queue.pop_front() {
+    let mut r = Explored::default();
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    let (root, _) = state_of(&mut seen, &mut r, start, opts.graph);
+    let mut work: VecDeque<(Machine, usize, Choices)> = VecDeque::from([(start.clone(), root, Choices::new())]);
+    loop {
+        if seen.len() > opts.max_states {
+            r.truncated = true;
+            break;
+        }
+        let next = match opts.mode {
+            Mode::Full => work.pop_front(),
+            Mode::Reduced => work.pop_back(),
+        };
+        let Some((m, id, choices)) = next else { break };
         let cands = steppable(&m);
         if cands.is_empty() {
-            let t = m.print_term(false);
-            if !nfs.contains(&t) {
-                nfs.push(t);
+            if let Some(s) = r.graph.get_mut(id) {
+                s.normal = true;
+            }
+            let nf = NormalForm { term: m.print_term(false), choices };
+            if !r.normal_forms.contains(&nf) {
+                r.normal_forms.push(nf);
             }
             continue;
         }
-        for s in cands {
-            let mut next = m.clone();
-            step_resolving(&mut next, &mut host, s);
-            let key = next.print_term(true);
-            if seen.insert(key) {
-                if seen.len() >= max_states {
-                    truncated = true;
-                    break;
+        let pick = match opts.mode {
+            Mode::Reduced => &cands[..1],
+            Mode::Full => &cands[..],
+        };
+        for &s in pick {
+            let label = m.label_of(s);
+            for (next, rule, choice, delivered) in successors(&m, &mut host, s) {
+                let (to, new) = state_of(&mut seen, &mut r, &next, opts.graph);
+                if opts.graph {
+                    r.edges.push(Edge { from: id, to, rule, label: label.clone(), choice: choice.clone(), delivered });
                 }
-                queue.push_back(next);
+                if new {
+                    let mut ch = choices.clone();
+                    if let Some(c) = choice {
+                        ch.insert(label.clone(), c);
+                    }
+                    work.push_back((next, to, ch));
+                }
             }
         }
-        if truncated {
-            break;
-        }
     }
-    Explored { states: seen.len(), normal_forms: nfs, truncated }
+    r.states = seen.len();
+    r
 }

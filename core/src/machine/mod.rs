@@ -802,6 +802,27 @@ impl Machine {
             format!("{}@{}", n.name, self.labels.show(n.fresh))
         }
     }
+    /// `var_name` with a deep freshening label abbreviated (`y@5.6.…6.6`), in O(1).
+    pub fn var_name_short(&self, memo: &mut label::LabelMemo, v: VarId) -> String {
+        let n = &self.vars[v.0 as usize];
+        if n.fresh == ROOT {
+            n.name.to_string()
+        } else {
+            format!("{}@{}", n.name, memo.short(&self.labels, n.fresh))
+        }
+    }
+    /// A statement's label, abbreviated past a few levels (`5.6.…6.6`), in O(1).
+    pub fn label_short(&self, memo: &mut label::LabelMemo, s: StmtId) -> String {
+        memo.short(&self.labels, self.stmts[s.0 as usize].label)
+    }
+    /// A statement's label id (valid until the label table is next compacted).
+    pub fn label_id(&self, s: StmtId) -> LabelId {
+        self.stmts[s.0 as usize].label
+    }
+    /// A statement's label as a key for views (the same in every copy of the machine).
+    pub fn label_key(&self, memo: &mut label::LabelMemo, s: StmtId) -> label::LabelKey {
+        memo.key(&self.labels, self.stmts[s.0 as usize].label)
+    }
 
     // ---- steppability -----------------------------------------------------------------
 

@@ -44,24 +44,29 @@ fn layout(rows: Vec<(String, String)>) -> String {
 impl Machine {
     /// The statement's text: `x := o`, nested bodies on further lines indented by two.
     pub fn stmt_text(&self, s: StmtId) -> String {
+        self.stmt_text_with(s, &mut |v| self.var_name(v))
+    }
+
+    /// `stmt_text` with the variables named by `name` (a view abbreviates deep labels).
+    pub fn stmt_text_with(&self, s: StmtId, name: &mut dyn FnMut(VarId) -> String) -> String {
         let n = &self.stmts[s.0 as usize];
-        let mut out = format!("{} := ", self.var_name(n.bind));
-        self.op_text(&mut out, &n.op);
+        let mut out = format!("{} := ", name(n.bind));
+        self.op_text(&mut out, &n.op, name);
         out
     }
 
-    fn op_text(&self, out: &mut String, op: &MOp) {
+    fn op_text(&self, out: &mut String, op: &MOp, name: &mut dyn FnMut(VarId) -> String) {
         match op {
-            MOp::Alias(y) => out.push_str(&self.var_name(*y)),
+            MOp::Alias(y) => out.push_str(&name(*y)),
             MOp::Call(f, x) => {
-                let _ = write!(out, "{} {}", self.var_name(*f), self.var_name(*x));
+                let _ = write!(out, "{} {}", name(*f), name(*x));
             }
             MOp::Tuple(xs) => {
-                let names: Vec<String> = self.tuple(*xs).iter().map(|x| self.var_name(*x)).collect();
+                let names: Vec<String> = self.tuple(*xs).iter().map(|x| name(*x)).collect();
                 let _ = write!(out, "({}{})", names.join(", "), if xs.len() == 1 { "," } else { "" });
             }
             MOp::Prj(i, x) => {
-                let _ = write!(out, "prj {i} {}", self.var_name(*x));
+                let _ = write!(out, "prj {i} {}", name(*x));
             }
             MOp::Prim(p) => {
                 let _ = write!(out, "<{}>", self.prim(*p));
@@ -72,7 +77,7 @@ impl Machine {
             }
             MOp::Fun(c) => {
                 if let Some((tpl, env)) = self.closure(*c) {
-                    let env: Vec<String> = env.iter().map(|v| self.var_name(*v)).collect();
+                    let env: Vec<String> = env.iter().map(|v| name(*v)).collect();
                     template_text(out, tpl, &env, 2);
                 }
             }

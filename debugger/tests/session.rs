@@ -2,7 +2,8 @@
 //! lazy, resolving by hand (validated) and from the world file, time travel and restart.
 
 use opal_core::machine::Rule;
-use opal_debugger_gui::session::{critical_path, Order, Quiz, Session, Strategy, Until};
+use opal_debugger::session::{Order, Quiz, Session, Strategy, Until};
+use opal_debugger::timeline::{critical_path, in_flight, Axis};
 use std::collections::BTreeSet;
 
 fn example(name: &str) -> Session {
@@ -41,7 +42,8 @@ fn tasks_wait_for_the_user_and_hand_resolutions_are_validated() {
         rounds += 1;
     }
     assert!(rounds > 0);
-    let (label, call) = s.pending()[0].clone();
+    let call = s.pending()[0].1.clone();
+    let label = s.pending_labels()[0].clone();
     assert!(call.contains("get_cities_in"), "{call}");
     assert!(s.resolve_with(&label, "[\"Honolulu\"").is_err(), "a broken expression is refused");
     assert!(s.resolve_with(&label, "fun x: y").unwrap_err().contains("not a closed OPAL expression"));
@@ -49,11 +51,11 @@ fn tasks_wait_for_the_user_and_hand_resolutions_are_validated() {
     // Run to the end, resolving what remains from the world file.
     for _ in 0..10_000 {
         if s.round().is_err() {
-            let p = s.pending();
+            let p = s.pending_labels();
             if p.is_empty() {
                 break;
             }
-            for (l, _) in p {
+            for l in p {
                 s.resolve_from_world(&l).expect("world resolves");
             }
         }
@@ -69,7 +71,7 @@ fn coin_offers_its_results_to_pick_from() {
     while s.pending().is_empty() {
         s.round().expect("a round");
     }
-    let (label, _) = s.pending()[0].clone();
+    let label = s.pending_labels()[0].clone();
     assert_eq!(s.choices(&label), vec!["true".to_string(), "false".to_string()]);
     s.resolve_with(&label, "false").expect("pick");
     while s.round().is_ok() {}
@@ -141,7 +143,7 @@ fn a_saved_session_loads_back_to_the_same_state_and_refuses_another_program() {
     while s.pending().is_empty() {
         s.round().expect("round");
     }
-    let (label, _) = s.pending()[0].clone();
+    let label = s.pending_labels()[0].clone();
     s.resolve_with(&label, "[\"Lima\", \"Quito\"]").expect("by hand");
     s.round().expect("round");
     s.back();
@@ -200,7 +202,7 @@ fn confluence_keeps_the_users_hand_resolutions() {
     while s.pending().is_empty() {
         s.round().expect("round");
     }
-    let (label, _) = s.pending()[0].clone();
+    let label = s.pending_labels()[0].clone();
     s.resolve_with(&label, "[\"Lima\"]").expect("by hand");
     let c = s.confluence(Order::Reversed);
     assert!(c.identical());
@@ -211,16 +213,17 @@ fn confluence_keeps_the_users_hand_resolutions() {
 fn practice_checks_predictions_and_explains() {
     let s = Session::new("a := 1 + 2\nb := 3 + 4\nprint (&stdout, a * b)\n", None).expect("compiles");
     let rows = s.rows();
-    let steppable: BTreeSet<String> = rows.iter().filter(|r| r.steppable).map(|r| r.label.clone()).collect();
+    let steppable: BTreeSet<_> = rows.iter().filter(|r| r.steppable).map(|r| r.key).collect();
     assert!(s.check(Quiz::Steppable, &steppable).correct());
-    let blocked = rows.iter().find(|r| !r.steppable && !r.prelude).expect("blocked").label.clone();
+    let blocked = rows.iter().find(|r| !r.steppable && !r.prelude).expect("blocked");
     let mut guess = steppable.clone();
     let missed = guess.pop_first().expect("one");
-    guess.insert(blocked.clone());
+    let missed = rows.iter().find(|r| r.key == missed).expect("row").label.clone();
+    guess.insert(blocked.key);
     let v = s.check(Quiz::Steppable, &guess);
     assert!(!v.correct());
     assert_eq!(v.missed.iter().map(|m| m.0.clone()).collect::<Vec<_>>(), vec![missed]);
-    assert_eq!(v.wrong[0].0, blocked);
+    assert_eq!(v.wrong[0].0, blocked.label);
     assert!(v.wrong[0].1.starts_with("waiting") || v.wrong[0].1.starts_with("value"), "{:?}", v.wrong);
     // Nothing dispatches yet: ticking a reduce-call as a dispatch is wrong, with the rule named.
     let v = s.check(Quiz::Dispatch, &steppable);
@@ -230,14 +233,15 @@ fn practice_checks_predictions_and_explains() {
 #[test]
 fn run_until_stops_at_the_event() {
     let mut s = example("fork_join");
-    let r = s.run_until(Strategy::Opportunistic, &Until::Dispatch, false, 1000).expect("dispatches");
+    let r = s.run_until(Strategy::Opportunistic, &Until::Dispatch, false).expect("dispatches");
     assert!(r.contains("dispatch"), "{r}");
     assert!(s.last_steps().iter().any(|t| t.rule == Rule::Dispatch));
-    let err = s.run_until(Strategy::Opportunistic, &Until::Resolve, false, 1000);
+    let err = s.run_until(Strategy::Opportunistic, &Until::Resolve, false);
     assert!(s.last_steps().iter().any(|t| t.rule == Rule::Resolve) || err.is_err());
     s.restart();
-    let target = s.rows().iter().rev().find(|r| !r.prelude).expect("a row").label.clone();
-    let r = s.run_until(Strategy::Cbv, &Until::Steps(target.clone()), true, 1000);
+    let row = s.rows().into_iter().rev().find(|r| !r.prelude).expect("a row");
+    let target = row.label.clone();
+    let r = s.run_until(Strategy::Cbv, &Until::Steps(row.key), true);
     assert!(s.history().iter().any(|h| h.contains(&format!("at {target}"))) || r.is_err(), "{r:?}");
     let calls = s.calls().to_vec();
     assert!(calls.iter().all(|c| c.dispatched_step < s.position()), "{calls:?}");
@@ -271,14 +275,13 @@ fn a_recorded_trace_resolves_tasks_and_streams_deliver_chunk_by_chunk() {
 fn the_timeline_shows_parallel_calls_and_a_critical_path() {
     let mut s = example("fork_join");
     finish(&mut s);
-    let calls: Vec<_> = s.calls().iter().filter(|c| !c.pure).cloned().collect();
+    let calls: Vec<_> = s.calls().iter().filter(|c| !c.pure).collect();
     assert!(calls.len() >= 2, "{calls:?}");
     let path = critical_path(&calls);
     assert!(!path.is_empty() && path.len() <= calls.len());
-    let refs: Vec<&_> = calls.iter().collect();
-    let flight = opal_debugger_gui::timeline::in_flight(&refs, opal_debugger_gui::timeline::Axis::Steps, s.position() as f64);
+    let flight = in_flight(&calls, Axis::Steps, s.position() as f64);
     assert!(flight.iter().map(|f| f.1).max().unwrap_or(0) >= 2, "fork_join runs calls in parallel: {flight:?}");
-    let csv = s.timeline_csv();
+    let csv = opal_debugger::timeline::csv(s.calls());
     assert_eq!(csv.lines().count(), s.calls().len() + 1, "{csv}");
 }
 
@@ -286,8 +289,9 @@ fn the_timeline_shows_parallel_calls_and_a_critical_path() {
 fn run_until_gives_up_on_a_diverging_program_and_keeps_what_it_did() {
     let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/diverge.opal")).expect("diverge");
     let mut s = Session::new(&src, None).expect("compiles");
-    let err = s.run_until(Strategy::Cbv, &Until::Dispatch, true, 500).unwrap_err();
-    assert!(err.contains("without reaching the goal"), "{err}");
-    assert_eq!(s.position(), 500);
+    s.step_budget = 500;
+    let err = s.run_until(Strategy::Cbv, &Until::Dispatch, true).unwrap_err();
+    assert!(err.contains("did not reach the goal within 500 steps"), "{err}");
+    assert_eq!(s.position(), 500, "cbv takes one step per action");
     assert!(s.back(), "the run is in the history");
 }

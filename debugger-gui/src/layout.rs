@@ -1,0 +1,348 @@
+//! Where the task graph's nodes sit. A full layered layout (rust-sugiyama) is not stable —
+//! adding one node moves most others — so it runs only at the start and on "tidy"; between,
+//! nodes keep their grid cells, a step's new nodes take the cells below the node they came
+//! from, and removed nodes leave gaps (they fold into what replaced them). Tidy runs on a
+//! worker thread, so a big graph never blocks a frame.
+
+use opal_core::machine::label::LabelKey;
+use opal_debugger::graph::Graph;
+use opal_debugger::session::Kind;
+use std::collections::{HashMap, HashSet};
+use std::fmt::Write;
+use std::sync::mpsc;
+
+/// Grid cell size in graph units at 100 % (a node is `NODE_W` × `NODE_H`).
+pub const CELL_W: f32 = 305.0;
+pub const CELL_H: f32 = 84.0;
+pub const NODE_W: f32 = 280.0;
+pub const NODE_H: f32 = 62.0;
+/// How long a node takes to grow in or fold away, in seconds.
+pub const ANIMATION: f64 = 0.35;
+/// Graphs up to this size get rust-sugiyama's layered layout on tidy; bigger ones a linear
+/// layering (it took seconds on 6 000 nodes).
+const SUGIYAMA_MAX: usize = 1500;
+
+/// A node's place: its grid cell and where it is drawn now (moving toward the cell).
+#[derive(Clone, Debug)]
+pub struct Placed {
+    pub cell: (i32, i32),
+    pub pos: [f32; 2],
+    pub born: f64,
+}
+
+/// A removed node folding into `to`.
+#[derive(Clone, Debug)]
+pub struct Dying {
+    pub from: [f32; 2],
+    pub to: [f32; 2],
+    pub died: f64,
+    pub kind: Kind,
+}
+
+/// Grid cells by node.
+type Cells = Vec<(LabelKey, (i32, i32))>;
+
+#[derive(Default)]
+pub struct Layout {
+    pub placed: HashMap<LabelKey, Placed>,
+    occupied: HashMap<(i32, i32), LabelKey>,
+    pub dying: Vec<Dying>,
+    /// Each node's kind and the nodes it uses, to fold a removed node into what it named.
+    sources: HashMap<LabelKey, (Kind, Vec<LabelKey>)>,
+    /// A tidy running on a worker thread: the cells it computes, by key.
+    tidying: Option<mpsc::Receiver<Cells>>,
+}
+
+pub fn cell_pos(c: (i32, i32)) -> [f32; 2] {
+    [c.0 as f32 * CELL_W, c.1 as f32 * CELL_H]
+}
+
+/// The box around nodes drawn at `positions` (top-left corners): (least corner, greatest
+/// corner); `None` for no nodes.
+pub fn bounds(positions: impl IntoIterator<Item = [f32; 2]>) -> Option<([f32; 2], [f32; 2])> {
+    positions.into_iter().fold(None, |b, p| {
+        let (lo, hi) = b.unwrap_or((p, [p[0] + NODE_W, p[1] + NODE_H]));
+        Some(([lo[0].min(p[0]), lo[1].min(p[1])], [hi[0].max(p[0] + NODE_W), hi[1].max(p[1] + NODE_H)]))
+    })
+}
+
+impl Layout {
+    /// A fresh layout of `g` (layered, computed at once: a program's first graph is small).
+    pub fn new(g: &Graph) -> Layout {
+        let mut l = Layout::default();
+        let cells = layered(g);
+        l.apply_cells(g, &cells, 0.0);
+        l.placed.values_mut().for_each(|p| p.pos = cell_pos(p.cell));
+        l.remember(g);
+        l
+    }
+
+    fn take(&mut self, key: LabelKey, cell: (i32, i32)) {
+        self.occupied.insert(cell, key);
+    }
+
+    /// The free cell nearest `want`, searching that row rightward then leftward, then rows below.
+    fn free_near(&self, want: (i32, i32)) -> (i32, i32) {
+        for dy in 0..1000 {
+            for dx in 0..64 {
+                for c in [(want.0 + dx, want.1 + dy), (want.0 - dx, want.1 + dy)] {
+                    if !self.occupied.contains_key(&c) {
+                        return c;
+                    }
+                }
+            }
+        }
+        (want.0, want.1 + 1000)
+    }
+
+    /// Follows the graph to `g`: removed nodes fold away, new ones take cells below the node
+    /// they came from (an ancestor label, else a node they use), the rest stays where it is.
+    /// Returns the cells of the new nodes.
+    pub fn update(&mut self, g: &Graph, now: f64) -> Vec<(i32, i32)> {
+        let alive: HashSet<LabelKey> = g.nodes.iter().map(|n| n.key).collect();
+        let gone: Vec<LabelKey> = self.placed.keys().filter(|k| !alive.contains(k)).copied().collect();
+        let old: HashMap<LabelKey, Placed> = gone.iter().filter_map(|k| self.placed.get(k).map(|p| (*k, p.clone()))).collect();
+        for k in &gone {
+            if let Some(p) = self.placed.remove(k) {
+                self.occupied.remove(&p.cell);
+            }
+        }
+        let index: HashMap<LabelKey, usize> = g.nodes.iter().enumerate().map(|(i, n)| (n.key, i)).collect();
+        let sources_of = g.sources();
+        // Children of the same origin stack below it, in label order.
+        let mut next_row: HashMap<LabelKey, i32> = HashMap::new();
+        let mut born = Vec::new();
+        for (i, n) in g.nodes.iter().enumerate() {
+            if self.placed.contains_key(&n.key) {
+                continue;
+            }
+            let origin = n.parents.iter().find_map(|p| old.get(p).or_else(|| self.placed.get(p)).map(|o| (*p, o.cell, o.pos))).or_else(|| {
+                let src = sources_of[i].iter().find_map(|&s| self.placed.get(&g.nodes[s].key))?;
+                Some((LabelKey(0), (src.cell.0, src.cell.1 + 1), src.pos))
+            });
+            let (want, from) = match origin {
+                Some((pk, cell, pos)) => {
+                    let k = next_row.entry(pk).or_insert(0);
+                    let want = (cell.0, cell.1 + *k);
+                    *k += 1;
+                    (want, pos)
+                }
+                None => {
+                    let bottom = self.occupied.keys().map(|c| c.1).max().map(|y| y + 1).unwrap_or(0);
+                    ((0, bottom), cell_pos((0, bottom)))
+                }
+            };
+            let cell = self.free_near(want);
+            self.take(n.key, cell);
+            self.placed.insert(n.key, Placed { cell, pos: from, born: now });
+            born.push(cell);
+        }
+        // Removed nodes fold into a node that took their place (a descendant), else into
+        // what they used, else in place.
+        for k in gone {
+            let Some(p) = old.get(&k) else { continue };
+            let child = g.nodes.iter().find(|n| n.parents.contains(&k));
+            let before = self.sources.get(&k);
+            let to = child
+                .or_else(|| before.and_then(|(_, s)| s.iter().find_map(|x| index.get(x).map(|&i| &g.nodes[i]))))
+                .and_then(|n| self.placed.get(&n.key))
+                .map(|q| cell_pos(q.cell))
+                .unwrap_or(p.pos);
+            let kind = before.map(|(k, _)| *k).unwrap_or(Kind::Waiting);
+            self.dying.push(Dying { from: p.pos, to, died: now, kind });
+        }
+        // A long run leaves many fold-aways at once: keep the newest few.
+        if self.dying.len() > 400 {
+            let drop = self.dying.len() - 400;
+            self.dying.drain(..drop);
+        }
+        self.remember(g);
+        born
+    }
+
+    fn remember(&mut self, g: &Graph) {
+        let sources = g.sources();
+        self.sources = g.nodes.iter().zip(&sources).map(|(n, of)| (n.key, (n.kind, of.iter().map(|&j| g.nodes[j].key).collect()))).collect();
+    }
+
+    /// Starts a full layered layout on a worker thread; `poll_tidy` applies it when done.
+    pub fn start_tidy(&mut self, g: &Graph) {
+        let g = g.clone();
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let cells = layered(&g);
+            let _ = tx.send(g.nodes.iter().zip(cells).map(|(n, c)| (n.key, c)).collect());
+        });
+        self.tidying = Some(rx);
+    }
+
+    pub fn tidying(&self) -> bool {
+        self.tidying.is_some()
+    }
+
+    /// Drops a running tidy (Esc).
+    pub fn cancel_tidy(&mut self) -> bool {
+        self.tidying.take().is_some()
+    }
+
+    /// Applies a finished tidy; true if one was applied.
+    pub fn poll_tidy(&mut self, g: &Graph, now: f64) -> bool {
+        let Some(rx) = &self.tidying else { return false };
+        match rx.try_recv() {
+            Ok(by_key) => {
+                self.tidying = None;
+                let map: HashMap<LabelKey, (i32, i32)> = by_key.into_iter().collect();
+                let cells: Vec<(i32, i32)> = g.nodes.iter().enumerate().map(|(i, n)| map.get(&n.key).copied().unwrap_or((0, i as i32))).collect();
+                self.apply_cells(g, &cells, now);
+                true
+            }
+            Err(mpsc::TryRecvError::Empty) => false,
+            Err(mpsc::TryRecvError::Disconnected) => {
+                self.tidying = None;
+                false
+            }
+        }
+    }
+
+    /// Moves every node to its cell in `cells` (nodes then glide there).
+    fn apply_cells(&mut self, g: &Graph, cells: &[(i32, i32)], now: f64) {
+        self.occupied.clear();
+        let old = std::mem::take(&mut self.placed);
+        for (n, &want) in g.nodes.iter().zip(cells) {
+            let cell = self.free_near(want);
+            self.take(n.key, cell);
+            let (pos, born) = old.get(&n.key).map(|p| (p.pos, p.born)).unwrap_or((cell_pos(cell), now));
+            self.placed.insert(n.key, Placed { cell, pos, born });
+        }
+    }
+
+    /// Moves drawn positions toward their cells and forgets finished fold-aways; true while
+    /// something still moves.
+    pub fn animate(&mut self, dt: f32, now: f64) -> bool {
+        let k = 1.0 - (-dt * 12.0).exp();
+        let mut moving = false;
+        for p in self.placed.values_mut() {
+            let t = cell_pos(p.cell);
+            let d = [t[0] - p.pos[0], t[1] - p.pos[1]];
+            if d[0].abs() + d[1].abs() > 0.5 {
+                p.pos = [p.pos[0] + d[0] * k, p.pos[1] + d[1] * k];
+                moving = true;
+            } else {
+                p.pos = t;
+            }
+            moving |= now - p.born < ANIMATION;
+        }
+        self.dying.retain(|d| now - d.died < ANIMATION);
+        moving || !self.dying.is_empty()
+    }
+
+    /// The graph as SVG, at the cells; `text` gives a node's lines.
+    pub fn to_svg(&self, g: &Graph, text: impl Fn(&opal_debugger::graph::Node) -> String) -> String {
+        let xml = |s: &str| s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;");
+        let cells: Vec<[f32; 2]> = g.nodes.iter().map(|n| self.placed.get(&n.key).map(|p| cell_pos(p.cell)).unwrap_or([0.0, 0.0])).collect();
+        let ([x0, y0], [w, h]) = bounds(cells.iter().copied().chain([[0.0, 0.0]])).unwrap_or(([0.0, 0.0], [NODE_W, NODE_H]));
+        let (ox, oy) = (10.0 - x0, 10.0 - y0);
+        let mut out = format!(
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" font-family=\"monospace\" font-size=\"14\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n",
+            w - x0 + 20.0,
+            h - y0 + 20.0
+        );
+        for &(a, b) in &g.edges {
+            let (p, q) = (cells[a], cells[b]);
+            let _ = writeln!(
+                out,
+                "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#777\"/>",
+                p[0] + ox + NODE_W / 2.0,
+                p[1] + oy + NODE_H,
+                q[0] + ox + NODE_W / 2.0,
+                q[1] + oy
+            );
+        }
+        for (n, c) in g.nodes.iter().zip(&cells) {
+            let dash = if n.call.is_some_and(|c| c.queued()) { " stroke-dasharray=\"6 4\"" } else { "" };
+            let _ = writeln!(
+                out,
+                "<g><rect x=\"{}\" y=\"{}\" width=\"{NODE_W}\" height=\"{NODE_H}\" rx=\"8\" fill=\"{}\" stroke=\"#333\"{dash}/><text x=\"{}\" y=\"{}\" font-weight=\"bold\">{}</text><text x=\"{}\" y=\"{}\">{}</text></g>",
+                c[0] + ox,
+                c[1] + oy,
+                opal_debugger::graph::kind_hex(n.kind),
+                c[0] + ox + 8.0,
+                c[1] + oy + 20.0,
+                xml(&n.label),
+                c[0] + ox + 8.0,
+                c[1] + oy + 42.0,
+                xml(&short(&text(n), 26))
+            );
+        }
+        out.push_str("</svg>\n");
+        out
+    }
+}
+
+/// Grid cells of a layered layout of `g`: rust-sugiyama for graphs it handles quickly, a
+/// linear layering (depth by longest path, columns in label order) for bigger ones.
+fn layered(g: &Graph) -> Vec<(i32, i32)> {
+    let n = g.nodes.len();
+    if n <= SUGIYAMA_MAX {
+        let vertices: Vec<(u32, (f64, f64))> = (0..n as u32).map(|i| (i, (1.0, 1.0))).collect();
+        let edges: Vec<(u32, u32)> = g.edges.iter().map(|&(a, b)| (a as u32, b as u32)).collect();
+        let config = rust_sugiyama::configure::Config { vertex_spacing: 1.0, transpose: n <= 300, ..Default::default() };
+        // The layout crate asserts on shapes it does not expect: fall back, never crash.
+        if let Ok(layouts) = std::panic::catch_unwind(|| rust_sugiyama::from_vertices_and_edges(&vertices, &edges, &config)) {
+            let mut cells: Vec<Option<(i32, i32)>> = vec![None; n];
+            let mut x0 = 0i32;
+            for (layout, _w, _h) in &layouts {
+                let min_x = layout.iter().map(|(_, (x, _))| *x).fold(f64::INFINITY, f64::min);
+                let mut max_x = x0;
+                for &(v, (x, y)) in layout {
+                    let c = (x0 + (x - min_x).round() as i32, y.round() as i32);
+                    max_x = max_x.max(c.0);
+                    if let Some(slot) = cells.get_mut(v) {
+                        *slot = Some(c);
+                    }
+                }
+                x0 = max_x + 1;
+            }
+            return cells.iter().enumerate().map(|(i, c)| c.unwrap_or((x0, i as i32))).collect();
+        }
+    }
+    // Longest-path layering in one pass (edges go from earlier to later labels), then the
+    // nodes of each layer side by side in label order, wrapped at 12 columns.
+    let mut depth = vec![0i32; n];
+    let mut by_target: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for &(a, b) in &g.edges {
+        by_target[b].push(a);
+    }
+    for i in 0..n {
+        depth[i] = by_target[i].iter().filter(|&&a| a < i).map(|&a| depth[a] + 1).max().unwrap_or(0);
+    }
+    let mut col: HashMap<i32, i32> = HashMap::new();
+    let mut rows_before: HashMap<i32, i32> = HashMap::new();
+    let max_depth = depth.iter().copied().max().unwrap_or(0);
+    let per_layer: Vec<i32> = (0..=max_depth).map(|d| depth.iter().filter(|&&x| x == d).count() as i32).collect();
+    let mut y = 0;
+    for (d, count) in per_layer.iter().enumerate() {
+        rows_before.insert(d as i32, y);
+        y += (count + 11) / 12;
+    }
+    depth
+        .iter()
+        .map(|&d| {
+            let c = col.entry(d).or_insert(0);
+            let cell = (*c % 12, rows_before[&d] + *c / 12);
+            *c += 1;
+            cell
+        })
+        .collect()
+}
+
+/// `s` cut to `n` characters with an ellipsis.
+pub fn short(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        let mut t: String = s.chars().take(n.saturating_sub(1)).collect();
+        t.push('…');
+        t
+    }
+}

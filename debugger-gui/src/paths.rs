@@ -1,0 +1,277 @@
+//! All paths (PLT Redex's `traces`): every reduction order of a small program from its
+//! initial term, as a graph of states (rows by depth; normal forms ringed) and steps. The
+//! search (`opal explore`'s) runs on a worker thread; a click on a state travels there (the
+//! session replays the steps of a shortest path to it, resolving as the search did).
+
+use eframe::egui::{self, Align2, Color32, FontId, RichText, Sense, Stroke, Vec2};
+use opal_core::machine::explore::{explore, Explored, Mode, Options};
+use opal_core::machine::Rule;
+use opal_debugger::session::{Action, By, Session};
+use std::sync::mpsc;
+
+/// States beyond this are not searched (a 3-call program has a few hundred).
+const MAX_STATES: usize = 600;
+
+pub struct PathsView {
+    pub open: bool,
+    mode: Mode,
+    /// Every interleaving had too many states: the reduced search replaced it.
+    fell_back: bool,
+    rx: Option<mpsc::Receiver<(Explored, bool)>>,
+    result: Option<Explored>,
+    /// For each state, the edge that first reached it (a shortest path from the start).
+    parent: Vec<Option<usize>>,
+    depth: Vec<usize>,
+    /// The state shown now by the session, when it is one of them.
+    current: Option<usize>,
+    current_revision: Option<u64>,
+}
+
+impl PathsView {
+    /// Starts searching every path from the session's initial term.
+    pub fn start(s: &Session) -> PathsView {
+        let mut v = PathsView {
+            open: true,
+            mode: Mode::Full,
+            fell_back: false,
+            rx: None,
+            result: None,
+            parent: vec![],
+            depth: vec![],
+            current: None,
+            current_revision: None,
+        };
+        v.search(s);
+        v
+    }
+
+    fn search(&mut self, s: &Session) {
+        self.result = None;
+        let (tx, rx) = mpsc::channel();
+        let m = s.initial().clone();
+        let world = s.world().cloned();
+        let mode = self.mode;
+        std::thread::spawn(move || {
+            let mut r = explore(&m, world.clone(), Options { mode, max_states: MAX_STATES, graph: true });
+            // Every interleaving grows fast (two additions side by side: over 600 states); one
+            // order per class always fits, and finds the same normal forms.
+            let fell_back = r.truncated && mode == Mode::Full;
+            if fell_back {
+                r = explore(&m, world, Options { mode: Mode::Reduced, max_states: MAX_STATES, graph: true });
+            }
+            let _ = tx.send((r, fell_back));
+        });
+        self.rx = Some(rx);
+        self.result = None;
+        self.current_revision = None;
+    }
+
+    pub fn busy(&self) -> bool {
+        self.rx.is_some()
+    }
+
+    pub fn cancel(&mut self) -> bool {
+        self.rx.take().is_some()
+    }
+
+    pub fn poll(&mut self) {
+        let Some(rx) = &self.rx else { return };
+        if let Ok((r, fell_back)) = rx.try_recv() {
+            self.rx = None;
+            if fell_back {
+                self.mode = Mode::Reduced;
+                self.fell_back = true;
+            }
+            // Breadth first from the start: the first edge into a state is on a shortest path.
+            let n = r.graph.len();
+            self.parent = vec![None; n];
+            self.depth = vec![0; n];
+            let mut seen = vec![false; n];
+            if n > 0 {
+                seen[0] = true;
+            }
+            let mut queue = std::collections::VecDeque::from([0usize]);
+            while let Some(i) = queue.pop_front() {
+                for (k, e) in r.edges.iter().enumerate().filter(|(_, e)| e.from == i) {
+                    if e.to < n && !seen[e.to] {
+                        seen[e.to] = true;
+                        self.parent[e.to] = Some(k);
+                        self.depth[e.to] = self.depth[i] + 1;
+                        queue.push_back(e.to);
+                    }
+                }
+            }
+            self.result = Some(r);
+        }
+    }
+
+    /// The actions that take the session from the initial term to state `to`.
+    fn path_to(&self, s: &Session, to: usize) -> Vec<Action> {
+        let Some(r) = &self.result else { return vec![] };
+        let mut edges = Vec::new();
+        let mut at = to;
+        while let Some(k) = self.parent.get(at).copied().flatten() {
+            edges.push(k);
+            at = r.edges[k].from;
+        }
+        edges.reverse();
+        let mut out = Vec::new();
+        for k in edges {
+            let e = &r.edges[k];
+            out.push(Action::Step { label: e.label.clone(), strategy: None, at_ms: 0.0 });
+            if let (Rule::Dispatch, Some((ext, result, partial, error))) = (e.rule, &e.delivered) {
+                if !s.is_pure(ext) {
+                    out.push(Action::Resolve {
+                        label: e.label.clone(),
+                        by: By::World,
+                        result: result.clone(),
+                        partial: *partial,
+                        error: error.clone(),
+                        at_ms: 0.0,
+                    });
+                }
+            }
+        }
+        out
+    }
+
+    /// "N states, M steps, K normal forms" once the search is done.
+    pub fn summary(&self) -> Option<String> {
+        let r = self.result.as_ref()?;
+        let nfs = r.normal_forms.len();
+        let mut out = format!("{} states, {} steps, {nfs} normal form{}", r.graph.len(), r.edges.len(), if nfs == 1 { "" } else { "s" });
+        if self.fell_back {
+            out.push_str(&format!(" (one order per class: every interleaving has more than {MAX_STATES} states)"));
+        }
+        if r.truncated {
+            out.push_str(&format!(" — stopped at {MAX_STATES} states"));
+        }
+        Some(out)
+    }
+
+    /// The actions to the first normal form found (for tests and scripts).
+    pub fn path_to_normal_form(&self, s: &Session) -> Option<Vec<Action>> {
+        let r = self.result.as_ref()?;
+        let i = r.graph.iter().position(|st| st.normal)?;
+        Some(self.path_to(s, i))
+    }
+
+    /// Draws the window; the path to travel, if a state was clicked.
+    pub fn window(&mut self, ctx: &egui::Context, s: Option<&Session>, max: Vec2) -> Option<Vec<Action>> {
+        let s = s?;
+        let mut open = self.open;
+        let mut travel = None;
+        let mut research = false;
+        egui::Window::new("All paths").open(&mut open).default_size(max * 0.8).max_size(max).show(ctx, |ui| {
+            ui.horizontal(|ui| {
+                for (mode, label, what) in [
+                    (Mode::Full, "every interleaving", "all step orders: the diamonds of strong confluence"),
+                    (Mode::Reduced, "one order per class", "partial-order reduction: one path, branching only on nondeterministic results"),
+                ] {
+                    if ui.selectable_label(self.mode == mode, label).on_hover_text(what).clicked() && self.mode != mode {
+                        self.mode = mode;
+                        self.fell_back = false;
+                        research = true;
+                    }
+                }
+            });
+            let Some(r) = &self.result else {
+                ui.label("Searching… (Esc cancels)");
+                return;
+            };
+            if self.current_revision != Some(s.revision()) {
+                self.current_revision = Some(s.revision());
+                let term = s.machine().print_term(false);
+                self.current = r.graph.iter().position(|st| st.term == term);
+            }
+            ui.label(RichText::new(self.summary().unwrap_or_default()).strong());
+            ui.weak("Rows are steps from the start; ringed states are normal forms; blue is where you are. Click a state to go there; hover for its term.");
+            let rows = self.depth.iter().copied().max().unwrap_or(0) + 1;
+            let mut per_row = vec![0usize; rows];
+            let mut slot = vec![0usize; r.graph.len()];
+            for (i, d) in self.depth.iter().enumerate() {
+                slot[i] = per_row[*d];
+                per_row[*d] += 1;
+            }
+            let widest = per_row.iter().copied().max().unwrap_or(1);
+            let (dx, dy) = (44.0, 64.0);
+            let size = Vec2::new(widest as f32 * dx + 40.0, rows as f32 * dy + 40.0);
+            egui::ScrollArea::both().auto_shrink([false, false]).show(ui, |ui| {
+                let (resp, painter) = ui.allocate_painter(size.max(ui.available_size()), Sense::click());
+                let origin = resp.rect.min + Vec2::new(24.0, 24.0);
+                let pos = |i: usize| {
+                    let d = self.depth[i];
+                    let offset = (widest - per_row[d]) as f32 * dx / 2.0;
+                    origin + Vec2::new(offset + slot[i] as f32 * dx, d as f32 * dy)
+                };
+                let weak = ui.visuals().weak_text_color();
+                let label_edges = r.edges.len() <= 40;
+                for e in &r.edges {
+                    if e.from >= r.graph.len() || e.to >= r.graph.len() {
+                        continue;
+                    }
+                    let (a, b) = (pos(e.from), pos(e.to));
+                    painter.line_segment([a, b], Stroke::new(1.5, weak));
+                    if label_edges {
+                        let mid = a + (b - a) * 0.5;
+                        let text = match &e.choice {
+                            Some(c) => format!("{} {} → {c}", short_rule(e.rule), e.label),
+                            None => format!("{} {}", short_rule(e.rule), e.label),
+                        };
+                        painter.text(mid, Align2::LEFT_CENTER, text, FontId::proportional(14.0), ui.visuals().text_color());
+                    }
+                }
+                let pointer = resp.hover_pos();
+                let mut hovered = None;
+                for (i, st) in r.graph.iter().enumerate() {
+                    let c = pos(i);
+                    let fill = if Some(i) == self.current {
+                        Color32::from_rgb(0x30, 0x70, 0xff)
+                    } else if st.normal {
+                        Color32::from_rgb(0x9b, 0xe0, 0x9b)
+                    } else {
+                        Color32::from_gray(200)
+                    };
+                    painter.circle_filled(c, 11.0, fill);
+                    painter.circle_stroke(c, 11.0, Stroke::new(1.0, Color32::from_gray(60)));
+                    if st.normal {
+                        painter.circle_stroke(c, 15.0, Stroke::new(2.0, Color32::from_gray(40)));
+                    }
+                    if pointer.is_some_and(|p| (p - c).length() < 13.0) {
+                        hovered = Some(i);
+                    }
+                }
+                if let Some(i) = hovered {
+                    let term: String = r.graph[i].term.lines().take(24).collect::<Vec<_>>().join("\n");
+                    let outgoing: Vec<String> = r.edges.iter().filter(|e| e.from == i).map(|e| format!("{} at {}", e.rule.name(), e.label)).collect();
+                    resp.clone().on_hover_ui_at_pointer(|ui| {
+                        ui.label(RichText::new(format!("state {i}{}", if r.graph[i].normal { " (normal form)" } else { "" })).strong());
+                        ui.label(RichText::new(term).monospace());
+                        if !outgoing.is_empty() {
+                            ui.label(format!("steps from here: {}", outgoing.join(", ")));
+                        }
+                    });
+                    if resp.clicked() {
+                        travel = Some(self.path_to(s, i));
+                    }
+                }
+            });
+        });
+        self.open = open;
+        if research {
+            self.search(s);
+        }
+        travel
+    }
+}
+
+fn short_rule(r: Rule) -> &'static str {
+    match r {
+        Rule::ReduceAlias => "alias",
+        Rule::ReduceCall => "call",
+        Rule::ReduceProj => "proj",
+        Rule::ReduceGc => "gc",
+        Rule::Dispatch => "dispatch",
+        Rule::Resolve => "resolve",
+    }
+}
