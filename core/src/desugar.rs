@@ -1294,6 +1294,11 @@ impl Desugarer {
         let mut out = Vec::new();
         for item in &block.items {
             self.used_env.clear();
+            // Each definition numbers its invented names from 1: its body is a scope of its
+            // own, and a student stepping into `fix` or `map` should not read `t'82`.
+            for (_, sym) in &self.temp_syms {
+                self.counters.remove(sym);
+            }
             let before = self.buf.len();
             let (name, arity) = match &item.kind {
                 ItemKind::Bind(Pattern::Name(id), e) => {

@@ -1,71 +1,112 @@
 #!/usr/bin/env bash
-# The real debugger window under Xvfb: `opal debug` on a bundled example, a few steps driven
-# with real key presses (xdotool), a screenshot in target/ci-screenshots/, and a failure if the
-# window is blank or the process died. Installs what it needs (Debian, as root).
+# The real debugger window under Xvfb, driven by real key presses (xdotool), as a lecturer
+# would: CityExcursions at 1920×1080 and in the projector theme at 1280×720 after a few rounds,
+# and §3.4's divergent program while a confluence check runs. Screenshots go to
+# target/ci-screenshots/; it fails if no window appears, the process dies, a window is blank,
+# the keys changed nothing, or the window stops drawing while the confluence check runs.
+# Installs what it needs (Debian, as root).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 need=()
-for c in Xvfb xdotool import convert; do command -v "$c" >/dev/null || need+=("$c"); done
+for c in Xvfb xdotool import convert compare xdpyinfo; do command -v "$c" >/dev/null || need+=("$c"); done
 if [ "${#need[@]}" -gt 0 ]; then
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-    xvfb xauth imagemagick x11-apps xdotool libgl1-mesa-dri libegl1 libgl1 >/dev/null
+    xvfb xauth imagemagick x11-apps x11-utils xdotool libgl1-mesa-dri libegl1 libgl1 >/dev/null
 fi
 opal=${OPAL:-${CARGO_TARGET_DIR:-$PWD/target}/release/opal}
 [ -x "$opal" ] || cargo build --release -q -p opal-cli
 shots=target/ci-screenshots
 mkdir -p "$shots"
 display=:$(( 90 + RANDOM % 9 ))
-export XDG_RUNTIME_DIR; XDG_RUNTIME_DIR=$(mktemp -d)
-Xvfb "$display" -screen 0 1600x1000x24 -nolisten tcp >/dev/null 2>&1 &
+state=$(mktemp -d)
+# A fresh profile: no remembered theme, panels or autosave from an earlier run.
+export XDG_RUNTIME_DIR=$state XDG_DATA_HOME=$state OPAL_DEBUGGER_STATE=$state
+Xvfb "$display" -screen 0 1920x1080x24 -nolisten tcp >/dev/null 2>&1 &
 xvfb=$!
 app=
 cleanup() {
   [ -n "$app" ] && kill "$app" 2>/dev/null || true
   kill "$xvfb" 2>/dev/null || true
-  rm -rf "$XDG_RUNTIME_DIR"
+  rm -rf "$state"
 }
 trap cleanup EXIT
 export DISPLAY=$display
 for _ in $(seq 50); do xdpyinfo >/dev/null 2>&1 && break; sleep 0.1; done
-# Software OpenGL (llvmpipe): there is no GPU here.
-LIBGL_ALWAYS_SOFTWARE=1 "$opal" debug "${PROGRAM:-examples/city_excursions.opal}" >"$shots/debugger.log" 2>&1 &
-app=$!
-win=
-for _ in $(seq 100); do
-  win=$(xdotool search --name "OPAL debugger" 2>/dev/null | head -1 || true)
-  [ -n "$win" ] && break
-  sleep 0.2
-done
-if [ -z "$win" ]; then
-  echo "debugger: no window appeared"; cat "$shots/debugger.log"; exit 1
-fi
-sleep 2
-# No window manager here: give the window the keyboard focus directly, and send real key
-# events (XTEST), not synthetic ones, which winit may ignore.
-xdotool windowfocus --sync "$win"
-xdotool mousemove 800 500
-import -window root "$shots/debugger-start.png"
-# Rounds, then resolve the pending task from the world and step on (KEYS overrides).
-for key in ${KEYS:-space space space space w space space}; do
-  xdotool key "$key"
-  sleep ${KEY_GAP:-0.4}
-done
-sleep 1
-import -window root "$shots/${SHOT:-debugger}.png"
-if ! kill -0 "$app" 2>/dev/null; then
-  echo "debugger: the window died"; cat "$shots/debugger.log"; exit 1
-fi
-# Blank means (almost) one colour; the debugger's panels, text and graph give thousands.
-shot=$shots/${SHOT:-debugger}.png
-colours=$(convert "$shot" -format '%k' info:)
-echo "debugger screenshot: $shot ($colours colours)"
-if [ "$colours" -lt 50 ]; then
-  echo "debugger: the window is blank"; exit 1
-fi
-# The key presses must have stepped the program: the window changed.
-changed=$(compare -metric AE "$shots/debugger-start.png" "$shot" null: 2>&1 || true)
+
+fail() { echo "debugger: $1"; cat "$shots/debugger.log" 2>/dev/null | tail -20; exit 1; }
+
+# open PROGRAM WIDTH HEIGHT: starts the window at that size; sets $app and $win.
+open_window() {
+  LIBGL_ALWAYS_SOFTWARE=1 "$opal" debug "$1" >"$shots/debugger.log" 2>&1 &
+  app=$!
+  win=
+  for _ in $(seq 150); do
+    win=$(xdotool search --name "OPAL debugger" 2>/dev/null | head -1 || true)
+    [ -n "$win" ] && break
+    sleep 0.2
+  done
+  [ -n "$win" ] || fail "no window appeared for $1"
+  # No window manager here: place and size the window, give it the keyboard directly, and
+  # send real key events (XTEST), not synthetic ones, which winit may ignore.
+  xdotool windowmove "$win" 0 0 windowsize --sync "$win" "$2" "$3" || true
+  sleep 2
+  xdotool windowfocus --sync "$win"
+  xdotool mousemove $(( $2 / 2 )) $(( $3 / 2 ))
+}
+
+keys() {
+  for key in "$@"; do
+    xdotool key "$key"
+    sleep "${KEY_GAP:-0.4}"
+  done
+}
+
+# shot NAME: a screenshot of the window; fails if it is blank.
+shot() {
+  sleep 1
+  kill -0 "$app" 2>/dev/null || fail "the window died"
+  import -window "$win" "$shots/$1.png"
+  local colours
+  colours=$(convert "$shots/$1.png" -format '%k' info:)
+  echo "debugger screenshot: $shots/$1.png ($colours colours)"
+  [ "$colours" -ge 50 ] || fail "the window is blank in $1"
+}
+
+close_window() {
+  kill "$app" 2>/dev/null || true
+  wait "$app" 2>/dev/null || true
+  app=
+}
+
+# 1. CityExcursions at 1920×1080: rounds, one chunk of the stream from the world, rounds.
+open_window examples/city_excursions.opal 1920 1080
+shot debugger-start
+keys space space space space w space space w space space space space space w space space space space space space
+shot debugger-1080p
+changed=$(compare -metric AE "$shots/debugger-start.png" "$shots/debugger-1080p.png" null: 2>&1 || true)
 echo "debugger: $changed pixels changed after the key presses"
-if [ "${changed%% *}" = "0" ]; then
-  echo "debugger: the key presses did not step the program"; exit 1
-fi
+[ "${changed%% *}" != "0" ] || fail "the key presses did not step the program"
+close_window
+
+# 2. The projector theme at 1280×720 (F2), the same steps.
+open_window examples/city_excursions.opal 1280 720
+keys F2 space space space space w space space w space space space space space w space space space space space space
+shot debugger-720p
+close_window
+
+# 3. §3.4's divergent program: a confluence check runs for seconds; the window keeps drawing
+# (the progress moves between two screenshots), and Esc cancels it.
+open_window examples/diverge.opal 1280 720
+keys F2 space space space v
+sleep 0.5
+shot debugger-confluence-a
+sleep 1
+shot debugger-confluence-b
+moved=$(compare -metric AE "$shots/debugger-confluence-a.png" "$shots/debugger-confluence-b.png" null: 2>&1 || true)
+echo "debugger: $moved pixels changed while the confluence check ran"
+[ "${moved%% *}" != "0" ] || fail "the window did not redraw while the confluence check ran (frozen?)"
+keys Escape
+shot debugger-cancelled
+close_window
+echo "debugger: window checks passed"

@@ -281,7 +281,7 @@ pub(crate) struct Cache {
     pub revision: Option<u64>,
     pub statements: Vec<StmtId>,
     pub standing: Option<Standing>,
-    pub pending: usize,
+    pub pending: Vec<(StmtId, String)>,
     pub stepper: Option<Option<opal_debugger::session::Stepper>>,
 }
 
@@ -332,6 +332,9 @@ pub struct DebuggerApp {
     title: String,
     /// The window's size in points, last frame (panels that start hidden on a small window).
     pub(crate) screen: egui::Vec2,
+    /// The user chose the graph mode for this program (else a program with no asynchronous
+    /// external shows its statements: its graph of calls would stay empty).
+    mode_chosen: bool,
 }
 
 impl DebuggerApp {
@@ -372,6 +375,7 @@ impl DebuggerApp {
             job_frames: Vec::new(),
             title: String::new(),
             screen: egui::vec2(1500.0, 950.0),
+            mode_chosen: false,
         }
     }
 
@@ -427,6 +431,15 @@ impl DebuggerApp {
     /// Is the bottom dock open (by default only on a big enough window)?
     pub fn dock_shown(&self) -> bool {
         self.settings.dock.unwrap_or(self.screen.x >= 1100.0 && self.screen.y >= 560.0)
+    }
+
+    /// The graph shown: the remembered mode, except that a program with no asynchronous
+    /// external (§3.4's, a sum) shows its statements until the user picks a mode.
+    pub fn mode(&self) -> GraphMode {
+        match &self.session {
+            Some(s) if !self.mode_chosen && self.settings.mode == GraphMode::Calls && !s.has_async_externals() => GraphMode::Statements,
+            _ => self.settings.mode,
+        }
     }
 
     pub fn strategy(&self) -> Strategy {
@@ -494,6 +507,7 @@ impl DebuggerApp {
                 self.running = false;
                 self.open_groups.clear();
                 self.autosaved = None;
+                self.mode_chosen = reload && self.mode_chosen;
                 self.cache = Cache::default();
                 self.rebuild_graph();
                 self.layout = Layout::new(&self.graph);
@@ -513,7 +527,7 @@ impl DebuggerApp {
     /// The graph of the state shown, grouped to a legible size; the layout follows.
     pub(crate) fn rebuild_graph(&mut self) {
         let Some(s) = &self.session else { return };
-        let full = match self.settings.mode {
+        let full = match self.mode() {
             GraphMode::Calls => s.call_graph(self.settings.show_pure),
             GraphMode::Statements => s.statement_graph(self.settings.prelude),
         };
@@ -552,7 +566,7 @@ impl DebuggerApp {
         self.cache.revision = Some(s.revision());
         self.cache.statements = s.statements();
         self.cache.standing = Some(s.standing());
-        self.cache.pending = s.pending().len();
+        self.cache.pending = s.pending();
         self.cache.stepper = None;
     }
 
@@ -781,7 +795,8 @@ impl DebuggerApp {
                 return;
             }
             Cmd::GraphMode => {
-                self.settings.mode = match self.settings.mode {
+                self.mode_chosen = true;
+                self.settings.mode = match self.mode() {
                     GraphMode::Calls => GraphMode::Statements,
                     GraphMode::Statements => GraphMode::Calls,
                 };
@@ -1063,10 +1078,16 @@ impl DebuggerApp {
             self.status = "tidied the graph".into();
         }
         if let Some(p) = &mut self.paths {
-            p.poll();
+            if p.poll() {
+                self.status = format!("all paths: {}", p.summary().unwrap_or_default());
+            }
         }
         self.refresh_cache();
         crate::panels::frame(self, ui, &mut cmds);
+        // At once: a command may name a statement by its slot, valid only in the state drawn.
+        for c in cmds.drain(..) {
+            self.run_cmd(c);
+        }
 
         // Run: one action per 1/speed seconds; a stall resolves from the world or pauses.
         if self.running && self.session.as_ref().is_some_and(|s| s.busy().is_none()) {

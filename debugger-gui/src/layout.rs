@@ -18,6 +18,8 @@ pub const NODE_W: f32 = 280.0;
 pub const NODE_H: f32 = 62.0;
 /// How long a node takes to grow in or fold away, in seconds.
 pub const ANIMATION: f64 = 0.35;
+/// Nodes related to nothing already placed fill rows this many wide.
+const ORPHAN_COLUMNS: i32 = 3;
 /// Graphs up to this size get rust-sugiyama's layered layout on tidy; bigger ones a linear
 /// layering (it took seconds on 6 000 nodes).
 const SUGIYAMA_MAX: usize = 1500;
@@ -95,6 +97,11 @@ impl Layout {
         (want.0, want.1 + 1000)
     }
 
+    /// The first free cell from row `row` down, in the first `cols` columns.
+    fn free_in_rows(&self, row: i32, cols: i32) -> (i32, i32) {
+        (row..).flat_map(|y| (0..cols).map(move |x| (x, y))).find(|c| !self.occupied.contains_key(c)).unwrap_or((0, row))
+    }
+
     /// Follows the graph to `g`: removed nodes fold away, new ones take cells below the node
     /// they came from (an ancestor label, else a node they use), the rest stays where it is.
     /// Returns the cells of the new nodes.
@@ -128,8 +135,10 @@ impl Layout {
                     (want, pos)
                 }
                 None => {
-                    let bottom = self.occupied.keys().map(|c| c.1).max().map(|y| y + 1).unwrap_or(0);
-                    ((0, bottom), cell_pos((0, bottom)))
+                    // Unrelated to anything placed: fill the last rows, a few nodes wide.
+                    let last = self.occupied.keys().map(|c| c.1).max().unwrap_or(0);
+                    let cell = self.free_in_rows(last, ORPHAN_COLUMNS);
+                    (cell, cell_pos(cell))
                 }
             };
             let cell = self.free_near(want);
@@ -151,6 +160,7 @@ impl Layout {
             let kind = before.map(|(k, _)| *k).unwrap_or(Kind::Waiting);
             self.dying.push(Dying { from: p.pos, to, died: now, kind });
         }
+        self.close_gaps();
         // A long run leaves many fold-aways at once: keep the newest few.
         if self.dying.len() > 400 {
             let drop = self.dying.len() - 400;
@@ -158,6 +168,23 @@ impl Layout {
         }
         self.remember(g);
         born
+    }
+
+    /// Rows left empty by nodes that folded away close up: the rows below move up (every node
+    /// keeps its column and its order; they glide there).
+    fn close_gaps(&mut self) {
+        let mut rows: Vec<i32> = self.occupied.keys().map(|c| c.1).collect();
+        rows.sort_unstable();
+        rows.dedup();
+        // Row `rows[i]` moves to row `i` (rows start at 0 and leave no gap).
+        if rows.iter().enumerate().all(|(i, &r)| r == i as i32) {
+            return;
+        }
+        let to: HashMap<i32, i32> = rows.iter().enumerate().map(|(i, &r)| (r, i as i32)).collect();
+        self.occupied = self.occupied.drain().map(|((x, y), k)| ((x, to[&y]), k)).collect();
+        for p in self.placed.values_mut() {
+            p.cell.1 = to.get(&p.cell.1).copied().unwrap_or(p.cell.1);
+        }
     }
 
     fn remember(&mut self, g: &Graph) {

@@ -76,7 +76,7 @@ pub(crate) fn frame(app: &mut DebuggerApp, ui: &mut egui::Ui, cmds: &mut Vec<Cmd
 
 fn tab_title(app: &DebuggerApp, t: Tab) -> String {
     match t {
-        Tab::Tasks => format!("{} ({})", t.name(), app.cache.pending),
+        Tab::Tasks => format!("{} ({})", t.name(), app.cache.pending.len()),
         _ => t.name().to_string(),
     }
 }
@@ -289,7 +289,7 @@ fn menus(app: &mut DebuggerApp, ui: &mut egui::Ui, cmds: &mut Vec<Cmd>) {
         }
         ui.separator();
         for (mode, label) in [(GraphMode::Calls, "Graph of external calls"), (GraphMode::Statements, "Graph of statements")] {
-            if ui.radio(app.settings.mode == mode, label).on_hover_text(tip(label, &Cmd::GraphMode)).clicked() && app.settings.mode != mode {
+            if ui.radio(app.mode() == mode, label).on_hover_text(tip(label, &Cmd::GraphMode)).clicked() && app.mode() != mode {
                 cmds.push(Cmd::GraphMode);
             }
         }
@@ -430,7 +430,7 @@ fn term_panel(app: &mut DebuggerApp, ui: &mut egui::Ui, cmds: &mut Vec<Cmd>) {
             });
         }
     }
-    let shown: Vec<_> = app.cache.statements.iter().copied().filter(|st| app.settings.prelude || !s.row(*st).prelude).collect();
+    let shown: Vec<_> = app.cache.statements.iter().copied().filter(|st| app.settings.prelude || !s.is_prelude(*st)).collect();
     let row_h = ui.text_style_height(&egui::TextStyle::Monospace).max(ui.spacing().interact_size.y) + 4.0;
     egui::ScrollArea::vertical().id_salt("term").auto_shrink([false, false]).show_rows(ui, row_h, shown.len(), |ui, range| {
         for &st in &shown[range] {
@@ -498,7 +498,7 @@ fn tasks_tab(app: &mut DebuggerApp, ui: &mut egui::Ui, cmds: &mut Vec<Cmd>) {
     let (live, selected) = (app.has_live(), app.selected);
     let hand = &mut app.hand;
     let Some(s) = &app.session else { return };
-    let pending = s.pending();
+    let pending = &app.cache.pending;
     if pending.is_empty() {
         ui.weak("No task waits for a result. Dispatched calls show up here, and as orange nodes in the graph.");
         return;
@@ -619,10 +619,10 @@ fn graph_panel(app: &mut DebuggerApp, ui: &mut egui::Ui, cmds: &mut Vec<Cmd>) {
     ui.horizontal(|ui| {
         for (mode, label) in [(GraphMode::Calls, "Calls"), (GraphMode::Statements, "Statements")] {
             if ui
-                .selectable_label(app.settings.mode == mode, RichText::new(label).strong())
+                .selectable_label(app.mode() == mode, RichText::new(label).strong())
                 .on_hover_text(tip("graph of external calls, or of every statement", &Cmd::GraphMode))
                 .clicked()
-                && app.settings.mode != mode
+                && app.mode() != mode
             {
                 cmds.push(Cmd::GraphMode);
             }
@@ -642,7 +642,7 @@ fn graph_panel(app: &mut DebuggerApp, ui: &mut egui::Ui, cmds: &mut Vec<Cmd>) {
         if ui.toggle_value(&mut focus, "Focus").on_hover_text(tip("show only the selected node's upstream and downstream", &Cmd::Focus)).clicked() {
             cmds.push(Cmd::Focus);
         }
-        match app.settings.mode {
+        match app.mode() {
             GraphMode::Calls => {
                 if ui
                     .checkbox(&mut app.settings.show_pure, "pure calls")
@@ -667,7 +667,7 @@ fn graph_panel(app: &mut DebuggerApp, ui: &mut egui::Ui, cmds: &mut Vec<Cmd>) {
         }
     });
     let Some(s) = &app.session else { return };
-    let empty = app.graph.nodes.is_empty().then_some(match app.settings.mode {
+    let empty = app.graph.nodes.is_empty().then_some(match app.mode() {
         GraphMode::Calls => {
             "No external call at the top level now. Calls appear here when they reach the top level (dashed: queued), \
              turn orange when dispatched, and fold away when they resolve. G shows every statement."
@@ -733,11 +733,11 @@ fn windows(app: &mut DebuggerApp, ctx: &egui::Context, cmds: &mut Vec<Cmd>) {
             egui::ScrollArea::vertical().show(ui, |ui| {
                 ui.columns(2, |cols| {
                     cols[0].label(RichText::new(format!("your order, then rounds ({} steps)", c.mine_steps)).strong());
-                    cols[0].add(egui::Label::new(RichText::new(short(&c.mine, 20_000)).monospace()).wrap());
+                    cols[0].add(egui::Label::new(RichText::new(short(&c.mine_view, 20_000)).monospace()).wrap());
                     cols[0].label(RichText::new("output").strong());
                     cols[0].label(RichText::new(&c.mine_output).monospace());
                     cols[1].label(RichText::new(format!("{} ({} steps)", c.order, c.theirs_steps)).strong());
-                    cols[1].add(egui::Label::new(RichText::new(short(&c.theirs, 20_000)).monospace()).wrap());
+                    cols[1].add(egui::Label::new(RichText::new(short(&c.theirs_view, 20_000)).monospace()).wrap());
                     cols[1].label(RichText::new("output").strong());
                     cols[1].label(RichText::new(&c.theirs_output).monospace());
                 });

@@ -74,9 +74,11 @@ impl PathsView {
         self.rx.take().is_some()
     }
 
-    pub fn poll(&mut self) {
-        let Some(rx) = &self.rx else { return };
-        if let Ok((r, fell_back)) = rx.try_recv() {
+    /// Takes the search's result when it arrives; true then.
+    pub fn poll(&mut self) -> bool {
+        let Some(rx) = &self.rx else { return false };
+        let Ok((r, fell_back)) = rx.try_recv() else { return false };
+        {
             self.rx = None;
             if fell_back {
                 self.mode = Mode::Reduced;
@@ -103,6 +105,7 @@ impl PathsView {
             }
             self.result = Some(r);
         }
+        true
     }
 
     /// The actions that take the session from the initial term to state `to`.
@@ -185,7 +188,12 @@ impl PathsView {
                 self.current = r.graph.iter().position(|st| st.term == term);
             }
             ui.label(RichText::new(self.summary().unwrap_or_default()).strong());
-            ui.weak("Rows are steps from the start; ringed states are normal forms; blue is where you are. Click a state to go there; hover for its term.");
+            let how = if self.depth.iter().copied().max().unwrap_or(0) + 1 == r.graph.len() {
+                "Each state is drawn with the step that led to it"
+            } else {
+                "Rows are steps from the start"
+            };
+            ui.weak(format!("{how}; ringed states are normal forms; blue is where you are. Click a state to go there; hover for its term."));
             let rows = self.depth.iter().copied().max().unwrap_or(0) + 1;
             let mut per_row = vec![0usize; rows];
             let mut slot = vec![0usize; r.graph.len()];
@@ -194,18 +202,46 @@ impl PathsView {
                 per_row[*d] += 1;
             }
             let widest = per_row.iter().copied().max().unwrap_or(1);
-            let (dx, dy) = (44.0, 64.0);
-            let size = Vec2::new(widest as f32 * dx + 40.0, rows as f32 * dy + 40.0);
+            // A single path (one order per class, no choices) wraps like text, each state
+            // with the step that led to it; branching graphs have a row per depth.
+            let linear = widest == 1;
+            let cols = ((ui.available_width() - 60.0) / 130.0).max(2.0) as usize;
+            let (dx, dy) = if linear { (130.0, 64.0) } else { (44.0, 64.0) };
+            let size = if linear {
+                Vec2::new(cols as f32 * dx + 40.0, rows.div_ceil(cols) as f32 * dy + 40.0)
+            } else {
+                Vec2::new(widest as f32 * dx + 40.0, rows as f32 * dy + 40.0)
+            };
+            let incoming: Vec<Option<usize>> = self.parent.clone();
             egui::ScrollArea::both().auto_shrink([false, false]).show(ui, |ui| {
                 let (resp, painter) = ui.allocate_painter(size.max(ui.available_size()), Sense::click());
-                let origin = resp.rect.min + Vec2::new(24.0, 24.0);
+                let origin = resp.rect.min + Vec2::new(if linear { 60.0 } else { 24.0 }, 24.0);
                 let pos = |i: usize| {
                     let d = self.depth[i];
+                    if linear {
+                        return origin + Vec2::new((d % cols) as f32 * dx, (d / cols) as f32 * dy);
+                    }
                     let offset = (widest - per_row[d]) as f32 * dx / 2.0;
                     origin + Vec2::new(offset + slot[i] as f32 * dx, d as f32 * dy)
                 };
+                if linear {
+                    for (i, e) in incoming.iter().enumerate() {
+                        let Some(e) = e.and_then(|k| r.edges.get(k)) else { continue };
+                        let text = match &e.choice {
+                            Some(c) => format!("{} {} → {c}", short_rule(e.rule), e.label),
+                            None => format!("{} {}", short_rule(e.rule), e.label),
+                        };
+                        painter.text(
+                            pos(i) + Vec2::new(0.0, 16.0),
+                            Align2::CENTER_TOP,
+                            crate::layout::short(&text, 16),
+                            FontId::proportional(14.0),
+                            ui.visuals().text_color(),
+                        );
+                    }
+                }
                 let weak = ui.visuals().weak_text_color();
-                let label_edges = r.edges.len() <= 40;
+                let label_edges = !linear && r.edges.len() <= 40;
                 for e in &r.edges {
                     if e.from >= r.graph.len() || e.to >= r.graph.len() {
                         continue;

@@ -64,9 +64,9 @@ impl GraphView {
         self.area
     }
 
-    /// Glides (never zooms) so that the cells `cells` come into view, moving as little as
-    /// it can; nothing moves when they are in view already. When the whole graph (`all`) fits,
-    /// it is kept in view whole. Called after a step, so new nodes never appear off screen.
+    /// Glides (never zooms) so that the cells `cells` come into view: when the whole graph
+    /// (`all`) fits, it is kept centred; else the view moves as little as shows the new cells.
+    /// Called after a step, so new nodes never appear off screen.
     pub fn reveal(&mut self, cells: &[(i32, i32)], all: Option<([f32; 2], [f32; 2])>) {
         let Some((lo, hi)) = bounds(cells.iter().map(|&c| cell_pos(c))) else { return };
         if self.area.width() <= 0.0 {
@@ -74,19 +74,20 @@ impl GraphView {
         }
         let size = self.area.size();
         let margin = Vec2::splat(24.0);
-        // The box to show: the whole graph if it fits, else the new cells.
-        let (lo, hi) = match all.map(|(a, b)| (Vec2::from(a), Vec2::from(b))) {
-            Some((a, b))
-                if {
-                    let need = (b - a) * self.zoom + 2.0 * margin;
-                    need.x <= size.x && need.y <= size.y
-                } =>
-            {
-                (a, b)
-            }
-            _ => (Vec2::from(lo), Vec2::from(hi)),
-        };
         let offset = self.target.unwrap_or(self.offset);
+        // The whole graph fits: keep it centred (it shifts as nodes come and fold away).
+        if let Some((a, b)) = all.map(|(a, b)| (Vec2::from(a), Vec2::from(b))) {
+            let need = (b - a) * self.zoom + 2.0 * margin;
+            if need.x <= size.x && need.y <= size.y {
+                let centred = (size - (b - a) * self.zoom) / 2.0 - a * self.zoom;
+                if (centred - offset).length() > 1.0 {
+                    self.target = Some(centred);
+                }
+                return;
+            }
+        }
+        // Else move as little as brings the new cells into view.
+        let (lo, hi) = (Vec2::from(lo), Vec2::from(hi));
         let (s_lo, s_hi) = (lo * self.zoom + offset, hi * self.zoom + offset);
         let mut shift = Vec2::ZERO;
         for axis in 0..2 {
@@ -230,13 +231,20 @@ impl GraphView {
             let radius = CornerRadius::same(8);
             let queued = !practice && n.call.is_some_and(|c| c.queued());
             if queued {
-                // Not dispatched yet: a lighter box with a dashed outline.
-                painter.rect_filled(r, radius, fill.gamma_multiply(0.45));
+                // Not dispatched yet: a paler box (the text stays dark on it) with a dashed outline.
+                let pale = |c: u8| (c as f32 + (255.0 - c as f32) * 0.55) as u8;
+                painter.rect_filled(r, radius, Color32::from_rgb(pale(fill.r()), pale(fill.g()), pale(fill.b())));
                 let pts = [r.left_top(), r.right_top(), r.right_bottom(), r.left_bottom(), r.left_top()];
                 painter.extend(Shape::dashed_line(&pts, Stroke::new(2.0, Color32::from_gray(70)), 8.0, 5.0));
             } else {
-                painter.rect_filled(r, radius, fill);
                 let group = n.stmt.is_none();
+                if group {
+                    // A stack: a second box behind says "several".
+                    let back = r.translate(Vec2::new(6.0, 6.0));
+                    painter.rect_filled(back, radius, fill.gamma_multiply(0.8));
+                    painter.rect_stroke(back, radius, Stroke::new(1.5, Color32::from_gray(90)), StrokeKind::Inside);
+                }
+                painter.rect_filled(r, radius, fill);
                 let outline = if Some(i) == sel {
                     Stroke::new(4.0, Color32::from_rgb(0x20, 0x60, 0xff))
                 } else if group {
@@ -245,10 +253,6 @@ impl GraphView {
                     Stroke::new(1.2, Color32::from_gray(60))
                 };
                 painter.rect_stroke(r, radius, outline, StrokeKind::Inside);
-                if group {
-                    // A stack: a second edge behind the box says "several".
-                    painter.rect_stroke(r.translate(Vec2::new(5.0, 5.0)), radius, Stroke::new(1.5, Color32::from_gray(90)), StrokeKind::Inside);
-                }
             }
             if Some(i) == sel && queued {
                 painter.rect_stroke(r, radius, Stroke::new(4.0, Color32::from_rgb(0x20, 0x60, 0xff)), StrokeKind::Outside);

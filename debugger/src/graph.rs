@@ -241,100 +241,100 @@ impl Session {
         Graph { nodes, edges }
     }
 
-    /// `g` with groups folded so that at most about `max` nodes remain: nodes whose labels
-    /// share a parent `ℓ` fold into one node for `ℓ`, deepest first, level by level; groups
-    /// in `open` and those holding a node in `hot` (where the last step happened) stay open.
+    /// `g` with groups folded so that at most about `max` nodes remain. Top down from the
+    /// whole term: a group is the nodes under a label prefix `ℓ` (one step's replacement: an
+    /// inlined call, a loop iteration, a resolution), drawn as one stacked node "ℓ.…"; the
+    /// biggest group opens first, while the budget allows; a group with many parts (a loop
+    /// of 1 000 iterations) opens into about ten ranges of them ("ℓ.[1–100].…"). Groups in
+    /// `open` and those holding a node in `hot` (where the last step happened) open first.
     pub fn grouped(&self, g: &Graph, max: usize, open: &HashSet<LabelKey>, hot: &HashSet<LabelKey>) -> Graph {
         if g.nodes.len() <= max {
             return g.clone();
         }
-        let st = &self.current;
-        let m = &st.machine;
-        let mut memo = st.memo.0.borrow_mut();
-        // Each node's current representative: a label id, and whether it may fold further.
-        let mut rep: Vec<(Option<opal_core::machine::label::LabelId>, bool)> = g
-            .nodes
-            .iter()
-            .map(|n| match n.stmt {
-                Some(s) if st.machine.stmts.get(s.0 as usize).is_some_and(|x| x.is_alive()) => (Some(m.label_id(s)), !hot.contains(&n.key)),
-                _ => (None, false),
-            })
-            .collect();
-        let count = |rep: &[(Option<opal_core::machine::label::LabelId>, bool)]| {
-            let mut seen = HashSet::new();
-            rep.iter().enumerate().filter(|(i, (l, _))| seen.insert(l.map(|l| l.0 as i64).unwrap_or(-1 - *i as i64))).count()
-        };
-        // Fold the deepest level first: each round lifts the deepest foldable nodes one level.
-        for _ in 0..64 {
-            if count(&rep) <= max {
-                break;
+        let m = &self.current.machine;
+        // Each node's label path; a group never splits below this many levels of it.
+        const DEEPEST: usize = 64;
+        let mut total = 0usize;
+        let mut paths: Vec<Vec<u32>> = Vec::with_capacity(g.nodes.len());
+        for n in &g.nodes {
+            let Some(s) = n.stmt.filter(|s| m.stmts.get(s.0 as usize).is_some_and(|x| x.is_alive())) else { return g.clone() };
+            let mut p = m.labels.path(m.label_id(s));
+            total += p.len();
+            if total > 4_000_000 {
+                return g.clone();
             }
-            let deepest = rep.iter().filter(|(l, f)| *f && l.is_some()).filter_map(|(l, _)| l.map(|l| memo.depth(&m.labels, l))).max();
-            let Some(d) = deepest.filter(|&d| d > 1) else { break };
-            let mut lifted = false;
-            for (l, f) in rep.iter_mut() {
-                let Some(cur) = *l else { continue };
-                if !*f || memo.depth(&m.labels, cur) != d {
-                    continue;
-                }
-                match m.labels.parent(cur) {
-                    Some(p) if !open.contains(&memo.key(&m.labels, p)) => {
-                        *l = Some(p);
-                        lifted = true;
-                    }
-                    _ => *f = false,
-                }
-            }
-            if !lifted {
-                break;
-            }
+            p.truncate(DEEPEST);
+            paths.push(p);
         }
-        // Build the folded graph: one node per representative.
-        let mut out = Graph::default();
-        let mut of_rep: HashMap<i64, usize> = HashMap::new();
-        let mut node_of = vec![0usize; g.nodes.len()];
-        for (i, n) in g.nodes.iter().enumerate() {
-            let own = n.stmt.map(|s| m.label_id(s));
-            let l = match rep[i].0 {
-                Some(l) if Some(l) != own => l,
-                _ => {
-                    node_of[i] = out.nodes.len();
-                    out.nodes.push(n.clone());
-                    continue;
-                }
+        let mut items: Vec<Part> = vec![Part { prefix: vec![], range: None, members: (0..g.nodes.len()).collect() }];
+        // Open groups while the budget allows: the ones asked for first, then the biggest.
+        loop {
+            let count = items.len();
+            let want = |p: &Part| {
+                let forced = p.members.iter().any(|&i| hot.contains(&g.nodes[i].key)) || open.contains(&p.key());
+                (p.members.len() > 1, forced, p.members.len())
             };
-            let id = l.0 as i64;
-            let j = *of_rep.entry(id).or_insert_with(|| {
-                let key = memo.key(&m.labels, l);
-                let mut parents = Vec::new();
-                let mut p = l;
-                while parents.len() < PARENTS {
-                    let Some(q) = m.labels.parent(p) else { break };
-                    parents.push(memo.key(&m.labels, q));
-                    p = q;
-                }
-                out.nodes.push(Node {
-                    key,
-                    stmt: None,
-                    label: format!("{}.…", memo.short(&m.labels, l)),
-                    title: String::new(),
-                    detail: String::new(),
-                    kind: Kind::Value,
-                    call: None,
-                    members: 0,
-                    line: n.line,
-                    parents,
-                });
-                out.nodes.len() - 1
-            });
-            node_of[i] = j;
-            let group = &mut out.nodes[j];
-            group.members += n.members;
-            group.kind = more_urgent(group.kind, n.kind);
+            let Some(k) = (0..items.len()).filter(|&k| items[k].members.len() > 1).max_by_key(|&k| {
+                let (_, forced, size) = want(&items[k]);
+                (forced, size)
+            }) else {
+                break;
+            };
+            let children = items[k].split(&paths);
+            let forced = want(&items[k]).1;
+            if count - 1 + children.len() > max && !(forced && count - 1 + children.len() <= max * 2) {
+                break;
+            }
+            items.splice(k..k + 1, children);
         }
-        for group in out.nodes.iter_mut().filter(|n| n.stmt.is_none()) {
-            group.title = format!("{} statements", group.members);
-            group.detail = "click to open".into();
+        let mut out = Graph::default();
+        let mut node_of = vec![0usize; g.nodes.len()];
+        let mut memo = self.current.memo.0.borrow_mut();
+        for part in &items {
+            let j = out.nodes.len();
+            for &i in &part.members {
+                node_of[i] = j;
+            }
+            if let [i] = part.members[..] {
+                out.nodes.push(g.nodes[i].clone());
+                continue;
+            }
+            let first = &g.nodes[part.members[0]];
+            let kind = part.members.iter().fold(Kind::Value, |k, &i| more_urgent(k, g.nodes[i].kind));
+            let prefix: Vec<String> = part.prefix.iter().map(|x| x.to_string()).collect();
+            let mut label = if prefix.len() > opal_core::machine::label::SHORT_DEPTH {
+                format!("{}.{}.…{}.{}", prefix[0], prefix[1], prefix[prefix.len() - 2], prefix[prefix.len() - 1])
+            } else {
+                prefix.join(".")
+            };
+            if let Some((lo, hi)) = part.range {
+                label = if label.is_empty() { format!("[{lo}–{hi}]") } else { format!("{label}.[{lo}–{hi}]") };
+            }
+            let members: usize = part.members.iter().map(|&i| g.nodes[i].members).sum();
+            let parents = first.stmt.map(|s| {
+                let mut out = Vec::new();
+                let mut l = m.label_id(s);
+                while let Some(p) = m.labels.parent(l) {
+                    if memo.depth(&m.labels, p) <= part.prefix.len() {
+                        out.push(memo.key(&m.labels, p));
+                    }
+                    l = p;
+                }
+                out.truncate(PARENTS);
+                out
+            });
+            out.nodes.push(Node {
+                key: part.key(),
+                stmt: None,
+                label: format!("{label}.…"),
+                title: format!("{members} {}", if first.call.is_some() { "calls" } else { "statements" }),
+                detail: "click to open".into(),
+                kind,
+                call: None,
+                members,
+                line: first.line,
+                parents: parents.unwrap_or_default(),
+            });
         }
         let mut seen = HashSet::new();
         for &(a, b) in &g.edges {
@@ -344,6 +344,81 @@ impl Session {
             }
         }
         out
+    }
+}
+
+/// A group of nodes while grouping: those whose label starts with `prefix` (and whose next
+/// index is within `range`, for a range of a wide group).
+struct Part {
+    prefix: Vec<u32>,
+    range: Option<(u32, u32)>,
+    members: Vec<usize>,
+}
+
+/// A wide group opens into about this many ranges.
+const RANGES: usize = 10;
+
+impl Part {
+    /// The group's identity: its label's key, or a key of its range.
+    fn key(&self) -> LabelKey {
+        let text: Vec<String> = self.prefix.iter().map(|x| x.to_string()).collect();
+        let base = LabelKey::of_text(&text.join(".")).unwrap_or_default();
+        match self.range {
+            None => base,
+            Some((lo, hi)) => LabelKey(base.0 ^ (u64::from(lo) << 32 | u64::from(hi)).wrapping_mul(0x9e37_79b9_7f4a_7c15)),
+        }
+    }
+
+    /// The parts one level down: by the next index of the label (a node whose label is the
+    /// prefix itself stands alone); too many become ranges; a single part opens further.
+    fn split(&self, paths: &[Vec<u32>]) -> Vec<Part> {
+        let mut prefix = self.prefix.clone();
+        let mut members = self.members.clone();
+        loop {
+            let level = prefix.len();
+            let mut by: std::collections::BTreeMap<u32, Vec<usize>> = std::collections::BTreeMap::new();
+            let mut alone = Vec::new();
+            for &i in &members {
+                match paths[i].get(level) {
+                    Some(&x) => by.entry(x).or_default().push(i),
+                    None => alone.push(i),
+                }
+            }
+            // One part and nothing alone: go down a level (a chain of single steps).
+            if alone.is_empty() && by.len() == 1 {
+                if let Some((x, ms)) = by.pop_first() {
+                    prefix.push(x);
+                    members = ms;
+                    if prefix.len() >= 64 {
+                        return members.into_iter().map(|i| Part { prefix: paths[i].clone(), range: None, members: vec![i] }).collect();
+                    }
+                    continue;
+                }
+            }
+            let mut out: Vec<Part> = alone.into_iter().map(|i| Part { prefix: paths[i].clone(), range: None, members: vec![i] }).collect();
+            let groups: Vec<(u32, Vec<usize>)> = by.into_iter().collect();
+            if groups.len() <= RANGES + 2 || self.range.is_some() && groups.len() <= 2 * RANGES {
+                for (x, ms) in groups {
+                    let mut p = prefix.clone();
+                    p.push(x);
+                    out.push(Part { prefix: p, range: None, members: ms });
+                }
+            } else {
+                let per = groups.len().div_ceil(RANGES);
+                for chunk in groups.chunks(per) {
+                    let (lo, hi) = (chunk[0].0, chunk[chunk.len() - 1].0);
+                    let ms: Vec<usize> = chunk.iter().flat_map(|(_, ms)| ms.iter().copied()).collect();
+                    if chunk.len() == 1 {
+                        let mut p = prefix.clone();
+                        p.push(lo);
+                        out.push(Part { prefix: p, range: None, members: ms });
+                    } else {
+                        out.push(Part { prefix: prefix.clone(), range: Some((lo, hi)), members: ms });
+                    }
+                }
+            }
+            return out;
+        }
     }
 }
 

@@ -73,6 +73,9 @@ pub(crate) struct ConfluenceRun {
     start_at: usize,
 }
 
+/// A confluence result shows at most this many statements of each term.
+const VIEW_ROWS: usize = 400;
+
 /// What one unit of finishing work did.
 enum Finish {
     Stepped(usize),
@@ -204,6 +207,8 @@ impl Session {
             theirs_steps: 0,
             mine: String::new(),
             theirs: r.err().unwrap_or_default(),
+            mine_view: String::new(),
+            theirs_view: String::new(),
             mine_output: String::new(),
             theirs_output: String::new(),
             truncated: true,
@@ -349,12 +354,18 @@ impl Session {
             };
             if done {
                 if c.theirs_turn {
+                    // Unfinished terms are not compared (they are not final) and may be huge
+                    // with deep labels (garbage a reversed order never collects): only the
+                    // first statements are shown.
+                    let exact = |st: &State| if c.truncated { String::new() } else { st.machine.print_term(false) };
                     let result = Confluence {
                         order: c.order.name(),
                         mine_steps: c.start_at + c.mine_steps,
                         theirs_steps: c.theirs_steps,
-                        mine: c.mine.machine.print_term(false),
-                        theirs: c.theirs.machine.print_term(false),
+                        mine: exact(&c.mine),
+                        theirs: exact(&c.theirs),
+                        mine_view: c.mine.view(VIEW_ROWS),
+                        theirs_view: c.theirs.view(VIEW_ROWS),
                         mine_output: c.mine.output.clone(),
                         theirs_output: c.theirs.output.clone(),
                         truncated: c.truncated,

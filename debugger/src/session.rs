@@ -190,6 +190,8 @@ pub struct Session {
     pub(crate) confluence_result: Option<Confluence>,
     /// Rows already built for this revision (a view asks for the same rows every frame).
     rows: RefCell<(u64, HashMap<StmtId, Row>)>,
+    /// Statements by label key, for this revision.
+    keys: RefCell<(u64, HashMap<LabelKey, StmtId>)>,
 }
 
 fn describe(s: Status) -> (String, Kind) {
@@ -268,8 +270,12 @@ pub struct Confluence {
     pub order: String,
     pub mine_steps: usize,
     pub theirs_steps: usize,
+    /// The final terms exactly (compared for identity).
     pub mine: String,
     pub theirs: String,
+    /// The same, with values read back as the paper writes them (shown).
+    pub mine_view: String,
+    pub theirs_view: String,
     pub mine_output: String,
     pub theirs_output: String,
     /// A run did not finish within the step budget (the program may diverge).
@@ -329,6 +335,43 @@ pub(crate) struct Saved {
 }
 
 impl State {
+    /// The term, one line per statement (environment hidden), values read back; at most
+    /// `rows` statements.
+    pub(crate) fn view(&self, rows: usize) -> String {
+        let m = &self.machine;
+        let mut out = String::new();
+        let mut shown = 0;
+        for s in m.iter() {
+            let label = self.short(s);
+            if label.starts_with("0.") {
+                continue;
+            }
+            if shown == rows {
+                let more = m.iter().count().saturating_sub(shown);
+                out.push_str(&format!("… (and about {more} more statements)\n"));
+                break;
+            }
+            shown += 1;
+            out.push_str(&format!("{label}  {}\n", self.text(s)));
+        }
+        out.push_str(&format!("ret {}\n", m.readback_text(m.ret, Budget::VIEW)));
+        out
+    }
+
+    /// A statement in one line: `x := o`, a function that is a list or a boolean read back.
+    pub(crate) fn text(&self, s: StmtId) -> String {
+        let m = &self.machine;
+        let core = m.stmt_text_with(s, &mut |v| self.name(v));
+        let bind = m.stmt(s).bind;
+        match m.stmt(s).op {
+            MOp::Fun(_) => match m.readback(bind, Budget::VIEW) {
+                v @ (Value::List(_) | Value::Bool(_)) => format!("{} := {v}", self.name(bind)),
+                _ => core.lines().next().unwrap_or("").to_string() + if core.contains('\n') { " …" } else { "" },
+            },
+            _ => core.lines().next().unwrap_or("").to_string(),
+        }
+    }
+
     fn new(machine: Machine) -> State {
         State {
             machine,
@@ -448,6 +491,7 @@ impl Session {
             step_budget: DEFAULT_STEP_BUDGET,
             confluence_result: None,
             rows: RefCell::new((u64::MAX, HashMap::new())),
+            keys: RefCell::new((u64::MAX, HashMap::new())),
         })
     }
 
@@ -544,14 +588,7 @@ impl Session {
         };
         let (status, kind) = describe(status);
         let core = m.stmt_text_with(s, &mut |v| st.name(v));
-        let bind = m.stmt(s).bind;
-        let text = match m.stmt(s).op {
-            MOp::Fun(_) => match m.readback(bind, Budget::VIEW) {
-                v @ (Value::List(_) | Value::Bool(_)) => format!("{} := {v}", st.name(bind)),
-                _ => core.lines().next().unwrap_or("").to_string() + if core.contains('\n') { " …" } else { "" },
-            },
-            _ => core.lines().next().unwrap_or("").to_string(),
-        };
+        let text = st.text(s);
         let label = st.short(s);
         Row {
             id: s,
@@ -589,6 +626,16 @@ impl Session {
         self.env.host.is_pure(ext)
     }
 
+    /// Does the program use an external that does not resolve at dispatch (a world file's,
+    /// `llm`, `sleep`, `coin`, …)? Without one, its graph of calls stays empty.
+    pub fn has_async_externals(&self) -> bool {
+        let m = self.initial();
+        m.iter().any(|s| match m.stmt(s).op {
+            MOp::Prim(p) => matches!(m.prim(p), opal_core::ir::Prim::Ext(e) if !self.env.host.is_pure(e)),
+            _ => false,
+        })
+    }
+
     /// The world file, for `opal explore` from the debugger.
     pub fn world(&self) -> Option<&World> {
         self.env.host.world.as_ref()
@@ -610,9 +657,22 @@ impl Session {
         self.current.key(s)
     }
 
-    /// The live statement labeled `key`.
+    /// The live statement labeled `key` (a map built once per revision).
     pub fn find(&self, key: LabelKey) -> Option<StmtId> {
-        self.current.find(key)
+        let mut cache = self.keys.borrow_mut();
+        if cache.0 != self.revision {
+            let st = &self.current;
+            let mut memo = st.memo.0.borrow_mut();
+            let map = st.machine.iter().map(|s| (st.machine.label_key(&mut memo, s), s)).collect();
+            *cache = (self.revision, map);
+        }
+        cache.1.get(&key).copied()
+    }
+
+    /// Is `s` an environment or prelude statement (label `0.…`)? O(1).
+    pub fn is_prelude(&self, s: StmtId) -> bool {
+        let st = &self.current;
+        st.memo.0.borrow_mut().top(&st.machine.labels, st.machine.label_id(s)) == 0
     }
 
     /// The 1-based source line statement `s` was written at.

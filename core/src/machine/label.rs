@@ -178,6 +178,12 @@ impl LabelMemo {
         self.facts[l.0 as usize].key
     }
 
+    /// The label's first index (`0` for the environment's `0.k`).
+    pub fn top(&mut self, labels: &Labels, l: LabelId) -> u32 {
+        self.sync(labels);
+        self.facts[l.0 as usize].first[0]
+    }
+
     pub fn depth(&mut self, labels: &Labels, l: LabelId) -> usize {
         self.sync(labels);
         self.facts[l.0 as usize].depth as usize
