@@ -51,6 +51,7 @@ pub enum Cmd {
     GraphMode,
     Tidy,
     FitView,
+    Minimap,
     ZoomIn,
     ZoomOut,
     Focus,
@@ -183,6 +184,7 @@ pub fn shortcuts() -> Vec<(KeyboardShortcut, Cmd, &'static str)> {
         (k(n, Key::T), Cmd::Tidy, "tidy the graph (full layered layout)"),
         (k(n, Key::F), Cmd::Focus, "focus the graph on the selected node's upstream and downstream"),
         (k(n, Key::Num0), Cmd::FitView, "fit the graph in view (never below legible size)"),
+        (k(n, Key::M), Cmd::Minimap, "show or hide the minimap (when the graph does not fit)"),
         (k(n, Key::Plus), Cmd::ZoomIn, "zoom in"),
         (k(n, Key::Minus), Cmd::ZoomOut, "zoom out"),
         (k(n, Key::Q), Cmd::Practice, "practice mode on or off: predict, then check"),
@@ -221,6 +223,7 @@ pub struct Settings {
     pub step_budget: usize,
     pub show_pure: bool,
     pub prelude: bool,
+    pub minimap: bool,
     pub last_file: Option<PathBuf>,
 }
 
@@ -240,6 +243,7 @@ impl Default for Settings {
             step_budget: opal_debugger::session::DEFAULT_STEP_BUDGET,
             show_pure: false,
             prelude: false,
+            minimap: true,
             last_file: None,
         }
     }
@@ -406,6 +410,7 @@ impl DebuggerApp {
         self.view.zoom = s.zoom.clamp(crate::view::MIN_ZOOM, crate::view::MAX_ZOOM);
         self.view.fit = false;
         self.view.centre = true;
+        self.view.minimap = s.minimap;
         if let Some(sess) = &mut self.session {
             sess.step_budget = s.step_budget.max(1);
         }
@@ -844,6 +849,11 @@ impl DebuggerApp {
             }
             Cmd::FitView => {
                 self.view.fit = true;
+                return;
+            }
+            Cmd::Minimap => {
+                self.view.minimap = !self.view.minimap;
+                self.settings.minimap = self.view.minimap;
                 return;
             }
             Cmd::ZoomIn | Cmd::ZoomOut => {

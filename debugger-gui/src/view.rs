@@ -28,13 +28,15 @@ pub struct GraphView {
     pub fit: bool,
     /// Centre the graph at the next frame, keeping the zoom (a reopened window).
     pub centre: bool,
+    /// Show the minimap when the graph does not fit (M).
+    pub minimap: bool,
     /// Where the graph was drawn last frame (to tell whether a node is in view).
     area: Rect,
 }
 
 impl Default for GraphView {
     fn default() -> Self {
-        GraphView { offset: Vec2::new(20.0, 20.0), zoom: 1.0, target: None, focus: false, fit: true, centre: false, area: Rect::NOTHING }
+        GraphView { offset: Vec2::new(20.0, 20.0), zoom: 1.0, target: None, focus: false, fit: true, centre: false, minimap: true, area: Rect::NOTHING }
     }
 }
 
@@ -172,6 +174,11 @@ impl GraphView {
             self.centre = false;
             if let Some((lo, hi)) = bounds(placed()) {
                 let (lo, hi) = (Vec2::from(lo), Vec2::from(hi));
+                // The remembered zoom, unless the graph would fit at a smaller legible one.
+                let fit = (area.width() / (hi.x - lo.x + 48.0)).min(area.height() / (hi.y - lo.y + 48.0));
+                if fit < self.zoom {
+                    self.zoom = fit.max(0.75).min(self.zoom);
+                }
                 let size = (hi - lo) * self.zoom;
                 let free = (area.size() - size).max(Vec2::splat(40.0)) / 2.0;
                 self.offset = free - lo * self.zoom;
@@ -315,6 +322,9 @@ impl GraphView {
     /// A minimap in the corner when the graph is bigger than the pane: every node as a dot,
     /// the view as a rectangle; a click or drag there moves the view.
     fn minimap(&mut self, ui: &mut egui::Ui, painter: &egui::Painter, area: Rect, layout: &Layout, g: &Graph, practice: bool) -> Option<Option<GraphEvent>> {
+        if !self.minimap {
+            return None;
+        }
         let (lo, hi) = bounds(layout.placed.values().map(|p| cell_pos(p.cell)))?;
         let (lo, hi) = (Vec2::from(lo), Vec2::from(hi));
         let view_lo = -self.offset / self.zoom;
@@ -322,14 +332,14 @@ impl GraphView {
         if lo.x >= view_lo.x && lo.y >= view_lo.y && hi.x <= view_hi.x && hi.y <= view_hi.y {
             return None;
         }
-        let size = Vec2::new(190.0, 130.0);
+        let size = Vec2::new(150.0, 96.0);
         let map = Rect::from_min_size(area.right_bottom() - size - Vec2::splat(10.0), size);
         let world_lo = lo.min(view_lo);
         let world_hi = hi.max(view_hi);
         let span = (world_hi - world_lo).max(Vec2::splat(1.0));
         let s = ((size.x - 8.0) / span.x).min((size.y - 8.0) / span.y);
         let to_map = |p: Vec2| map.min + Vec2::splat(4.0) + (p - world_lo) * s;
-        painter.rect_filled(map, 4.0, ui.visuals().window_fill.gamma_multiply(0.92));
+        painter.rect_filled(map, 4.0, ui.visuals().window_fill.gamma_multiply(0.8));
         painter.rect_stroke(map, 4.0, Stroke::new(1.0, ui.visuals().weak_text_color()), StrokeKind::Inside);
         for n in &g.nodes {
             if let Some(p) = layout.placed.get(&n.key) {

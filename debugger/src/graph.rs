@@ -132,7 +132,6 @@ impl Session {
                     };
                     let mut deps = Vec::new();
                     st.sources_of(x, &mut deps);
-                    let deps = deps.iter().filter_map(|&d| st.calls.get(d).map(|c| c.key)).collect();
                     let call = if kind == Kind::Stuck {
                         CallState::Failed
                     } else if ready {

@@ -422,10 +422,16 @@ impl State {
         self.streams.get(&key).copied().or_else(|| self.calls.iter().rposition(|c| c.key == key))
     }
 
-    /// The calls whose results `v`'s value came from: a pending task, or the origin of the
-    /// statements its value was built of (bounded: a call's argument is small).
-    pub(crate) fn sources_of(&self, v: VarId, out: &mut Vec<usize>) {
+    /// The calls whose results `v`'s value came from, by key: a dispatched call (its task, or
+    /// the origin of the statements its value was built of), or a call still queued at the top
+    /// level that computes part of it (bounded: a call's argument is small).
+    pub(crate) fn sources_of(&self, v: VarId, out: &mut Vec<LabelKey>) {
         let m = &self.machine;
+        let push = |k: LabelKey, out: &mut Vec<LabelKey>| {
+            if !out.contains(&k) {
+                out.push(k);
+            }
+        };
         let mut stack = vec![v];
         let mut seen = 0;
         while let Some(v) = stack.pop() {
@@ -434,18 +440,18 @@ impl State {
                 break;
             }
             let Some(b) = m.binder(v) else { continue };
-            if let Some(c) = self.origin_of(b) {
-                if !out.contains(&c) {
-                    out.push(c);
-                }
+            if let Some(c) = self.origin_of(b).and_then(|c| self.calls.get(c)) {
+                push(c.key, out);
             }
             match m.stmt(b).op {
                 MOp::Task(_) => {
-                    if let Some(c) = self.call_index(self.key(b)) {
-                        if !out.contains(&c) {
-                            out.push(c);
-                        }
+                    if let Some(c) = self.call_index(self.key(b)).and_then(|c| self.calls.get(c)) {
+                        push(c.key, out);
                     }
+                }
+                // An external call not dispatched yet: its result is what `v` waits for.
+                MOp::Call(f, _) if matches!(m.binder(f).map(|fb| m.stmt(fb).op), Some(MOp::Prim(p)) if matches!(m.prim(p), opal_core::ir::Prim::Ext(_))) => {
+                    push(self.key(b), out)
                 }
                 MOp::Tuple(xs) => stack.extend(m.tuple(xs).iter().copied()),
                 MOp::Alias(y) | MOp::Prj(_, y) => stack.push(y),
@@ -1234,7 +1240,7 @@ impl Env {
                     failed: false,
                     pure,
                     chunks: Vec::new(),
-                    deps: deps.iter().filter_map(|&d| st.calls.get(d).map(|c| c.key)).collect(),
+                    deps,
                 };
                 if pure {
                     let out = &mut st.output;

@@ -228,3 +228,16 @@ fn a_big_fan_out_groups_into_a_readable_number_of_nodes() {
     let again = s.grouped(&stmts, 60, &open, &HashSet::new());
     assert!(!again.nodes.iter().any(|n| n.key == group.key), "the opened group is no longer one node");
 }
+
+/// Before anything is dispatched, queued calls already show what they wait for (§4.3's
+/// fork/join: both reads wait for the open, the write for both reads).
+#[test]
+fn queued_calls_have_edges_from_the_calls_they_wait_for() {
+    let s = example("fork_join");
+    let g = s.call_graph(false);
+    let find = |p: &str| g.nodes.iter().position(|n| n.title.starts_with(p)).unwrap_or_else(|| panic!("{p}: {g:?}"));
+    assert!(g.nodes.iter().all(|n| n.call.is_some_and(|c| c.queued())), "nothing dispatched yet");
+    let (open, read, write) = (find("open (stdout"), find("read (thread2"), find("write"));
+    assert!(g.edges.contains(&(open, read)), "{:?}", g.edges);
+    assert!(g.edges.contains(&(read, write)), "{:?}", g.edges);
+}
