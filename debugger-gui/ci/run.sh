@@ -82,7 +82,7 @@ close_window() {
 # 1. CityExcursions at 1920×1080: rounds, one chunk of the stream from the world, rounds.
 open_window examples/city_excursions.opal 1920 1080
 shot debugger-start
-keys space space space space w space space w space space space space space w space space space space space space
+keys space space space space w space space w space space space space space space space
 shot debugger-1080p
 changed=$(compare -metric AE "$shots/debugger-start.png" "$shots/debugger-1080p.png" null: 2>&1 || true)
 echo "debugger: $changed pixels changed after the key presses"
@@ -91,7 +91,7 @@ close_window
 
 # 2. The projector theme at 1280×720 (F2), the same steps.
 open_window examples/city_excursions.opal 1280 720
-keys F2 space space space space w space space w space space space space space w space space space space space space
+keys F2 space space space space w space space w space space space space space space space
 shot debugger-720p
 close_window
 

@@ -70,15 +70,23 @@ impl GraphView {
     /// (`all`) fits, it is kept centred; else the view moves as little as shows the new cells.
     /// Called after a step, so new nodes never appear off screen.
     pub fn reveal(&mut self, cells: &[(i32, i32)], all: Option<([f32; 2], [f32; 2])>) {
-        let Some((lo, hi)) = bounds(cells.iter().map(|&c| cell_pos(c))) else { return };
         if self.area.width() <= 0.0 {
             return;
         }
         let size = self.area.size();
         let margin = Vec2::splat(24.0);
         let offset = self.target.unwrap_or(self.offset);
-        // The whole graph fits: keep it centred (it shifts as nodes come and fold away).
+        // The whole graph fits: keep it centred (it shifts as nodes come and fold away). If it
+        // fits a little below this zoom, but still at 85 % or more (text stays at 14 points and
+        // three lines), zoom that little.
         if let Some((a, b)) = all.map(|(a, b)| (Vec2::from(a), Vec2::from(b))) {
+            let fit = ((size.x - 2.0 * margin.x) / (b - a).x.max(1.0)).min((size.y - 2.0 * margin.y) / (b - a).y.max(1.0));
+            if fit < self.zoom && fit >= 0.85 {
+                self.zoom = fit;
+                self.offset = (size - (b - a) * self.zoom) / 2.0 - a * self.zoom;
+                self.target = None;
+                return;
+            }
             let need = (b - a) * self.zoom + 2.0 * margin;
             if need.x <= size.x && need.y <= size.y {
                 let centred = (size - (b - a) * self.zoom) / 2.0 - a * self.zoom;
@@ -89,6 +97,7 @@ impl GraphView {
             }
         }
         // Else move as little as brings the new cells into view.
+        let Some((lo, hi)) = bounds(cells.iter().map(|&c| cell_pos(c))) else { return };
         let (lo, hi) = (Vec2::from(lo), Vec2::from(hi));
         let (s_lo, s_hi) = (lo * self.zoom + offset, hi * self.zoom + offset);
         let mut shift = Vec2::ZERO;
@@ -152,7 +161,7 @@ impl GraphView {
                 self.offset = t;
                 self.target = None;
             } else {
-                self.offset += d * (1.0 - (-dt * 10.0).exp());
+                self.offset += d * (1.0 - (-dt * 16.0).exp());
                 ui.ctx().request_repaint();
             }
         }
