@@ -20,6 +20,7 @@ commands:
   debug [FILE] [--world W] [--replay T] [--allow-exec]
                                         open the step debugger window (no FILE: the bundled examples)
   lsp [--stdio]                         run the language server on stdio
+  dap                                   run the Debug Adapter Protocol server on stdio (docs/dap.md)
 
 strategies: opportunistic (default), cbv, lazy";
 
@@ -98,6 +99,7 @@ pub fn main(raw: Vec<String>) -> i32 {
         "explore" => &["--world", "--max-states", "--full", "--dot"],
         "debug" => &["--world", "--replay", "--allow-exec"],
         "lsp" => &["--stdio"],
+        "dap" => &[],
         "help" | "--help" | "-h" => {
             println!("{USAGE}");
             return 0;
@@ -119,6 +121,7 @@ pub fn main(raw: Vec<String>) -> i32 {
         "step" => crate::run::step(&args),
         "explore" => crate::run::explore(&args),
         "debug" => debug(&args),
+        "dap" => opal_dap::run_stdio(),
         _ => opal_lsp::run_stdio(),
     }
 }

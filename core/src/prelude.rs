@@ -38,7 +38,10 @@ fn prelude() -> &'static Prelude {
         let defs: Vec<PreludeDef> = defs
             .into_iter()
             .zip(spans)
-            .map(|((name, stmts, deps, arity), span)| {
+            .map(|((name, mut stmts, deps, arity), span)| {
+                // Prelude code has no place in a program's text: spans into `prelude.opal`
+                // would point a debugger at unrelated lines of the program.
+                stmts.iter_mut().for_each(forget_spans);
                 let deps = deps.into_iter().filter(|d| all.contains(d) || externals::standard(d).is_some()).collect();
                 PreludeDef { name, stmts, deps, arity, span }
             })
@@ -46,6 +49,13 @@ fn prelude() -> &'static Prelude {
         let names = defs.iter().map(|d| &*Box::leak(d.name.clone().into_boxed_str())).collect();
         Prelude { defs, names }
     })
+}
+
+fn forget_spans(s: &mut Stmt) {
+    s.span = Span::default();
+    if let Op::Fun(f) = &mut s.op {
+        f.body.stmts.iter_mut().for_each(forget_spans);
+    }
 }
 
 pub fn names() -> &'static [&'static str] {

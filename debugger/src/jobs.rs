@@ -46,6 +46,7 @@ pub enum Poll {
 pub(crate) struct Stash {
     actions: Vec<Action>,
     history: Vec<String>,
+    touched: Vec<Vec<usize>>,
     checkpoints: Vec<(usize, State)>,
     spacing: usize,
     current: State,
@@ -226,6 +227,7 @@ impl Session {
         Stash {
             actions: std::mem::take(&mut self.actions),
             history: std::mem::take(&mut self.history),
+            touched: std::mem::take(&mut self.touched),
             checkpoints: std::mem::replace(&mut self.checkpoints, vec![(0, start.clone())]),
             spacing: std::mem::replace(&mut self.spacing, 16),
             current: std::mem::replace(&mut self.current, start),
@@ -236,6 +238,7 @@ impl Session {
     fn unstash(&mut self, s: Stash) {
         self.actions = s.actions;
         self.history = s.history;
+        self.touched = s.touched;
         self.checkpoints = s.checkpoints;
         self.spacing = s.spacing;
         self.current = s.current;

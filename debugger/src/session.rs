@@ -159,6 +159,9 @@ pub(crate) struct State {
     pub memo: Memo,
     /// Keep `last` (a confluence run does not: it takes up to the step budget at once).
     pub record: bool,
+    /// Where each call that reduce-call inlined was written (for a debugger's stack frames:
+    /// a statement `ℓ.i` was put there by the call at `ℓ`).
+    pub sites: HashMap<LabelKey, Option<usize>>,
 }
 
 /// What applying an action needs besides the state: the program text (for source lines) and
@@ -175,6 +178,9 @@ pub struct Session {
     pub(crate) actions: Vec<Action>,
     /// `history[i]` describes `actions[i]` in words (rule names, labels).
     pub(crate) history: Vec<String>,
+    /// `touched[i]`: the source lines of the statements action `i` stepped (reverse continue
+    /// stops where one is a breakpoint's line).
+    pub(crate) touched: Vec<Vec<usize>>,
     /// (position, the state after that many actions), sorted; the first is the initial term.
     pub(crate) checkpoints: Vec<(usize, State)>,
     /// Actions between checkpoints (doubles when there are too many).
@@ -382,6 +388,7 @@ impl State {
             last: Vec::new(),
             memo: Memo::default(),
             record: true,
+            sites: HashMap::new(),
         }
     }
 
@@ -487,6 +494,7 @@ impl Session {
             trace: None,
             actions: Vec::new(),
             history: Vec::new(),
+            touched: Vec::new(),
             checkpoints: vec![(0, start.clone())],
             spacing: 16,
             current: start,
@@ -611,6 +619,96 @@ impl Session {
         }
     }
 
+    /// The source lines (1-based) where some statement of the program was written, inside
+    /// function bodies too: where a line breakpoint can stop.
+    pub fn statement_lines(&self) -> std::collections::BTreeSet<usize> {
+        fn walk(t: &opal_core::machine::template::Template, env: &Env, out: &mut std::collections::BTreeSet<usize>) {
+            for st in &t.stmts {
+                if st.span != opal_core::span::Span::default() {
+                    out.extend(env.line_at(Some(st.span.start)));
+                }
+                if let opal_core::machine::template::TOp::Fun(i) = st.op {
+                    walk(t.fun(i).0, env, out);
+                }
+            }
+        }
+        let m = self.initial();
+        let mut out = std::collections::BTreeSet::new();
+        for s in m.iter() {
+            out.extend(self.env.line_at(m.stmt(s).source_offset()));
+            if let MOp::Fun(c) = m.stmt(s).op {
+                if let Some((tpl, _)) = m.closure(c) {
+                    walk(tpl, &self.env, &mut out);
+                }
+            }
+        }
+        out
+    }
+
+    /// The source lines action `i` stepped statements at.
+    pub fn touched(&self, i: usize) -> &[usize] {
+        self.touched.get(i).map(Vec::as_slice).unwrap_or(&[])
+    }
+
+    /// The statements the next action of `strategy` steps: a round's candidates, or cbv's or
+    /// lazy's one (empty when nothing can step).
+    pub fn next_steps(&self, strategy: Strategy) -> Vec<StmtId> {
+        let m = self.machine();
+        match strategy {
+            Strategy::Opportunistic => m.iter().filter(|s| m.steppable(*s).is_ok()).collect(),
+            Strategy::Cbv => m.cbv_next().into_iter().collect(),
+            Strategy::Lazy => match m.lazy_next() {
+                Lazy::Step(s) => vec![s],
+                _ => vec![],
+            },
+        }
+    }
+
+    /// The call sites a statement was inlined through, innermost first: (label of the call,
+    /// the source line it was written at). A statement `5.6.2` came from the calls at `5.6`
+    /// and `5`. At most `max`.
+    pub fn call_chain(&self, s: StmtId, max: usize) -> Vec<(String, Option<usize>)> {
+        let st = &self.current;
+        let m = &st.machine;
+        let mut memo = st.memo.0.borrow_mut();
+        let mut out = Vec::new();
+        let mut l = m.label_id(s);
+        while let Some(p) = m.labels.parent(l) {
+            if out.len() == max {
+                break;
+            }
+            let key = memo.key(&m.labels, p);
+            out.push((memo.short(&m.labels, p), st.sites.get(&key).copied().flatten()));
+            l = p;
+        }
+        out
+    }
+
+    /// Is statement `s`'s label `prefix` or below it (`prefix.…`)?
+    pub fn under(&self, s: StmtId, prefix: LabelKey) -> bool {
+        let st = &self.current;
+        let m = &st.machine;
+        let mut memo = st.memo.0.borrow_mut();
+        let mut l = m.label_id(s);
+        loop {
+            if memo.key(&m.labels, l) == prefix {
+                return true;
+            }
+            match m.labels.parent(l) {
+                Some(p) => l = p,
+                None => return false,
+            }
+        }
+    }
+
+    /// The key of the label `s` was inlined from (its parent label), if any.
+    pub fn parent_key(&self, s: StmtId) -> Option<LabelKey> {
+        let st = &self.current;
+        let m = &st.machine;
+        let p = m.labels.parent(m.label_id(s))?;
+        Some(st.memo.0.borrow_mut().key(&m.labels, p))
+    }
+
     /// A statement's whole label (O(depth): for a tooltip).
     pub fn full_label(&self, s: StmtId) -> String {
         self.machine().label_of(s)
@@ -730,10 +828,14 @@ impl Session {
         };
         self.actions.truncate(self.at);
         self.history.truncate(self.at);
+        self.touched.truncate(self.at);
         let at = self.at;
         self.checkpoints.retain(|(p, _)| *p <= at);
         self.actions.push(a);
         self.history.push(what.clone());
+        let mut lines: Vec<usize> = self.current.last.iter().filter_map(|t| t.line).collect();
+        lines.dedup();
+        self.touched.push(lines);
         self.at += 1;
         self.revision += 1;
         self.checkpoint_if_due();
@@ -953,6 +1055,7 @@ impl Session {
     pub fn restart(&mut self) {
         self.actions.clear();
         self.history.clear();
+        self.touched.clear();
         self.checkpoints.truncate(1);
         self.spacing = 16;
         self.current = self.checkpoints[0].1.clone();
@@ -1202,6 +1305,9 @@ impl Env {
             st.sources_of(x, &mut deps);
         }
         let ev = st.machine.step(s)?;
+        if ev.rule == Rule::ReduceCall && st.record {
+            st.sites.insert(key, line);
+        }
         let created: Vec<StmtId> = st.machine.created().to_vec();
         match ev.rule {
             Rule::Resolve => {
