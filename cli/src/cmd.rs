@@ -121,7 +121,9 @@ pub fn main(raw: Vec<String>) -> i32 {
         "step" => crate::run::step(&args),
         "explore" => crate::run::explore(&args),
         "debug" => debug(&args),
-        "dap" => opal_dap::run_stdio(),
+        "dap" => opal_dap::run_stdio(Some(Box::new(|allow_exec| {
+            Box::new(move || std::rc::Rc::new(opal_live::LiveExternals::from_env(allow_exec)) as std::rc::Rc<dyn opal_core::machine::live::Live>)
+        }))),
         _ => opal_lsp::run_stdio(),
     }
 }

@@ -70,6 +70,9 @@ pub struct Adapter {
     /// Events to send after the response being built.
     queue: Vec<Value>,
     exit: Option<i32>,
+    make_live: Option<crate::LiveMaker>,
+    /// Live externals answering pending tasks that nothing else resolves.
+    live: Option<opal_debugger::live::LiveCalls>,
 }
 
 fn event(name: &str, body: Value) -> Value {
@@ -77,7 +80,7 @@ fn event(name: &str, body: Value) -> Value {
 }
 
 impl Adapter {
-    pub fn new(out: Writer) -> Adapter {
+    pub fn new(out: Writer, make_live: Option<crate::LiveMaker>) -> Adapter {
         Adapter {
             out,
             session: None,
@@ -100,17 +103,26 @@ impl Adapter {
             focus: None,
             queue: Vec::new(),
             exit: None,
+            make_live,
+            live: None,
         }
     }
 
     /// Serves until the client disconnects or input ends; the exit code.
     pub fn serve(mut self, rx: mpsc::Receiver<Incoming>) -> i32 {
         loop {
+            let waiting_live = self.live.as_ref().is_some_and(|l| l.in_flight() > 0);
             let next = if self.run.is_some() {
                 match rx.try_recv() {
                     Ok(m) => Some(m),
                     Err(mpsc::TryRecvError::Empty) => None,
                     Err(mpsc::TryRecvError::Disconnected) => return 0,
+                }
+            } else if waiting_live {
+                match rx.recv_timeout(Duration::from_millis(20)) {
+                    Ok(m) => Some(m),
+                    Err(mpsc::RecvTimeoutError::Timeout) => None,
+                    Err(mpsc::RecvTimeoutError::Disconnected) => return 0,
                 }
             } else {
                 match rx.recv() {
@@ -125,6 +137,10 @@ impl Adapter {
             }
             if let Some(code) = self.exit {
                 return code;
+            }
+            if waiting_live && self.run.is_none() {
+                self.pump_live(true);
+                self.flush();
             }
             if self.run.is_some() {
                 self.work(Duration::from_millis(20));
@@ -317,9 +333,7 @@ impl Adapter {
             Some(v) => v.as_u64().filter(|n| *n > 0).ok_or_else(|| format!("launch: `maxSteps` must be a positive whole number, not {v}"))?,
         };
         self.stop_on_entry = bool_arg("stopOnEntry")?;
-        if bool_arg("allowExec")? {
-            self.log("opal dap: allowExec: live externals (llm, processes) are called by the debugger window (`opal debug --allow-exec`); here their tasks resolve from the world file, a trace, or by hand (`resolve ℓ EXPR`)\n");
-        }
+        let allow_exec = bool_arg("allowExec")?;
         let path = PathBuf::from(&program);
         let source = std::fs::read(&path).map_err(|e| format!("{program}: cannot read: {e}"))?;
         let source = String::from_utf8(source).map_err(|e| format!("{program}: not UTF-8 text (invalid byte at offset {})", e.utf8_error().valid_up_to()))?;
@@ -345,6 +359,16 @@ impl Adapter {
         self.strategy = strategy;
         self.max_steps = max_steps;
         self.session = Some(session);
+        self.live = match &self.make_live {
+            Some(make) => match opal_debugger::live::LiveWorker::spawn(make(allow_exec), None) {
+                Ok(w) => Some(opal_debugger::live::LiveCalls::new(w)),
+                Err(e) => {
+                    self.log(&format!("opal dap: {e}; tasks resolve from the world file, a trace or by hand\n"));
+                    None
+                }
+            },
+            None => None,
+        };
         // Breakpoints set before the program was known.
         for (p, lines) in std::mem::take(&mut self.early_breakpoints) {
             if self.is_program(&p) {
@@ -563,15 +587,54 @@ impl Adapter {
         }
     }
 
+    /// Resolves the pending tasks from the trace, else the world file, else by calling the
+    /// live external; how many were resolved now, or why one cannot be.
+    fn resolve_pending(&mut self) -> Result<usize, String> {
+        let Some(s) = self.session.as_mut() else { return Ok(0) };
+        let mut n = 0;
+        let mut why = None;
+        for label in s.pending_labels() {
+            if self.live.as_ref().is_some_and(|l| l.calling(s, &label)) {
+                continue;
+            }
+            let r = if s.has_trace() { s.resolve_from_trace(&label) } else { s.resolve_from_world(&label) };
+            match r {
+                Ok(_) => n += 1,
+                Err(e) => match &mut self.live {
+                    Some(live) => match live.call(s, &label) {
+                        Ok(m) => self.queue.push(event("output", json!({"category": "console", "output": format!("{m}\n")}))),
+                        Err(e2) => why = Some(format!("{e}; live: {e2}")),
+                    },
+                    None => why = Some(e),
+                },
+            }
+        }
+        match why {
+            Some(e) if n == 0 && !self.live.as_ref().is_some_and(|l| l.in_flight() > 0) => Err(e),
+            _ => Ok(n),
+        }
+    }
+
+    /// Delivers what live externals answered; `announce` stops (so the client shows it) when
+    /// something arrived while stopped.
+    fn pump_live(&mut self, announce: bool) {
+        let (Some(live), Some(s)) = (self.live.as_mut(), self.session.as_mut()) else { return };
+        let (messages, changed) = live.pump(s);
+        for m in messages {
+            self.queue.push(event("output", json!({"category": "console", "output": format!("{m}\n")})));
+        }
+        if changed && announce {
+            self.stopped("step", "a live external answered");
+        }
+    }
+
     /// Nothing can step: resolve what is pending, or say why not, or end.
     fn stalled(&mut self, why: &str) {
         let Some(s) = self.session.as_mut() else { return };
         match s.standing() {
-            Standing::Waiting(n) => match s.resolve_all() {
-                Ok(k) => {
-                    let from = if s.has_trace() { "trace" } else { "world file" };
-                    self.stopped("step", &format!("resolved {k} pending task(s) from the {from}"))
-                }
+            Standing::Waiting(n) => match self.resolve_pending() {
+                Ok(0) => self.stopped("pause", &format!("waiting for {n} pending task(s): a live external is answering")),
+                Ok(k) => self.stopped("step", &format!("resolved {k} pending task(s)")),
                 Err(e) => self
                     .stopped("pause", &format!("waiting for {n} pending task(s) that nothing resolves ({e}); in the Debug Console: resolve LABEL EXPRESSION")),
             },
@@ -585,6 +648,7 @@ impl Adapter {
         let deadline = Instant::now() + slice;
         let strategy = self.strategy;
         while let Some(run) = self.run {
+            self.pump_live(false);
             if let Some((reason, what, ids, at)) = self.breakpoint_hit() {
                 // Every statement about to step on a breakpoint: the next action steps them.
                 let keys: Vec<LabelKey> = match &self.session {
@@ -620,12 +684,20 @@ impl Adapter {
                     let standing = s.standing();
                     match standing {
                         Standing::Waiting(n) => {
-                            if let Err(e) = s.resolve_all() {
-                                self.stopped(
-                                    "pause",
-                                    &format!("waiting for {n} pending task(s) that nothing resolves ({e}); in the Debug Console: resolve LABEL EXPRESSION"),
-                                );
-                                return;
+                            match self.resolve_pending() {
+                                Err(e) => {
+                                    self.stopped(
+                                        "pause",
+                                        &format!("waiting for {n} pending task(s) that nothing resolves ({e}); in the Debug Console: resolve LABEL EXPRESSION"),
+                                    );
+                                    return;
+                                }
+                                // A live external is answering: wait for it, reading messages.
+                                Ok(0) => {
+                                    self.pump_live(false);
+                                    std::thread::sleep(Duration::from_millis(5));
+                                }
+                                Ok(_) => {}
                             }
                             self.send_output();
                         }

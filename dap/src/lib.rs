@@ -10,9 +10,12 @@
 pub mod adapter;
 pub mod transport;
 
+/// Makes the live externals (`llm`, and processes when the launch allows them) for a launch.
+pub type LiveMaker = Box<dyn Fn(bool) -> opal_debugger::live::LiveFactory>;
+
 /// Serves DAP on stdin/stdout until the client disconnects; the process exit code.
-pub fn run_stdio() -> i32 {
+pub fn run_stdio(live: Option<LiveMaker>) -> i32 {
     let rx = transport::spawn_reader(std::io::stdin());
     let out = transport::Writer::new(Box::new(std::io::stdout()));
-    adapter::Adapter::new(out).serve(rx)
+    adapter::Adapter::new(out, live).serve(rx)
 }

@@ -260,18 +260,6 @@ pub(crate) struct Dialog {
     pub path: String,
 }
 
-/// A live call in flight: what arrived and is not yet delivered. A stream's elements go to
-/// whichever of its tasks is pending (the first, then each continuation after its resolve).
-struct LiveCallState {
-    origin: String,
-    ext: String,
-    items: Vec<opal_core::ir::Prim>,
-    value: Option<Result<opal_core::ir::PExp, String>>,
-    error: Option<String>,
-    ended: bool,
-    delivered: bool,
-}
-
 /// Where the program came from.
 pub enum Origin {
     File(PathBuf),
@@ -317,9 +305,7 @@ pub struct DebuggerApp {
     pub help: bool,
     /// The session file last saved or loaded (the dialogs' default).
     last_session: Option<PathBuf>,
-    live: Option<crate::live::LiveWorker>,
-    live_calls: HashMap<u64, LiveCallState>,
-    next_live: u64,
+    live: Option<opal_debugger::live::LiveCalls>,
     mtime: Option<SystemTime>,
     /// The source line last scrolled into view (scroll only when it changes).
     pub(crate) scrolled_to: Option<usize>,
@@ -366,8 +352,6 @@ impl DebuggerApp {
             help: false,
             last_session: None,
             live: None,
-            live_calls: HashMap::new(),
-            next_live: 0,
             mtime: None,
             scrolled_to: None,
             cache: Cache::default(),
@@ -655,98 +639,29 @@ impl DebuggerApp {
     // ---- live externals --------------------------------------------------------------------
 
     /// Lets pending tasks be resolved by live externals (`llm`, processes).
-    pub fn set_live(&mut self, worker: crate::live::LiveWorker) {
-        self.live = Some(worker);
+    pub fn set_live(&mut self, worker: opal_debugger::live::LiveWorker) {
+        self.live = Some(opal_debugger::live::LiveCalls::new(worker));
     }
     pub fn has_live(&self) -> bool {
         self.live.is_some()
     }
     /// Live calls still in flight.
     pub fn live_in_flight(&self) -> usize {
-        self.live_calls.len()
+        self.live.as_ref().map(|l| l.in_flight()).unwrap_or(0)
     }
 
     fn call_live(&mut self, label: &str) -> Result<String, String> {
-        let worker = self.live.as_ref().ok_or("no live externals in this window (start it with `opal debug FILE`)")?;
         let s = self.session.as_ref().ok_or("no program is open")?;
-        if self.live_calls.values().any(|c| c.origin == label) {
-            return Err(format!("{label} is already being called"));
-        }
-        let (ext, arg) = s.task_call(label)?;
-        let id = self.next_live;
-        self.next_live += 1;
-        worker.call(id, &ext, arg)?;
-        self.live_calls.insert(
-            id,
-            LiveCallState { origin: label.to_string(), ext: ext.clone(), items: Vec::new(), value: None, error: None, ended: false, delivered: false },
-        );
-        Ok(format!("called `{ext}` live for {label}: it resolves when the answer arrives"))
+        let live = self.live.as_mut().ok_or("no live externals in this window (start it with `opal debug FILE`)")?;
+        live.call(s, label)
     }
 
     /// Takes what live calls reported and delivers it to the tasks that wait for it.
     fn pump_live(&mut self) {
-        let Some(worker) = &self.live else { return };
-        for r in worker.poll() {
-            use crate::live::Reply;
-            let id = match &r {
-                Reply::Value(id, _) | Reply::Chunk(id, _) | Reply::End(id) | Reply::NotLive(id) => *id,
-            };
-            let Some(c) = self.live_calls.get_mut(&id) else { continue };
-            match r {
-                Reply::Value(_, v) => c.value = Some(v),
-                Reply::Chunk(_, Ok(p)) => c.items.push(p),
-                Reply::Chunk(_, Err(e)) => c.error = Some(e),
-                Reply::End(_) => c.ended = true,
-                Reply::NotLive(_) => {
-                    // The task stays pending for another way of resolving it.
-                    self.status = format!("`{}` is not a live external: resolve {} by hand, from the world file or a trace", c.ext, c.origin);
-                    self.live_calls.remove(&id);
-                }
-            }
-        }
-        let Some(s) = self.session.as_mut() else { return };
-        if s.busy().is_some() {
-            return;
-        }
-        let mut done = Vec::new();
-        let mut changed = false;
-        for (id, c) in self.live_calls.iter_mut() {
-            let target = if c.delivered { s.stream_continuation(&c.origin) } else { Some(c.origin.clone()) };
-            let Some(target) = target.filter(|t| s.task_call(t).is_ok()) else { continue };
-            let r = if let Some(v) = c.value.take() {
-                done.push(*id);
-                match v {
-                    Ok(e) => s.resolve_live(&target, e.to_string(), false, None),
-                    Err(e) => s.resolve_live(&target, String::new(), false, Some(e)),
-                }
-            } else if !c.items.is_empty() || c.ended || c.error.is_some() {
-                let more = !(c.ended || c.error.is_some() && c.items.is_empty());
-                let items: Vec<String> = c.items.drain(..).map(|p| p.to_string()).collect();
-                let r = if items.is_empty() && c.error.is_some() {
-                    done.push(*id);
-                    s.resolve_live(&target, String::new(), false, c.error.clone())
-                } else {
-                    if !more {
-                        done.push(*id);
-                    }
-                    s.resolve_live(&target, format!("[{}]", items.join(", ")), more, None)
-                };
-                c.delivered = true;
-                r
-            } else {
-                continue;
-            };
-            changed = true;
-            self.status = match r {
-                Ok(m) => m,
-                Err(e) => {
-                    done.push(*id);
-                    e
-                }
-            };
-        }
-        for id in done {
-            self.live_calls.remove(&id);
+        let (Some(live), Some(s)) = (self.live.as_mut(), self.session.as_mut()) else { return };
+        let (messages, changed) = live.pump(s);
+        if let Some(m) = messages.into_iter().last() {
+            self.status = m;
         }
         if changed {
             self.changed();
@@ -1209,7 +1124,7 @@ pub fn write_atomically(path: &Path, text: &str) -> Result<(), String> {
 
 /// Opens the debugger window (`opal debug`). `file` None opens the last file, else the first
 /// bundled example.
-pub fn run_native(file: Option<&Path>, world: Option<&Path>, trace: Option<&Path>, live: Option<crate::live::LiveFactory>) -> Result<(), String> {
+pub fn run_native(file: Option<&Path>, world: Option<&Path>, trace: Option<&Path>, live: Option<opal_debugger::live::LiveFactory>) -> Result<(), String> {
     const APP_ID: &str = "opal-debugger";
     // Check the program before opening a window, so a broken file is reported on the terminal.
     if let Some(f) = file {
@@ -1256,7 +1171,8 @@ pub fn run_native(file: Option<&Path>, world: Option<&Path>, trace: Option<&Path
                 }
             }
             if let Some(make) = live {
-                match crate::live::LiveWorker::spawn(make, Some(cc.egui_ctx.clone())) {
+                let ctx = cc.egui_ctx.clone();
+                match opal_debugger::live::LiveWorker::spawn(make, Some(Box::new(move || ctx.request_repaint()))) {
                     Ok(w) => app.set_live(w),
                     Err(e) => app.status = e,
                 }

@@ -2,16 +2,14 @@
 //! driving an `opal_debugger::Session` (the stepping engine, shared with the DAP adapter).
 //! `app` is the window's state and its one place of action (`DebuggerApp::run_cmd`);
 //! `panels` draws the panels, `view` the task graph, `layout` keeps its nodes in place,
-//! `timeline` draws the calls over time, `paths` every reduction path, `live` calls real
-//! externals on a worker thread.
+//! `timeline` draws the calls over time, `paths` every reduction path.
 
 pub mod app;
 pub mod layout;
-pub mod live;
 pub mod panels;
 pub mod paths;
 pub mod timeline;
 pub mod view;
 
 pub use app::{run_native, Cmd, DebuggerApp};
-pub use opal_debugger::examples;
+pub use opal_debugger::{examples, live};

@@ -9,11 +9,13 @@
 //! * `graph`: the task graph's models (external calls, statements) and grouping;
 //! * `timeline`: external calls from dispatch to resolve, the critical path;
 //! * `paths`: every reduction path of a small program (`opal explore`'s graph), to travel on;
+//! * `live`: live externals (`llm`, processes) on a worker thread, delivered as resolutions;
 //! * `examples`: the bundled programs.
 
 pub mod examples;
 pub mod graph;
 pub mod jobs;
+pub mod live;
 pub mod session;
 pub mod timeline;
 

@@ -19,8 +19,16 @@ struct Dap {
 
 impl Dap {
     fn start() -> Dap {
-        let mut child =
-            Command::new(opal()).arg("dap").current_dir(root()).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().expect("opal dap");
+        Dap::start_with(&[])
+    }
+
+    fn start_with(env: &[(&str, &str)]) -> Dap {
+        let mut cmd = Command::new(opal());
+        cmd.arg("dap").current_dir(root()).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null());
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let mut child = cmd.spawn().expect("opal dap");
         let stdin = child.stdin.take().expect("stdin");
         let stdout = child.stdout.take().expect("stdout");
         let (tx, rx) = mpsc::channel();
@@ -266,4 +274,18 @@ fn function_breakpoints_stop_at_dispatch_and_the_console_resolves_by_hand() {
     d.event("terminated");
     assert_eq!(d.output(), "answer\n");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A task no world file answers is called live: an `llm` stream against the scripted server,
+/// delivered chunk by chunk while `continue` runs.
+#[test]
+fn live_externals_answer_what_nothing_else_resolves() {
+    let server = opal_e2e::LlmServer::start();
+    let mut d = Dap::start_with(&[("OPAL_LLM_BASE_URL", server.url.as_str()), ("OPAL_LLM_MODEL", "ok"), ("OPAL_LLM_API_KEY", "test-key")]);
+    let r = d.launch(json!({"program": program("tests/live/llm.opal")}));
+    assert_eq!(r["success"], true, "{r}");
+    d.request("configurationDone", json!({}));
+    d.event("terminated");
+    assert_eq!(d.output(), "Hel\nlo\n world\n");
+    assert_eq!(server.requests.lock().map(|r| r.len()).unwrap_or(0), 1);
 }

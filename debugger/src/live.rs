@@ -1,0 +1,217 @@
+//! Live externals (`llm`, processes) for the debuggers. They run on their own thread with a
+//! current-thread tokio runtime (the `Live` trait's futures are not `Send`), take calls over a
+//! channel and report results and stream elements back; the window (every frame) or the
+//! adapter (between slices) polls. What they return enters the session as an ordinary
+//! `Resolve` action (`LiveCalls::pump`), so time travel and saved sessions replay it without
+//! calling the service again.
+
+use crate::session::Session;
+use opal_core::ir::{PExp, Prim};
+use opal_core::machine::live::{Live, LiveCall};
+use std::collections::HashMap;
+use std::rc::Rc;
+use std::sync::mpsc;
+
+/// Builds the live externals on the worker thread (they need not be `Send`).
+pub type LiveFactory = Box<dyn FnOnce() -> Rc<dyn Live> + Send>;
+
+/// What a live call reported.
+#[derive(Debug)]
+pub enum Reply {
+    Value(u64, Result<PExp, String>),
+    /// The next element of a streamed list, or the error that ends it.
+    Chunk(u64, Result<Prim, String>),
+    /// The stream ended.
+    End(u64),
+    /// No live external of that name.
+    NotLive(u64),
+}
+
+pub struct LiveWorker {
+    calls: tokio::sync::mpsc::UnboundedSender<(u64, String, PExp)>,
+    replies: mpsc::Receiver<Reply>,
+}
+
+impl LiveWorker {
+    /// Starts the worker thread; `wake` is called whenever a reply arrives (a window repaints).
+    pub fn spawn(make: LiveFactory, wake: Option<Box<dyn Fn() + Send>>) -> Result<LiveWorker, String> {
+        let (call_tx, mut call_rx) = tokio::sync::mpsc::unbounded_channel::<(u64, String, PExp)>();
+        let (reply_tx, replies) = mpsc::channel();
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| format!("cannot start the live externals: {e}"))?;
+        std::thread::Builder::new()
+            .name("opal-live".into())
+            .spawn(move || {
+                let local = tokio::task::LocalSet::new();
+                local.block_on(&rt, async move {
+                    let live = make();
+                    let wake = std::rc::Rc::new(wake);
+                    let send = move |r: Reply| {
+                        let ok = reply_tx.send(r).is_ok();
+                        if let Some(wake) = wake.as_ref() {
+                            wake();
+                        }
+                        ok
+                    };
+                    while let Some((id, ext, arg)) = call_rx.recv().await {
+                        let send = send.clone();
+                        match live.start(&ext, &arg) {
+                            None => {
+                                send(Reply::NotLive(id));
+                            }
+                            Some(LiveCall::Value(fut)) => {
+                                tokio::task::spawn_local(async move {
+                                    send(Reply::Value(id, fut.await));
+                                });
+                            }
+                            Some(LiveCall::Stream(mut rx)) => {
+                                tokio::task::spawn_local(async move {
+                                    while let Some(item) = rx.recv().await {
+                                        let failed = item.is_err();
+                                        if !send(Reply::Chunk(id, item)) || failed {
+                                            return;
+                                        }
+                                    }
+                                    send(Reply::End(id));
+                                });
+                            }
+                        }
+                    }
+                    live.shutdown();
+                });
+            })
+            .map_err(|e| format!("cannot start the live externals: {e}"))?;
+        Ok(LiveWorker { calls: call_tx, replies })
+    }
+
+    pub fn call(&self, id: u64, ext: &str, arg: PExp) -> Result<(), String> {
+        self.calls.send((id, ext.to_string(), arg)).map_err(|_| "the live externals stopped".to_string())
+    }
+
+    /// Replies that arrived since the last poll (never blocks).
+    pub fn poll(&self) -> Vec<Reply> {
+        self.replies.try_iter().collect()
+    }
+}
+
+/// A live call in flight: what arrived and is not yet delivered. A stream's elements go to
+/// whichever of its tasks is pending (the first, then each continuation after its resolve).
+struct InFlight {
+    origin: String,
+    ext: String,
+    items: Vec<Prim>,
+    value: Option<Result<PExp, String>>,
+    error: Option<String>,
+    ended: bool,
+    delivered: bool,
+}
+
+/// The live calls of a session: started by `call`, delivered by `pump`.
+pub struct LiveCalls {
+    worker: LiveWorker,
+    calls: HashMap<u64, InFlight>,
+    next: u64,
+    /// Externals the worker said are not live (not called again).
+    not_live: std::collections::HashSet<String>,
+}
+
+impl LiveCalls {
+    pub fn new(worker: LiveWorker) -> LiveCalls {
+        LiveCalls { worker, calls: HashMap::new(), next: 0, not_live: Default::default() }
+    }
+
+    /// Calls still in flight.
+    pub fn in_flight(&self) -> usize {
+        self.calls.len()
+    }
+
+    /// Is the pending task at `label` (whole label) being called, itself or as the rest of a
+    /// stream being called?
+    pub fn calling(&self, s: &Session, label: &str) -> bool {
+        self.calls.values().any(|c| c.origin == label || c.delivered && s.stream_continuation(&c.origin).as_deref() == Some(label))
+    }
+
+    /// Calls the real external for the pending task at `label`.
+    pub fn call(&mut self, s: &Session, label: &str) -> Result<String, String> {
+        if self.calling(s, label) {
+            return Err(format!("{label} is already being called"));
+        }
+        let (ext, arg) = s.task_call(label)?;
+        if self.not_live.contains(&ext) {
+            return Err(format!("`{ext}` is not a live external"));
+        }
+        let id = self.next;
+        self.next += 1;
+        self.worker.call(id, &ext, arg)?;
+        self.calls
+            .insert(id, InFlight { origin: label.to_string(), ext: ext.clone(), items: Vec::new(), value: None, error: None, ended: false, delivered: false });
+        Ok(format!("called `{ext}` live for {label}: it resolves when the answer arrives"))
+    }
+
+    /// Takes what the calls reported and delivers it to the tasks that wait for it: messages
+    /// for the user, and whether the session changed.
+    pub fn pump(&mut self, s: &mut Session) -> (Vec<String>, bool) {
+        let mut messages = Vec::new();
+        for r in self.worker.poll() {
+            let id = match &r {
+                Reply::Value(id, _) | Reply::Chunk(id, _) | Reply::End(id) | Reply::NotLive(id) => *id,
+            };
+            let Some(c) = self.calls.get_mut(&id) else { continue };
+            match r {
+                Reply::Value(_, v) => c.value = Some(v),
+                Reply::Chunk(_, Ok(p)) => c.items.push(p),
+                Reply::Chunk(_, Err(e)) => c.error = Some(e),
+                Reply::End(_) => c.ended = true,
+                Reply::NotLive(_) => {
+                    // The task stays pending for another way of resolving it.
+                    messages.push(format!("`{}` is not a live external: resolve {} by hand, from the world file or a trace", c.ext, c.origin));
+                    self.not_live.insert(c.ext.clone());
+                    self.calls.remove(&id);
+                }
+            }
+        }
+        if s.busy().is_some() {
+            return (messages, false);
+        }
+        let mut done = Vec::new();
+        let mut changed = false;
+        for (id, c) in self.calls.iter_mut() {
+            let target = if c.delivered { s.stream_continuation(&c.origin) } else { Some(c.origin.clone()) };
+            let Some(target) = target.filter(|t| s.task_call(t).is_ok()) else { continue };
+            let r = if let Some(v) = c.value.take() {
+                done.push(*id);
+                match v {
+                    Ok(e) => s.resolve_live(&target, e.to_string(), false, None),
+                    Err(e) => s.resolve_live(&target, String::new(), false, Some(e)),
+                }
+            } else if !c.items.is_empty() || c.ended || c.error.is_some() {
+                let more = !(c.ended || c.error.is_some() && c.items.is_empty());
+                let items: Vec<String> = c.items.drain(..).map(|p| p.to_string()).collect();
+                let r = if items.is_empty() && c.error.is_some() {
+                    done.push(*id);
+                    s.resolve_live(&target, String::new(), false, c.error.clone())
+                } else {
+                    if !more {
+                        done.push(*id);
+                    }
+                    s.resolve_live(&target, format!("[{}]", items.join(", ")), more, None)
+                };
+                c.delivered = true;
+                r
+            } else {
+                continue;
+            };
+            changed = true;
+            match r {
+                Ok(m) => messages.push(m),
+                Err(e) => {
+                    done.push(*id);
+                    messages.push(e);
+                }
+            }
+        }
+        for id in done {
+            self.calls.remove(&id);
+        }
+        (messages, changed)
+    }
+}
