@@ -610,7 +610,7 @@ impl Adapter {
             }
         }
         match why {
-            Some(e) if n == 0 && !self.live.as_ref().is_some_and(|l| l.in_flight() > 0) => Err(e),
+            Some(e) if n == 0 && self.live.as_ref().is_none_or(|l| l.in_flight() == 0) => Err(e),
             _ => Ok(n),
         }
     }
