@@ -860,18 +860,21 @@ impl DebuggerApp {
                         Some(st) => s.step_stmt(st),
                         None => Err("select a statement first (click its row or node)".into()),
                     },
-                    Cmd::Back => {
-                        if s.back() {
-                            Ok(format!("back to step {}", s.position()))
-                        } else {
-                            Err("at the start of history".into())
-                        }
-                    }
-                    Cmd::Forward => {
-                        if s.forward() {
-                            Ok(format!("forward to step {}", s.position()))
-                        } else {
-                            Err("at the end of history".into())
+                    Cmd::Back | Cmd::Forward => {
+                        let back = other == Cmd::Back;
+                        let (at, end) = (s.position(), s.actions().len());
+                        match (back, at, end) {
+                            (true, 0, _) => Err("at the start of history".into()),
+                            (false, a, e) if a >= e => Err("at the end of history".into()),
+                            _ => {
+                                let to = if back { at - 1 } else { at + 1 };
+                                // Far from a checkpoint (a long history thins them out): a job.
+                                if s.replay_cost(to) > 64 {
+                                    s.start(JobSpec::Goto(to))
+                                } else {
+                                    s.goto(to).map(|_| format!("{} to step {to}", if back { "back" } else { "forward" }))
+                                }
+                            }
                         }
                     }
                     Cmd::Goto(i) => {
