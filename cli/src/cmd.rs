@@ -1,130 +1,243 @@
 //! Subcommands. Exit codes: 0 ok, 1 static errors, 2 usage, 3 runtime failure, 4 step budget.
 
+use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 use opal_core::diag::{render, Diagnostic, Severity};
 use opal_core::span::LineIndex;
 use opal_core::{compile, format};
 use std::path::{Path, PathBuf};
 
-pub const USAGE: &str = "usage: opal <command> [options]
+/// What each exit code means; printed at the end of `opal --help` and every command's help.
+pub const EXIT_CODES: &str = "Exit codes:
+  0  success (the program finished; for explore: one normal form per choice sequence)
+  1  static errors (syntax, well-formedness, world or trace file), or a file that cannot be read
+  2  usage error (unknown command or option, bad value)
+  3  runtime failure (a stuck statement, a failed external call, a replay that does not match)
+  4  budget reached (--max-steps for run and step, --max-states for explore)";
 
-commands:
-  check FILE… [--format human|json]     parse, desugar, check well-formedness and lints
-  fmt FILE… [--check]                   format files canonically
-  desugar FILE [--prelude]              print the initial labeled core term
-  run FILE [--strategy S] [--world W] [--record T] [--replay T [--timing] [--force]]
-           [--max-steps N] [--allow-exec] [--stats] [--quiet]
-  step FILE [--strategy S] [--world W] [--replay T] [--rounds N] [--max-steps N] [--format text|json]
-  explore FILE [--world W] [--max-states N] [--full] [--dot FILE]
-                                        normal forms of every step order (exit 0 one per choice,
-                                        1 confluence violation, 4 --max-states reached)
-  debug [FILE] [--world W] [--replay T] [--allow-exec]
-                                        open the step debugger window (no FILE: the bundled examples)
-  lsp [--stdio]                         run the language server on stdio
-  dap                                   run the Debug Adapter Protocol server on stdio (docs/dap.md)
-
-strategies: opportunistic (default), cbv, lazy";
-
-pub struct Args {
-    pub files: Vec<String>,
-    flags: Vec<(String, Option<String>)>,
+#[derive(Parser)]
+#[command(
+    name = "opal",
+    version,
+    about = "OPAL: a toolchain for the opportunistically parallel lambda calculus (λ^O)",
+    long_about = "OPAL: a toolchain for λ^O, the opportunistically parallel lambda calculus. External \
+calls (LLM requests, web APIs, processes) are dispatched as soon as their arguments are known and \
+everything else keeps reducing meanwhile. LANGUAGE.md and SEMANTICS.md are the contract.",
+    after_help = EXIT_CODES,
+    propagate_version = true,
+    subcommand_required = true,
+    arg_required_else_help = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
 }
 
-const VALUED: &[&str] = &["--format", "--strategy", "--world", "--record", "--replay", "--max-steps", "--rounds", "--max-states", "--dot"];
+#[derive(Subcommand)]
+pub enum Command {
+    /// Parse, desugar, check well-formedness and lints (with the world file beside each FILE).
+    #[command(after_help = EXIT_CODES)]
+    Check {
+        #[arg(required = true, value_name = "FILE")]
+        files: Vec<String>,
+        /// Diagnostics as text (`file:line:col: error[E…]: …`) or as a JSON array.
+        #[arg(long, value_enum, default_value = "human")]
+        format: CheckFormat,
+    },
+    /// Format files canonically, in place.
+    #[command(after_help = EXIT_CODES)]
+    Fmt {
+        #[arg(required = true, value_name = "FILE")]
+        files: Vec<String>,
+        /// Change nothing; exit 1 if a file would be reformatted.
+        #[arg(long)]
+        check: bool,
+    },
+    /// Print the initial labeled core term (SEMANTICS.md notation).
+    #[command(after_help = EXIT_CODES)]
+    Desugar {
+        #[arg(value_name = "FILE")]
+        file: String,
+        /// Also print the prelude definitions the program uses.
+        #[arg(long)]
+        prelude: bool,
+    },
+    /// Run a program; print its output as it happens and its result at the end.
+    #[command(after_help = EXIT_CODES)]
+    Run(RunArgs),
+    /// Print the labeled term after every step.
+    #[command(after_help = EXIT_CODES)]
+    Step(StepArgs),
+    /// Explore the step orders of a small program: its normal forms, one order per
+    /// equivalence class (partial-order reduction) unless --full.
+    #[command(after_help = EXIT_CODES)]
+    Explore {
+        #[arg(value_name = "FILE")]
+        file: String,
+        #[arg(long, value_name = "W")]
+        world: Option<String>,
+        /// Stop after this many states (exit 4, reporting what was found).
+        #[arg(long, value_name = "N", default_value_t = 10_000)]
+        max_states: usize,
+        /// Every interleaving, without partial-order reduction.
+        #[arg(long)]
+        full: bool,
+        /// Write the reduction graph (Graphviz) to this file.
+        #[arg(long, value_name = "FILE")]
+        dot: Option<String>,
+    },
+    /// Open the step debugger window (no FILE: the bundled examples).
+    #[command(after_help = EXIT_CODES)]
+    Debug {
+        #[arg(value_name = "FILE")]
+        file: Option<String>,
+        #[arg(long, value_name = "W")]
+        world: Option<String>,
+        /// Resolve calls from this recorded trace.
+        #[arg(long, value_name = "T")]
+        replay: Option<String>,
+        /// Allow externals that run programs (create_process …).
+        #[arg(long)]
+        allow_exec: bool,
+    },
+    /// Run the language server on stdio.
+    Lsp {
+        /// Accepted for editors that pass it; stdio is the only transport.
+        #[arg(long)]
+        stdio: bool,
+    },
+    /// Run the Debug Adapter Protocol server on stdio (docs/dap.md).
+    Dap,
+    /// Print a shell completion script: `opal completions bash > /etc/bash_completion.d/opal`.
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff): `opal man > opal.1 && man ./opal.1`.
+    Man,
+}
 
-impl Args {
-    fn parse(raw: &[String]) -> Result<Args, String> {
-        let mut files = Vec::new();
-        let mut flags = Vec::new();
-        let mut i = 0;
-        while i < raw.len() {
-            let a = &raw[i];
-            if let Some(stripped) = a.strip_prefix("--") {
-                let (k, v) = match stripped.split_once('=') {
-                    Some((k, v)) => (format!("--{k}"), Some(v.to_string())),
-                    None => (a.clone(), None),
-                };
-                if VALUED.contains(&k.as_str()) && v.is_none() {
-                    i += 1;
-                    let v = raw.get(i).ok_or_else(|| format!("`{k}` needs a value"))?;
-                    flags.push((k, Some(v.clone())));
-                } else {
-                    flags.push((k, v));
-                }
-            } else {
-                files.push(a.clone());
-            }
-            i += 1;
-        }
-        Ok(Args { files, flags })
-    }
-    pub fn flag(&self, k: &str) -> bool {
-        self.flags.iter().any(|(f, _)| f == k)
-    }
-    pub fn value(&self, k: &str) -> Option<&str> {
-        self.flags.iter().rev().find(|(f, _)| f == k).and_then(|(_, v)| v.as_deref())
-    }
-    fn check_known(&self, known: &[&str]) -> Result<(), String> {
-        for (f, _) in &self.flags {
-            if !known.contains(&f.as_str()) {
-                return Err(format!("unknown option `{f}`"));
-            }
-        }
-        Ok(())
-    }
-    pub fn number(&self, k: &str) -> Result<Option<u64>, String> {
-        match self.value(k) {
-            None => Ok(None),
-            Some(v) => v.parse().map(Some).map_err(|_| format!("`{k}` needs a whole number, got `{v}`")),
+#[derive(Clone, Copy, ValueEnum)]
+pub enum CheckFormat {
+    Human,
+    Json,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum StrategyArg {
+    /// Every steppable statement steps each round (λ^O).
+    Opportunistic,
+    /// Call-by-value: the leftmost statement that is not a value, one at a time.
+    Cbv,
+    /// Only what the result needs.
+    Lazy,
+}
+
+impl From<StrategyArg> for opal_core::machine::run::Strategy {
+    fn from(s: StrategyArg) -> Self {
+        use opal_core::machine::run::Strategy;
+        match s {
+            StrategyArg::Opportunistic => Strategy::Opportunistic,
+            StrategyArg::Cbv => Strategy::Cbv,
+            StrategyArg::Lazy => Strategy::Lazy,
         }
     }
 }
 
-pub fn usage_error(msg: &str) -> i32 {
-    eprintln!("opal: {msg}\n\n{USAGE}");
-    2
+#[derive(Clone, Copy, ValueEnum)]
+pub enum StepFormat {
+    Text,
+    Json,
 }
 
-pub fn main(raw: Vec<String>) -> i32 {
-    let Some(cmd) = raw.first() else { return usage_error("no command given") };
-    let args = match Args::parse(&raw[1..]) {
-        Ok(a) => a,
-        Err(e) => return usage_error(&e),
+/// How a run resolves and bounds its externals and steps (run and step share them).
+#[derive(Args)]
+pub struct EvalArgs {
+    /// Evaluation strategy (SEMANTICS.md §5).
+    #[arg(long, value_enum, default_value = "opportunistic")]
+    pub strategy: StrategyArg,
+    /// World file mocking the externals (default: NAME.world.toml beside NAME.opal).
+    #[arg(long, value_name = "W")]
+    pub world: Option<String>,
+    /// Resolve calls from a recorded trace instead of calling them.
+    #[arg(long, value_name = "T")]
+    pub replay: Option<String>,
+    /// Replay a trace recorded from another version of the program; mismatches are warnings.
+    #[arg(long)]
+    pub force: bool,
+    /// Stop after N steps (exit 4); a run that needs exactly N steps finishes.
+    #[arg(long, value_name = "N")]
+    pub max_steps: Option<u64>,
+}
+
+#[derive(Args)]
+pub struct RunArgs {
+    #[arg(value_name = "FILE")]
+    pub file: String,
+    #[command(flatten)]
+    pub eval: EvalArgs,
+    /// Record every resolution to a trace file.
+    #[arg(long, value_name = "T")]
+    pub record: Option<String>,
+    /// Replaying, reproduce the recorded resolve times.
+    #[arg(long, requires = "replay")]
+    pub timing: bool,
+    /// Allow externals that run programs (create_process …).
+    #[arg(long)]
+    pub allow_exec: bool,
+    /// Print step counts per rule, tasks and times to stderr.
+    #[arg(long)]
+    pub stats: bool,
+    /// Do not print the result (output still prints).
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+#[derive(Args)]
+pub struct StepArgs {
+    #[arg(value_name = "FILE")]
+    pub file: String,
+    #[command(flatten)]
+    pub eval: EvalArgs,
+    /// Stop after N opportunistic rounds.
+    #[arg(long, value_name = "N")]
+    pub rounds: Option<u64>,
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: StepFormat,
+}
+
+/// Parses the command line (clap prints help, versions and usage errors, exit 0 or 2) and runs
+/// the command.
+pub fn main() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() { 2 } else { 0 };
+        }
     };
-    let known: &[&str] = match cmd.as_str() {
-        "check" => &["--format"],
-        "fmt" => &["--check"],
-        "desugar" => &["--prelude"],
-        "run" => &["--strategy", "--world", "--record", "--replay", "--timing", "--force", "--max-steps", "--allow-exec", "--stats", "--quiet"],
-        "step" => &["--strategy", "--world", "--replay", "--rounds", "--max-steps", "--format", "--force"],
-        "explore" => &["--world", "--max-states", "--full", "--dot"],
-        "debug" => &["--world", "--replay", "--allow-exec"],
-        "lsp" => &["--stdio"],
-        "dap" => &[],
-        "help" | "--help" | "-h" => {
-            println!("{USAGE}");
-            return 0;
-        }
-        "--version" | "version" => {
-            println!("opal {}", env!("CARGO_PKG_VERSION"));
-            return 0;
-        }
-        other => return usage_error(&format!("unknown command `{other}`")),
-    };
-    if let Err(e) = args.check_known(known) {
-        return usage_error(&e);
-    }
-    match cmd.as_str() {
-        "check" => check(&args),
-        "fmt" => fmt(&args),
-        "desugar" => desugar(&args),
-        "run" => crate::run::run(&args),
-        "step" => crate::run::step(&args),
-        "explore" => crate::run::explore(&args),
-        "debug" => debug(&args),
-        "dap" => opal_dap::run_stdio(Some(Box::new(|allow_exec| {
+    match cli.command {
+        Command::Check { files, format } => check(&files, matches!(format, CheckFormat::Json)),
+        Command::Fmt { files, check } => fmt(&files, check),
+        Command::Desugar { file, prelude } => desugar(&file, prelude),
+        Command::Run(a) => crate::run::run(&a),
+        Command::Step(a) => crate::run::step(&a),
+        Command::Explore { file, world, max_states, full, dot } => crate::run::explore(&file, world.as_deref(), max_states, full, dot.as_deref()),
+        Command::Debug { file, world, replay, allow_exec } => debug(file.as_deref(), world.as_deref(), replay.as_deref(), allow_exec),
+        Command::Lsp { stdio: _ } => opal_lsp::run_stdio(),
+        Command::Dap => opal_dap::run_stdio(Some(Box::new(|allow_exec| {
             Box::new(move || std::rc::Rc::new(opal_live::LiveExternals::from_env(allow_exec)) as std::rc::Rc<dyn opal_core::machine::live::Live>)
         }))),
-        _ => opal_lsp::run_stdio(),
+        Command::Completions { shell } => {
+            clap_complete::generate(shell, &mut Cli::command(), "opal", &mut std::io::stdout());
+            0
+        }
+        Command::Man => match clap_mangen::Man::new(Cli::command()).render(&mut std::io::stdout()) {
+            Ok(()) => 0,
+            Err(e) => {
+                eprintln!("opal: cannot write the man page: {e}");
+                1
+            }
+        },
     }
 }
 
@@ -191,23 +304,18 @@ pub fn load_world(file: &str, explicit: Option<&str>) -> (Option<opal_core::worl
         Err(e) => return (None, vec![(ps.clone(), String::new(), Diagnostic::error("E0200", Default::default(), e))]),
     };
     match opal_core::world::parse_world(&text) {
-        Ok(w) => (Some(w), vec![]),
+        Ok(w) => {
+            let warnings = w.warnings.iter().map(|d| (ps.clone(), text.clone(), d.clone())).collect();
+            (Some(w), warnings)
+        }
         Err(ds) => (None, ds.into_iter().map(|d| (ps.clone(), text.clone(), d)).collect()),
     }
 }
 
-fn check(args: &Args) -> i32 {
-    if args.files.is_empty() {
-        return usage_error("`check` needs at least one FILE");
-    }
-    let json = match args.value("--format") {
-        None | Some("human") => false,
-        Some("json") => true,
-        Some(other) => return usage_error(&format!("unknown format `{other}` (use human or json)")),
-    };
+fn check(files: &[String], json: bool) -> i32 {
     let mut any_error = false;
     let mut all = Vec::new();
-    for file in &args.files {
+    for file in files {
         let text = match read_file(file) {
             Ok(t) => t,
             Err(e) => {
@@ -237,12 +345,9 @@ fn check(args: &Args) -> i32 {
     i32::from(any_error)
 }
 
-fn fmt(args: &Args) -> i32 {
-    if args.files.is_empty() {
-        return usage_error("`fmt` needs at least one FILE");
-    }
+fn fmt(files: &[String], check: bool) -> i32 {
     let mut code = 0;
-    for file in &args.files {
+    for file in files {
         let text = match read_file(file) {
             Ok(t) => t,
             Err(e) => {
@@ -260,7 +365,7 @@ fn fmt(args: &Args) -> i32 {
         }
         let out = format::format(&parsed);
         if out != text {
-            if args.flag("--check") {
+            if check {
                 eprintln!("{file}: would be reformatted");
                 code = 1;
             } else if let Err(e) = write_atomic(file, &out) {
@@ -279,8 +384,7 @@ pub fn write_atomic(path: &str, text: &str) -> std::io::Result<()> {
     std::fs::rename(&tmp, path)
 }
 
-fn desugar(args: &Args) -> i32 {
-    let [file] = args.files.as_slice() else { return usage_error("`desugar` needs exactly one FILE") };
+fn desugar(file: &str, prelude: bool) -> i32 {
     let text = match read_file(file) {
         Ok(t) => t,
         Err(e) => {
@@ -293,19 +397,13 @@ fn desugar(args: &Args) -> i32 {
     if compiled.has_errors() {
         return 1;
     }
-    print!("{}", opal_core::machine::print_initial(&compiled.program, args.flag("--prelude")));
+    print!("{}", opal_core::machine::print_initial(&compiled.program, prelude));
     0
 }
 
 /// `opal debug [FILE]`: the step debugger window (`opal-debugger-gui`).
-fn debug(args: &Args) -> i32 {
-    if args.files.len() > 1 {
-        return usage_error("`opal debug` takes one program");
-    }
-    let file = args.files.first().map(Path::new);
-    let world = args.value("--world").map(Path::new);
-    let trace = args.value("--replay").map(Path::new);
-    let allow_exec = args.flag("--allow-exec");
+fn debug(file: Option<&str>, world: Option<&str>, trace: Option<&str>, allow_exec: bool) -> i32 {
+    let (file, world, trace) = (file.map(Path::new), world.map(Path::new), trace.map(Path::new));
     let live: opal_debugger_gui::live::LiveFactory = Box::new(move || std::rc::Rc::new(opal_live::LiveExternals::from_env(allow_exec)));
     match opal_debugger_gui::run_native(file, world, trace, Some(live)) {
         Ok(()) => 0,

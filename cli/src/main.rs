@@ -7,8 +7,7 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     tune_allocator();
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    ExitCode::from(cmd::main(args) as u8)
+    ExitCode::from(cmd::main() as u8)
 }
 
 /// glibc raises its mmap threshold as big blocks are freed, after which growing the machine's

@@ -1,40 +1,30 @@
 //! `opal run`, `opal step` and `opal explore`.
 
-use crate::cmd::{load, read_file, usage_error, Args};
-use opal_core::machine::run::{check_trace, run as run_machine, End, Options, Report, Strategy};
+use crate::cmd::{load, read_file, EvalArgs, RunArgs, StepArgs, StepFormat};
+use opal_core::machine::run::{check_trace, run as run_machine, End, Options, Report};
 use opal_core::machine::trace::{sha256_hex, Trace};
 use opal_core::machine::{Machine, Rule};
 use std::io::Write;
 
-fn options(args: &Args, text: &str) -> Result<Options, i32> {
-    let strategy = match args.value("--strategy") {
-        None => Strategy::Opportunistic,
-        Some(s) => match Strategy::parse(s) {
-            Some(s) => s,
-            None => return Err(usage_error(&format!("unknown strategy `{s}` (use opportunistic, cbv or lazy)"))),
-        },
-    };
-    let mut o = Options::new(strategy);
-    o.max_steps = args.number("--max-steps").map_err(|e| usage_error(&e))?;
-    o.max_rounds = args.number("--rounds").map_err(|e| usage_error(&e))?;
-    o.allow_exec = args.flag("--allow-exec");
-    o.live = Some(std::rc::Rc::new(opal_live::LiveExternals::from_env(o.allow_exec)));
-    o.replay_timing = args.flag("--timing");
+fn options(args: &EvalArgs, text: &str, record: bool) -> Result<Options, i32> {
+    let mut o = Options::new(args.strategy.into());
+    o.max_steps = args.max_steps;
     // Only a recorded trace carries the source's hash (a long program takes a while to hash).
-    if args.value("--record").is_some() {
+    if record {
         o.source_sha256 = sha256_hex(text);
         o.record = true;
     }
-    if let Some(t) = args.value("--replay") {
+    if let Some(t) = &args.replay {
         let trace = read_file(t).and_then(|s| Trace::parse(&s)).map_err(|e| {
-            eprintln!("opal: {e}");
+            eprintln!("opal: {t}: {e}");
             1
         })?;
-        if let Err(e) = check_trace(&trace, text, args.flag("--force")) {
-            eprintln!("opal: {e}");
+        if let Err(e) = check_trace(&trace, text, args.force) {
+            eprintln!("opal: {t}: {e}");
             return Err(1);
         }
         o.replay = Some(trace);
+        o.replay_force = args.force;
     }
     Ok(o)
 }
@@ -60,7 +50,7 @@ fn exit_code(r: &Report) -> i32 {
     }
 }
 
-fn report_end(r: &Report, file: &str, quiet: bool) {
+fn report_end(r: &Report, file: &str, quiet: bool, max_steps: Option<u64>) {
     match &r.end {
         End::Done(Some(v)) if !quiet => println!("{v}"),
         End::Done(_) => {}
@@ -73,35 +63,42 @@ fn report_end(r: &Report, file: &str, quiet: bool) {
                 }
             }
         }
-        End::StepBudget => eprintln!("{file}: stopped: the step budget (--max-steps) is exhausted"),
+        End::StepBudget => {
+            let n = max_steps.map(|n| n.to_string()).unwrap_or_else(|| "the budget of".into());
+            eprintln!("{file}: stopped: did not finish within {n} steps (--max-steps); a larger budget may let it finish, or it diverges")
+        }
         End::RoundBudget => {}
     }
 }
 
-pub fn run(args: &Args) -> i32 {
-    let [file] = args.files.as_slice() else { return usage_error("`run` needs exactly one FILE") };
-    let (text, compiled, world) = match load(file, args.value("--world")) {
+pub fn run(args: &RunArgs) -> i32 {
+    let file = &args.file;
+    let (text, compiled, world) = match load(file, args.eval.world.as_deref()) {
         Ok(x) => x,
         Err(c) => return c,
     };
-    let mut opts = match options(args, &text) {
+    let mut opts = match options(&args.eval, &text, args.record.is_some()) {
         Ok(o) => o,
         Err(c) => return c,
     };
     opts.world = world;
+    opts.allow_exec = args.allow_exec;
+    opts.live = Some(std::rc::Rc::new(opal_live::LiveExternals::from_env(args.allow_exec)));
+    opts.replay_timing = args.timing;
     let mut m = Machine::new(&compiled.program);
     // The syntax tree and core term are not needed while the machine runs.
     drop(compiled);
+    let max_steps = opts.max_steps;
     let report = run_machine(&mut m, opts, sink(), None);
     let _ = std::io::stdout().flush();
-    report_end(&report, file, args.flag("--quiet"));
-    if let Some(t) = args.value("--record") {
+    report_end(&report, file, args.quiet, max_steps);
+    if let Some(t) = &args.record {
         let json = serde_json::to_string_pretty(&report.trace).unwrap_or_default();
         if let Err(e) = crate::cmd::write_atomic(t, &json) {
             eprintln!("opal: cannot write trace `{t}`: {e}");
         }
     }
-    if args.flag("--stats") {
+    if args.stats {
         eprintln!("rounds: {}", report.rounds);
         for r in Rule::ALL {
             eprintln!("  {}: {}", r.name(), m.steps_by(r));
@@ -119,22 +116,20 @@ pub fn run(args: &Args) -> i32 {
     exit_code(&report)
 }
 
-pub fn step(args: &Args) -> i32 {
-    let [file] = args.files.as_slice() else { return usage_error("`step` needs exactly one FILE") };
-    let json = match args.value("--format") {
-        None | Some("text") => false,
-        Some("json") => true,
-        Some(f) => return usage_error(&format!("unknown format `{f}` (use text or json)")),
-    };
-    let (text, compiled, world) = match load(file, args.value("--world")) {
+pub fn step(args: &StepArgs) -> i32 {
+    let file = &args.file;
+    let json = matches!(args.format, StepFormat::Json);
+    let (text, compiled, world) = match load(file, args.eval.world.as_deref()) {
         Ok(x) => x,
         Err(c) => return c,
     };
-    let mut opts = match options(args, &text) {
+    let mut opts = match options(&args.eval, &text, false) {
         Ok(o) => o,
         Err(c) => return c,
     };
     opts.world = world;
+    opts.max_rounds = args.rounds;
+    opts.live = Some(std::rc::Rc::new(opal_live::LiveExternals::from_env(false)));
     if opts.max_steps.is_none() {
         opts.max_steps = Some(10_000);
     }
@@ -153,25 +148,20 @@ pub fn step(args: &Args) -> i32 {
             println!("step {n}: {} at {label}\n{}", ev.rule.name(), m.print_term(false));
         }
     };
+    let max_steps = opts.max_steps;
     let report = run_machine(&mut m, opts, Box::new(|_, _| {}), Some(&mut on_step));
-    report_end(&report, file, json);
+    report_end(&report, file, json, max_steps);
     exit_code(&report)
 }
 
 /// Enumerates step orders of a small program under one resolution of every task.
-pub fn explore(args: &Args) -> i32 {
+pub fn explore(file: &str, world: Option<&str>, max_states: usize, full: bool, dot: Option<&str>) -> i32 {
     use opal_core::machine::explore::{explore, Mode, Options};
-    let [file] = args.files.as_slice() else { return usage_error("`explore` needs exactly one FILE") };
-    let max_states = match args.number("--max-states") {
-        Ok(n) => n.unwrap_or(10_000) as usize,
-        Err(e) => return usage_error(&e),
-    };
-    let (_text, compiled, world) = match load(file, args.value("--world")) {
+    let (_text, compiled, world) = match load(file, world) {
         Ok(x) => x,
         Err(c) => return c,
     };
-    let mode = if args.flag("--full") { Mode::Full } else { Mode::Reduced };
-    let dot = args.value("--dot");
+    let mode = if full { Mode::Full } else { Mode::Reduced };
     let r = explore(&Machine::new(&compiled.program), world, Options { mode, max_states, graph: dot.is_some() });
     if let Some(path) = dot {
         if let Err(e) = std::fs::write(path, r.to_dot()) {

@@ -1110,7 +1110,9 @@ impl Desugarer {
         // log holds every change since `mark` with the value before it, so undoing the then
         // branch costs what the branch changed, not the number of variables.
         let mark = self.handle_log.len();
+        let env_before = self.env_handle_uses.clone();
         let (tf, _) = self.branch_fun(vs, None, then_b, ScopeKind::Branch, "an `if` branch", valued);
+        let env_after_then = std::mem::replace(&mut self.env_handle_uses, env_before);
         let changed: Vec<(usize, u32)> = self.handle_log[mark..].to_vec();
         let after_then: Vec<(usize, u32)> = changed.iter().map(|&(vi, _)| (vi, self.vars[vi].handle_uses)).collect();
         for &(vi, old) in changed.iter().rev() {
@@ -1139,6 +1141,13 @@ impl Desugarer {
         for (vi, a) in after_then {
             let merged = self.vars[vi].handle_uses.max(a);
             self.set_handle_uses(vi, merged);
+        }
+        // `stdout` and `stderr` themselves count the same way.
+        for (h, (n, first)) in env_after_then {
+            let e = self.env_handle_uses.entry(h).or_insert((n, first));
+            if n > e.0 {
+                *e = (n, first);
+            }
         }
         let en = self.emit(Op::Fun(Box::new(ef)), span, None);
         let t = self.emit(Op::Tuple(vec![cn, tn, en]), span, None);

@@ -6,7 +6,7 @@ use crate::span::Span;
 use crate::syntax::ast::{Expr, ExprKind, Lit};
 use crate::syntax::parser::parse_expr_source;
 use serde::Deserialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use toml::Spanned;
 
@@ -52,6 +52,9 @@ pub struct WorldExt {
     pub name: String,
     pub latency_ms: f64,
     pub responses: Vec<Response>,
+    /// Each argument's key (`arg_key`) → its responses in file order, so a dispatch finds its
+    /// reply in O(size of the argument) however many responses the world file has.
+    index: HashMap<String, Vec<usize>>,
     pub default: Option<String>,
     pub choices: Vec<String>,
     pub doc: Option<String>,
@@ -61,26 +64,79 @@ pub struct WorldExt {
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct World {
-    pub exts: BTreeMap<String, WorldExt>,
+    /// Shared, so a run takes an external's description per dispatch without copying it.
+    pub exts: BTreeMap<String, Arc<WorldExt>>,
+    /// Entries that load but are probably mistakes (a table that shadows a standard external).
+    pub warnings: Vec<Diagnostic>,
 }
 
 impl World {
     pub fn get(&self, name: &str) -> Option<&WorldExt> {
-        self.exts.get(name)
+        self.exts.get(name).map(|w| &**w)
+    }
+
+    pub fn get_shared(&self, name: &str) -> Option<Arc<WorldExt>> {
+        self.exts.get(name).cloned()
+    }
+}
+
+/// The longest delay a world file may give (a day, in milliseconds): larger numbers are typos
+/// and would overflow the timers.
+pub const MAX_MS: f64 = 86_400_000.0;
+
+const DELAY_RULE: &str = "a delay must be a number of milliseconds from 0 to 86400000 (a day)";
+
+fn delay_ok(ms: f64) -> bool {
+    (0.0..=MAX_MS).contains(&ms)
+}
+
+/// A hashable key equal for every two arguments `pexp_eq` equates: numbers by their `f64` value
+/// (`2` and `2.0` alike; two large integers may share a key, so a lookup still compares),
+/// strings and handles by content, tuples element-wise.
+fn arg_key(p: &PExp, out: &mut String) {
+    use std::fmt::Write;
+    match p {
+        PExp::Prim(Prim::Int(i)) => {
+            let _ = write!(out, "n{:x};", (*i as f64).to_bits());
+        }
+        PExp::Prim(Prim::Float(f)) => {
+            let f = if *f == 0.0 { 0.0 } else { *f };
+            let _ = write!(out, "n{:x};", f.to_bits());
+        }
+        PExp::Prim(Prim::Str(s)) => {
+            let _ = write!(out, "s{}:{s}", s.len());
+        }
+        PExp::Prim(Prim::Handle(h)) => {
+            let _ = write!(out, "h{}:{h}", h.len());
+        }
+        PExp::Prim(Prim::Ext(e)) => {
+            let _ = write!(out, "e{}:{e}", e.len());
+        }
+        PExp::Tuple(xs) => {
+            let _ = write!(out, "t{}(", xs.len());
+            for x in xs {
+                arg_key(x, out);
+            }
+            out.push(')');
+        }
     }
 }
 
 impl WorldExt {
     /// The reply for an argument: an exact response, else the default, else the choices.
     pub fn reply(&self, arg: &PExp) -> Option<(Reply, f64)> {
-        if let Some(r) = self.responses.iter().find(|r| pexp_eq(&r.arg, arg)) {
+        let mut key = String::new();
+        arg_key(arg, &mut key);
+        let bucket = self.index.get(&key).map(Vec::as_slice).unwrap_or_default();
+        if let Some(r) = bucket.iter().map(|&i| &self.responses[i]).find(|r| pexp_eq(&r.arg, arg)) {
             return Some((r.reply.clone(), r.latency_ms.unwrap_or(self.latency_ms)));
         }
         self.default.as_ref().map(|d| (Reply::Result(d.clone()), self.latency_ms))
     }
 }
 
-fn pexp_eq(a: &PExp, b: &PExp) -> bool {
+/// Equality of arguments as a world file and a trace match them (`2` equals `2.0`).
+pub fn pexp_eq(a: &PExp, b: &PExp) -> bool {
     match (a, b) {
         (PExp::Prim(Prim::Int(x)), PExp::Prim(Prim::Float(y))) | (PExp::Prim(Prim::Float(y)), PExp::Prim(Prim::Int(x))) => (*x as f64) == *y,
         (PExp::Tuple(xs), PExp::Tuple(ys)) => xs.len() == ys.len() && xs.iter().zip(ys).all(|(x, y)| pexp_eq(x, y)),
@@ -128,6 +184,7 @@ pub fn parse_world(text: &str) -> Result<World, Vec<Diagnostic>> {
         }
     };
     let mut diags = Vec::new();
+    let mut warnings = Vec::new();
     let mut exts = BTreeMap::new();
     let expr_ok = |s: &Spanned<String>, key: &str, diags: &mut Vec<Diagnostic>| {
         if let Err(ds) = parse_expr_source(s.get_ref()) {
@@ -176,6 +233,12 @@ pub fn parse_world(text: &str) -> Result<World, Vec<Diagnostic>> {
                                     .with_help("give one delay per chunk"),
                                 );
                             }
+                            if let Some(bad) = ms.iter().find(|m| !delay_ok(**m)) {
+                                diags.push(
+                                    Diagnostic::error("E0200", Span::new(cr.start, cr.end), format!("`chunk_ms` of `{name}` has {bad}: {DELAY_RULE}"))
+                                        .with_help("give each delay in milliseconds, e.g. `chunk_ms = [50, 50]`"),
+                                );
+                            }
                             ms
                         }
                         None => vec![0.0; chunks.len()],
@@ -190,13 +253,8 @@ pub fn parse_world(text: &str) -> Result<World, Vec<Diagnostic>> {
                     continue;
                 }
             };
-            let bad_latency = resp.latency_ms.map(|l| !(l.is_finite() && l >= 0.0)).unwrap_or(false);
-            if bad_latency {
-                diags.push(Diagnostic::error(
-                    "E0200",
-                    Span::new(ar.start, ar.end),
-                    format!("`latency_ms` of a `{name}` response must be a non-negative number"),
-                ));
+            if let Some(l) = resp.latency_ms.filter(|l| !delay_ok(*l)) {
+                diags.push(Diagnostic::error("E0200", Span::new(ar.start, ar.end), format!("`latency_ms` of a `{name}` response is {l}: {DELAY_RULE}")));
             }
             responses.push(Response { arg, latency_ms: resp.latency_ms, reply });
         }
@@ -207,24 +265,38 @@ pub fn parse_world(text: &str) -> Result<World, Vec<Diagnostic>> {
             expr_ok(c, "choices", &mut diags);
         }
         let latency_ms = raw.latency_ms.unwrap_or(0.0);
-        if !(latency_ms.is_finite() && latency_ms >= 0.0) {
-            diags.push(Diagnostic::error("E0200", span, format!("`latency_ms` of `{name}` must be a non-negative number")));
+        if !delay_ok(latency_ms) {
+            diags.push(Diagnostic::error("E0200", span, format!("`latency_ms` of `{name}` is {latency_ms}: {DELAY_RULE}")));
+        }
+        if crate::externals::standard(&name).is_some() {
+            warnings.push(
+                Diagnostic::warning("W0004", span, format!("the world file's `[{name}]` replaces the standard external `{name}`")).with_help(format!(
+                    "calls to `{name}` now answer from this table (a mocked `print` prints nothing); rename the table if that was not meant"
+                )),
+            );
+        }
+        let mut index: HashMap<String, Vec<usize>> = HashMap::with_capacity(responses.len());
+        for (i, r) in responses.iter().enumerate() {
+            let mut key = String::new();
+            arg_key(&r.arg, &mut key);
+            index.entry(key).or_default().push(i);
         }
         exts.insert(
             name.clone(),
-            WorldExt {
+            Arc::new(WorldExt {
                 name,
                 latency_ms,
+                index,
                 responses,
                 default: raw.default.map(|d| d.into_inner()),
                 choices: raw.choices.unwrap_or_default().into_iter().map(|c| c.into_inner()).collect(),
                 doc: raw.doc,
                 span,
-            },
+            }),
         );
     }
     if diags.is_empty() {
-        Ok(World { exts })
+        Ok(World { exts, warnings })
     } else {
         Err(diags)
     }

@@ -5,7 +5,7 @@
 
 use opal_core::machine::explore::{step_resolving, steppable};
 use opal_core::machine::run::{run, End, Host, Options, Strategy as Eval};
-use opal_core::machine::Machine;
+use opal_core::machine::{Lazy, Machine};
 use opal_core::{check::well_formed, compile};
 use proptest::prelude::*;
 use std::cell::RefCell;
@@ -148,6 +148,54 @@ proptest! {
                 step_resolving(&mut m, &mut host, s);
             }
         }
+    }
+}
+
+/// Steps `src` with the incremental strategy choosers (`cbv_next_mut`, `lazy_next_mut`),
+/// checking each choice against the plain scan; `foreign` (indices, cycled) makes every third
+/// step one of another statement, as the debugger's mixed stepping does.
+fn incremental_agrees_with_scan(src: &str, lazy: bool, foreign: &[u32]) -> Result<(), TestCaseError> {
+    let c = compile(src);
+    let mut m = Machine::new(&c.program);
+    let mut host = Host::new(None, false);
+    for i in 0..20_000usize {
+        let s = if i % 3 == 2 && !foreign.is_empty() {
+            let all = steppable(&m);
+            if all.is_empty() {
+                return Ok(());
+            }
+            all[foreign[i % foreign.len()] as usize % all.len()]
+        } else if lazy {
+            let scan = m.lazy_next();
+            prop_assert_eq!(m.lazy_next_mut(), scan, "lazy at step {}\n{}", i, src);
+            match scan {
+                Lazy::Step(s) => s,
+                _ => return Ok(()),
+            }
+        } else {
+            let scan = m.cbv_next();
+            prop_assert_eq!(m.cbv_next_mut(), scan, "cbv at step {}\n{}", i, src);
+            match scan {
+                Some(s) => s,
+                None => return Ok(()),
+            }
+        };
+        step_resolving(&mut m, &mut host, s);
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    /// cbv and lazy keep their next statement between steps (linear time, issue 17); they
+    /// must choose exactly what scanning the term chooses, also after other statements stepped.
+    #[test]
+    fn incremental_cbv_and_lazy_choose_what_the_scan_chooses(items in prop::collection::vec(gen_item(), 1..8),
+                                                            foreign in prop::collection::vec(any::<u32>(), 0..4)) {
+        let src = render(&items);
+        incremental_agrees_with_scan(&src, false, &foreign)?;
+        incremental_agrees_with_scan(&src, true, &foreign)?;
     }
 }
 

@@ -1198,13 +1198,13 @@ impl Env {
                 })
             }
             Action::Cbv { at_ms } => {
-                let s = st.machine.cbv_next().ok_or_else(|| Self::blocked(st, "cbv"))?;
+                let s = st.machine.cbv_next_mut().ok_or_else(|| Self::blocked(st, "cbv"))?;
                 let short = st.short(s);
                 let rule = self.step_in(st, s, position, *at_ms).ok_or("cbv cannot step")?;
                 Ok(format!("cbv: {} at {short}", rule.name()))
             }
             Action::Lazy { at_ms } => {
-                let s = match st.machine.lazy_next() {
+                let s = match st.machine.lazy_next_mut() {
                     Lazy::Step(s) => s,
                     Lazy::Done => return Err("lazy evaluation is done: the result is a value".into()),
                     Lazy::Blocked => return Err("lazy evaluation cannot step: what the result needs is pending or stuck".into()),

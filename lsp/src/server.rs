@@ -231,7 +231,7 @@ fn diagnostics_for(st: &mut State, uri: &Uri) -> Vec<(Uri, Vec<Diagnostic>, Opti
         let lines = LineIndex::new(&text);
         let pos = crate::position::Positions::new(&text, &lines);
         let diags = match opal_core::world::parse_world(&text) {
-            Ok(_) => vec![],
+            Ok(w) => w.warnings.iter().map(|d| editing::to_lsp_diagnostic(&pos, uri, d)).collect(),
             Err(ds) => ds.iter().map(|d| editing::to_lsp_diagnostic(&pos, uri, d)).collect(),
         };
         out.push((uri.clone(), diags, Some(version)));

@@ -169,3 +169,29 @@ fn debug_without_a_display_or_with_a_bad_program_says_why() {
     assert_eq!(run(&["debug", "a.opal", "b.opal"]).status.code(), Some(2));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn the_command_line_has_help_completions_a_man_page_and_suggestions() {
+    let o = run(&["run", "--help"]);
+    assert_eq!(o.status.code(), Some(0));
+    let help = stdout(&o);
+    for want in ["--max-steps <N>", "--strategy <STRATEGY>", "--replay <T>", "--force", "Exit codes:", "4  budget reached"] {
+        assert!(help.contains(want), "`opal run --help` lacks {want}:\n{help}");
+    }
+    let o = run(&["help", "explore"]);
+    assert!(stdout(&o).contains("--max-states <N>"), "{}", stdout(&o));
+    assert_eq!(run(&["--version"]).status.code(), Some(0));
+    let o = run(&["chek", "examples/sum.opal"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("similar subcommand exists: 'check'"), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = run(&["run", "--strat", "cbv", "examples/sum.opal"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("similar argument exists: '--strategy'"));
+    for shell in ["bash", "zsh", "fish"] {
+        let o = run(&["completions", shell]);
+        assert_eq!(o.status.code(), Some(0));
+        assert!(stdout(&o).contains("max-steps"), "{shell}");
+    }
+    let o = run(&["man"]);
+    assert!(stdout(&o).starts_with(".ie") || stdout(&o).contains(".TH opal"), "{}", stdout(&o));
+}

@@ -124,7 +124,7 @@ pub fn resolve_now(host: &mut Host, ext: &str, arg: &PExp) -> Outcome {
 /// several (`coin` → `true`, `false`; a world file's `choices`).
 pub fn resolutions(host: &mut Host, ext: &str, arg: &PExp) -> Vec<(Option<String>, Outcome)> {
     let compile = |host: &mut Host, src: &str| host.compile_result(src).unwrap_or_else(Outcome::Failed);
-    if let Some(w) = host.world.as_ref().and_then(|w| w.get(ext)).cloned() {
+    if let Some(w) = host.world.as_ref().and_then(|w| w.get_shared(ext)) {
         if !w.choices.is_empty() && w.responses.is_empty() && w.default.is_none() {
             return w.choices.iter().map(|c| (Some(c.clone()), compile(host, c))).collect();
         }

@@ -249,6 +249,18 @@ impl StmtNode {
     }
 }
 
+/// Does statement `s` (still) use variable `v`? Its slot may be free or hold another statement.
+fn still_uses(stmts: &[StmtNode], operands: &Arena, closures: &Slab<Closure>, s: StmtId, v: VarId) -> bool {
+    let Some(n) = stmts.get(s.0 as usize) else { return false };
+    match n.op {
+        MOp::Alias(y) | MOp::Prj(_, y) => y == v,
+        MOp::Call(a, b) => a == v || b == v,
+        MOp::Tuple(o) => operands.get(o).contains(&v),
+        MOp::Fun(c) => closures.get(c.0).is_some_and(|c| operands.get(c.env).contains(&v)),
+        MOp::Prim(_) | MOp::Task(_) | MOp::Gone => false,
+    }
+}
+
 /// Where code with this span was written (`Span::default()` marks code with no position).
 fn source_pos(span: Span) -> Option<u32> {
     (span != Span::default()).then_some(span.start)
@@ -289,6 +301,15 @@ impl Rule {
 }
 
 /// What a statement can do now, in words a student understands.
+/// One link of lazy evaluation's chain of needs (`Machine::lazy_at`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Need {
+    Step(StmtId),
+    On(VarId),
+    Value,
+    Blocked,
+}
+
 /// The next move of lazy evaluation (`Machine::lazy_next`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Lazy {
@@ -389,6 +410,17 @@ pub struct Machine {
     scratch_stmts: Vec<StmtId>,
     scratch_users: Vec<StmtId>,
     scratch_notify: Vec<StmtId>,
+    /// cbv's scan starts here (`NONE`: at the head): every statement before it is a value.
+    /// Values never become non-values and new statements only appear where a non-value
+    /// stepped, so the hint only moves back when its own statement leaves the term
+    /// (`unlink`), and finding the leftmost non-value costs O(1) amortised per step.
+    cbv_hint: u32,
+    /// Lazy evaluation's chain of needs: the root the result needs, then what each one's
+    /// binder waits on. A step of the top's binder only changes the edge into the top (an
+    /// alias renames it), so each `lazy_next_mut` re-checks that edge alone; any other step
+    /// (`lazy_proposed` tells them apart) drops the chain.
+    lazy_stack: Vec<VarId>,
+    lazy_proposed: u32,
 }
 
 impl Machine {
@@ -422,6 +454,9 @@ impl Machine {
             scratch_stmts: Vec::new(),
             scratch_users: Vec::new(),
             scratch_notify: Vec::new(),
+            cbv_hint: NONE,
+            lazy_stack: Vec::new(),
+            lazy_proposed: NONE,
         };
         let mut names: crate::names::FastMap<Name, VarId> = Default::default();
         let zero = m.labels.child(ROOT, 0);
@@ -629,16 +664,17 @@ impl Machine {
     fn add_use(&mut self, v: VarId, s: StmtId) {
         let var = &mut self.vars[v.0 as usize];
         var.count += 1;
+        let (stmts, operands, closures) = (&self.stmts, &self.operands, &self.closures);
         if self.spill.last(&var.uses) != Some(s) {
-            let stmts = &self.stmts;
-            self.spill.push(&mut var.uses, s, |u| stmts[u.0 as usize].is_alive());
+            self.spill.push(&mut var.uses, s, |u| still_uses(stmts, operands, closures, u, v));
         }
-        // Compact stale entries now and then so use lists stay O(live uses).
-        let var = &mut self.vars[v.0 as usize];
+        // Compact stale entries now and then so use lists stay O(live uses). A stale entry is a
+        // statement that no longer uses `v`: gone, or its slot reused by another statement (a
+        // reused slot is alive, so aliveness alone would keep it, and a deep recursion, which
+        // reuses slots all the time, would compact on every use: quadratic).
         if var.uses.is_spilled() && self.spill.slice(&var.uses).len() > 2 * var.count as usize + 16 {
             let mut uses = std::mem::take(&mut var.uses);
-            let stmts = &self.stmts;
-            self.spill.compact(&mut uses, |u| stmts.get(u.0 as usize).is_some_and(|n| n.is_alive()));
+            self.spill.compact(&mut uses, |u| still_uses(stmts, operands, closures, u, v));
             self.vars[v.0 as usize].uses = uses;
         }
     }
@@ -663,6 +699,9 @@ impl Machine {
     #[inline]
     fn link_after(&mut self, prev: u32, id: StmtId) {
         let next = if prev == NONE { self.head } else { self.stmts[prev as usize].next };
+        if next == self.cbv_hint && next != NONE {
+            self.cbv_hint = id.0;
+        }
         self.stmts[id.0 as usize].prev = prev;
         self.stmts[id.0 as usize].next = next;
         if prev == NONE {
@@ -691,6 +730,9 @@ impl Machine {
             let n = &self.stmts[id.0 as usize];
             (n.prev, n.next)
         };
+        if self.cbv_hint == id.0 {
+            self.cbv_hint = prev;
+        }
         if prev == NONE {
             self.head = next;
         } else {
@@ -942,11 +984,64 @@ impl Machine {
         self.steppable(s).is_ok().then_some(s)
     }
 
-    /// What lazy evaluation steps next: follow what the return variable needs — the binder of
-    /// a needed variable; for a call first its function, for a projection first its tuple.
-    /// Printing the result needs its tuple components too, so once the return variable is a
-    /// tuple, its components are needed in order (a function or primitive needs nothing more).
-    pub fn lazy_next(&self) -> Lazy {
+    /// `cbv_next` in O(1) amortised, for a caller that steps what it returns (the runner, the
+    /// debugger's cbv action).
+    pub fn cbv_next_mut(&mut self) -> Option<StmtId> {
+        let mut cur = if self.cbv_hint == NONE { self.head } else { self.cbv_hint };
+        while cur != NONE && self.stmts[cur as usize].op.is_value() {
+            self.cbv_hint = cur;
+            cur = self.stmts[cur as usize].next;
+        }
+        if cur == NONE {
+            return None;
+        }
+        self.cbv_hint = cur;
+        let s = StmtId(cur);
+        self.steppable(s).is_ok().then_some(s)
+    }
+
+    /// `lazy_next` in O(1) amortised (the chain of needs is kept between steps), for a caller
+    /// that steps what it returns.
+    pub fn lazy_next_mut(&mut self) -> Lazy {
+        let Some(root) = self.lazy_root() else { return Lazy::Done };
+        if self.lazy_stack.first() != Some(&root) {
+            self.lazy_stack.clear();
+            self.lazy_stack.push(root);
+        }
+        // The step just taken may have renamed the top (alias) or made it a value.
+        while let [.., parent, top] = self.lazy_stack[..] {
+            if self.lazy_at(parent) == Need::On(top) {
+                break;
+            }
+            self.lazy_stack.pop();
+        }
+        // A chain longer than the term has a cycle (ill-formed): give up as the scan would.
+        let limit = self.live + 1;
+        loop {
+            let Some(&top) = self.lazy_stack.last() else { return Lazy::Blocked };
+            let next = match self.lazy_at(top) {
+                Need::Step(b) => {
+                    self.lazy_proposed = b.0;
+                    return Lazy::Step(b);
+                }
+                Need::Blocked | Need::Value => return Lazy::Blocked,
+                Need::On(v) => v,
+            };
+            if self.lazy_stack.len() > limit {
+                return Lazy::Blocked;
+            }
+            self.lazy_stack.push(next);
+        }
+    }
+
+    /// The first part of the result lazy evaluation still has to compute: the return variable,
+    /// or once that is a tuple, its first component (depth first) that is not a value.
+    fn lazy_root(&self) -> Option<VarId> {
+        match self.binder(self.ret).map(|b| self.stmts[b.0 as usize].op) {
+            Some(MOp::Tuple(_)) => {}
+            Some(MOp::Fun(_) | MOp::Prim(_)) | None => return None,
+            Some(_) => return Some(self.ret),
+        }
         let mut seen = std::collections::HashSet::new();
         let mut result = vec![self.ret];
         while let Some(v) = result.pop() {
@@ -956,36 +1051,56 @@ impl Machine {
             match self.binder(v).map(|b| self.stmts[b.0 as usize].op) {
                 Some(MOp::Tuple(xs)) => result.extend(self.tuple(xs).iter().rev()),
                 Some(MOp::Fun(_) | MOp::Prim(_)) | None => {}
-                Some(_) => return self.lazy_need(v),
+                Some(_) => return Some(v),
             }
         }
-        Lazy::Done
+        None
     }
 
-    /// The lazy step that computes the variable `need`, if any can be taken.
-    fn lazy_need(&self, mut need: VarId) -> Lazy {
-        let mut seen = std::collections::HashSet::new();
-        loop {
-            if !seen.insert(need) {
-                return Lazy::Blocked;
+    /// One link of lazy evaluation's chain: what computing `need` takes next.
+    fn lazy_at(&self, need: VarId) -> Need {
+        let Some(b) = self.binder(need) else { return Need::Blocked };
+        match self.stmts[b.0 as usize].op {
+            MOp::Fun(_) | MOp::Tuple(_) | MOp::Prim(_) => Need::Value,
+            MOp::Gone => Need::Blocked,
+            MOp::Alias(_) => Need::Step(b),
+            MOp::Task(_) => {
+                if self.steppable(b).is_ok() {
+                    Need::Step(b)
+                } else {
+                    Need::Blocked
+                }
             }
-            let Some(b) = self.binder(need) else { return Lazy::Blocked };
-            match self.stmts[b.0 as usize].op {
-                MOp::Gone | MOp::Fun(_) | MOp::Tuple(_) | MOp::Prim(_) => return Lazy::Blocked,
-                MOp::Alias(_) => return Lazy::Step(b),
-                MOp::Task(_) => return if self.steppable(b).is_ok() { Lazy::Step(b) } else { Lazy::Blocked },
-                MOp::Call(..) => match self.status(b) {
-                    Status::Steppable(_) => return Lazy::Step(b),
-                    Status::Waiting { on: Some(v), .. } => need = v,
-                    _ => return Lazy::Blocked,
-                },
-                MOp::Prj(_, x) => match self.status(b) {
-                    Status::Steppable(_) => return Lazy::Step(b),
-                    Status::Waiting { .. } => need = x,
-                    _ => return Lazy::Blocked,
-                },
+            // What `explain` calls waiting, without writing its message.
+            MOp::Call(..) => match self.steppable(b) {
+                Ok(_) => Need::Step(b),
+                Err(Blocked::WaitPrim(v) | Blocked::WaitTask(v) | Blocked::WaitFun(v) | Blocked::WaitTuple(v)) => Need::On(v),
+                Err(_) => Need::Blocked,
+            },
+            MOp::Prj(_, x) => match self.steppable(b) {
+                Ok(_) => Need::Step(b),
+                Err(Blocked::WaitPrim(_) | Blocked::WaitTask(_) | Blocked::WaitFun(_) | Blocked::WaitTuple(_)) => Need::On(x),
+                Err(_) => Need::Blocked,
+            },
+        }
+    }
+
+    /// What lazy evaluation steps next: follow what the return variable needs — the binder of
+    /// a needed variable; for a call first its function, for a projection first its tuple.
+    /// Printing the result needs its tuple components too, so once the return variable is a
+    /// tuple, its components are needed in order (a function or primitive needs nothing more).
+    /// O(length of the chain of needs); a stepper uses `lazy_next_mut`.
+    pub fn lazy_next(&self) -> Lazy {
+        let Some(mut need) = self.lazy_root() else { return Lazy::Done };
+        let mut seen = std::collections::HashSet::new();
+        while seen.insert(need) {
+            match self.lazy_at(need) {
+                Need::Step(b) => return Lazy::Step(b),
+                Need::On(v) => need = v,
+                Need::Value | Need::Blocked => return Lazy::Blocked,
             }
         }
+        Lazy::Blocked
     }
 
     pub fn status(&self, s: StmtId) -> Status {
@@ -1038,6 +1153,9 @@ impl Machine {
     /// starts the external call. The statements the step created are in `created()`.
     pub fn step(&mut self, s: StmtId) -> Option<StepEvent> {
         let rule = self.steppable(s).ok()?;
+        if s.0 != self.lazy_proposed {
+            self.lazy_stack.clear();
+        }
         let label = self.stmts[s.0 as usize].label;
         self.steps[rule as usize] += 1;
         self.created.clear();
@@ -1206,8 +1324,8 @@ impl Machine {
             let xv = &mut self.vars[x.0 as usize];
             xv.count += n;
             if self.spill.last(&xv.uses) != Some(u) {
-                let stmts = &self.stmts;
-                self.spill.push(&mut xv.uses, u, |u| stmts[u.0 as usize].is_alive());
+                let (stmts, operands, closures) = (&self.stmts, &self.operands, &self.closures);
+                self.spill.push(&mut xv.uses, u, |u| still_uses(stmts, operands, closures, u, x));
             }
             self.vars[y.0 as usize].count -= n.min(self.vars[y.0 as usize].count);
             notify.push(u);

@@ -6,7 +6,7 @@
 
 use super::live::{Live, LiveCall};
 use super::template::{TVar, Template};
-use super::trace::{json_to_pexp, pexp_to_json, sha256_hex, Event, Trace};
+use super::trace::{pexp_to_json, sha256_hex, Event, Trace};
 use super::{Lazy, Machine, Outcome, Rule, Status, StepEvent, StmtId, TaskId};
 use crate::externals::{self, ExtKind};
 use crate::ir::{PExp, Prim};
@@ -75,6 +75,9 @@ pub struct Options {
     /// Externals implemented outside the core (`llm`, processes); world files and replayed
     /// traces take precedence over them.
     pub live: Option<Rc<dyn Live>>,
+    /// Replaying an edited program (`--force`): a delivery that does not match the run (another
+    /// external or argument, an event never used) is a warning on stderr instead of an error.
+    pub replay_force: bool,
 }
 
 impl Options {
@@ -92,6 +95,7 @@ impl Options {
             source_sha256: String::new(),
             virtual_clock: false,
             live: None,
+            replay_force: false,
         }
     }
 }
@@ -490,6 +494,10 @@ struct Runner<'m> {
     /// Recorded events by label; a stream's events in chunk order.
     replay: HashMap<String, Vec<Event>>,
     replaying: bool,
+    /// Replay errors: a delivery that does not match the run, or nothing left to deliver.
+    replay_errors: Vec<(String, String)>,
+    /// The strategy wanted a step the budget did not allow.
+    over_budget: bool,
     /// The statements of the current round (a buffer kept across rounds).
     cands: Vec<StmtId>,
 }
@@ -524,6 +532,8 @@ impl<'m> Runner<'m> {
             events: Vec::new(),
             replay,
             replaying,
+            replay_errors: Vec::new(),
+            over_budget: false,
             cands: Vec::new(),
         }
     }
@@ -546,9 +556,6 @@ impl<'m> Runner<'m> {
                 self.arrive(a);
             }
             self.fire_due();
-            if !self.budget_left() {
-                break End::StepBudget;
-            }
             if self.opts.max_rounds.map(|r| self.rounds >= r).unwrap_or(false) {
                 break End::RoundBudget;
             }
@@ -563,6 +570,10 @@ impl<'m> Runner<'m> {
             if progressed {
                 continue;
             }
+            // `--max-steps N` allows N steps: the budget ends a run only when it needs one more.
+            if self.over_budget {
+                break End::StepBudget;
+            }
             if self.in_flight > 0 {
                 if !self.wait().await {
                     break self.finish();
@@ -574,6 +585,7 @@ impl<'m> Runner<'m> {
             }
             break self.finish();
         };
+        let end = self.replay_verdict(end);
         let trace = Trace {
             version: 1,
             source_sha256: self.opts.source_sha256.clone(),
@@ -592,11 +604,39 @@ impl<'m> Runner<'m> {
         }
     }
 
+    /// A replay that diverged from its trace, or left some of it unused, must not look like a
+    /// faithful one: its errors replace a normal end (`--force` makes unused events warnings).
+    fn replay_verdict(&mut self, end: End) -> End {
+        if !self.replaying || matches!(end, End::StepBudget | End::RoundBudget) {
+            return end;
+        }
+        let mut unused: Vec<(String, String)> =
+            self.replay.values().flatten().filter(|e| e.chunk.unwrap_or(0) == 0).map(|e| (e.label.clone(), e.external.clone())).collect();
+        unused.sort();
+        let mut errors = std::mem::take(&mut self.replay_errors);
+        for (label, ext) in unused {
+            let msg = format!("replay: the trace has an event for `{ext}` at label {label} that the run never dispatched");
+            if self.opts.replay_force {
+                let text = format!("warning: {msg} (--force)\n");
+                self.emit("stderr", &text);
+            } else {
+                errors.push((label, msg));
+            }
+        }
+        if errors.is_empty() {
+            return end;
+        }
+        if let End::Stuck(more) = end {
+            errors.extend(more.into_iter().filter(|(_, why)| !why.starts_with("replay: ")));
+        }
+        End::Stuck(errors)
+    }
+
     fn finish(&mut self) -> End {
         let ret = self.m.ret;
         // Lazy evaluation is done when the value it prints is: its tuple components too.
         let ret_done = match self.opts.strategy {
-            Strategy::Lazy => self.m.lazy_next() == Lazy::Done,
+            Strategy::Lazy => self.m.lazy_next_mut() == Lazy::Done,
             _ => self.m.binder(ret).map(|b| self.m.stmt(b).op.is_value()).unwrap_or(false),
         };
         let mut stuck = Vec::new();
@@ -640,7 +680,7 @@ impl<'m> Runner<'m> {
                             self.streams[si as usize].current = nt;
                             self.in_flight += 1;
                             self.flush_stream(si as usize);
-                        } else if let Some(ev2) = self.replay.get(&self.m.label_of(self.m.tasks[nt.0 as usize].stmt)).and_then(|v| v.first()).cloned() {
+                        } else if let Some(ev2) = self.replay.remove(&self.m.label_of(self.m.tasks[nt.0 as usize].stmt)).and_then(|mut v| v.drain(..).next()) {
                             self.in_flight += 1;
                             self.schedule_replay(nt, ev2);
                         } else {
@@ -668,13 +708,15 @@ impl<'m> Runner<'m> {
     fn round(&mut self, on_step: &mut Observer<'_>) -> bool {
         let mut cands = std::mem::take(&mut self.cands);
         self.m.round_candidates(&mut cands);
-        if cands.is_empty() {
+        if cands.is_empty() || !self.budget_left() {
+            self.over_budget |= !cands.is_empty();
             self.cands = cands;
             return false;
         }
         self.rounds += 1;
         for &s in &cands {
             if !self.budget_left() {
+                self.over_budget = true;
                 break;
             }
             self.step_at(s, on_step);
@@ -690,7 +732,11 @@ impl<'m> Runner<'m> {
     /// cbv: step the leftmost statement that is not a value.
     fn cbv_step(&mut self, on_step: &mut Observer<'_>) -> bool {
         self.m.take_dirty(&mut self.cands);
-        let Some(s) = self.m.cbv_next() else { return false };
+        let Some(s) = self.m.cbv_next_mut() else { return false };
+        if !self.budget_left() {
+            self.over_budget = true;
+            return false;
+        }
         self.rounds += 1;
         self.step_at(s, on_step)
     }
@@ -711,7 +757,11 @@ impl<'m> Runner<'m> {
     /// lazy: step what the return variable's value needs. `None` when it is a value.
     fn lazy_step(&mut self, on_step: &mut Observer<'_>) -> Option<bool> {
         self.m.take_dirty(&mut self.cands);
-        match self.m.lazy_next() {
+        match self.m.lazy_next_mut() {
+            Lazy::Step(_) if !self.budget_left() => {
+                self.over_budget = true;
+                Some(false)
+            }
             Lazy::Step(s) => {
                 self.rounds += 1;
                 Some(self.step_at(s, on_step))
@@ -754,17 +804,27 @@ impl<'m> Runner<'m> {
         self.max_in_flight = self.max_in_flight.max(self.in_flight);
         if self.replaying {
             let label = self.m.label_of(stmt);
-            match self.replay.get(&label).cloned() {
-                Some(evs) if evs[0].external != *ext => {
-                    self.fail_now(t, format!("the trace has `{}` at label {label}, but the program calls `{ext}` there", evs[0].external))
+            let Some(mut evs) = self.replay.remove(&label).filter(|evs| !evs.is_empty()) else {
+                let msg = format!("the trace has no event for `{ext}` {arg} at label {label}");
+                return self.replay_mismatch(t, label, msg);
+            };
+            let recorded = crate::machine::trace::json_to_pexp(&evs[0].arg);
+            if evs[0].external != *ext || !recorded.as_ref().is_some_and(|a| crate::world::pexp_eq(a, &arg)) {
+                let was = recorded.map(|a| a.to_string()).unwrap_or_else(|| evs[0].arg.to_string());
+                let msg = format!("the trace has `{}` {was} at label {label}, but the run calls `{ext}` {arg} there", evs[0].external);
+                if !self.opts.replay_force {
+                    return self.replay_mismatch(t, label, msg);
                 }
-                Some(evs) if evs[0].chunk.is_some() => self.replay_stream(t, evs),
-                Some(mut evs) => self.schedule_replay(t, evs.swap_remove(0)),
-                None => self.fail_now(t, format!("the trace has no event for label {label}")),
+                self.emit("stderr", &format!("warning: {msg} (replaying the recorded result, --force)\n"));
+            }
+            if evs[0].chunk.is_some() {
+                self.replay_stream(t, evs);
+            } else {
+                self.schedule_replay(t, evs.swap_remove(0));
             }
             return;
         }
-        let world_ext = self.host.world.as_ref().and_then(|w| w.get(&ext)).cloned();
+        let world_ext = self.host.world.as_ref().and_then(|w| w.get_shared(&ext));
         if let Some(w) = world_ext {
             if let Some(outcome) = self.host.choose(&w, Choice::Random) {
                 self.schedule(t, outcome, w.latency_ms);
@@ -778,13 +838,13 @@ impl<'m> Runner<'m> {
                 Some((Reply::Stream(chunks, ms), lat)) => {
                     let si = self.new_stream(t);
                     // Deadlines count from dispatch: chunk i arrives chunk_ms[i] after chunk i-1.
-                    let mut at = Instant::now() + Duration::from_secs_f64(lat.max(0.0) / 1000.0);
+                    let mut at = Instant::now() + delay(lat);
                     let n = chunks.len();
                     if n == 0 {
                         self.schedule_at(at, Arrival::Chunk { stream: si, item: None, last: true });
                     }
                     for (i, c) in chunks.into_iter().enumerate() {
-                        at += Duration::from_secs_f64(ms.get(i).copied().unwrap_or(0.0).max(0.0) / 1000.0);
+                        at += delay(ms.get(i).copied().unwrap_or(0.0));
                         self.schedule_at(at, Arrival::Chunk { stream: si, item: Some(Prim::Str(Arc::from(c.as_str()))), last: i + 1 == n });
                     }
                 }
@@ -803,6 +863,9 @@ impl<'m> Runner<'m> {
                     PExp::Prim(Prim::Float(f)) => *f,
                     other => return self.fail_now(t, format!("sleep needs a number of milliseconds, got {other}")),
                 };
+                if !(0.0..=crate::world::MAX_MS).contains(&ms) {
+                    return self.fail_now(t, format!("sleep needs 0 to 86400000 milliseconds (a day), got {ms}"));
+                }
                 self.schedule(t, Outcome::Expr(pexp_template(&PExp::Tuple(vec![])), "()".into()), ms);
             }
             "coin" => {
@@ -866,12 +929,21 @@ impl<'m> Runner<'m> {
         }
     }
 
+    /// A replayed run diverged from its trace: an error (the task fails, and the run ends
+    /// reporting it), or with `--force` a failed task alone.
+    fn replay_mismatch(&mut self, t: TaskId, label: String, msg: String) {
+        if !self.opts.replay_force {
+            self.replay_errors.push((label, format!("replay: {msg}")));
+        }
+        self.fail_now(t, msg)
+    }
+
     fn fail_now(&mut self, t: TaskId, msg: String) {
         self.schedule(t, Outcome::Failed(msg), 0.0);
     }
 
     fn schedule(&mut self, t: TaskId, outcome: Outcome, ms: f64) {
-        let at = Instant::now() + Duration::from_secs_f64(ms.max(0.0) / 1000.0);
+        let at = Instant::now() + delay(ms);
         self.schedule_at(at, Arrival::Done(t, outcome));
     }
 
@@ -896,6 +968,12 @@ impl<'m> Runner<'m> {
     /// Idle: waits for the next channel arrival or the earliest timer, whichever comes first.
     async fn wait(&mut self) -> bool {
         let Some(next) = self.timers.peek().map(|d| d.at) else {
+            // Replaying, nothing but the timers delivers: an empty queue with tasks in flight
+            // would wait for ever.
+            if self.replaying {
+                self.replay_starved();
+                return true;
+            }
             return match self.rx.recv().await {
                 Some(a) => {
                     self.arrive(a);
@@ -938,18 +1016,34 @@ impl<'m> Runner<'m> {
         true
     }
 
+    /// Fails every task still waiting on a replay that has nothing left for it.
+    fn replay_starved(&mut self) {
+        let waiting: Vec<TaskId> =
+            (0..self.m.tasks.len() as u32).map(TaskId).filter(|t| self.m.task_live(*t) && self.m.tasks[t.0 as usize].outcome.is_none()).collect();
+        for t in waiting {
+            let task = &self.m.tasks[t.0 as usize];
+            let label = self.m.label_of(task.stmt);
+            let msg = format!("the trace has nothing more to deliver to `{}` at label {label} (a recording cut off?)", task.ext);
+            self.replay_errors.push((label, format!("replay: {msg}")));
+            self.in_flight = self.in_flight.saturating_sub(1);
+            let now = self.now_ms();
+            self.m.deliver(t, Outcome::Failed(msg), now);
+        }
+        self.in_flight = 0;
+    }
+
     /// A recorded stream: its deliveries arrive at their recorded times (or at once).
     fn replay_stream(&mut self, t: TaskId, evs: Vec<Event>) {
         let si = self.new_stream(t);
         let mut prev = evs.first().map(|e| e.dispatched_at_ms).unwrap_or(0.0);
         let mut at_latency = Instant::now();
         for ev in evs {
-            at_latency += Duration::from_secs_f64((ev.resolved_at_ms - prev).max(0.0) / 1000.0);
+            at_latency += delay(ev.resolved_at_ms - prev);
             prev = ev.resolved_at_ms;
             let at = if self.opts.replay_latencies {
                 at_latency
             } else if self.opts.replay_timing {
-                self.started + Duration::from_secs_f64(ev.resolved_at_ms.max(0.0) / 1000.0)
+                self.started + delay(ev.resolved_at_ms)
             } else {
                 Instant::now()
             };
@@ -1100,6 +1194,13 @@ impl Host {
     }
 }
 
+/// A delay in milliseconds as a timer duration; world and trace files are range-checked at
+/// load, and anything else (a program's `sleep`) is clamped to [0, a day] so no timer overflows.
+fn delay(ms: f64) -> Duration {
+    let ms = if ms.is_nan() { 0.0 } else { ms.clamp(0.0, crate::world::MAX_MS) };
+    Duration::from_secs_f64(ms / 1000.0)
+}
+
 /// `["a", "b"]` → its literal elements.
 fn parse_list_items(src: &str) -> Option<Vec<Prim>> {
     let e = crate::syntax::parser::parse_expr_source(src).ok()?;
@@ -1126,10 +1227,5 @@ pub fn check_trace(trace: &Trace, source: &str, force: bool) -> Result<(), Strin
             &sha[..12]
         ));
     }
-    for e in &trace.events {
-        if json_to_pexp(&e.arg).is_none() {
-            return Err(format!("trace event at label {} has an argument that is not a primitive expression", e.label));
-        }
-    }
-    Ok(())
+    trace.validate()
 }

@@ -79,6 +79,75 @@ impl Trace {
         if t.version != 1 {
             return Err(format!("trace version {} is not supported (this opal reads version 1)", t.version));
         }
+        t.validate()?;
         Ok(t)
+    }
+
+    /// What can be checked without the program: every time is a number of milliseconds within
+    /// a day, every argument a primitive expression, no event is there twice, and each stream's
+    /// chunks run 0, 1, … with `partial` on all but the last (a stream without its end would
+    /// leave its task waiting for ever).
+    pub fn validate(&self) -> Result<(), String> {
+        let mut by_label: std::collections::HashMap<&str, Vec<(usize, &Event)>> = Default::default();
+        for (i, e) in self.events.iter().enumerate() {
+            let at = || format!("trace event {} (label {}, `{}`)", i + 1, e.label, e.external);
+            for (key, ms) in [("dispatched_at_ms", e.dispatched_at_ms), ("resolved_at_ms", e.resolved_at_ms)] {
+                if !(0.0..=crate::world::MAX_MS).contains(&ms) {
+                    return Err(format!("{}: `{key}` is {ms}: a time must be a number of milliseconds from 0 to 86400000 (a day)", at()));
+                }
+            }
+            if json_to_pexp(&e.arg).is_none() {
+                return Err(format!("{}: `arg` is not a primitive expression (a number, string, handle or a list of them)", at()));
+            }
+            by_label.entry(e.label.as_str()).or_default().push((i, e));
+        }
+        for (label, evs) in by_label {
+            if evs.len() == 1 && evs[0].1.chunk.is_none() {
+                continue;
+            }
+            if let Some((i, _)) = evs.iter().find(|(_, e)| e.chunk.is_none()) {
+                return Err(format!(
+                    "trace event {}: label {label} has another event; a call resolves once (only a stream's chunks share a label, numbered by `chunk`)",
+                    i + 1
+                ));
+            }
+            let mut chunks: Vec<(u32, usize, &Event)> = evs.iter().map(|(i, e)| (e.chunk.unwrap_or(0), *i, *e)).collect();
+            chunks.sort_by_key(|c| (c.0, c.1));
+            if let Some(w) = chunks.windows(2).find(|w| w[0].0 == w[1].0) {
+                return Err(format!("trace event {}: chunk {} of the stream at label {label} is there twice (chunks run 0, 1, 2, …)", w[1].1 + 1, w[1].0));
+            }
+            for (want, (chunk, i, e)) in chunks.iter().enumerate() {
+                let want = want as u32;
+                if *chunk != want {
+                    return Err(format!(
+                        "trace event {}: chunk {chunk} of the stream at label {label} comes after a missing chunk {want} (chunks run 0, 1, 2, …)",
+                        i + 1
+                    ));
+                }
+                if e.external != chunks[0].2.external {
+                    return Err(format!(
+                        "trace event {}: chunk {chunk} of the stream at label {label} is from `{}`, chunk 0 from `{}`",
+                        i + 1,
+                        e.external,
+                        chunks[0].2.external
+                    ));
+                }
+                let last = want as usize + 1 == chunks.len();
+                if last && e.partial && e.error.is_none() {
+                    return Err(format!(
+                        "trace event {}: the stream at label {label} stops after chunk {chunk}, which is marked `partial` (the recording was cut off?); the replay would wait for ever",
+                        i + 1
+                    ));
+                }
+                if !last && !e.partial {
+                    return Err(format!(
+                        "trace event {}: chunk {chunk} of the stream at label {label} is not `partial`, but chunk {} follows it",
+                        i + 1,
+                        chunk + 1
+                    ));
+                }
+            }
+        }
+        Ok(())
     }
 }
