@@ -1,4 +1,4 @@
-//! `cargo run --release -p opal-bench [-- sum|fanout|examples|table1|soak|lsp|all [MAX_EXP]]`: the cost-model benchmarks of
+//! `cargo run --release -p opal-bench [-- sum|fanout|examples|table1|soak|lsp|scale|frame|all [MAX_EXP]]`: the cost-model benchmarks of
 //! SEMANTICS.md §6. Prints one table per benchmark; README.md quotes the figures.
 //! Each phase is timed in-process (front end, building the graph, running), best of a few runs.
 
@@ -358,12 +358,83 @@ fn main() {
     if what == "soak" {
         bench_soak();
     }
+    if what == "scale" || what == "all" {
+        bench_scale(what == "all" || std::env::var_os("OPAL_BENCH_FULL").is_some());
+    }
     if what == "lsp" || what == "all" {
         bench_lsp();
     }
     if what == "frame" || what == "all" {
         bench_frame();
     }
+}
+
+/// One timed run (front end, build and run) with a world file and a step budget.
+fn time_world(src: &str, world: Option<&str>, strategy: Strategy, max_steps: Option<u64>) -> Result<(f64, End, u64), String> {
+    let t0 = Instant::now();
+    let c = opal_core::compile(src);
+    if let Some(d) = c.diags.iter().find(|d| d.is_error()) {
+        return Err(format!("{}: {}", d.code, d.message));
+    }
+    let mut opts = Options::new(strategy);
+    opts.max_steps = max_steps;
+    if let Some(w) = world {
+        opts.world = Some(opal_core::world::parse_world(w).map_err(|d| format!("{d:?}"))?);
+    }
+    let mut m = Machine::new(&c.program);
+    drop(c);
+    let report = run(&mut m, opts, Box::new(|_, _| {}), None);
+    Ok((ms(t0.elapsed()), report.end, m.steps_total()))
+}
+
+/// Best of three runs, in ms.
+fn best_world(src: &str, world: Option<&str>, strategy: Strategy, max_steps: Option<u64>) -> String {
+    let mut best = f64::INFINITY;
+    for _ in 0..3 {
+        match time_world(src, world, strategy, max_steps) {
+            Ok((t, End::Done(_) | End::StepBudget, _)) => best = best.min(t),
+            Ok((_, end, _)) => return format!("did not finish: {end:?}"),
+            Err(e) => return format!("error: {e}"),
+        }
+    }
+    format!("{best:.0}")
+}
+
+/// Issue 17's scaling targets: every strategy and program shape linear (SEMANTICS.md §6).
+/// Each row gives a size and 4× it, so the ratio shows the growth (≈ 4 is linear).
+fn bench_scale(full: bool) {
+    let k = if full { 1 } else { 10 };
+    println!("## scaling (issue 17): ms for N and 4N, best of 3; ratio ≈ 4 is linear");
+    println!("| program | N | ms at N | ms at 4N | ratio |");
+    println!("|---|---|---|---|---|");
+    let row = |name: &str, n: usize, f: &dyn Fn(usize) -> String| {
+        let (a, b) = (f(n), f(4 * n));
+        let ratio = match (a.parse::<f64>(), b.parse::<f64>()) {
+            (Ok(x), Ok(y)) if x > 0.0 => format!("{:.1}", y / x),
+            _ => "-".into(),
+        };
+        println!("| {name} | {n} | {a} | {b} | {ratio} |");
+    };
+    for (name, strategy) in [("sum, opportunistic", Strategy::Opportunistic), ("sum, cbv", Strategy::Cbv), ("sum, lazy", Strategy::Lazy)] {
+        // The result is the total, so lazy evaluation must compute it too.
+        row(name, 25_000 / k, &|n| best_world(&format!("{}total\n", sum_source(n)), None, strategy, None));
+    }
+    let deep = |n: usize| format!("rec count := fun n:\n    if n == 0:\n        ret 0\n    else:\n        ret 1 + count (n - 1)\ncount {n}\n");
+    row("non-tail recursion, depth N", 25_000 / k, &|n| best_world(&deep(n), None, Strategy::Opportunistic, None));
+    let build = |n: usize| format!("rec build := fun n:\n    if n == 0:\n        ret []\n    else:\n        ret cons (n, build (n - 1))\nlength (build {n})\n");
+    row("list of N built by recursion", 250_000 / k, &|n| best_world(&build(n), None, Strategy::Opportunistic, None));
+    for (name, strategy) in [("§3.4 diverge, N steps, opportunistic", Strategy::Opportunistic), ("§3.4 diverge, N steps, cbv", Strategy::Cbv)] {
+        let src = "rec diverge := fun (): diverge ()\n() := diverge ()\n() := print <\"foo\">\n<\"bar\">\n";
+        row(name, 250_000 / k, &|n| best_world(src, None, strategy, Some(n as u64)));
+    }
+    println!();
+    println!("## a map of N calls answered by N world responses vs. by a `default` (target ≤ 1.2×)");
+    let n = 10_000 / k;
+    let prog = format!("extern ask\nxs := [{}]\nys := map (xs, ask)\nlength ys\n", (0..n).map(|i| format!("\"q{i}\"")).collect::<Vec<_>>().join(", "));
+    let responses: String = (0..n).map(|i| format!("[[ask.responses]]\narg = '\"q{i}\"'\nresult = '{i}'\n")).collect();
+    let with = best_world(&prog, Some(&format!("[ask]\n{responses}")), Strategy::Opportunistic, None);
+    let default = best_world(&prog, Some("[ask]\ndefault = '1'\n"), Strategy::Opportunistic, None);
+    println!("| calls | {n} responses ms | default ms |\n|---|---|---|\n| {n} | {with} | {default} |");
 }
 
 /// A program whose task graph has about `n` nodes: `n/2` independent calls, each used by a

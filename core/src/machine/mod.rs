@@ -418,7 +418,7 @@ pub struct Machine {
     /// Lazy evaluation's chain of needs: the root the result needs, then what each one's
     /// binder waits on. A step of the top's binder only changes the edge into the top (an
     /// alias renames it), so each `lazy_next_mut` re-checks that edge alone; any other step
-    /// (`lazy_proposed` tells them apart) drops the chain.
+    /// but reduce-gc (`lazy_proposed` tells them apart) drops the chain.
     lazy_stack: Vec<VarId>,
     lazy_proposed: u32,
 }
@@ -1153,7 +1153,8 @@ impl Machine {
     /// starts the external call. The statements the step created are in `created()`.
     pub fn step(&mut self, s: StmtId) -> Option<StepEvent> {
         let rule = self.steppable(s).ok()?;
-        if s.0 != self.lazy_proposed {
+        // Garbage is used by nothing, so it is never on the chain of needs.
+        if s.0 != self.lazy_proposed && rule != Rule::ReduceGc {
             self.lazy_stack.clear();
         }
         let label = self.stmts[s.0 as usize].label;

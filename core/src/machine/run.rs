@@ -213,6 +213,11 @@ impl Host {
 
     /// Compiles OPAL source (a result expression) into a closed template.
     pub fn compile_result(&mut self, src: &str) -> Result<Outcome, String> {
+        // A literal needs no desugaring: a world file with thousands of distinct numbers or
+        // strings as results would otherwise compile (and cache) each one.
+        if let Ok(PExp::Prim(p)) = crate::world::parse_pexp(src) {
+            return Ok(Outcome::Value(p));
+        }
         if let Some(r) = self.cache.get(src) {
             return r.clone().map(|t| Outcome::Expr(t, src.to_string()));
         }
@@ -731,7 +736,7 @@ impl<'m> Runner<'m> {
 
     /// cbv: step the leftmost statement that is not a value.
     fn cbv_step(&mut self, on_step: &mut Observer<'_>) -> bool {
-        self.m.take_dirty(&mut self.cands);
+        self.collect_garbage(on_step);
         let Some(s) = self.m.cbv_next_mut() else { return false };
         if !self.budget_left() {
             self.over_budget = true;
@@ -739,6 +744,21 @@ impl<'m> Runner<'m> {
         }
         self.rounds += 1;
         self.step_at(s, on_step)
+    }
+
+    /// cbv and lazy step one statement at a time, so garbage (values nothing uses) would pile
+    /// up for the whole run (a divergent loop grew by 50 bytes a step): reduce-gc the
+    /// statements that became garbage since the last step. It never changes which statement
+    /// the strategy steps next, which is never a value.
+    fn collect_garbage(&mut self, on_step: &mut Observer<'_>) {
+        let mut cands = std::mem::take(&mut self.cands);
+        self.m.take_dirty(&mut cands);
+        for &s in &cands {
+            if self.m.steppable(s) == Ok(Rule::ReduceGc) && self.budget_left() {
+                self.step_at(s, on_step);
+            }
+        }
+        self.cands = cands;
     }
 
     fn sweep_gc(&mut self, on_step: &mut Observer<'_>) {
@@ -756,7 +776,7 @@ impl<'m> Runner<'m> {
 
     /// lazy: step what the return variable's value needs. `None` when it is a value.
     fn lazy_step(&mut self, on_step: &mut Observer<'_>) -> Option<bool> {
-        self.m.take_dirty(&mut self.cands);
+        self.collect_garbage(on_step);
         match self.m.lazy_next_mut() {
             Lazy::Step(_) if !self.budget_left() => {
                 self.over_budget = true;
