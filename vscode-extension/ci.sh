@@ -18,8 +18,11 @@ if [ "${#need[@]}" -gt 0 ]; then
 fi
 
 npm ci --no-audit --no-fund --silent
-npm test
-mkdir -p server && cp "$opal" server/opal
+sh test/sync-programs.sh --check
+# OPAL_BIN: the tests that need the real binary (the semantic token legend, `opal check` output
+# through the $opal problem matcher) run too.
+OPAL_BIN="$opal" npm test
 npm run -s build
-npm run -s package
+# The per-platform package: TARGET and BINARY; the binary is checked, stripped and bundled.
+node scripts/package.mjs linux-x64 "$opal"
 bash e2e/run.sh dist/opal-linux-x64.vsix ../target/ci-screenshots
