@@ -53,7 +53,7 @@ cspid=$!
 trap 'kill -- -$cspid 2>/dev/null || true' EXIT
 for _ in $(seq 1 60); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 1; done
 status=0
-NODE_PATH="$work/driver/node_modules" node "$here/e2e.js" "http://127.0.0.1:$port" "$work/ws" "$shots" "$work/chrome-profile" || status=$?
+NODE_PATH="$work/driver/node_modules" node "$here/e2e.js" "http://127.0.0.1:$port" "$work/ws" "$shots" "$work/chrome-profile" "$work/data" || status=$?
 # After "Restart Language Server" exactly one server runs: the old one has exited.
 servers=$(pgrep -f "$work/ext/.*/server/opal lsp" | wc -l || true)
 echo "bundled opal lsp processes running after the restart: $servers"

@@ -21,8 +21,9 @@ let bar: vscode.StatusBarItem;
 /** The last lines the server wrote on stderr (also in the output channel). */
 const stderrTail = new Tail();
 const crashes = new CrashPolicy();
-/** Set while `startClient` waits for the server, so a failed start is reported once, by it. */
+/** Set while `startClient` waits for the server: an exit then is a failed start, reported once. */
 let starting = false;
+let startReported = false;
 let serverBinary = 'opal';
 
 /** The status bar item and the `{}` language status follow the client's state. */
@@ -187,7 +188,14 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
         return { action: (count ?? 0) <= 3 ? ErrorAction.Continue : ErrorAction.Shutdown, handled: true };
       },
       closed: () => {
-        if (starting) return { action: CloseAction.DoNotRestart, handled: true };
+        if (starting) {
+          if (!startReported) {
+            startReported = true;
+            setState('crashed', 'it did not start');
+            reportServerFailure('start');
+          }
+          return { action: CloseAction.DoNotRestart, handled: true };
+        }
         if (crashes.onExit(Date.now())) {
           log.warn(`the language server exited unexpectedly; restarting it (${crashes.count} in 3 minutes)`);
           return { action: CloseAction.Restart, handled: true };
@@ -207,6 +215,7 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
     else if (e.newState === State.Stopped && bar.text !== statusView('crashed', '').text) setState('stopped');
   });
   starting = true;
+  startReported = false;
   try {
     await c.start();
     setState('ready', `${opal.source}: ${opal.path}`);
@@ -214,7 +223,8 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
     const msg = e instanceof Error ? e.message : String(e);
     log.error(`the language server did not start: ${msg}`);
     setState('crashed', 'it did not start');
-    reportServerFailure('start');
+    if (!startReported) reportServerFailure('start');
+    startReported = true;
     if (client === c) client = undefined;
   } finally {
     starting = false;
