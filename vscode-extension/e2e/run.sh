@@ -48,8 +48,18 @@ args=(--config "$work/config.yaml" --user-data-dir "$work/data" --extensions-dir
 # `opal` must come from the extension: keep any other one off PATH.
 PATH="$(tr ':' '\n' <<<"$PATH" | while read -r d; do [ -x "$d/opal" ] || printf '%s:' "$d"; done)"
 export PATH="${PATH%:}"
-setsid "$cs" "${args[@]}" --disable-telemetry --disable-update-check --disable-workspace-trust "$work/ws" >"$work/code-server.log" 2>&1 &
+# A code-server left from an earlier run would answer instead of this one.
+if curl -sf "http://127.0.0.1:$port/healthz" >/dev/null 2>&1; then
+  echo "e2e: port $port is already served (a code-server from an earlier run?); stop it or set OPAL_E2E_PORT"
+  exit 1
+fi
+# Job control puts code-server in its own process group (pgid = its pid) whatever the caller's
+# shell does (setsid would fork when the caller already made this a group leader), so the trap
+# ends code-server, its extension host and the servers it started, and nothing else.
+set -m
+"$cs" "${args[@]}" --disable-telemetry --disable-update-check --disable-workspace-trust "$work/ws" >"$work/code-server.log" 2>&1 &
 cspid=$!
+set +m
 trap 'kill -- -$cspid 2>/dev/null || true' EXIT
 for _ in $(seq 1 60); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 1; done
 status=0

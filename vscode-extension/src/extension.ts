@@ -21,9 +21,17 @@ let bar: vscode.StatusBarItem;
 /** The last lines the server wrote on stderr (also in the output channel). */
 const stderrTail = new Tail();
 const crashes = new CrashPolicy();
-/** Set while `startClient` waits for the server: an exit then is a failed start, reported once. */
-let starting = false;
-let startReported = false;
+
+/**
+ * vscode-languageclient reports some failures with its own notifications ("couldn't create
+ * connection to server", stack traces), even when the error handler handled them. They stay in
+ * the output channel; the user sees the extension's one message with the server's stderr.
+ */
+class OpalLanguageClient extends LanguageClient {
+  override error(message: string, data?: unknown): void {
+    super.error(message, data, false);
+  }
+}
 let serverBinary = 'opal';
 
 /** The status bar item and the `{}` language status follow the client's state. */
@@ -157,6 +165,14 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
   setState('starting', opal.path);
   // TransportKind.stdio appends `--stdio`, which `opal lsp` accepts.
   const serverOptions: ServerOptions = { command: opal.path, args: ['lsp'], transport: TransportKind.stdio };
+  // starting → running, or → failed (reported once); a crash while running is restarted.
+  let phase: 'starting' | 'running' | 'failed' = 'starting';
+  const failed = (): void => {
+    if (phase === 'failed') return;
+    phase = 'failed';
+    setState('crashed', 'it did not start');
+    reportServerFailure('start');
+  };
   const clientOptions: LanguageClientOptions = {
     documentSelector: [
       { scheme: 'file', language: 'opal' },
@@ -185,49 +201,42 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
     errorHandler: {
       error: (e, _message, count) => {
         log.error(`connection to the language server: ${e.message}`);
-        return { action: (count ?? 0) <= 3 ? ErrorAction.Continue : ErrorAction.Shutdown, handled: true };
+        return { action: phase === 'running' && (count ?? 0) <= 3 ? ErrorAction.Continue : ErrorAction.Shutdown, handled: true };
       },
       closed: () => {
-        if (starting) {
-          if (!startReported) {
-            startReported = true;
-            setState('crashed', 'it did not start');
-            reportServerFailure('start');
-          }
+        // An exit before the server answered `initialize` is a failed start: reported once, by
+        // `failed`, never restarted (it would fail the same way).
+        if (phase !== 'running') {
+          failed();
           return { action: CloseAction.DoNotRestart, handled: true };
         }
         if (crashes.onExit(Date.now())) {
           log.warn(`the language server exited unexpectedly; restarting it (${crashes.count} in 3 minutes)`);
           return { action: CloseAction.Restart, handled: true };
         }
+        phase = 'failed';
         setState('crashed', stderrTail.text().split('\n').slice(-1)[0] ?? '');
         reportServerFailure('crash');
         return { action: CloseAction.DoNotRestart, handled: true };
       },
     },
   };
-  const c = new LanguageClient('opal', 'OPAL Language Server', serverOptions, clientOptions);
+  const c = new OpalLanguageClient('opal', 'OPAL Language Server', serverOptions, clientOptions);
   client = c;
   c.onDidChangeState((e) => {
-    if (client !== c) return;
+    if (client !== c || phase === 'failed') return;
     if (e.newState === State.Running) setState('ready', opal.path);
     else if (e.newState === State.Starting) setState('starting', opal.path);
-    else if (e.newState === State.Stopped && bar.text !== statusView('crashed', '').text) setState('stopped');
+    else if (e.newState === State.Stopped) setState('stopped');
   });
-  starting = true;
-  startReported = false;
   try {
     await c.start();
+    phase = 'running';
     setState('ready', `${opal.source}: ${opal.path}`);
   } catch (e) {
-    const msg = e instanceof Error ? e.message : String(e);
-    log.error(`the language server did not start: ${msg}`);
-    setState('crashed', 'it did not start');
-    if (!startReported) reportServerFailure('start');
-    startReported = true;
+    log.error(`the language server did not start: ${e instanceof Error ? e.message : String(e)}`);
+    failed();
     if (client === c) client = undefined;
-  } finally {
-    starting = false;
   }
 }
 
