@@ -283,6 +283,40 @@ async function until(what, fn, timeout = 30000) {
     check('task graph webview', !!graph1 && graph1.nodes >= 2 && graph1.edges >= 1 && graph1.titles.some((t) => t.includes('get_cities_in')) && graph1.states.some((c) => c.includes('focus')) && graph1.fill !== '' && graph1.fill !== 'rgb(0, 0, 0)', JSON.stringify(graph1));
     await page.waitForTimeout(500);
     await page.screenshot({ path: `${shots}/vscode-debug.png` });
+    // The same graph in a dark theme: the webview follows the theme's variables.
+    const lum = (rgb) => {
+      const [r, g, b] = (rgb.match(/\d+/g) || ['0', '0', '0']).slice(0, 3).map((v) => Number(v) / 255);
+      return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+    };
+    const colours = async () => {
+      const f = await graphFrame(page);
+      if (!f) return undefined;
+      return {
+        background: await f.locator('body').evaluate((b) => getComputedStyle(b).backgroundColor),
+        text: await f.locator('svg.graph g.node .title').first().evaluate((t) => getComputedStyle(t).fill),
+      };
+    };
+    const light = await colours();
+    await palette(page, 'Preferences: Color Theme');
+    await page.keyboard.type('Dark Modern', { delay: 20 });
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Dark Modern' }).first().waitFor({ state: 'visible', timeout: 20000 }).catch(() => undefined);
+    await page.keyboard.press('Enter');
+    const dark = await until('graph in the dark theme', async () => {
+      const c = await colours();
+      seen = JSON.stringify(c);
+      return c && lum(c.background) < 0.3 ? c : undefined;
+    }, 30000).catch(() => undefined);
+    check(
+      'task graph readable in light and dark themes',
+      !!light && !!dark && lum(light.background) > 0.7 && lum(light.text) < 0.4 && lum(dark.text) > 0.6,
+      JSON.stringify({ light, dark }),
+    );
+    await page.screenshot({ path: `${shots}/vscode-debug-dark.png` });
+    await palette(page, 'Preferences: Color Theme');
+    await page.keyboard.type('Light Modern', { delay: 20 });
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Light Modern' }).first().waitFor({ state: 'visible', timeout: 20000 }).catch(() => undefined);
+    await page.keyboard.press('Enter');
+    await page.waitForTimeout(1000);
     // The Debug Console answers the adapter's commands: why the statement at the breakpoint can step.
     await page.keyboard.press('Control+Shift+Y');
     await page.waitForSelector('.repl-input-wrapper', { state: 'visible', timeout: 20000 });
@@ -446,5 +480,5 @@ async function until(what, fn, timeout = 30000) {
   }
   const failed = checks.filter((c) => !c.ok).length;
   console.log(`vscode e2e: ${checks.length - failed} passed, ${failed} failed`);
-  process.exitCode = failed === 0 && checks.length >= 24 ? 0 : 1;
+  process.exitCode = failed === 0 && checks.length >= 25 ? 0 : 1;
 })();

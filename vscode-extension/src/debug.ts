@@ -156,7 +156,7 @@ class GraphPanel implements vscode.Disposable {
   ended(session: vscode.DebugSession): void {
     if (this.session?.id !== session.id) return;
     this.session = undefined;
-    this.note = 'the debug session ended; this is its last graph';
+    this.note = 'the debug session ended; the graph is from its last stop';
     this.focusLine = undefined;
     this.draw();
   }
