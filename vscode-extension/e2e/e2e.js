@@ -288,7 +288,7 @@ async function until(what, fn, timeout = 30000) {
       const [r, g, b] = (rgb.match(/\d+/g) || ['0', '0', '0']).slice(0, 3).map((v) => Number(v) / 255);
       return 0.2126 * r + 0.7152 * g + 0.0722 * b;
     };
-    const colours = async () => {
+    const themeColours = async () => {
       const f = await graphFrame(page);
       if (!f) return undefined;
       return {
@@ -296,13 +296,10 @@ async function until(what, fn, timeout = 30000) {
         text: await f.locator('svg.graph g.node .title').first().evaluate((t) => getComputedStyle(t).fill),
       };
     };
-    const light = await colours();
-    await palette(page, 'Preferences: Color Theme');
-    await page.keyboard.type('Dark Modern', { delay: 20 });
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Dark Modern' }).first().waitFor({ state: 'visible', timeout: 20000 }).catch(() => undefined);
-    await page.keyboard.press('Enter');
+    const light = await themeColours();
+    await palette(page, 'Preferences: Toggle between Light/Dark Themes');
     const dark = await until('graph in the dark theme', async () => {
-      const c = await colours();
+      const c = await themeColours();
       seen = JSON.stringify(c);
       return c && lum(c.background) < 0.3 ? c : undefined;
     }, 30000).catch(() => undefined);
@@ -312,10 +309,11 @@ async function until(what, fn, timeout = 30000) {
       JSON.stringify({ light, dark }),
     );
     await page.screenshot({ path: `${shots}/vscode-debug-dark.png` });
-    await palette(page, 'Preferences: Color Theme');
-    await page.keyboard.type('Light Modern', { delay: 20 });
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Light Modern' }).first().waitFor({ state: 'visible', timeout: 20000 }).catch(() => undefined);
-    await page.keyboard.press('Enter');
+    await palette(page, 'Preferences: Toggle between Light/Dark Themes');
+    await until('light theme again', async () => {
+      const c = await themeColours();
+      return c && lum(c.background) > 0.7 ? c : undefined;
+    }, 30000).catch(() => undefined);
     await page.waitForTimeout(1000);
     // The Debug Console answers the adapter's commands: why the statement at the breakpoint can step.
     await page.keyboard.press('Control+Shift+Y');
