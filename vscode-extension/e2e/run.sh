@@ -34,6 +34,8 @@ rm -rf "$work/ws" "$work/data" "$work/ext"
 mkdir -p "$work/ws" "$work/data/User"
 cp "$repo/examples/city_excursions.opal" "$repo/examples/city_excursions.world.toml" "$work/ws/"
 printf '# A typo: `citys` is bound, `cities` is not.\nextern get_cities_in\ncitys := get_cities_in "Oceania"\nprint (&stdout, cities)\n' > "$work/ws/typo.opal"
+# Never opened in the editor, so only the `check` task and the $opal problem matcher report it.
+printf 'print (&stdout, zebra)\n' > "$work/ws/unopened.opal"
 printf 'bind-addr: 127.0.0.1:%s\nauth: none\ncert: false\n' "$port" > "$work/config.yaml"
 cat > "$work/data/User/settings.json" <<'JSON'
 { "workbench.startupEditor": "none", "security.workspace.trust.enabled": false,
