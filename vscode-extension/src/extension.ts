@@ -33,10 +33,19 @@ class OpalLanguageClient extends LanguageClient {
   }
 }
 let serverBinary = 'opal';
+let serverState: ServerState = 'starting';
+
+/** Shown with an OPAL editor, and whenever the server needs attention. */
+function updateBarVisibility(): void {
+  const opalEditor = vscode.window.activeTextEditor?.document.languageId === 'opal';
+  if (opalEditor || serverState === 'crashed' || serverState === 'missing') bar.show();
+  else bar.hide();
+}
 
 /** The status bar item and the `{}` language status follow the client's state. */
 function setState(state: ServerState, detail = ''): void {
   const v = statusView(state, detail);
+  serverState = state;
   bar.text = v.text;
   const tip = new vscode.MarkdownString(`${v.tooltip}\n\n[Restart](command:opal.restartServer) · [Show Output](command:opal.showOutput)`, true);
   tip.isTrusted = { enabledCommands: ['opal.restartServer', 'opal.showOutput'] };
@@ -46,6 +55,7 @@ function setState(state: ServerState, detail = ''): void {
   status.detail = detail;
   status.severity = state === 'ready' || state === 'starting' ? vscode.LanguageStatusSeverity.Information : vscode.LanguageStatusSeverity.Error;
   void vscode.commands.executeCommand('setContext', 'opal.serverState', state);
+  updateBarVisibility();
 }
 
 /** A failure of the server in its own words, with Restart and Show Output. */
@@ -76,7 +86,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   bar = vscode.window.createStatusBarItem('opal.status', vscode.StatusBarAlignment.Left, 10);
   bar.name = 'OPAL language server';
   bar.command = 'opal.serverMenu';
-  bar.show();
+  updateBarVisibility();
   void vscode.commands.executeCommand('setContext', 'opal.hasDisplay', hasDisplay());
   const core = new CoreView();
   registerDebugging(context, { opalPath: () => findOpal(context, 'server.path')?.path, log: log });
@@ -84,6 +94,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     log,
     status,
     bar,
+    vscode.window.onDidChangeActiveTextEditor(() => updateBarVisibility()),
     vscode.tasks.registerTaskProvider('opal', new TaskProvider(context)),
     vscode.commands.registerCommand('opal.serverMenu', async () => {
       const pick = await vscode.window.showQuickPick(
