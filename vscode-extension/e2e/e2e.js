@@ -260,6 +260,17 @@ async function until(what, fn, timeout = 30000) {
     await notDebugging(page).catch(() => undefined);
     for (const pid of debuggerPids()) process.kill(Number(pid));
 
+    // 5a. No display where code-server runs the extension: the native window is not offered.
+    await page.keyboard.press('F1');
+    await page.waitForSelector('.quick-input-widget', { state: 'visible', timeout: 20000 });
+    await page.keyboard.type('OPAL: ', { delay: 15 });
+    const opalCommands = await until('OPAL commands in the palette', async () => {
+      const rows = await page.locator('.quick-input-list .monaco-list-row .label-name').allInnerTexts();
+      return rows.some((r) => r.includes('Debug File')) ? rows : undefined;
+    }, 20000).catch(() => []);
+    await page.keyboard.press('Escape');
+    check('palette: Debug File offered, Open in Step Debugger not (no display)', opalCommands.some((r) => r.includes('Debug File')) && !opalCommands.some((r) => r.includes('Open in Step Debugger')), JSON.stringify(opalCommands));
+
     // 5b. F5 with no launch.json: stops at the breakpoint on line 8, the variables, the task
     // graph beside the editor, stepping, the Debug Console, then runs to the end.
     await page.locator('.editor-group-container').first().locator('.view-lines').first().click();
@@ -505,5 +516,5 @@ async function until(what, fn, timeout = 30000) {
   }
   const failed = checks.filter((c) => !c.ok).length;
   console.log(`vscode e2e: ${checks.length - failed} passed, ${failed} failed`);
-  process.exitCode = failed === 0 && checks.length >= 26 ? 0 : 1;
+  process.exitCode = failed === 0 && checks.length >= 27 ? 0 : 1;
 })();

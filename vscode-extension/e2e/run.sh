@@ -9,6 +9,7 @@ here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
 vsix="$(realpath "$1")"
 shots="$(mkdir -p "$2" && realpath "$2")"
+rm -f "$shots/vscode-fail.png"   # only this run's failure, if any
 work="${OPAL_E2E_DIR:-/tmp/opal-vscode-e2e}"
 cs_dir="$work/code-server-4.99.4"
 port="${OPAL_E2E_PORT:-8765}"
