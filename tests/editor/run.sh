@@ -26,3 +26,10 @@ cp tests/editor/probe.js "$tmp/"
 (cd "$tmp" && npm init -y >/dev/null && npm install --silent --no-audit --no-fund vscode-languageserver-protocol@3.18.5 >/dev/null)
 ORDER_TEST=300 timeout 60 node "$tmp/probe.js" "$file" 9 21 -- "$opal" lsp --stdio
 echo "node client e2e (300 ordered edits): ok"
+
+# A second DAP client (Debian's Neovim 0.7 is too old for nvim-dap): the DebugClient of
+# @vscode/debugadapter-testsupport drives `opal dap` through a breakpoint in CityExcursions.
+(cd "$tmp" && npm install --silent --no-audit --no-fund @vscode/debugadapter-testsupport@1.68.0 >/dev/null)
+cp tests/editor/dap_client.js "$tmp/"
+timeout 120 node "$tmp/dap_client.js" "$opal" "$PWD/examples/city_excursions.opal"
+echo "node DAP client e2e: ok"

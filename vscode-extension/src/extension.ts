@@ -1,42 +1,134 @@
 // The OPAL extension: starts `opal lsp` through vscode-languageclient and wires the commands
-// the server's code lenses name (`opal.runFile`, `opal.debugFile`) plus the desugared-core view.
+// the server's code lenses name (`opal.runFile`, `opal.debugFile`), the desugared-core view, the
+// `opal` debugger (debug.ts), the `opal` tasks, and the server's state in the status bar.
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import * as readline from 'node:readline';
 import * as vscode from 'vscode';
-import { LanguageClient, LanguageClientOptions, ServerOptions, TransportKind } from 'vscode-languageclient/node';
+import { CloseAction, ErrorAction, LanguageClient, LanguageClientOptions, RevealOutputChannelOn, ServerOptions, State, TransportKind } from 'vscode-languageclient/node';
 import { CORE_SCHEME, coreQuery, corePath, coreText, sourceOf } from './coreDoc';
+import { registerDebugging } from './debug';
 import { Found, locateOpal, realEnv } from './locate';
+import { CrashPolicy, crashMessage, ServerState, statusView, Tail } from './serverState';
 import { commandLine, runArgs } from './shell';
+import { isOpalTask, OpalTaskDefinition, taskArgs, taskName } from './tasks';
 
 let client: LanguageClient | undefined;
 let log: vscode.LogOutputChannel;
 let status: vscode.LanguageStatusItem;
+let bar: vscode.StatusBarItem;
+/** The last lines the server wrote on stderr (also in the output channel). */
+const stderrTail = new Tail();
+const crashes = new CrashPolicy();
+
+/**
+ * vscode-languageclient reports some failures with its own notifications ("couldn't create
+ * connection to server", stack traces), even when the error handler handled them. They stay in
+ * the output channel; the user sees the extension's one message with the server's stderr.
+ */
+class OpalLanguageClient extends LanguageClient {
+  override error(message: string, data?: unknown): void {
+    super.error(message, data, false);
+  }
+}
+let serverBinary = 'opal';
+let serverState: ServerState = 'starting';
+
+/** Shown with an OPAL editor, and whenever the server needs attention. */
+function updateBarVisibility(): void {
+  const opalEditor = vscode.window.activeTextEditor?.document.languageId === 'opal';
+  if (opalEditor || serverState === 'crashed' || serverState === 'missing') bar.show();
+  else bar.hide();
+}
+
+/** The status bar item and the `{}` language status follow the client's state. */
+function setState(state: ServerState, detail = ''): void {
+  const v = statusView(state, detail);
+  serverState = state;
+  bar.text = v.text;
+  const tip = new vscode.MarkdownString(`${v.tooltip}\n\n[Restart](command:opal.restartServer) · [Show Output](command:opal.showOutput)`, true);
+  tip.isTrusted = { enabledCommands: ['opal.restartServer', 'opal.showOutput'] };
+  bar.tooltip = tip;
+  bar.backgroundColor = v.background ? new vscode.ThemeColor(v.background) : undefined;
+  status.text = `opal lsp: ${state}`;
+  status.detail = detail;
+  status.severity = state === 'ready' || state === 'starting' ? vscode.LanguageStatusSeverity.Information : vscode.LanguageStatusSeverity.Error;
+  void vscode.commands.executeCommand('setContext', 'opal.serverState', state);
+  updateBarVisibility();
+}
+
+/** A failure of the server in its own words, with Restart and Show Output. */
+function reportServerFailure(why: 'start' | 'crash'): void {
+  // stderr is read line by line: give the last lines a moment to arrive after the exit.
+  setTimeout(() => {
+    const msg = crashMessage(serverBinary, stderrTail.text(), why, crashes.count);
+    log.error(msg);
+    void vscode.window.showErrorMessage(msg, 'Restart', 'Show Output').then((pick) => {
+      if (pick === 'Restart') void vscode.commands.executeCommand('opal.restartServer');
+      if (pick === 'Show Output') log.show(true);
+    });
+  }, 300);
+}
+
+/** Whether a native window can open where the extension runs (not code-server, SSH, WSL…). */
+function hasDisplay(): boolean {
+  if (vscode.env.remoteName) return false;
+  if (process.platform === 'win32' || process.platform === 'darwin') return true;
+  return Boolean(process.env.DISPLAY || process.env.WAYLAND_DISPLAY);
+}
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   log = vscode.window.createOutputChannel('OPAL', { log: true });
   status = vscode.languages.createLanguageStatusItem('opal.server', { language: 'opal' });
   status.name = 'OPAL language server';
   status.command = { title: 'Show Output', command: 'opal.showOutput' };
+  bar = vscode.window.createStatusBarItem('opal.status', vscode.StatusBarAlignment.Left, 10);
+  bar.name = 'OPAL language server';
+  bar.command = 'opal.serverMenu';
+  updateBarVisibility();
+  void vscode.commands.executeCommand('setContext', 'opal.hasDisplay', hasDisplay());
   const core = new CoreView();
+  registerDebugging(context, { opalPath: () => findOpal(context, 'server.path')?.path, log: log });
   context.subscriptions.push(
     log,
     status,
+    bar,
+    vscode.window.onDidChangeActiveTextEditor(() => updateBarVisibility()),
+    vscode.tasks.registerTaskProvider('opal', new TaskProvider(context)),
+    vscode.commands.registerCommand('opal.serverMenu', async () => {
+      const pick = await vscode.window.showQuickPick(
+        [
+          { label: '$(debug-restart) Restart Language Server', id: 'opal.restartServer' },
+          { label: '$(output) Show Output', id: 'opal.showOutput' },
+          { label: '$(debug-stop) Stop Language Server', id: 'opal.stopServer' },
+        ],
+        { title: bar.tooltip instanceof vscode.MarkdownString ? bar.tooltip.value.split('\n')[0] : 'OPAL' },
+      );
+      if (pick) await vscode.commands.executeCommand(pick.id);
+    }),
+    vscode.commands.registerCommand('opal.stopServer', async () => {
+      await stopClient();
+      setState('stopped');
+    }),
+    vscode.commands.registerCommand('opal.openStepDebugger', (arg?: unknown) => openStepDebugger(context, arg)),
     vscode.workspace.registerTextDocumentContentProvider(CORE_SCHEME, core),
     vscode.workspace.onDidChangeTextDocument((e) => core.sourceChanged(e.document.uri)),
     vscode.commands.registerCommand('opal.restartServer', async () => {
       await stopClient();
+      crashes.reset();
       await startClient(context);
       core.refreshAll();
     }),
     vscode.commands.registerCommand('opal.runFile', (arg?: unknown) => runFile(context, arg)),
-    vscode.commands.registerCommand('opal.debugFile', (arg?: unknown) => debugFile(context, arg)),
+    vscode.commands.registerCommand('opal.debugFile', (arg?: unknown) => debugFile(arg)),
     vscode.commands.registerCommand('opal.showDesugared', (arg?: unknown) => core.show(arg)),
     vscode.commands.registerCommand('opal.showOutput', () => log.show(true)),
     vscode.workspace.onDidChangeConfiguration(async (e) => {
       if (e.affectsConfiguration('opal.server.path')) {
         log.info('opal.server.path changed: restarting the language server');
         await stopClient();
+        crashes.reset();
         await startClient(context);
         core.refreshAll();
       }
@@ -75,13 +167,23 @@ function findOpal(context: vscode.ExtensionContext, setting: 'server.path' | 'de
 async function startClient(context: vscode.ExtensionContext): Promise<void> {
   const opal = findOpal(context, 'server.path');
   if (!opal) {
-    status.text = 'opal lsp: not found';
-    status.severity = vscode.LanguageStatusSeverity.Error;
+    setState('missing', 'set opal.server.path or install opal');
     return;
   }
+  serverBinary = opal.path;
+  stderrTail.clear();
   log.info(`starting ${opal.path} lsp (found: ${opal.source})`);
+  setState('starting', opal.path);
   // TransportKind.stdio appends `--stdio`, which `opal lsp` accepts.
   const serverOptions: ServerOptions = { command: opal.path, args: ['lsp'], transport: TransportKind.stdio };
+  // starting → running, or → failed (reported once); a crash while running is restarted.
+  let phase: 'starting' | 'running' | 'failed' = 'starting';
+  const failed = (): void => {
+    if (phase === 'failed') return;
+    phase = 'failed';
+    setState('crashed', 'it did not start');
+    reportServerFailure('start');
+  };
   const clientOptions: LanguageClientOptions = {
     documentSelector: [
       { scheme: 'file', language: 'opal' },
@@ -89,22 +191,63 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
     ],
     outputChannel: log,
     traceOutputChannel: log,
+    revealOutputChannelOn: RevealOutputChannelOn.Never,
+    // The server's stderr goes to the output channel and into `stderrTail`, so a failure is
+    // reported in the server's own words.
+    stdioOptions: {
+      stdout: (input, channel) => {
+        readline.createInterface({ input, crlfDelay: Infinity, terminal: false }).on('line', (l) => channel.info(l));
+      },
+      stderr: (input, channel) => {
+        readline.createInterface({ input, crlfDelay: Infinity, terminal: false }).on('line', (l) => {
+          stderrTail.push(l);
+          channel.error(l);
+        });
+      },
+    },
+    initializationFailedHandler: (e) => {
+      log.error(`the language server failed to initialize: ${e instanceof Error ? e.message : String(e)}`);
+      return false;
+    },
+    errorHandler: {
+      error: (e, _message, count) => {
+        log.error(`connection to the language server: ${e.message}`);
+        return { action: phase === 'running' && (count ?? 0) <= 3 ? ErrorAction.Continue : ErrorAction.Shutdown, handled: true };
+      },
+      closed: () => {
+        // An exit before the server answered `initialize` is a failed start: reported once, by
+        // `failed`, never restarted (it would fail the same way).
+        if (phase !== 'running') {
+          failed();
+          return { action: CloseAction.DoNotRestart, handled: true };
+        }
+        if (crashes.onExit(Date.now())) {
+          log.warn(`the language server exited unexpectedly; restarting it (${crashes.count} in 3 minutes)`);
+          return { action: CloseAction.Restart, handled: true };
+        }
+        phase = 'failed';
+        setState('crashed', stderrTail.text().split('\n').slice(-1)[0] ?? '');
+        reportServerFailure('crash');
+        return { action: CloseAction.DoNotRestart, handled: true };
+      },
+    },
   };
-  client = new LanguageClient('opal', 'OPAL Language Server', serverOptions, clientOptions);
+  const c = new OpalLanguageClient('opal', 'OPAL Language Server', serverOptions, clientOptions);
+  client = c;
+  c.onDidChangeState((e) => {
+    if (client !== c || phase === 'failed') return;
+    if (e.newState === State.Running) setState('ready', opal.path);
+    else if (e.newState === State.Starting) setState('starting', opal.path);
+    else if (e.newState === State.Stopped) setState('stopped');
+  });
   try {
-    await client.start();
-    status.text = `opal lsp (${opal.source})`;
-    status.detail = opal.path;
-    status.severity = vscode.LanguageStatusSeverity.Information;
+    await c.start();
+    phase = 'running';
+    setState('ready', `${opal.source}: ${opal.path}`);
   } catch (e) {
-    const msg = e instanceof Error ? e.message : String(e);
-    log.error(`the language server did not start: ${msg}`);
-    status.text = 'opal lsp: failed';
-    status.severity = vscode.LanguageStatusSeverity.Error;
-    void vscode.window.showErrorMessage(`The OPAL language server (${opal.path}) did not start: ${msg}`, 'Show Output').then((pick) => {
-      if (pick) log.show(true);
-    });
-    client = undefined;
+    log.error(`the language server did not start: ${e instanceof Error ? e.message : String(e)}`);
+    failed();
+    if (client === c) client = undefined;
   }
 }
 
@@ -167,9 +310,23 @@ async function runFile(context: vscode.ExtensionContext, arg: unknown): Promise<
   terminal.sendText(line, true);
 }
 
-function debugFile(context: vscode.ExtensionContext, arg: unknown): Promise<void> {
+/** The Debug lens and command: debug the file in the editor (F5's debugger, `opal dap`). */
+async function debugFile(arg: unknown): Promise<void> {
+  const file = await savedFile(arg, 'debug');
+  if (!file) return;
+  const folder = vscode.workspace.getWorkspaceFolder(vscode.Uri.file(file));
+  const ok = await vscode.debug.startDebugging(folder, { type: 'opal', request: 'launch', name: `Debug ${path.basename(file)}`, program: file });
+  if (!ok) log.warn(`debugging ${file} did not start`);
+}
+
+/** "Open in Step Debugger": the native window (`opal debug FILE`), where a display exists. */
+function openStepDebugger(context: vscode.ExtensionContext, arg: unknown): Promise<void> {
   return savedFile(arg, 'debug').then((file) => {
     if (!file) return;
+    if (!hasDisplay()) {
+      void vscode.window.showErrorMessage('OPAL: the step debugger is a native window and there is no display here (remote, code-server or no DISPLAY). Use F5 to debug in the editor.');
+      return;
+    }
     const opal = findOpal(context, 'debugger.path');
     if (!opal) return;
     log.info(`debug: ${opal.path} debug ${file}`);
@@ -192,6 +349,42 @@ function debugFile(context: vscode.ExtensionContext, arg: unknown): Promise<void
       });
     });
   });
+}
+
+/** Tasks `opal run FILE` and `opal check FILE` for the .opal files in the workspace. */
+class TaskProvider implements vscode.TaskProvider {
+  constructor(private readonly context: vscode.ExtensionContext) {}
+
+  async provideTasks(): Promise<vscode.Task[]> {
+    const files = new Set<string>();
+    const active = vscode.window.activeTextEditor?.document;
+    if (active?.languageId === 'opal' && active.uri.scheme === 'file') files.add(active.uri.fsPath);
+    for (const uri of await vscode.workspace.findFiles('**/*.opal', '**/node_modules/**', 50)) files.add(uri.fsPath);
+    const tasks: vscode.Task[] = [];
+    for (const file of files) {
+      for (const command of ['run', 'check'] as const) {
+        const t = this.task({ type: 'opal', command, file }, vscode.workspace.getWorkspaceFolder(vscode.Uri.file(file)) ?? vscode.TaskScope.Workspace);
+        if (t) tasks.push(t);
+      }
+    }
+    return tasks;
+  }
+
+  resolveTask(task: vscode.Task): vscode.Task | undefined {
+    const d = task.definition;
+    if (!isOpalTask(d)) return undefined;
+    return this.task(d, task.scope ?? vscode.TaskScope.Workspace, task.definition);
+  }
+
+  private task(d: OpalTaskDefinition, scope: vscode.WorkspaceFolder | vscode.TaskScope, definition: vscode.TaskDefinition = d): vscode.Task | undefined {
+    const opal = findOpal(this.context, 'server.path');
+    if (!opal) return undefined;
+    const exec = new vscode.ProcessExecution(opal.path, taskArgs(d, (p) => fs.existsSync(p)), { cwd: path.dirname(d.file) });
+    const t = new vscode.Task(definition, scope, taskName(d), 'opal', exec, ['$opal']);
+    t.group = d.command === 'check' ? vscode.TaskGroup.Build : undefined;
+    t.detail = `opal ${d.command} ${d.file}`;
+    return t;
+  }
 }
 
 /** The read-only "Show Desugared Core" documents, refreshed as their sources change. */

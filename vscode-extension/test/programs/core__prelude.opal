@@ -1,0 +1,38 @@
+# The OPAL prelude (LANGUAGE.md §4). Church booleans and lists, paper §4.1; fix, EPIC §3.7.
+# `if`, `not`, `and`, `or` are keywords in OPAL, so they are defined here as `if_` … `or_`.
+# Only the definitions a program uses (transitively) are added to its initial term.
+
+true := fun (t, f): t ()
+false := fun (t, f): f ()
+if_ := fun (cond, case_true, case_false): cond (case_true, case_false)
+not_ := fun b: b (fun (): false, fun (): true)
+and_ := fun (a, b): a (fun (): b, fun (): false)
+or_ := fun (a, b): a (fun (): true, fun (): b)
+nil := fun (state, append): state
+fold := fun (l, init, each): l (init, each)
+cons := fun (hd, tl):
+    fun (state, append):
+        state := append (state, hd)
+        fold (tl, state, append)
+concat := fun (l1, l2):
+    fun (state, append):
+        state := fold (l1, state, append)
+        fold (l2, state, append)
+map := fun (l, f):
+    fun (state, append):
+        fold (l, state, fun (s, x): append (s, f x))
+filter := fun (l, p):
+    fun (state, append):
+        fold (l, state, fun (s, x): if_ (p x, fun (): append (s, x), fun (): s))
+length := fun l: fold (l, 0, fun (n, x): add (n, 1))
+reverse := fun l: fold (l, nil, fun (acc, x): cons (x, acc))
+is_empty := fun l: fold (l, true, fun (b, x): false)
+join_str := fun (l, sep):
+    step := fun ((acc, first), x): if_ (first, fun (): (x, false), fun (): (concat_str (concat_str (acc, sep), x), false))
+    (s, _) := fold (l, ("", true), step)
+    s
+fix_s := fun (fix_s, f_s):
+    fun i:
+        f := fix_s (fix_s, f_s)
+        f_s (f, i)
+fix := fun f_s: fix_s (fix_s, f_s)
