@@ -44,6 +44,25 @@ impl StdioClient {
         let _ = self.stdin.flush();
     }
 
+    /// Writes bytes as they are, with no framing (for transport tests).
+    pub fn write_bytes(&mut self, bytes: &[u8]) {
+        let _ = self.stdin.write_all(bytes);
+        let _ = self.stdin.flush();
+    }
+
+    /// The server's exit code once it exits by itself within `within` (it is killed after).
+    pub fn wait_exit(mut self, within: Duration) -> Option<i32> {
+        let deadline = Instant::now() + within;
+        while Instant::now() < deadline {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return status.code();
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = self.child.kill();
+        None
+    }
+
     pub fn send(&mut self, msg: &Value) {
         self.send_raw(msg.to_string().as_bytes());
     }
@@ -143,15 +162,7 @@ impl StdioClient {
     pub fn shutdown(mut self) -> Option<i32> {
         let _ = self.request("shutdown", Value::Null);
         self.notify("exit", Value::Null);
-        let deadline = Instant::now() + Duration::from_secs(5);
-        while Instant::now() < deadline {
-            if let Ok(Some(status)) = self.child.try_wait() {
-                return status.code();
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let _ = self.child.kill();
-        None
+        self.wait_exit(Duration::from_secs(5))
     }
 }
 

@@ -14,6 +14,7 @@ use serde::Deserialize;
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
@@ -47,6 +48,8 @@ struct State {
 pub struct Backend {
     client: Client,
     state: Arc<Mutex<State>>,
+    /// Set by `shutdown`: the exit code is 0 only after it (LSP `exit`).
+    shut_down: Arc<AtomicBool>,
 }
 
 fn is_world(uri: &Uri) -> bool {
@@ -112,7 +115,11 @@ impl State {
 
 impl Backend {
     pub fn new(client: Client) -> Backend {
-        Backend { client, state: Arc::new(Mutex::new(State::default())) }
+        Backend::with_shutdown_flag(client, Arc::default())
+    }
+
+    pub fn with_shutdown_flag(client: Client, shut_down: Arc<AtomicBool>) -> Backend {
+        Backend { client, state: Arc::new(Mutex::new(State::default())), shut_down }
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
@@ -325,6 +332,7 @@ impl LanguageServer for Backend {
 
     async fn shutdown(&self) -> Result<()> {
         self.lock().shut_down = true;
+        self.shut_down.store(true, Ordering::SeqCst);
         Ok(())
     }
 
@@ -615,7 +623,9 @@ fn collect_opal_files(dir: &Path, depth: usize, budget: &mut usize, out: &mut Ve
 }
 
 /// Serves the language server on stdin/stdout until the client sends `exit` or closes stdin.
+/// The exit code is 0 after a `shutdown` request, 1 otherwise (LSP `exit`).
 pub fn run_stdio() -> i32 {
+    let shut_down = Arc::new(AtomicBool::new(false));
     let rt = match tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build() {
         Ok(rt) => rt,
         Err(e) => {
@@ -630,11 +640,16 @@ pub fn run_stdio() -> i32 {
         tokio::spawn(crate::transport::pump_input(tokio::io::stdin(), feed, inject));
         let output = tokio::spawn(crate::transport::pump_output(drain, tokio::io::stdout(), injected));
         let (service, socket) =
-            LspService::build(Backend::new).custom_method("opal/desugar", Backend::desugar).custom_method("opal/documentText", Backend::document_text).finish();
+            LspService::build(|client| Backend::with_shutdown_flag(client, shut_down.clone())).custom_method("opal/desugar", Backend::desugar).custom_method("opal/documentText", Backend::document_text).finish();
         Server::new(server_in, server_out, socket).serve(service).await;
         let _ = output.await;
     });
     // Reading stdin occupies a blocking thread that may never return: do not wait for it.
     rt.shutdown_timeout(Duration::from_millis(100));
-    0
+    if shut_down.load(Ordering::SeqCst) {
+        0
+    } else {
+        eprintln!("opal lsp: exiting without a `shutdown` request first (exit code 1)");
+        1
+    }
 }

@@ -1,0 +1,121 @@
+//! Issue 19: `opal lsp` against raw bytes and unusual clients. The real binary over stdio;
+//! every test ends with a request that must still be answered.
+
+use opal_e2e::{opal, root};
+use opal_lsp::client::StdioClient;
+use serde_json::{json, Value};
+use std::time::Duration;
+
+fn dir_uri() -> String {
+    let dir = root().join("tests/lsp").canonicalize().expect("tests/lsp exists");
+    format!("file://{}", dir.display())
+}
+
+fn uri(name: &str) -> String {
+    format!("{}/{name}", dir_uri())
+}
+
+fn start() -> StdioClient {
+    let mut c = StdioClient::spawn(&opal(), &["lsp", "--stdio"], &[]).expect("start opal lsp");
+    c.initialize(&dir_uri()).expect("initialize");
+    c
+}
+
+fn frame(body: &str) -> Vec<u8> {
+    format!("Content-Length: {}\r\n\r\n{body}", body.len()).into_bytes()
+}
+
+fn hover_body(id: &str) -> String {
+    format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"textDocument/hover","params":{{"textDocument":{{"uri":"{}"}},"position":{{"line":0,"character":0}}}}}}"#, uri("a.opal"))
+}
+
+/// The answer to the id, and every error answered with `id: null` on the way.
+fn answer(c: &mut StdioClient, id: Value) -> Value {
+    c.wait_message(|m| m.get("method").is_none() && m["id"] == id).expect("an answer")
+}
+
+/// The session still works: a hover on an open document is answered.
+fn still_serving(c: &mut StdioClient) {
+    let r = c.request("textDocument/hover", json!({"textDocument": {"uri": uri("a.opal")}, "position": {"line": 0, "character": 0}}));
+    assert!(r.is_ok(), "the server still answers: {r:?}");
+}
+
+#[test]
+fn any_bytes_leave_the_session_running() {
+    let mut c = start();
+    c.open(&uri("a.opal"), "x := 1\nprint (&stdout, x)\n");
+    c.diagnostics(&uri("a.opal"), Some(1)).expect("diagnostics");
+    let cases: Vec<(&str, Vec<u8>, Option<i64>)> = vec![
+        ("a non-UTF-8 header line", [b"\xff\r\n".to_vec(), frame(&hover_body("101"))].concat(), None),
+        ("a non-UTF-8 header value", [format!("Content-Length: {}\r\nX-Name: caf", hover_body("102").len()).into_bytes(), b"\xe9\r\n\r\n".to_vec(), hover_body("102").into_bytes()].concat(), None),
+        ("Content-Length: abc", [b"Content-Length: abc\r\n\r\n".to_vec(), hover_body("103").into_bytes()].concat(), Some(-32700)),
+        ("a length too small", [b"Content-Length: 12\r\n\r\n".to_vec(), hover_body("104").into_bytes()].concat(), Some(-32700)),
+        ("a length too large", [format!("Content-Length: {}\r\n\r\n", hover_body("105").len() + 40).into_bytes(), hover_body("105").into_bytes()].concat(), Some(-32700)),
+        ("garbage between frames", b"hello\x00\x01 world\r\n\r\n".to_vec(), None),
+        ("a body that is not JSON", frame("{]"), Some(-32700)),
+        ("a batch", frame("[]"), Some(-32600)),
+    ];
+    for (what, bytes, err) in cases {
+        c.write_bytes(&bytes);
+        if let Some(code) = err {
+            let e = c.wait_message(|m| m.get("error").is_some()).unwrap_or_else(|e| panic!("{what}: {e}"));
+            assert_eq!(e["error"]["code"], json!(code), "{what}: {e}");
+        }
+        still_serving(&mut c);
+    }
+    // The well-framed hovers among them were answered.
+    for id in [101, 102] {
+        let _ = answer(&mut c, json!(id));
+    }
+    assert_eq!(c.shutdown(), Some(0));
+}
+
+#[test]
+fn odd_ids_get_invalid_request_with_the_id_and_the_session_goes_on() {
+    let mut c = start();
+    c.open(&uri("a.opal"), "x := 1\n");
+    for (raw, id) in [("1.5", json!(1.5)), ("1e300", json!(1e300)), ("18446744073709551616", json!(18446744073709551616.0)), ("true", Value::Null), ("[1]", Value::Null)] {
+        c.write_bytes(&frame(&hover_body(raw)));
+        let e = c.wait_message(|m| m.get("error").is_some()).expect("an error");
+        assert_eq!(e["error"]["code"], json!(-32600), "{raw}: {e}");
+        assert_eq!(e["id"], id, "{raw}: {e}");
+        still_serving(&mut c);
+    }
+    // Large ids that fit, and string ids, work.
+    c.write_bytes(&frame(&hover_body("9223372036854775807")));
+    assert!(answer(&mut c, json!(9223372036854775807i64)).get("error").is_none());
+    c.write_bytes(&frame(&hover_body("\"abc\"")));
+    assert!(answer(&mut c, json!("abc")).get("error").is_none());
+    assert_eq!(c.shutdown(), Some(0));
+}
+
+#[test]
+fn shutdown_accepts_empty_params_and_exit_codes_follow_the_spec() {
+    // lsp-mode: `shutdown` with `params: {}`, `exit` with `params: {}` → 0.
+    let mut c = start();
+    let r = c.request("shutdown", json!({}));
+    assert_eq!(r, Ok(Value::Null), "shutdown with {{}} params");
+    c.notify("exit", json!({}));
+    assert_eq!(c.wait_exit(Duration::from_secs(5)), Some(0));
+    // `shutdown` with `params: null`.
+    let mut c = start();
+    assert_eq!(c.request("shutdown", Value::Null), Ok(Value::Null));
+    c.notify("exit", Value::Null);
+    assert_eq!(c.wait_exit(Duration::from_secs(5)), Some(0));
+    // `exit` without `shutdown` → 1.
+    let mut c = start();
+    c.notify("exit", Value::Null);
+    assert_eq!(c.wait_exit(Duration::from_secs(5)), Some(1));
+}
+
+#[test]
+fn a_too_large_length_at_the_end_of_input_is_answered_after_a_pause() {
+    let mut c = start();
+    c.open(&uri("a.opal"), "x := 1\n");
+    let body = hover_body("77");
+    c.write_bytes(&[format!("Content-Length: {}\r\n\r\n", body.len() + 100).into_bytes(), body.into_bytes()].concat());
+    let e = answer(&mut c, json!(77));
+    assert_eq!(e["error"]["code"], json!(-32700), "{e}");
+    still_serving(&mut c);
+    assert_eq!(c.shutdown(), Some(0));
+}
