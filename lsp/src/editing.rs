@@ -71,7 +71,7 @@ pub fn completion(a: &Analysis, offset: u32) -> Vec<CompletionItem> {
         if !seen.insert(v.name.clone()) || v.name.starts_with('_') && v.name.len() == 1 {
             continue;
         }
-        let def = a.defs().iter().find(|d| d.span == v.span);
+        let def = a.def_at(v.span).map(|i| &a.defs()[i]);
         let known = def.map(|d| d.known.clone()).unwrap_or(Known::Unknown);
         let is_extern = def.is_some_and(|d| d.kind == DefKind::Extern);
         let kind = match (&known, is_extern) {
@@ -468,7 +468,10 @@ pub fn semantic_tokens(a: &Analysis) -> Vec<SemanticToken> {
     let mut spans: Vec<(Span, u32, u32)> = Vec::new();
     let defs = a.defs();
     let refs: std::collections::HashMap<u32, &RefTarget> = a.refs().iter().map(|(s, t)| (s.start, t)).collect();
-    for t in &lexed.tokens {
+    for (k, t) in lexed.tokens.iter().enumerate() {
+        if k % 1024 == 0 {
+            crate::cancel::check();
+        }
         let class = match &t.tok {
             Tok::Kw(_) => Some((ty("keyword"), 0)),
             Tok::Int(_) | Tok::Float(_) => Some((ty("number"), 0)),
@@ -487,7 +490,7 @@ pub fn semantic_tokens(a: &Analysis) -> Vec<SemanticToken> {
                         RefTarget::Handle(_) => (ty("variable"), 2),
                     })
                 } else {
-                    defs.iter().find(|d| d.span == t.span).map(|d| def_class(Some(d), true))
+                    a.def_at(t.span).map(|i| def_class(defs.get(i), true))
                 }
             }
             _ => None,
@@ -517,7 +520,10 @@ fn encode(a: &Analysis, spans: &[(Span, u32, u32)]) -> Vec<SemanticToken> {
     let p = a.pos();
     let mut out = Vec::with_capacity(spans.len());
     let (mut pl, mut pc) = (0u32, 0u32);
-    for (s, k, m) in spans {
+    for (i, (s, k, m)) in spans.iter().enumerate() {
+        if i % 1024 == 0 {
+            crate::cancel::check();
+        }
         let (start, end) = (p.position(s.start), p.position(s.end));
         if start.line != end.line || end.character <= start.character {
             continue;
@@ -546,51 +552,138 @@ pub fn token_delta(old: &[SemanticToken], new: &[SemanticToken]) -> Vec<Semantic
 
 // ---- inlay hints ---------------------------------------------------------------------------
 
+/// Label hints after each top-level statement and `threads …` hints after loop and `if`
+/// headers, for the items that overlap `range`. One walk of the syntax tree with the names in
+/// scope kept on a stack, and one pass over the core statements: linear in the file.
 pub fn inlay_hints(a: &Analysis, range: Span) -> Vec<InlayHint> {
     let p = a.pos();
     let mut out = Vec::new();
-    for item in &a.block().items {
-        if item.span.end < range.start || item.span.start > range.end {
-            continue;
+    let labels = a.label_ranges();
+    let mut scope = Scope::default();
+    for (item, labels) in a.block().items.iter().zip(labels) {
+        crate::cancel::check();
+        if item.span.start > range.end {
+            break;
         }
-        let line = a.lines.line_of(item.span.start);
-        let eol = a.lines.line_start(line) + a.lines.line_text(&a.text, line).len() as u32;
-        if let Some(labels) = a.label_range(item.span) {
-            out.push(InlayHint {
-                position: p.position(eol),
-                label: InlayHintLabel::String(format!("@{labels}")),
-                kind: None,
-                text_edits: None,
-                tooltip: Some(InlayHintTooltip::String("initial label(s) of the core statements this line desugars to (SEMANTICS.md §2)".into())),
-                padding_left: Some(true),
-                padding_right: None,
-                data: None,
-            });
+        if item.span.end >= range.start {
+            let line = a.lines.line_of(item.span.start);
+            let eol = a.lines.line_start(line) + line_len(a, line);
+            if let Some(labels) = labels {
+                out.push(InlayHint {
+                    position: p.position(eol),
+                    label: InlayHintLabel::String(format!("@{labels}")),
+                    kind: None,
+                    text_edits: None,
+                    tooltip: Some(InlayHintTooltip::String("initial label(s) of the core statements this line desugars to (SEMANTICS.md §2)".into())),
+                    padding_left: Some(true),
+                    padding_right: None,
+                    data: None,
+                });
+            }
+            threaded_hints(a, item, &mut scope, &mut out);
         }
-        threaded_hints(a, item, &mut out);
+        scope.bind_item(item);
     }
     out
 }
 
-/// For a loop or an `if`: the variables it threads (bound before it, rebound inside).
-fn threaded_hints(a: &Analysis, item: &Item, out: &mut Vec<InlayHint>) {
+/// A line's length in bytes without its line break (`\n` or `\r\n`).
+pub fn line_len(a: &Analysis, line: usize) -> u32 {
+    let t = a.lines.line_text(&a.text, line);
+    t.strip_suffix('\r').unwrap_or(t).len() as u32
+}
+
+/// The names in scope during a walk: a stack, with counts for lookups.
+#[derive(Default)]
+struct Scope {
+    names: Vec<String>,
+    count: std::collections::HashMap<String, u32>,
+}
+
+impl Scope {
+    fn push(&mut self, n: &str) {
+        self.names.push(n.to_string());
+        *self.count.entry(n.to_string()).or_default() += 1;
+    }
+
+    fn mark(&self) -> usize {
+        self.names.len()
+    }
+
+    fn pop_to(&mut self, mark: usize) {
+        for n in self.names.drain(mark..) {
+            if let Some(c) = self.count.get_mut(&n) {
+                *c -= 1;
+                if *c == 0 {
+                    self.count.remove(&n);
+                }
+            }
+        }
+    }
+
+    fn has(&self, n: &str) -> bool {
+        self.count.contains_key(n)
+    }
+
+    fn pattern(&mut self, p: &Pattern) {
+        let mut names = Vec::new();
+        p.names(&mut names);
+        names.iter().for_each(|id| self.push(&id.name));
+    }
+
+    /// What an item binds for the items after it in its block.
+    fn bind_item(&mut self, item: &Item) {
+        match &item.kind {
+            ItemKind::Bind(p, _) => self.pattern(p),
+            ItemKind::Aug(id, _, _) | ItemKind::Rec(id, _) => self.push(&id.name),
+            ItemKind::Extern(ids) => ids.iter().for_each(|id| self.push(&id.name)),
+            _ => {}
+        }
+    }
+
+    fn params(&mut self, ps: &Params) {
+        match ps {
+            Params::Name(id) => self.push(&id.name),
+            Params::Unit(_) => {}
+            Params::List(list, _) => {
+                for p in list {
+                    match p {
+                        Param::Pat(p) => self.pattern(p),
+                        Param::Amp(id) => self.push(&id.name),
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// For a loop or an `if`: the variables it threads (bound before it, rebound inside); then
+/// the same for the items nested in it, with `scope` the names visible at the item.
+fn threaded_hints(a: &Analysis, item: &Item, scope: &mut Scope, out: &mut Vec<InlayHint>) {
     let blocks: Vec<&Block> = match &item.kind {
         ItemKind::For(_, _, b) | ItemKind::While(_, b) | ItemKind::DoWhile(b, _) => vec![b],
         ItemKind::If(bs, els) => bs.iter().map(|(_, b)| b).chain(els.iter()).collect(),
-        _ => {
-            for_each_child_block(item, &mut |b| b.items.iter().for_each(|i| threaded_hints(a, i, out)));
+        ItemKind::Rec(id, e) => {
+            let m = scope.mark();
+            scope.push(&id.name);
+            expr_hints(a, e, scope, out);
+            scope.pop_to(m);
             return;
         }
+        ItemKind::Bind(_, e) | ItemKind::Ret(e) | ItemKind::Expr(e) | ItemKind::Aug(_, _, e) => {
+            expr_hints(a, e, scope, out);
+            return;
+        }
+        _ => return,
     };
     let mut names = Vec::new();
     for b in &blocks {
         assigned(b, &mut names);
     }
-    let before: HashSet<String> = a.scope_at(item.span.start).into_iter().map(|v| v.name).collect();
-    let threaded: Vec<String> = names.into_iter().filter(|n| before.contains(n) || externals::handle_root(n).is_some()).collect();
+    let threaded: Vec<String> = names.into_iter().filter(|n| scope.has(n) || externals::handle_root(n).is_some()).collect();
     if !threaded.is_empty() {
         let line = a.lines.line_of(item.span.start);
-        let header = a.lines.line_text(&a.text, line);
+        let header = &a.lines.line_text(&a.text, line)[..line_len(a, line) as usize];
         let col = header.rfind(':').map(|c| c + 1).unwrap_or(header.len()) as u32;
         out.push(InlayHint {
             position: a.pos().position(a.lines.line_start(line) + col),
@@ -605,10 +698,43 @@ fn threaded_hints(a: &Analysis, item: &Item, out: &mut Vec<InlayHint>) {
             data: None,
         });
     }
+    let m = scope.mark();
+    if let ItemKind::For(p, _, _) = &item.kind {
+        scope.pattern(p);
+    }
     for b in blocks {
-        for i in &b.items {
-            threaded_hints(a, i, out);
+        block_hints(a, b, scope, out);
+    }
+    scope.pop_to(m);
+}
+
+fn block_hints(a: &Analysis, b: &Block, scope: &mut Scope, out: &mut Vec<InlayHint>) {
+    let m = scope.mark();
+    for i in &b.items {
+        threaded_hints(a, i, scope, out);
+        scope.bind_item(i);
+    }
+    scope.pop_to(m);
+}
+
+fn expr_hints(a: &Analysis, e: &Expr, scope: &mut Scope, out: &mut Vec<InlayHint>) {
+    match &e.kind {
+        ExprKind::Fun(ps, body) => {
+            let m = scope.mark();
+            scope.params(ps);
+            match body {
+                FunBody::Block(b) => block_hints(a, b, scope, out),
+                FunBody::Expr(x) => expr_hints(a, x, scope, out),
+            }
+            scope.pop_to(m);
         }
+        ExprKind::Paren(x) | ExprKind::Prj(_, x) | ExprKind::Not(x) | ExprKind::Neg(x) => expr_hints(a, x, scope, out),
+        ExprKind::App(x, y) | ExprKind::Binary(_, x, y) => {
+            expr_hints(a, x, scope, out);
+            expr_hints(a, y, scope, out);
+        }
+        ExprKind::Tuple(xs) | ExprKind::List(xs) => xs.iter().for_each(|x| expr_hints(a, x, scope, out)),
+        _ => {}
     }
 }
 
@@ -709,4 +835,37 @@ pub fn code_lenses(uri: &Uri) -> Vec<CodeLens> {
         },
         CodeLens { range: at, command: Some(Command { title: "Debug".into(), command: "opal.debugFile".into(), arguments: Some(vec![arg]) }), data: None },
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::WorldInfo;
+
+    const NESTED: &str = "total := 0\nf := fun (n, h):\n    acc := n\n    for x in [1, 2]:\n        acc += x\n        if acc > 2:\n            h := h\n    ret acc\nfor y in [1, 2]:\n    total += y\nprint (&stdout, total)\n";
+
+    fn hints(src: &str) -> String {
+        let a = Analysis::new(src.to_string(), WorldInfo::default());
+        inlay_hints(&a, Span::new(0, src.len()))
+            .iter()
+            .map(|h| {
+                let label = match &h.label {
+                    InlayHintLabel::String(s) => s.clone(),
+                    InlayHintLabel::LabelParts(_) => String::new(),
+                };
+                format!("{}:{} {label}", h.position.line, h.position.character)
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    #[test]
+    fn inlay_hints_follow_nested_scopes() {
+        insta::assert_snapshot!("inlay_hints_nested", hints(NESTED));
+    }
+
+    #[test]
+    fn inlay_hints_sit_before_a_crlf() {
+        assert_eq!(hints(&NESTED.replace('\n', "\r\n")), hints(NESTED));
+    }
 }

@@ -4,6 +4,7 @@
 //! turn the answers into LSP results, `server` keeps documents and talks the protocol.
 
 pub mod analysis;
+pub mod cancel;
 pub mod client;
 pub mod document;
 pub mod editing;
@@ -11,5 +12,6 @@ pub mod navigation;
 pub mod position;
 pub mod server;
 pub mod transport;
+pub mod workspace;
 
 pub use server::run_stdio;

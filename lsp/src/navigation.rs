@@ -258,6 +258,7 @@ fn symbol(a: &Analysis, name: &str, detail: Option<String>, kind: SymbolKind, ra
 
 fn block_symbols(a: &Analysis, b: &Block, out: &mut Vec<DocumentSymbol>) {
     for item in &b.items {
+        crate::cancel::check();
         match &item.kind {
             ItemKind::Bind(Pattern::Name(id), e) => out.push(expr_symbol(a, id, e, item.span)),
             ItemKind::Bind(p, e) => {
@@ -299,7 +300,7 @@ fn expr_symbol(a: &Analysis, id: &Ident, e: &Expr, item: Span) -> DocumentSymbol
             symbol(a, &id.name, Some(format!("fun {params}")), SymbolKind::FUNCTION, item, id.span, children)
         }
         _ => {
-            let known = a.defs().iter().find(|d| d.span == id.span).map(|d| d.known.clone()).unwrap_or(Known::Unknown);
+            let known = a.def_at(id.span).map(|i| a.defs()[i].known.clone()).unwrap_or(Known::Unknown);
             let kind = match known {
                 Known::Fun(_) => SymbolKind::FUNCTION,
                 Known::Tuple(_) => SymbolKind::ARRAY,

@@ -92,7 +92,8 @@ fn parse_error(message: String, id: Value) -> Value {
 fn is_noise(skipped: &[u8]) -> bool {
     skipped.split(|b| *b == b'\n').any(|line| {
         let line = line.strip_suffix(b"\r").unwrap_or(line);
-        !line.is_empty() && !(line.is_ascii() && line.contains(&b':') && !line.contains(&b'{'))
+        let header_like = line.is_ascii() && line.contains(&b':') && !line.contains(&b'{');
+        !line.is_empty() && !header_like
     })
 }
 

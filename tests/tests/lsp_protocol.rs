@@ -26,7 +26,10 @@ fn frame(body: &str) -> Vec<u8> {
 }
 
 fn hover_body(id: &str) -> String {
-    format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"textDocument/hover","params":{{"textDocument":{{"uri":"{}"}},"position":{{"line":0,"character":0}}}}}}"#, uri("a.opal"))
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"textDocument/hover","params":{{"textDocument":{{"uri":"{}"}},"position":{{"line":0,"character":0}}}}}}"#,
+        uri("a.opal")
+    )
 }
 
 /// The answer to the id, and every error answered with `id: null` on the way.
@@ -47,10 +50,19 @@ fn any_bytes_leave_the_session_running() {
     c.diagnostics(&uri("a.opal"), Some(1)).expect("diagnostics");
     let cases: Vec<(&str, Vec<u8>, Option<i64>)> = vec![
         ("a non-UTF-8 header line", [b"\xff\r\n".to_vec(), frame(&hover_body("101"))].concat(), None),
-        ("a non-UTF-8 header value", [format!("Content-Length: {}\r\nX-Name: caf", hover_body("102").len()).into_bytes(), b"\xe9\r\n\r\n".to_vec(), hover_body("102").into_bytes()].concat(), None),
+        (
+            "a non-UTF-8 header value",
+            [format!("Content-Length: {}\r\nX-Name: caf", hover_body("102").len()).into_bytes(), b"\xe9\r\n\r\n".to_vec(), hover_body("102").into_bytes()]
+                .concat(),
+            None,
+        ),
         ("Content-Length: abc", [b"Content-Length: abc\r\n\r\n".to_vec(), hover_body("103").into_bytes()].concat(), Some(-32700)),
         ("a length too small", [b"Content-Length: 12\r\n\r\n".to_vec(), hover_body("104").into_bytes()].concat(), Some(-32700)),
-        ("a length too large", [format!("Content-Length: {}\r\n\r\n", hover_body("105").len() + 40).into_bytes(), hover_body("105").into_bytes()].concat(), Some(-32700)),
+        (
+            "a length too large",
+            [format!("Content-Length: {}\r\n\r\n", hover_body("105").len() + 40).into_bytes(), hover_body("105").into_bytes()].concat(),
+            Some(-32700),
+        ),
         ("garbage between frames", b"hello\x00\x01 world\r\n\r\n".to_vec(), None),
         ("a body that is not JSON", frame("{]"), Some(-32700)),
         ("a batch", frame("[]"), Some(-32600)),
@@ -74,7 +86,9 @@ fn any_bytes_leave_the_session_running() {
 fn odd_ids_get_invalid_request_with_the_id_and_the_session_goes_on() {
     let mut c = start();
     c.open(&uri("a.opal"), "x := 1\n");
-    for (raw, id) in [("1.5", json!(1.5)), ("1e300", json!(1e300)), ("18446744073709551616", json!(18446744073709551616.0)), ("true", Value::Null), ("[1]", Value::Null)] {
+    for (raw, id) in
+        [("1.5", json!(1.5)), ("1e300", json!(1e300)), ("18446744073709551616", json!(18446744073709551616.0)), ("true", Value::Null), ("[1]", Value::Null)]
+    {
         c.write_bytes(&frame(&hover_body(raw)));
         let e = c.wait_message(|m| m.get("error").is_some()).expect("an error");
         assert_eq!(e["error"]["code"], json!(-32600), "{raw}: {e}");
@@ -117,5 +131,53 @@ fn a_too_large_length_at_the_end_of_input_is_answered_after_a_pause() {
     let e = answer(&mut c, json!(77));
     assert_eq!(e["error"]["code"], json!(-32700), "{e}");
     still_serving(&mut c);
+    assert_eq!(c.shutdown(), Some(0));
+}
+
+/// A long program: functions, calls, and `if`s threading `stdout` (as in `opal-bench lsp`).
+fn long_source(blocks: usize) -> String {
+    let mut s = String::from("# A long program.\n");
+    for i in 0..blocks {
+        s.push_str(&format!(
+            "# block {i}\nf{i} := fun (a, b):\n    c := a + b\n    ret c * 2\nx{i} := f{i} ({i}, 1)\nif x{i} > 10:\n    print (&stdout, x{i})\n"
+        ));
+    }
+    s
+}
+
+#[test]
+fn cancelled_requests_answer_request_cancelled_and_do_not_hold_up_others() {
+    let mut c = start();
+    let u = uri("long.opal");
+    c.timeout = Duration::from_secs(120);
+    let t = std::time::Instant::now();
+    c.open(&u, &long_source(2_000));
+    c.diagnostics(&u, Some(1)).expect("diagnostics");
+    eprintln!("analysis of 14 000 lines: {:?}", t.elapsed());
+    let doc = json!({"textDocument": {"uri": u}});
+    let whole = json!({"textDocument": {"uri": u}, "range": {"start": {"line": 0, "character": 0}, "end": {"line": 60000, "character": 0}}});
+    let mut ids = Vec::new();
+    for k in 0..10 {
+        ids.push(if k % 2 == 0 {
+            c.request_async("textDocument/semanticTokens/full", doc.clone())
+        } else {
+            c.request_async("textDocument/inlayHint", whole.clone())
+        });
+    }
+    for id in &ids {
+        c.notify("$/cancelRequest", json!({"id": id}));
+    }
+    // A hover sent after them is answered.
+    let hover = c.request("textDocument/hover", json!({"textDocument": {"uri": u}, "position": {"line": 2, "character": 1}})).expect("hover");
+    assert!(hover["contents"]["value"].as_str().is_some_and(|v| v.contains("f0")), "{hover}");
+    for id in ids {
+        let r = answer(&mut c, json!(id));
+        assert_eq!(r["error"]["code"], json!(-32800), "request {id}: {}", &r.to_string()[..r.to_string().len().min(200)]);
+    }
+    // Not cancelled, the same requests complete.
+    let tokens = c.request("textDocument/semanticTokens/full", doc).expect("tokens");
+    assert!(tokens["data"].as_array().is_some_and(|d| d.len() > 2_000 * 5));
+    let hints = c.request("textDocument/inlayHint", whole).expect("hints");
+    assert_eq!(hints.as_array().map(Vec::len), Some(2_000 * 4), "a label hint per top-level item, a `threads` hint per if");
     assert_eq!(c.shutdown(), Some(0));
 }
