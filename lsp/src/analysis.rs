@@ -1,7 +1,7 @@
 //! One snapshot of a document taken through the shared front end, and the questions every
 //! feature asks of it: what is at this offset, what does it refer to, what is in scope.
 
-use crate::position::Positions;
+use crate::position::{Encoding, Positions};
 use opal_core::desugar::{Def, DefKind, Known, RefTarget};
 use opal_core::diag::Diagnostic;
 use opal_core::span::{LineIndex, Span};
@@ -29,6 +29,8 @@ pub struct Analysis {
     /// feature stays linear in the file).
     def_by_span: HashMap<Span, usize>,
     extern_by_name: HashMap<String, usize>,
+    /// What positions count (negotiated at `initialize`).
+    pub encoding: Encoding,
 }
 
 /// What a name at some offset refers to.
@@ -54,11 +56,15 @@ impl Analysis {
         let defs = &compiled.program.symbols.defs;
         let def_by_span = defs.iter().enumerate().rev().map(|(i, d)| (d.span, i)).collect();
         let extern_by_name = defs.iter().enumerate().rev().filter(|(_, d)| d.kind == DefKind::Extern).map(|(i, d)| (d.name.clone(), i)).collect();
-        Analysis { text, lines, compiled, world, diags, def_by_span, extern_by_name }
+        Analysis { text, lines, compiled, world, diags, def_by_span, extern_by_name, encoding: Encoding::Utf16 }
+    }
+
+    pub fn with_encoding(text: String, world: WorldInfo, encoding: Encoding) -> Analysis {
+        Analysis { encoding, ..Analysis::new(text, world) }
     }
 
     pub fn pos(&self) -> Positions<'_> {
-        Positions::new(&self.text, &self.lines)
+        Positions::with_encoding(&self.text, &self.lines, self.encoding)
     }
 
     pub fn defs(&self) -> &[Def] {

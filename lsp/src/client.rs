@@ -143,12 +143,24 @@ impl StdioClient {
         Ok(m["params"]["diagnostics"].clone())
     }
 
+    /// `initialize` as VS Code does it (markdown, snippets, hierarchical symbols, dynamic
+    /// registration, UTF-16), then `initialized`.
     pub fn initialize(&mut self, root_uri: &str) -> Result<Value, Value> {
         let caps = json!({
             "general": {"positionEncodings": ["utf-16"]},
-            "textDocument": {"publishDiagnostics": {"versionSupport": true, "relatedInformation": true}},
+            "textDocument": {
+                "publishDiagnostics": {"versionSupport": true, "relatedInformation": true},
+                "hover": {"contentFormat": ["markdown", "plaintext"]},
+                "completion": {"completionItem": {"snippetSupport": true, "documentationFormat": ["markdown", "plaintext"]}},
+                "documentSymbol": {"hierarchicalDocumentSymbolSupport": true}
+            },
             "workspace": {"didChangeWatchedFiles": {"dynamicRegistration": true}}
         });
+        self.initialize_with(root_uri, caps)
+    }
+
+    /// `initialize` with the given client capabilities, then `initialized`.
+    pub fn initialize_with(&mut self, root_uri: &str, caps: Value) -> Result<Value, Value> {
         let r = self.request("initialize", json!({"processId": null, "rootUri": root_uri, "capabilities": caps}))?;
         self.notify("initialized", json!({}));
         Ok(r)

@@ -346,3 +346,32 @@ pub fn fuzzy_match(query: &str, name: &str) -> bool {
     let mut it = name.chars().map(|c| c.to_ascii_lowercase());
     query.chars().map(|c| c.to_ascii_lowercase()).all(|q| it.any(|c| c == q))
 }
+
+/// A hover for a client that asked for plain text.
+pub fn plain_hover(h: Hover) -> Hover {
+    let contents = match h.contents {
+        HoverContents::Markup(m) if m.kind == MarkupKind::Markdown => {
+            HoverContents::Markup(MarkupContent { kind: MarkupKind::PlainText, value: plain_text(&m.value) })
+        }
+        c => c,
+    };
+    Hover { contents, range: h.range }
+}
+
+/// Markdown as plain text: code fences dropped (their code kept), `**bold**` and
+/// `` `code` `` markers removed, `---` rules as blank lines.
+pub fn plain_text(md: &str) -> String {
+    let mut out = String::new();
+    for line in md.lines() {
+        if line.starts_with("```") {
+            continue;
+        }
+        if line.trim() == "---" {
+            out.push('\n');
+            continue;
+        }
+        out.push_str(&line.replace("**", "").replace('`', ""));
+        out.push('\n');
+    }
+    out
+}

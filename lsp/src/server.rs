@@ -9,6 +9,7 @@
 use crate::analysis::{Analysis, WorldInfo};
 use crate::cancel::{self, CancelOnDrop, Cancelled};
 use crate::document::Document;
+use crate::position::Encoding;
 use crate::workspace::{self, Index};
 use crate::{editing, navigation};
 use opal_core::span::{LineIndex, Span};
@@ -25,6 +26,10 @@ use tower_lsp_server::{Client, LanguageServer, LspService, Server};
 
 /// How long diagnostics wait for more typing before they are computed.
 const DEBOUNCE: Duration = Duration::from_millis(30);
+/// Requests whose work grows with the whole file.
+const HEAVY: &[&str] = &["semanticTokens/full", "semanticTokens/full/delta", "inlayHint", "documentSymbol", "references", "formatting", "foldingRange"];
+/// How long heavy requests wait for a cancellation before they start.
+const GRACE: Duration = Duration::from_millis(2);
 
 struct Open {
     doc: Document,
@@ -55,8 +60,8 @@ struct Snapshot {
     version: i32,
     cell: Arc<OnceLock<Arc<Analysis>>>,
     stale: Arc<AtomicBool>,
-    /// The text and world to analyse, when the analysis is not there yet.
-    source: Option<(String, WorldInfo)>,
+    /// The text, world and position encoding to analyse, when the analysis is not there yet.
+    source: Option<(String, WorldInfo, Encoding)>,
 }
 
 impl Snapshot {
@@ -64,8 +69,8 @@ impl Snapshot {
         let source = &mut self.source;
         self.cell
             .get_or_init(|| {
-                let (text, world) = source.take().unwrap_or_default();
-                Arc::new(Analysis::new(text, world))
+                let (text, world, enc) = source.take().unwrap_or_default();
+                Arc::new(Analysis::with_encoding(text, world, enc))
             })
             .clone()
     }
@@ -77,8 +82,55 @@ struct TokensUpdate {
     previous: Option<(String, Vec<SemanticToken>)>,
 }
 
+/// What the client said it supports (`initialize`), as far as the server's answers change.
+#[derive(Clone, Copy, Debug)]
+struct ClientCaps {
+    encoding: Encoding,
+    /// Hover contents as markdown (else plain text).
+    hover_markdown: bool,
+    /// Completion documentation as markdown.
+    completion_markdown: bool,
+    snippets: bool,
+    hierarchical_symbols: bool,
+    /// `client/registerCapability` for file watchers.
+    watch_registration: bool,
+}
+
+impl Default for ClientCaps {
+    /// A client that says nothing gets the protocol's defaults: UTF-16, plain text, no
+    /// snippets, flat symbols, no dynamic registration.
+    fn default() -> ClientCaps {
+        ClientCaps {
+            encoding: Encoding::Utf16,
+            hover_markdown: false,
+            completion_markdown: false,
+            snippets: false,
+            hierarchical_symbols: false,
+            watch_registration: false,
+        }
+    }
+}
+
+impl ClientCaps {
+    fn from(c: &ClientCapabilities) -> ClientCaps {
+        let td = c.text_document.as_ref();
+        // A format list prefers its first entry; markdown anywhere in it is usable.
+        let markdown = |formats: Option<&Vec<MarkupKind>>| formats.is_some_and(|f| f.first() == Some(&MarkupKind::Markdown));
+        let item = td.and_then(|t| t.completion.as_ref()).and_then(|c| c.completion_item.as_ref());
+        ClientCaps {
+            encoding: Encoding::choose(c.general.as_ref().and_then(|g| g.position_encodings.as_deref()).unwrap_or(&[])),
+            hover_markdown: markdown(td.and_then(|t| t.hover.as_ref()).and_then(|h| h.content_format.as_ref())),
+            completion_markdown: markdown(item.and_then(|i| i.documentation_format.as_ref())),
+            snippets: item.and_then(|i| i.snippet_support) == Some(true),
+            hierarchical_symbols: td.and_then(|t| t.document_symbol.as_ref()).and_then(|d| d.hierarchical_document_symbol_support) == Some(true),
+            watch_registration: c.workspace.as_ref().and_then(|w| w.did_change_watched_files.as_ref()).and_then(|d| d.dynamic_registration) == Some(true),
+        }
+    }
+}
+
 #[derive(Default)]
 struct State {
+    caps: ClientCaps,
     docs: HashMap<Uri, Open>,
     roots: Vec<PathBuf>,
     /// Workspace symbols of the files on disk.
@@ -125,7 +177,7 @@ impl State {
     /// A snapshot of an open program (cheap when its analysis is already there).
     fn snapshot(&self, uri: &Uri) -> Option<Snapshot> {
         let o = self.docs.get(uri)?;
-        let source = if o.analysis.get().is_none() { Some((o.doc.text(), self.world_for(uri))) } else { None };
+        let source = if o.analysis.get().is_none() { Some((o.doc.text(), self.world_for(uri), self.caps.encoding)) } else { None };
         Some(Snapshot { version: o.doc.version, cell: o.analysis.clone(), stale: o.stale.clone(), source })
     }
 
@@ -206,6 +258,11 @@ impl Backend {
     ) -> Result<Option<(i32, T)>> {
         if is_world(uri) {
             return Ok(None);
+        }
+        if HEAVY.contains(&what) {
+            // Whole-file work waits a moment, so a `$/cancelRequest` sent right after the
+            // request (editors cancel superseded requests in bursts) drops it before it starts.
+            tokio::time::sleep(GRACE).await;
         }
         let Some(mut snap) = self.lock().snapshot(uri) else { return Ok(None) };
         let token = cancel::Token { request: Arc::default(), stale: snap.stale.clone() };
@@ -345,7 +402,7 @@ fn world_diagnostics(st: &mut State, uri: &Uri) -> Vec<(Uri, Vec<Diagnostic>, Op
     let text = open.doc.text();
     let version = open.doc.version;
     let lines = LineIndex::new(&text);
-    let pos = crate::position::Positions::new(&text, &lines);
+    let pos = crate::position::Positions::with_encoding(&text, &lines, st.caps.encoding);
     let diags = match opal_core::world::parse_world(&text) {
         Ok(_) => vec![],
         Err(ds) => ds.iter().map(|d| editing::to_lsp_diagnostic(&pos, uri, d)).collect(),
@@ -384,11 +441,13 @@ impl LanguageServer for Backend {
                 .chain(params.root_uri.and_then(|u| u.to_file_path().map(|p| p.into_owned())))
                 .collect();
             st.roots = roots;
+            st.caps = ClientCaps::from(&params.capabilities);
         }
+        let encoding = self.lock().caps.encoding;
         Ok(InitializeResult {
             server_info: Some(ServerInfo { name: "opal-lsp".into(), version: Some(env!("CARGO_PKG_VERSION").into()) }),
             capabilities: ServerCapabilities {
-                position_encoding: Some(PositionEncodingKind::UTF16),
+                position_encoding: Some(encoding.kind()),
                 text_document_sync: Some(TextDocumentSyncCapability::Options(TextDocumentSyncOptions {
                     open_close: Some(true),
                     change: Some(TextDocumentSyncKind::INCREMENTAL),
@@ -432,7 +491,10 @@ impl LanguageServer for Backend {
 
     async fn initialized(&self, _: InitializedParams) {
         self.client.log_message(MessageType::INFO, format!("opal lsp {} ready", env!("CARGO_PKG_VERSION"))).await;
-        self.register_watchers();
+        // Only clients that declared dynamic registration are asked to watch files.
+        if self.lock().caps.watch_registration {
+            self.register_watchers();
+        }
     }
 
     async fn shutdown(&self) -> Result<()> {
@@ -449,7 +511,9 @@ impl LanguageServer for Backend {
             if let Some(old) = st.docs.get_mut(&uri) {
                 old.changed();
             }
-            st.docs.insert(uri.clone(), Open::new(Document::new(&p.text_document.text, version, p.text_document.language_id)));
+            let mut doc = Document::new(&p.text_document.text, version, p.text_document.language_id);
+            doc.encoding = st.caps.encoding;
+            st.docs.insert(uri.clone(), Open::new(doc));
             if is_world(&uri) {
                 st.invalidate_programs();
             }
@@ -531,7 +595,9 @@ impl LanguageServer for Backend {
     async fn hover(&self, p: HoverParams) -> Result<Option<Hover>> {
         let uri = p.text_document_position_params.text_document.uri;
         let pos = p.text_document_position_params.position;
-        self.with_analysis("hover", &uri, move |a| Ok(navigation::hover(a, a.pos().offset(pos)))).await
+        let markdown = self.lock().caps.hover_markdown;
+        self.with_analysis("hover", &uri, move |a| Ok(navigation::hover(a, a.pos().offset(pos)).map(|h| if markdown { h } else { navigation::plain_hover(h) })))
+            .await
     }
 
     async fn goto_definition(&self, p: GotoDefinitionParams) -> Result<Option<GotoDefinitionResponse>> {
@@ -593,21 +659,42 @@ impl LanguageServer for Backend {
     }
 
     async fn document_symbol(&self, p: DocumentSymbolParams) -> Result<Option<DocumentSymbolResponse>> {
-        self.with_analysis("documentSymbol", &p.text_document.uri, |a| Ok(Some(DocumentSymbolResponse::Nested(navigation::document_symbols(a))))).await
+        let hierarchical = self.lock().caps.hierarchical_symbols;
+        let uri = p.text_document.uri;
+        let u = uri.clone();
+        self.with_analysis("documentSymbol", &uri, move |a| {
+            if hierarchical {
+                return Ok(Some(DocumentSymbolResponse::Nested(navigation::document_symbols(a))));
+            }
+            #[allow(deprecated)] // `SymbolInformation::deprecated` must still be written out.
+            let flat = navigation::flat_symbols(a)
+                .into_iter()
+                .map(|(name, kind, range, container_name)| SymbolInformation {
+                    name,
+                    kind,
+                    tags: None,
+                    deprecated: None,
+                    location: Location { uri: u.clone(), range },
+                    container_name,
+                })
+                .collect();
+            Ok(Some(DocumentSymbolResponse::Flat(flat)))
+        })
+        .await
     }
 
     async fn symbol(&self, p: WorkspaceSymbolParams) -> Result<Option<WorkspaceSymbolResponse>> {
-        let (mut index, roots, open) = {
+        let (mut index, roots, open, enc) = {
             let st = self.lock();
             let open: Vec<(Uri, Snapshot)> = st.docs.keys().filter(|u| !is_world(u)).filter_map(|u| Some((u.clone(), st.snapshot(u)?))).collect();
-            (st.index.clone(), st.roots.clone(), open)
+            (st.index.clone(), st.roots.clone(), open, st.caps.encoding)
         };
         let token = cancel::Token::default();
         let _cancel_on_drop = CancelOnDrop(token.request.clone());
         let query = p.query;
         let job = tokio::task::spawn_blocking(move || {
             cancel::run(token, move || {
-                index.refresh(&roots);
+                index.refresh(&roots, enc);
                 let open: Vec<(Uri, Arc<Analysis>)> = open.into_iter().map(|(u, mut s)| (u, s.analysis())).collect();
                 let found = workspace::query(&index, &open, &query);
                 (index, found)
@@ -629,7 +716,22 @@ impl LanguageServer for Backend {
     async fn completion(&self, p: CompletionParams) -> Result<Option<CompletionResponse>> {
         let uri = p.text_document_position.text_document.uri;
         let pos = p.text_document_position.position;
-        self.with_analysis("completion", &uri, move |a| Ok(Some(CompletionResponse::Array(editing::completion(a, a.pos().offset(pos)))))).await
+        let caps = self.lock().caps;
+        self.with_analysis("completion", &uri, move |a| {
+            let mut items = editing::completion(a, a.pos().offset(pos));
+            if !caps.snippets {
+                items.retain(|i| i.insert_text_format != Some(InsertTextFormat::SNIPPET));
+            }
+            if !caps.completion_markdown {
+                for i in &mut items {
+                    if let Some(Documentation::MarkupContent(m)) = &i.documentation {
+                        i.documentation = Some(Documentation::String(navigation::plain_text(&m.value)));
+                    }
+                }
+            }
+            Ok(Some(CompletionResponse::Array(items)))
+        })
+        .await
     }
 
     async fn signature_help(&self, p: SignatureHelpParams) -> Result<Option<SignatureHelp>> {

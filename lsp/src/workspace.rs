@@ -4,6 +4,7 @@
 //! documents answer from their own analysis, so unsaved edits show.
 
 use crate::analysis::{Analysis, WorldInfo};
+use crate::position::Encoding;
 use crate::{cancel, navigation};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -34,7 +35,7 @@ impl Index {
     }
 
     /// Brings the index up to date (reads every file the first time, then the dirty ones).
-    pub fn refresh(&mut self, roots: &[PathBuf]) {
+    pub fn refresh(&mut self, roots: &[PathBuf], enc: Encoding) {
         if !self.built {
             let mut files = Vec::new();
             let mut budget = 2000usize;
@@ -43,7 +44,7 @@ impl Index {
             }
             for uri in files {
                 cancel::check();
-                if let Some(entries) = read_symbols(&uri) {
+                if let Some(entries) = read_symbols(&uri, enc) {
                     self.files.insert(uri, Arc::new(entries));
                 }
             }
@@ -52,7 +53,7 @@ impl Index {
         }
         for uri in std::mem::take(&mut self.dirty) {
             cancel::check();
-            match read_symbols(&uri) {
+            match read_symbols(&uri, enc) {
                 Some(entries) => self.files.insert(uri, Arc::new(entries)),
                 None => self.files.remove(&uri),
             };
@@ -60,9 +61,9 @@ impl Index {
     }
 }
 
-fn read_symbols(uri: &Uri) -> Option<Vec<Entry>> {
+fn read_symbols(uri: &Uri, enc: Encoding) -> Option<Vec<Entry>> {
     let text = std::fs::read_to_string(uri.to_file_path()?).ok()?;
-    Some(navigation::flat_symbols(&Analysis::new(text, WorldInfo::default())))
+    Some(navigation::flat_symbols(&Analysis::with_encoding(text, WorldInfo::default(), enc)))
 }
 
 /// The symbols matching a query: open documents from their analyses, other files from the

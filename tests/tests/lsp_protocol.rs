@@ -181,3 +181,55 @@ fn cancelled_requests_answer_request_cancelled_and_do_not_hold_up_others() {
     assert_eq!(hints.as_array().map(Vec::len), Some(2_000 * 4), "a label hint per top-level item, a `threads` hint per if");
     assert_eq!(c.shutdown(), Some(0));
 }
+
+fn start_with_caps(caps: Value) -> (StdioClient, Value) {
+    let mut c = StdioClient::spawn(&opal(), &["lsp"], &[]).expect("start opal lsp");
+    let init = c.initialize_with(&dir_uri(), caps).expect("initialize");
+    (c, init)
+}
+
+const TOUR_LIKE: &str = "# Greets.\nshout := fun s: s ++ \"!\"\ncount := 0\nfor w in [\"a\", \"b\"]:\n    count += 1\nprint (&stdout, shout \"hi\")\n";
+
+#[test]
+fn a_client_that_declares_nothing_gets_plain_text_no_snippets_flat_symbols_no_registration() {
+    let (mut c, init) = start_with_caps(json!({}));
+    assert_eq!(init["capabilities"]["positionEncoding"], json!("utf-16"));
+    let u = uri("plain.opal");
+    c.open(&u, TOUR_LIKE);
+    c.diagnostics(&u, Some(1)).expect("diagnostics");
+    let hover = c.request("textDocument/hover", json!({"textDocument": {"uri": u}, "position": {"line": 5, "character": 17}})).expect("hover");
+    let completion = c.request("textDocument/completion", json!({"textDocument": {"uri": u}, "position": {"line": 5, "character": 0}})).expect("completion");
+    let items = completion.as_array().cloned().unwrap_or_default();
+    assert!(!items.is_empty());
+    assert!(items.iter().all(|i| i["insertTextFormat"] != json!(2)), "no snippets");
+    assert!(items.iter().all(|i| i["documentation"].is_null() || i["documentation"].is_string()), "plain documentation");
+    let symbols = c.request("textDocument/documentSymbol", json!({"textDocument": {"uri": u}})).expect("symbols");
+    // No `client/registerCapability` was sent: the only server-to-client traffic is notifications.
+    let registrations: Vec<&Value> = c.notifications.iter().filter(|m| m["method"] == "client/registerCapability").collect();
+    assert!(registrations.is_empty(), "{registrations:?}");
+    insta::assert_snapshot!(
+        "plain_client",
+        serde_json::to_string_pretty(&json!({"hover": hover, "symbols": symbols})).unwrap_or_default().replace(&dir_uri(), "file:///FIXTURES")
+    );
+    assert_eq!(c.shutdown(), Some(0));
+}
+
+#[test]
+fn utf8_positions_when_the_client_offers_them() {
+    let (mut c, init) = start_with_caps(json!({"general": {"positionEncodings": ["utf-8", "utf-16"]}}));
+    assert_eq!(init["capabilities"]["positionEncoding"], json!("utf-8"));
+    let u = uri("utf8.opal");
+    // `s` on line 1 is at byte 17 (the emoji is 4 bytes, é 2).
+    c.open(&u, "s := \"é😀\"\nt := \"é😀\" ++ s\nprint (&stdout, t)\n");
+    c.diagnostics(&u, Some(1)).expect("diagnostics");
+    let hover = c.request("textDocument/hover", json!({"textDocument": {"uri": u}, "position": {"line": 1, "character": 17}})).expect("hover");
+    assert_eq!(hover["range"], json!({"start": {"line": 1, "character": 17}, "end": {"line": 1, "character": 18}}), "{hover}");
+    // An edit at a byte column: after the emoji on line 0.
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": u, "version": 2}, "contentChanges": [{"range": {"start": {"line": 0, "character": 12}, "end": {"line": 0, "character": 12}}, "text": "!"}]}),
+    );
+    let text = c.request("opal/documentText", json!({"uri": u})).expect("text");
+    assert_eq!(text, json!("s := \"é😀!\"\nt := \"é😀\" ++ s\nprint (&stdout, t)\n"));
+    assert_eq!(c.shutdown(), Some(0));
+}
