@@ -60,6 +60,30 @@ fn in_comment_or_string(a: &Analysis, offset: u32) -> bool {
         || lex(&a.text).tokens.iter().any(|t| matches!(t.tok, Tok::Str(_)) && t.span.start < offset && offset < t.span.end)
 }
 
+/// Completions at most; a longer list is cut (best first) and marked incomplete.
+pub const MAX_COMPLETIONS: usize = 200;
+
+/// The identifier characters right before an offset: what the user is typing.
+pub fn typed_prefix(text: &str, offset: u32) -> &str {
+    let before = text.get(..(offset as usize).min(text.len())).unwrap_or("");
+    let start = before.char_indices().rev().take_while(|(_, c)| c.is_alphanumeric() || *c == '_').last().map_or(before.len(), |(i, _)| i);
+    &before[start..]
+}
+
+/// Completion items matching the typed prefix (its characters in order, ignoring case),
+/// best first, at most [`MAX_COMPLETIONS`]; `true` when some were cut.
+pub fn completion_list(a: &Analysis, offset: u32) -> (Vec<CompletionItem>, bool) {
+    let prefix = typed_prefix(&a.text, offset);
+    let mut items: Vec<CompletionItem> = completion(a, offset).into_iter().filter(|i| crate::navigation::fuzzy_match(prefix, &i.label)).collect();
+    // Names that start with the prefix come before ones that only contain its letters; else
+    // the order stays (scope innermost first, prelude, externals, handles, keywords, snippets).
+    let lower = prefix.to_lowercase();
+    items.sort_by_cached_key(|i| !i.label.to_lowercase().starts_with(&lower));
+    let cut = items.len() > MAX_COMPLETIONS;
+    items.truncate(MAX_COMPLETIONS);
+    (items, cut)
+}
+
 pub fn completion(a: &Analysis, offset: u32) -> Vec<CompletionItem> {
     if in_comment_or_string(a, offset) {
         return vec![];
@@ -180,7 +204,9 @@ fn enclosing_call(text: &str, offset: u32) -> Option<(Span, usize)> {
 pub fn signature_help(a: &Analysis, offset: u32) -> Option<SignatureHelp> {
     let (callee, active) = enclosing_call(&a.text, offset)?;
     let name = a.slice(callee);
-    let target = a.target_at(callee.start).map(|(_, t)| t);
+    // In an unclosed call the line does not parse, so the callee has no reference: resolve
+    // its name in the scope at the cursor instead.
+    let target = a.target_at(callee.start).map(|(_, t)| t).or_else(|| resolve_name(a, name, callee.start));
     let (label, params, doc) = match target {
         Some(crate::analysis::Target::Def(i)) => {
             let d = &a.defs()[i];
@@ -212,6 +238,22 @@ pub fn signature_help(a: &Analysis, offset: u32) -> Option<SignatureHelp> {
         active_signature: Some(0),
         active_parameter: Some(active.min(n.saturating_sub(1)) as u32),
     })
+}
+
+/// What a name means at an offset when the syntax tree has no reference for it: a binding in
+/// scope, else a prelude function, else a standard external.
+fn resolve_name(a: &Analysis, name: &str, offset: u32) -> Option<crate::analysis::Target> {
+    use crate::analysis::Target;
+    if let Some(v) = a.scope_at(offset).into_iter().rev().find(|v| v.name == name) {
+        return a.def_at(v.span).map(Target::Def);
+    }
+    if let Some(i) = a.extern_def(name) {
+        return Some(Target::Def(i));
+    }
+    if prelude::def(name).is_some() {
+        return Some(Target::Prelude(name.to_string()));
+    }
+    externals::standard(name).map(|_| Target::External(name.to_string()))
 }
 
 /// The parameters of the `fun` bound at a binding site (`f := fun …` or `rec f := fun …`).
@@ -259,14 +301,42 @@ pub fn minimal_edit(old: &str, new: &str) -> Option<(Span, String)> {
     while suffix > 0 && !old[old.len() - suffix..].starts_with('\n') && old.len() - suffix != prefix {
         suffix -= 1;
     }
+    // A `\r\n` break stays out of the edit whole: no position may count the `\r`.
+    if suffix > 0
+        && old[..old.len() - suffix].ends_with('\r')
+        && new[..new.len() - suffix].ends_with('\r')
+        && old.len() - suffix > prefix
+        && new.len() - suffix > prefix
+    {
+        suffix += 1;
+    }
     Some((Span::new(prefix, old.len() - suffix), new[prefix..new.len() - suffix].to_string()))
 }
 
+/// The line break a text uses: `\r\n` when its first line ends with one.
+pub fn line_break(text: &str) -> &'static str {
+    match text.find('\n') {
+        Some(i) if text[..i].ends_with('\r') => "\r\n",
+        _ => "\n",
+    }
+}
+
+/// Formatter output (always `\n`) with the document's line breaks.
+fn with_breaks(formatted: String, brk: &str) -> String {
+    if brk == "\n" {
+        formatted
+    } else {
+        formatted.replace('\n', brk)
+    }
+}
+
+/// The edit that formats the whole document; `Err` (with the reason) when it has syntax
+/// errors, which the server answers with no edits.
 pub fn format_document(a: &Analysis) -> Result<Option<(Span, String)>, String> {
     if a.compiled.parsed.diags.iter().any(|d| d.is_error()) {
         return Err("the file has syntax errors; fix them before formatting".into());
     }
-    Ok(minimal_edit(&a.text, &opal_core::format::format(&a.compiled.parsed)))
+    Ok(minimal_edit(&a.text, &with_breaks(opal_core::format::format(&a.compiled.parsed), line_break(&a.text))))
 }
 
 /// Formats the top-level items that overlap a range (each one parses on its own).
@@ -281,9 +351,9 @@ pub fn format_range(a: &Analysis, range: Span) -> Result<Option<(Span, String)>,
     if parsed.diags.iter().any(|d| d.is_error()) {
         return Err("the selected statements have syntax errors; fix them before formatting".into());
     }
-    let mut out = opal_core::format::format(&parsed);
+    let mut out = with_breaks(opal_core::format::format(&parsed), line_break(&a.text));
     if !slice.ends_with('\n') {
-        out.truncate(out.trim_end_matches('\n').len());
+        out.truncate(out.trim_end_matches(['\r', '\n']).len());
     }
     Ok(minimal_edit(slice, &out).map(|(s, t)| (Span::new(start + s.start as usize, start + s.end as usize), t)))
 }
@@ -319,9 +389,17 @@ fn push_fold(out: &mut Vec<FoldingRange>, start: u32, end: u32, kind: Option<Fol
     }
 }
 
+/// The line of the last character of a span that is not a blank or a line break.
+fn last_line(a: &Analysis, span: Span) -> u32 {
+    let text = a.text.get(span.start as usize..(span.end as usize).min(a.text.len())).unwrap_or("");
+    let end = span.start + text.trim_end().len() as u32;
+    a.lines.line_of(end.saturating_sub(1).max(span.start)) as u32
+}
+
 fn fold_block(a: &Analysis, b: &Block, out: &mut Vec<FoldingRange>) {
     for item in &b.items {
-        let (s, e) = (a.lines.line_of(item.span.start) as u32, a.lines.line_of(item.span.end) as u32);
+        crate::cancel::check();
+        let (s, e) = (a.lines.line_of(item.span.start) as u32, last_line(a, item.span));
         push_fold(out, s, e, Some(FoldingRangeKind::Region));
         for_each_child_block(item, &mut |blk| fold_block(a, blk, out));
     }
@@ -770,7 +848,7 @@ pub fn quick_fixes(a: &Analysis, range: Span) -> Vec<QuickFix> {
                 }
                 if crate::navigation::valid_ident(&name) {
                     let at = extern_insertion_point(a);
-                    add(format!("Declare `extern {name}`"), d, vec![(Span::new(at, at), format!("extern {name}\n"))], false);
+                    add(format!("Declare `extern {name}`"), d, vec![(Span::new(at, at), format!("extern {name}{}", line_break(&a.text)))], false);
                 }
             }
             ("W0001", _) => {
@@ -867,5 +945,67 @@ mod tests {
     #[test]
     fn inlay_hints_sit_before_a_crlf() {
         assert_eq!(hints(&NESTED.replace('\n', "\r\n")), hints(NESTED));
+    }
+
+    fn analysis(src: &str) -> Analysis {
+        Analysis::new(src.to_string(), WorldInfo::default())
+    }
+
+    fn sig(src: &str) -> Option<(String, Option<u32>)> {
+        let a = analysis(src);
+        signature_help(&a, src.len() as u32).map(|h| (h.signatures[0].label.clone(), h.active_parameter))
+    }
+
+    #[test]
+    fn signature_help_inside_unclosed_calls() {
+        let f = "shout := fun (s, n): s\n";
+        assert_eq!(sig(&format!("{f}x := shout (")), Some(("shout (s, n)".into(), Some(0))));
+        assert_eq!(sig(&format!("{f}x := shout (\"a\", ")), Some(("shout (s, n)".into(), Some(1))));
+        assert!(sig("print (&stdout, ").is_some_and(|(l, p)| l.starts_with("print") && p == Some(1)), "{:?}", sig("print (&stdout, "));
+        assert!(sig("x := map (").is_some_and(|(l, _)| l.starts_with("map")), "{:?}", sig("x := map ("));
+    }
+
+    #[test]
+    fn formatting_keeps_crlf() {
+        let a = analysis("x:=1\r\nf := fun (a,b):   a+b\r\nprint (&stdout,f (x,x))\r\n");
+        let (_, text) = format_document(&a).ok().flatten().unwrap_or_default();
+        assert!(!text.is_empty() && text.matches('\n').count() == text.matches("\r\n").count(), "{text:?}");
+        let (span, new) = format_range(&a, Span::new(7, 9)).ok().flatten().unwrap_or_default();
+        let after = format!("{}{new}{}", &a.text[..span.start as usize], &a.text[span.end as usize..]);
+        assert_eq!(after, "x:=1\r\nf := fun (a, b): a + b\r\nprint (&stdout,f (x,x))\r\n");
+        assert!(format_document(&analysis("x := (\n")).is_err(), "a broken file is not formatted");
+    }
+
+    #[test]
+    fn quick_fixes_keep_crlf() {
+        let src = "# c\r\nprint (&stdout, nope)\r\n";
+        let a = analysis(src);
+        let fixes = quick_fixes(&a, Span::new(0, src.len()));
+        let declare = fixes.iter().find(|q| q.title.starts_with("Declare")).map(|q| q.edits[0].1.clone());
+        assert_eq!(declare.as_deref(), Some("extern nope\r\n"));
+    }
+
+    #[test]
+    fn folds_end_on_the_last_line_of_their_block() {
+        let src = "f := fun (a, b):\n    c := a + b\n    ret c\n\ng := fun x:\n    ret x\nif f (1, 2) > 2:\n    print (&stdout, 1)\n";
+        let a = analysis(src);
+        let folds: Vec<(u32, u32)> = folding_ranges(&a).iter().map(|f| (f.start_line, f.end_line)).collect();
+        assert_eq!(folds, vec![(0, 2), (4, 5), (6, 7)]);
+        let crlf = analysis(&src.replace('\n', "\r\n"));
+        assert_eq!(folding_ranges(&crlf).iter().map(|f| (f.start_line, f.end_line)).collect::<Vec<_>>(), folds);
+    }
+
+    #[test]
+    fn completion_is_filtered_by_the_typed_prefix() {
+        let src = "printer := 1\nprogress := 2\nx := pr";
+        let a = analysis(src);
+        let (items, cut) = completion_list(&a, src.len() as u32);
+        let labels: Vec<&str> = items.iter().map(|i| i.label.as_str()).collect();
+        assert!(!cut);
+        assert!(labels.iter().all(|l| crate::navigation::fuzzy_match("pr", l)), "{labels:?}");
+        assert_eq!(&labels[..2], &["progress", "printer"], "bindings in scope first, innermost first: {labels:?}");
+        assert!(labels.contains(&"print"));
+        let (all, cut) = completion_list(&analysis("x := 1\n"), 7);
+        assert!(all.len() <= MAX_COMPLETIONS && cut == (completion(&analysis("x := 1\n"), 7).len() > MAX_COMPLETIONS));
     }
 }

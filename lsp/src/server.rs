@@ -718,7 +718,7 @@ impl LanguageServer for Backend {
         let pos = p.text_document_position.position;
         let caps = self.lock().caps;
         self.with_analysis("completion", &uri, move |a| {
-            let mut items = editing::completion(a, a.pos().offset(pos));
+            let (mut items, cut) = editing::completion_list(a, a.pos().offset(pos));
             if !caps.snippets {
                 items.retain(|i| i.insert_text_format != Some(InsertTextFormat::SNIPPET));
             }
@@ -729,7 +729,7 @@ impl LanguageServer for Backend {
                     }
                 }
             }
-            Ok(Some(CompletionResponse::Array(items)))
+            Ok(Some(if cut { CompletionResponse::List(CompletionList { is_incomplete: true, items }) } else { CompletionResponse::Array(items) }))
         })
         .await
     }
@@ -741,20 +741,19 @@ impl LanguageServer for Backend {
     }
 
     async fn formatting(&self, p: DocumentFormattingParams) -> Result<Option<Vec<TextEdit>>> {
-        self.with_analysis("formatting", &p.text_document.uri, |a| {
-            let edit = editing::format_document(a).map_err(invalid)?;
-            Ok(Some(edits_to_lsp(a, edit.into_iter().collect())))
-        })
-        .await
+        let r =
+            self.off_lock("formatting", &p.text_document.uri, |a| Ok(editing::format_document(a).map(|e| edits_to_lsp(a, e.into_iter().collect())))).await?;
+        self.edits_or_null(r.map(|(_, r)| r)).await
     }
 
     async fn range_formatting(&self, p: DocumentRangeFormattingParams) -> Result<Option<Vec<TextEdit>>> {
         let range = p.range;
-        self.with_analysis("rangeFormatting", &p.text_document.uri, move |a| {
-            let edit = editing::format_range(a, a.pos().span(range)).map_err(invalid)?;
-            Ok(Some(edits_to_lsp(a, edit.into_iter().collect())))
-        })
-        .await
+        let r = self
+            .off_lock("rangeFormatting", &p.text_document.uri, move |a| {
+                Ok(editing::format_range(a, a.pos().span(range)).map(|e| edits_to_lsp(a, e.into_iter().collect())))
+            })
+            .await?;
+        self.edits_or_null(r.map(|(_, r)| r)).await
     }
 
     async fn folding_range(&self, p: FoldingRangeParams) -> Result<Option<Vec<FoldingRange>>> {
@@ -823,6 +822,19 @@ impl LanguageServer for Backend {
 }
 
 impl Backend {
+    /// Formatting edits; a file that cannot be formatted answers `null` (no edits) and the
+    /// reason goes to the log, as rust-analyzer does (an error would be shown on every save).
+    async fn edits_or_null(&self, r: Option<std::result::Result<Vec<TextEdit>, String>>) -> Result<Option<Vec<TextEdit>>> {
+        match r {
+            Some(Ok(edits)) => Ok(Some(edits)),
+            Some(Err(why)) => {
+                self.client.log_message(MessageType::INFO, format!("opal lsp: not formatting: {why}")).await;
+                Ok(None)
+            }
+            None => Ok(None),
+        }
+    }
+
     /// Semantic tokens computed off the lock, recorded with a new result id.
     async fn fresh_tokens(&self, what: &'static str, uri: &Uri) -> Result<Option<TokensUpdate>> {
         let Some((version, data)) = self.off_lock(what, uri, |a| Ok(editing::semantic_tokens(a))).await? else { return Ok(None) };

@@ -233,3 +233,54 @@ fn utf8_positions_when_the_client_offers_them() {
     assert_eq!(text, json!("s := \"é😀!\"\nt := \"é😀\" ++ s\nprint (&stdout, t)\n"));
     assert_eq!(c.shutdown(), Some(0));
 }
+
+#[test]
+fn editing_unclosed_calls_crlf_files_and_broken_files() {
+    let mut c = start();
+    let u = uri("editing.opal");
+    let text = "shout := fun (s, n): s\r\nx := shout (\r\n";
+    c.open(&u, text);
+    c.diagnostics(&u, Some(1)).expect("diagnostics");
+    let sig = c.request("textDocument/signatureHelp", json!({"textDocument": {"uri": u}, "position": {"line": 1, "character": 12}})).expect("signature help");
+    assert_eq!(sig["signatures"][0]["label"], json!("shout (s, n)"), "{sig}");
+    // A column past the end of a CRLF line is before the `\r`: on the last name of the line.
+    let end = c.request("textDocument/hover", json!({"textDocument": {"uri": u}, "position": {"line": 0, "character": 99}})).expect("hover");
+    assert_eq!(end["range"], json!({"start": {"line": 0, "character": 21}, "end": {"line": 0, "character": 22}}), "{end}");
+    let opts = json!({"tabSize": 4, "insertSpaces": true});
+    // Formatting a broken file: no edits, no error.
+    assert_eq!(c.request("textDocument/formatting", json!({"textDocument": {"uri": u}, "options": opts})), Ok(Value::Null));
+    let f = uri("crlf.opal");
+    c.open(&f, "x:=1\r\nprint (&stdout,x)\r\n");
+    c.diagnostics(&f, Some(1)).expect("diagnostics");
+    let edits = c.request("textDocument/formatting", json!({"textDocument": {"uri": f}, "options": opts})).expect("formatting");
+    insta::assert_snapshot!("crlf_formatting", serde_json::to_string_pretty(&edits).unwrap_or_default());
+    assert!(edits.to_string().contains("\\r\\n") && !edits.to_string().replace("\\r\\n", "").contains("\\n"), "{edits}");
+    assert_eq!(c.shutdown(), Some(0));
+}
+
+#[test]
+fn workspace_symbols_come_from_an_index_updated_by_watched_file_events() {
+    let dir = std::env::temp_dir().join(format!("opal-lsp-index-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let file = dir.join("a.opal");
+    std::fs::write(&file, "alpha := 1\n").expect("write");
+    let root = format!("file://{}", dir.display());
+    let mut c = StdioClient::spawn(&opal(), &["lsp"], &[]).expect("start");
+    c.initialize(&root).expect("initialize");
+    let names = |c: &mut StdioClient, q: &str| -> Vec<String> {
+        let r = c.request("workspace/symbol", json!({"query": q})).expect("symbols");
+        r.as_array().map(|a| a.iter().filter_map(|s| s["name"].as_str().map(String::from)).collect()).unwrap_or_default()
+    };
+    assert_eq!(names(&mut c, "alpha"), vec!["alpha"]);
+    // The disk changes: the index does not re-read it until the client says so.
+    std::fs::write(&file, "beta := 1\n").expect("write");
+    assert_eq!(names(&mut c, "beta"), Vec::<String>::new(), "not re-read from disk on every request");
+    c.notify("workspace/didChangeWatchedFiles", json!({"changes": [{"uri": format!("{root}/a.opal"), "type": 2}]}));
+    assert_eq!(names(&mut c, "beta"), vec!["beta"]);
+    std::fs::remove_file(&file).expect("remove");
+    c.notify("workspace/didChangeWatchedFiles", json!({"changes": [{"uri": format!("{root}/a.opal"), "type": 3}]}));
+    assert_eq!(names(&mut c, "beta"), Vec::<String>::new());
+    assert_eq!(c.shutdown(), Some(0));
+    let _ = std::fs::remove_dir_all(&dir);
+}
