@@ -542,6 +542,12 @@ fn ty(name: &str) -> u32 {
 }
 
 pub fn semantic_tokens(a: &Analysis) -> Vec<SemanticToken> {
+    semantic_tokens_in(a, Span::new(0, a.text.len()))
+}
+
+/// The tokens that overlap a range (lines before it are not encoded; deltas start from the
+/// document's start, as the protocol wants).
+pub fn semantic_tokens_in(a: &Analysis, range: Span) -> Vec<SemanticToken> {
     let lexed = lex(&a.text);
     let mut spans: Vec<(Span, u32, u32)> = Vec::new();
     let defs = a.defs();
@@ -580,6 +586,7 @@ pub fn semantic_tokens(a: &Analysis) -> Vec<SemanticToken> {
     for c in &a.compiled.parsed.comments {
         spans.push((c.span, ty("comment"), 0));
     }
+    spans.retain(|(s, _, _)| s.end >= range.start && s.start <= range.end);
     spans.sort_by_key(|s| s.0.start);
     encode(a, &spans)
 }

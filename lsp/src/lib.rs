@@ -4,10 +4,12 @@
 //! turn the answers into LSP results, `server` keeps documents and talks the protocol.
 
 pub mod analysis;
+pub mod call_hierarchy;
 pub mod cancel;
 pub mod client;
 pub mod document;
 pub mod editing;
+pub mod linked_editing;
 pub mod navigation;
 pub mod position;
 pub mod server;

@@ -11,7 +11,7 @@ use crate::cancel::{self, CancelOnDrop, Cancelled};
 use crate::document::Document;
 use crate::position::Encoding;
 use crate::workspace::{self, Index};
-use crate::{editing, navigation};
+use crate::{call_hierarchy, editing, navigation};
 use opal_core::span::{LineIndex, Span};
 use serde::Deserialize;
 use std::collections::HashMap;
@@ -474,7 +474,7 @@ impl LanguageServer for Backend {
                 semantic_tokens_provider: Some(SemanticTokensServerCapabilities::SemanticTokensOptions(SemanticTokensOptions {
                     legend: editing::legend(),
                     full: Some(SemanticTokensFullOptions::Delta { delta: Some(true) }),
-                    range: None,
+                    range: Some(true),
                     work_done_progress_options: Default::default(),
                 })),
                 inlay_hint_provider: Some(OneOf::Left(true)),
@@ -483,6 +483,15 @@ impl LanguageServer for Backend {
                     ..Default::default()
                 })),
                 code_lens_provider: Some(CodeLensOptions { resolve_provider: Some(false) }),
+                declaration_provider: Some(DeclarationCapability::Simple(true)),
+                call_hierarchy_provider: Some(CallHierarchyServerCapability::Simple(true)),
+                linked_editing_range_provider: Some(LinkedEditingRangeServerCapabilities::Simple(true)),
+                diagnostic_provider: Some(DiagnosticServerCapabilities::Options(DiagnosticOptions {
+                    identifier: Some("opal".into()),
+                    inter_file_dependencies: true,
+                    workspace_diagnostics: false,
+                    work_done_progress_options: Default::default(),
+                })),
                 ..Default::default()
             },
             ..Default::default()
@@ -810,6 +819,60 @@ impl LanguageServer for Backend {
                 })
                 .collect();
             Ok(Some(actions))
+        })
+        .await
+    }
+
+    async fn goto_declaration(&self, p: GotoDefinitionParams) -> Result<Option<GotoDefinitionResponse>> {
+        // A binding is declared where it is defined (there are no separate declarations; an
+        // `extern` line is both).
+        self.goto_definition(p).await
+    }
+
+    async fn linked_editing_range(&self, p: LinkedEditingRangeParams) -> Result<Option<LinkedEditingRanges>> {
+        let uri = p.text_document_position_params.text_document.uri;
+        let pos = p.text_document_position_params.position;
+        self.with_analysis("linkedEditingRange", &uri, move |a| Ok(crate::linked_editing::ranges(a, a.pos().offset(pos)))).await
+    }
+
+    async fn prepare_call_hierarchy(&self, p: CallHierarchyPrepareParams) -> Result<Option<Vec<CallHierarchyItem>>> {
+        let uri = p.text_document_position_params.text_document.uri;
+        let pos = p.text_document_position_params.position;
+        let u = uri.clone();
+        self.with_analysis("prepareCallHierarchy", &uri, move |a| Ok(call_hierarchy::prepare(a, &u, a.pos().offset(pos)))).await
+    }
+
+    async fn incoming_calls(&self, p: CallHierarchyIncomingCallsParams) -> Result<Option<Vec<CallHierarchyIncomingCall>>> {
+        let uri = p.item.uri.clone();
+        let u = uri.clone();
+        self.with_analysis("callHierarchy/incomingCalls", &uri, move |a| Ok(Some(call_hierarchy::incoming(a, &u, &p.item)))).await
+    }
+
+    async fn outgoing_calls(&self, p: CallHierarchyOutgoingCallsParams) -> Result<Option<Vec<CallHierarchyOutgoingCall>>> {
+        let uri = p.item.uri.clone();
+        let u = uri.clone();
+        self.with_analysis("callHierarchy/outgoingCalls", &uri, move |a| Ok(Some(call_hierarchy::outgoing(a, &u, &p.item)))).await
+    }
+
+    async fn diagnostic(&self, p: DocumentDiagnosticParams) -> Result<DocumentDiagnosticReportResult> {
+        // Pull diagnostics: the same list as the pushed one, with the version as result id.
+        let uri = p.text_document.uri;
+        let u = uri.clone();
+        let r = self.off_lock("diagnostic", &uri, move |a| Ok(a.diags.iter().map(|d| editing::to_lsp_diagnostic(&a.pos(), &u, d)).collect::<Vec<_>>())).await?;
+        let (result_id, items) = match r {
+            Some((v, items)) => (Some(v.to_string()), items),
+            None => (None, vec![]),
+        };
+        Ok(DocumentDiagnosticReportResult::Report(DocumentDiagnosticReport::Full(RelatedFullDocumentDiagnosticReport {
+            related_documents: None,
+            full_document_diagnostic_report: FullDocumentDiagnosticReport { result_id, items },
+        })))
+    }
+
+    async fn semantic_tokens_range(&self, p: SemanticTokensRangeParams) -> Result<Option<SemanticTokensRangeResult>> {
+        let range = p.range;
+        self.with_analysis("semanticTokens/range", &p.text_document.uri, move |a| {
+            Ok(Some(SemanticTokensRangeResult::Tokens(SemanticTokens { result_id: None, data: editing::semantic_tokens_in(a, a.pos().span(range)) })))
         })
         .await
     }

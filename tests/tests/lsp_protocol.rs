@@ -284,3 +284,37 @@ fn workspace_symbols_come_from_an_index_updated_by_watched_file_events() {
     assert_eq!(c.shutdown(), Some(0));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn declaration_linked_editing_call_hierarchy_pull_diagnostics_and_token_ranges() {
+    let mut c = start();
+    let u = uri("more.opal");
+    let src = "double := fun x: x * 2\nquad := fun x:\n    y := double x\n    ret double y\nunused := 1\nprint (&stdout, quad 3)\n";
+    c.open(&u, src);
+    c.diagnostics(&u, Some(1)).expect("diagnostics");
+    let at = |line: u32, character: u32| json!({"textDocument": {"uri": u}, "position": {"line": line, "character": character}});
+    let declaration = c.request("textDocument/declaration", at(2, 10)).expect("declaration");
+    let linked = c.request("textDocument/linkedEditingRange", at(2, 4)).expect("linked editing");
+    let prepared = c.request("textDocument/prepareCallHierarchy", at(0, 1)).expect("prepare");
+    let item = prepared[0].clone();
+    let incoming = c.request("callHierarchy/incomingCalls", json!({"item": item})).expect("incoming");
+    let quad = c.request("textDocument/prepareCallHierarchy", at(1, 1)).expect("prepare quad");
+    let outgoing = c.request("callHierarchy/outgoingCalls", json!({"item": quad[0]})).expect("outgoing");
+    let pulled = c.request("textDocument/diagnostic", json!({"textDocument": {"uri": u}})).expect("pull diagnostics");
+    let range = c
+        .request(
+            "textDocument/semanticTokens/range",
+            json!({"textDocument": {"uri": u}, "range": {"start": {"line": 4, "character": 0}, "end": {"line": 4, "character": 11}}}),
+        )
+        .expect("token range");
+    insta::assert_snapshot!(
+        "more_capabilities",
+        serde_json::to_string_pretty(&json!({
+            "declaration of double": declaration, "linked editing of y": linked, "prepare double": prepared,
+            "incoming to double": incoming, "outgoing from quad": outgoing, "pull diagnostics": pulled, "tokens of line 5": range
+        }))
+        .unwrap_or_default()
+        .replace(&dir_uri(), "file:///FIXTURES")
+    );
+    assert_eq!(c.shutdown(), Some(0));
+}
