@@ -102,12 +102,15 @@ fn function_at(a: &Analysis, it: &CallHierarchyItem) -> Option<Function> {
     functions(a).into_iter().find(|f| f.def == def)
 }
 
+/// The calls from one caller (`None`: the file).
+type Calls = (Option<Function>, Vec<Span>);
+
 /// Who calls the function: grouped by the enclosing function (or the file), in the order of
 /// their first call.
 pub fn incoming(a: &Analysis, uri: &Uri, it: &CallHierarchyItem) -> Vec<CallHierarchyIncomingCall> {
     let Some(f) = function_at(a, it) else { return vec![] };
     let fns = functions(a);
-    let mut by_caller: BTreeMap<Option<(u32, usize)>, (Option<Function>, Vec<Span>)> = BTreeMap::new();
+    let mut by_caller: BTreeMap<Option<(u32, usize)>, Calls> = BTreeMap::new();
     for (s, t) in a.refs() {
         cancel::check();
         if *t != RefTarget::Def(f.def) {
@@ -117,7 +120,7 @@ pub fn incoming(a: &Analysis, uri: &Uri, it: &CallHierarchyItem) -> Vec<CallHier
         by_caller.entry(caller.map(|c| (c.item.start, c.def))).or_insert((caller, vec![])).1.push(*s);
     }
     let p = a.pos();
-    let mut callers: Vec<(Option<Function>, Vec<Span>)> = by_caller.into_values().collect();
+    let mut callers: Vec<Calls> = by_caller.into_values().collect();
     callers.sort_by_key(|(_, spans)| spans.first().map(|s| s.start));
     callers
         .into_iter()
