@@ -477,7 +477,10 @@ impl LanguageServer for Backend {
                     range: Some(true),
                     work_done_progress_options: Default::default(),
                 })),
-                inlay_hint_provider: Some(OneOf::Left(true)),
+                inlay_hint_provider: Some(OneOf::Right(InlayHintServerCapabilities::Options(InlayHintOptions {
+                    resolve_provider: Some(true),
+                    work_done_progress_options: Default::default(),
+                }))),
                 code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
                     code_action_kinds: Some(vec![CodeActionKind::QUICKFIX]),
                     ..Default::default()
@@ -797,6 +800,10 @@ impl LanguageServer for Backend {
     async fn inlay_hint(&self, p: InlayHintParams) -> Result<Option<Vec<InlayHint>>> {
         let range = p.range;
         self.with_analysis("inlayHint", &p.text_document.uri, move |a| Ok(Some(editing::inlay_hints(a, a.pos().span(range))))).await
+    }
+
+    async fn inlay_hint_resolve(&self, h: InlayHint) -> Result<InlayHint> {
+        Ok(editing::resolve_inlay_hint(h))
     }
 
     async fn code_action(&self, p: CodeActionParams) -> Result<Option<CodeActionResponse>> {

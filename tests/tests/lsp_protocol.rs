@@ -307,6 +307,15 @@ fn declaration_linked_editing_call_hierarchy_pull_diagnostics_and_token_ranges()
             json!({"textDocument": {"uri": u}, "range": {"start": {"line": 4, "character": 0}, "end": {"line": 4, "character": 11}}}),
         )
         .expect("token range");
+    let hints = c
+        .request(
+            "textDocument/inlayHint",
+            json!({"textDocument": {"uri": u}, "range": {"start": {"line": 0, "character": 0}, "end": {"line": 9, "character": 0}}}),
+        )
+        .expect("hints");
+    assert!(hints.as_array().is_some_and(|h| !h.is_empty() && h.iter().all(|x| x.get("tooltip").is_none())), "tooltips come with resolve: {hints}");
+    let resolved = c.request("inlayHint/resolve", hints[0].clone()).expect("resolve");
+    assert!(resolved["tooltip"].as_str().is_some_and(|t| t.contains("SEMANTICS.md")), "{resolved}");
     insta::assert_snapshot!(
         "more_capabilities",
         serde_json::to_string_pretty(&json!({
