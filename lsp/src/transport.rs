@@ -203,9 +203,16 @@ impl<R: AsyncRead + Unpin> FrameReader<R> {
             let upto = self.buf.len().min(len);
             if let Some(i) = find_header(&self.buf[..upto], scanned.saturating_sub(NAME.len())) {
                 if header_end(&self.buf[i..]).is_some() {
+                    // The declared body holds a complete value and then a header: too large.
                     if let Some(v) = complete_value(&self.buf[..i]) {
                         self.buf.drain(..i);
                         return Some(Frame::Bad(too_large(len, i, &v)));
+                    }
+                    // Or it holds garbage and then a whole well-formed message: the garbage
+                    // had a header of its own; read on from the message.
+                    if embedded_message(&self.buf[i..]) {
+                        self.skip(i);
+                        return Some(Frame::Bad(parse_error(format!("parse error: a message of {len} bytes cut short by the next header"), Value::Null)));
                     }
                 }
             }
@@ -237,6 +244,14 @@ enum Header {
     Bad(Value),
     /// Not a header after all (skipped).
     Garbage,
+}
+
+/// Whether bytes start with a header block and a complete body that is a JSON value.
+fn embedded_message(bytes: &[u8]) -> bool {
+    let Some((blank, body)) = header_end(bytes) else { return false };
+    let head = String::from_utf8_lossy(&bytes[..blank]);
+    let Some(n) = head.lines().next().and_then(|l| l.split_once(':')).and_then(|(_, v)| v.trim().parse::<usize>().ok()) else { return false };
+    bytes.get(body..body + n).is_some_and(|b| complete_value(b).is_some())
 }
 
 /// The bytes as one JSON value (surrounding blanks allowed).
@@ -466,6 +481,26 @@ mod tests {
 
     fn frame(body: &str) -> String {
         format!("Content-Length: {}\r\n\r\n{body}", body.len())
+    }
+
+    fn fragment() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
+        use proptest::prelude::*;
+        prop_oneof![
+            prop::sample::select(vec!["Content-Length: ", "content-length:", "Content-Length: 5", "\r\n", "\n", "\r\n\r\n", "{", "}", "\"", "99", "abc", ":"])
+                .prop_map(|s| s.as_bytes().to_vec()),
+            prop::collection::vec(any::<u8>(), 0..8),
+        ]
+    }
+
+    proptest::proptest! {
+        /// Any bytes, then two well-formed messages: the second is always read intact.
+        #[test]
+        fn any_garbage_is_followed_by_a_working_session(garbage in proptest::collection::vec(fragment(), 0..12)) {
+            let ok = r#"{"jsonrpc":"2.0","id":7,"method":"x"}"#;
+            let input = [garbage.concat(), frame(ok).into_bytes(), frame(ok).into_bytes()].concat();
+            let got = frames(&input);
+            proptest::prop_assert_eq!(got.last().map(String::as_str), Some(ok), "{:?}", String::from_utf8_lossy(&input));
+        }
     }
 
     #[test]
