@@ -532,6 +532,12 @@ fn bench_lsp() {
     }
 }
 
+/// A process's resident set size in KiB (Linux), 0 when unknown.
+fn rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status.lines().find_map(|l| l.strip_prefix("VmRSS:")).and_then(|v| v.split_whitespace().next()?.parse().ok()).unwrap_or(0)
+}
+
 fn bench_lsp_file(exe: &std::path::Path, lines: usize) -> Result<(), String> {
     use opal_lsp::client::StdioClient;
     use serde_json::json;
@@ -551,6 +557,7 @@ fn bench_lsp_file(exe: &std::path::Path, lines: usize) -> Result<(), String> {
     c.initialize("file:///tmp").map_err(|_| "initialize failed")?;
     c.open(uri, &text);
     c.diagnostics(uri, Some(1)).map_err(|_| "no diagnostics for the opened file")?;
+    let rss_open = rss_kib(c.pid());
     let p50 = |t: &mut Vec<Duration>| {
         t.sort();
         ms(t[t.len() / 2])
@@ -596,6 +603,21 @@ fn bench_lsp_file(exe: &std::path::Path, lines: usize) -> Result<(), String> {
             c.wait_message(|m| m.get("method").is_none() && m["id"] == json!(id))?;
         }
     }
+    // 10 000 edits (type a character, delete it), then the diagnostics of the last version.
+    let rss_before_edits = rss_kib(c.pid());
+    for k in 0..10_000u32 {
+        v += 1;
+        let line = ((k / 2) % (lines as u32 - 10)) / 7 * 7 + 5;
+        let change = if k % 2 == 0 {
+            json!({"range": {"start": {"line": line, "character": 0}, "end": {"line": line, "character": 0}}, "text": " "})
+        } else {
+            json!({"range": {"start": {"line": line, "character": 0}, "end": {"line": line, "character": 1}}, "text": ""})
+        };
+        c.notify("textDocument/didChange", json!({"textDocument": {"uri": uri, "version": v}, "contentChanges": [change]}));
+    }
+    c.diagnostics(uri, Some(v)).map_err(|_| format!("no diagnostics after 10 000 edits (version {v})"))?;
+    let _ = c.request("textDocument/semanticTokens/full", doc.clone());
+    let rss_edits = rss_kib(c.pid());
     hovers.sort();
     let hover_p95 = ms(hovers[hovers.len() * 95 / 100]);
     let diag_worst = ms(*diags.iter().max().unwrap_or(&Duration::ZERO));
@@ -605,6 +627,12 @@ fn bench_lsp_file(exe: &std::path::Path, lines: usize) -> Result<(), String> {
         p50(&mut diags),
         diag_worst,
         p50(&mut hovers)
+    );
+    println!(
+        "lsp {lines} lines: RSS after open {} MiB, before the edits (after the requests above) {} MiB, after 10 000 edits {} MiB",
+        rss_open / 1024,
+        rss_before_edits / 1024,
+        rss_edits / 1024
     );
     let _ = c.shutdown();
     Ok(())

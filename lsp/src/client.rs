@@ -44,6 +44,11 @@ impl StdioClient {
         let _ = self.stdin.flush();
     }
 
+    /// The server's process id (the benchmark reads its memory use).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Writes bytes as they are, with no framing (for transport tests).
     pub fn write_bytes(&mut self, bytes: &[u8]) {
         let _ = self.stdin.write_all(bytes);
