@@ -1,13 +1,14 @@
 //! One snapshot of a document taken through the shared front end, and the questions every
 //! feature asks of it: what is at this offset, what does it refer to, what is in scope.
 
-use crate::position::Positions;
+use crate::position::{Encoding, Positions};
 use opal_core::desugar::{Def, DefKind, Known, RefTarget};
 use opal_core::diag::Diagnostic;
 use opal_core::span::{LineIndex, Span};
 use opal_core::syntax::ast::*;
 use opal_core::world::World;
 use opal_core::{externals, prelude, Compiled};
+use std::collections::{HashMap, HashSet};
 
 /// The world file beside a program, as the server last read it.
 #[derive(Clone, Default)]
@@ -24,6 +25,12 @@ pub struct Analysis {
     pub world: WorldInfo,
     /// Every diagnostic of the program: front end plus the extern/world check.
     pub diags: Vec<Diagnostic>,
+    /// Definitions by their binding site, and `extern` declarations by name (so every
+    /// feature stays linear in the file).
+    def_by_span: HashMap<Span, usize>,
+    extern_by_name: HashMap<String, usize>,
+    /// What positions count (negotiated at `initialize`).
+    pub encoding: Encoding,
 }
 
 /// What a name at some offset refers to.
@@ -46,11 +53,18 @@ impl Analysis {
             diags.extend(opal_core::check_externs(&compiled.program, None));
         }
         diags.sort_by_key(|d| (d.span.start, d.span.end));
-        Analysis { text, lines, compiled, world, diags }
+        let defs = &compiled.program.symbols.defs;
+        let def_by_span = defs.iter().enumerate().rev().map(|(i, d)| (d.span, i)).collect();
+        let extern_by_name = defs.iter().enumerate().rev().filter(|(_, d)| d.kind == DefKind::Extern).map(|(i, d)| (d.name.clone(), i)).collect();
+        Analysis { text, lines, compiled, world, diags, def_by_span, extern_by_name, encoding: Encoding::Utf16 }
+    }
+
+    pub fn with_encoding(text: String, world: WorldInfo, encoding: Encoding) -> Analysis {
+        Analysis { encoding, ..Analysis::new(text, world) }
     }
 
     pub fn pos(&self) -> Positions<'_> {
-        Positions::new(&self.text, &self.lines)
+        Positions::with_encoding(&self.text, &self.lines, self.encoding)
     }
 
     pub fn defs(&self) -> &[Def] {
@@ -88,14 +102,50 @@ impl Analysis {
 
     /// The `extern` declaration of a name, if the program has one.
     pub fn extern_def(&self, name: &str) -> Option<usize> {
-        self.defs().iter().position(|d| d.kind == DefKind::Extern && d.name == name)
+        self.extern_by_name.get(name).copied()
+    }
+
+    /// The definition whose binding site is exactly this span.
+    pub fn def_at(&self, span: Span) -> Option<usize> {
+        self.def_by_span.get(&span).copied()
+    }
+
+    /// For each top-level item, the labels of the core statements it desugars to (as
+    /// [`Self::label_range`]), in one pass over the statements.
+    pub fn label_ranges(&self) -> Vec<Option<String>> {
+        let items = &self.block().items;
+        let mut first_last: Vec<Option<(usize, usize)>> = vec![None; items.len()];
+        for (i, s) in self.compiled.program.body.stmts.iter().enumerate() {
+            if s.span.end <= s.span.start {
+                continue;
+            }
+            let k = items.partition_point(|it| it.span.start <= s.span.start);
+            let Some(k) = k.checked_sub(1) else { continue };
+            if s.span.end > items[k].span.end {
+                continue;
+            }
+            let label = i + 1;
+            let e = first_last[k].get_or_insert((label, label));
+            e.0 = e.0.min(label);
+            e.1 = e.1.max(label);
+        }
+        first_last
+            .into_iter()
+            .map(|fl| match fl {
+                Some((a, b)) if a == b => Some(a.to_string()),
+                Some((a, b)) => Some(format!("{a}–{b}")),
+                None => None,
+            })
+            .collect()
     }
 
     /// Every place that refers to the target, the definition first when it is in this file.
     pub fn occurrences(&self, target: &Target) -> Vec<(Span, bool)> {
         let mut out = Vec::new();
+        let mut seen = HashSet::new();
         if let Target::Def(i) = target {
             out.push((self.defs()[*i].span, true));
+            seen.insert(self.defs()[*i].span);
         }
         for (span, t) in self.refs() {
             let same = match (t, target) {
@@ -106,7 +156,7 @@ impl Analysis {
                 (RefTarget::Handle(a), Target::Handle(b)) => a == b,
                 _ => false,
             };
-            if same && !out.iter().any(|(s, _)| s == span) {
+            if same && seen.insert(*span) {
                 out.push((*span, false));
             }
         }

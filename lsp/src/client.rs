@@ -44,6 +44,30 @@ impl StdioClient {
         let _ = self.stdin.flush();
     }
 
+    /// The server's process id (the benchmark reads its memory use).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Writes bytes as they are, with no framing (for transport tests).
+    pub fn write_bytes(&mut self, bytes: &[u8]) {
+        let _ = self.stdin.write_all(bytes);
+        let _ = self.stdin.flush();
+    }
+
+    /// The server's exit code once it exits by itself within `within` (it is killed after).
+    pub fn wait_exit(mut self, within: Duration) -> Option<i32> {
+        let deadline = Instant::now() + within;
+        while Instant::now() < deadline {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return status.code();
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = self.child.kill();
+        None
+    }
+
     pub fn send(&mut self, msg: &Value) {
         self.send_raw(msg.to_string().as_bytes());
     }
@@ -124,12 +148,24 @@ impl StdioClient {
         Ok(m["params"]["diagnostics"].clone())
     }
 
+    /// `initialize` as VS Code does it (markdown, snippets, hierarchical symbols, dynamic
+    /// registration, UTF-16), then `initialized`.
     pub fn initialize(&mut self, root_uri: &str) -> Result<Value, Value> {
         let caps = json!({
             "general": {"positionEncodings": ["utf-16"]},
-            "textDocument": {"publishDiagnostics": {"versionSupport": true, "relatedInformation": true}},
+            "textDocument": {
+                "publishDiagnostics": {"versionSupport": true, "relatedInformation": true},
+                "hover": {"contentFormat": ["markdown", "plaintext"]},
+                "completion": {"completionItem": {"snippetSupport": true, "documentationFormat": ["markdown", "plaintext"]}},
+                "documentSymbol": {"hierarchicalDocumentSymbolSupport": true}
+            },
             "workspace": {"didChangeWatchedFiles": {"dynamicRegistration": true}}
         });
+        self.initialize_with(root_uri, caps)
+    }
+
+    /// `initialize` with the given client capabilities, then `initialized`.
+    pub fn initialize_with(&mut self, root_uri: &str, caps: Value) -> Result<Value, Value> {
         let r = self.request("initialize", json!({"processId": null, "rootUri": root_uri, "capabilities": caps}))?;
         self.notify("initialized", json!({}));
         Ok(r)
@@ -143,15 +179,7 @@ impl StdioClient {
     pub fn shutdown(mut self) -> Option<i32> {
         let _ = self.request("shutdown", Value::Null);
         self.notify("exit", Value::Null);
-        let deadline = Instant::now() + Duration::from_secs(5);
-        while Instant::now() < deadline {
-            if let Ok(Some(status)) = self.child.try_wait() {
-                return status.code();
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let _ = self.child.kill();
-        None
+        self.wait_exit(Duration::from_secs(5))
     }
 }
 

@@ -1,5 +1,6 @@
 //! An open document: a rope edited incrementally, with its version.
 
+use crate::position::Encoding;
 use ropey::Rope;
 use tower_lsp_server::ls_types::{Position, TextDocumentContentChangeEvent};
 
@@ -7,11 +8,13 @@ pub struct Document {
     rope: Rope,
     pub version: i32,
     pub language_id: String,
+    /// What change positions count (UTF-16 unless the client chose otherwise).
+    pub encoding: Encoding,
 }
 
 impl Document {
     pub fn new(text: &str, version: i32, language_id: String) -> Document {
-        Document { rope: Rope::from_str(text), version, language_id }
+        Document { rope: Rope::from_str(text), version, language_id, encoding: Encoding::Utf16 }
     }
 
     pub fn text(&self) -> String {
@@ -48,10 +51,13 @@ impl Document {
                 len -= 1;
             }
         }
-        let units = line_slice.char_to_utf16_cu(len);
-        let col = (p.character as usize).min(units);
-        // A column inside a surrogate pair means the character that contains it.
-        start + line_slice.utf16_cu_to_char(col)
+        // A column inside a character (a surrogate pair, a UTF-8 sequence) means that character.
+        let in_line = match self.encoding {
+            Encoding::Utf16 => line_slice.utf16_cu_to_char((p.character as usize).min(line_slice.char_to_utf16_cu(len))),
+            Encoding::Utf8 => line_slice.byte_to_char((p.character as usize).min(line_slice.char_to_byte(len))),
+            Encoding::Utf32 => (p.character as usize).min(len),
+        };
+        start + in_line
     }
 }
 

@@ -60,6 +60,30 @@ fn in_comment_or_string(a: &Analysis, offset: u32) -> bool {
         || lex(&a.text).tokens.iter().any(|t| matches!(t.tok, Tok::Str(_)) && t.span.start < offset && offset < t.span.end)
 }
 
+/// Completions at most; a longer list is cut (best first) and marked incomplete.
+pub const MAX_COMPLETIONS: usize = 200;
+
+/// The identifier characters right before an offset: what the user is typing.
+pub fn typed_prefix(text: &str, offset: u32) -> &str {
+    let before = text.get(..(offset as usize).min(text.len())).unwrap_or("");
+    let start = before.char_indices().rev().take_while(|(_, c)| c.is_alphanumeric() || *c == '_').last().map_or(before.len(), |(i, _)| i);
+    &before[start..]
+}
+
+/// Completion items matching the typed prefix (its characters in order, ignoring case),
+/// best first, at most [`MAX_COMPLETIONS`]; `true` when some were cut.
+pub fn completion_list(a: &Analysis, offset: u32) -> (Vec<CompletionItem>, bool) {
+    let prefix = typed_prefix(&a.text, offset);
+    let mut items: Vec<CompletionItem> = completion(a, offset).into_iter().filter(|i| crate::navigation::fuzzy_match(prefix, &i.label)).collect();
+    // Names that start with the prefix come before ones that only contain its letters; else
+    // the order stays (scope innermost first, prelude, externals, handles, keywords, snippets).
+    let lower = prefix.to_lowercase();
+    items.sort_by_cached_key(|i| !i.label.to_lowercase().starts_with(&lower));
+    let cut = items.len() > MAX_COMPLETIONS;
+    items.truncate(MAX_COMPLETIONS);
+    (items, cut)
+}
+
 pub fn completion(a: &Analysis, offset: u32) -> Vec<CompletionItem> {
     if in_comment_or_string(a, offset) {
         return vec![];
@@ -71,7 +95,7 @@ pub fn completion(a: &Analysis, offset: u32) -> Vec<CompletionItem> {
         if !seen.insert(v.name.clone()) || v.name.starts_with('_') && v.name.len() == 1 {
             continue;
         }
-        let def = a.defs().iter().find(|d| d.span == v.span);
+        let def = a.def_at(v.span).map(|i| &a.defs()[i]);
         let known = def.map(|d| d.known.clone()).unwrap_or(Known::Unknown);
         let is_extern = def.is_some_and(|d| d.kind == DefKind::Extern);
         let kind = match (&known, is_extern) {
@@ -180,7 +204,9 @@ fn enclosing_call(text: &str, offset: u32) -> Option<(Span, usize)> {
 pub fn signature_help(a: &Analysis, offset: u32) -> Option<SignatureHelp> {
     let (callee, active) = enclosing_call(&a.text, offset)?;
     let name = a.slice(callee);
-    let target = a.target_at(callee.start).map(|(_, t)| t);
+    // In an unclosed call the line does not parse, so the callee has no reference: resolve
+    // its name in the scope at the cursor instead.
+    let target = a.target_at(callee.start).map(|(_, t)| t).or_else(|| resolve_name(a, name, callee.start));
     let (label, params, doc) = match target {
         Some(crate::analysis::Target::Def(i)) => {
             let d = &a.defs()[i];
@@ -212,6 +238,22 @@ pub fn signature_help(a: &Analysis, offset: u32) -> Option<SignatureHelp> {
         active_signature: Some(0),
         active_parameter: Some(active.min(n.saturating_sub(1)) as u32),
     })
+}
+
+/// What a name means at an offset when the syntax tree has no reference for it: a binding in
+/// scope, else a prelude function, else a standard external.
+fn resolve_name(a: &Analysis, name: &str, offset: u32) -> Option<crate::analysis::Target> {
+    use crate::analysis::Target;
+    if let Some(v) = a.scope_at(offset).into_iter().rev().find(|v| v.name == name) {
+        return a.def_at(v.span).map(Target::Def);
+    }
+    if let Some(i) = a.extern_def(name) {
+        return Some(Target::Def(i));
+    }
+    if prelude::def(name).is_some() {
+        return Some(Target::Prelude(name.to_string()));
+    }
+    externals::standard(name).map(|_| Target::External(name.to_string()))
 }
 
 /// The parameters of the `fun` bound at a binding site (`f := fun …` or `rec f := fun …`).
@@ -259,14 +301,42 @@ pub fn minimal_edit(old: &str, new: &str) -> Option<(Span, String)> {
     while suffix > 0 && !old[old.len() - suffix..].starts_with('\n') && old.len() - suffix != prefix {
         suffix -= 1;
     }
+    // A `\r\n` break stays out of the edit whole: no position may count the `\r`.
+    if suffix > 0
+        && old[..old.len() - suffix].ends_with('\r')
+        && new[..new.len() - suffix].ends_with('\r')
+        && old.len() - suffix > prefix
+        && new.len() - suffix > prefix
+    {
+        suffix += 1;
+    }
     Some((Span::new(prefix, old.len() - suffix), new[prefix..new.len() - suffix].to_string()))
 }
 
+/// The line break a text uses: `\r\n` when its first line ends with one.
+pub fn line_break(text: &str) -> &'static str {
+    match text.find('\n') {
+        Some(i) if text[..i].ends_with('\r') => "\r\n",
+        _ => "\n",
+    }
+}
+
+/// Formatter output (always `\n`) with the document's line breaks.
+fn with_breaks(formatted: String, brk: &str) -> String {
+    if brk == "\n" {
+        formatted
+    } else {
+        formatted.replace('\n', brk)
+    }
+}
+
+/// The edit that formats the whole document; `Err` (with the reason) when it has syntax
+/// errors, which the server answers with no edits.
 pub fn format_document(a: &Analysis) -> Result<Option<(Span, String)>, String> {
     if a.compiled.parsed.diags.iter().any(|d| d.is_error()) {
         return Err("the file has syntax errors; fix them before formatting".into());
     }
-    Ok(minimal_edit(&a.text, &opal_core::format::format(&a.compiled.parsed)))
+    Ok(minimal_edit(&a.text, &with_breaks(opal_core::format::format(&a.compiled.parsed), line_break(&a.text))))
 }
 
 /// Formats the top-level items that overlap a range (each one parses on its own).
@@ -281,9 +351,9 @@ pub fn format_range(a: &Analysis, range: Span) -> Result<Option<(Span, String)>,
     if parsed.diags.iter().any(|d| d.is_error()) {
         return Err("the selected statements have syntax errors; fix them before formatting".into());
     }
-    let mut out = opal_core::format::format(&parsed);
+    let mut out = with_breaks(opal_core::format::format(&parsed), line_break(&a.text));
     if !slice.ends_with('\n') {
-        out.truncate(out.trim_end_matches('\n').len());
+        out.truncate(out.trim_end_matches(['\r', '\n']).len());
     }
     Ok(minimal_edit(slice, &out).map(|(s, t)| (Span::new(start + s.start as usize, start + s.end as usize), t)))
 }
@@ -319,9 +389,17 @@ fn push_fold(out: &mut Vec<FoldingRange>, start: u32, end: u32, kind: Option<Fol
     }
 }
 
+/// The line of the last character of a span that is not a blank or a line break.
+fn last_line(a: &Analysis, span: Span) -> u32 {
+    let text = a.text.get(span.start as usize..(span.end as usize).min(a.text.len())).unwrap_or("");
+    let end = span.start + text.trim_end().len() as u32;
+    a.lines.line_of(end.saturating_sub(1).max(span.start)) as u32
+}
+
 fn fold_block(a: &Analysis, b: &Block, out: &mut Vec<FoldingRange>) {
     for item in &b.items {
-        let (s, e) = (a.lines.line_of(item.span.start) as u32, a.lines.line_of(item.span.end) as u32);
+        crate::cancel::check();
+        let (s, e) = (a.lines.line_of(item.span.start) as u32, last_line(a, item.span));
         push_fold(out, s, e, Some(FoldingRangeKind::Region));
         for_each_child_block(item, &mut |blk| fold_block(a, blk, out));
     }
@@ -464,11 +542,20 @@ fn ty(name: &str) -> u32 {
 }
 
 pub fn semantic_tokens(a: &Analysis) -> Vec<SemanticToken> {
+    semantic_tokens_in(a, Span::new(0, a.text.len()))
+}
+
+/// The tokens that overlap a range (lines before it are not encoded; deltas start from the
+/// document's start, as the protocol wants).
+pub fn semantic_tokens_in(a: &Analysis, range: Span) -> Vec<SemanticToken> {
     let lexed = lex(&a.text);
     let mut spans: Vec<(Span, u32, u32)> = Vec::new();
     let defs = a.defs();
     let refs: std::collections::HashMap<u32, &RefTarget> = a.refs().iter().map(|(s, t)| (s.start, t)).collect();
-    for t in &lexed.tokens {
+    for (k, t) in lexed.tokens.iter().enumerate() {
+        if k % 1024 == 0 {
+            crate::cancel::check();
+        }
         let class = match &t.tok {
             Tok::Kw(_) => Some((ty("keyword"), 0)),
             Tok::Int(_) | Tok::Float(_) => Some((ty("number"), 0)),
@@ -487,7 +574,7 @@ pub fn semantic_tokens(a: &Analysis) -> Vec<SemanticToken> {
                         RefTarget::Handle(_) => (ty("variable"), 2),
                     })
                 } else {
-                    defs.iter().find(|d| d.span == t.span).map(|d| def_class(Some(d), true))
+                    a.def_at(t.span).map(|i| def_class(defs.get(i), true))
                 }
             }
             _ => None,
@@ -499,6 +586,7 @@ pub fn semantic_tokens(a: &Analysis) -> Vec<SemanticToken> {
     for c in &a.compiled.parsed.comments {
         spans.push((c.span, ty("comment"), 0));
     }
+    spans.retain(|(s, _, _)| s.end >= range.start && s.start <= range.end);
     spans.sort_by_key(|s| s.0.start);
     encode(a, &spans)
 }
@@ -517,7 +605,10 @@ fn encode(a: &Analysis, spans: &[(Span, u32, u32)]) -> Vec<SemanticToken> {
     let p = a.pos();
     let mut out = Vec::with_capacity(spans.len());
     let (mut pl, mut pc) = (0u32, 0u32);
-    for (s, k, m) in spans {
+    for (i, (s, k, m)) in spans.iter().enumerate() {
+        if i % 1024 == 0 {
+            crate::cancel::check();
+        }
         let (start, end) = (p.position(s.start), p.position(s.end));
         if start.line != end.line || end.character <= start.character {
             continue;
@@ -546,69 +637,203 @@ pub fn token_delta(old: &[SemanticToken], new: &[SemanticToken]) -> Vec<Semantic
 
 // ---- inlay hints ---------------------------------------------------------------------------
 
+/// The `data` of a label hint and of a `threads` hint, for `inlayHint/resolve`.
+pub const HINT_LABELS: &str = "labels";
+pub const HINT_THREADS: &str = "threads";
+
+/// Fills in a hint's tooltip (left out of `textDocument/inlayHint` to keep big answers small).
+pub fn resolve_inlay_hint(mut h: InlayHint) -> InlayHint {
+    let tip = match h.data.as_ref().and_then(|d| d.as_str()) {
+        Some(HINT_LABELS) => "initial label(s) of the core statements this line desugars to (SEMANTICS.md §2)",
+        Some(HINT_THREADS) => "variables bound before and rebound inside: passed in and returned by the desugared function (LANGUAGE.md §3.6)",
+        _ => return h,
+    };
+    h.tooltip = Some(InlayHintTooltip::String(tip.into()));
+    h
+}
+
+/// Label hints after each top-level statement and `threads …` hints after loop and `if`
+/// headers, for the items that overlap `range`. One walk of the syntax tree with the names in
+/// scope kept on a stack, and one pass over the core statements: linear in the file.
 pub fn inlay_hints(a: &Analysis, range: Span) -> Vec<InlayHint> {
     let p = a.pos();
     let mut out = Vec::new();
-    for item in &a.block().items {
-        if item.span.end < range.start || item.span.start > range.end {
-            continue;
+    let labels = a.label_ranges();
+    let mut scope = Scope::default();
+    for (item, labels) in a.block().items.iter().zip(labels) {
+        crate::cancel::check();
+        if item.span.start > range.end {
+            break;
         }
-        let line = a.lines.line_of(item.span.start);
-        let eol = a.lines.line_start(line) + a.lines.line_text(&a.text, line).len() as u32;
-        if let Some(labels) = a.label_range(item.span) {
-            out.push(InlayHint {
-                position: p.position(eol),
-                label: InlayHintLabel::String(format!("@{labels}")),
-                kind: None,
-                text_edits: None,
-                tooltip: Some(InlayHintTooltip::String("initial label(s) of the core statements this line desugars to (SEMANTICS.md §2)".into())),
-                padding_left: Some(true),
-                padding_right: None,
-                data: None,
-            });
+        if item.span.end >= range.start {
+            let line = a.lines.line_of(item.span.start);
+            let eol = a.lines.line_start(line) + line_len(a, line);
+            if let Some(labels) = labels {
+                out.push(InlayHint {
+                    position: p.position(eol),
+                    label: InlayHintLabel::String(format!("@{labels}")),
+                    kind: None,
+                    text_edits: None,
+                    // The tooltip comes with `inlayHint/resolve` (50 000 lines make 28 000 hints).
+                    tooltip: None,
+                    padding_left: Some(true),
+                    padding_right: None,
+                    data: Some(serde_json::json!(HINT_LABELS)),
+                });
+            }
+            threaded_hints(a, item, &mut scope, &mut out);
         }
-        threaded_hints(a, item, &mut out);
+        scope.bind_item(item);
     }
     out
 }
 
-/// For a loop or an `if`: the variables it threads (bound before it, rebound inside).
-fn threaded_hints(a: &Analysis, item: &Item, out: &mut Vec<InlayHint>) {
+/// A line's length in bytes without its line break (`\n` or `\r\n`).
+pub fn line_len(a: &Analysis, line: usize) -> u32 {
+    let t = a.lines.line_text(&a.text, line);
+    t.strip_suffix('\r').unwrap_or(t).len() as u32
+}
+
+/// The names in scope during a walk: a stack, with counts for lookups.
+#[derive(Default)]
+struct Scope {
+    names: Vec<String>,
+    count: std::collections::HashMap<String, u32>,
+}
+
+impl Scope {
+    fn push(&mut self, n: &str) {
+        self.names.push(n.to_string());
+        *self.count.entry(n.to_string()).or_default() += 1;
+    }
+
+    fn mark(&self) -> usize {
+        self.names.len()
+    }
+
+    fn pop_to(&mut self, mark: usize) {
+        for n in self.names.drain(mark..) {
+            if let Some(c) = self.count.get_mut(&n) {
+                *c -= 1;
+                if *c == 0 {
+                    self.count.remove(&n);
+                }
+            }
+        }
+    }
+
+    fn has(&self, n: &str) -> bool {
+        self.count.contains_key(n)
+    }
+
+    fn pattern(&mut self, p: &Pattern) {
+        let mut names = Vec::new();
+        p.names(&mut names);
+        names.iter().for_each(|id| self.push(&id.name));
+    }
+
+    /// What an item binds for the items after it in its block.
+    fn bind_item(&mut self, item: &Item) {
+        match &item.kind {
+            ItemKind::Bind(p, _) => self.pattern(p),
+            ItemKind::Aug(id, _, _) | ItemKind::Rec(id, _) => self.push(&id.name),
+            ItemKind::Extern(ids) => ids.iter().for_each(|id| self.push(&id.name)),
+            _ => {}
+        }
+    }
+
+    fn params(&mut self, ps: &Params) {
+        match ps {
+            Params::Name(id) => self.push(&id.name),
+            Params::Unit(_) => {}
+            Params::List(list, _) => {
+                for p in list {
+                    match p {
+                        Param::Pat(p) => self.pattern(p),
+                        Param::Amp(id) => self.push(&id.name),
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// For a loop or an `if`: the variables it threads (bound before it, rebound inside); then
+/// the same for the items nested in it, with `scope` the names visible at the item.
+fn threaded_hints(a: &Analysis, item: &Item, scope: &mut Scope, out: &mut Vec<InlayHint>) {
     let blocks: Vec<&Block> = match &item.kind {
         ItemKind::For(_, _, b) | ItemKind::While(_, b) | ItemKind::DoWhile(b, _) => vec![b],
         ItemKind::If(bs, els) => bs.iter().map(|(_, b)| b).chain(els.iter()).collect(),
-        _ => {
-            for_each_child_block(item, &mut |b| b.items.iter().for_each(|i| threaded_hints(a, i, out)));
+        ItemKind::Rec(id, e) => {
+            let m = scope.mark();
+            scope.push(&id.name);
+            expr_hints(a, e, scope, out);
+            scope.pop_to(m);
             return;
         }
+        ItemKind::Bind(_, e) | ItemKind::Ret(e) | ItemKind::Expr(e) | ItemKind::Aug(_, _, e) => {
+            expr_hints(a, e, scope, out);
+            return;
+        }
+        _ => return,
     };
     let mut names = Vec::new();
     for b in &blocks {
         assigned(b, &mut names);
     }
-    let before: HashSet<String> = a.scope_at(item.span.start).into_iter().map(|v| v.name).collect();
-    let threaded: Vec<String> = names.into_iter().filter(|n| before.contains(n) || externals::handle_root(n).is_some()).collect();
+    let threaded: Vec<String> = names.into_iter().filter(|n| scope.has(n) || externals::handle_root(n).is_some()).collect();
     if !threaded.is_empty() {
         let line = a.lines.line_of(item.span.start);
-        let header = a.lines.line_text(&a.text, line);
+        let header = &a.lines.line_text(&a.text, line)[..line_len(a, line) as usize];
         let col = header.rfind(':').map(|c| c + 1).unwrap_or(header.len()) as u32;
         out.push(InlayHint {
             position: a.pos().position(a.lines.line_start(line) + col),
             label: InlayHintLabel::String(format!("threads {}", threaded.join(", "))),
             kind: None,
             text_edits: None,
-            tooltip: Some(InlayHintTooltip::String(
-                "variables bound before and rebound inside: passed in and returned by the desugared function (LANGUAGE.md §3.6)".into(),
-            )),
+            tooltip: None,
             padding_left: Some(true),
             padding_right: None,
-            data: None,
+            data: Some(serde_json::json!(HINT_THREADS)),
         });
     }
+    let m = scope.mark();
+    if let ItemKind::For(p, _, _) = &item.kind {
+        scope.pattern(p);
+    }
     for b in blocks {
-        for i in &b.items {
-            threaded_hints(a, i, out);
+        block_hints(a, b, scope, out);
+    }
+    scope.pop_to(m);
+}
+
+fn block_hints(a: &Analysis, b: &Block, scope: &mut Scope, out: &mut Vec<InlayHint>) {
+    let m = scope.mark();
+    for i in &b.items {
+        threaded_hints(a, i, scope, out);
+        scope.bind_item(i);
+    }
+    scope.pop_to(m);
+}
+
+fn expr_hints(a: &Analysis, e: &Expr, scope: &mut Scope, out: &mut Vec<InlayHint>) {
+    match &e.kind {
+        ExprKind::Fun(ps, body) => {
+            let m = scope.mark();
+            scope.params(ps);
+            match body {
+                FunBody::Block(b) => block_hints(a, b, scope, out),
+                FunBody::Expr(x) => expr_hints(a, x, scope, out),
+            }
+            scope.pop_to(m);
         }
+        ExprKind::Paren(x) | ExprKind::Prj(_, x) | ExprKind::Not(x) | ExprKind::Neg(x) => expr_hints(a, x, scope, out),
+        ExprKind::App(x, y) | ExprKind::Binary(_, x, y) => {
+            expr_hints(a, x, scope, out);
+            expr_hints(a, y, scope, out);
+        }
+        ExprKind::Tuple(xs) | ExprKind::List(xs) => xs.iter().for_each(|x| expr_hints(a, x, scope, out)),
+        _ => {}
     }
 }
 
@@ -644,7 +869,7 @@ pub fn quick_fixes(a: &Analysis, range: Span) -> Vec<QuickFix> {
                 }
                 if crate::navigation::valid_ident(&name) {
                     let at = extern_insertion_point(a);
-                    add(format!("Declare `extern {name}`"), d, vec![(Span::new(at, at), format!("extern {name}\n"))], false);
+                    add(format!("Declare `extern {name}`"), d, vec![(Span::new(at, at), format!("extern {name}{}", line_break(&a.text)))], false);
                 }
             }
             ("W0001", _) => {
@@ -709,4 +934,99 @@ pub fn code_lenses(uri: &Uri) -> Vec<CodeLens> {
         },
         CodeLens { range: at, command: Some(Command { title: "Debug".into(), command: "opal.debugFile".into(), arguments: Some(vec![arg]) }), data: None },
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::WorldInfo;
+
+    const NESTED: &str = "total := 0\nf := fun (n, h):\n    acc := n\n    for x in [1, 2]:\n        acc += x\n        if acc > 2:\n            h := h\n    ret acc\nfor y in [1, 2]:\n    total += y\nprint (&stdout, total)\n";
+
+    fn hints(src: &str) -> String {
+        let a = Analysis::new(src.to_string(), WorldInfo::default());
+        inlay_hints(&a, Span::new(0, src.len()))
+            .iter()
+            .map(|h| {
+                let label = match &h.label {
+                    InlayHintLabel::String(s) => s.clone(),
+                    InlayHintLabel::LabelParts(_) => String::new(),
+                };
+                format!("{}:{} {label}", h.position.line, h.position.character)
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    #[test]
+    fn inlay_hints_follow_nested_scopes() {
+        insta::assert_snapshot!("inlay_hints_nested", hints(NESTED));
+    }
+
+    #[test]
+    fn inlay_hints_sit_before_a_crlf() {
+        assert_eq!(hints(&NESTED.replace('\n', "\r\n")), hints(NESTED));
+    }
+
+    fn analysis(src: &str) -> Analysis {
+        Analysis::new(src.to_string(), WorldInfo::default())
+    }
+
+    fn sig(src: &str) -> Option<(String, Option<u32>)> {
+        let a = analysis(src);
+        signature_help(&a, src.len() as u32).map(|h| (h.signatures[0].label.clone(), h.active_parameter))
+    }
+
+    #[test]
+    fn signature_help_inside_unclosed_calls() {
+        let f = "shout := fun (s, n): s\n";
+        assert_eq!(sig(&format!("{f}x := shout (")), Some(("shout (s, n)".into(), Some(0))));
+        assert_eq!(sig(&format!("{f}x := shout (\"a\", ")), Some(("shout (s, n)".into(), Some(1))));
+        assert!(sig("print (&stdout, ").is_some_and(|(l, p)| l.starts_with("print") && p == Some(1)), "{:?}", sig("print (&stdout, "));
+        assert!(sig("x := map (").is_some_and(|(l, _)| l.starts_with("map")), "{:?}", sig("x := map ("));
+    }
+
+    #[test]
+    fn formatting_keeps_crlf() {
+        let a = analysis("x:=1\r\nf := fun (a,b):   a+b\r\nprint (&stdout,f (x,x))\r\n");
+        let (_, text) = format_document(&a).ok().flatten().unwrap_or_default();
+        assert!(!text.is_empty() && text.matches('\n').count() == text.matches("\r\n").count(), "{text:?}");
+        let (span, new) = format_range(&a, Span::new(7, 9)).ok().flatten().unwrap_or_default();
+        let after = format!("{}{new}{}", &a.text[..span.start as usize], &a.text[span.end as usize..]);
+        assert_eq!(after, "x:=1\r\nf := fun (a, b): a + b\r\nprint (&stdout,f (x,x))\r\n");
+        assert!(format_document(&analysis("x := (\n")).is_err(), "a broken file is not formatted");
+    }
+
+    #[test]
+    fn quick_fixes_keep_crlf() {
+        let src = "# c\r\nprint (&stdout, nope)\r\n";
+        let a = analysis(src);
+        let fixes = quick_fixes(&a, Span::new(0, src.len()));
+        let declare = fixes.iter().find(|q| q.title.starts_with("Declare")).map(|q| q.edits[0].1.clone());
+        assert_eq!(declare.as_deref(), Some("extern nope\r\n"));
+    }
+
+    #[test]
+    fn folds_end_on_the_last_line_of_their_block() {
+        let src = "f := fun (a, b):\n    c := a + b\n    ret c\n\ng := fun x:\n    ret x\nif f (1, 2) > 2:\n    print (&stdout, 1)\n";
+        let a = analysis(src);
+        let folds: Vec<(u32, u32)> = folding_ranges(&a).iter().map(|f| (f.start_line, f.end_line)).collect();
+        assert_eq!(folds, vec![(0, 2), (4, 5), (6, 7)]);
+        let crlf = analysis(&src.replace('\n', "\r\n"));
+        assert_eq!(folding_ranges(&crlf).iter().map(|f| (f.start_line, f.end_line)).collect::<Vec<_>>(), folds);
+    }
+
+    #[test]
+    fn completion_is_filtered_by_the_typed_prefix() {
+        let src = "printer := 1\nprogress := 2\nx := pr";
+        let a = analysis(src);
+        let (items, cut) = completion_list(&a, src.len() as u32);
+        let labels: Vec<&str> = items.iter().map(|i| i.label.as_str()).collect();
+        assert!(!cut);
+        assert!(labels.iter().all(|l| crate::navigation::fuzzy_match("pr", l)), "{labels:?}");
+        assert_eq!(&labels[..2], &["progress", "printer"], "bindings in scope first, innermost first: {labels:?}");
+        assert!(labels.contains(&"print"));
+        let (all, cut) = completion_list(&analysis("x := 1\n"), 7);
+        assert!(all.len() <= MAX_COMPLETIONS && cut == (completion(&analysis("x := 1\n"), 7).len() > MAX_COMPLETIONS));
+    }
 }

@@ -4,12 +4,16 @@
 //! turn the answers into LSP results, `server` keeps documents and talks the protocol.
 
 pub mod analysis;
+pub mod call_hierarchy;
+pub mod cancel;
 pub mod client;
 pub mod document;
 pub mod editing;
+pub mod linked_editing;
 pub mod navigation;
 pub mod position;
 pub mod server;
 pub mod transport;
+pub mod workspace;
 
 pub use server::run_stdio;

@@ -258,6 +258,7 @@ fn symbol(a: &Analysis, name: &str, detail: Option<String>, kind: SymbolKind, ra
 
 fn block_symbols(a: &Analysis, b: &Block, out: &mut Vec<DocumentSymbol>) {
     for item in &b.items {
+        crate::cancel::check();
         match &item.kind {
             ItemKind::Bind(Pattern::Name(id), e) => out.push(expr_symbol(a, id, e, item.span)),
             ItemKind::Bind(p, e) => {
@@ -299,7 +300,7 @@ fn expr_symbol(a: &Analysis, id: &Ident, e: &Expr, item: Span) -> DocumentSymbol
             symbol(a, &id.name, Some(format!("fun {params}")), SymbolKind::FUNCTION, item, id.span, children)
         }
         _ => {
-            let known = a.defs().iter().find(|d| d.span == id.span).map(|d| d.known.clone()).unwrap_or(Known::Unknown);
+            let known = a.def_at(id.span).map(|i| a.defs()[i].known.clone()).unwrap_or(Known::Unknown);
             let kind = match known {
                 Known::Fun(_) => SymbolKind::FUNCTION,
                 Known::Tuple(_) => SymbolKind::ARRAY,
@@ -344,4 +345,33 @@ pub fn flat_symbols(a: &Analysis) -> Vec<(String, SymbolKind, Range, Option<Stri
 pub fn fuzzy_match(query: &str, name: &str) -> bool {
     let mut it = name.chars().map(|c| c.to_ascii_lowercase());
     query.chars().map(|c| c.to_ascii_lowercase()).all(|q| it.any(|c| c == q))
+}
+
+/// A hover for a client that asked for plain text.
+pub fn plain_hover(h: Hover) -> Hover {
+    let contents = match h.contents {
+        HoverContents::Markup(m) if m.kind == MarkupKind::Markdown => {
+            HoverContents::Markup(MarkupContent { kind: MarkupKind::PlainText, value: plain_text(&m.value) })
+        }
+        c => c,
+    };
+    Hover { contents, range: h.range }
+}
+
+/// Markdown as plain text: code fences dropped (their code kept), `**bold**` and
+/// `` `code` `` markers removed, `---` rules as blank lines.
+pub fn plain_text(md: &str) -> String {
+    let mut out = String::new();
+    for line in md.lines() {
+        if line.starts_with("```") {
+            continue;
+        }
+        if line.trim() == "---" {
+            out.push('\n');
+            continue;
+        }
+        out.push_str(&line.replace("**", "").replace('`', ""));
+        out.push('\n');
+    }
+    out
 }

@@ -1,17 +1,65 @@
-//! LSP positions (0-based line, UTF-16 column) and byte offsets into one text.
+//! LSP positions (0-based line, column in the negotiated encoding: UTF-16 by default, UTF-8
+//! or UTF-32 when the client offers them) and byte offsets into one text.
 
 use opal_core::span::{LineIndex, Span};
-use tower_lsp_server::ls_types::{Position, Range};
+use tower_lsp_server::ls_types::{Position, PositionEncodingKind, Range};
+
+/// What a position's `character` counts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Encoding {
+    /// Bytes.
+    Utf8,
+    /// UTF-16 code units (LSP's default).
+    #[default]
+    Utf16,
+    /// Characters.
+    Utf32,
+}
+
+impl Encoding {
+    pub fn units(self, c: char) -> u32 {
+        match self {
+            Encoding::Utf8 => c.len_utf8() as u32,
+            Encoding::Utf16 => c.len_utf16() as u32,
+            Encoding::Utf32 => 1,
+        }
+    }
+
+    /// The client's offer, in its order of preference, as rust-analyzer picks: UTF-8 if
+    /// offered, else UTF-32, else UTF-16.
+    pub fn choose(offered: &[PositionEncodingKind]) -> Encoding {
+        if offered.contains(&PositionEncodingKind::UTF8) {
+            Encoding::Utf8
+        } else if offered.contains(&PositionEncodingKind::UTF32) {
+            Encoding::Utf32
+        } else {
+            Encoding::Utf16
+        }
+    }
+
+    pub fn kind(self) -> PositionEncodingKind {
+        match self {
+            Encoding::Utf8 => PositionEncodingKind::UTF8,
+            Encoding::Utf16 => PositionEncodingKind::UTF16,
+            Encoding::Utf32 => PositionEncodingKind::UTF32,
+        }
+    }
+}
 
 /// Converts between byte offsets and LSP positions for one snapshot of a text.
 pub struct Positions<'a> {
     text: &'a str,
     lines: &'a LineIndex,
+    enc: Encoding,
 }
 
 impl<'a> Positions<'a> {
     pub fn new(text: &'a str, lines: &'a LineIndex) -> Positions<'a> {
-        Positions { text, lines }
+        Positions { text, lines, enc: Encoding::Utf16 }
+    }
+
+    pub fn with_encoding(text: &'a str, lines: &'a LineIndex, enc: Encoding) -> Positions<'a> {
+        Positions { text, lines, enc }
     }
 
     pub fn position(&self, offset: u32) -> Position {
@@ -21,7 +69,11 @@ impl<'a> Positions<'a> {
         }
         let line = self.lines.line_of(offset as u32);
         let start = (self.lines.line_start(line) as usize).min(offset);
-        let character = self.text[start..offset].encode_utf16().count() as u32;
+        let character = match self.enc {
+            Encoding::Utf8 => (offset - start) as u32,
+            Encoding::Utf16 => self.text[start..offset].encode_utf16().count() as u32,
+            Encoding::Utf32 => self.text[start..offset].chars().count() as u32,
+        };
         Position { line: line as u32, character }
     }
 
@@ -30,7 +82,8 @@ impl<'a> Positions<'a> {
     }
 
     /// The byte offset of a position; a column past the end of its line means the line's end
-    /// (before the newline), a line past the end of the text means the end of the text.
+    /// (before the `\n` or `\r\n`), a line past the end of the text means the end of the text.
+    /// A column inside a character means that character.
     pub fn offset(&self, pos: Position) -> u32 {
         let line = pos.line as usize;
         if line >= self.lines.line_count() {
@@ -38,11 +91,16 @@ impl<'a> Positions<'a> {
         }
         let start = self.lines.line_start(line) as usize;
         let mut units = 0u32;
-        for (i, c) in self.text[start..].char_indices() {
-            if c == '\n' || units >= pos.character {
+        let rest = &self.text[start..];
+        for (i, c) in rest.char_indices() {
+            let eol = c == '\n' || (c == '\r' && rest[i + 1..].starts_with('\n'));
+            if eol || units >= pos.character {
                 return (start + i) as u32;
             }
-            units += c.len_utf16() as u32;
+            units += self.enc.units(c);
+            if units > pos.character {
+                return (start + i) as u32;
+            }
         }
         self.text.len() as u32
     }
@@ -50,5 +108,27 @@ impl<'a> Positions<'a> {
     pub fn span(&self, range: Range) -> Span {
         let (a, b) = (self.offset(range.start), self.offset(range.end));
         Span { start: a.min(b), end: a.max(b) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn columns_in_each_encoding_and_line_ends() {
+        let text = "a😀é = 1\r\nb\r\n";
+        let lines = LineIndex::new(text);
+        let at = |line, character| Position { line, character };
+        for (enc, cols) in [(Encoding::Utf8, [0, 1, 5, 7]), (Encoding::Utf16, [0, 1, 3, 4]), (Encoding::Utf32, [0, 1, 2, 3])] {
+            let p = Positions::with_encoding(text, &lines, enc);
+            for (byte, col) in [0u32, 1, 5, 7].into_iter().zip(cols) {
+                assert_eq!(p.position(byte), at(0, col), "{enc:?} byte {byte}");
+                assert_eq!(p.offset(at(0, col)), byte, "{enc:?} col {col}");
+            }
+            // Past the end of a CRLF line: before the `\r`.
+            assert_eq!(p.offset(at(0, 99)), text.find('\r').unwrap_or(0) as u32, "{enc:?}");
+            assert_eq!(p.offset(at(1, 99)), text.rfind('\r').unwrap_or(0) as u32, "{enc:?}");
+        }
     }
 }

@@ -7,14 +7,18 @@
 //! an error and leaves the server running.
 
 use crate::analysis::{Analysis, WorldInfo};
+use crate::cancel::{self, CancelOnDrop, Cancelled};
 use crate::document::Document;
-use crate::{editing, navigation};
+use crate::position::Encoding;
+use crate::workspace::{self, Index};
+use crate::{call_hierarchy, editing, navigation};
 use opal_core::span::{LineIndex, Span};
 use serde::Deserialize;
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
 use tower_lsp_server::ls_types::*;
@@ -22,12 +26,54 @@ use tower_lsp_server::{Client, LanguageServer, LspService, Server};
 
 /// How long diagnostics wait for more typing before they are computed.
 const DEBOUNCE: Duration = Duration::from_millis(30);
+/// Requests whose work grows with the whole file.
+const HEAVY: &[&str] = &["semanticTokens/full", "semanticTokens/full/delta", "inlayHint", "documentSymbol", "references", "formatting", "foldingRange"];
+/// How long heavy requests wait for a cancellation before they start.
+const GRACE: Duration = Duration::from_millis(2);
 
 struct Open {
     doc: Document,
-    analysis: Option<Arc<Analysis>>,
+    /// The analysis of the current version, computed once, off the lock, by whichever request
+    /// needs it first.
+    analysis: Arc<OnceLock<Arc<Analysis>>>,
+    /// Set (and replaced) when the document changes: work on the old version stops.
+    stale: Arc<AtomicBool>,
     /// The last semantic tokens sent, for delta requests.
     tokens: Option<(String, Vec<SemanticToken>)>,
+}
+
+impl Open {
+    fn new(doc: Document) -> Open {
+        Open { doc, analysis: Arc::default(), stale: Arc::default(), tokens: None }
+    }
+
+    /// The text or its world changed: forget the analysis, stop work on the old one.
+    fn changed(&mut self) {
+        self.stale.store(true, Ordering::Relaxed);
+        self.stale = Arc::default();
+        self.analysis = Arc::default();
+    }
+}
+
+/// What a request needs to work on a document without the lock.
+struct Snapshot {
+    version: i32,
+    cell: Arc<OnceLock<Arc<Analysis>>>,
+    stale: Arc<AtomicBool>,
+    /// The text, world and position encoding to analyse, when the analysis is not there yet.
+    source: Option<(String, WorldInfo, Encoding)>,
+}
+
+impl Snapshot {
+    fn analysis(&mut self) -> Arc<Analysis> {
+        let source = &mut self.source;
+        self.cell
+            .get_or_init(|| {
+                let (text, world, enc) = source.take().unwrap_or_default();
+                Arc::new(Analysis::with_encoding(text, world, enc))
+            })
+            .clone()
+    }
 }
 
 struct TokensUpdate {
@@ -36,10 +82,59 @@ struct TokensUpdate {
     previous: Option<(String, Vec<SemanticToken>)>,
 }
 
+/// What the client said it supports (`initialize`), as far as the server's answers change.
+#[derive(Clone, Copy, Debug)]
+struct ClientCaps {
+    encoding: Encoding,
+    /// Hover contents as markdown (else plain text).
+    hover_markdown: bool,
+    /// Completion documentation as markdown.
+    completion_markdown: bool,
+    snippets: bool,
+    hierarchical_symbols: bool,
+    /// `client/registerCapability` for file watchers.
+    watch_registration: bool,
+}
+
+impl Default for ClientCaps {
+    /// A client that says nothing gets the protocol's defaults: UTF-16, plain text, no
+    /// snippets, flat symbols, no dynamic registration.
+    fn default() -> ClientCaps {
+        ClientCaps {
+            encoding: Encoding::Utf16,
+            hover_markdown: false,
+            completion_markdown: false,
+            snippets: false,
+            hierarchical_symbols: false,
+            watch_registration: false,
+        }
+    }
+}
+
+impl ClientCaps {
+    fn from(c: &ClientCapabilities) -> ClientCaps {
+        let td = c.text_document.as_ref();
+        // A format list prefers its first entry; markdown anywhere in it is usable.
+        let markdown = |formats: Option<&Vec<MarkupKind>>| formats.is_some_and(|f| f.first() == Some(&MarkupKind::Markdown));
+        let item = td.and_then(|t| t.completion.as_ref()).and_then(|c| c.completion_item.as_ref());
+        ClientCaps {
+            encoding: Encoding::choose(c.general.as_ref().and_then(|g| g.position_encodings.as_deref()).unwrap_or(&[])),
+            hover_markdown: markdown(td.and_then(|t| t.hover.as_ref()).and_then(|h| h.content_format.as_ref())),
+            completion_markdown: markdown(item.and_then(|i| i.documentation_format.as_ref())),
+            snippets: item.and_then(|i| i.snippet_support) == Some(true),
+            hierarchical_symbols: td.and_then(|t| t.document_symbol.as_ref()).and_then(|d| d.hierarchical_document_symbol_support) == Some(true),
+            watch_registration: c.workspace.as_ref().and_then(|w| w.did_change_watched_files.as_ref()).and_then(|d| d.dynamic_registration) == Some(true),
+        }
+    }
+}
+
 #[derive(Default)]
 struct State {
+    caps: ClientCaps,
     docs: HashMap<Uri, Open>,
     roots: Vec<PathBuf>,
+    /// Workspace symbols of the files on disk.
+    index: Index,
     next_result: u64,
     shut_down: bool,
 }
@@ -47,6 +142,8 @@ struct State {
 pub struct Backend {
     client: Client,
     state: Arc<Mutex<State>>,
+    /// Set by `shutdown`: the exit code is 0 only after it (LSP `exit`).
+    shut_down: Arc<AtomicBool>,
 }
 
 fn is_world(uri: &Uri) -> bool {
@@ -77,34 +174,27 @@ impl State {
         }
     }
 
-    fn analysis(&mut self, uri: &Uri) -> Option<Arc<Analysis>> {
-        if let Some(a) = self.docs.get(uri).and_then(|o| o.analysis.clone()) {
-            return Some(a);
-        }
-        let world = self.world_for(uri);
-        let open = self.docs.get_mut(uri)?;
-        let a = Arc::new(Analysis::new(open.doc.text(), world));
-        open.analysis = Some(a.clone());
-        Some(a)
+    /// A snapshot of an open program (cheap when its analysis is already there).
+    fn snapshot(&self, uri: &Uri) -> Option<Snapshot> {
+        let o = self.docs.get(uri)?;
+        let source = if o.analysis.get().is_none() { Some((o.doc.text(), self.world_for(uri), self.caps.encoding)) } else { None };
+        Some(Snapshot { version: o.doc.version, cell: o.analysis.clone(), stale: o.stale.clone(), source })
     }
 
-    /// Fresh semantic tokens for a program with a new result id, and the tokens sent before.
-    fn fresh_tokens(&mut self, uri: &Uri) -> Option<TokensUpdate> {
-        if is_world(uri) {
-            return None;
-        }
-        let a = self.analysis(uri)?;
-        let data = editing::semantic_tokens(&a);
+    /// Records semantic tokens computed for `version` under a new result id, returning the
+    /// tokens sent before; `None` if the document moved on meanwhile.
+    fn record_tokens(&mut self, uri: &Uri, version: i32, data: &[SemanticToken]) -> Option<TokensUpdate> {
         self.next_result += 1;
         let id = self.next_result.to_string();
-        let previous = self.docs.get_mut(uri)?.tokens.replace((id.clone(), data.clone()));
-        Some(TokensUpdate { id, data, previous })
+        let open = self.docs.get_mut(uri).filter(|o| o.doc.version == version)?;
+        let previous = open.tokens.replace((id.clone(), data.to_vec()));
+        Some(TokensUpdate { id, data: data.to_vec(), previous })
     }
 
     /// Forgets every program analysis (a world file changed).
     fn invalidate_programs(&mut self) {
         for o in self.docs.values_mut() {
-            o.analysis = None;
+            o.changed();
             o.tokens = None;
         }
     }
@@ -112,7 +202,11 @@ impl State {
 
 impl Backend {
     pub fn new(client: Client) -> Backend {
-        Backend { client, state: Arc::new(Mutex::new(State::default())) }
+        Backend::with_shutdown_flag(client, Arc::default())
+    }
+
+    pub fn with_shutdown_flag(client: Client, shut_down: Arc<AtomicBool>) -> Backend {
+        Backend { client, state: Arc::new(Mutex::new(State::default())), shut_down }
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
@@ -142,30 +236,109 @@ impl Backend {
     }
 
     /// Runs a feature on the analysis of a program; unknown or closed documents answer `None`.
-    async fn with_analysis<T>(&self, what: &str, uri: &Uri, f: impl FnOnce(&Analysis) -> Result<Option<T>>) -> Result<Option<T>> {
-        self.guarded(what, |st| if is_world(uri) { Ok(None) } else { st.analysis(uri).map_or(Ok(None), |a| f(&a)) }).await
+    async fn with_analysis<T: Send + 'static>(
+        &self,
+        what: &'static str,
+        uri: &Uri,
+        f: impl FnOnce(&Analysis) -> Result<Option<T>> + Send + 'static,
+    ) -> Result<Option<T>> {
+        Ok(self.off_lock(what, uri, f).await?.and_then(|(_, r)| r))
+    }
+
+    /// Runs `f` on a snapshot of a program on a blocking thread, off the document lock, so
+    /// other requests are answered meanwhile. When the client cancels the request, its future
+    /// is dropped and the work stops at its next [`cancel::check`] (-32800); when the document
+    /// changes first, the answer is ContentModified (-32801). A panic answers -32603.
+    /// `None` for world files and documents that are not open; else the snapshot's version.
+    async fn off_lock<T: Send + 'static>(
+        &self,
+        what: &'static str,
+        uri: &Uri,
+        f: impl FnOnce(&Analysis) -> Result<T> + Send + 'static,
+    ) -> Result<Option<(i32, T)>> {
+        if is_world(uri) {
+            return Ok(None);
+        }
+        if HEAVY.contains(&what) {
+            // Whole-file work waits a moment, so a `$/cancelRequest` sent right after the
+            // request (editors cancel superseded requests in bursts) drops it before it starts.
+            tokio::time::sleep(GRACE).await;
+        }
+        let Some(mut snap) = self.lock().snapshot(uri) else { return Ok(None) };
+        let token = cancel::Token { request: Arc::default(), stale: snap.stale.clone() };
+        let _cancel_on_drop = CancelOnDrop(token.request.clone());
+        // The protocol tests make one feature panic to check that the server survives.
+        let test_panic = std::env::var("OPAL_LSP_TEST_PANIC").is_ok_and(|v| v == what);
+        let version = snap.version;
+        let job = tokio::task::spawn_blocking({
+            let token = token.clone();
+            move || {
+                cancel::run(token, move || {
+                    if test_panic {
+                        panic!("OPAL_LSP_TEST_PANIC={what}");
+                    }
+                    let a = snap.analysis();
+                    cancel::check();
+                    f(&a)
+                })
+            }
+        });
+        let outcome = match job.await {
+            Ok(r) => r,
+            Err(e) => return Err(internal(what, &e.to_string())),
+        };
+        match outcome {
+            Ok(_) if token.stale.load(Ordering::Relaxed) => Err(content_modified()),
+            Ok(r) => r.map(|r| Some((version, r))),
+            Err(p) if p.is::<Cancelled>() => Err(if token.request.load(Ordering::Relaxed) { Error::request_cancelled() } else { content_modified() }),
+            Err(panic) => {
+                let msg = panic.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| panic.downcast_ref::<String>().cloned()).unwrap_or_default();
+                self.client.log_message(MessageType::ERROR, format!("opal lsp: {what} failed: {msg} (the server keeps running; please report this)")).await;
+                Err(internal(what, &msg))
+            }
+        }
     }
 
     /// Publishes diagnostics for a document once typing pauses (the version must not move).
+    /// The analysis runs off the lock; diagnostics of a version that was replaced meanwhile
+    /// are dropped.
     fn schedule_diagnostics(&self, uri: Uri, version: i32) {
         let state = self.state.clone();
         let client = self.client.clone();
         tokio::spawn(async move {
             tokio::time::sleep(DEBOUNCE).await;
-            let batch = {
+            let (world_batch, snap) = {
                 let mut st = state.lock().unwrap_or_else(PoisonError::into_inner);
                 if st.docs.get(&uri).map(|o| o.doc.version) != Some(version) {
                     return;
                 }
-                catch_unwind(AssertUnwindSafe(|| diagnostics_for(&mut st, &uri)))
-            };
-            match batch {
-                Ok(batch) => {
-                    for (u, diags, v) in batch {
-                        client.publish_diagnostics(u, diags, v).await;
-                    }
+                if is_world(&uri) {
+                    let batch = catch_unwind(AssertUnwindSafe(|| world_diagnostics(&mut st, &uri)));
+                    let prog = uri.to_file_path().and_then(|p| program_path_of(&p)).and_then(Uri::from_file_path);
+                    let snap = prog.and_then(|p| Some((p.clone(), st.snapshot(&p)?)));
+                    (batch.ok(), snap)
+                } else {
+                    (Some(vec![]), st.snapshot(&uri).map(|s| (uri.clone(), s)))
                 }
-                Err(_) => client.log_message(MessageType::ERROR, format!("opal lsp: diagnostics for {} failed", uri.as_str())).await,
+            };
+            for (u, diags, v) in world_batch.unwrap_or_default() {
+                client.publish_diagnostics(u, diags, v).await;
+            }
+            let Some((target, mut snap)) = snap else { return };
+            let stale = snap.stale.clone();
+            let v = snap.version;
+            let u = target.clone();
+            let job = tokio::task::spawn_blocking(move || {
+                catch_unwind(AssertUnwindSafe(|| {
+                    let a = snap.analysis();
+                    let pos = a.pos();
+                    a.diags.iter().map(|d| editing::to_lsp_diagnostic(&pos, &u, d)).collect::<Vec<_>>()
+                }))
+            });
+            match job.await {
+                Ok(Ok(diags)) if !stale.load(Ordering::Relaxed) => client.publish_diagnostics(target, diags, Some(v)).await,
+                Ok(Ok(_)) => {}
+                _ => client.log_message(MessageType::ERROR, format!("opal lsp: diagnostics for {} failed", target.as_str())).await,
             }
         });
     }
@@ -175,7 +348,10 @@ impl Backend {
     fn register_watchers(&self) {
         let client = self.client.clone();
         let opts = DidChangeWatchedFilesRegistrationOptions {
-            watchers: vec![FileSystemWatcher { glob_pattern: GlobPattern::String("**/*.world.toml".into()), kind: None }],
+            watchers: vec![
+                FileSystemWatcher { glob_pattern: GlobPattern::String("**/*.world.toml".into()), kind: None },
+                FileSystemWatcher { glob_pattern: GlobPattern::String("**/*.opal".into()), kind: None },
+            ],
         };
         let reg =
             Registration { id: "opal-world-files".into(), method: "workspace/didChangeWatchedFiles".into(), register_options: serde_json::to_value(opts).ok() };
@@ -189,7 +365,7 @@ impl Backend {
 
     pub async fn desugar(&self, p: UriParams) -> Result<String> {
         let uri = p.uri()?;
-        self.with_analysis("opal/desugar", &uri, |a| {
+        self.with_analysis("opal/desugar", &uri, move |a| {
             if a.compiled.has_errors() {
                 let n = a.compiled.diags.iter().filter(|d| d.is_error()).count();
                 return Ok(Some(format!("# The program has {n} error(s); fix them to see its desugared core.\n")));
@@ -220,34 +396,27 @@ impl UriParams {
     }
 }
 
-/// Diagnostics to publish after a change of `uri`: the program's own, or for a world file, its
-/// errors plus the programs beside it that use it.
-fn diagnostics_for(st: &mut State, uri: &Uri) -> Vec<(Uri, Vec<Diagnostic>, Option<i32>)> {
-    let mut out = Vec::new();
-    if is_world(uri) {
-        let Some(open) = st.docs.get(uri) else { return out };
-        let text = open.doc.text();
-        let version = open.doc.version;
-        let lines = LineIndex::new(&text);
-        let pos = crate::position::Positions::new(&text, &lines);
-        let diags = match opal_core::world::parse_world(&text) {
-            Ok(w) => w.warnings.iter().map(|d| editing::to_lsp_diagnostic(&pos, uri, d)).collect(),
-            Err(ds) => ds.iter().map(|d| editing::to_lsp_diagnostic(&pos, uri, d)).collect(),
-        };
-        out.push((uri.clone(), diags, Some(version)));
-        st.invalidate_programs();
-        if let Some(prog) = uri.to_file_path().and_then(|p| program_path_of(&p)).and_then(Uri::from_file_path) {
-            if st.docs.contains_key(&prog) {
-                out.extend(diagnostics_for(st, &prog));
-            }
-        }
-        return out;
-    }
-    let Some(a) = st.analysis(uri) else { return out };
-    let version = st.docs.get(uri).map(|o| o.doc.version);
-    let pos = a.pos();
-    out.push((uri.clone(), a.diags.iter().map(|d| editing::to_lsp_diagnostic(&pos, uri, d)).collect(), version));
-    out
+/// Diagnostics of a world file after it changed (its program is re-checked separately).
+fn world_diagnostics(st: &mut State, uri: &Uri) -> Vec<(Uri, Vec<Diagnostic>, Option<i32>)> {
+    let Some(open) = st.docs.get(uri) else { return vec![] };
+    let text = open.doc.text();
+    let version = open.doc.version;
+    let lines = LineIndex::new(&text);
+    let pos = crate::position::Positions::with_encoding(&text, &lines, st.caps.encoding);
+    let diags = match opal_core::world::parse_world(&text) {
+        Ok(w) => w.warnings.iter().map(|d| editing::to_lsp_diagnostic(&pos, uri, d)).collect(),
+        Err(ds) => ds.iter().map(|d| editing::to_lsp_diagnostic(&pos, uri, d)).collect(),
+    };
+    st.invalidate_programs();
+    vec![(uri.clone(), diags, Some(version))]
+}
+
+fn content_modified() -> Error {
+    Error { code: ErrorCode::ContentModified, message: "the document changed; ask again".into(), data: None }
+}
+
+fn internal(what: &str, msg: &str) -> Error {
+    Error { code: ErrorCode::InternalError, message: format!("internal error in {what}: {msg}").into(), data: None }
 }
 
 fn edits_to_lsp(a: &Analysis, edits: Vec<(Span, String)>) -> Vec<TextEdit> {
@@ -272,11 +441,13 @@ impl LanguageServer for Backend {
                 .chain(params.root_uri.and_then(|u| u.to_file_path().map(|p| p.into_owned())))
                 .collect();
             st.roots = roots;
+            st.caps = ClientCaps::from(&params.capabilities);
         }
+        let encoding = self.lock().caps.encoding;
         Ok(InitializeResult {
             server_info: Some(ServerInfo { name: "opal-lsp".into(), version: Some(env!("CARGO_PKG_VERSION").into()) }),
             capabilities: ServerCapabilities {
-                position_encoding: Some(PositionEncodingKind::UTF16),
+                position_encoding: Some(encoding.kind()),
                 text_document_sync: Some(TextDocumentSyncCapability::Options(TextDocumentSyncOptions {
                     open_close: Some(true),
                     change: Some(TextDocumentSyncKind::INCREMENTAL),
@@ -303,15 +474,27 @@ impl LanguageServer for Backend {
                 semantic_tokens_provider: Some(SemanticTokensServerCapabilities::SemanticTokensOptions(SemanticTokensOptions {
                     legend: editing::legend(),
                     full: Some(SemanticTokensFullOptions::Delta { delta: Some(true) }),
-                    range: None,
+                    range: Some(true),
                     work_done_progress_options: Default::default(),
                 })),
-                inlay_hint_provider: Some(OneOf::Left(true)),
+                inlay_hint_provider: Some(OneOf::Right(InlayHintServerCapabilities::Options(InlayHintOptions {
+                    resolve_provider: Some(true),
+                    work_done_progress_options: Default::default(),
+                }))),
                 code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
                     code_action_kinds: Some(vec![CodeActionKind::QUICKFIX]),
                     ..Default::default()
                 })),
                 code_lens_provider: Some(CodeLensOptions { resolve_provider: Some(false) }),
+                declaration_provider: Some(DeclarationCapability::Simple(true)),
+                call_hierarchy_provider: Some(CallHierarchyServerCapability::Simple(true)),
+                linked_editing_range_provider: Some(LinkedEditingRangeServerCapabilities::Simple(true)),
+                diagnostic_provider: Some(DiagnosticServerCapabilities::Options(DiagnosticOptions {
+                    identifier: Some("opal".into()),
+                    inter_file_dependencies: true,
+                    workspace_diagnostics: false,
+                    work_done_progress_options: Default::default(),
+                })),
                 ..Default::default()
             },
             ..Default::default()
@@ -320,11 +503,15 @@ impl LanguageServer for Backend {
 
     async fn initialized(&self, _: InitializedParams) {
         self.client.log_message(MessageType::INFO, format!("opal lsp {} ready", env!("CARGO_PKG_VERSION"))).await;
-        self.register_watchers();
+        // Only clients that declared dynamic registration are asked to watch files.
+        if self.lock().caps.watch_registration {
+            self.register_watchers();
+        }
     }
 
     async fn shutdown(&self) -> Result<()> {
         self.lock().shut_down = true;
+        self.shut_down.store(true, Ordering::SeqCst);
         Ok(())
     }
 
@@ -333,7 +520,12 @@ impl LanguageServer for Backend {
         let version = p.text_document.version;
         {
             let mut st = self.lock();
-            st.docs.insert(uri.clone(), Open { doc: Document::new(&p.text_document.text, version, p.text_document.language_id), analysis: None, tokens: None });
+            if let Some(old) = st.docs.get_mut(&uri) {
+                old.changed();
+            }
+            let mut doc = Document::new(&p.text_document.text, version, p.text_document.language_id);
+            doc.encoding = st.caps.encoding;
+            st.docs.insert(uri.clone(), Open::new(doc));
             if is_world(&uri) {
                 st.invalidate_programs();
             }
@@ -352,7 +544,7 @@ impl LanguageServer for Backend {
                         o.doc.apply(c);
                     }
                     o.doc.version = version;
-                    o.analysis = None;
+                    o.changed();
                     true
                 }
                 None => false,
@@ -376,7 +568,9 @@ impl LanguageServer for Backend {
         let uri = p.text_document.uri;
         let was_world = {
             let mut st = self.lock();
-            st.docs.remove(&uri);
+            if let Some(mut old) = st.docs.remove(&uri) {
+                old.changed();
+            }
             let w = is_world(&uri);
             if w {
                 st.invalidate_programs();
@@ -390,22 +584,40 @@ impl LanguageServer for Backend {
         }
     }
 
-    async fn did_change_watched_files(&self, _: DidChangeWatchedFilesParams) {
-        self.lock().invalidate_programs();
-        self.republish_all().await;
+    async fn did_change_watched_files(&self, p: DidChangeWatchedFilesParams) {
+        let mut worlds = false;
+        {
+            let mut st = self.lock();
+            for c in p.changes {
+                if is_world(&c.uri) {
+                    worlds = true;
+                } else if c.uri.as_str().ends_with(".opal") {
+                    st.index.changed(c.uri, c.typ == FileChangeType::DELETED);
+                }
+            }
+            if worlds {
+                st.invalidate_programs();
+            }
+        }
+        if worlds {
+            self.republish_all().await;
+        }
     }
 
     async fn hover(&self, p: HoverParams) -> Result<Option<Hover>> {
         let uri = p.text_document_position_params.text_document.uri;
         let pos = p.text_document_position_params.position;
-        self.with_analysis("hover", &uri, |a| Ok(navigation::hover(a, a.pos().offset(pos)))).await
+        let markdown = self.lock().caps.hover_markdown;
+        self.with_analysis("hover", &uri, move |a| Ok(navigation::hover(a, a.pos().offset(pos)).map(|h| if markdown { h } else { navigation::plain_hover(h) })))
+            .await
     }
 
     async fn goto_definition(&self, p: GotoDefinitionParams) -> Result<Option<GotoDefinitionResponse>> {
         let uri = p.text_document_position_params.text_document.uri;
         let pos = p.text_document_position_params.position;
-        self.with_analysis("definition", &uri, |a| {
-            Ok(navigation::definition(a, a.pos().offset(pos)).map(|s| GotoDefinitionResponse::Scalar(Location { uri: uri.clone(), range: a.pos().range(s) })))
+        let u = uri.clone();
+        self.with_analysis("definition", &uri, move |a| {
+            Ok(navigation::definition(a, a.pos().offset(pos)).map(|s| GotoDefinitionResponse::Scalar(Location { uri: u, range: a.pos().range(s) })))
         })
         .await
     }
@@ -413,9 +625,19 @@ impl LanguageServer for Backend {
     async fn references(&self, p: ReferenceParams) -> Result<Option<Vec<Location>>> {
         let uri = p.text_document_position.text_document.uri;
         let pos = p.text_document_position.position;
-        self.with_analysis("references", &uri, |a| {
+        let u = uri.clone();
+        self.with_analysis("references", &uri, move |a| {
             let spans = navigation::references(a, a.pos().offset(pos), p.context.include_declaration);
-            Ok(Some(spans.into_iter().map(|s| Location { uri: uri.clone(), range: a.pos().range(s) }).collect()))
+            let p = a.pos();
+            Ok(Some(
+                spans
+                    .into_iter()
+                    .map(|s| {
+                        cancel::check();
+                        Location { uri: u.clone(), range: p.range(s) }
+                    })
+                    .collect(),
+            ))
         })
         .await
     }
@@ -423,12 +645,13 @@ impl LanguageServer for Backend {
     async fn document_highlight(&self, p: DocumentHighlightParams) -> Result<Option<Vec<DocumentHighlight>>> {
         let uri = p.text_document_position_params.text_document.uri;
         let pos = p.text_document_position_params.position;
-        self.with_analysis("documentHighlight", &uri, |a| Ok(Some(navigation::highlights(a, a.pos().offset(pos))))).await
+        self.with_analysis("documentHighlight", &uri, move |a| Ok(Some(navigation::highlights(a, a.pos().offset(pos))))).await
     }
 
     async fn prepare_rename(&self, p: TextDocumentPositionParams) -> Result<Option<PrepareRenameResponse>> {
         let uri = p.text_document.uri;
-        self.with_analysis("prepareRename", &uri, |a| match navigation::prepare_rename(a, a.pos().offset(p.position)) {
+        let pos = p.position;
+        self.with_analysis("prepareRename", &uri, move |a| match navigation::prepare_rename(a, a.pos().offset(pos)) {
             Ok(s) => Ok(Some(PrepareRenameResponse::RangeWithPlaceholder { range: a.pos().range(s), placeholder: a.slice(s).to_string() })),
             Err(e) => Err(invalid(e)),
         })
@@ -438,47 +661,111 @@ impl LanguageServer for Backend {
     async fn rename(&self, p: RenameParams) -> Result<Option<WorkspaceEdit>> {
         let uri = p.text_document_position.text_document.uri;
         let pos = p.text_document_position.position;
-        self.with_analysis("rename", &uri, |a| {
-            let edits = navigation::rename(a, a.pos().offset(pos), &p.new_name).map_err(invalid)?;
-            Ok(Some(WorkspaceEdit { changes: Some(HashMap::from([(uri.clone(), edits_to_lsp(a, edits))])), ..Default::default() }))
+        let u = uri.clone();
+        let new_name = p.new_name;
+        self.with_analysis("rename", &uri, move |a| {
+            let edits = navigation::rename(a, a.pos().offset(pos), &new_name).map_err(invalid)?;
+            Ok(Some(WorkspaceEdit { changes: Some(HashMap::from([(u, edits_to_lsp(a, edits))])), ..Default::default() }))
         })
         .await
     }
 
     async fn document_symbol(&self, p: DocumentSymbolParams) -> Result<Option<DocumentSymbolResponse>> {
-        self.with_analysis("documentSymbol", &p.text_document.uri, |a| Ok(Some(DocumentSymbolResponse::Nested(navigation::document_symbols(a))))).await
+        let hierarchical = self.lock().caps.hierarchical_symbols;
+        let uri = p.text_document.uri;
+        let u = uri.clone();
+        self.with_analysis("documentSymbol", &uri, move |a| {
+            if hierarchical {
+                return Ok(Some(DocumentSymbolResponse::Nested(navigation::document_symbols(a))));
+            }
+            #[allow(deprecated)] // `SymbolInformation::deprecated` must still be written out.
+            let flat = navigation::flat_symbols(a)
+                .into_iter()
+                .map(|(name, kind, range, container_name)| SymbolInformation {
+                    name,
+                    kind,
+                    tags: None,
+                    deprecated: None,
+                    location: Location { uri: u.clone(), range },
+                    container_name,
+                })
+                .collect();
+            Ok(Some(DocumentSymbolResponse::Flat(flat)))
+        })
+        .await
     }
 
     async fn symbol(&self, p: WorkspaceSymbolParams) -> Result<Option<WorkspaceSymbolResponse>> {
-        self.guarded("workspace/symbol", |st| Ok(Some(WorkspaceSymbolResponse::Nested(workspace_symbols(st, &p.query))))).await
+        let (mut index, roots, open, enc) = {
+            let st = self.lock();
+            let open: Vec<(Uri, Snapshot)> = st.docs.keys().filter(|u| !is_world(u)).filter_map(|u| Some((u.clone(), st.snapshot(u)?))).collect();
+            (st.index.clone(), st.roots.clone(), open, st.caps.encoding)
+        };
+        let token = cancel::Token::default();
+        let _cancel_on_drop = CancelOnDrop(token.request.clone());
+        let query = p.query;
+        let job = tokio::task::spawn_blocking(move || {
+            cancel::run(token, move || {
+                index.refresh(&roots, enc);
+                let open: Vec<(Uri, Arc<Analysis>)> = open.into_iter().map(|(u, mut s)| (u, s.analysis())).collect();
+                let found = workspace::query(&index, &open, &query);
+                (index, found)
+            })
+        });
+        match job.await {
+            Ok(Ok((index, found))) => {
+                let mut st = self.lock();
+                // Keep what was read; events that arrived meanwhile stay dirty.
+                let dirty = std::mem::take(&mut st.index.dirty);
+                st.index = Index { dirty: dirty.into_iter().chain(index.dirty.iter().cloned()).collect(), ..index };
+                Ok(Some(WorkspaceSymbolResponse::Nested(found)))
+            }
+            Ok(Err(p)) if p.is::<Cancelled>() => Err(Error::request_cancelled()),
+            _ => Err(internal("workspace/symbol", "the symbol search failed")),
+        }
     }
 
     async fn completion(&self, p: CompletionParams) -> Result<Option<CompletionResponse>> {
         let uri = p.text_document_position.text_document.uri;
         let pos = p.text_document_position.position;
-        self.with_analysis("completion", &uri, |a| Ok(Some(CompletionResponse::Array(editing::completion(a, a.pos().offset(pos)))))).await
+        let caps = self.lock().caps;
+        self.with_analysis("completion", &uri, move |a| {
+            let (mut items, cut) = editing::completion_list(a, a.pos().offset(pos));
+            if !caps.snippets {
+                items.retain(|i| i.insert_text_format != Some(InsertTextFormat::SNIPPET));
+            }
+            if !caps.completion_markdown {
+                for i in &mut items {
+                    if let Some(Documentation::MarkupContent(m)) = &i.documentation {
+                        i.documentation = Some(Documentation::String(navigation::plain_text(&m.value)));
+                    }
+                }
+            }
+            Ok(Some(if cut { CompletionResponse::List(CompletionList { is_incomplete: true, items }) } else { CompletionResponse::Array(items) }))
+        })
+        .await
     }
 
     async fn signature_help(&self, p: SignatureHelpParams) -> Result<Option<SignatureHelp>> {
         let uri = p.text_document_position_params.text_document.uri;
         let pos = p.text_document_position_params.position;
-        self.with_analysis("signatureHelp", &uri, |a| Ok(editing::signature_help(a, a.pos().offset(pos)))).await
+        self.with_analysis("signatureHelp", &uri, move |a| Ok(editing::signature_help(a, a.pos().offset(pos)))).await
     }
 
     async fn formatting(&self, p: DocumentFormattingParams) -> Result<Option<Vec<TextEdit>>> {
-        self.with_analysis("formatting", &p.text_document.uri, |a| {
-            let edit = editing::format_document(a).map_err(invalid)?;
-            Ok(Some(edits_to_lsp(a, edit.into_iter().collect())))
-        })
-        .await
+        let r =
+            self.off_lock("formatting", &p.text_document.uri, |a| Ok(editing::format_document(a).map(|e| edits_to_lsp(a, e.into_iter().collect())))).await?;
+        self.edits_or_null(r.map(|(_, r)| r)).await
     }
 
     async fn range_formatting(&self, p: DocumentRangeFormattingParams) -> Result<Option<Vec<TextEdit>>> {
-        self.with_analysis("rangeFormatting", &p.text_document.uri, |a| {
-            let edit = editing::format_range(a, a.pos().span(p.range)).map_err(invalid)?;
-            Ok(Some(edits_to_lsp(a, edit.into_iter().collect())))
-        })
-        .await
+        let range = p.range;
+        let r = self
+            .off_lock("rangeFormatting", &p.text_document.uri, move |a| {
+                Ok(editing::format_range(a, a.pos().span(range)).map(|e| edits_to_lsp(a, e.into_iter().collect())))
+            })
+            .await?;
+        self.edits_or_null(r.map(|(_, r)| r)).await
     }
 
     async fn folding_range(&self, p: FoldingRangeParams) -> Result<Option<Vec<FoldingRange>>> {
@@ -486,49 +773,53 @@ impl LanguageServer for Backend {
     }
 
     async fn selection_range(&self, p: SelectionRangeParams) -> Result<Option<Vec<SelectionRange>>> {
-        self.with_analysis("selectionRange", &p.text_document.uri, |a| {
-            Ok(Some(p.positions.iter().map(|&x| editing::selection_range(a, a.pos().offset(x))).collect()))
+        let positions = p.positions;
+        self.with_analysis("selectionRange", &p.text_document.uri, move |a| {
+            Ok(Some(positions.iter().map(|&x| editing::selection_range(a, a.pos().offset(x))).collect()))
         })
         .await
     }
 
     async fn semantic_tokens_full(&self, p: SemanticTokensParams) -> Result<Option<SemanticTokensResult>> {
         let uri = p.text_document.uri;
-        self.guarded("semanticTokens/full", |st| {
-            Ok(st.fresh_tokens(&uri).map(|t| SemanticTokensResult::Tokens(SemanticTokens { result_id: Some(t.id), data: t.data })))
-        })
-        .await
+        let Some(t) = self.fresh_tokens("semanticTokens/full", &uri).await? else { return Ok(None) };
+        Ok(Some(SemanticTokensResult::Tokens(SemanticTokens { result_id: Some(t.id), data: t.data })))
     }
 
     async fn semantic_tokens_full_delta(&self, p: SemanticTokensDeltaParams) -> Result<Option<SemanticTokensFullDeltaResult>> {
         let uri = p.text_document.uri;
-        self.guarded("semanticTokens/full/delta", |st| {
-            Ok(st.fresh_tokens(&uri).map(|t| match t.previous {
-                Some((old_id, old)) if old_id == p.previous_result_id => {
-                    SemanticTokensFullDeltaResult::TokensDelta(SemanticTokensDelta { result_id: Some(t.id), edits: editing::token_delta(&old, &t.data) })
-                }
-                _ => SemanticTokensFullDeltaResult::Tokens(SemanticTokens { result_id: Some(t.id), data: t.data }),
-            }))
-        })
-        .await
+        let Some(t) = self.fresh_tokens("semanticTokens/full/delta", &uri).await? else { return Ok(None) };
+        Ok(Some(match t.previous {
+            Some((old_id, old)) if old_id == p.previous_result_id => {
+                SemanticTokensFullDeltaResult::TokensDelta(SemanticTokensDelta { result_id: Some(t.id), edits: editing::token_delta(&old, &t.data) })
+            }
+            _ => SemanticTokensFullDeltaResult::Tokens(SemanticTokens { result_id: Some(t.id), data: t.data }),
+        }))
     }
 
     async fn inlay_hint(&self, p: InlayHintParams) -> Result<Option<Vec<InlayHint>>> {
-        self.with_analysis("inlayHint", &p.text_document.uri, |a| Ok(Some(editing::inlay_hints(a, a.pos().span(p.range))))).await
+        let range = p.range;
+        self.with_analysis("inlayHint", &p.text_document.uri, move |a| Ok(Some(editing::inlay_hints(a, a.pos().span(range))))).await
+    }
+
+    async fn inlay_hint_resolve(&self, h: InlayHint) -> Result<InlayHint> {
+        Ok(editing::resolve_inlay_hint(h))
     }
 
     async fn code_action(&self, p: CodeActionParams) -> Result<Option<CodeActionResponse>> {
         let uri = p.text_document.uri;
-        self.with_analysis("codeAction", &uri, |a| {
+        let u = uri.clone();
+        let range = p.range;
+        self.with_analysis("codeAction", &uri, move |a| {
             let pos = a.pos();
-            let actions = editing::quick_fixes(a, pos.span(p.range))
+            let actions = editing::quick_fixes(a, pos.span(range))
                 .into_iter()
                 .map(|q| {
                     CodeActionOrCommand::CodeAction(CodeAction {
                         title: q.title,
                         kind: Some(CodeActionKind::QUICKFIX),
-                        diagnostics: Some(vec![editing::to_lsp_diagnostic(&pos, &uri, &q.diag)]),
-                        edit: Some(WorkspaceEdit { changes: Some(HashMap::from([(uri.clone(), edits_to_lsp(a, q.edits))])), ..Default::default() }),
+                        diagnostics: Some(vec![editing::to_lsp_diagnostic(&pos, &u, &q.diag)]),
+                        edit: Some(WorkspaceEdit { changes: Some(HashMap::from([(u.clone(), edits_to_lsp(a, q.edits))])), ..Default::default() }),
                         is_preferred: Some(q.preferred),
                         ..Default::default()
                     })
@@ -539,13 +830,87 @@ impl LanguageServer for Backend {
         .await
     }
 
+    async fn goto_declaration(&self, p: GotoDefinitionParams) -> Result<Option<GotoDefinitionResponse>> {
+        // A binding is declared where it is defined (there are no separate declarations; an
+        // `extern` line is both).
+        self.goto_definition(p).await
+    }
+
+    async fn linked_editing_range(&self, p: LinkedEditingRangeParams) -> Result<Option<LinkedEditingRanges>> {
+        let uri = p.text_document_position_params.text_document.uri;
+        let pos = p.text_document_position_params.position;
+        self.with_analysis("linkedEditingRange", &uri, move |a| Ok(crate::linked_editing::ranges(a, a.pos().offset(pos)))).await
+    }
+
+    async fn prepare_call_hierarchy(&self, p: CallHierarchyPrepareParams) -> Result<Option<Vec<CallHierarchyItem>>> {
+        let uri = p.text_document_position_params.text_document.uri;
+        let pos = p.text_document_position_params.position;
+        let u = uri.clone();
+        self.with_analysis("prepareCallHierarchy", &uri, move |a| Ok(call_hierarchy::prepare(a, &u, a.pos().offset(pos)))).await
+    }
+
+    async fn incoming_calls(&self, p: CallHierarchyIncomingCallsParams) -> Result<Option<Vec<CallHierarchyIncomingCall>>> {
+        let uri = p.item.uri.clone();
+        let u = uri.clone();
+        self.with_analysis("callHierarchy/incomingCalls", &uri, move |a| Ok(Some(call_hierarchy::incoming(a, &u, &p.item)))).await
+    }
+
+    async fn outgoing_calls(&self, p: CallHierarchyOutgoingCallsParams) -> Result<Option<Vec<CallHierarchyOutgoingCall>>> {
+        let uri = p.item.uri.clone();
+        let u = uri.clone();
+        self.with_analysis("callHierarchy/outgoingCalls", &uri, move |a| Ok(Some(call_hierarchy::outgoing(a, &u, &p.item)))).await
+    }
+
+    async fn diagnostic(&self, p: DocumentDiagnosticParams) -> Result<DocumentDiagnosticReportResult> {
+        // Pull diagnostics: the same list as the pushed one, with the version as result id.
+        let uri = p.text_document.uri;
+        let u = uri.clone();
+        let r = self.off_lock("diagnostic", &uri, move |a| Ok(a.diags.iter().map(|d| editing::to_lsp_diagnostic(&a.pos(), &u, d)).collect::<Vec<_>>())).await?;
+        let (result_id, items) = match r {
+            Some((v, items)) => (Some(v.to_string()), items),
+            None => (None, vec![]),
+        };
+        Ok(DocumentDiagnosticReportResult::Report(DocumentDiagnosticReport::Full(RelatedFullDocumentDiagnosticReport {
+            related_documents: None,
+            full_document_diagnostic_report: FullDocumentDiagnosticReport { result_id, items },
+        })))
+    }
+
+    async fn semantic_tokens_range(&self, p: SemanticTokensRangeParams) -> Result<Option<SemanticTokensRangeResult>> {
+        let range = p.range;
+        self.with_analysis("semanticTokens/range", &p.text_document.uri, move |a| {
+            Ok(Some(SemanticTokensRangeResult::Tokens(SemanticTokens { result_id: None, data: editing::semantic_tokens_in(a, a.pos().span(range)) })))
+        })
+        .await
+    }
+
     async fn code_lens(&self, p: CodeLensParams) -> Result<Option<Vec<CodeLens>>> {
         let uri = p.text_document.uri;
-        self.with_analysis("codeLens", &uri, |_| Ok(Some(editing::code_lenses(&uri)))).await
+        let u = uri.clone();
+        self.with_analysis("codeLens", &uri, move |_| Ok(Some(editing::code_lenses(&u)))).await
     }
 }
 
 impl Backend {
+    /// Formatting edits; a file that cannot be formatted answers `null` (no edits) and the
+    /// reason goes to the log, as rust-analyzer does (an error would be shown on every save).
+    async fn edits_or_null(&self, r: Option<std::result::Result<Vec<TextEdit>, String>>) -> Result<Option<Vec<TextEdit>>> {
+        match r {
+            Some(Ok(edits)) => Ok(Some(edits)),
+            Some(Err(why)) => {
+                self.client.log_message(MessageType::INFO, format!("opal lsp: not formatting: {why}")).await;
+                Ok(None)
+            }
+            None => Ok(None),
+        }
+    }
+
+    /// Semantic tokens computed off the lock, recorded with a new result id.
+    async fn fresh_tokens(&self, what: &'static str, uri: &Uri) -> Result<Option<TokensUpdate>> {
+        let Some((version, data)) = self.off_lock(what, uri, |a| Ok(editing::semantic_tokens(a))).await? else { return Ok(None) };
+        self.lock().record_tokens(uri, version, &data).map(Some).ok_or_else(content_modified)
+    }
+
     async fn republish_all(&self) {
         let open: Vec<(Uri, i32)> = self.lock().docs.iter().map(|(u, o)| (u.clone(), o.doc.version)).collect();
         for (u, v) in open {
@@ -554,68 +919,10 @@ impl Backend {
     }
 }
 
-/// Symbols of every open program and of the `.opal` files under the workspace roots.
-fn workspace_symbols(st: &mut State, query: &str) -> Vec<WorkspaceSymbol> {
-    let mut files: Vec<Uri> = st.docs.keys().filter(|u| !is_world(u)).cloned().collect();
-    let mut budget = 2000usize;
-    let roots = st.roots.clone();
-    for root in &roots {
-        collect_opal_files(root, 0, &mut budget, &mut files);
-    }
-    files.sort_by(|a, b| a.as_str().cmp(b.as_str()));
-    files.dedup();
-    let mut out = Vec::new();
-    for uri in files {
-        let a = match st.analysis(&uri) {
-            Some(a) => a,
-            None => match uri.to_file_path().and_then(|p| std::fs::read_to_string(p).ok()) {
-                Some(text) => Arc::new(Analysis::new(text, WorldInfo::default())),
-                None => continue,
-            },
-        };
-        for (name, kind, range, container) in navigation::flat_symbols(&a) {
-            if navigation::fuzzy_match(query, &name) {
-                out.push(WorkspaceSymbol {
-                    name,
-                    kind,
-                    tags: None,
-                    container_name: container,
-                    location: OneOf::Left(Location { uri: uri.clone(), range }),
-                    data: None,
-                });
-            }
-        }
-    }
-    out
-}
-
-fn collect_opal_files(dir: &Path, depth: usize, budget: &mut usize, out: &mut Vec<Uri>) {
-    if depth > 8 || *budget == 0 {
-        return;
-    }
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
-    for e in entries.flatten() {
-        if *budget == 0 {
-            return;
-        }
-        *budget -= 1;
-        let p = e.path();
-        let name = e.file_name();
-        let name = name.to_string_lossy();
-        if p.is_dir() {
-            if !name.starts_with('.') && name != "target" && name != "node_modules" {
-                collect_opal_files(&p, depth + 1, budget, out);
-            }
-        } else if name.ends_with(".opal") {
-            if let Some(u) = Uri::from_file_path(&p) {
-                out.push(u);
-            }
-        }
-    }
-}
-
 /// Serves the language server on stdin/stdout until the client sends `exit` or closes stdin.
+/// The exit code is 0 after a `shutdown` request, 1 otherwise (LSP `exit`).
 pub fn run_stdio() -> i32 {
+    let shut_down = Arc::new(AtomicBool::new(false));
     let rt = match tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build() {
         Ok(rt) => rt,
         Err(e) => {
@@ -629,12 +936,20 @@ pub fn run_stdio() -> i32 {
         let (inject, injected) = tokio::sync::mpsc::unbounded_channel();
         tokio::spawn(crate::transport::pump_input(tokio::io::stdin(), feed, inject));
         let output = tokio::spawn(crate::transport::pump_output(drain, tokio::io::stdout(), injected));
-        let (service, socket) =
-            LspService::build(Backend::new).custom_method("opal/desugar", Backend::desugar).custom_method("opal/documentText", Backend::document_text).finish();
-        Server::new(server_in, server_out, socket).serve(service).await;
+        let (service, socket) = LspService::build(|client| Backend::with_shutdown_flag(client, shut_down.clone()))
+            .custom_method("opal/desugar", Backend::desugar)
+            .custom_method("opal/documentText", Backend::document_text)
+            .finish();
+        // Requests wait on blocking threads, not on each other: let many be in flight.
+        Server::new(server_in, server_out, socket).concurrency_level(64).serve(service).await;
         let _ = output.await;
     });
     // Reading stdin occupies a blocking thread that may never return: do not wait for it.
     rt.shutdown_timeout(Duration::from_millis(100));
-    0
+    if shut_down.load(Ordering::SeqCst) {
+        0
+    } else {
+        eprintln!("opal lsp: exiting without a `shutdown` request first (exit code 1)");
+        1
+    }
 }

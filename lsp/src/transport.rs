@@ -1,66 +1,267 @@
 //! A guard in front of tower-lsp-server's transport. Its framed reader stops for good at the
 //! first message it cannot decode (tokio-util ends a stream after an error), so one malformed
-//! message would end the session. Here every frame is read and checked first: well-formed
-//! JSON-RPC goes to the server; anything else is answered with a parse error (-32700) or an
-//! invalid-request error (-32600) and the session goes on.
+//! message would end the session. Here every byte of stdin is framed and checked first:
+//!
+//! * a well-formed JSON-RPC message goes to the server, re-framed with a clean header;
+//! * a malformed one is answered with a parse error (-32700) or an invalid-request error
+//!   (-32600, with the request's id when it has one);
+//! * bytes that are not part of a frame are skipped with a log line on stderr, up to the next
+//!   `Content-Length` header (the reader resynchronises there).
+//!
+//! Headers are bytes, not text: a non-UTF-8 header line is skipped like any other unknown
+//! header. A `Content-Length` that is not a number gets -32700 and its body is skipped. One that
+//! is too small leaves a truncated body (-32700) and a tail that is skipped. One that is too
+//! large is noticed when the next header appears inside the declared body, or when input
+//! pauses with a complete JSON value read: the message is answered with -32700 and reading goes
+//! on from the next header.
 
 use serde_json::{json, Value};
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
-use tokio::sync::mpsc::UnboundedSender;
+use std::time::Duration;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 
-/// Bodies larger than this are discarded unread (and answered with an error).
+/// Bodies larger than this are skipped (and answered with an error).
 const MAX_BODY: usize = 64 << 20;
+/// A header block longer than this is garbage.
+const MAX_HEADER: usize = 8 << 10;
+/// How long a body may stall before a complete JSON value read so far counts as the message.
+const STALL: Duration = Duration::from_millis(300);
+const NAME: &[u8] = b"content-length";
 
 pub enum Frame {
     Body(Vec<u8>),
-    /// A header block without a usable Content-Length.
-    BadHeader(String),
-    /// A body over [`MAX_BODY`], already skipped.
-    TooLarge(usize),
+    /// A frame that cannot be delivered, with the error to answer.
+    Bad(Value),
 }
 
-/// Reads one `Content-Length`-framed message; `None` at end of input.
-pub async fn read_frame<R: AsyncRead + Unpin>(r: &mut BufReader<R>) -> Option<Frame> {
-    let mut len: Option<Result<usize, String>> = None;
-    let mut saw_header = false;
-    loop {
-        let mut line = String::new();
-        if r.read_line(&mut line).await.ok()? == 0 {
-            return None;
+/// Reads `Content-Length`-framed messages from bytes, resynchronising after garbage.
+pub struct FrameReader<R> {
+    input: R,
+    buf: Vec<u8>,
+    eof: bool,
+    /// Log skipped bytes (the editor side); the server's own output is never garbage.
+    pub log: bool,
+}
+
+fn find_ci(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    if hay.len() < needle.len() {
+        return None;
+    }
+    (0..=hay.len() - needle.len()).find(|&i| hay[i..i + needle.len()].eq_ignore_ascii_case(needle))
+}
+
+/// Where a `Content-Length:` header starts (the name, optional blanks, a colon).
+fn find_header(hay: &[u8], from: usize) -> Option<usize> {
+    let mut at = from;
+    while let Some(i) = find_ci(hay.get(at..)?, NAME) {
+        let start = at + i;
+        let rest = &hay[start + NAME.len()..];
+        let blanks = rest.iter().take_while(|b| **b == b' ' || **b == b'\t').count();
+        match rest.get(blanks) {
+            Some(b':') => return Some(start),
+            // Not enough input yet to tell: report it, the caller reads more.
+            None => return Some(start),
+            Some(_) => at = start + 1,
         }
-        let t = line.trim_end_matches(['\r', '\n']);
-        if t.is_empty() {
-            if saw_header {
+    }
+    None
+}
+
+/// The end of a header block (after its blank line) and where the blank line starts.
+fn header_end(hay: &[u8]) -> Option<(usize, usize)> {
+    let mut i = 0;
+    while i < hay.len() {
+        if hay[i] == b'\n' {
+            if hay.get(i + 1) == Some(&b'\n') {
+                return Some((i, i + 2));
+            }
+            if hay.get(i + 1) == Some(&b'\r') && hay.get(i + 2) == Some(&b'\n') {
+                return Some((i, i + 3));
+            }
+        }
+        i += 1;
+    }
+    None
+}
+
+fn parse_error(message: String, id: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32700, "message": message}})
+}
+
+/// Whether skipped bytes deserve a log line: anything but blanks and well-formed headers.
+fn is_noise(skipped: &[u8]) -> bool {
+    skipped.split(|b| *b == b'\n').any(|line| {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        let header_like = line.is_ascii() && line.contains(&b':') && !line.contains(&b'{');
+        !line.is_empty() && !header_like
+    })
+}
+
+fn log_skip(skipped: &[u8]) {
+    let shown: String = String::from_utf8_lossy(&skipped[..skipped.len().min(80)]).escape_debug().collect();
+    eprintln!("opal lsp: skipped {} byte(s) that are not a message: \"{shown}\"", skipped.len());
+}
+
+impl<R: AsyncRead + Unpin> FrameReader<R> {
+    pub fn new(input: R) -> FrameReader<R> {
+        FrameReader { input, buf: Vec::new(), eof: false, log: true }
+    }
+
+    /// Reads more input; false at end of input.
+    async fn fill(&mut self) -> bool {
+        if self.eof {
+            return false;
+        }
+        let mut chunk = [0u8; 1 << 16];
+        match self.input.read(&mut chunk).await {
+            Ok(0) | Err(_) => {
+                self.eof = true;
+                false
+            }
+            Ok(n) => {
+                self.buf.extend_from_slice(&chunk[..n]);
+                true
+            }
+        }
+    }
+
+    /// Like [`Self::fill`], but gives up after `wait` (`None`: timed out).
+    async fn fill_within(&mut self, wait: Duration) -> Option<bool> {
+        tokio::time::timeout(wait, self.fill()).await.ok()
+    }
+
+    fn skip(&mut self, n: usize) {
+        if self.log && is_noise(&self.buf[..n]) {
+            log_skip(&self.buf[..n]);
+        }
+        self.buf.drain(..n);
+    }
+
+    /// The next frame; `None` at end of input.
+    pub async fn read_frame(&mut self) -> Option<Frame> {
+        loop {
+            match self.read_header().await? {
+                Header::Garbage => continue,
+                Header::Bad(e) => return Some(Frame::Bad(e)),
+                Header::Length(len) => return self.read_body(len).await,
+            }
+        }
+    }
+
+    /// The next header block, everything before it skipped; `None` at end of input.
+    async fn read_header(&mut self) -> Option<Header> {
+        // 1. Find a header name, skipping whatever comes before it.
+        let start = loop {
+            if let Some(i) = find_header(&self.buf, 0) {
+                break i;
+            }
+            // Keep a tail that may be the start of a split header name.
+            let keep = self.buf.len().min(NAME.len() + 16);
+            self.skip(self.buf.len() - keep);
+            if !self.fill().await {
+                let n = self.buf.len();
+                self.skip(n);
+                return None;
+            }
+        };
+        self.skip(start);
+        // 2. The header block up to its blank line.
+        let (blank, body_start) = loop {
+            if let Some(e) = header_end(&self.buf) {
+                break e;
+            }
+            if self.buf.len() > MAX_HEADER {
+                self.skip(NAME.len());
+                return Some(Header::Bad(parse_error("parse error: a header block without an end".into(), Value::Null)));
+            }
+            if !self.fill().await {
+                let n = self.buf.len();
+                self.skip(n);
+                return None;
+            }
+        };
+        // The name may have been found before the bytes after it arrived: check it again.
+        if find_header(&self.buf[..blank], 0) != Some(0) {
+            self.skip(1);
+            return Some(Header::Garbage);
+        }
+        let head = String::from_utf8_lossy(&self.buf[..blank]).into_owned();
+        let value = head.lines().next().and_then(|l| l.split_once(':')).map(|(_, v)| v.trim().to_string()).unwrap_or_default();
+        self.buf.drain(..body_start);
+        Some(match value.parse::<usize>() {
+            Ok(n) if n <= MAX_BODY => Header::Length(n),
+            Ok(n) => Header::Bad(parse_error(format!("parse error: a message of {n} bytes is over the {MAX_BODY}-byte limit"), Value::Null)),
+            Err(_) => Header::Bad(parse_error(format!("parse error: bad Content-Length `{}`", value.escape_debug()), Value::Null)),
+        })
+    }
+
+    /// A body of `len` bytes. A header inside it, or a pause (or the end of input) after a
+    /// complete JSON value, means the declared length was too large.
+    async fn read_body(&mut self, len: usize) -> Option<Frame> {
+        let mut scanned = 0usize;
+        loop {
+            let upto = self.buf.len().min(len);
+            if let Some(i) = find_header(&self.buf[..upto], scanned.saturating_sub(NAME.len())) {
+                if header_end(&self.buf[i..]).is_some() {
+                    // The declared body holds a complete value and then a header: too large.
+                    if let Some(v) = complete_value(&self.buf[..i]) {
+                        self.buf.drain(..i);
+                        return Some(Frame::Bad(too_large(len, i, &v)));
+                    }
+                    // Or it holds garbage and then a whole well-formed message: the garbage
+                    // had a header of its own; read on from the message.
+                    if embedded_message(&self.buf[i..]) {
+                        self.skip(i);
+                        return Some(Frame::Bad(parse_error(format!("parse error: a message of {len} bytes cut short by the next header"), Value::Null)));
+                    }
+                }
+            }
+            scanned = upto;
+            if self.buf.len() >= len {
                 break;
             }
-            continue;
-        }
-        saw_header = true;
-        if let Some((k, v)) = t.split_once(':') {
-            if k.trim().eq_ignore_ascii_case("content-length") {
-                len = Some(v.trim().parse::<usize>().map_err(|_| format!("bad Content-Length `{}`", v.trim())));
+            let more = self.fill_within(STALL).await;
+            if more != Some(true) {
+                if let Some(v) = complete_value(&self.buf) {
+                    let n = self.buf.len();
+                    self.buf.clear();
+                    return Some(Frame::Bad(too_large(len, n, &v)));
+                }
+                if more == Some(false) {
+                    let n = self.buf.len();
+                    self.skip(n);
+                    return None;
+                }
             }
         }
+        let body: Vec<u8> = self.buf.drain(..len).collect();
+        Some(Frame::Body(body))
     }
-    match len {
-        Some(Ok(n)) if n > MAX_BODY => {
-            let mut left = n;
-            let mut buf = vec![0u8; 1 << 16];
-            while left > 0 {
-                let k = left.min(buf.len());
-                r.read_exact(&mut buf[..k]).await.ok()?;
-                left -= k;
-            }
-            Some(Frame::TooLarge(n))
-        }
-        Some(Ok(n)) => {
-            let mut body = vec![0u8; n];
-            r.read_exact(&mut body).await.ok()?;
-            Some(Frame::Body(body))
-        }
-        Some(Err(e)) => Some(Frame::BadHeader(e)),
-        None => Some(Frame::BadHeader("a header block without Content-Length".into())),
-    }
+}
+
+enum Header {
+    Length(usize),
+    Bad(Value),
+    /// Not a header after all (skipped).
+    Garbage,
+}
+
+/// Whether bytes start with a header block and a complete body that is a JSON value.
+fn embedded_message(bytes: &[u8]) -> bool {
+    let Some((blank, body)) = header_end(bytes) else { return false };
+    let head = String::from_utf8_lossy(&bytes[..blank]);
+    let Some(n) = head.lines().next().and_then(|l| l.split_once(':')).and_then(|(_, v)| v.trim().parse::<usize>().ok()) else { return false };
+    bytes.get(body..body + n).is_some_and(|b| complete_value(b).is_some())
+}
+
+/// The bytes as one JSON value (surrounding blanks allowed).
+fn complete_value(bytes: &[u8]) -> Option<Value> {
+    serde_json::from_slice(bytes).ok()
+}
+
+fn too_large(declared: usize, got: usize, v: &Value) -> Value {
+    let id = v.get("id").filter(|id| id.is_string() || id.is_number()).cloned().unwrap_or(Value::Null);
+    parse_error(format!("parse error: Content-Length {declared} is larger than the message ({got} bytes)"), id)
 }
 
 /// Writes one framed body; false when the other side is gone.
@@ -76,25 +277,72 @@ pub fn encode(msg: &Value) -> Vec<u8> {
     out
 }
 
-/// Why a body is not a JSON-RPC message, as the error to answer with; `None` if it is one.
-pub fn check_message(body: &[u8]) -> Option<Value> {
-    let err = |code: i64, msg: String, id: Value| Some(json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": msg}}));
-    let v: Value = match serde_json::from_slice(body) {
+/// What to do with one body.
+#[derive(Debug, PartialEq)]
+pub enum Checked {
+    /// Pass it on unchanged.
+    Pass,
+    /// Pass on this rewritten body instead.
+    Rewrite(Vec<u8>),
+    /// Answer with this error.
+    Reject(Value),
+}
+
+/// Whether a body is a JSON-RPC message tower-lsp-server will accept, and if not, the error.
+///
+/// Ids must be strings or integers that fit an `i64` (tower-lsp-server's `Id`); another number
+/// (`1.5`, `1e300`, `18446744073709551616`) gets -32600 with that id echoed. `shutdown` and
+/// `exit` take no parameters, but clients send `{}` or `[]`: those are dropped.
+pub fn check_message(body: &[u8]) -> Checked {
+    let err = |code: i64, msg: String, id: Value| Checked::Reject(json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": msg}}));
+    let mut v: Value = match serde_json::from_slice(body) {
         Ok(v) => v,
         Err(e) => return err(-32700, format!("parse error: {e}"), Value::Null),
     };
-    let id = v.get("id").cloned().unwrap_or(Value::Null);
-    let Some(obj) = v.as_object() else { return err(-32600, "invalid request: not a JSON object".into(), Value::Null) };
+    let Some(obj) = v.as_object_mut() else { return err(-32600, "invalid request: not a JSON object".into(), Value::Null) };
+    let id = obj.get("id").cloned().unwrap_or(Value::Null);
+    let id_ok = match obj.get("id") {
+        None | Some(Value::String(_)) | Some(Value::Null) => true,
+        Some(Value::Number(n)) => n.as_i64().is_some(),
+        Some(_) => false,
+    };
+    // Echo a number we could not use (clients compare ids as numbers); anything else is null.
+    let echo = if matches!(id, Value::Number(_) | Value::String(_)) { id.clone() } else { Value::Null };
     if obj.get("jsonrpc") != Some(&json!("2.0")) {
-        return err(-32600, "invalid request: `jsonrpc` must be \"2.0\"".into(), id);
+        return err(-32600, "invalid request: `jsonrpc` must be \"2.0\"".into(), echo);
     }
-    let id_ok = matches!(obj.get("id"), None | Some(Value::Number(_)) | Some(Value::String(_)) | Some(Value::Null));
-    match obj.get("method") {
-        Some(Value::String(_)) if id_ok => None,
-        Some(_) => err(-32600, "invalid request: `method` must be a string and `id` a number or string".into(), if id_ok { id } else { Value::Null }),
-        None if obj.contains_key("id") && (obj.contains_key("result") || obj.contains_key("error")) => None,
-        None => err(-32600, "invalid request: no `method`".into(), id),
+    if !id_ok {
+        return err(-32600, format!("invalid request: the id {id} is not a string or an integer in the 64-bit range"), echo);
     }
+    let checked = match obj.get("method") {
+        Some(Value::String(m)) => {
+            let m = m.clone();
+            match obj.get("params") {
+                None | Some(Value::Null) | Some(Value::Object(_)) | Some(Value::Array(_)) => {}
+                Some(p) => return err(-32600, format!("invalid request: `params` must be an object or an array, not {p}"), echo),
+            }
+            if (m == "shutdown" || m == "exit") && obj.get("params").is_some_and(|p| !p.is_null()) {
+                obj.remove("params");
+                Checked::Rewrite(v.to_string().into_bytes())
+            } else {
+                Checked::Pass
+            }
+        }
+        Some(_) => return err(-32600, "invalid request: `method` must be a string".into(), echo),
+        None if obj.contains_key("id") && (obj.contains_key("result") || obj.contains_key("error")) => Checked::Pass,
+        None => return err(-32600, "invalid request: no `method`".into(), echo),
+    };
+    // The last word is tower-lsp-server's own decoder: what it cannot decode would end its input.
+    let final_body = match &checked {
+        Checked::Rewrite(b) => b.as_slice(),
+        _ => body,
+    };
+    let tower_ok = serde_json::from_slice::<tower_lsp_server::jsonrpc::Response>(final_body).is_ok()
+        || serde_json::from_slice::<tower_lsp_server::jsonrpc::Request>(final_body).is_ok();
+    if !tower_ok {
+        return err(-32600, "invalid request: not a JSON-RPC request, notification or response".into(), echo);
+    }
+    checked
 }
 
 /// Copies frames from the editor to the server, answering malformed ones through `inject`.
@@ -103,22 +351,25 @@ where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin,
 {
-    let mut r = BufReader::new(input);
-    while let Some(frame) = read_frame(&mut r).await {
+    let mut r = FrameReader::new(input);
+    while let Some(frame) = r.read_frame().await {
         let answer = match frame {
             Frame::Body(body) => match check_message(&body) {
-                None => {
+                Checked::Pass => {
                     if !write_frame(&mut to_server, &body).await {
                         return;
                     }
                     continue;
                 }
-                Some(e) => e,
+                Checked::Rewrite(body) => {
+                    if !write_frame(&mut to_server, &body).await {
+                        return;
+                    }
+                    continue;
+                }
+                Checked::Reject(e) => e,
             },
-            Frame::BadHeader(why) => json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": format!("parse error: {why}")}}),
-            Frame::TooLarge(n) => {
-                json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": format!("message of {n} bytes is over the {MAX_BODY}-byte limit")}})
-            }
+            Frame::Bad(e) => e,
         };
         eprintln!("opal lsp: rejected a malformed message: {}", answer["error"]["message"]);
         if inject.send(encode(&answer)).is_err() {
@@ -128,21 +379,22 @@ where
 }
 
 /// Copies whole frames from the server to the editor, with injected answers between frames.
-pub async fn pump_output<R, W>(from_server: R, mut out: W, mut injected: tokio::sync::mpsc::UnboundedReceiver<Vec<u8>>)
+pub async fn pump_output<R, W>(from_server: R, mut out: W, mut injected: UnboundedReceiver<Vec<u8>>)
 where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin,
 {
-    let mut r = BufReader::new(from_server);
+    let mut r = FrameReader::new(from_server);
+    r.log = false;
     loop {
         tokio::select! {
-            frame = read_frame(&mut r) => match frame {
+            frame = r.read_frame() => match frame {
                 Some(Frame::Body(body)) => {
                     if !write_frame(&mut out, &body).await {
                         return;
                     }
                 }
-                Some(_) => {}
+                Some(Frame::Bad(_)) => {}
                 None => break,
             },
             Some(bytes) = injected.recv() => {
@@ -152,6 +404,12 @@ where
             }
         }
     }
+    // Answers injected just before the server stopped still go out.
+    while let Ok(bytes) = injected.try_recv() {
+        if out.write_all(&bytes).await.is_err() {
+            break;
+        }
+    }
     let _ = out.flush().await;
 }
 
@@ -159,9 +417,15 @@ where
 mod tests {
     use super::*;
 
+    fn code(b: &[u8]) -> Option<i64> {
+        match check_message(b) {
+            Checked::Reject(e) => Some(e["error"]["code"].as_i64().unwrap_or(0)),
+            _ => None,
+        }
+    }
+
     #[test]
     fn malformed_messages_get_the_right_errors() {
-        let code = |b: &[u8]| check_message(b).map(|e| e["error"]["code"].as_i64().unwrap_or(0));
         assert_eq!(code(br#"{"jsonrpc":"2.0","id":1,"method":"x"}"#), None);
         assert_eq!(code(br#"{"jsonrpc":"2.0","method":"x"}"#), None);
         assert_eq!(code(br#"{"jsonrpc":"2.0","id":1,"result":null}"#), None);
@@ -171,5 +435,101 @@ mod tests {
         assert_eq!(code(br#"{"id":1,"method":"x"}"#), Some(-32600));
         assert_eq!(code(br#"{"jsonrpc":"2.0","id":{},"method":"x"}"#), Some(-32600));
         assert_eq!(code(br#"{"jsonrpc":"2.0","id":3}"#), Some(-32600));
+        assert_eq!(code(br#"{"jsonrpc":"2.0","id":3,"method":"x","params":5}"#), Some(-32600));
+    }
+
+    #[test]
+    fn odd_ids_are_rejected_with_the_id_echoed() {
+        for (raw, echoed) in [("1.5", json!(1.5)), ("1e300", json!(1e300)), ("18446744073709551616", json!(18446744073709551616.0)), ("-0.0", json!(-0.0))] {
+            let body = format!(r#"{{"jsonrpc":"2.0","id":{raw},"method":"textDocument/hover","params":{{}}}}"#);
+            match check_message(body.as_bytes()) {
+                Checked::Reject(e) => {
+                    assert_eq!(e["error"]["code"], json!(-32600), "{raw}");
+                    assert_eq!(e["id"], echoed, "{raw}");
+                }
+                other => panic!("{raw}: {other:?}"),
+            }
+        }
+        assert_eq!(code(br#"{"jsonrpc":"2.0","id":9223372036854775807,"method":"x"}"#), None);
+        assert_eq!(code(br#"{"jsonrpc":"2.0","id":-5,"method":"x"}"#), None);
+    }
+
+    #[test]
+    fn shutdown_and_exit_params_are_dropped() {
+        let got = check_message(br#"{"jsonrpc":"2.0","id":1,"method":"shutdown","params":{}}"#);
+        assert_eq!(got, Checked::Rewrite(br#"{"id":1,"jsonrpc":"2.0","method":"shutdown"}"#.to_vec()));
+        assert_eq!(check_message(br#"{"jsonrpc":"2.0","id":1,"method":"shutdown","params":null}"#), Checked::Pass);
+        assert!(matches!(check_message(br#"{"jsonrpc":"2.0","method":"exit","params":[]}"#), Checked::Rewrite(_)));
+    }
+
+    /// Every frame (as its body text, or `!` and the error code) read from a byte stream.
+    fn frames(input: &[u8]) -> Vec<String> {
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+        rt.block_on(async {
+            let mut r = FrameReader::new(input);
+            r.log = false;
+            let mut out = Vec::new();
+            while let Some(f) = r.read_frame().await {
+                out.push(match f {
+                    Frame::Body(b) => String::from_utf8_lossy(&b).into_owned(),
+                    Frame::Bad(e) => format!("!{} {}", e["error"]["code"], e["id"]),
+                });
+            }
+            out
+        })
+    }
+
+    fn frame(body: &str) -> String {
+        format!("Content-Length: {}\r\n\r\n{body}", body.len())
+    }
+
+    fn fragment() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
+        use proptest::prelude::*;
+        prop_oneof![
+            prop::sample::select(vec!["Content-Length: ", "content-length:", "Content-Length: 5", "\r\n", "\n", "\r\n\r\n", "{", "}", "\"", "99", "abc", ":"])
+                .prop_map(|s| s.as_bytes().to_vec()),
+            prop::collection::vec(any::<u8>(), 0..8),
+        ]
+    }
+
+    proptest::proptest! {
+        /// Any bytes, then two well-formed messages: the second is always read intact.
+        #[test]
+        fn any_garbage_is_followed_by_a_working_session(garbage in proptest::collection::vec(fragment(), 0..12)) {
+            let ok = r#"{"jsonrpc":"2.0","id":7,"method":"x"}"#;
+            let input = [garbage.concat(), frame(ok).into_bytes(), frame(ok).into_bytes()].concat();
+            let got = frames(&input);
+            proptest::prop_assert_eq!(got.last().map(String::as_str), Some(ok), "{:?}", String::from_utf8_lossy(&input));
+        }
+    }
+
+    #[test]
+    fn the_reader_resynchronises_after_any_garbage() {
+        let ok = r#"{"jsonrpc":"2.0","id":7,"method":"x"}"#;
+        let cases: Vec<(Vec<u8>, Vec<&str>)> = vec![
+            ([frame(ok), frame(ok)].concat().into_bytes(), vec![ok, ok]),
+            // Non-UTF-8 header lines, before or after Content-Length.
+            ([b"\xff\r\n".to_vec(), frame(ok).into_bytes()].concat(), vec![ok]),
+            ([format!("Content-Length: {}\r\nX-Name: caf\u{e9}\r\n\r\n{ok}", ok.len()).into_bytes()].concat(), vec![ok]),
+            ([format!("Content-Length: {}\r\nX-Name: caf", ok.len()).into_bytes(), b"\xe9\r\n\r\n".to_vec(), ok.as_bytes().to_vec()].concat(), vec![ok]),
+            // A bad length: an error, the body is skipped, the next message is read.
+            ([format!("Content-Length: abc\r\n\r\n{ok}"), frame(ok)].concat().into_bytes(), vec!["!-32700 null", ok]),
+            ([format!("Content-Length: -3\r\n\r\n{ok}"), frame(ok)].concat().into_bytes(), vec!["!-32700 null", ok]),
+            ([format!("Content-Length: 99999999999999999999999\r\n\r\n{ok}"), frame(ok)].concat().into_bytes(), vec!["!-32700 null", ok]),
+            // Too small: a truncated body, its tail skipped.
+            ([format!("Content-Length: 10\r\n\r\n{ok}"), frame(ok)].concat().into_bytes(), vec![&ok[..10], ok]),
+            // Too large: the next header inside the declared body ends it.
+            ([format!("Content-Length: {}\r\n\r\n{ok}", ok.len() + 20), frame(ok), frame(ok)].concat().into_bytes(), vec!["!-32700 7", ok, ok]),
+            // Too large and nothing after it: the pause ends it.
+            (format!("Content-Length: {}\r\n\r\n{ok}", ok.len() + 20).into_bytes(), vec!["!-32700 7"]),
+            // Garbage between frames, lowercase header name, LF-only headers, other headers.
+            ([frame(ok), "garbage\r\n\r\n".into(), format!("content-length:{}\n\n{ok}", ok.len())].concat().into_bytes(), vec![ok, ok]),
+            ([format!("Content-Type: application/vscode-jsonrpc; charset=utf-8\r\nContent-Length: {}\r\n\r\n{ok}", ok.len())].concat().into_bytes(), vec![ok]),
+            (b"\r\n\r\n\xff\xfe\x00".to_vec(), vec![]),
+            (b"Content-Length".to_vec(), vec![]),
+        ];
+        for (input, want) in cases {
+            assert_eq!(frames(&input), want, "{:?}", String::from_utf8_lossy(&input));
+        }
     }
 }

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Real editor clients against the real `opal lsp` (issue 4): headless Neovim's built-in LSP
-# client (diagnostics, hover, definition) and the vscode-languageserver-protocol Node client
-# (300 back-to-back incremental edits must arrive in order). Installs what it needs.
+# Real editor clients against the real `opal lsp` (issues 4 and 19): headless Neovim's built-in
+# LSP client (diagnostics, hover, definition), the vscode-languageserver-protocol Node client
+# (300 back-to-back incremental edits must arrive in order), Emacs 28 with eglot 1.9 and with
+# lsp-mode 8 (`shutdown` with `params: {}` must be answered, exit 0), and Vim 9 with ALE 3.3
+# (hover in plain text, as ALE asks). Installs what it needs (Debian packages).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 cargo build --release -q -p opal-cli
@@ -26,6 +28,30 @@ cp tests/editor/probe.js "$tmp/"
 (cd "$tmp" && npm init -y >/dev/null && npm install --silent --no-audit --no-fund vscode-languageserver-protocol@3.18.5 >/dev/null)
 ORDER_TEST=300 timeout 60 node "$tmp/probe.js" "$file" 9 21 -- "$opal" lsp --stdio
 echo "node client e2e (300 ordered edits): ok"
+
+if ! command -v emacs >/dev/null || ! command -v vim >/dev/null || [ ! -d /usr/share/vim-ale ]; then
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq emacs-nox elpa-eglot elpa-lsp-mode vim-ale vim-nox >/dev/null
+fi
+out=$(timeout 60 emacs --batch -l tests/editor/eglot_probe.el "$opal" "$file" 9 21 2>&1) || { echo "$out"; echo "eglot e2e: FAILED"; exit 1; }
+echo "$out" | grep -v '^Loading'
+grep -q '^diagnostics: 1$' <<<"$out" && grep -q '^hover kind: markdown$' <<<"$out" && grep -q '^hover: .*shout' <<<"$out" \
+  && grep -q '^definition: tour.opal 4:0$' <<<"$out" && grep -q '^completion: [0-9]* items, snippets: nil$' <<<"$out" \
+  && grep -q '^rename: 2 edit(s)$' <<<"$out" && grep -q '^formatting: 0 edit(s)$' <<<"$out" && grep -q '^shutdown: answered$' <<<"$out" \
+  || { echo "eglot e2e: unexpected answers"; exit 1; }
+echo "eglot e2e: ok"
+
+out=$(timeout 60 emacs --batch -l tests/editor/lsp_mode_probe.el "$opal" "$file" 9 21 2>&1) || { echo "$out"; echo "lsp-mode e2e: FAILED"; exit 1; }
+echo "$out" | grep -v '^Loading'
+grep -q '^diagnostics: 1$' <<<"$out" && grep -q '^hover: .*shout' <<<"$out" && grep -q '^definition: tour.opal 4$' <<<"$out" \
+  && grep -q '^shutdown: nil$' <<<"$out" && grep -q '^exit status: 0$' <<<"$out" \
+  || { echo "lsp-mode e2e: unexpected answers"; exit 1; }
+echo "lsp-mode e2e: ok"
+
+OPAL="$opal" LSP_FILE="$file" LSP_LINE=9 LSP_COL=21 OUT="$tmp/ale.out" timeout 60 vim -N -u NONE -i NONE -es -S tests/editor/ale_probe.vim || true
+cat "$tmp/ale.out"
+grep -q '^hover kind: plaintext$' "$tmp/ale.out" && ! grep -q '\*\*' "$tmp/ale.out" && grep -q '^definition: tour.opal 4$' "$tmp/ale.out" \
+  && grep -q '^done$' "$tmp/ale.out" || { echo "ALE e2e: unexpected answers"; exit 1; }
+echo "ALE e2e: ok"
 
 # A second DAP client (Debian's Neovim 0.7 is too old for nvim-dap): the DebugClient of
 # @vscode/debugadapter-testsupport drives `opal dap` through a breakpoint in CityExcursions.

@@ -7,5 +7,5 @@ extern open, read, write
 (thread, fd2) := open (thread, "bar.txt")
 thread := join (thread, thread2)
 thread := write (thread, fd2, c)
+print (&thread, c)
 print (&thread, "done")
-print (&stdout, c)

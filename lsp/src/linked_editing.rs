@@ -1,0 +1,39 @@
+//! Linked editing: typing in a binder renames its uses as you type (and the reverse). Only
+//! for bindings and parameters of the file; one binding, as in rename (rebinding makes a new
+//! binding).
+
+use crate::analysis::{Analysis, Target};
+use opal_core::desugar::DefKind;
+use tower_lsp_server::ls_types::LinkedEditingRanges;
+
+/// What a name may be typed into while linked (OPAL identifiers).
+pub const WORD_PATTERN: &str = "[A-Za-z_][A-Za-z0-9_]*";
+
+pub fn ranges(a: &Analysis, offset: u32) -> Option<LinkedEditingRanges> {
+    let (_, Target::Def(i)) = a.target_at(offset)? else { return None };
+    if a.defs()[i].kind == DefKind::Extern {
+        return None;
+    }
+    let occ = a.occurrences(&Target::Def(i));
+    if occ.len() < 2 {
+        return None;
+    }
+    let p = a.pos();
+    Some(LinkedEditingRanges { ranges: occ.into_iter().map(|(s, _)| p.range(s)).collect(), word_pattern: Some(WORD_PATTERN.into()) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::WorldInfo;
+
+    #[test]
+    fn a_binding_and_its_uses_are_linked() {
+        let src = "extern ask\ncount := 1\nprint (&stdout, count + count)\nprint (&stdout, ask 1)\n";
+        let a = Analysis::new(src.into(), WorldInfo::default());
+        let r = ranges(&a, 12).map(|r| r.ranges.iter().map(|x| (x.start.line, x.start.character)).collect::<Vec<_>>());
+        assert_eq!(r, Some(vec![(1, 0), (2, 16), (2, 24)]));
+        assert!(ranges(&a, 8).is_none(), "externs are world-file keys: not linked");
+        assert!(ranges(&a, src.find("print").unwrap_or(0) as u32).is_none());
+    }
+}

@@ -1,0 +1,54 @@
+;;; lsp_mode_probe.el --- Emacs 28 + lsp-mode 8 (Debian) against `opal lsp', headless.
+;; emacs --batch -l lsp_mode_probe.el OPAL FILE LINE COL
+;; lsp-mode sends `shutdown' with `params: {}' (issue 19): the server must answer it and exit 0.
+(package-initialize)
+(require 'lsp-mode)
+(defun out (fmt &rest args) (princ (concat (apply #'format fmt args) "\n")))
+(defun fail (fmt &rest args) (out "FAIL: %s" (apply #'format fmt args)) (kill-emacs 1))
+(let* ((args command-line-args-left)
+       (opal (nth 0 args)) (file (nth 1 args))
+       (line (string-to-number (nth 2 args))) (col (string-to-number (nth 3 args)))
+       (dir (file-name-directory file)))
+  (setq command-line-args-left nil)
+  (setq lsp-session-file (concat (make-temp-file "lsp-session") ".el") lsp-auto-guess-root nil lsp-restart 'ignore
+        lsp-enable-file-watchers nil lsp-keep-workspace-alive nil lsp-enable-snippet nil
+        lsp-headerline-breadcrumb-enable nil lsp-modeline-code-actions-enable nil
+        lsp-modeline-diagnostics-enable nil lsp-completion-enable nil lsp-enable-on-type-formatting nil
+        lsp-log-io nil lsp-response-timeout 10)
+  (define-derived-mode opal-mode prog-mode "Opal")
+  (add-to-list 'lsp-language-id-configuration '(opal-mode . "opal"))
+  (lsp-register-client
+   (make-lsp-client :new-connection (lsp-stdio-connection (list opal "lsp"))
+                    :activation-fn (lsp-activate-on "opal") :server-id 'opal-ls))
+  (lsp-workspace-folders-add dir)
+  (find-file file)
+  (opal-mode)
+  (lsp)
+  (with-timeout (20 (fail "lsp-mode did not initialize"))
+    (while (not (and lsp--buffer-workspaces
+                     (eq (lsp--workspace-status (car lsp--buffer-workspaces)) 'initialized)))
+      (accept-process-output nil 0.1)))
+  (let* ((ws (car lsp--buffer-workspaces))
+         (proc (lsp--workspace-proc ws)))
+    (out "initialized: %s" (lsp--workspace-print ws))
+    (with-timeout (20 (fail "no diagnostics"))
+      (while (zerop (hash-table-count (lsp-diagnostics t))) (accept-process-output nil 0.1)))
+    (out "diagnostics: %d" (length (gethash file (lsp-diagnostics t))))
+    (goto-char (point-min)) (forward-line line) (forward-char col)
+    (let* ((hover (lsp-request "textDocument/hover" (lsp--text-document-position-params)))
+           (contents (lsp-get hover :contents)))
+      (out "hover kind: %s" (lsp-get contents :kind))
+      (out "hover: %s" (replace-regexp-in-string "\n" "\\\\n" (or (lsp-get contents :value) ""))))
+    (let* ((def (lsp-request "textDocument/definition" (lsp--text-document-position-params)))
+           (def (if (vectorp def) (aref def 0) def)))
+      (out "definition: %s %d" (file-name-nondirectory (lsp-get def :uri)) (lsp-get (lsp-get (lsp-get def :range) :start) :line)))
+    ;; lsp-mode's own shutdown (`lsp--shutdown-workspace'): `shutdown' with params {} through
+    ;; its request machinery, then `exit'. It kills the process right after, so the probe sends
+    ;; the same two messages and lets the server exit by itself.
+    (with-lsp-workspace ws
+      (out "shutdown: %S" (lsp-request "shutdown" lsp--empty-ht))
+      (lsp-notify "exit" nil))
+    (with-timeout (10 (fail "the server did not exit"))
+      (while (process-live-p proc) (accept-process-output nil 0.1)))
+    (out "exit status: %s" (process-exit-status proc)))
+  (kill-emacs 0))

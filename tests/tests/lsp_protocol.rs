@@ -1,0 +1,329 @@
+//! Issue 19: `opal lsp` against raw bytes and unusual clients. The real binary over stdio;
+//! every test ends with a request that must still be answered.
+
+use opal_e2e::{opal, root};
+use opal_lsp::client::StdioClient;
+use serde_json::{json, Value};
+use std::time::Duration;
+
+fn dir_uri() -> String {
+    let dir = root().join("tests/lsp").canonicalize().expect("tests/lsp exists");
+    format!("file://{}", dir.display())
+}
+
+fn uri(name: &str) -> String {
+    format!("{}/{name}", dir_uri())
+}
+
+fn start() -> StdioClient {
+    let mut c = StdioClient::spawn(&opal(), &["lsp", "--stdio"], &[]).expect("start opal lsp");
+    c.initialize(&dir_uri()).expect("initialize");
+    c
+}
+
+fn frame(body: &str) -> Vec<u8> {
+    format!("Content-Length: {}\r\n\r\n{body}", body.len()).into_bytes()
+}
+
+fn hover_body(id: &str) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"textDocument/hover","params":{{"textDocument":{{"uri":"{}"}},"position":{{"line":0,"character":0}}}}}}"#,
+        uri("a.opal")
+    )
+}
+
+/// The answer to the id, and every error answered with `id: null` on the way.
+fn answer(c: &mut StdioClient, id: Value) -> Value {
+    c.wait_message(|m| m.get("method").is_none() && m["id"] == id).expect("an answer")
+}
+
+/// The session still works: a hover on an open document is answered.
+fn still_serving(c: &mut StdioClient) {
+    let r = c.request("textDocument/hover", json!({"textDocument": {"uri": uri("a.opal")}, "position": {"line": 0, "character": 0}}));
+    assert!(r.is_ok(), "the server still answers: {r:?}");
+}
+
+#[test]
+fn any_bytes_leave_the_session_running() {
+    let mut c = start();
+    c.open(&uri("a.opal"), "x := 1\nprint (&stdout, x)\n");
+    c.diagnostics(&uri("a.opal"), Some(1)).expect("diagnostics");
+    let cases: Vec<(&str, Vec<u8>, Option<i64>)> = vec![
+        ("a non-UTF-8 header line", [b"\xff\r\n".to_vec(), frame(&hover_body("101"))].concat(), None),
+        (
+            "a non-UTF-8 header value",
+            [format!("Content-Length: {}\r\nX-Name: caf", hover_body("102").len()).into_bytes(), b"\xe9\r\n\r\n".to_vec(), hover_body("102").into_bytes()]
+                .concat(),
+            None,
+        ),
+        ("Content-Length: abc", [b"Content-Length: abc\r\n\r\n".to_vec(), hover_body("103").into_bytes()].concat(), Some(-32700)),
+        ("a length too small", [b"Content-Length: 12\r\n\r\n".to_vec(), hover_body("104").into_bytes()].concat(), Some(-32700)),
+        (
+            "a length too large",
+            [format!("Content-Length: {}\r\n\r\n", hover_body("105").len() + 40).into_bytes(), hover_body("105").into_bytes()].concat(),
+            Some(-32700),
+        ),
+        ("garbage between frames", b"hello\x00\x01 world\r\n\r\n".to_vec(), None),
+        ("a body that is not JSON", frame("{]"), Some(-32700)),
+        ("a batch", frame("[]"), Some(-32600)),
+    ];
+    for (what, bytes, err) in cases {
+        c.write_bytes(&bytes);
+        if let Some(code) = err {
+            let e = c.wait_message(|m| m.get("error").is_some()).unwrap_or_else(|e| panic!("{what}: {e}"));
+            assert_eq!(e["error"]["code"], json!(code), "{what}: {e}");
+        }
+        still_serving(&mut c);
+    }
+    // The well-framed hovers among them were answered.
+    for id in [101, 102] {
+        let _ = answer(&mut c, json!(id));
+    }
+    assert_eq!(c.shutdown(), Some(0));
+}
+
+#[test]
+fn odd_ids_get_invalid_request_with_the_id_and_the_session_goes_on() {
+    let mut c = start();
+    c.open(&uri("a.opal"), "x := 1\n");
+    for (raw, id) in
+        [("1.5", json!(1.5)), ("1e300", json!(1e300)), ("18446744073709551616", json!(18446744073709551616.0)), ("true", Value::Null), ("[1]", Value::Null)]
+    {
+        c.write_bytes(&frame(&hover_body(raw)));
+        let e = c.wait_message(|m| m.get("error").is_some()).expect("an error");
+        assert_eq!(e["error"]["code"], json!(-32600), "{raw}: {e}");
+        assert_eq!(e["id"], id, "{raw}: {e}");
+        still_serving(&mut c);
+    }
+    // Large ids that fit, and string ids, work.
+    c.write_bytes(&frame(&hover_body("9223372036854775807")));
+    assert!(answer(&mut c, json!(9223372036854775807i64)).get("error").is_none());
+    c.write_bytes(&frame(&hover_body("\"abc\"")));
+    assert!(answer(&mut c, json!("abc")).get("error").is_none());
+    assert_eq!(c.shutdown(), Some(0));
+}
+
+#[test]
+fn shutdown_accepts_empty_params_and_exit_codes_follow_the_spec() {
+    // lsp-mode: `shutdown` with `params: {}`, `exit` with `params: {}` → 0.
+    let mut c = start();
+    let r = c.request("shutdown", json!({}));
+    assert_eq!(r, Ok(Value::Null), "shutdown with {{}} params");
+    c.notify("exit", json!({}));
+    assert_eq!(c.wait_exit(Duration::from_secs(5)), Some(0));
+    // `shutdown` with `params: null`.
+    let mut c = start();
+    assert_eq!(c.request("shutdown", Value::Null), Ok(Value::Null));
+    c.notify("exit", Value::Null);
+    assert_eq!(c.wait_exit(Duration::from_secs(5)), Some(0));
+    // `exit` without `shutdown` → 1.
+    let mut c = start();
+    c.notify("exit", Value::Null);
+    assert_eq!(c.wait_exit(Duration::from_secs(5)), Some(1));
+}
+
+#[test]
+fn a_too_large_length_at_the_end_of_input_is_answered_after_a_pause() {
+    let mut c = start();
+    c.open(&uri("a.opal"), "x := 1\n");
+    let body = hover_body("77");
+    c.write_bytes(&[format!("Content-Length: {}\r\n\r\n", body.len() + 100).into_bytes(), body.into_bytes()].concat());
+    let e = answer(&mut c, json!(77));
+    assert_eq!(e["error"]["code"], json!(-32700), "{e}");
+    still_serving(&mut c);
+    assert_eq!(c.shutdown(), Some(0));
+}
+
+/// A long program: functions, calls, and `if`s threading `stdout` (as in `opal-bench lsp`).
+fn long_source(blocks: usize) -> String {
+    let mut s = String::from("# A long program.\n");
+    for i in 0..blocks {
+        s.push_str(&format!(
+            "# block {i}\nf{i} := fun (a, b):\n    c := a + b\n    ret c * 2\nx{i} := f{i} ({i}, 1)\nif x{i} > 10:\n    print (&stdout, x{i})\n"
+        ));
+    }
+    s
+}
+
+#[test]
+fn cancelled_requests_answer_request_cancelled_and_do_not_hold_up_others() {
+    let mut c = start();
+    let u = uri("long.opal");
+    c.timeout = Duration::from_secs(120);
+    let t = std::time::Instant::now();
+    c.open(&u, &long_source(2_000));
+    c.diagnostics(&u, Some(1)).expect("diagnostics");
+    eprintln!("analysis of 14 000 lines: {:?}", t.elapsed());
+    let doc = json!({"textDocument": {"uri": u}});
+    let whole = json!({"textDocument": {"uri": u}, "range": {"start": {"line": 0, "character": 0}, "end": {"line": 60000, "character": 0}}});
+    let mut ids = Vec::new();
+    for k in 0..10 {
+        ids.push(if k % 2 == 0 {
+            c.request_async("textDocument/semanticTokens/full", doc.clone())
+        } else {
+            c.request_async("textDocument/inlayHint", whole.clone())
+        });
+    }
+    for id in &ids {
+        c.notify("$/cancelRequest", json!({"id": id}));
+    }
+    // A hover sent after them is answered.
+    let hover = c.request("textDocument/hover", json!({"textDocument": {"uri": u}, "position": {"line": 2, "character": 1}})).expect("hover");
+    assert!(hover["contents"]["value"].as_str().is_some_and(|v| v.contains("f0")), "{hover}");
+    for id in ids {
+        let r = answer(&mut c, json!(id));
+        assert_eq!(r["error"]["code"], json!(-32800), "request {id}: {}", &r.to_string()[..r.to_string().len().min(200)]);
+    }
+    // Not cancelled, the same requests complete.
+    let tokens = c.request("textDocument/semanticTokens/full", doc).expect("tokens");
+    assert!(tokens["data"].as_array().is_some_and(|d| d.len() > 2_000 * 5));
+    let hints = c.request("textDocument/inlayHint", whole).expect("hints");
+    assert_eq!(hints.as_array().map(Vec::len), Some(2_000 * 4), "a label hint per top-level item, a `threads` hint per if");
+    assert_eq!(c.shutdown(), Some(0));
+}
+
+fn start_with_caps(caps: Value) -> (StdioClient, Value) {
+    let mut c = StdioClient::spawn(&opal(), &["lsp"], &[]).expect("start opal lsp");
+    let init = c.initialize_with(&dir_uri(), caps).expect("initialize");
+    (c, init)
+}
+
+const TOUR_LIKE: &str = "# Greets.\nshout := fun s: s ++ \"!\"\ncount := 0\nfor w in [\"a\", \"b\"]:\n    count += 1\nprint (&stdout, shout \"hi\")\n";
+
+#[test]
+fn a_client_that_declares_nothing_gets_plain_text_no_snippets_flat_symbols_no_registration() {
+    let (mut c, init) = start_with_caps(json!({}));
+    assert_eq!(init["capabilities"]["positionEncoding"], json!("utf-16"));
+    let u = uri("plain.opal");
+    c.open(&u, TOUR_LIKE);
+    c.diagnostics(&u, Some(1)).expect("diagnostics");
+    let hover = c.request("textDocument/hover", json!({"textDocument": {"uri": u}, "position": {"line": 5, "character": 17}})).expect("hover");
+    let completion = c.request("textDocument/completion", json!({"textDocument": {"uri": u}, "position": {"line": 5, "character": 0}})).expect("completion");
+    let items = completion.as_array().cloned().unwrap_or_default();
+    assert!(!items.is_empty());
+    assert!(items.iter().all(|i| i["insertTextFormat"] != json!(2)), "no snippets");
+    assert!(items.iter().all(|i| i["documentation"].is_null() || i["documentation"].is_string()), "plain documentation");
+    let symbols = c.request("textDocument/documentSymbol", json!({"textDocument": {"uri": u}})).expect("symbols");
+    // No `client/registerCapability` was sent: the only server-to-client traffic is notifications.
+    let registrations: Vec<&Value> = c.notifications.iter().filter(|m| m["method"] == "client/registerCapability").collect();
+    assert!(registrations.is_empty(), "{registrations:?}");
+    insta::assert_snapshot!(
+        "plain_client",
+        serde_json::to_string_pretty(&json!({"hover": hover, "symbols": symbols})).unwrap_or_default().replace(&dir_uri(), "file:///FIXTURES")
+    );
+    assert_eq!(c.shutdown(), Some(0));
+}
+
+#[test]
+fn utf8_positions_when_the_client_offers_them() {
+    let (mut c, init) = start_with_caps(json!({"general": {"positionEncodings": ["utf-8", "utf-16"]}}));
+    assert_eq!(init["capabilities"]["positionEncoding"], json!("utf-8"));
+    let u = uri("utf8.opal");
+    // `s` on line 1 is at byte 17 (the emoji is 4 bytes, é 2).
+    c.open(&u, "s := \"é😀\"\nt := \"é😀\" ++ s\nprint (&stdout, t)\n");
+    c.diagnostics(&u, Some(1)).expect("diagnostics");
+    let hover = c.request("textDocument/hover", json!({"textDocument": {"uri": u}, "position": {"line": 1, "character": 17}})).expect("hover");
+    assert_eq!(hover["range"], json!({"start": {"line": 1, "character": 17}, "end": {"line": 1, "character": 18}}), "{hover}");
+    // An edit at a byte column: after the emoji on line 0.
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": u, "version": 2}, "contentChanges": [{"range": {"start": {"line": 0, "character": 12}, "end": {"line": 0, "character": 12}}, "text": "!"}]}),
+    );
+    let text = c.request("opal/documentText", json!({"uri": u})).expect("text");
+    assert_eq!(text, json!("s := \"é😀!\"\nt := \"é😀\" ++ s\nprint (&stdout, t)\n"));
+    assert_eq!(c.shutdown(), Some(0));
+}
+
+#[test]
+fn editing_unclosed_calls_crlf_files_and_broken_files() {
+    let mut c = start();
+    let u = uri("editing.opal");
+    let text = "shout := fun (s, n): s\r\nx := shout (\r\n";
+    c.open(&u, text);
+    c.diagnostics(&u, Some(1)).expect("diagnostics");
+    let sig = c.request("textDocument/signatureHelp", json!({"textDocument": {"uri": u}, "position": {"line": 1, "character": 12}})).expect("signature help");
+    assert_eq!(sig["signatures"][0]["label"], json!("shout (s, n)"), "{sig}");
+    // A column past the end of a CRLF line is before the `\r`: on the last name of the line.
+    let end = c.request("textDocument/hover", json!({"textDocument": {"uri": u}, "position": {"line": 0, "character": 99}})).expect("hover");
+    assert_eq!(end["range"], json!({"start": {"line": 0, "character": 21}, "end": {"line": 0, "character": 22}}), "{end}");
+    let opts = json!({"tabSize": 4, "insertSpaces": true});
+    // Formatting a broken file: no edits, no error.
+    assert_eq!(c.request("textDocument/formatting", json!({"textDocument": {"uri": u}, "options": opts})), Ok(Value::Null));
+    let f = uri("crlf.opal");
+    c.open(&f, "x:=1\r\nprint (&stdout,x)\r\n");
+    c.diagnostics(&f, Some(1)).expect("diagnostics");
+    let edits = c.request("textDocument/formatting", json!({"textDocument": {"uri": f}, "options": opts})).expect("formatting");
+    insta::assert_snapshot!("crlf_formatting", serde_json::to_string_pretty(&edits).unwrap_or_default());
+    assert!(edits.to_string().contains("\\r\\n") && !edits.to_string().replace("\\r\\n", "").contains("\\n"), "{edits}");
+    assert_eq!(c.shutdown(), Some(0));
+}
+
+#[test]
+fn workspace_symbols_come_from_an_index_updated_by_watched_file_events() {
+    let dir = std::env::temp_dir().join(format!("opal-lsp-index-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let file = dir.join("a.opal");
+    std::fs::write(&file, "alpha := 1\n").expect("write");
+    let root = format!("file://{}", dir.display());
+    let mut c = StdioClient::spawn(&opal(), &["lsp"], &[]).expect("start");
+    c.initialize(&root).expect("initialize");
+    let names = |c: &mut StdioClient, q: &str| -> Vec<String> {
+        let r = c.request("workspace/symbol", json!({"query": q})).expect("symbols");
+        r.as_array().map(|a| a.iter().filter_map(|s| s["name"].as_str().map(String::from)).collect()).unwrap_or_default()
+    };
+    assert_eq!(names(&mut c, "alpha"), vec!["alpha"]);
+    // The disk changes: the index does not re-read it until the client says so.
+    std::fs::write(&file, "beta := 1\n").expect("write");
+    assert_eq!(names(&mut c, "beta"), Vec::<String>::new(), "not re-read from disk on every request");
+    c.notify("workspace/didChangeWatchedFiles", json!({"changes": [{"uri": format!("{root}/a.opal"), "type": 2}]}));
+    assert_eq!(names(&mut c, "beta"), vec!["beta"]);
+    std::fs::remove_file(&file).expect("remove");
+    c.notify("workspace/didChangeWatchedFiles", json!({"changes": [{"uri": format!("{root}/a.opal"), "type": 3}]}));
+    assert_eq!(names(&mut c, "beta"), Vec::<String>::new());
+    assert_eq!(c.shutdown(), Some(0));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn declaration_linked_editing_call_hierarchy_pull_diagnostics_and_token_ranges() {
+    let mut c = start();
+    let u = uri("more.opal");
+    let src = "double := fun x: x * 2\nquad := fun x:\n    y := double x\n    ret double y\nunused := 1\nprint (&stdout, quad 3)\n";
+    c.open(&u, src);
+    c.diagnostics(&u, Some(1)).expect("diagnostics");
+    let at = |line: u32, character: u32| json!({"textDocument": {"uri": u}, "position": {"line": line, "character": character}});
+    let declaration = c.request("textDocument/declaration", at(2, 10)).expect("declaration");
+    let linked = c.request("textDocument/linkedEditingRange", at(2, 4)).expect("linked editing");
+    let prepared = c.request("textDocument/prepareCallHierarchy", at(0, 1)).expect("prepare");
+    let item = prepared[0].clone();
+    let incoming = c.request("callHierarchy/incomingCalls", json!({"item": item})).expect("incoming");
+    let quad = c.request("textDocument/prepareCallHierarchy", at(1, 1)).expect("prepare quad");
+    let outgoing = c.request("callHierarchy/outgoingCalls", json!({"item": quad[0]})).expect("outgoing");
+    let pulled = c.request("textDocument/diagnostic", json!({"textDocument": {"uri": u}})).expect("pull diagnostics");
+    let range = c
+        .request(
+            "textDocument/semanticTokens/range",
+            json!({"textDocument": {"uri": u}, "range": {"start": {"line": 4, "character": 0}, "end": {"line": 4, "character": 11}}}),
+        )
+        .expect("token range");
+    let hints = c
+        .request(
+            "textDocument/inlayHint",
+            json!({"textDocument": {"uri": u}, "range": {"start": {"line": 0, "character": 0}, "end": {"line": 9, "character": 0}}}),
+        )
+        .expect("hints");
+    assert!(hints.as_array().is_some_and(|h| !h.is_empty() && h.iter().all(|x| x.get("tooltip").is_none())), "tooltips come with resolve: {hints}");
+    let resolved = c.request("inlayHint/resolve", hints[0].clone()).expect("resolve");
+    assert!(resolved["tooltip"].as_str().is_some_and(|t| t.contains("SEMANTICS.md")), "{resolved}");
+    insta::assert_snapshot!(
+        "more_capabilities",
+        serde_json::to_string_pretty(&json!({
+            "declaration of double": declaration, "linked editing of y": linked, "prepare double": prepared,
+            "incoming to double": incoming, "outgoing from quad": outgoing, "pull diagnostics": pulled, "tokens of line 5": range
+        }))
+        .unwrap_or_default()
+        .replace(&dir_uri(), "file:///FIXTURES")
+    );
+    assert_eq!(c.shutdown(), Some(0));
+}
