@@ -37,6 +37,7 @@ pub enum Command {
     /// Parse, desugar, check well-formedness and lints (with the world file beside each FILE).
     #[command(after_help = EXIT_CODES)]
     Check {
+        /// OPAL programs (`.opal`) or world files (`.world.toml`).
         #[arg(required = true, value_name = "FILE")]
         files: Vec<String>,
         /// Diagnostics as text (`file:line:col: error[E…]: …`) or as a JSON array.
@@ -46,6 +47,7 @@ pub enum Command {
     /// Format files canonically, in place.
     #[command(after_help = EXIT_CODES)]
     Fmt {
+        /// OPAL programs to rewrite.
         #[arg(required = true, value_name = "FILE")]
         files: Vec<String>,
         /// Change nothing; exit 1 if a file would be reformatted.
@@ -55,6 +57,7 @@ pub enum Command {
     /// Print the initial labeled core term (SEMANTICS.md notation).
     #[command(after_help = EXIT_CODES)]
     Desugar {
+        /// The OPAL program.
         #[arg(value_name = "FILE")]
         file: String,
         /// Also print the prelude definitions the program uses.
@@ -71,8 +74,10 @@ pub enum Command {
     /// equivalence class (partial-order reduction) unless --full.
     #[command(after_help = EXIT_CODES)]
     Explore {
+        /// The OPAL program (small: exploration is exponential in the worst case).
         #[arg(value_name = "FILE")]
         file: String,
+        /// World file mocking the externals (default: NAME.world.toml beside NAME.opal).
         #[arg(long, value_name = "W")]
         world: Option<String>,
         /// Stop after this many states (exit 4, reporting what was found).
@@ -88,8 +93,10 @@ pub enum Command {
     /// Open the step debugger window (no FILE: the bundled examples).
     #[command(after_help = EXIT_CODES)]
     Debug {
+        /// The OPAL program to open.
         #[arg(value_name = "FILE")]
         file: Option<String>,
+        /// World file mocking the externals (default: NAME.world.toml beside NAME.opal).
         #[arg(long, value_name = "W")]
         world: Option<String>,
         /// Resolve calls from this recorded trace.
@@ -109,6 +116,7 @@ pub enum Command {
     Dap,
     /// Print a shell completion script: `opal completions bash > /etc/bash_completion.d/opal`.
     Completions {
+        /// The shell to complete for.
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
@@ -171,6 +179,7 @@ pub struct EvalArgs {
 
 #[derive(Args)]
 pub struct RunArgs {
+    /// The OPAL program.
     #[arg(value_name = "FILE")]
     pub file: String,
     #[command(flatten)]
@@ -194,6 +203,7 @@ pub struct RunArgs {
 
 #[derive(Args)]
 pub struct StepArgs {
+    /// The OPAL program.
     #[arg(value_name = "FILE")]
     pub file: String,
     #[command(flatten)]
@@ -201,6 +211,7 @@ pub struct StepArgs {
     /// Stop after N opportunistic rounds.
     #[arg(long, value_name = "N")]
     pub rounds: Option<u64>,
+    /// Each step as text (rule, label, term) or as one JSON object per line.
     #[arg(long, value_enum, default_value = "text")]
     pub format: StepFormat,
 }

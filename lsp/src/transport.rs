@@ -198,25 +198,25 @@ impl<R: AsyncRead + Unpin> FrameReader<R> {
     /// A body of `len` bytes. A header inside it, or a pause (or the end of input) after a
     /// complete JSON value, means the declared length was too large.
     async fn read_body(&mut self, len: usize) -> Option<Frame> {
+        // Where to look for a header next: never past one that more input may still decide
+        // (a header split across reads must be seen whole, or the frame after it is lost).
         let mut scanned = 0usize;
         loop {
             let upto = self.buf.len().min(len);
-            if let Some(i) = find_header(&self.buf[..upto], scanned.saturating_sub(NAME.len())) {
-                if header_end(&self.buf[i..]).is_some() {
-                    // The declared body holds a complete value and then a header: too large.
-                    if let Some(v) = complete_value(&self.buf[..i]) {
-                        self.buf.drain(..i);
-                        return Some(Frame::Bad(too_large(len, i, &v)));
+            let mut at = scanned;
+            let mut undecided = false;
+            while let Some(i) = find_header(&self.buf[..upto], at) {
+                match self.split_at(i, len) {
+                    Split::Frame(f) => return Some(f),
+                    Split::Undecided => {
+                        undecided = true;
+                        at = i;
+                        break;
                     }
-                    // Or it holds garbage and then a whole well-formed message: the garbage
-                    // had a header of its own; read on from the message.
-                    if embedded_message(&self.buf[i..]) {
-                        self.skip(i);
-                        return Some(Frame::Bad(parse_error(format!("parse error: a message of {len} bytes cut short by the next header"), Value::Null)));
-                    }
+                    Split::No => at = i + 1,
                 }
             }
-            scanned = upto;
+            scanned = if undecided { at } else { at.max(upto.saturating_sub(NAME.len())) };
             if self.buf.len() >= len {
                 break;
             }
@@ -237,6 +237,34 @@ impl<R: AsyncRead + Unpin> FrameReader<R> {
         let body: Vec<u8> = self.buf.drain(..len).collect();
         Some(Frame::Body(body))
     }
+
+    /// Whether a header at `i`, inside a declared body of `len` bytes, ends that body.
+    fn split_at(&mut self, i: usize, len: usize) -> Split {
+        // The declared body holds a complete value and then a header: too large. (Bytes after a
+        // value make the body malformed whatever follows, so the header need not be whole.)
+        if let Some(v) = complete_value(&self.buf[..i]) {
+            self.buf.drain(..i);
+            return Split::Frame(Frame::Bad(too_large(len, i, &v)));
+        }
+        let Some((_, body_start)) = header_end(&self.buf[i..]) else { return Split::Undecided };
+        // Or it holds garbage and then a whole well-formed message: the garbage had a header
+        // of its own; read on from the message.
+        match embedded_message(&self.buf[i..], body_start) {
+            Some(true) => {
+                self.skip(i);
+                Split::Frame(Frame::Bad(parse_error(format!("parse error: a message of {len} bytes cut short by the next header"), Value::Null)))
+            }
+            Some(false) => Split::No,
+            None => Split::Undecided,
+        }
+    }
+}
+
+enum Split {
+    Frame(Frame),
+    /// More input decides.
+    Undecided,
+    No,
 }
 
 enum Header {
@@ -246,12 +274,13 @@ enum Header {
     Garbage,
 }
 
-/// Whether bytes start with a header block and a complete body that is a JSON value.
-fn embedded_message(bytes: &[u8]) -> bool {
-    let Some((blank, body)) = header_end(bytes) else { return false };
-    let head = String::from_utf8_lossy(&bytes[..blank]);
-    let Some(n) = head.lines().next().and_then(|l| l.split_once(':')).and_then(|(_, v)| v.trim().parse::<usize>().ok()) else { return false };
-    bytes.get(body..body + n).is_some_and(|b| complete_value(b).is_some())
+/// Whether bytes start with a header block (its body at `body`) and a complete body that is a
+/// JSON value; `None` while the body has not all arrived.
+fn embedded_message(bytes: &[u8], body: usize) -> Option<bool> {
+    let head = String::from_utf8_lossy(&bytes[..body]);
+    let Some(n) = head.lines().next().and_then(|l| l.split_once(':')).and_then(|(_, v)| v.trim().parse::<usize>().ok()) else { return Some(false) };
+    let Some(end) = body.checked_add(n) else { return Some(false) };
+    bytes.get(body..end).map(|b| complete_value(b).is_some())
 }
 
 /// The bytes as one JSON value (surrounding blanks allowed).
@@ -381,20 +410,31 @@ where
 /// Copies whole frames from the server to the editor, with injected answers between frames.
 pub async fn pump_output<R, W>(from_server: R, mut out: W, mut injected: UnboundedReceiver<Vec<u8>>)
 where
-    R: AsyncRead + Unpin,
+    R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin,
 {
-    let mut r = FrameReader::new(from_server);
-    r.log = false;
+    // Frames are read in a task of their own: a read cancelled by an injected answer (in the
+    // `select!` below) would lose a frame whose header was read and whose body was not.
+    let (frames, mut from_frames) = tokio::sync::mpsc::unbounded_channel();
+    tokio::spawn(async move {
+        let mut r = FrameReader::new(from_server);
+        r.log = false;
+        while let Some(frame) = r.read_frame().await {
+            if let Frame::Body(body) = frame {
+                if frames.send(body).is_err() {
+                    return;
+                }
+            }
+        }
+    });
     loop {
         tokio::select! {
-            frame = r.read_frame() => match frame {
-                Some(Frame::Body(body)) => {
+            body = from_frames.recv() => match body {
+                Some(body) => {
                     if !write_frame(&mut out, &body).await {
                         return;
                     }
                 }
-                Some(Frame::Bad(_)) => {}
                 None => break,
             },
             Some(bytes) = injected.recv() => {
@@ -464,6 +504,10 @@ mod tests {
 
     /// Every frame (as its body text, or `!` and the error code) read from a byte stream.
     fn frames(input: &[u8]) -> Vec<String> {
+        read_all(input)
+    }
+
+    fn read_all(input: impl AsyncRead + Unpin) -> Vec<String> {
         let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
         rt.block_on(async {
             let mut r = FrameReader::new(input);
@@ -483,6 +527,28 @@ mod tests {
         format!("Content-Length: {}\r\n\r\n{body}", body.len())
     }
 
+    /// Input that arrives one byte per read, as a slow pipe may deliver it.
+    struct Trickle<'a>(&'a [u8]);
+
+    impl AsyncRead for Trickle<'_> {
+        fn poll_read(
+            mut self: std::pin::Pin<&mut Self>,
+            _: &mut std::task::Context<'_>,
+            buf: &mut tokio::io::ReadBuf<'_>,
+        ) -> std::task::Poll<std::io::Result<()>> {
+            if let Some((first, rest)) = self.0.split_first() {
+                buf.put_slice(&[*first]);
+                self.0 = rest;
+            }
+            std::task::Poll::Ready(Ok(()))
+        }
+    }
+
+    /// [`frames`], with the input arriving a byte at a time.
+    fn frames_trickled(input: &[u8]) -> Vec<String> {
+        read_all(Trickle(input))
+    }
+
     fn fragment() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
         use proptest::prelude::*;
         prop_oneof![
@@ -498,8 +564,9 @@ mod tests {
         fn any_garbage_is_followed_by_a_working_session(garbage in proptest::collection::vec(fragment(), 0..12)) {
             let ok = r#"{"jsonrpc":"2.0","id":7,"method":"x"}"#;
             let input = [garbage.concat(), frame(ok).into_bytes(), frame(ok).into_bytes()].concat();
-            let got = frames(&input);
-            proptest::prop_assert_eq!(got.last().map(String::as_str), Some(ok), "{:?}", String::from_utf8_lossy(&input));
+            for got in [frames(&input), frames_trickled(&input)] {
+                proptest::prop_assert_eq!(got.last().map(String::as_str), Some(ok), "{:?}", String::from_utf8_lossy(&input));
+            }
         }
     }
 
@@ -520,6 +587,9 @@ mod tests {
             ([format!("Content-Length: 10\r\n\r\n{ok}"), frame(ok)].concat().into_bytes(), vec![&ok[..10], ok]),
             // Too large: the next header inside the declared body ends it.
             ([format!("Content-Length: {}\r\n\r\n{ok}", ok.len() + 20), frame(ok), frame(ok)].concat().into_bytes(), vec!["!-32700 7", ok, ok]),
+            // … also when the next message is shorter than the excess (an editor's answer to a
+            // server request, written while the server waits for the rest of the body).
+            ([format!("Content-Length: {}\r\n\r\n{ok}", ok.len() + 100), frame(ok)].concat().into_bytes(), vec!["!-32700 7", ok]),
             // Too large and nothing after it: the pause ends it.
             (format!("Content-Length: {}\r\n\r\n{ok}", ok.len() + 20).into_bytes(), vec!["!-32700 7"]),
             // Garbage between frames, lowercase header name, LF-only headers, other headers.
@@ -530,6 +600,8 @@ mod tests {
         ];
         for (input, want) in cases {
             assert_eq!(frames(&input), want, "{:?}", String::from_utf8_lossy(&input));
+            // A header split across reads is still seen (it was missed, and the session hung).
+            assert_eq!(frames_trickled(&input), want, "trickled: {:?}", String::from_utf8_lossy(&input));
         }
     }
 }
