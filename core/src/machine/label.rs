@@ -1,4 +1,12 @@
 //! Statement labels ℓ, interned as (parent, index) so a new label costs O(1) space.
+//!
+//! A label deepens a level per loop iteration or stream chunk, so a long run holds labels
+//! millions of levels deep whose ancestors nobody holds. `compact` folds such ancestor chains
+//! into runs (a periodic segment of indices stored once with its length), which keeps the table
+//! bounded however deep labels get (§3.4's divergent program, 10^6 steps). Runs are made only
+//! deep inside chains: the top `Plain::top` levels and the `Plain::bottom` levels above every
+//! held label stay one node per level, so `parent` is exact wherever views walk (a debugger shows
+//! a label's nearest call sites and groups labels by their first levels).
 
 use std::cmp::Ordering;
 use std::fmt::Write;
@@ -8,72 +16,240 @@ pub struct LabelId(pub u32);
 
 pub const ROOT: LabelId = LabelId(0);
 
+/// Marks a node's index as a run id.
+const RUN: u32 = 1 << 31;
+/// A run keeps its indices literally up to this many, then only a period of at most half.
+const LITERAL: usize = 64;
+
+/// A segment of a label folded into one node: `pat` repeated to `len` indices.
+#[derive(Clone, Debug)]
+struct Run {
+    pat: Vec<u32>,
+    len: u32,
+    /// The segment stopped being periodic: it takes no more indices.
+    closed: bool,
+}
+
+impl Run {
+    fn at(&self, i: u32) -> u32 {
+        self.pat[i as usize % self.pat.len()]
+    }
+    /// Appends `c` if the segment stays short to describe; `false` closes the run.
+    fn push(&mut self, c: u32) -> bool {
+        if self.closed {
+            return false;
+        }
+        if self.pat.len() == self.len as usize {
+            if self.pat.len() < LITERAL {
+                self.pat.push(c);
+                self.len += 1;
+                return true;
+            }
+            let p = smallest_period(&self.pat);
+            if p > LITERAL / 2 {
+                self.closed = true;
+                return false;
+            }
+            self.pat.truncate(p);
+        }
+        if self.at(self.len) == c && self.len < u32::MAX {
+            self.len += 1;
+            true
+        } else {
+            self.closed = true;
+            false
+        }
+    }
+}
+
+/// The smallest `p` with `s[i] == s[i + p]` for every `i` (KMP's failure function).
+fn smallest_period(s: &[u32]) -> usize {
+    let mut fail = vec![0usize; s.len()];
+    let mut k = 0;
+    for i in 1..s.len() {
+        while k > 0 && s[i] != s[k] {
+            k = fail[k - 1];
+        }
+        if s[i] == s[k] {
+            k += 1;
+        }
+        fail[i] = k;
+    }
+    s.len() - fail.last().copied().unwrap_or(0)
+}
+
+/// How many levels stay one node each: the first `top` of every label and the `bottom` above
+/// every held label.
+#[derive(Clone, Copy, Debug)]
+pub struct Plain {
+    pub top: u8,
+    pub bottom: u8,
+}
+
+impl Default for Plain {
+    fn default() -> Self {
+        Plain { top: 64, bottom: 8 }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Labels {
-    /// (parent, index) of each label: one cache line holds both.
+    /// (parent, index) of each label, or (parent, `RUN | run`) for a folded chain: one cache
+    /// line holds both.
     nodes: Vec<(u32, u32)>,
+    runs: Vec<Run>,
     /// Scratch for `compact`: old id → new id.
     remap: Vec<u32>,
+    /// Scratch for `compact`, per old id: [held and child count, levels to the nearest held
+    /// label or branch below, depth], each saturating.
+    facts: Vec<[u8; 3]>,
     /// Counts compactions: a `LabelMemo` made before one is stale.
     generation: u32,
+    plain: Plain,
 }
 
 impl Default for Labels {
     fn default() -> Self {
-        Labels { nodes: vec![(0, 0)], remap: Vec::new(), generation: 0 }
+        Labels { nodes: vec![(0, 0)], runs: Vec::new(), remap: Vec::new(), facts: Vec::new(), generation: 0, plain: Plain::default() }
     }
 }
 
 impl Labels {
     pub fn child(&mut self, parent: LabelId, i: u32) -> LabelId {
+        debug_assert!(i < RUN);
         self.nodes.push((parent.0, i));
         LabelId(self.nodes.len() as u32 - 1)
     }
-    /// Labels interned so far.
+    /// Nodes in the table (a run counts once).
     pub fn len(&self) -> usize {
         self.nodes.len()
     }
     /// Bytes held.
     pub fn memory(&self) -> usize {
-        self.nodes.capacity() * 8 + self.remap.capacity() * 4
+        self.nodes.capacity() * 8
+            + self.remap.capacity() * 4
+            + self.facts.capacity() * 3
+            + self.runs.capacity() * std::mem::size_of::<Run>()
+            + self.runs.iter().map(|r| r.pat.capacity() * 4).sum::<usize>()
     }
     pub fn is_empty(&self) -> bool {
         self.nodes.is_empty()
     }
+    /// Sets which levels `compact` keeps one node each (tests use small numbers).
+    #[doc(hidden)]
+    pub fn set_plain(&mut self, plain: Plain) {
+        self.plain = plain;
+    }
+    /// Runs in the table (for tests).
+    #[doc(hidden)]
+    pub fn runs(&self) -> usize {
+        self.runs.len()
+    }
+    /// The indices node `l` adds to its parent's label, in order.
+    fn segment(&self, l: LabelId) -> impl DoubleEndedIterator<Item = u32> + '_ {
+        let ix = self.nodes[l.0 as usize].1;
+        let run = (ix & RUN != 0).then(|| &self.runs[(ix & !RUN) as usize]);
+        let len = run.map_or(1, |r| r.len);
+        (0..len).map(move |i| run.map_or(ix, |r| r.at(i)))
+    }
     /// Keeps the labels in `roots` and their ancestors, drops the rest, and returns the new id
     /// of each old one (`u32::MAX` if dropped). Labels never free themselves (that would cost
     /// every step); the machine compacts when the table outgrows the live term, which keeps a
-    /// long stream's ever-deeper labels from growing memory. In place, with a reused buffer,
-    /// so repeated compactions do not churn the allocator.
+    /// long stream's ever-deeper labels from growing memory. Chains of ancestors nobody holds
+    /// fold into runs (see the module's doc); the labels in `roots` keep their ids' meaning.
+    /// O(table), in place, with reused buffers, so repeated compactions do not churn the
+    /// allocator.
     pub fn compact(&mut self, roots: impl Iterator<Item = LabelId>) -> &[u32] {
         const DROP: u32 = u32::MAX;
+        const HELD: u8 = 0x80;
         let n = self.nodes.len();
         let map = &mut self.remap;
         map.clear();
         map.resize(n, DROP);
         map[0] = 0;
+        let facts = &mut self.facts;
+        facts.clear();
+        facts.resize(n, [0; 3]);
         for l in roots {
             let mut i = l.0 as usize;
+            facts[i][0] |= HELD;
             while map[i] == DROP {
                 map[i] = 0; // kept; numbered below
                 i = self.nodes[i].0 as usize;
             }
         }
-        // A parent is always older than its children, so one pass in order renumbers both.
-        let mut j = 0;
-        for i in 0..n {
+        for i in 1..n {
             if map[i] != DROP {
-                map[i] = j as u32;
-                let (p, ix) = self.nodes[i];
-                self.nodes[j] = (if i == 0 { 0 } else { map[p as usize] }, ix);
-                j += 1;
+                let p = &mut facts[self.nodes[i].0 as usize][0];
+                if *p & 3 < 2 {
+                    *p += 1;
+                }
             }
         }
+        // Children are younger than their parents: in reverse order, each node's distance to
+        // the nearest held label or branch below is known before its parent's.
+        for i in (1..n).rev() {
+            if map[i] != DROP {
+                let f = facts[i];
+                let d = if f[0] & HELD != 0 || f[0] & 3 != 1 { 0 } else { f[1] };
+                facts[i][1] = d;
+                facts[self.nodes[i].0 as usize][1] = d.saturating_add(1);
+            }
+        }
+        let Plain { top, bottom } = self.plain;
+        let mut runs: Vec<Run> = Vec::new();
+        let mut old_runs = std::mem::take(&mut self.runs);
+        // A parent is always older than its children, so one pass in order renumbers both.
+        let mut j = 1;
+        for i in 1..n {
+            if map[i] == DROP {
+                continue;
+            }
+            let (p, ix) = self.nodes[i];
+            let len = if ix & RUN != 0 { old_runs[(ix & !RUN) as usize].len } else { 1 };
+            let depth = u32::from(facts[p as usize][2]).saturating_add(len).min(255) as u8;
+            facts[i][2] = depth;
+            let folds = |f: [u8; 3]| f[2] > top && f[1] > bottom;
+            let to = map[p as usize];
+            if ix & RUN == 0 && p != 0 && folds(facts[p as usize]) && folds(facts[i]) {
+                let (pp, pix) = self.nodes[to as usize];
+                let grown = if pix & RUN != 0 {
+                    runs[(pix & !RUN) as usize].push(ix).then_some(None)
+                } else {
+                    let mut r = Run { pat: vec![pix], len: 1, closed: false };
+                    r.push(ix).then_some(Some(r))
+                };
+                match grown {
+                    Some(None) => {
+                        map[i] = to;
+                        continue;
+                    }
+                    Some(Some(r)) => {
+                        self.nodes[to as usize] = (pp, RUN | runs.len() as u32);
+                        runs.push(r);
+                        map[i] = to;
+                        continue;
+                    }
+                    None => {}
+                }
+            }
+            let ix = if ix & RUN != 0 {
+                runs.push(std::mem::replace(&mut old_runs[(ix & !RUN) as usize], Run { pat: Vec::new(), len: 0, closed: true }));
+                RUN | (runs.len() as u32 - 1)
+            } else {
+                ix
+            };
+            map[i] = j as u32;
+            self.nodes[j] = (to, ix);
+            j += 1;
+        }
         self.nodes.truncate(j);
+        self.runs = runs;
         self.generation = self.generation.wrapping_add(1);
         &self.remap
     }
-    /// The label `ℓ` that `ℓ.i` extends; `None` for a top-level label.
+    /// The label `ℓ` that `ℓ.i` extends; `None` for a top-level label. For a label folded into
+    /// a run (which nobody holds) this is where the run starts, skipping levels.
     pub fn parent(&self, l: LabelId) -> Option<LabelId> {
         let p = LabelId(self.nodes[l.0 as usize].0);
         (p != ROOT && l != ROOT).then_some(p)
@@ -81,9 +257,8 @@ impl Labels {
     pub fn path(&self, mut l: LabelId) -> Vec<u32> {
         let mut out = Vec::new();
         while l != ROOT {
-            let (parent, index) = self.nodes[l.0 as usize];
-            out.push(index);
-            l = LabelId(parent);
+            out.extend(self.segment(l).rev());
+            l = LabelId(self.nodes[l.0 as usize].0);
         }
         out.reverse();
         out
@@ -97,6 +272,13 @@ impl Labels {
             let _ = write!(s, "{n}");
         }
         s
+    }
+    /// The last two indices of a label at least two deep.
+    fn last_two(&self, l: LabelId) -> (u32, u32) {
+        let mut back = self.segment(l).rev();
+        let last = back.next().unwrap_or(0);
+        let before = back.next().or_else(|| self.segment(LabelId(self.nodes[l.0 as usize].0)).next_back()).unwrap_or(0);
+        (before, last)
     }
     pub fn cmp(&self, a: LabelId, b: LabelId) -> Ordering {
         self.path(a).cmp(&self.path(b))
@@ -163,13 +345,15 @@ impl LabelMemo {
             self.facts.push(Facts { depth: 0, first: [0, 0], key: LabelKey::ROOT });
         }
         for i in self.facts.len()..labels.nodes.len() {
-            let (parent, index) = labels.nodes[i];
-            let p = self.facts[parent as usize];
-            let mut first = p.first;
-            if p.depth < 2 {
-                first[p.depth as usize] = index;
+            let mut f = self.facts[labels.nodes[i].0 as usize];
+            for index in labels.segment(LabelId(i as u32)) {
+                if f.depth < 2 {
+                    f.first[f.depth as usize] = index;
+                }
+                f.depth += 1;
+                f.key = f.key.child(index);
             }
-            self.facts.push(Facts { depth: p.depth + 1, first, key: p.key.child(index) });
+            self.facts.push(f);
         }
     }
 
@@ -197,8 +381,7 @@ impl LabelMemo {
         if (f.depth as usize) <= SHORT_DEPTH {
             return labels.show(l);
         }
-        let (p, last) = labels.nodes[l.0 as usize];
-        let before = labels.nodes[p as usize].1;
+        let (before, last) = labels.last_two(l);
         format!("{}.{}.…{before}.{last}", f.first[0], f.first[1])
     }
 }
@@ -234,5 +417,98 @@ mod tests {
         assert_eq!(labels.show(deep), full);
         assert_ne!(LabelKey::of_text("1.2"), LabelKey::of_text("2.1"));
         assert_eq!(LabelKey::of_text("1.x"), None);
+    }
+
+    /// Held labels keep their paths, keys and short forms through any number of compactions
+    /// that fold chains into runs; ancestors within `Plain` stay exact.
+    fn check_held(labels: &Labels, memo: &mut LabelMemo, held: &[(LabelId, Vec<u32>)], plain: Plain) {
+        for (l, want) in held {
+            assert_eq!(&labels.path(*l), want);
+            let text = want.iter().map(u32::to_string).collect::<Vec<_>>().join(".");
+            assert_eq!(labels.show(*l), text);
+            assert_eq!(Some(memo.key(labels, *l)), LabelKey::of_text(&text));
+            assert_eq!(memo.depth(labels, *l), want.len());
+            if want.len() > SHORT_DEPTH {
+                let [a, b] = [want[want.len() - 2], want[want.len() - 1]];
+                assert_eq!(memo.short(labels, *l), format!("{}.{}.…{a}.{b}", want[0], want[1]));
+            }
+            // The nearest `bottom` ancestors are exact.
+            let mut a = *l;
+            for up in 1..=usize::from(plain.bottom).min(want.len() - 1) {
+                a = labels.parent(a).expect("an ancestor");
+                assert_eq!(labels.path(a), want[..want.len() - up]);
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn compaction_into_runs_keeps_every_held_label(
+            ops in proptest::collection::vec((0usize..8, 0u32..4, 0u8..6), 1..400),
+            top in 0u8..4,
+            bottom in 0u8..3,
+        ) {
+            let plain = Plain { top, bottom };
+            let mut labels = Labels::default();
+            labels.set_plain(plain);
+            let mut memo = LabelMemo::default();
+            let first = labels.child(ROOT, 1);
+            let mut held: Vec<(LabelId, Vec<u32>)> = vec![(first, vec![1])];
+            for (pick, ix, what) in ops {
+                let k = pick % held.len();
+                match what {
+                    // A statement reduces: its label gets one or two children.
+                    0..=2 => {
+                        let (l, path) = held.swap_remove(k);
+                        for c in 0..1 + u32::from(what == 2) {
+                            let child = labels.child(l, ix + c);
+                            let mut p = path.clone();
+                            p.push(ix + c);
+                            held.push((child, p));
+                        }
+                    }
+                    3 if held.len() > 1 => {
+                        held.swap_remove(k);
+                    }
+                    _ => {
+                        let map = labels.compact(held.iter().map(|h| h.0)).to_vec();
+                        for h in &mut held {
+                            h.0 = LabelId(map[h.0.0 as usize]);
+                        }
+                    }
+                }
+                check_held(&labels, &mut memo, &held, plain);
+            }
+        }
+    }
+
+    /// §3.4's loop: one label deepens forever by a repeating pattern; compaction keeps the
+    /// table bounded (the machine's memory bound rests on this).
+    #[test]
+    fn a_label_deepening_forever_takes_bounded_room() {
+        let plain = Plain::default();
+        let mut labels = Labels::default();
+        let mut memo = LabelMemo::default();
+        let mut deep = labels.child(ROOT, 2);
+        let mut path = vec![2];
+        let mut most = 0;
+        for round in 0..50 {
+            for _ in 0..1000 {
+                // Like a call's body: a sibling that finishes and the recursive call.
+                let _done = labels.child(deep, 1);
+                deep = labels.child(deep, 3);
+                deep = labels.child(deep, 2);
+                path.extend([3, 2]);
+            }
+            let map = labels.compact([deep].into_iter()).to_vec();
+            deep = LabelId(map[deep.0 as usize]);
+            most = most.max(labels.len());
+            if round % 10 == 0 {
+                check_held(&labels, &mut memo, &[(deep, path.clone())], plain);
+            }
+        }
+        assert_eq!(path.len(), 100_001);
+        assert!(most <= 1 + usize::from(plain.top) + usize::from(plain.bottom) + 2, "{most} nodes");
+        assert_eq!(labels.runs(), 1);
     }
 }
