@@ -268,11 +268,13 @@ pub fn parse_world(text: &str) -> Result<World, Vec<Diagnostic>> {
         if !delay_ok(latency_ms) {
             diags.push(Diagnostic::error("E0200", span, format!("`latency_ms` of `{name}` is {latency_ms}: {DELAY_RULE}")));
         }
-        if crate::externals::standard(&name).is_some() {
+        // Mocking what reaches outside (`llm`, `sleep`, processes, `coin`) is what world files
+        // are for; replacing a built-in computation (`print`, `add`) is almost always a mistake.
+        if crate::externals::standard(&name).is_some_and(|d| d.kind == crate::externals::ExtKind::Pure) {
+            let what = if name == "print" { "so `print` writes nothing" } else { "instead of computing them" };
             warnings.push(
-                Diagnostic::warning("W0004", span, format!("the world file's `[{name}]` replaces the standard external `{name}`")).with_help(format!(
-                    "calls to `{name}` now answer from this table (a mocked `print` prints nothing); rename the table if that was not meant"
-                )),
+                Diagnostic::warning("W0004", span, format!("the world file's `[{name}]` replaces the standard external `{name}`"))
+                    .with_help(format!("calls to `{name}` now answer from this table, {what}; rename the table if that was not meant")),
             );
         }
         let mut index: HashMap<String, Vec<usize>> = HashMap::with_capacity(responses.len());
