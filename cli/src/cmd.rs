@@ -291,8 +291,8 @@ pub fn load(file: &str, world: Option<&str>) -> Result<(String, opal_core::Compi
         eprintln!("opal: {e}");
         1
     })?;
-    let compiled = compile(&text);
     let (w, mut wdiags) = load_world(file, world);
+    let compiled = opal_core::compile_with(&text, w.as_ref());
     let mut diags = compiled.diags.clone();
     diags.extend(opal_core::check_externs(&compiled.program, w.as_ref()));
     print_diags(&diags, file, &text);
@@ -335,8 +335,8 @@ fn check(files: &[String], json: bool) -> i32 {
                 continue;
             }
         };
-        let compiled = compile(&text);
         let (w, wdiags) = load_world(file, None);
+        let compiled = opal_core::compile_with(&text, w.as_ref());
         let mut diags = compiled.diags.clone();
         diags.extend(opal_core::check_externs(&compiled.program, w.as_ref()));
         let mut per_file: Vec<(String, String, Diagnostic)> = diags.into_iter().map(|d| (file.clone(), text.clone(), d)).collect();

@@ -8,6 +8,7 @@ use crate::diag::Diagnostic;
 use crate::externals::{self, ExtDecl};
 use crate::ir::{Expr as CExpr, Fun, Op, Prim, Stmt};
 use crate::names::{Name, Sym};
+use crate::ordering::{explicit_handle, Plan, HIGHER_ORDER};
 use crate::prelude;
 use crate::span::Span;
 use crate::syntax::ast::*;
@@ -24,6 +25,8 @@ pub enum Known {
     Prim,
     Ext(String),
     Handle,
+    List,
+    Dict,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -65,6 +68,9 @@ pub struct Program {
     /// Names declared with `extern`, with the span of their declaration.
     pub externs: Vec<(String, Span)>,
     pub symbols: Symbols,
+    /// Externals whose calls take and give back the sequencing token (`print` and those
+    /// declared `sequential` or `readonly`): the machine hands them their argument without it.
+    pub ordered: Vec<String>,
 }
 
 impl Program {
@@ -120,6 +126,31 @@ pub struct Desugarer {
     temp_syms: Vec<(&'static str, Sym)>,
     /// (variable, previous count) for every change of a handle's use count.
     handle_log: Vec<(usize, u32)>,
+    /// Each external's ordering class: from its `extern` line, else the world file's `order`.
+    orders: HashMap<String, Order>,
+    /// The world file's classes, for externals declared without one.
+    world_orders: HashMap<String, Order>,
+    /// Which calls and functions thread the sequencing token (`crate::ordering`).
+    plan: Plan,
+    /// The name the `fun` literal being desugared is bound to (`f := fun …`, `rec f`).
+    fun_owner: Option<String>,
+}
+
+/// The scope key of the sequencing token: no source name can be written like it.
+const TOKEN: &str = "%seq";
+
+/// Prelude names that are values, not functions a program calls (never wrapped).
+const PRELUDE_VALUES: &[&str] = &["true", "false", "nil"];
+
+/// How a call passes the sequencing token.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum CallKind {
+    /// An external or prelude function: no token.
+    Plain,
+    /// A function of the program: `(tok, arg)` in, `(tok, result)` out.
+    User,
+    /// An external declared sequential or readonly (or `print v`).
+    Ordered(Order),
 }
 
 fn is_keyword_alias(s: &str) -> Option<&'static str> {
@@ -149,6 +180,10 @@ impl Desugarer {
             env_handle_uses: HashMap::new(),
             handle_log: Vec::new(),
             temp_syms: Vec::new(),
+            orders: HashMap::new(),
+            world_orders: HashMap::new(),
+            plan: Plan::default(),
+            fun_owner: None,
         };
         if !prelude_mode {
             // Invented names are numbered per program from 1 (`t'1`, not `t'84` after the
@@ -169,10 +204,18 @@ impl Desugarer {
         d
     }
 
+    /// Classes for externals the program declares without one (a world file's `order`).
+    pub fn with_world_orders(mut self, orders: HashMap<String, Order>) -> Desugarer {
+        self.world_orders = orders;
+        self
+    }
+
     // ---- names -------------------------------------------------------------------------
 
     fn user_name(&mut self, base: &str) -> Name {
         let base = if self.prelude_mode { is_keyword_alias(base).unwrap_or(base) } else { base };
+        // Hidden names (the token, `%seq`) print as `seq'k`.
+        let base = base.strip_prefix('%').unwrap_or(base);
         let sym = Sym::intern(base);
         let c = self.counters.entry(sym).or_insert(0);
         let n = Name { base: sym, idx: *c };
@@ -369,6 +412,173 @@ impl Desugarer {
         Name::plain(name)
     }
 
+    // ---- the sequencing token ------------------------------------------------------------
+
+    /// Binds a name that has no place in the source (the token) in the current scope.
+    fn define_hidden(&mut self, key: &str, core: Name) {
+        let vi = self.vars.len();
+        self.vars.push(Var { core, def: NO_DEF, known: Known::Unknown, handle: false, used: true, lint_unused: false, handle_uses: 0, first_use: None });
+        if let Some(s) = self.scopes.last_mut() {
+            s.vars.insert(key.to_string(), vi);
+        }
+    }
+
+    fn token(&mut self) -> Name {
+        self.current(TOKEN)
+    }
+
+    /// How a call of `f` with argument `a` passes the token, and the prelude variant a
+    /// higher-order call uses instead of `f`.
+    fn call_kind(&self, f: &Expr, a: &Expr) -> (CallKind, Option<String>) {
+        if !self.plan.ordered {
+            return (CallKind::Plain, None);
+        }
+        let id = match &f.kind {
+            ExprKind::Name(id) => id,
+            ExprKind::Paren(x) => return self.call_kind(x, a),
+            _ => return (CallKind::User, None),
+        };
+        if self.find_var(&id.name).is_some() {
+            return (if self.plan.takes_token(&id.name) { CallKind::User } else { CallKind::Plain }, None);
+        }
+        self.env_kind(&id.name, explicit_handle(a))
+    }
+
+    /// How an environment function is called (`handle`: with an explicit handle, `print (&h,
+    /// v)`, ordered by the handle alone).
+    fn env_kind(&self, name: &str, handle: bool) -> (CallKind, Option<String>) {
+        if name == "print" && !handle && !self.externs.iter().any(|(e, _)| e == "print") {
+            return (CallKind::Ordered(Order::Sequential), None);
+        }
+        match self.orders.get(name) {
+            Some(o @ (Order::Sequential | Order::Readonly)) => (CallKind::Ordered(*o), None),
+            _ if HIGHER_ORDER.contains(&name) && prelude::names().contains(&name) => (CallKind::User, Some(format!("{name}_t"))),
+            _ => (CallKind::Plain, None),
+        }
+    }
+
+    /// Emits the call `f arg` as `kind` passes the token; returns what holds its result.
+    fn call_op(&mut self, kind: CallKind, f: Name, arg: Name, span: Span, target: Option<Name>) -> Name {
+        match kind {
+            CallKind::Plain => self.emit(Op::Call(f, arg), span, target),
+            CallKind::User => {
+                let tok = self.token();
+                let a = self.emit(Op::Tuple(vec![tok, arg]), span, None);
+                let t = self.emit(Op::Call(f, a), span, None);
+                let next = self.user_name(crate::ir::SEQ_TOKEN);
+                self.emit(Op::Prj(1, t), span, Some(next));
+                self.define_hidden(TOKEN, next);
+                self.emit(Op::Prj(2, t), span, target)
+            }
+            CallKind::Ordered(order) => {
+                // With readonly calls the token is (after every ordered call, after every
+                // sequential call); a sequential call waits for the first, a readonly call for
+                // the second, and what comes after a readonly call waits for it through `join`.
+                let tok = self.token();
+                let (after_all, after_seq) =
+                    if self.plan.readonly { (self.emit(Op::Prj(1, tok), span, None), self.emit(Op::Prj(2, tok), span, None)) } else { (tok, tok) };
+                let gate = if order == Order::Readonly { after_seq } else { after_all };
+                let a = self.emit(Op::Tuple(vec![gate, arg]), span, None);
+                let t = self.emit(Op::Call(f, a), span, None);
+                let done = self.user_name(crate::ir::SEQ_TOKEN);
+                self.emit(Op::Prj(1, t), span, Some(done));
+                let r = self.emit(Op::Prj(2, t), span, target);
+                let next = match (order, self.plan.readonly) {
+                    (Order::Readonly, _) => {
+                        let both = self.emit(Op::Tuple(vec![after_all, done]), span, None);
+                        let join = self.env("join");
+                        let all = self.emit(Op::Call(join, both), span, None);
+                        self.emit(Op::Tuple(vec![all, after_seq]), span, None)
+                    }
+                    (_, true) => self.emit(Op::Tuple(vec![done, done]), span, None),
+                    (_, false) => done,
+                };
+                self.define_hidden(TOKEN, next);
+                r
+            }
+        }
+    }
+
+    /// Is this environment name a function a program might pass around as a value?
+    fn is_env_function(&self, name: &str) -> bool {
+        externals::standard(name).is_some()
+            || self.externs.iter().any(|(e, _)| e == name)
+            || (prelude::names().contains(&name) && !PRELUDE_VALUES.contains(&name))
+    }
+
+    /// An environment function used as a value in a program that threads the token: a
+    /// function that takes and gives back the token around it, as every function value does.
+    fn wrap_env(&mut self, name: &str, f: Name, span: Span) -> Name {
+        let saved = std::mem::take(&mut self.buf);
+        self.scopes.push(Scope { kind: ScopeKind::Fun, vars: HashMap::new() });
+        let p = self.temp("p");
+        let tok = self.user_name(crate::ir::SEQ_TOKEN);
+        self.emit(Op::Prj(1, p), span, Some(tok));
+        self.define_hidden(TOKEN, tok);
+        let x = self.emit(Op::Prj(2, p), span, None);
+        let (kind, variant) = self.env_kind(name, false);
+        let callee = match variant {
+            Some(v) => self.env(&v),
+            None => f,
+        };
+        let r = self.call_op(kind, callee, x, span, None);
+        let out = self.token();
+        let ret = self.emit(Op::Tuple(vec![out, r]), span, None);
+        self.pop_scope();
+        let stmts = std::mem::replace(&mut self.buf, saved);
+        self.emit(Op::Fun(Box::new(Fun { param: p, body: CExpr { stmts, ret: Some(ret) } })), span, None)
+    }
+
+    /// A name in a value position: an environment function is wrapped to take the token.
+    fn value_name(&mut self, id: &Ident, as_handle_arg: bool) -> (Name, Known) {
+        let env = self.find_var(&id.name).is_none();
+        let (n, k) = self.use_name(id, as_handle_arg);
+        if self.plan.ordered && env && self.is_env_function(&id.name) {
+            return (self.wrap_env(&id.name, n, id.span), Known::Fun(None));
+        }
+        (n, k)
+    }
+
+    /// Does running these blocks pass the token on (a call that takes it, in them or in their
+    /// nested control flow)? Then an `if` or loop carries it.
+    fn needs_token(&self, blocks: &[&Block]) -> bool {
+        self.plan.ordered && blocks.iter().any(|b| b.items.iter().any(|i| self.item_needs_token(i)))
+    }
+
+    fn item_needs_token(&self, item: &Item) -> bool {
+        match &item.kind {
+            ItemKind::Bind(_, e) | ItemKind::Aug(_, _, e) | ItemKind::Ret(e) | ItemKind::Expr(e) => self.expr_needs_token(e),
+            ItemKind::Rec(..) | ItemKind::Extern(..) | ItemKind::Error => false,
+            ItemKind::For(_, e, b) => self.expr_needs_token(e) || self.needs_token(&[b]),
+            ItemKind::If(arms, els) => {
+                arms.iter().any(|(c, b)| self.expr_needs_token(c) || self.needs_token(&[b])) || els.as_ref().is_some_and(|b| self.needs_token(&[b]))
+            }
+            ItemKind::While(c, b) | ItemKind::DoWhile(b, c) => self.expr_needs_token(c) || self.needs_token(&[b]),
+        }
+    }
+
+    fn expr_needs_token(&self, e: &Expr) -> bool {
+        match &e.kind {
+            ExprKind::App(f, a) => self.call_kind(f, a).0 != CallKind::Plain || self.expr_needs_token(f) || self.expr_needs_token(a),
+            // An environment function as a value is wrapped, and the wrapper is a function
+            // value like any other: making it needs no token.
+            ExprKind::Paren(x) | ExprKind::Not(x) | ExprKind::Neg(x) | ExprKind::Prj(_, x) => self.expr_needs_token(x),
+            ExprKind::Tuple(es) | ExprKind::List(es) => es.iter().any(|x| self.expr_needs_token(x)),
+            ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) => self.expr_needs_token(a) || self.expr_needs_token(b),
+            ExprKind::Cond(a, c, b) => self.expr_needs_token(a) || self.expr_needs_token(c) || self.expr_needs_token(b),
+            ExprKind::FStr(parts) => parts.iter().any(|p| matches!(p, FPart::Expr(x) if self.expr_needs_token(x))),
+            ExprKind::Dict(kvs) => kvs.iter().any(|(k, v)| self.expr_needs_token(k) || self.expr_needs_token(v)),
+            ExprKind::Name(_)
+            | ExprKind::Lit(_)
+            | ExprKind::Prim(_)
+            | ExprKind::PrimName(_)
+            | ExprKind::Unit
+            | ExprKind::Amp(_)
+            | ExprKind::Fun(..)
+            | ExprKind::Error => false,
+        }
+    }
+
     // ---- blocks and items --------------------------------------------------------------
 
     /// Desugars a block; returns its value, if it has one.
@@ -398,8 +608,22 @@ impl Desugarer {
         let span = item.span;
         match &item.kind {
             ItemKind::Error => None,
-            ItemKind::Extern(names) => {
+            ItemKind::Extern(names, order) => {
                 for id in names {
+                    let world = self.world_orders.get(&id.name).copied();
+                    if let (Some(o), Some(w)) = (order, world) {
+                        if *o != w {
+                            self.diags.push(
+                                Diagnostic::warning(
+                                    "W0005",
+                                    id.span,
+                                    format!("the world file says `{}` is {}, this line says {}", id.name, w.as_str(), o.as_str()),
+                                )
+                                .with_help("the program's class is used; make the two agree"),
+                            );
+                        }
+                    }
+                    self.orders.insert(id.name.clone(), order.or(world).unwrap_or_default());
                     if !self.externs.iter().any(|(e, _)| *e == id.name) {
                         self.externs.push((id.name.clone(), id.span));
                         self.symbols.defs.push(Def {
@@ -428,30 +652,21 @@ impl Desugarer {
             }
             ItemKind::Rec(id, f) => {
                 let ExprKind::Fun(params, body) = &f.kind else { return None };
-                let inner = match params {
-                    Params::Name(p) => Param::Pat(Pattern::Name(p.clone())),
-                    Params::Unit(s) => Param::Pat(Pattern::Unit(*s)),
-                    Params::List(ps, s) if ps.len() == 1 => ps[0].clone(),
-                    Params::List(ps, s) => {
-                        let mut pats = Vec::new();
-                        for p in ps {
-                            match p {
-                                Param::Pat(p) => pats.push(p.clone()),
-                                Param::Amp(a) => {
-                                    self.diags.push(
-                                        Diagnostic::error("E0010", a.span, "`&` parameters are not supported on `rec` functions")
-                                            .with_help("pass the handle as a plain parameter and return it"),
-                                    );
-                                    pats.push(Pattern::Name(a.clone()));
-                                }
-                            }
+                // `rec f := fun P: B` is `f := fix (fun (f, p): B)`, p bound as P binds it.
+                let token = self.plan.ordered && self.plan.takes_token(&id.name);
+                let step = self.fun_with(params, ScopeKind::Fun, token, Some(id), |d| match body {
+                    FunBody::Expr(e) => {
+                        if has_amp_call(e) {
+                            d.expr_stmt(e);
+                            None
+                        } else {
+                            Some(d.expr(e, None))
                         }
-                        Param::Pat(Pattern::Tuple(pats, *s))
                     }
-                };
-                let step = Expr::new(ExprKind::Fun(Params::List(vec![Param::Pat(Pattern::Name(id.clone())), inner], f.span), body.clone()), f.span);
-                let stepn = self.expr(&step, None);
-                let fix = self.env("fix");
+                    FunBody::Block(b) => d.block(b),
+                });
+                let stepn = self.emit(Op::Fun(Box::new(step)), f.span, None);
+                let fix = self.env(if token { "fix_t" } else { "fix" });
                 let core = self.user_name(&id.name);
                 self.emit(Op::Call(fix, stepn), span, Some(core));
                 let k = match params {
@@ -512,6 +727,9 @@ impl Desugarer {
                         ),
                     );
                 }
+                if fun_literal(e) {
+                    self.fun_owner = Some(id.name.clone());
+                }
                 let v = self.expr(e, Some(core));
                 let known = self.known_of_expr(e, v);
                 let handle = known == Known::Handle || is_amp_rebinding(e);
@@ -537,6 +755,8 @@ impl Desugarer {
             ExprKind::Fun(..) => Known::Fun(None),
             ExprKind::Tuple(es) => Known::Tuple(es.len()),
             ExprKind::Unit => Known::Tuple(0),
+            ExprKind::List(_) => Known::List,
+            ExprKind::Dict(_) => Known::Dict,
             ExprKind::Lit(_) | ExprKind::Prim(_) => Known::Prim,
             ExprKind::PrimName(id) if externals::is_handle(&id.name) => Known::Handle,
             ExprKind::Paren(inner) => self.known_of_expr(inner, _v),
@@ -602,7 +822,7 @@ impl Desugarer {
                 self.emit(Op::Prim(Prim::Handle(Arc::from(id.name.as_str()))), span, target)
             }
             ExprKind::Name(id) => {
-                let (n, _) = self.use_name(id, false);
+                let (n, _) = self.value_name(id, false);
                 match target {
                     Some(t) => self.emit(Op::Alias(n), span, Some(t)),
                     None => n,
@@ -669,12 +889,49 @@ impl Desugarer {
                 let f = self.fun(params, body);
                 self.emit(Op::Fun(Box::new(f)), span, target)
             }
+            ExprKind::Binary(op @ (BinOp::In | BinOp::NotIn), a, b) => {
+                // `x in l` is `contains (l, x)`.
+                let an = self.expr(a, None);
+                let bn = self.expr(b, None);
+                let t = self.emit(Op::Tuple(vec![bn, an]), span, None);
+                let f = self.env("contains");
+                if *op == BinOp::In {
+                    return self.emit(Op::Call(f, t), span, target);
+                }
+                let r = self.emit(Op::Call(f, t), span, None);
+                let not = self.env("not");
+                self.emit(Op::Call(not, r), span, target)
+            }
             ExprKind::Binary(op, a, b) => {
+                if *op == BinOp::Concat {
+                    self.check_concat(a);
+                    self.check_concat(b);
+                }
                 let an = self.expr(a, None);
                 let bn = self.expr(b, None);
                 let t = self.emit(Op::Tuple(vec![an, bn]), span, None);
                 let f = self.env(op.callee());
                 self.emit(Op::Call(f, t), span, target)
+            }
+            ExprKind::Index(x, i) => {
+                let xn = self.expr(x, None);
+                let in_ = self.expr(i, None);
+                let t = self.emit(Op::Tuple(vec![xn, in_]), span, None);
+                let f = self.env("index");
+                self.emit(Op::Call(f, t), span, target)
+            }
+            ExprKind::Cond(a, c, b) => self.cond(a, c, b, span, target),
+            ExprKind::FStr(parts) => self.fstring(parts, span, target),
+            ExprKind::Dict(kvs) => {
+                let mut pairs = Vec::with_capacity(kvs.len());
+                for (k, v) in kvs {
+                    let kn = self.expr(k, None);
+                    let vn = self.expr(v, None);
+                    pairs.push(self.emit(Op::Tuple(vec![kn, vn]), k.span.to(v.span), None));
+                }
+                let entries = self.list_of(&pairs, span);
+                let tag = self.emit(Op::Prim(Prim::Handle(Arc::from(crate::ir::DICT_TAG))), span, None);
+                self.emit(Op::Tuple(vec![tag, entries]), span, target)
             }
             ExprKind::Not(a) => {
                 let an = self.expr(a, None);
@@ -693,8 +950,13 @@ impl Desugarer {
 
     /// A call `f a`. `&name` arguments are passed and rebound from the result.
     fn call(&mut self, f: &Expr, a: &Expr, span: Span, target: Option<Name>, want_value: bool) -> Name {
-        let (fname, fknown) = match &f.kind {
-            ExprKind::Name(id) => self.use_name(id, false),
+        let (kind, variant) = self.call_kind(f, a);
+        let (fname, fknown) = match (&f.kind, variant) {
+            (ExprKind::Name(id), Some(v)) => {
+                let known = self.use_name(id, false).1;
+                (self.env(&v), known)
+            }
+            (ExprKind::Name(id), None) => self.use_name(id, false),
             _ => {
                 let k = self.known_of_expr(f, Name::plain("?"));
                 (self.expr(f, None), k)
@@ -714,7 +976,7 @@ impl Desugarer {
                             amps.push(id);
                             xs.push(self.use_name(id, true).0);
                         }
-                        ExprKind::Name(id) => xs.push(self.use_name(id, true).0),
+                        ExprKind::Name(id) => xs.push(self.value_name(id, true).0),
                         _ => xs.push(self.expr(x, None)),
                     }
                 }
@@ -722,10 +984,10 @@ impl Desugarer {
             }
             ExprKind::Unit => (self.expr(a, None), Some(Some(0))),
             ExprKind::Name(id) => {
-                let (n, k) = self.use_name(id, true);
+                let (n, k) = self.value_name(id, true);
                 let shape = match k {
                     Known::Tuple(n) => Some(Some(n)),
-                    Known::Prim | Known::Handle => Some(None),
+                    Known::Prim | Known::Handle | Known::List | Known::Dict => Some(None),
                     _ => None,
                 };
                 (n, shape)
@@ -735,17 +997,17 @@ impl Desugarer {
         };
         self.check_call(f, &fknown, arg_shape, span);
         if amps.is_empty() {
-            return self.emit(Op::Call(fname, arg), span, target);
+            return self.call_op(kind, fname, arg, span, target);
         }
         let k = amps.len();
         if !want_value {
             if k == 1 {
                 let core = self.user_name(&amps[0].name);
-                self.emit(Op::Call(fname, arg), span, Some(core));
+                self.call_op(kind, fname, arg, span, Some(core));
                 self.rebind_handle(amps[0], core);
                 return core;
             }
-            let r = self.emit(Op::Call(fname, arg), span, None);
+            let r = self.call_op(kind, fname, arg, span, None);
             for (i, id) in amps.iter().enumerate() {
                 let core = self.user_name(&id.name);
                 self.emit(Op::Prj(i as u32 + 1, r), span, Some(core));
@@ -753,7 +1015,7 @@ impl Desugarer {
             }
             return r;
         }
-        let r = self.emit(Op::Call(fname, arg), span, None);
+        let r = self.call_op(kind, fname, arg, span, None);
         for (i, id) in amps.iter().enumerate() {
             let core = self.user_name(&id.name);
             self.emit(Op::Prj(i as u32 + 1, r), span, Some(core));
@@ -779,10 +1041,12 @@ impl Desugarer {
         let expected: Option<Option<usize>> = match known {
             Known::Fun(k) => k.map(Some),
             Known::Ext(e) => externals::standard(e).filter(|_| !self.externs.iter().any(|(x, _)| x == e)).map(|d: &ExtDecl| d.arity),
-            Known::Tuple(_) | Known::Prim | Known::Handle => {
+            Known::Tuple(_) | Known::Prim | Known::Handle | Known::List | Known::Dict => {
                 let what = match known {
                     Known::Tuple(_) => "a tuple",
                     Known::Handle => "a handle",
+                    Known::List => "a list",
+                    Known::Dict => "a dictionary",
                     _ => "a primitive value",
                 };
                 self.diags.push(
@@ -842,9 +1106,100 @@ impl Desugarer {
         self.emit(Op::Fun(Box::new(Fun { param: p, body })), span, target)
     }
 
+    /// `++` joins lists: a tuple or a string on either side is a mistake worth a clear error.
+    fn check_concat(&mut self, e: &Expr) {
+        let what = match self.known_of_expr(e, Name::plain("?")) {
+            Known::Tuple(_) => "a tuple",
+            Known::Prim if matches!(e.kind, ExprKind::Lit(Lit::Str(_)) | ExprKind::FStr(_)) => "a string",
+            Known::Prim => "a primitive value",
+            Known::Dict => "a dictionary",
+            _ => return,
+        };
+        self.diags.push(
+            Diagnostic::error("E0107", e.span, format!("`++` joins lists, and this is {what}"))
+                .with_help("join strings and tuples with `+` (`(1, 2) + (3,)`), lists with `++` or `+`"),
+        );
+    }
+
+    /// A Church list of names already bound (the elements of a dictionary).
+    fn list_of(&mut self, items: &[Name], span: Span) -> Name {
+        let saved = std::mem::take(&mut self.buf);
+        let p = self.temp("p");
+        let mut state = self.temp("state");
+        let append = self.temp("append");
+        self.emit(Op::Prj(1, p), span, Some(state));
+        self.emit(Op::Prj(2, p), span, Some(append));
+        for x in items {
+            let t = self.emit(Op::Tuple(vec![state, *x]), span, None);
+            let next = self.temp("state");
+            self.emit(Op::Call(append, t), span, Some(next));
+            state = next;
+        }
+        let body = CExpr { stmts: std::mem::replace(&mut self.buf, saved), ret: Some(state) };
+        self.emit(Op::Fun(Box::new(Fun { param: p, body })), span, None)
+    }
+
+    /// `a if c else b`: an `if` with a value, its branches threading what they must.
+    fn cond(&mut self, a: &Expr, c: &Expr, b: &Expr, span: Span, target: Option<Name>) -> Name {
+        let arm = |e: &Expr| Block { items: vec![Item { kind: ItemKind::Ret(e.clone()), span: e.span }] };
+        let (then_b, else_b) = (arm(a), arm(b));
+        let vs = self.carried(&[&then_b, &else_b]);
+        let r = self.if_chain(&[(c.clone(), then_b)], Some(&else_b), &vs, span, true);
+        if vs.is_empty() {
+            return match target {
+                Some(t) => self.emit(Op::Alias(r), span, Some(t)),
+                None => r,
+            };
+        }
+        for (i, v) in vs.iter().enumerate() {
+            let core = self.user_name(v);
+            self.emit(Op::Prj(i as u32 + 1, r), span, Some(core));
+            self.define_carried(v, core);
+        }
+        self.emit(Op::Prj(vs.len() as u32 + 1, r), span, target)
+    }
+
+    /// `f"a {x} b"`: the parts joined with `+`, each hole through `to_str` (lists, booleans
+    /// and dictionaries read back as literals).
+    fn fstring(&mut self, parts: &[FPart], span: Span, target: Option<Name>) -> Name {
+        let mut acc: Option<Name> = None;
+        let n = parts.len();
+        for (i, part) in parts.iter().enumerate() {
+            let piece = match part {
+                FPart::Lit(s) => self.emit(Op::Prim(Prim::Str(Arc::from(s.as_str()))), span, None),
+                FPart::Expr(e) => {
+                    let v = self.expr(e, None);
+                    let to_str = self.env("to_str");
+                    self.emit(Op::Call(to_str, v), e.span, None)
+                }
+            };
+            acc = Some(match acc {
+                None => piece,
+                Some(prev) => {
+                    let t = self.emit(Op::Tuple(vec![prev, piece]), span, None);
+                    let add = self.env("add");
+                    let last = i + 1 == n;
+                    self.emit(Op::Call(add, t), span, if last { target } else { None })
+                }
+            });
+        }
+        match (acc, n) {
+            (Some(r), 1) | (Some(r), 0) => match target {
+                Some(t) => self.emit(Op::Alias(r), span, Some(t)),
+                None => r,
+            },
+            (Some(r), _) => r,
+            (None, _) => self.emit(Op::Prim(Prim::Str(Arc::from(""))), span, target),
+        }
+    }
+
     /// `fun params: body` with patterns and `&` threading.
     fn fun(&mut self, params: &Params, body: &FunBody) -> Fun {
-        self.fun_with(params, ScopeKind::Fun, |d| match body {
+        // A function bound to a name takes the token unless the analysis found that name's
+        // functions plain; any other function value takes it.
+        let owner = self.fun_owner.take();
+        let token = self.plan.ordered && owner.as_deref().is_none_or(|n| self.plan.takes_token(n));
+        self.fun_with(params, ScopeKind::Fun, token, None, |d| match body {
             FunBody::Expr(e) => {
                 if has_amp_call(e) {
                     d.expr_stmt(e);
@@ -857,9 +1212,26 @@ impl Desugarer {
         })
     }
 
-    fn fun_with(&mut self, params: &Params, kind: ScopeKind, body: impl FnOnce(&mut Self) -> Option<Name>) -> Fun {
+    /// With `token`, the function takes `(tok, arg)` and gives back `(tok, result)`. With
+    /// `rec`, it is the step of `rec NAME := fun …`: `fix` passes it `(itself, arg)`.
+    fn fun_with(&mut self, params: &Params, kind: ScopeKind, token: bool, rec: Option<&Ident>, body: impl FnOnce(&mut Self) -> Option<Name>) -> Fun {
         let saved = std::mem::take(&mut self.buf);
         self.scopes.push(Scope { kind, vars: HashMap::new() });
+        let tok_in = token.then(|| {
+            let t = self.user_name(crate::ir::SEQ_TOKEN);
+            self.define_hidden(TOKEN, t);
+            t
+        });
+        let itself = rec.map(|id| {
+            let core = self.user_name(&id.name);
+            let k = match params {
+                Params::Unit(_) => Some(0),
+                Params::List(ps, _) if ps.len() > 1 => Some(ps.len()),
+                _ => None,
+            };
+            self.define(&id.name, id.span, core, Known::Fun(k), DefKind::Param, false);
+            core
+        });
         let mut amps: Vec<String> = Vec::new();
         let param = match params {
             Params::Name(id) => {
@@ -925,7 +1297,7 @@ impl Desugarer {
             }
         };
         let value = body(self);
-        let ret = if amps.is_empty() {
+        let mut ret = if amps.is_empty() {
             value.unwrap_or_else(|| self.emit(Op::Tuple(vec![]), Span::default(), None))
         } else {
             let mut xs: Vec<Name> = amps.iter().map(|a| self.current(a)).collect();
@@ -938,6 +1310,26 @@ impl Desugarer {
                 self.emit(Op::Tuple(xs), Span::default(), None)
             }
         };
+        // The parameters above were bound from `param`; what the function really takes
+        // comes first in the body: `fun (itself, param)` for `rec`, `fun (tok, …)`.
+        let mut param = param;
+        let prj = |bind: Name, i: u32, of: Name| Stmt { bind, op: Op::Prj(i, of), span: Span::default() };
+        // (A function of `()` ignores its argument: nothing binds it.)
+        let unit = matches!(params, Params::Unit(_));
+        if let Some(f) = itself {
+            let p = self.temp("p");
+            let head: Vec<Stmt> = if unit { vec![prj(f, 1, p)] } else { vec![prj(f, 1, p), prj(param, 2, p)] };
+            self.buf.splice(0..0, head);
+            param = p;
+        }
+        if let Some(tok_in) = tok_in {
+            let out = self.token();
+            ret = self.emit(Op::Tuple(vec![out, ret]), Span::default(), None);
+            let p = self.temp("p");
+            let head: Vec<Stmt> = if unit && itself.is_none() { vec![prj(tok_in, 1, p)] } else { vec![prj(tok_in, 1, p), prj(param, 2, p)] };
+            self.buf.splice(0..0, head);
+            param = p;
+        }
         self.pop_scope();
         let stmts = std::mem::replace(&mut self.buf, saved);
         Fun { param, body: CExpr { stmts, ret: Some(ret) } }
@@ -964,6 +1356,9 @@ impl Desugarer {
             assigned(b, &mut out);
         }
         out.retain(|n| self.find_var(n).is_some() || (!self.prelude_mode && self.env_name(n).is_some()));
+        if self.needs_token(blocks) {
+            out.push(TOKEN.to_string());
+        }
         out
     }
 
@@ -1079,7 +1474,24 @@ impl Desugarer {
         if let Some(e) = els {
             blocks.push(e);
         }
-        let vs = self.carried(&blocks);
+        let mut vs = self.carried(&blocks);
+        // A name every branch binds (with an `else`) is bound after the `if`, as in Python.
+        if els.is_some() {
+            let mut every: Option<Vec<String>> = None;
+            for b in &blocks {
+                let mut names = Vec::new();
+                assigned(b, &mut names);
+                every = Some(match every {
+                    None => names,
+                    Some(prev) => prev.into_iter().filter(|n| names.contains(n)).collect(),
+                });
+            }
+            for n in every.unwrap_or_default() {
+                if !vs.contains(&n) {
+                    vs.push(n);
+                }
+            }
+        }
         // An `if` whose every branch (with an `else`) ends in `ret` gives its block's value.
         let valued = last && els.is_some() && blocks.iter().all(|b| ends_in_ret(b));
         let r = self.if_chain(arms, els, &vs, span, valued);
@@ -1158,7 +1570,12 @@ impl Desugarer {
 
     fn for_item(&mut self, pat: &Pattern, iter: &Expr, body: &Block, span: Span) {
         let vs = self.carried(&[body]);
-        let l = self.expr(iter, None);
+        let mut l = self.expr(iter, None);
+        // `for k in d` walks a dictionary's keys, as in Python.
+        if self.known_of_expr(iter, l) == Known::Dict {
+            let keys = self.env("keys");
+            l = self.emit(Op::Call(keys, l), iter.span, None);
+        }
         let init = if vs.is_empty() { self.emit(Op::Tuple(vec![]), span, None) } else { self.tuple_of(&vs, span) };
         let (f, _) = self.branch_fun(&vs, Some(pat), body, ScopeKind::Loop, "a `for` body", false);
         let fname = self.emit(Op::Fun(Box::new(f)), span, None);
@@ -1280,21 +1697,37 @@ impl Desugarer {
         self.core_mode = is_core_notation(block);
         // Declare every `extern` first so uses before the declaration line resolve too.
         for item in &block.items {
-            if let ItemKind::Extern(_) = item.kind {
+            if let ItemKind::Extern(..) = item.kind {
                 self.item(item, false);
             }
+        }
+        if !self.core_mode && !self.prelude_mode {
+            self.plan = Plan::analyze(block, &self.orders);
+        }
+        if self.plan.ordered {
+            // The token starts as `seq` (the pair `(seq, seq)` with readonly calls); every
+            // later one is `seq'k`.
+            self.counters.insert(Sym::intern(crate::ir::SEQ_TOKEN), 1);
+            let seq = self.env(crate::ir::SEQ_TOKEN);
+            let tok = if self.plan.readonly { self.emit(Op::Tuple(vec![seq, seq]), Span::default(), None) } else { seq };
+            self.define_hidden(TOKEN, tok);
         }
         let value = self.block_skip_externs(block);
         let ret = value.unwrap_or_else(|| self.emit(Op::Tuple(vec![]), Span::default(), None));
         self.pop_scope();
         let stmts = std::mem::take(&mut self.buf);
         let env = prelude::environment(&self.used_env, &self.externs);
-        let program = Program { env, body: CExpr { stmts, ret: Some(ret) }, externs: self.externs, symbols: self.symbols };
+        let mut ordered: Vec<String> = self.orders.iter().filter(|(_, o)| **o != Order::Unordered).map(|(n, _)| n.clone()).collect();
+        if self.plan.ordered {
+            ordered.push("print".into());
+        }
+        ordered.sort();
+        let program = Program { env, body: CExpr { stmts, ret: Some(ret) }, externs: self.externs, symbols: self.symbols, ordered };
         (program, self.diags)
     }
 
     fn block_skip_externs(&mut self, b: &Block) -> Option<Name> {
-        self.items(b.items.iter().filter(|i| !matches!(i.kind, ItemKind::Extern(_))).collect())
+        self.items(b.items.iter().filter(|i| !matches!(i.kind, ItemKind::Extern(..))).collect())
     }
 
     /// Desugars the prelude: each top-level definition in order, with the names it uses.
@@ -1382,6 +1815,14 @@ fn has_amp_call(e: &Expr) -> bool {
     }
 }
 
+fn fun_literal(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Fun(..) => true,
+        ExprKind::Paren(x) => fun_literal(x),
+        _ => false,
+    }
+}
+
 fn is_amp_rebinding(e: &Expr) -> bool {
     has_amp_call(e)
 }
@@ -1453,7 +1894,7 @@ pub fn assigned(b: &Block, out: &mut Vec<String>) {
                 amps(c, out);
                 assigned(body, out);
             }
-            ItemKind::Extern(_) | ItemKind::Error => {}
+            ItemKind::Extern(..) | ItemKind::Error => {}
         }
     }
 }
@@ -1482,7 +1923,9 @@ pub fn is_core_notation(b: &Block) -> bool {
                 _ => false,
             })
     }
-    core_block(b)
+    // `extern` lines only declare what the world file supplies (Fig. 2(b) has one).
+    let items: Vec<Item> = b.items.iter().filter(|i| !matches!(i.kind, ItemKind::Extern(..))).cloned().collect();
+    core_block(&Block { items })
 }
 
 pub fn edit_distance(a: &str, b: &str) -> usize {

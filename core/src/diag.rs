@@ -68,11 +68,14 @@ pub const CODES: &[(&str, &str)] = &[
     ("E0104", "projection out of range"),
     ("E0105", "calling a non-function"),
     ("E0106", "invalid primitive"),
+    ("E0107", "`++` on something that is not a list"),
     ("E0200", "world file error"),
     ("E0900", "internal error: desugared term is not well-formed"),
     ("W0001", "unused binding"),
     ("W0002", "handle used twice without threading"),
     ("W0003", "extern without a world entry"),
+    ("W0004", "world file table replaces a standard external"),
+    ("W0005", "world file and program disagree on an external's ordering class"),
 ];
 
 /// Renders a diagnostic like rustc: `file:line:col: error[CODE]: message`, the line, a caret.

@@ -84,9 +84,10 @@ impl Formatter<'_> {
                 let _ = write!(self.out, "rec {} := ", id.name);
                 self.expr(e, indent);
             }
-            ItemKind::Extern(ids) => {
+            ItemKind::Extern(ids, order) => {
                 let names: Vec<&str> = ids.iter().map(|i| i.name.as_str()).collect();
-                let _ = write!(self.out, "extern {}", names.join(", "));
+                let class = order.map(|o| format!("{} ", o.as_str())).unwrap_or_default();
+                let _ = write!(self.out, "extern {class}{}", names.join(", "));
             }
             ItemKind::Ret(e) => {
                 self.out.push_str("ret ");
@@ -241,6 +242,50 @@ impl Formatter<'_> {
                 if amp {
                     self.out.push(')');
                 }
+            }
+            ExprKind::Index(x, i) => {
+                self.expr(x, indent);
+                self.out.push('[');
+                self.expr(i, indent);
+                self.out.push(']');
+            }
+            ExprKind::Cond(a, c, b) => {
+                self.expr(a, indent);
+                self.out.push_str(" if ");
+                self.expr(c, indent);
+                self.out.push_str(" else ");
+                self.expr(b, indent);
+            }
+            ExprKind::FStr(parts) => {
+                self.out.push_str("f\"");
+                for part in parts {
+                    match part {
+                        FPart::Lit(s) => {
+                            let mut quoted = String::new();
+                            let _ = crate::ir::write_str_lit(&mut quoted, s);
+                            let inner = &quoted[1..quoted.len() - 1];
+                            self.out.push_str(&inner.replace('{', "{{").replace('}', "}}"));
+                        }
+                        FPart::Expr(x) => {
+                            self.out.push('{');
+                            self.expr(x, indent);
+                            self.out.push('}');
+                        }
+                    }
+                }
+                self.out.push('"');
+            }
+            ExprKind::Dict(kvs) => {
+                self.out.push('{');
+                for (i, (k, v)) in kvs.iter().enumerate() {
+                    if i > 0 {
+                        self.out.push_str(", ");
+                    }
+                    self.expr(k, indent);
+                    self.out.push_str(": ");
+                    self.expr(v, indent);
+                }
+                self.out.push('}');
             }
             ExprKind::Error => {}
         }

@@ -17,11 +17,39 @@ pub enum Prim {
     Ext(Arc<str>),
 }
 
-/// A primitive expression `c̄`: a primitive or a tuple of them.
+/// A primitive expression `c̄`: a primitive or a tuple of them; and, beyond the calculus, the
+/// data an external may receive or return (`docs/language.md`, "Data"): a Church list, a
+/// Church boolean or a dictionary read back (`machine::readback`) into a value.
 #[derive(Clone, Debug, PartialEq)]
 pub enum PExp {
     Prim(Prim),
     Tuple(Vec<PExp>),
+    List(Vec<PExp>),
+    Bool(bool),
+    /// Keys and values in insertion order.
+    Dict(Vec<(PExp, PExp)>),
+}
+
+/// The tag of a dictionary value `(dict, entries)`: a handle no program can name.
+pub const DICT_TAG: &str = "dict";
+/// The sequencing token ordered calls thread (PopPy's `S`): a handle no program can name.
+pub const SEQ_TOKEN: &str = "seq";
+
+impl PExp {
+    /// Is this a primitive expression of the calculus (no list, boolean or dictionary)?
+    pub fn is_primitive(&self) -> bool {
+        match self {
+            PExp::Prim(_) => true,
+            PExp::Tuple(xs) => xs.iter().all(PExp::is_primitive),
+            _ => false,
+        }
+    }
+    pub fn str(s: &str) -> PExp {
+        PExp::Prim(Prim::Str(Arc::from(s)))
+    }
+    pub fn int(i: i64) -> PExp {
+        PExp::Prim(Prim::Int(i))
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -116,6 +144,27 @@ impl fmt::Display for PExp {
                     f.write_char(',')?;
                 }
                 f.write_char(')')
+            }
+            PExp::List(ps) => {
+                f.write_char('[')?;
+                for (i, p) in ps.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{p}")?;
+                }
+                f.write_char(']')
+            }
+            PExp::Bool(b) => write!(f, "{b}"),
+            PExp::Dict(kvs) => {
+                f.write_char('{')?;
+                for (i, (k, v)) in kvs.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{k}: {v}")?;
+                }
+                f.write_char('}')
             }
         }
     }

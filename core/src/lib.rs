@@ -9,6 +9,7 @@ pub mod format;
 pub mod ir;
 pub mod machine;
 pub mod names;
+pub mod ordering;
 pub mod prelude;
 pub mod span;
 pub mod syntax;
@@ -34,8 +35,15 @@ impl Compiled {
 
 /// Parses, desugars and checks one source text. Never panics on any input.
 pub fn compile(src: &str) -> Compiled {
+    compile_with(src, None)
+}
+
+/// `compile` with the world file the program runs against: its `order` keys class the
+/// externals the program declares without one.
+pub fn compile_with(src: &str, world: Option<&world::World>) -> Compiled {
     let parsed = parse(src);
-    let (program, mut diags) = Desugarer::new(false).program(&parsed.block);
+    let orders = world.map(world::World::orders).unwrap_or_default();
+    let (program, mut diags) = Desugarer::new(false).with_world_orders(orders).program(&parsed.block);
     let mut all = parsed.diags.clone();
     all.append(&mut diags);
     if !all.iter().any(|d| d.is_error()) {

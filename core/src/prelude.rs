@@ -108,6 +108,10 @@ pub fn environment(used: &HashSet<String>, externs: &[(String, Span)]) -> Vec<St
             out.push(prim(h, Prim::Handle(Arc::from(*h))));
         }
     }
+    // The first sequencing token of a program with ordered calls.
+    if need.contains(crate::ir::SEQ_TOKEN) {
+        out.push(prim(crate::ir::SEQ_TOKEN, Prim::Handle(Arc::from(crate::ir::SEQ_TOKEN))));
+    }
     for d in defs() {
         if need.contains(&d.name) && !externs.iter().any(|(x, _)| *x == d.name) {
             out.extend(d.stmts.iter().cloned());

@@ -14,6 +14,7 @@ use toml::Spanned;
 #[serde(deny_unknown_fields)]
 struct RawExt {
     latency_ms: Option<f64>,
+    order: Option<Spanned<String>>,
     default: Option<Spanned<String>>,
     choices: Option<Vec<Spanned<String>>>,
     #[serde(default)]
@@ -58,6 +59,9 @@ pub struct WorldExt {
     pub default: Option<String>,
     pub choices: Vec<String>,
     pub doc: Option<String>,
+    /// `order = "sequential" | "readonly" | "unordered"`: the class for a program that
+    /// declares the external without one.
+    pub order: Option<crate::syntax::ast::Order>,
     /// Where the table starts in the world file.
     pub span: Span,
 }
@@ -77,6 +81,11 @@ impl World {
 
     pub fn get_shared(&self, name: &str) -> Option<Arc<WorldExt>> {
         self.exts.get(name).cloned()
+    }
+
+    /// The ordering classes the world file gives.
+    pub fn orders(&self) -> HashMap<String, crate::syntax::ast::Order> {
+        self.exts.iter().filter_map(|(n, e)| Some((n.clone(), e.order?))).collect()
     }
 }
 
@@ -112,10 +121,22 @@ fn arg_key(p: &PExp, out: &mut String) {
         PExp::Prim(Prim::Ext(e)) => {
             let _ = write!(out, "e{}:{e}", e.len());
         }
-        PExp::Tuple(xs) => {
-            let _ = write!(out, "t{}(", xs.len());
+        PExp::Tuple(xs) | PExp::List(xs) => {
+            let tag = if matches!(p, PExp::Tuple(_)) { 't' } else { 'l' };
+            let _ = write!(out, "{tag}{}(", xs.len());
             for x in xs {
                 arg_key(x, out);
+            }
+            out.push(')');
+        }
+        PExp::Bool(b) => {
+            let _ = write!(out, "b{};", u8::from(*b));
+        }
+        PExp::Dict(kvs) => {
+            let _ = write!(out, "d{}(", kvs.len());
+            for (k, v) in kvs {
+                arg_key(k, out);
+                arg_key(v, out);
             }
             out.push(')');
         }
@@ -139,7 +160,8 @@ impl WorldExt {
 pub fn pexp_eq(a: &PExp, b: &PExp) -> bool {
     match (a, b) {
         (PExp::Prim(Prim::Int(x)), PExp::Prim(Prim::Float(y))) | (PExp::Prim(Prim::Float(y)), PExp::Prim(Prim::Int(x))) => (*x as f64) == *y,
-        (PExp::Tuple(xs), PExp::Tuple(ys)) => xs.len() == ys.len() && xs.iter().zip(ys).all(|(x, y)| pexp_eq(x, y)),
+        (PExp::Tuple(xs), PExp::Tuple(ys)) | (PExp::List(xs), PExp::List(ys)) => xs.len() == ys.len() && xs.iter().zip(ys).all(|(x, y)| pexp_eq(x, y)),
+        (PExp::Dict(xs), PExp::Dict(ys)) => xs.len() == ys.len() && xs.iter().zip(ys).all(|((a, b), (c, d))| pexp_eq(a, c) && pexp_eq(b, d)),
         _ => a == b,
     }
 }
@@ -151,13 +173,15 @@ pub fn path_beside(program: &std::path::Path) -> Option<std::path::PathBuf> {
     Some(program.with_file_name(format!("{stem}.world.toml")))
 }
 
-/// Parses an OPAL primitive expression: a literal or a tuple of them (`'("a", 2)'`).
+/// Parses an OPAL data literal: a number, string, tuple, list, `true`/`false` or dictionary
+/// of them (`'("a", 2)'`, `'["x", "y"]'`).
 pub fn parse_pexp(src: &str) -> Result<PExp, String> {
     let e = parse_expr_source(src).map_err(|ds| ds.first().map(|d| d.message.clone()).unwrap_or_default())?;
-    to_pexp(&e).ok_or_else(|| "expected a literal (number or string) or a tuple of literals".to_string())
+    to_pexp(&e).ok_or_else(|| "expected a literal (number or string), or a tuple, list or dictionary of literals".to_string())
 }
 
-fn to_pexp(e: &Expr) -> Option<PExp> {
+/// An expression that is a data literal, as data.
+pub fn to_pexp(e: &Expr) -> Option<PExp> {
     match &e.kind {
         ExprKind::Lit(l) | ExprKind::Prim(l) => Some(PExp::Prim(match l {
             Lit::Int(i) => Prim::Int(*i),
@@ -167,6 +191,14 @@ fn to_pexp(e: &Expr) -> Option<PExp> {
         ExprKind::Unit => Some(PExp::Tuple(vec![])),
         ExprKind::Paren(x) => to_pexp(x),
         ExprKind::Tuple(es) => es.iter().map(to_pexp).collect::<Option<Vec<_>>>().map(PExp::Tuple),
+        ExprKind::List(es) => es.iter().map(to_pexp).collect::<Option<Vec<_>>>().map(PExp::List),
+        ExprKind::Dict(kvs) => kvs.iter().map(|(k, v)| Some((to_pexp(k)?, to_pexp(v)?))).collect::<Option<Vec<_>>>().map(PExp::Dict),
+        ExprKind::Name(id) if id.name == "true" || id.name == "false" => Some(PExp::Bool(id.name == "true")),
+        ExprKind::Neg(x) => match to_pexp(x)? {
+            PExp::Prim(Prim::Int(i)) => Some(PExp::Prim(Prim::Int(i.checked_neg()?))),
+            PExp::Prim(Prim::Float(f)) => Some(PExp::Prim(Prim::Float(-f))),
+            _ => None,
+        },
         ExprKind::Name(id) if crate::externals::handle_root(&id.name).is_some() => Some(PExp::Prim(Prim::Handle(Arc::from(id.name.as_str())))),
         _ => None,
     }
@@ -264,6 +296,17 @@ pub fn parse_world(text: &str) -> Result<World, Vec<Diagnostic>> {
         for c in raw.choices.iter().flatten() {
             expr_ok(c, "choices", &mut diags);
         }
+        let order = raw.order.as_ref().and_then(|o| {
+            let parsed = crate::syntax::ast::Order::parse(o.get_ref());
+            if parsed.is_none() {
+                let r = o.span();
+                diags.push(
+                    Diagnostic::error("E0200", Span::new(r.start, r.end), format!("`order` of `{name}` is \"{}\"", o.get_ref()))
+                        .with_help("write \"sequential\", \"readonly\" or \"unordered\" (PopPy's classes; docs/language.md)"),
+                );
+            }
+            parsed
+        });
         let latency_ms = raw.latency_ms.unwrap_or(0.0);
         if !delay_ok(latency_ms) {
             diags.push(Diagnostic::error("E0200", span, format!("`latency_ms` of `{name}` is {latency_ms}: {DELAY_RULE}")));
@@ -293,6 +336,7 @@ pub fn parse_world(text: &str) -> Result<World, Vec<Diagnostic>> {
                 default: raw.default.map(|d| d.into_inner()),
                 choices: raw.choices.unwrap_or_default().into_iter().map(|c| c.into_inner()).collect(),
                 doc: raw.doc,
+                order,
                 span,
             }),
         );

@@ -29,6 +29,7 @@ use std::time::{Duration, SystemTime};
 pub enum Cmd {
     Round,
     Advance,
+    NextStrategy,
     Cbv,
     Lazy,
     Step(StmtId),
@@ -170,6 +171,7 @@ pub fn shortcuts() -> Vec<(KeyboardShortcut, Cmd, &'static str)> {
     vec![
         (k(n, Key::Space), Cmd::Round, "one opportunistic round: every steppable statement steps"),
         (k(n, Key::N), Cmd::Advance, "one step of the chosen strategy"),
+        (k(n, Key::S), Cmd::NextStrategy, "choose the next strategy (opportunistic, call-by-value, lazy) for N, Run and Run until"),
         (k(n, Key::C), Cmd::Cbv, "one call-by-value step"),
         (k(n, Key::L), Cmd::Lazy, "one lazy step"),
         (k(n, Key::Enter), Cmd::StepSelected, "step the selected statement"),
@@ -307,6 +309,12 @@ pub struct DebuggerApp {
     last_session: Option<PathBuf>,
     live: Option<opal_debugger::live::LiveCalls>,
     mtime: Option<SystemTime>,
+    /// The file is missing (deleted, or moved away by an editor saving it).
+    file_gone: bool,
+    /// The whole action log from before a reload whose replay may stop early (a file saved
+    /// half-way, emptied for a moment): the next reload replays it again, so a transient edit
+    /// loses no work. Dropped once the user acts on the new program.
+    kept: Option<Vec<Action>>,
     /// The source line last scrolled into view (scroll only when it changes).
     pub(crate) scrolled_to: Option<usize>,
     pub(crate) cache: Cache,
@@ -353,6 +361,8 @@ impl DebuggerApp {
             last_session: None,
             live: None,
             mtime: None,
+            file_gone: false,
+            kept: None,
             scrolled_to: None,
             cache: Cache::default(),
             autosave_dir: None,
@@ -485,7 +495,14 @@ impl DebuggerApp {
         match Session::new(source, world) {
             Ok(mut s) => {
                 s.step_budget = self.settings.step_budget.max(1);
-                let keep = self.session.as_ref().filter(|_| reload).map(|old| old.actions()[..old.position()].to_vec());
+                let keep = match (self.session.as_ref().filter(|_| reload), self.kept.take()) {
+                    (Some(old), kept) => {
+                        let now = old.actions()[..old.position()].to_vec();
+                        Some(kept.filter(|k| k.len() > now.len() && k.starts_with(&now)).unwrap_or(now))
+                    }
+                    (None, _) => None,
+                };
+                self.kept = keep.clone();
                 self.session = Some(s);
                 self.errors = None;
                 self.status = format!("opened {shown}");
@@ -681,6 +698,14 @@ impl DebuggerApp {
                 self.settings.projector = !self.settings.projector;
                 return;
             }
+            Cmd::NextStrategy => {
+                let all = Strategy::ALL;
+                let i = all.iter().position(|s| *s == self.strategy()).unwrap_or(0);
+                let next = all[(i + 1) % all.len()];
+                self.settings.strategy = next.name().to_string();
+                self.status = format!("strategy: {} (N steps it, Run and Run until use it)", strategy_label(next));
+                return;
+            }
             Cmd::Panel(p) => {
                 let (term, dock) = (self.term_shown(), self.dock_shown());
                 let s = &mut self.settings;
@@ -764,6 +789,7 @@ impl DebuggerApp {
             }
             Cmd::FitView => {
                 self.view.fit = true;
+                self.view.fit_asked = true;
                 return;
             }
             Cmd::Minimap => {
@@ -844,6 +870,25 @@ impl DebuggerApp {
                     return;
                 }
                 let before = s.revision();
+                // Acting on the reloaded program starts a history of its own.
+                let acts = matches!(
+                    other,
+                    Cmd::Round
+                        | Cmd::Advance
+                        | Cmd::Cbv
+                        | Cmd::Lazy
+                        | Cmd::Step(_)
+                        | Cmd::StepSelected
+                        | Cmd::Restart
+                        | Cmd::RunUntil
+                        | Cmd::ResolveWorld(_)
+                        | Cmd::ResolveTrace(_)
+                        | Cmd::ResolveHand(..)
+                        | Cmd::ResolveAll
+                );
+                if acts {
+                    self.kept = None;
+                }
                 let r = match other {
                     Cmd::Round => s.round(),
                     Cmd::Advance => s.advance(Strategy::parse(&self.settings.strategy).unwrap_or(Strategy::Opportunistic)),
@@ -1044,9 +1089,26 @@ impl DebuggerApp {
         if let Origin::File(p) = &self.origin {
             if self.now - self.last_poll > 1.0 {
                 self.last_poll = self.now;
-                let m = std::fs::metadata(p).and_then(|m| m.modified()).ok();
-                if m.is_some() && m != self.mtime {
-                    cmds.push(Cmd::Reload);
+                match std::fs::metadata(p) {
+                    Err(_) => {
+                        if !self.file_gone {
+                            self.file_gone = true;
+                            self.status = format!("{} is gone from disk; the session stays, and reloads when the file is back", self.name);
+                        }
+                    }
+                    Ok(meta) => {
+                        self.file_gone = false;
+                        let m = meta.modified().ok();
+                        if m.is_some() && m != self.mtime {
+                            if meta.len() == 0 {
+                                // Editors empty a file before writing it: wait for the text.
+                                self.mtime = m;
+                                self.status = format!("{} is empty on disk; the session stays until it has a program again", self.name);
+                            } else {
+                                cmds.push(Cmd::Reload);
+                            }
+                        }
+                    }
                 }
             }
             ctx.request_repaint_after(Duration::from_secs(1));
@@ -1069,6 +1131,12 @@ pub const MAX_NODES: usize = 80;
 impl eframe::App for DebuggerApp {
     fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
         self.show(ui);
+    }
+
+    /// Settings reach the disk within two seconds of a change (eframe's default, 30 s, lost a
+    /// theme switched just before the window was killed).
+    fn auto_save_interval(&self) -> Duration {
+        Duration::from_secs(2)
     }
 
     fn save(&mut self, storage: &mut dyn eframe::Storage) {

@@ -60,15 +60,19 @@ pub(crate) fn frame(app: &mut DebuggerApp, ui: &mut egui::Ui, cmds: &mut Vec<Cmd
             ui.label("Fix the program and reload (F5); the session below is the last one that compiled.");
         });
     }
-    let (source_w, term_w, dock_h) = if projector { (230.0, 340.0, 170.0) } else { (380.0, 470.0, 240.0) };
+    // Side panels start at most about a quarter of the window each (in points: the projector
+    // theme makes a 1280-pixel screen 853 points wide), so the graph keeps at least half of it.
+    let width = app.screen.x;
+    let (source_w, term_w, dock_h): (f32, f32, f32) = if projector { (230.0, 340.0, 170.0) } else { (380.0, 470.0, 240.0) };
+    let (source_w, term_w) = (source_w.min(width * 0.22), term_w.min(width * 0.25));
     if app.settings.source {
-        egui::Panel::left(format!("source{pid}")).resizable(true).default_size(source_w).show(ui, |ui| source_panel(app, ui));
+        egui::Panel::left(format!("source{pid}")).resizable(true).default_size(source_w).max_size(width * 0.45).show(ui, |ui| source_panel(app, ui));
     }
     if dock_open {
         egui::Panel::bottom(format!("dock{pid}")).resizable(true).default_size(dock_h).show(ui, |ui| dock(app, ui, cmds));
     }
     if app.term_shown() {
-        egui::Panel::right(format!("term{pid}")).resizable(true).default_size(term_w).show(ui, |ui| term_panel(app, ui, cmds));
+        egui::Panel::right(format!("term{pid}")).resizable(true).default_size(term_w).max_size(width * 0.45).show(ui, |ui| term_panel(app, ui, cmds));
     }
     egui::CentralPanel::default().show(ui, |ui| graph_panel(app, ui, cmds));
     windows(app, &ctx, cmds);
@@ -126,21 +130,27 @@ fn bar(app: &mut DebuggerApp, ui: &mut egui::Ui, cmds: &mut Vec<Cmd>) {
         if wide {
             speed_and_auto(app, ui);
         }
-        ui.menu_button("More", |ui| {
+        // The menu stays open while its choices are set (a combo box inside a menu that closes
+        // on any click could not be opened); its buttons close it.
+        let more = egui::containers::menu::MenuConfig::new().close_behavior(egui::PopupCloseBehavior::CloseOnClickOutside);
+        egui::containers::menu::MenuButton::new("More").config(more).ui(ui, |ui| {
             if !mid {
-                strategy_box(app, ui);
-                until_box(app, ui);
+                strategy_choice(app, ui);
+                until_choice(app, ui);
+                ui.separator();
             }
             if !wide {
                 for (cmd, label) in [(Cmd::Cbv, "CBV step"), (Cmd::Lazy, "Lazy step"), (Cmd::Restart, "Restart")] {
                     if ui.button(label).on_hover_text(tip(label, &cmd)).clicked() {
                         cmds.push(cmd);
+                        ui.close();
                     }
                 }
                 speed_and_auto(app, ui);
             }
             if ui.button("Resolve all pending").on_hover_text(tip("from the trace or the world file", &Cmd::ResolveAll)).clicked() {
                 cmds.push(Cmd::ResolveAll);
+                ui.close();
             }
             ui.horizontal(|ui| {
                 let name = ui.label("step budget:");
@@ -175,6 +185,31 @@ fn strategy_box(app: &mut DebuggerApp, ui: &mut egui::Ui) {
         }
     });
     app.settings.strategy = strategy.name().to_string();
+}
+
+/// The strategy as a row of choices (inside the More menu, where a combo box's own popup
+/// would fight the menu's).
+fn strategy_choice(app: &mut DebuggerApp, ui: &mut egui::Ui) {
+    let mut strategy = app.strategy();
+    ui.label("strategy:");
+    ui.horizontal(|ui| {
+        for s in Strategy::ALL {
+            ui.selectable_value(&mut strategy, s, strategy_label(s));
+        }
+    });
+    app.settings.strategy = strategy.name().to_string();
+}
+
+fn until_choice(app: &mut DebuggerApp, ui: &mut egui::Ui) {
+    ui.label("run until:");
+    ui.horizontal_wrapped(|ui| {
+        ui.selectable_value(&mut app.until, Until::Dispatch, "next dispatch");
+        ui.selectable_value(&mut app.until, Until::Resolve, "next resolve");
+        ui.selectable_value(&mut app.until, Until::End, "the end");
+        if let Some(k) = app.selected {
+            ui.selectable_value(&mut app.until, Until::Steps(k), "the selected statement steps");
+        }
+    });
 }
 
 fn speed_and_auto(app: &mut DebuggerApp, ui: &mut egui::Ui) {
@@ -301,6 +336,11 @@ fn menus(app: &mut DebuggerApp, ui: &mut egui::Ui, cmds: &mut Vec<Cmd>) {
 
 /// The status line; with the dock folded away, its tabs sit at the right, one click away.
 fn status_bar(app: &mut DebuggerApp, ui: &mut egui::Ui, cmds: &mut Vec<Cmd>, tabs: bool) {
+    // A message too long for the row (a projector's narrow window) gets a line of its own,
+    // whole, instead of being cut.
+    let font = egui::TextStyle::Body.resolve(ui.style());
+    let needs = ui.painter().layout_no_wrap(app.status.clone(), font, Color32::WHITE).size().x;
+    let own_line = needs > ui.available_width() * if tabs { 0.3 } else { 0.6 };
     ui.horizontal(|ui| {
         if tabs {
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
@@ -310,15 +350,18 @@ fn status_bar(app: &mut DebuggerApp, ui: &mut egui::Ui, cmds: &mut Vec<Cmd>, tab
                     }
                 }
                 ui.separator();
-                ui.with_layout(egui::Layout::left_to_right(egui::Align::Center), |ui| status_line(app, ui, cmds));
+                ui.with_layout(egui::Layout::left_to_right(egui::Align::Center), |ui| status_line(app, ui, cmds, !own_line));
             });
         } else {
-            status_line(app, ui, cmds);
+            status_line(app, ui, cmds, !own_line);
         }
     });
+    if own_line && !app.status.is_empty() {
+        ui.add(egui::Label::new(&app.status).wrap());
+    }
 }
 
-fn status_line(app: &mut DebuggerApp, ui: &mut egui::Ui, cmds: &mut Vec<Cmd>) {
+fn status_line(app: &mut DebuggerApp, ui: &mut egui::Ui, cmds: &mut Vec<Cmd>, message: bool) {
     if let Some(s) = &app.session {
         {
             if let Some(p) = s.busy() {
@@ -346,7 +389,9 @@ fn status_line(app: &mut DebuggerApp, ui: &mut egui::Ui, cmds: &mut Vec<Cmd>) {
             ui.separator();
         }
     }
-    ui.add(egui::Label::new(&app.status).truncate()).on_hover_text(&app.status);
+    if message {
+        ui.add(egui::Label::new(&app.status).truncate()).on_hover_text(&app.status);
+    }
 }
 
 fn source_panel(app: &mut DebuggerApp, ui: &mut egui::Ui) {
@@ -382,10 +427,17 @@ fn source_panel(app: &mut DebuggerApp, ui: &mut egui::Ui) {
             // cut at the panel's edge instead, still never scrolled sideways.
             let r = ui
                 .horizontal_top(|ui| {
-                    ui.label(RichText::new(format!("{n:>digits$}")).monospace().weak());
-                    let text = RichText::new(*line).monospace();
-                    let text = if Some(n) == hl { text.background_color(hl_color).color(Color32::BLACK) } else { text };
-                    let label = egui::Label::new(text);
+                    ui.spacing_mut().item_spacing.x = 0.0;
+                    ui.label(RichText::new(format!("{n:>digits$}  ")).monospace().weak());
+                    // The indentation stays in front of the wrapped part too: a wrapped line
+                    // must not look less indented in a language where indentation is syntax.
+                    let body = line.trim_start_matches(' ');
+                    let indent = line.len() - body.len();
+                    let mark = |t: RichText| if Some(n) == hl { t.background_color(hl_color).color(Color32::BLACK) } else { t };
+                    if indent > 0 {
+                        ui.label(mark(RichText::new(" ".repeat(indent)).monospace()));
+                    }
+                    let label = egui::Label::new(mark(RichText::new(body).monospace()));
                     ui.add(if big { label.truncate() } else { label.wrap() });
                 })
                 .response;
@@ -616,7 +668,7 @@ fn stepper_tab(app: &mut DebuggerApp, ui: &mut egui::Ui) {
 }
 
 fn graph_panel(app: &mut DebuggerApp, ui: &mut egui::Ui, cmds: &mut Vec<Cmd>) {
-    ui.horizontal(|ui| {
+    ui.horizontal_wrapped(|ui| {
         for (mode, label) in [(GraphMode::Calls, "Calls"), (GraphMode::Statements, "Statements")] {
             if ui
                 .selectable_label(app.mode() == mode, RichText::new(label).strong())

@@ -131,6 +131,7 @@ impl PathsView {
                         partial: *partial,
                         error: error.clone(),
                         at_ms: 0.0,
+                        call: None,
                     });
                 }
             }
@@ -188,6 +189,15 @@ impl PathsView {
                 self.current = r.graph.iter().position(|st| st.term == term);
             }
             ui.label(RichText::new(self.summary().unwrap_or_default()).strong());
+            if self.fell_back {
+                ui.colored_label(
+                    Color32::from_rgb(0xc0, 0x60, 0x00),
+                    format!(
+                        "Every interleaving of this program has more than {MAX_STATES} states, too many to draw: shown is one order per class \
+                         (the same normal forms). For the diamonds of strong confluence, open examples/confluence.opal (41 states)."
+                    ),
+                );
+            }
             let how = if self.depth.iter().copied().max().unwrap_or(0) + 1 == r.graph.len() {
                 "Each state is drawn with the step that led to it"
             } else {

@@ -26,6 +26,8 @@ pub struct GraphView {
     pub focus: bool,
     /// Fit the graph in view at the next frame.
     pub fit: bool,
+    /// The fit was asked for (Fit, 0): it may zoom out to 75 %.
+    pub fit_asked: bool,
     /// Centre the graph at the next frame, keeping the zoom (a reopened window).
     pub centre: bool,
     /// Show the minimap when the graph does not fit (M).
@@ -36,7 +38,17 @@ pub struct GraphView {
 
 impl Default for GraphView {
     fn default() -> Self {
-        GraphView { offset: Vec2::new(20.0, 20.0), zoom: 1.0, target: None, focus: false, fit: true, centre: false, minimap: true, area: Rect::NOTHING }
+        GraphView {
+            offset: Vec2::new(20.0, 20.0),
+            zoom: 1.0,
+            target: None,
+            focus: false,
+            fit: true,
+            fit_asked: false,
+            centre: false,
+            minimap: true,
+            area: Rect::NOTHING,
+        }
     }
 }
 
@@ -76,17 +88,9 @@ impl GraphView {
         let size = self.area.size();
         let margin = Vec2::splat(24.0);
         let offset = self.target.unwrap_or(self.offset);
-        // The whole graph fits: keep it centred (it shifts as nodes come and fold away). If it
-        // fits a little below this zoom, but still at 85 % or more (text stays at 14 points and
-        // three lines), zoom that little.
+        // The whole graph fits: keep it centred (it shifts as nodes come and fold away). The
+        // zoom is the user's alone: a view that zoomed itself out confused a room.
         if let Some((a, b)) = all.map(|(a, b)| (Vec2::from(a), Vec2::from(b))) {
-            let fit = ((size.x - 2.0 * margin.x) / (b - a).x.max(1.0)).min((size.y - 2.0 * margin.y) / (b - a).y.max(1.0));
-            if fit < self.zoom && fit >= 0.85 {
-                self.zoom = fit;
-                self.offset = (size - (b - a) * self.zoom) / 2.0 - a * self.zoom;
-                self.target = None;
-                return;
-            }
             let need = (b - a) * self.zoom + 2.0 * margin;
             if need.x <= size.x && need.y <= size.y {
                 let centred = (size - (b - a) * self.zoom) / 2.0 - a * self.zoom;
@@ -134,7 +138,10 @@ impl GraphView {
         practice: bool,
         text: &dyn Fn(&Node) -> NodeText,
     ) -> Option<GraphEvent> {
-        let (resp, painter) = ui.allocate_painter(ui.available_size(), Sense::click_and_drag());
+        // What is visible of the space left: a row above that overflowed must not make the
+        // view wider than its panel (it would centre nodes under the next panel).
+        let visible = ui.available_rect_before_wrap().intersect(ui.clip_rect());
+        let (resp, painter) = ui.allocate_painter(visible.size().max(egui::vec2(1.0, 1.0)), Sense::click_and_drag());
         let area = resp.rect;
         self.area = area;
         painter.rect_filled(area, 0.0, ui.visuals().extreme_bg_color);
@@ -173,21 +180,21 @@ impl GraphView {
                 let (lo, hi) = (Vec2::from(lo), Vec2::from(hi));
                 let size = hi - lo;
                 let z = (area.width() / (size.x + 40.0)).min(area.height() / (size.y + 40.0));
-                // Never smaller than legible: a graph that does not fit shows its start at
-                // 75 %, and the minimap the rest.
-                self.zoom = z.clamp(0.75, 1.25);
-                self.offset = if z >= 0.75 { (area.size() - size * self.zoom) / 2.0 - lo * self.zoom } else { Vec2::new(20.0, 20.0) - lo * self.zoom };
+                // Never smaller than legible: Fit (0) goes down to 75 % (a graph that still does
+                // not fit shows its start and the minimap the rest); opening a program keeps
+                // the zoom the user chose.
+                if self.fit_asked {
+                    self.zoom = z.clamp(0.75, 1.25);
+                }
+                self.fit_asked = false;
+                self.offset = if z >= self.zoom { (area.size() - size * self.zoom) / 2.0 - lo * self.zoom } else { Vec2::new(20.0, 20.0) - lo * self.zoom };
             }
         }
         if self.centre && !g.nodes.is_empty() {
             self.centre = false;
             if let Some((lo, hi)) = bounds(placed()) {
                 let (lo, hi) = (Vec2::from(lo), Vec2::from(hi));
-                // The remembered zoom, unless the graph would fit at a smaller legible one.
-                let fit = (area.width() / (hi.x - lo.x + 48.0)).min(area.height() / (hi.y - lo.y + 48.0));
-                if fit < self.zoom {
-                    self.zoom = fit.max(0.75).min(self.zoom);
-                }
+                // The remembered zoom.
                 let size = (hi - lo) * self.zoom;
                 let free = (area.size() - size).max(Vec2::splat(40.0)) / 2.0;
                 self.offset = free - lo * self.zoom;
@@ -196,7 +203,8 @@ impl GraphView {
         let z = self.zoom;
         let to_screen = |p: [f32; 2]| area.min + self.offset + Vec2::new(p[0], p[1]) * z;
         let fs = (15.0 * z).max(MIN_TEXT);
-        let lines = if z >= 0.85 { 3.0 } else { 2.0 };
+        // Three lines always: a call's status (pending, streamed: …) is what the graph is for.
+        let lines = 3.0;
         let node_size = Vec2::new(NODE_W * z, (NODE_H * z).max(lines * fs * 1.2 + 8.0));
         let sel = selected.and_then(|k| g.nodes.iter().position(|n| n.key == k));
         let lit: Option<HashSet<usize>> = match (self.focus, sel) {
@@ -280,7 +288,7 @@ impl GraphView {
                 let label_font = FontId::monospace((fs * 0.92).max(MIN_TEXT));
                 painter.text(r.left_top() + pad, Align2::LEFT_TOP, short(&n.label, chars), label_font, text_color.gamma_multiply(0.8));
                 painter.text(r.left_top() + pad + Vec2::new(0.0, line_h), Align2::LEFT_TOP, short(&t.title, chars), FontId::monospace(fs), text_color);
-                if lines > 2.0 && !practice {
+                if !practice {
                     painter.text(
                         r.left_top() + pad + Vec2::new(0.0, 2.0 * line_h),
                         Align2::LEFT_TOP,

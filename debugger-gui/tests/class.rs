@@ -107,7 +107,7 @@ fn rows_show_lists_as_the_paper_writes_them() {
     h.state_mut().run_cmd(Cmd::ResolveHand(label, "[\"Ho\", ...]".into()));
     h.key_press(egui::Key::Space);
     h.run();
-    assert!(h.query_by_label_contains("[\"Ho\"] + <<get_cities_in \"Oceania\">>").is_some(), "the row reads back the partial list");
+    assert!(h.query_all_by_label_contains("[\"Ho\"] + <<get_cities_in \"Oceania\">>").next().is_some(), "the row reads back the partial list");
     assert_eq!(h.state().session.as_ref().map(|s| s.pending().len()), Some(1), "the rest is pending");
 }
 
@@ -211,7 +211,7 @@ fn all_paths_draws_the_reduction_graph_and_travels_to_a_state() {
     h.run();
     let summary = h.state().paths.as_ref().and_then(|p| p.summary()).expect("searched");
     assert!(summary.contains(", 1 normal form"), "{summary}");
-    assert!(summary.contains("one order per class"), "two additions have too many interleavings to draw: {summary}");
+    assert!(summary.starts_with("41 states") && !summary.contains("one order per class"), "every interleaving of two calls of `id` is drawn: {summary}");
     // Travel along the path the view computes to the (only) normal form.
     let actions = h.state().paths.as_ref().and_then(|p| p.path_to_normal_form(h.state().session.as_ref().expect("session"))).expect("a path");
     h.state_mut().run_cmd(Cmd::Travel(actions));

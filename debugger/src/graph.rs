@@ -322,12 +322,34 @@ impl Session {
                 out.truncate(PARENTS);
                 out
             });
+            // "12 × get_excursions_in" when the members call one external (their titles start
+            // with its name); what they are doing in the detail line.
+            let what = if first.call.is_some() { "calls" } else { "statements" };
+            let head = |i: &usize| g.nodes[*i].title.split_whitespace().next().unwrap_or("").to_string();
+            let ext = head(&part.members[0]);
+            let title = if first.call.is_some() && !ext.is_empty() && part.members.iter().all(|i| head(i) == ext) {
+                format!("{members} × {ext}")
+            } else {
+                format!("{members} {what}")
+            };
+            let mut states: Vec<(&'static str, usize)> = Vec::new();
+            for &i in &part.members {
+                let word = match g.nodes[i].call {
+                    Some(c) => c.words().split(':').next().unwrap_or(""),
+                    None => kind_word(g.nodes[i].kind),
+                };
+                match states.iter_mut().find(|(w, _)| *w == word) {
+                    Some((_, n)) => *n += g.nodes[i].members,
+                    None => states.push((word, g.nodes[i].members)),
+                }
+            }
+            let detail = states.iter().map(|(w, n)| format!("{n} {w}")).collect::<Vec<_>>().join(", ");
             out.nodes.push(Node {
                 key: part.key(),
                 stmt: None,
                 label: format!("{label}.…"),
-                title: format!("{members} {}", if first.call.is_some() { "calls" } else { "statements" }),
-                detail: "click to open".into(),
+                title,
+                detail: format!("{detail} · click to open"),
                 kind,
                 call: None,
                 members,
@@ -504,4 +526,14 @@ pub fn kind_rgb(k: Kind) -> [u8; 3] {
 pub fn kind_hex(k: Kind) -> String {
     let [r, g, b] = kind_rgb(k);
     format!("#{r:02x}{g:02x}{b:02x}")
+}
+
+fn kind_word(k: Kind) -> &'static str {
+    match k {
+        Kind::Steppable(_) => "steppable",
+        Kind::Value => "values",
+        Kind::Waiting => "waiting",
+        Kind::Pending => "pending",
+        Kind::Stuck => "stuck",
+    }
 }

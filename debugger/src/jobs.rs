@@ -262,7 +262,8 @@ impl Session {
                         Ok(what) => {
                             actions += 1;
                             let hit = self.last_steps().iter().any(|t| match &until {
-                                Until::Dispatch => t.rule == Rule::Dispatch,
+                                // What the call graph shows: a call that takes time.
+                                Until::Dispatch => t.rule == Rule::Dispatch && !t.pure,
                                 Until::Resolve => t.rule == Rule::Resolve,
                                 Until::Steps(k) => t.key == *k,
                                 Until::End => false,

@@ -80,6 +80,10 @@ pub enum Action {
         error: Option<String>,
         #[serde(default)]
         at_ms: f64,
+        /// The call it answered (`ext arg`), filled in when the action is first taken: a
+        /// replay (after the program changed) refuses to give this answer to another call.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        call: Option<String>,
     },
 }
 
@@ -127,6 +131,8 @@ pub struct Taken {
     pub line: Option<usize>,
     /// The statements the step put in its place (`ℓ.1 …`; the same label for dispatch).
     pub created: Vec<LabelKey>,
+    /// A dispatch of an external that resolves at once (`print`, `add`): not a call to wait for.
+    pub pure: bool,
 }
 
 /// Label facts for views; a copy of the state starts with an empty memo (it refills in O(1)
@@ -373,6 +379,11 @@ impl State {
             MOp::Fun(_) => match m.readback(bind, Budget::VIEW) {
                 v @ (Value::List(_) | Value::Bool(_)) => format!("{} := {v}", self.name(bind)),
                 _ => core.lines().next().unwrap_or("").to_string() + if core.contains('\n') { " …" } else { "" },
+            },
+            // A tuple holding lists, booleans or a dictionary reads as data too.
+            MOp::Tuple(_) => match m.readback(bind, Budget::VIEW) {
+                v if holds_data(&v) => format!("{} := {v}", self.name(bind)),
+                _ => core.lines().next().unwrap_or("").to_string(),
             },
             _ => core.lines().next().unwrap_or("").to_string(),
         }
@@ -815,7 +826,10 @@ impl Session {
     // ---- actions ------------------------------------------------------------------------
 
     /// Does `a` at the position shown: later actions of this branch are dropped.
-    pub(crate) fn act(&mut self, a: Action) -> Result<String, String> {
+    pub(crate) fn act(&mut self, mut a: Action) -> Result<String, String> {
+        if let Action::Resolve { label, call: call @ None, .. } = &mut a {
+            *call = pending_in(&self.current, label).ok().map(|t| self.current.machine.tasks[t.0 as usize].text());
+        }
         // In place, not on a copy (a copy per action made long runs quadratic): `apply` checks
         // everything before it changes anything, so an error leaves the state as it was.
         let last = std::mem::take(&mut self.current.last);
@@ -926,7 +940,7 @@ impl Session {
     fn resolve(&mut self, label: &str, by: By, result: String, partial: bool, error: Option<String>) -> Result<String, String> {
         self.pending_task(label)?;
         let at_ms = self.now_ms();
-        self.act(Action::Resolve { label: label.to_string(), by, result, partial, error, at_ms })
+        self.act(Action::Resolve { label: label.to_string(), by, result, partial, error, at_ms, call: None })
     }
 
     /// Resolves a pending task with an OPAL expression the user typed (validated first). A
@@ -1089,8 +1103,7 @@ impl Session {
                     let label = st.short(s);
                     (!label.starts_with("0.")).then(|| {
                         let key = st.key(s);
-                        let text = m.stmt_text_with(s, &mut |v| st.name(v));
-                        (label, text.lines().next().unwrap_or("").to_string(), mark(key))
+                        (label, st.text(s), mark(key))
                     })
                 })
                 .collect()
@@ -1234,8 +1247,12 @@ impl Env {
                 let parts: Vec<String> = by_rule.iter().map(|(r, c)| format!("{c} {}", r.name())).collect();
                 Ok(format!("round: {n} steps ({})", parts.join(", ")))
             }
-            Action::Resolve { label, by, result, partial, error, at_ms } => {
+            Action::Resolve { label, by, result, partial, error, at_ms, call } => {
                 let t = pending_in(st, label)?;
+                let now = st.machine.tasks[t.0 as usize].text();
+                if let Some(was) = call.as_ref().filter(|was| **was != now) {
+                    return Err(format!("the task at {label} is now {now}; the answer was given to {was}"));
+                }
                 let s = st.machine.tasks[t.0 as usize].stmt;
                 let key = st.key(s);
                 let ext = st.machine.tasks[t.0 as usize].ext.clone();
@@ -1305,6 +1322,7 @@ impl Env {
             st.sources_of(x, &mut deps);
         }
         let ev = st.machine.step(s)?;
+        let pure = ev.rule == Rule::Dispatch && ev.task.is_some_and(|t| self.host.is_pure(&st.machine.tasks[t.0 as usize].ext));
         if ev.rule == Rule::ReduceCall && st.record {
             st.sites.insert(key, line);
         }
@@ -1326,7 +1344,7 @@ impl Env {
         if st.record {
             let label = st.short(s);
             let created_keys = if ev.rule == Rule::Dispatch { vec![key] } else { created.iter().map(|c| st.key(*c)).collect() };
-            st.last.push(Taken { rule: ev.rule, key, label, line, created: created_keys });
+            st.last.push(Taken { rule: ev.rule, key, label, line, created: created_keys, pure });
         }
         match (ev.rule, ev.task) {
             (Rule::Dispatch, Some(t)) => {
@@ -1403,7 +1421,16 @@ impl Env {
             }
             None => outcome_record(&resolve_now(&mut self.host, &ext, &arg)),
         };
-        Ok(Action::Resolve { label: label.to_string(), by, result, partial, error, at_ms: 0.0 })
+        Ok(Action::Resolve { label: label.to_string(), by, result, partial, error, at_ms: 0.0, call: None })
+    }
+}
+
+/// Is there a list, a boolean or a dictionary in this value (so it reads better as data)?
+fn holds_data(v: &Value) -> bool {
+    match v {
+        Value::List(_) | Value::Bool(_) | Value::Dict(_) => true,
+        Value::Tuple(xs) => xs.iter().any(holds_data),
+        _ => false,
     }
 }
 

@@ -299,7 +299,7 @@ fn scope_in_block(a: &Analysis, b: &Block, offset: u32, cursor_indent: u32, out:
         match &item.kind {
             ItemKind::Bind(p, _) => push_pattern(p, false, out),
             ItemKind::Aug(id, _, _) | ItemKind::Rec(id, _) => out.push(Visible { name: id.name.clone(), span: id.span, param: false }),
-            ItemKind::Extern(ids) => ids.iter().for_each(|id| out.push(Visible { name: id.name.clone(), span: id.span, param: false })),
+            ItemKind::Extern(ids, _) => ids.iter().for_each(|id| out.push(Visible { name: id.name.clone(), span: id.span, param: false })),
             _ => {}
         }
     }
@@ -371,6 +371,8 @@ pub fn describe_known(k: &Known) -> String {
         Known::Prim => "primitive".into(),
         Known::Ext(e) => format!("external `{e}`"),
         Known::Handle => "handle".into(),
+        Known::List => "list".into(),
+        Known::Dict => "dictionary".into(),
         Known::Unknown => "value".into(),
     }
 }

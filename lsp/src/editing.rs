@@ -481,7 +481,7 @@ pub fn enclosing_spans(a: &Analysis, offset: u32) -> Vec<Span> {
                     expr(e, o, out);
                 }
                 ItemKind::Expr(e) | ItemKind::Ret(e) => expr(e, o, out),
-                ItemKind::Extern(ids) => ids.iter().filter(|id| contains(id.span, o)).for_each(|id| out.push(id.span)),
+                ItemKind::Extern(ids, _) => ids.iter().filter(|id| contains(id.span, o)).for_each(|id| out.push(id.span)),
                 ItemKind::For(p, e, b) => {
                     pat(p, o, out);
                     expr(e, o, out);
@@ -737,7 +737,7 @@ impl Scope {
         match &item.kind {
             ItemKind::Bind(p, _) => self.pattern(p),
             ItemKind::Aug(id, _, _) | ItemKind::Rec(id, _) => self.push(&id.name),
-            ItemKind::Extern(ids) => ids.iter().for_each(|id| self.push(&id.name)),
+            ItemKind::Extern(ids, _) => ids.iter().for_each(|id| self.push(&id.name)),
             _ => {}
         }
     }

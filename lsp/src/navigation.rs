@@ -272,7 +272,7 @@ fn block_symbols(a: &Analysis, b: &Block, out: &mut Vec<DocumentSymbol>) {
                 out.extend(inner);
             }
             ItemKind::Rec(id, e) => out.push(expr_symbol(a, id, e, item.span)),
-            ItemKind::Extern(ids) => {
+            ItemKind::Extern(ids, _) => {
                 for id in ids {
                     out.push(symbol(a, &id.name, Some("extern".into()), SymbolKind::INTERFACE, item.span, id.span, vec![]));
                 }

@@ -6,6 +6,7 @@
 //! statement that mentions it; `count` equals the number of live mentions (+1 for the
 //! return variable).
 
+pub mod data;
 pub mod explore;
 pub mod label;
 pub mod live;
@@ -62,6 +63,9 @@ pub enum Blocked {
     PrjFun(u32, VarId),
     PrjPrim(u32, VarId),
     WaitTuple(VarId),
+    /// An external's argument holds data (a list, a boolean, a dictionary) that is not
+    /// complete yet: it waits on this variable.
+    WaitData(VarId),
     Failed(TaskId),
 }
 
@@ -364,6 +368,21 @@ pub struct TaskRec {
     pub stream: Option<u32>,
     pub dispatched_at_ms: f64,
     pub resolved_at_ms: Option<f64>,
+    /// An ordered call (`extern sequential`/`readonly`, `print v`): its argument came as
+    /// `(seq, arg)` and its result goes back as `(seq, result)`, so the next ordered call can
+    /// dispatch only once this one resolved. `arg` is the argument without the token.
+    pub ordered: bool,
+}
+
+impl TaskRec {
+    /// The task as the term writes it: `<<ext arg>>`, with the token an ordered call took.
+    pub fn text(&self) -> String {
+        if self.ordered {
+            format!("<<{} ({}, {})>>", self.ext, crate::ir::SEQ_TOKEN, self.arg)
+        } else {
+            format!("<<{} {}>>", self.ext, self.arg)
+        }
+    }
 }
 
 /// One step taken, for traces, the debugger and `opal step`.
@@ -423,6 +442,16 @@ pub struct Machine {
     /// but reduce-gc (`lazy_proposed` tells them apart) drops the chain.
     lazy_stack: Vec<VarId>,
     lazy_proposed: u32,
+    /// Dispatches whose data argument is not complete, by the variable each waits on, with
+    /// the step count before which a new check is not worth its cost (`data_checks`).
+    data_watch: crate::names::FastMap<VarId, Vec<(StmtId, u64)>>,
+    /// Woken dispatches whose check would come too soon; checked once their step comes, or
+    /// as soon as a round has nothing else to do.
+    data_later: Vec<(StmtId, u64)>,
+    /// Symbolic steps the last data check took (`steppable` is `&self`).
+    data_cost: std::cell::Cell<u64>,
+    /// Externals called with the sequencing token (`Program::ordered`).
+    ordered: Arc<[Arc<str>]>,
 }
 
 impl Machine {
@@ -459,6 +488,10 @@ impl Machine {
             cbv_hint: NONE,
             lazy_stack: Vec::new(),
             lazy_proposed: NONE,
+            data_watch: Default::default(),
+            data_later: Vec::new(),
+            data_cost: std::cell::Cell::new(0),
+            ordered: p.ordered.iter().map(|e| Arc::from(e.as_str())).collect(),
         };
         let mut names: crate::names::FastMap<Name, VarId> = Default::default();
         let zero = m.labels.child(ROOT, 0);
@@ -794,8 +827,67 @@ impl Machine {
     /// The statements steppable at the start of an opportunistic round (paper Fig. 8), into
     /// `out`. Every statement that became steppable since the last round is in the dirty set.
     pub fn round_candidates(&mut self, out: &mut Vec<StmtId>) {
+        self.wake_data(false);
         self.take_dirty(out);
-        out.retain(|s| self.steppable(*s).is_ok());
+        self.keep_steppable(out);
+        if out.is_empty() && !self.data_later.is_empty() {
+            // Nothing else to do: the checks that were paced may be due now.
+            self.wake_data(true);
+            self.take_dirty(out);
+            self.keep_steppable(out);
+        }
+    }
+
+    /// Keeps the steppable candidates; a dispatch waiting for its data starts watching what
+    /// it waits on.
+    fn keep_steppable(&mut self, out: &mut Vec<StmtId>) {
+        let mut watch = Vec::new();
+        out.retain(|&s| match self.steppable(s) {
+            Ok(_) => true,
+            Err(Blocked::WaitData(v)) => {
+                watch.push((v, s, self.data_cost.get()));
+                false
+            }
+            Err(_) => false,
+        });
+        let now = self.steps_total();
+        for (v, s, cost) in watch {
+            self.data_watch.entry(v).or_default().push((s, now + cost));
+        }
+    }
+
+    /// Moves the paced data checks that are due (all of them with `force`) to the dirty set.
+    fn wake_data(&mut self, force: bool) {
+        if self.data_later.is_empty() {
+            return;
+        }
+        let now = self.steps_total();
+        let mut later = std::mem::take(&mut self.data_later);
+        later.retain(|&(s, due)| {
+            if force || due <= now {
+                self.mark_dirty(s);
+                false
+            } else {
+                true
+            }
+        });
+        self.data_later = later;
+    }
+
+    /// A step is about to change what `v` is bound to: the dispatches waiting on it for their
+    /// data may proceed. Each check of a big value costs its size, so a dispatch is checked
+    /// again only once the machine has taken as many steps as its last check took (or when
+    /// nothing else is left): checks then cost at most as much as the steps themselves.
+    fn data_changed(&mut self, v: VarId) {
+        let Some(waiting) = self.data_watch.remove(&v) else { return };
+        let now = self.steps_total();
+        for (s, due) in waiting {
+            if due <= now {
+                self.mark_dirty(s);
+            } else {
+                self.data_later.push((s, due));
+            }
+        }
     }
 
     /// Top-level statements in label order.
@@ -936,6 +1028,18 @@ impl Machine {
         Ok(())
     }
 
+    /// The argument `w` as data (a list, boolean or dictionary inside it read back), or what
+    /// it waits on; a function that is not data makes the call stuck (`FunInArg`).
+    fn data_arg(&self, w: VarId) -> Result<PExp, Blocked> {
+        let (r, cost) = self.data(w, readback::Budget::RESULT);
+        self.data_cost.set(cost as u64);
+        match r {
+            Ok(p) => Ok(p),
+            Err(Some(v)) => Err(Blocked::WaitData(v)),
+            Err(None) => Err(Blocked::FunInArg(w)),
+        }
+    }
+
     /// The rule that applies at `s`, or why none does. Allocation-free: the strategies call
     /// it for every statement a step touched.
     pub fn steppable(&self, s: StmtId) -> Result<Rule, Blocked> {
@@ -954,7 +1058,11 @@ impl Machine {
                 let Some(fb) = self.binder(f) else { return Err(Blocked::NotBound(f)) };
                 match self.stmts[fb.0 as usize].op {
                     MOp::Fun(_) => Ok(Rule::ReduceCall),
-                    MOp::Prim(p) if matches!(self.prim(p), Prim::Ext(_)) => self.pexp_ready(w).map(|_| Rule::Dispatch),
+                    MOp::Prim(p) if matches!(self.prim(p), Prim::Ext(_)) => match self.pexp_ready(w) {
+                        Ok(()) => Ok(Rule::Dispatch),
+                        Err(Blocked::FunInArg(_)) => self.data_arg(w).map(|_| Rule::Dispatch),
+                        Err(e) => Err(e),
+                    },
                     MOp::Prim(_) => Err(Blocked::CallPrim(f)),
                     MOp::Tuple(_) => Err(Blocked::CallTuple(f)),
                     MOp::Task(_) => Err(Blocked::WaitTask(f)),
@@ -1076,7 +1184,7 @@ impl Machine {
             // What `explain` calls waiting, without writing its message.
             MOp::Call(..) => match self.steppable(b) {
                 Ok(_) => Need::Step(b),
-                Err(Blocked::WaitPrim(v) | Blocked::WaitTask(v) | Blocked::WaitFun(v) | Blocked::WaitTuple(v)) => Need::On(v),
+                Err(Blocked::WaitPrim(v) | Blocked::WaitTask(v) | Blocked::WaitFun(v) | Blocked::WaitTuple(v) | Blocked::WaitData(v)) => Need::On(v),
                 Err(_) => Need::Blocked,
             },
             MOp::Prj(_, x) => match self.steppable(b) {
@@ -1138,6 +1246,7 @@ impl Machine {
             Blocked::PrjFun(i, v) => Status::Stuck(format!("`prj {i}` of a function (`{}`)", name(v))),
             Blocked::PrjPrim(i, v) => Status::Stuck(format!("`prj {i}` of the primitive {}", prim(v))),
             Blocked::WaitTuple(v) => waiting(v, format!("waiting for `{}` to become a tuple", name(v))),
+            Blocked::WaitData(v) => waiting(v, format!("waiting for `{}`: the argument's list (or dictionary) is not complete yet", name(v))),
             Blocked::Failed(t) => {
                 let task = &self.tasks[t.0 as usize];
                 let e = match &task.outcome {
@@ -1160,6 +1269,9 @@ impl Machine {
             self.lazy_stack.clear();
         }
         let label = self.stmts[s.0 as usize].label;
+        if !self.data_watch.is_empty() {
+            self.data_changed(self.stmts[s.0 as usize].bind);
+        }
         self.steps[rule as usize] += 1;
         self.created.clear();
         let mut ev = StepEvent { rule, label, task: None };
@@ -1186,7 +1298,7 @@ impl Machine {
                 };
                 let tpl = tpl.clone();
                 env.extend_from_slice(clo_env);
-                self.inline(s, &tpl, &env, Some(w));
+                self.inline(s, &tpl, &env, Some(w), false);
                 self.scratch_env = env;
             }
             Rule::Dispatch => {
@@ -1198,8 +1310,20 @@ impl Machine {
                     },
                     _ => return None,
                 };
-                let arg = self.pexp_of(w);
-                let rec = TaskRec { stmt: s, label, ext, arg, outcome: None, stream: None, dispatched_at_ms: 0.0, resolved_at_ms: None };
+                let arg = match self.pexp_ready(w) {
+                    Ok(()) => self.pexp_of(w),
+                    Err(_) => self.data_arg(w).ok()?,
+                };
+                // An ordered call's argument is `(seq, x)`: the external sees x alone. (`join`
+                // takes tokens too, as data: only an ordered external's token is taken off.)
+                let is_ordered = self.ordered.iter().any(|e| *e == ext);
+                let (arg, ordered) = match arg {
+                    PExp::Tuple(mut xs) if is_ordered && xs.len() == 2 && matches!(&xs[0], PExp::Prim(Prim::Handle(h)) if &**h == crate::ir::SEQ_TOKEN) => {
+                        (xs.pop().unwrap_or(PExp::Tuple(vec![])), true)
+                    }
+                    other => (other, false),
+                };
+                let rec = TaskRec { stmt: s, label, ext, arg, outcome: None, stream: None, dispatched_at_ms: 0.0, resolved_at_ms: None, ordered };
                 let t = self.new_task(rec);
                 let op = std::mem::replace(&mut self.stmts[s.0 as usize].op, MOp::Task(t));
                 self.drop_op(op);
@@ -1214,16 +1338,17 @@ impl Machine {
                 }
                 // Taken out while the resolution inlines it (which needs `&mut self`), then put back.
                 let outcome = self.tasks[t.0 as usize].outcome.take()?;
+                let ordered = self.tasks[t.0 as usize].ordered;
                 match &outcome {
-                    Outcome::Expr(tpl, _) => self.inline(s, tpl, &[], None),
+                    Outcome::Expr(tpl, _) => self.inline(s, tpl, &[], None, ordered),
                     Outcome::Value(c) => {
                         let v = self.new_var(Name { base: sym_v(), idx: 0 }, label);
                         let mut at = self.open(s);
                         let c = self.new_prim(c.clone());
                         self.put(&mut at, Some(v), c, None);
-                        self.put(&mut at, None, MOp::Alias(v), None);
+                        self.finish(&mut at, v, ordered);
                     }
-                    Outcome::Partial { items, more } => self.resolve_partial(s, t, items, *more),
+                    Outcome::Partial { items, more } => self.resolve_partial(s, t, items, *more, ordered),
                     Outcome::Failed(_) => {}
                 }
                 self.tasks[t.0 as usize].outcome = Some(outcome);
@@ -1406,7 +1531,7 @@ impl Machine {
 
     /// reduce-call and resolve: `x' := w; s̄'; z := y'` with the body freshened at ℓ.
     /// Statements keep the source span they were written at (the debugger's current line).
-    fn inline(&mut self, s: StmtId, tpl: &Template, env: &[VarId], arg: Option<VarId>) {
+    fn inline(&mut self, s: StmtId, tpl: &Template, env: &[VarId], arg: Option<VarId>, ordered: bool) {
         let label = self.stmts[s.0 as usize].label;
         let mut locals = std::mem::take(&mut self.scratch_locals);
         locals.clear();
@@ -1436,7 +1561,7 @@ impl Machine {
             };
             self.put(&mut at, Some(locals[ts.local as usize]), op, source_pos(ts.span));
         }
-        self.put(&mut at, None, MOp::Alias(map(tpl.ret)), None);
+        self.finish(&mut at, map(tpl.ret), ordered);
         // Binders of the template that no statement uses are garbage already: a value bound
         // to one is steppable by reduce-gc (`put` left it unmarked).
         for &v in &locals {
@@ -1450,8 +1575,25 @@ impl Machine {
         self.scratch_locals = locals;
     }
 
+    /// The last statement of a replacement: `z := y`, or for an ordered call's resolution
+    /// `k := <seq>; r := (k, y); z := r`, the token the next ordered call waits for. (It ends
+    /// in an alias like every replacement: reduce-alias is what tells z's users.)
+    fn finish(&mut self, at: &mut Insert, y: VarId, ordered: bool) {
+        if !ordered {
+            self.put(at, None, MOp::Alias(y), None);
+            return;
+        }
+        let k = self.new_var(Name::plain(crate::ir::SEQ_TOKEN), at.label);
+        let token = self.new_prim(Prim::Handle(Arc::from(crate::ir::SEQ_TOKEN)));
+        self.put(at, Some(k), token, None);
+        let r = self.new_var(Name::plain("r"), at.label);
+        let pair = MOp::Tuple(self.operands.alloc([k, y].into_iter()));
+        self.put(at, Some(r), pair, None);
+        self.put(at, None, MOp::Alias(r), None);
+    }
+
     /// resolve of a streaming task: `h := <<rest>>` (if more), the partial list, `z := l`.
-    fn resolve_partial(&mut self, s: StmtId, t: TaskId, items: &[Prim], more: bool) {
+    fn resolve_partial(&mut self, s: StmtId, t: TaskId, items: &[Prim], more: bool, ordered: bool) {
         let label = self.stmts[s.0 as usize].label;
         let tpl = partial_list_template(items, more);
         let mut at = self.open(s);
@@ -1468,6 +1610,7 @@ impl Machine {
                 stream: old.stream,
                 dispatched_at_ms: old.resolved_at_ms.unwrap_or(old.dispatched_at_ms),
                 resolved_at_ms: None,
+                ordered: false,
             };
             let nt = self.new_task(rec);
             let hs = self.put(&mut at, Some(h), MOp::Task(nt), None);
@@ -1479,7 +1622,7 @@ impl Machine {
         let l = self.new_var(Name::plain("list"), label);
         let f = self.new_fun(tpl, env.into_iter());
         self.put(&mut at, Some(l), f, None);
-        self.put(&mut at, None, MOp::Alias(l), None);
+        self.finish(&mut at, l, ordered);
     }
 
     /// The task that continues a stream's list, if the last step (a resolve) created one.

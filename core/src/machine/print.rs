@@ -3,7 +3,7 @@
 use super::template::{TOp, TVar, Template};
 use super::{MOp, Machine, StmtId, VarId};
 use crate::desugar::Program;
-use crate::ir::{write_op, Prim};
+use crate::ir::write_op;
 use std::fmt::Write;
 
 /// The initial labeled term of a program, environment (`0.k`) hidden unless `with_env`.
@@ -73,7 +73,7 @@ impl Machine {
             }
             MOp::Task(t) => {
                 let task = &self.tasks[t.0 as usize];
-                let _ = write!(out, "<<{} {}>>", task.ext, task.arg);
+                out.push_str(&task.text());
             }
             MOp::Fun(c) => {
                 if let Some((tpl, env)) = self.closure(*c) {
@@ -97,14 +97,6 @@ impl Machine {
         }
         rows.push((String::new(), format!("ret {}", self.var_name(self.ret))));
         layout(rows)
-    }
-}
-
-/// How `print` shows a value: strings raw, everything else as a literal.
-pub fn display_prim(p: &crate::ir::PExp) -> String {
-    match p {
-        crate::ir::PExp::Prim(Prim::Str(s)) => s.to_string(),
-        other => other.to_string(),
     }
 }
 

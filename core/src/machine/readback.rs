@@ -12,7 +12,7 @@
 
 use super::template::{TOp, TVar, Template};
 use super::{MOp, Machine, VarId};
-use crate::ir::{write_str_lit, Prim};
+use crate::ir::{write_str_lit, PExp, Prim, DICT_TAG};
 use std::fmt::{self, Write};
 use std::rc::Rc;
 
@@ -24,6 +24,8 @@ pub enum Value {
     Bool(bool),
     /// A (possibly partial) list: its known elements and holes, in order.
     List(Vec<Part>),
+    /// A dictionary `(dict, [(key, value), …])`: its entries in order.
+    Dict(Vec<(Value, Value)>),
     /// A function that is neither a boolean nor a list (or could not be read back in budget).
     Fun,
     /// A dispatched external call that has not resolved: `<<ext arg>>`.
@@ -61,9 +63,30 @@ impl Value {
         match self {
             Value::Prim(_) | Value::Bool(_) => true,
             Value::Tuple(xs) => xs.iter().all(Value::is_complete),
+            Value::Dict(kvs) => kvs.iter().all(|(k, v)| k.is_complete() && v.is_complete()),
             Value::List(parts) => parts.iter().all(|p| matches!(p, Part::Item(v) if v.is_complete())),
             Value::Fun | Value::Task(_) | Value::Unknown(_) => false,
         }
+    }
+
+    /// The value as data for an external, if it is complete.
+    pub fn to_data(&self) -> Option<PExp> {
+        Some(match self {
+            Value::Prim(p) => PExp::Prim(p.clone()),
+            Value::Tuple(xs) => PExp::Tuple(xs.iter().map(Value::to_data).collect::<Option<_>>()?),
+            Value::Bool(b) => PExp::Bool(*b),
+            Value::List(parts) => PExp::List(
+                parts
+                    .iter()
+                    .map(|p| match p {
+                        Part::Item(v) => v.to_data(),
+                        Part::Hole(_) => None,
+                    })
+                    .collect::<Option<_>>()?,
+            ),
+            Value::Dict(kvs) => PExp::Dict(kvs.iter().map(|(k, v)| Some((k.to_data()?, v.to_data()?))).collect::<Option<_>>()?),
+            Value::Fun | Value::Task(_) | Value::Unknown(_) => return None,
+        })
     }
 }
 
@@ -86,6 +109,16 @@ impl fmt::Display for Value {
                 f.write_char(')')
             }
             Value::Bool(b) => write!(f, "{b}"),
+            Value::Dict(kvs) => {
+                f.write_char('{')?;
+                for (i, (k, v)) in kvs.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{k}: {v}")?;
+                }
+                f.write_char('}')
+            }
             Value::List(parts) => {
                 if parts.is_empty() {
                     return f.write_str("[]");
@@ -154,6 +187,9 @@ enum Sym<'m> {
 
 struct Reader<'m> {
     m: &'m Machine,
+    /// The first variable met that is not a value yet (or a pending task's): what a
+    /// readback that could not finish waits on.
+    blocked: Option<VarId>,
     steps: usize,
     depth: usize,
     max_depth: usize,
@@ -173,8 +209,19 @@ struct NotData;
 impl Machine {
     /// The value of `v` as the paper writes it, within `budget`.
     pub fn readback(&self, v: VarId, budget: Budget) -> Value {
-        let mut r = Reader { m: self, steps: budget.steps, depth: 0, max_depth: budget.depth, parts: Vec::new() };
+        let mut r = Reader { m: self, blocked: None, steps: budget.steps, depth: 0, max_depth: budget.depth, parts: Vec::new() };
         r.value(&Sym::Var(v))
+    }
+
+    /// `v` as data for an external (`PExp`), if it reads back completely within `budget`;
+    /// else what it waits on (`Some(var)`: a variable not a value yet, or a pending task's), or
+    /// `None` when it never will be data (a function that is not a list or boolean). Also
+    /// returns the symbolic steps it took, so callers can pace repeated checks.
+    pub fn data(&self, v: VarId, budget: Budget) -> (Result<PExp, Option<VarId>>, usize) {
+        let mut r = Reader { m: self, blocked: None, steps: budget.steps, depth: 0, max_depth: budget.depth, parts: Vec::new() };
+        let value = r.value(&Sym::Var(v));
+        let used = budget.steps - r.steps;
+        (value.to_data().ok_or(r.blocked), used)
     }
 
     /// `v`'s value as text (`["a", "b"]`, `true`, `(1, "x")`, `<fun>`) for views and results.
@@ -184,11 +231,20 @@ impl Machine {
 }
 
 impl<'m> Reader<'m> {
+    /// Notes that `s` is not a value yet (an unevaluated variable or a pending task): the
+    /// readback cannot finish until it is.
+    fn wait_on(&mut self, s: &Sym<'m>) -> NotData {
+        if let (None, Sym::Var(v) | Sym::Task(v)) = (self.blocked, s) {
+            self.blocked = Some(*v);
+        }
+        NotData
+    }
+
     fn task_text(&self, v: VarId) -> String {
         match self.m.binder(v).map(|b| self.m.stmts[b.0 as usize].op) {
             Some(MOp::Task(t)) => {
                 let task = &self.m.tasks[t.0 as usize];
-                format!("<<{} {}>>", task.ext, task.arg)
+                task.text()
             }
             _ => self.m.var_name(v),
         }
@@ -223,10 +279,22 @@ impl<'m> Reader<'m> {
         self.depth += 1;
         let v = match self.resolve(s) {
             Sym::Prim(p) => Value::Prim(p),
-            Sym::Tuple(xs) => Value::Tuple(xs.iter().map(|x| self.value(x)).collect()),
-            Sym::Task(v) => Value::Task(self.task_text(v)),
+            Sym::Tuple(xs) => match self.tuple(&xs) {
+                Value::Tuple(vs) => match &vs[..] {
+                    [Value::Prim(Prim::Handle(tag)), Value::List(parts)] if &**tag == DICT_TAG => self.dict(parts).unwrap_or(Value::Tuple(vs)),
+                    _ => Value::Tuple(vs),
+                },
+                other => other,
+            },
+            t @ Sym::Task(v) => {
+                self.wait_on(&t);
+                Value::Task(self.task_text(v))
+            }
             f @ Sym::Clo(..) => self.function(f),
-            Sym::Var(v) => Value::Unknown(self.m.var_name(v)),
+            Sym::Var(v) => {
+                self.wait_on(&Sym::Var(v));
+                Value::Unknown(abbreviate(&self.m.var_name(v)))
+            }
             // Probes never escape a readback that succeeded.
             _ => Value::Fun,
         };
@@ -234,12 +302,32 @@ impl<'m> Reader<'m> {
         v
     }
 
+    fn tuple(&mut self, xs: &Rc<[Sym<'m>]>) -> Value {
+        Value::Tuple(xs.iter().map(|x| self.value(x)).collect())
+    }
+
+    /// A dictionary's entries, if every one is a (key, value) pair.
+    fn dict(&self, parts: &[Part]) -> Option<Value> {
+        let kvs = parts.iter().map(|p| match p {
+            Part::Item(Value::Tuple(kv)) if kv.len() == 2 => Some((kv[0].clone(), kv[1].clone())),
+            _ => None,
+        });
+        Some(Value::Dict(kvs.collect::<Option<_>>()?))
+    }
+
     /// A function value: a boolean, a list, or `<fun>`.
     fn function(&mut self, f: Sym<'m>) -> Value {
         let steps = self.steps;
+        // Any function of a pair that calls the pair's first component with `()` behaves
+        // like `true`, `fix`'s step for a function of `()` included (§3.4's `diverge` read
+        // back as `true`): only a function written as the paper writes booleans,
+        // `fun (t, f): …`, reads back as one.
+        let boolean = matches!(self.resolve(&f), Sym::Clo(t, _) if looks_boolean(t));
         let probe = Sym::Tuple(Rc::from([Sym::Branch(true), Sym::Branch(false)]));
-        if let Ok(Sym::Chose(b)) = self.apply(f.clone(), probe).map(|r| self.resolve(&r)) {
-            return Value::Bool(b);
+        if boolean {
+            if let Ok(Sym::Chose(b)) = self.apply(f.clone(), probe).map(|r| self.resolve(&r)) {
+                return Value::Bool(b);
+            }
         }
         self.steps = steps;
         let mark = self.parts.len();
@@ -289,6 +377,7 @@ impl<'m> Reader<'m> {
             }
             self.steps -= 1;
             match self.resolve(&f) {
+                w @ (Sym::Var(_) | Sym::Task(_)) if !matches!(w, Sym::Task(_)) || !self.is_list_probe(&x) => return Err(self.wait_on(&w)),
                 Sym::Clo(tpl, env) => match self.body(tpl, &env, x)? {
                     Next::Done(r) => return Ok(r),
                     Next::Call(g, y) => {
@@ -297,7 +386,7 @@ impl<'m> Reader<'m> {
                     }
                 },
                 Sym::Append => {
-                    let Sym::Tuple(xs) = self.resolve(&x) else { return Err(NotData) };
+                    let Sym::Tuple(xs) = self.resolve(&x) else { return Err(self.wait_on(&x)) };
                     let [st, item] = &xs[..] else { return Err(NotData) };
                     let Sym::State(st) = self.resolve(st) else { return Err(NotData) };
                     return Ok(self.push_part(st, PartSym::Item(item.clone())));
@@ -349,7 +438,7 @@ impl<'m> Reader<'m> {
                 }
                 TOp::Prj(i, y) => match self.resolve(&get(&locals, y)?) {
                     Sym::Tuple(xs) => xs.get((i as usize).wrapping_sub(1)).cloned().ok_or(NotData)?,
-                    _ => return Err(NotData),
+                    w => return Err(self.wait_on(&w)),
                 },
                 TOp::Fun(i) => {
                     let (inner, caps) = t.fun(i);
@@ -373,6 +462,34 @@ impl<'m> Reader<'m> {
         }
         Ok(Next::Done(get(&locals, t.ret)?))
     }
+}
+
+impl<'m> Reader<'m> {
+    /// Is `x` the list probe `(state, append)` (a hole's task applied to it reads as a hole)?
+    fn is_list_probe(&self, x: &Sym<'m>) -> bool {
+        match self.resolve(x) {
+            Sym::Tuple(xs) => matches!(&xs[..], [st, ap] if matches!(self.resolve(st), Sym::State(_)) && matches!(self.resolve(ap), Sym::Append)),
+            _ => false,
+        }
+    }
+}
+
+/// `x@5.6.8.8.8.6.6` as views write it, `x@5.6.…6.6` (labels deepen one level per loop
+/// iteration; the whole name is in the term).
+fn abbreviate(name: &str) -> String {
+    let Some((base, label)) = name.split_once('@') else { return name.to_string() };
+    let parts: Vec<&str> = label.split('.').collect();
+    if parts.len() <= super::label::SHORT_DEPTH {
+        return name.to_string();
+    }
+    let n = parts.len();
+    format!("{base}@{}.{}.…{}.{}", parts[0], parts[1], parts[n - 2], parts[n - 1])
+}
+
+/// A function whose parameters are named `t` and `f`, as `true := fun (t, f): t ()`.
+fn looks_boolean(t: &Template) -> bool {
+    let named = |b: &str| t.names.iter().any(|n| n.base.as_str() == b);
+    named("t") && named("f")
 }
 
 enum Next<'m> {

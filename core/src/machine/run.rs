@@ -272,26 +272,6 @@ fn prim_template(c: Prim) -> Arc<Template> {
     Arc::new(t)
 }
 
-fn pexp_template(p: &PExp) -> Arc<Template> {
-    fn go(p: &PExp, t: &mut Template) -> u32 {
-        let op = match p {
-            PExp::Prim(c) => t.prim_op(c.clone()),
-            PExp::Tuple(xs) => {
-                let parts: Vec<TVar> = xs.iter().map(|x| TVar::Local(go(x, t))).collect();
-                t.tuple_op(parts)
-            }
-        };
-        let l = t.names.len() as u32;
-        t.names.push(Name { base: crate::names::Sym::intern("v"), idx: l });
-        t.push(l, op);
-        l
-    }
-    let mut t = Template::with_names(vec![Name::plain("_")]);
-    let r = go(p, &mut t);
-    t.ret = TVar::Local(r);
-    Arc::new(t)
-}
-
 fn bool_outcome(b: bool) -> Outcome {
     static T: std::sync::OnceLock<(Arc<Template>, Arc<Template>)> = std::sync::OnceLock::new();
     let (t, f) = T.get_or_init(|| {
@@ -306,14 +286,6 @@ fn bool_outcome(b: bool) -> Outcome {
     }
 }
 
-fn num(p: &PExp) -> Option<f64> {
-    match p {
-        PExp::Prim(Prim::Int(i)) => Some(*i as f64),
-        PExp::Prim(Prim::Float(f)) => Some(*f),
-        _ => None,
-    }
-}
-
 fn pair(arg: &PExp) -> Result<(&PExp, &PExp), String> {
     match arg {
         PExp::Tuple(xs) if xs.len() == 2 => Ok((&xs[0], &xs[1])),
@@ -321,17 +293,15 @@ fn pair(arg: &PExp) -> Result<(&PExp, &PExp), String> {
     }
 }
 
-fn compare(a: &PExp, b: &PExp) -> Option<std::cmp::Ordering> {
-    match (a, b) {
-        (PExp::Prim(Prim::Str(x)), PExp::Prim(Prim::Str(y))) => Some(x.cmp(y)),
-        (PExp::Prim(Prim::Int(x)), PExp::Prim(Prim::Int(y))) => Some(x.cmp(y)),
-        _ => num(a)?.partial_cmp(&num(b)?),
-    }
-}
-
 /// Evaluates a pure standard external. `print` output goes to `sink`.
 pub fn eval_pure(ext: &str, arg: &PExp, sink: &mut dyn FnMut(&str, &str), started: Instant) -> Result<Outcome, String> {
+    use super::data::{self, compare};
     use PExp::Prim as P;
+    let num = |p: &PExp| match p {
+        P(Prim::Int(i)) => Some(*i as f64),
+        P(Prim::Float(f)) => Some(*f),
+        _ => None,
+    };
     let arith = |op: &str, a: &PExp, b: &PExp| -> Result<Prim, String> {
         match (a, b) {
             (P(Prim::Int(x)), P(Prim::Int(y))) => {
@@ -369,7 +339,13 @@ pub fn eval_pure(ext: &str, arg: &PExp, sink: &mut dyn FnMut(&str, &str), starte
         }
     };
     Ok(match ext {
-        "add" | "sub" | "mul" | "div" | "mod" => {
+        "add" => match pair(arg)? {
+            // `+` concatenates lists and tuples, as in Python.
+            (PExp::List(a), PExp::List(b)) => data::outcome(PExp::List(a.iter().chain(b).cloned().collect())),
+            (PExp::Tuple(a), PExp::Tuple(b)) => data::outcome(PExp::Tuple(a.iter().chain(b).cloned().collect())),
+            (a, b) => Outcome::Value(arith(ext, a, b)?),
+        },
+        "sub" | "mul" | "div" | "mod" => {
             let (a, b) = pair(arg)?;
             Outcome::Value(arith(ext, a, b)?)
         }
@@ -380,8 +356,7 @@ pub fn eval_pure(ext: &str, arg: &PExp, sink: &mut dyn FnMut(&str, &str), starte
         },
         "eq" | "ne" => {
             let (a, b) = pair(arg)?;
-            let same = compare(a, b).map(|o| o.is_eq()).unwrap_or(a == b);
-            bool_outcome(same == (ext == "eq"))
+            bool_outcome(data::equal(a, b) == (ext == "eq"))
         }
         "lt" | "le" | "gt" | "ge" => {
             let (a, b) = pair(arg)?;
@@ -397,8 +372,6 @@ pub fn eval_pure(ext: &str, arg: &PExp, sink: &mut dyn FnMut(&str, &str), starte
             let (a, b) = pair(arg)?;
             Outcome::Value(Prim::Str(Arc::from(format!("{}{}", string(a)?, string(b)?))))
         }
-        "len" => Outcome::Value(Prim::Int(string(arg)?.chars().count() as i64)),
-        "to_str" => Outcome::Value(Prim::Str(Arc::from(super::print::display_prim(arg)))),
         "parse_int" => {
             let s = string(arg)?;
             Outcome::Value(Prim::Int(s.trim().parse().map_err(|_| format!("parse_int: `{s}` is not an integer"))?))
@@ -415,17 +388,17 @@ pub fn eval_pure(ext: &str, arg: &PExp, sink: &mut dyn FnMut(&str, &str), starte
             PExp::Tuple(xs) if xs.len() == 2 && matches!(xs[0], P(Prim::Handle(_))) => {
                 let P(Prim::Handle(name)) = &xs[0] else { return Err("print needs a handle".into()) };
                 let root = externals::handle_root(name).unwrap_or("stdout");
-                let mut text = super::print::display_prim(&xs[1]);
+                let mut text = data::display(&xs[1]);
                 text.push('\n');
                 sink(root, &text);
                 Outcome::Value(Prim::Handle(name.clone()))
             }
             v => {
                 // `print v` (the paper's §3.4 form) writes to stdout and returns ().
-                let mut text = super::print::display_prim(v);
+                let mut text = data::display(v);
                 text.push('\n');
                 sink("stdout", &text);
-                Outcome::Expr(pexp_template(&PExp::Tuple(vec![])), "()".into())
+                super::data::outcome(PExp::Tuple(vec![]))
             }
         },
         "now" => Outcome::Value(Prim::Float(started.elapsed().as_secs_f64() * 1000.0)),
@@ -433,7 +406,7 @@ pub fn eval_pure(ext: &str, arg: &PExp, sink: &mut dyn FnMut(&str, &str), starte
             let P(Prim::Handle(h)) = arg else { return Err(format!("fork needs a handle, got {arg}")) };
             let a = Prim::Handle(Arc::from(format!("{h}_1")));
             let b = Prim::Handle(Arc::from(format!("{h}_2")));
-            Outcome::Expr(pexp_template(&PExp::Tuple(vec![P(a), P(b)])), format!("({h}_1, {h}_2)"))
+            super::data::outcome(PExp::Tuple(vec![P(a), P(b)]))
         }
         "join" => {
             let (a, _) = pair(arg)?;
@@ -441,6 +414,7 @@ pub fn eval_pure(ext: &str, arg: &PExp, sink: &mut dyn FnMut(&str, &str), starte
             let parent = h.rsplit_once('_').filter(|(_, k)| k.bytes().all(|b| b.is_ascii_digit())).map(|(p, _)| p).unwrap_or(h);
             Outcome::Value(Prim::Handle(Arc::from(parent)))
         }
+        lib if data::is_library(lib) => data::outcome(data::eval(lib, arg)?),
         other => return Err(format!("`{other}` is not a pure external")),
     })
 }
@@ -886,7 +860,7 @@ impl<'m> Runner<'m> {
                 if !(0.0..=crate::world::MAX_MS).contains(&ms) {
                     return self.fail_now(t, format!("sleep needs 0 to 86400000 milliseconds (a day), got {ms}"));
                 }
-                self.schedule(t, Outcome::Expr(pexp_template(&PExp::Tuple(vec![])), "()".into()), ms);
+                self.schedule(t, super::data::outcome(PExp::Tuple(vec![])), ms);
             }
             "coin" => {
                 let b = self.host.coin();
@@ -921,8 +895,7 @@ impl<'m> Runner<'m> {
             LiveCall::Value(fut) => {
                 tokio::task::spawn_local(async move {
                     let outcome = match fut.await {
-                        Ok(PExp::Prim(p)) => Outcome::Value(p),
-                        Ok(e) => Outcome::Expr(pexp_template(&e), e.to_string()),
+                        Ok(e) => super::data::outcome(e),
                         Err(e) => Outcome::Failed(e),
                     };
                     let _ = tx.send(Arrival::Done(t, outcome));

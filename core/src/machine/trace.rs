@@ -48,6 +48,9 @@ pub fn pexp_to_json(p: &PExp) -> serde_json::Value {
         PExp::Prim(Prim::Handle(h)) => json!({"handle": h.as_ref()}),
         PExp::Prim(Prim::Ext(e)) => json!({"external": e.as_ref()}),
         PExp::Tuple(xs) => serde_json::Value::Array(xs.iter().map(pexp_to_json).collect()),
+        PExp::List(xs) => json!({"list": xs.iter().map(pexp_to_json).collect::<Vec<_>>()}),
+        PExp::Bool(b) => json!(b),
+        PExp::Dict(kvs) => json!({"dict": kvs.iter().map(|(k, v)| json!([pexp_to_json(k), pexp_to_json(v)])).collect::<Vec<_>>()}),
     }
 }
 
@@ -60,8 +63,17 @@ pub fn json_to_pexp(v: &serde_json::Value) -> Option<PExp> {
         },
         Value::String(s) => PExp::Prim(Prim::Str(Arc::from(s.as_str()))),
         Value::Array(xs) => PExp::Tuple(xs.iter().map(json_to_pexp).collect::<Option<Vec<_>>>()?),
+        Value::Bool(b) => PExp::Bool(*b),
         Value::Object(o) => {
-            if let Some(f) = o.get("float") {
+            if let Some(Value::Array(xs)) = o.get("list") {
+                PExp::List(xs.iter().map(json_to_pexp).collect::<Option<Vec<_>>>()?)
+            } else if let Some(Value::Array(kvs)) = o.get("dict") {
+                let pair = |kv: &Value| match kv {
+                    Value::Array(p) if p.len() == 2 => Some((json_to_pexp(&p[0])?, json_to_pexp(&p[1])?)),
+                    _ => None,
+                };
+                PExp::Dict(kvs.iter().map(pair).collect::<Option<Vec<_>>>()?)
+            } else if let Some(f) = o.get("float") {
                 PExp::Prim(Prim::Float(f.as_f64()?))
             } else if let Some(h) = o.get("handle") {
                 PExp::Prim(Prim::Handle(Arc::from(h.as_str()?)))

@@ -43,12 +43,43 @@ impl AugOp {
     }
 }
 
+/// How an external's calls may be reordered (PopPy §4.2): `sequential` calls run in program
+/// order, `readonly` calls may overlap each other but not a sequential call, `unordered`
+/// calls run as soon as their arguments exist.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Order {
+    Sequential,
+    Readonly,
+    #[default]
+    Unordered,
+}
+
+impl Order {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Order::Sequential => "sequential",
+            Order::Readonly => "readonly",
+            Order::Unordered => "unordered",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Order> {
+        Some(match s {
+            "sequential" => Order::Sequential,
+            "readonly" => Order::Readonly,
+            "unordered" => Order::Unordered,
+            _ => return None,
+        })
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum ItemKind {
     Bind(Pattern, Expr),
     Aug(Ident, AugOp, Expr),
     Rec(Ident, Expr),
-    Extern(Vec<Ident>),
+    /// `extern [sequential|readonly|unordered] a, b`: the class as written, if any.
+    Extern(Vec<Ident>, Option<Order>),
     For(Pattern, Expr, Block),
     If(Vec<(Expr, Block)>, Option<Block>),
     While(Expr, Block),
@@ -120,6 +151,10 @@ pub enum BinOp {
     Mul,
     Div,
     Mod,
+    /// `x in l` (membership in a list, a dictionary's keys or a string).
+    In,
+    /// `x not in l`.
+    NotIn,
 }
 
 impl BinOp {
@@ -128,7 +163,7 @@ impl BinOp {
         match self {
             Or => 1,
             And => 2,
-            Eq | Ne | Lt | Le | Gt | Ge => 4,
+            Eq | Ne | Lt | Le | Gt | Ge | In | NotIn => 4,
             Concat => 5,
             Add | Sub => 6,
             Mul | Div | Mod => 7,
@@ -151,6 +186,8 @@ impl BinOp {
             Mul => "*",
             Div => "/",
             Mod => "%",
+            In => "in",
+            NotIn => "not in",
         }
     }
     pub fn from_token(s: &str) -> Option<BinOp> {
@@ -191,6 +228,7 @@ impl BinOp {
             Mul => "mul",
             Div => "div",
             Mod => "mod",
+            In | NotIn => "contains",
         }
     }
 }
@@ -229,7 +267,21 @@ pub enum ExprKind {
     Not(Box<Expr>),
     Neg(Box<Expr>),
     App(Box<Expr>, Box<Expr>),
+    /// `l[i]` (no space before `[`): a list element or a dictionary's value.
+    Index(Box<Expr>, Box<Expr>),
+    /// `a if c else b`, stored as (a, c, b).
+    Cond(Box<Expr>, Box<Expr>, Box<Expr>),
+    /// `f"text {expr} text"`.
+    FStr(Vec<FPart>),
+    /// `{"k": v, …}`: a dictionary with string keys.
+    Dict(Vec<(Expr, Expr)>),
     Error,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum FPart {
+    Lit(String),
+    Expr(Expr),
 }
 
 impl Expr {
@@ -237,7 +289,10 @@ impl Expr {
         let height = 1 + match &kind {
             ExprKind::Paren(e) | ExprKind::Prj(_, e) | ExprKind::Not(e) | ExprKind::Neg(e) => e.height,
             ExprKind::Tuple(es) | ExprKind::List(es) => es.iter().map(|e| e.height).max().unwrap_or(0),
-            ExprKind::Binary(_, a, b) | ExprKind::App(a, b) => a.height.max(b.height),
+            ExprKind::Binary(_, a, b) | ExprKind::App(a, b) | ExprKind::Index(a, b) => a.height.max(b.height),
+            ExprKind::Cond(a, c, b) => a.height.max(c.height).max(b.height),
+            ExprKind::FStr(parts) => parts.iter().map(|p| if let FPart::Expr(e) = p { e.height } else { 0 }).max().unwrap_or(0),
+            ExprKind::Dict(kvs) => kvs.iter().map(|(k, v)| k.height.max(v.height)).max().unwrap_or(0),
             ExprKind::Fun(_, FunBody::Expr(e)) => e.height,
             _ => 0,
         };

@@ -9,6 +9,8 @@ pub enum Tok {
     Int(i64),
     Float(f64),
     Str(String),
+    /// `f"…"`: literal text and the byte ranges of the `{expr}` holes in the source.
+    FStr(Vec<FTok>),
     /// `<lit>`: a primitive literal of the core notation.
     Prim(PrimTok),
     /// `<name>`: an external function or handle as a primitive (`<print>`, `<stdout>`).
@@ -19,6 +21,13 @@ pub enum Tok {
     Indent,
     Dedent,
     Eof,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum FTok {
+    Lit(String),
+    /// A hole: the expression's text is `src[start..end]`.
+    Expr(usize, usize),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -94,7 +103,7 @@ pub struct Lexed {
 }
 
 const PUNCTS: &[&str] =
-    &["++=", ":=", "+=", "-=", "++", "==", "!=", "<=", ">=", "(", ")", "[", "]", ",", ":", "&", "+", "-", "*", "/", "%", "<", ">", "=", ";"];
+    &["++=", ":=", "+=", "-=", "++", "==", "!=", "<=", ">=", "(", ")", "[", "]", "{", "}", ",", ":", "&", "+", "-", "*", "/", "%", "<", ">", "=", ";"];
 
 pub fn lex(src: &str) -> Lexed {
     let mut lx = Lexer { src, b: src.as_bytes(), pos: 0, out: Vec::new(), comments: Vec::new(), diags: Vec::new(), blank_before: Vec::new() };
@@ -208,6 +217,11 @@ impl<'a> Lexer<'a> {
                     let t = self.number(false);
                     self.push(t, start, self.pos);
                 }
+                b'f' if self.b.get(self.pos + 1) == Some(&b'"') => {
+                    self.pos += 1;
+                    let parts = self.fstring(start);
+                    self.push(Tok::FStr(parts), start, self.pos);
+                }
                 b'A'..=b'Z' | b'a'..=b'z' | b'_' => {
                     let id = self.ident();
                     let tok = match KEYWORDS.iter().find(|(s, _)| *s == id) {
@@ -240,8 +254,8 @@ impl<'a> Lexer<'a> {
                         Some(p) => {
                             self.pos += p.len();
                             match *p {
-                                "(" | "[" => depth += 1,
-                                ")" | "]" => depth = depth.saturating_sub(1),
+                                "(" | "[" | "{" => depth += 1,
+                                ")" | "]" | "}" => depth = depth.saturating_sub(1),
                                 _ => {}
                             }
                             self.push(Tok::Punct(p), start, self.pos);
@@ -399,20 +413,13 @@ impl<'a> Lexer<'a> {
                         Some('t') => s.push('\t'),
                         Some('"') => s.push('"'),
                         Some('\\') => s.push('\\'),
-                        Some('u') if self.b.get(self.pos + 1) == Some(&b'{') => {
-                            let close = self.src[self.pos..].find('}').map(|i| self.pos + i);
-                            let ok = close.and_then(|c| u32::from_str_radix(&self.src[self.pos + 2..c], 16).ok().and_then(char::from_u32).map(|ch| (c, ch)));
-                            match ok {
-                                Some((c, ch)) => {
-                                    s.push(ch);
-                                    self.pos = c;
-                                }
-                                None => self.diags.push(
-                                    Diagnostic::error("E0003", Span::new(esc_start, self.pos + 1), "invalid unicode escape")
-                                        .with_help("write `\\u{…}` with 1 to 6 hex digits of a valid code point"),
-                                ),
-                            }
-                        }
+                        Some('u') if self.b.get(self.pos + 1) == Some(&b'{') => match self.unicode_escape() {
+                            Some(ch) => s.push(ch),
+                            None => self.diags.push(
+                                Diagnostic::error("E0003", Span::new(esc_start, self.pos + 1), "invalid unicode escape")
+                                    .with_help("write `\\u{…}` with 1 to 6 hex digits of a valid code point"),
+                            ),
+                        },
                         _ => {
                             let l = e.map(|c| c.len_utf8()).unwrap_or(0);
                             self.diags.push(
@@ -431,6 +438,148 @@ impl<'a> Lexer<'a> {
                 }
             }
         }
+    }
+
+    /// `\u{…}` with `self.pos` at the `u`: the character, leaving `self.pos` at the `}` (the
+    /// caller steps over it); `None` if it is not a valid code point.
+    fn unicode_escape(&mut self) -> Option<char> {
+        let close = self.src[self.pos..].find('}').map(|i| self.pos + i)?;
+        let ch = u32::from_str_radix(self.src.get(self.pos + 2..close)?, 16).ok().and_then(char::from_u32)?;
+        self.pos = close;
+        Some(ch)
+    }
+
+    /// Reads an f-string whose `"` is at `self.pos` (`start` is the `f`): literal text with the
+    /// usual escapes and `{{`/`}}` for braces, and `{expr}` holes kept as source ranges.
+    fn fstring(&mut self, start: usize) -> Vec<FTok> {
+        self.pos += 1;
+        let mut parts = Vec::new();
+        let mut lit = String::new();
+        let unterminated = |lx: &mut Self| {
+            lx.diags
+                .push(Diagnostic::error("E0003", Span::new(start, lx.pos), "unterminated f-string").with_help("close the f-string with `\"` on the same line"));
+        };
+        loop {
+            let Some(ch) = self.src[self.pos..].chars().next() else {
+                unterminated(self);
+                break;
+            };
+            match ch {
+                '"' => {
+                    self.pos += 1;
+                    break;
+                }
+                '\n' => {
+                    unterminated(self);
+                    break;
+                }
+                '{' if self.b.get(self.pos + 1) == Some(&b'{') => {
+                    lit.push('{');
+                    self.pos += 2;
+                }
+                '}' if self.b.get(self.pos + 1) == Some(&b'}') => {
+                    lit.push('}');
+                    self.pos += 2;
+                }
+                '{' => {
+                    let open = self.pos;
+                    self.pos += 1;
+                    // The hole ends at the `}` that closes it; brackets and strings inside may
+                    // hold `}` and `"`.
+                    let mut depth = 0usize;
+                    let mut in_str = false;
+                    let mut end = None;
+                    while self.pos < self.b.len() && self.b[self.pos] != b'\n' {
+                        let c = self.b[self.pos];
+                        if in_str {
+                            if c == b'\\' {
+                                self.pos += 1;
+                            } else if c == b'"' {
+                                in_str = false;
+                            }
+                        } else {
+                            match c {
+                                b'"' => in_str = true,
+                                b'(' | b'[' | b'{' => depth += 1,
+                                b')' | b']' => depth = depth.saturating_sub(1),
+                                b'}' if depth == 0 => {
+                                    end = Some(self.pos);
+                                    break;
+                                }
+                                b'}' => depth -= 1,
+                                _ => {}
+                            }
+                        }
+                        self.pos += 1;
+                    }
+                    let Some(end) = end else {
+                        self.diags.push(
+                            Diagnostic::error("E0003", Span::new(open, self.pos), "unclosed `{` in an f-string")
+                                .with_help("close the expression with `}`; write a literal brace as `{{`"),
+                        );
+                        // Keep the rest of the line out of the program: the string is broken.
+                        while self.pos < self.b.len() && self.b[self.pos] != b'\n' {
+                            self.pos += 1;
+                        }
+                        break;
+                    };
+                    if !lit.is_empty() {
+                        parts.push(FTok::Lit(std::mem::take(&mut lit)));
+                    }
+                    if self.src[open + 1..end].trim().is_empty() {
+                        self.diags.push(
+                            Diagnostic::error("E0003", Span::new(open, end + 1), "empty `{}` in an f-string")
+                                .with_help("put an expression inside the braces, or write `{{}}` for literal braces"),
+                        );
+                    } else {
+                        parts.push(FTok::Expr(open + 1, end));
+                    }
+                    self.pos = end + 1;
+                }
+                '}' => {
+                    self.diags.push(
+                        Diagnostic::error("E0003", Span::new(self.pos, self.pos + 1), "single `}` in an f-string").with_help("write a literal brace as `}}`"),
+                    );
+                    self.pos += 1;
+                }
+                '\\' => {
+                    let esc_start = self.pos;
+                    self.pos += 1;
+                    let e = self.src[self.pos..].chars().next();
+                    match e {
+                        Some('n') => lit.push('\n'),
+                        Some('t') => lit.push('\t'),
+                        Some('"') => lit.push('"'),
+                        Some('\\') => lit.push('\\'),
+                        Some('u') if self.b.get(self.pos + 1) == Some(&b'{') => match self.unicode_escape() {
+                            Some(ch) => lit.push(ch),
+                            None => self.diags.push(
+                                Diagnostic::error("E0003", Span::new(esc_start, self.pos + 1), "invalid unicode escape")
+                                    .with_help("write `\\u{…}` with 1 to 6 hex digits of a valid code point"),
+                            ),
+                        },
+                        _ => {
+                            let l = e.map(|c| c.len_utf8()).unwrap_or(0);
+                            self.diags.push(
+                                Diagnostic::error("E0003", Span::new(esc_start, self.pos + l), "unknown escape sequence in an f-string")
+                                    .with_help("valid escapes are \\n \\t \\\" \\\\ and {{ }}"),
+                            );
+                        }
+                    }
+                    if let Some(c) = e {
+                        self.pos += c.len_utf8();
+                    }
+                }
+                c => {
+                    lit.push(c);
+                    self.pos += c.len_utf8();
+                }
+            }
+        }
+        if !lit.is_empty() || parts.is_empty() {
+            parts.push(FTok::Lit(lit));
+        }
+        parts
     }
 
     /// `<` directly followed by a literal or name and `>`, with no space inside.

@@ -4,7 +4,7 @@
 //! gets one E0007 diagnostic instead of a stack overflow, here or in any later pass.
 
 use super::ast::*;
-use super::lexer::{lex, Comment, Kw, PrimTok, Tok, Token};
+use super::lexer::{lex, Comment, FTok, Kw, PrimTok, Tok, Token};
 use crate::diag::Diagnostic;
 use crate::span::Span;
 
@@ -19,7 +19,7 @@ pub struct Parsed {
 
 pub fn parse(src: &str) -> Parsed {
     let lexed = lex(src);
-    let mut p = Parser { toks: lexed.tokens, pos: 0, diags: lexed.diags, depth: 0, too_deep_reported: false };
+    let mut p = Parser { src, toks: lexed.tokens, pos: 0, diags: lexed.diags, depth: 0, too_deep_reported: false };
     let block = p.block(true);
     Parsed { block, comments: lexed.comments, blank_before: lexed.blank_before, diags: p.diags }
 }
@@ -27,7 +27,7 @@ pub fn parse(src: &str) -> Parsed {
 /// Parses one expression (used for world-file results and typed-in resolutions).
 pub fn parse_expr_source(src: &str) -> Result<Expr, Vec<Diagnostic>> {
     let lexed = lex(src);
-    let mut p = Parser { toks: lexed.tokens, pos: 0, diags: lexed.diags, depth: 0, too_deep_reported: false };
+    let mut p = Parser { src, toks: lexed.tokens, pos: 0, diags: lexed.diags, depth: 0, too_deep_reported: false };
     while p.at(&Tok::Newline) {
         p.pos += 1;
     }
@@ -45,7 +45,8 @@ pub fn parse_expr_source(src: &str) -> Result<Expr, Vec<Diagnostic>> {
     }
 }
 
-struct Parser {
+struct Parser<'s> {
+    src: &'s str,
     toks: Vec<Token>,
     pos: usize,
     diags: Vec<Diagnostic>,
@@ -61,6 +62,7 @@ fn describe(t: &Tok) -> String {
         Tok::Int(i) => format!("number `{i}`"),
         Tok::Float(f) => format!("number `{f}`"),
         Tok::Str(_) => "a string".into(),
+        Tok::FStr(_) => "an f-string".into(),
         Tok::Prim(_) | Tok::PrimName(_) => "a primitive literal".into(),
         Tok::Kw(k) => format!("keyword `{}`", k.as_str()),
         Tok::Punct(p) => format!("`{p}`"),
@@ -71,7 +73,7 @@ fn describe(t: &Tok) -> String {
     }
 }
 
-impl Parser {
+impl<'s> Parser<'s> {
     fn peek(&self) -> &Tok {
         &self.toks[self.pos.min(self.toks.len() - 1)].tok
     }
@@ -270,11 +272,20 @@ impl Parser {
         match self.peek().clone() {
             Tok::Kw(Kw::Extern) => {
                 self.bump();
+                // `extern sequential f` declares f's class; `extern sequential` alone (or
+                // followed by `,`) still declares an external named `sequential`.
+                let order = match (self.peek(), self.peek_at(1)) {
+                    (Tok::Ident(w), Tok::Ident(_)) => Order::parse(w),
+                    _ => None,
+                };
+                if order.is_some() {
+                    self.bump();
+                }
                 let mut names = vec![self.ident()?];
                 while self.eat_punct(",") {
                     names.push(self.ident()?);
                 }
-                Ok(ItemKind::Extern(names))
+                Ok(ItemKind::Extern(names, order))
             }
             Tok::Kw(Kw::Rec) => {
                 self.bump();
@@ -537,6 +548,8 @@ impl Parser {
                 Tok::Punct(p) => BinOp::from_token(p),
                 Tok::Kw(Kw::And) => Some(BinOp::And),
                 Tok::Kw(Kw::Or) => Some(BinOp::Or),
+                Tok::Kw(Kw::In) => Some(BinOp::In),
+                Tok::Kw(Kw::Not) if matches!(self.peek_at(1), Tok::Kw(Kw::In)) => Some(BinOp::NotIn),
                 _ => None,
             };
             let Some(op) = op else { break };
@@ -544,9 +557,26 @@ impl Parser {
                 break;
             }
             self.bump();
+            if op == BinOp::NotIn {
+                self.bump();
+            }
             let rhs = self.expr(op.prec() + 1)?;
             let sp = lhs.span.to(rhs.span);
             lhs = Expr::new(ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)), sp);
+            self.too_high(&lhs)?;
+        }
+        // `a if c else b`, Python's conditional expression: below every operator.
+        if min_prec == 0 && self.at_kw(Kw::If) {
+            self.bump();
+            let c = self.expr(1)?;
+            if !self.at_kw(Kw::Else) {
+                self.error_here("`else` (a conditional expression is `A if CONDITION else B`)");
+                return Err(());
+            }
+            self.bump();
+            let b = self.expr(0)?;
+            let sp = lhs.span.to(b.span);
+            lhs = Expr::new(ExprKind::Cond(Box::new(lhs), Box::new(c), Box::new(b)), sp);
             self.too_high(&lhs)?;
         }
         Ok(lhs)
@@ -555,19 +585,78 @@ impl Parser {
     fn starts_atom(&self) -> bool {
         matches!(
             self.peek(),
-            Tok::Ident(_) | Tok::Int(_) | Tok::Float(_) | Tok::Str(_) | Tok::Prim(_) | Tok::PrimName(_) | Tok::Kw(Kw::Prj) | Tok::Punct("(" | "[" | "&")
+            Tok::Ident(_)
+                | Tok::Int(_)
+                | Tok::Float(_)
+                | Tok::Str(_)
+                | Tok::FStr(_)
+                | Tok::Prim(_)
+                | Tok::PrimName(_)
+                | Tok::Kw(Kw::Prj)
+                | Tok::Punct("(" | "[" | "&" | "{")
         )
     }
 
     fn app(&mut self) -> PResult<Expr> {
-        let mut f = self.atom()?;
+        let mut f = self.postfix()?;
         while self.starts_atom() {
-            let a = self.atom()?;
+            let a = self.postfix()?;
             let sp = f.span.to(a.span);
             f = Expr::new(ExprKind::App(Box::new(f), Box::new(a)), sp);
             self.too_high(&f)?;
         }
         Ok(f)
+    }
+
+    /// An atom followed by indexes `l[i][j]`. The `[` must touch what it indexes: `f [1, 2]`
+    /// calls f with a list, `l[1]` is an element.
+    fn postfix(&mut self) -> PResult<Expr> {
+        let mut e = self.atom()?;
+        while self.at_punct("[") && self.span().start == self.prev_span().end {
+            self.bump();
+            let i = self.expr(0)?;
+            self.expect_punct("]")?;
+            let sp = e.span.to(self.prev_span());
+            e = Expr::new(ExprKind::Index(Box::new(e), Box::new(i)), sp);
+            self.too_high(&e)?;
+        }
+        Ok(e)
+    }
+
+    /// The holes of an f-string, parsed where they stand in the source.
+    fn fstring(&mut self, parts: Vec<FTok>) -> Vec<FPart> {
+        let mut out = Vec::with_capacity(parts.len());
+        for part in parts {
+            match part {
+                FTok::Lit(s) => out.push(FPart::Lit(s)),
+                FTok::Expr(start, end) => {
+                    let Some(text) = self.src.get(start..end) else { continue };
+                    let mut lexed = lex(text);
+                    for t in &mut lexed.tokens {
+                        t.span = Span::new(t.span.start as usize + start, t.span.end as usize + start);
+                    }
+                    // A hole is one line: drop the layout tokens the lexer adds at the end.
+                    lexed.tokens.retain(|t| !matches!(t.tok, Tok::Newline | Tok::Indent | Tok::Dedent));
+                    let diags = lexed.diags.into_iter().map(|mut d| {
+                        d.span = Span::new(d.span.start as usize + start, d.span.end as usize + start);
+                        d
+                    });
+                    self.diags.extend(diags);
+                    let mut sub =
+                        Parser { src: self.src, toks: lexed.tokens, pos: 0, diags: Vec::new(), depth: self.depth, too_deep_reported: self.too_deep_reported };
+                    let e = sub.expr(0);
+                    if e.is_ok() && !sub.at(&Tok::Eof) {
+                        sub.error_here("`}` (one expression per `{…}` in an f-string)");
+                    }
+                    self.diags.append(&mut sub.diags);
+                    match e {
+                        Ok(e) => out.push(FPart::Expr(e)),
+                        Err(()) => out.push(FPart::Expr(Expr::new(ExprKind::Error, Span::new(start, end)))),
+                    }
+                }
+            }
+        }
+        out
     }
 
     fn atom(&mut self) -> PResult<Expr> {
@@ -594,6 +683,10 @@ impl Parser {
             Tok::Str(s) => {
                 self.bump();
                 ExprKind::Lit(Lit::Str(s))
+            }
+            Tok::FStr(parts) => {
+                self.bump();
+                ExprKind::FStr(self.fstring(parts))
             }
             Tok::Prim(p) => {
                 self.bump();
@@ -665,6 +758,21 @@ impl Parser {
                 }
                 self.expect_punct("]")?;
                 return Ok(Expr::new(ExprKind::List(es), span.to(self.prev_span())));
+            }
+            Tok::Punct("{") => {
+                self.bump();
+                let mut kvs = Vec::new();
+                while !self.at_punct("}") {
+                    let k = self.expr(0)?;
+                    self.expect_punct(":")?;
+                    let v = self.expr(0)?;
+                    kvs.push((k, v));
+                    if !self.eat_punct(",") {
+                        break;
+                    }
+                }
+                self.expect_punct("}")?;
+                return Ok(Expr::new(ExprKind::Dict(kvs), span.to(self.prev_span())));
             }
             _ => {
                 self.error_here("an expression");

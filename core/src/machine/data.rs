@@ -1,0 +1,467 @@
+//! Data that externals take and give beyond the calculus' primitive expressions: Church lists,
+//! Church booleans and dictionaries, read back into `PExp` at dispatch (`Machine::data`) and
+//! built back into closed core expressions at resolve. And the library externals a Python
+//! user reaches for (`len`, `range`, `sorted`, `json_parse`, …), which compute on that data.
+//!
+//! A dictionary is the pair `(dict, entries)`: the tag is a handle no program can name, the
+//! entries a Church list of `(key, value)` pairs in insertion order, a later key replacing an
+//! earlier one.
+
+use super::Outcome;
+use crate::ir::{Expr, Fun, Op, PExp, Prim, Stmt, DICT_TAG};
+use crate::names::{Name, Sym};
+use crate::span::Span;
+use std::cmp::Ordering;
+use std::sync::Arc;
+
+/// The longest list `range` builds (a longer one is a failed call, not an exhausted machine).
+pub const MAX_RANGE: i64 = 10_000_000;
+
+/// An outcome that resolves to `p`: a primitive directly, anything else as a closed
+/// expression building it (the text is how traces and views write it).
+pub fn outcome(p: PExp) -> Outcome {
+    match p {
+        PExp::Prim(c) => Outcome::Value(c),
+        other => {
+            let text = other.to_string();
+            Outcome::Expr(super::template::compile_closed(&expr(&other)).0, text)
+        }
+    }
+}
+
+/// A closed core expression whose value is `p`.
+pub fn expr(p: &PExp) -> Expr {
+    let mut b = Builder { stmts: Vec::new(), next: 0 };
+    let r = b.value(p);
+    Expr { stmts: b.stmts, ret: Some(r) }
+}
+
+struct Builder {
+    stmts: Vec<Stmt>,
+    next: u32,
+}
+
+impl Builder {
+    fn name(&mut self, base: &str) -> Name {
+        self.next += 1;
+        Name { base: Sym::intern(base), idx: self.next }
+    }
+    fn emit(&mut self, base: &str, op: Op) -> Name {
+        let bind = self.name(base);
+        self.stmts.push(Stmt { bind, op, span: Span::default() });
+        bind
+    }
+    fn value(&mut self, p: &PExp) -> Name {
+        match p {
+            PExp::Prim(c) => self.emit("v", Op::Prim(c.clone())),
+            PExp::Tuple(xs) => {
+                let parts = xs.iter().map(|x| self.value(x)).collect();
+                self.emit("t", Op::Tuple(parts))
+            }
+            PExp::List(xs) => {
+                let items: Vec<Name> = xs.iter().map(|x| self.value(x)).collect();
+                self.list(&items)
+            }
+            PExp::Bool(b) => {
+                // `true := fun (t, f): t ()`, `false := fun (t, f): f ()`.
+                let saved = std::mem::take(&mut self.stmts);
+                let p = self.name("p");
+                let t = self.emit("t", Op::Prj(1, p));
+                let f = self.emit("f", Op::Prj(2, p));
+                let branch = if *b { t } else { f };
+                let unit = self.emit("u", Op::Tuple(vec![]));
+                let r = self.emit("r", Op::Call(branch, unit));
+                let body = Expr { stmts: std::mem::replace(&mut self.stmts, saved), ret: Some(r) };
+                self.emit(if *b { "true" } else { "false" }, Op::Fun(Box::new(Fun { param: p, body })))
+            }
+            PExp::Dict(kvs) => {
+                let pairs: Vec<Name> = kvs
+                    .iter()
+                    .map(|(k, v)| {
+                        let k = self.value(k);
+                        let v = self.value(v);
+                        self.emit("kv", Op::Tuple(vec![k, v]))
+                    })
+                    .collect();
+                let entries = self.list(&pairs);
+                let tag = self.emit("tag", Op::Prim(Prim::Handle(Arc::from(DICT_TAG))));
+                self.emit("dict", Op::Tuple(vec![tag, entries]))
+            }
+        }
+    }
+    /// A Church list of already-built items: `fun p: append (… append (prj 1 p, x1) …, xn)`.
+    fn list(&mut self, items: &[Name]) -> Name {
+        let saved = std::mem::take(&mut self.stmts);
+        let p = self.name("p");
+        let mut state = self.emit("state", Op::Prj(1, p));
+        let append = self.emit("append", Op::Prj(2, p));
+        for x in items {
+            let t = self.emit("t", Op::Tuple(vec![state, *x]));
+            state = self.emit("state", Op::Call(append, t));
+        }
+        let body = Expr { stmts: std::mem::replace(&mut self.stmts, saved), ret: Some(state) };
+        self.emit("list", Op::Fun(Box::new(Fun { param: p, body })))
+    }
+}
+
+/// How `print`, `to_str` and f-strings show a value: strings raw, everything else as a
+/// literal (`[1, "a"]`, `true`, `{"k": 2}`).
+pub fn display(p: &PExp) -> String {
+    match p {
+        PExp::Prim(Prim::Str(s)) => s.to_string(),
+        other => other.to_string(),
+    }
+}
+
+fn num(p: &PExp) -> Option<f64> {
+    match p {
+        PExp::Prim(Prim::Int(i)) => Some(*i as f64),
+        PExp::Prim(Prim::Float(f)) => Some(*f),
+        _ => None,
+    }
+}
+
+/// Python's ordering: numbers by value, strings by code points, booleans as 0 and 1, tuples
+/// and lists lexicographically. `None` when the two cannot be compared.
+pub fn compare(a: &PExp, b: &PExp) -> Option<Ordering> {
+    use PExp::*;
+    match (a, b) {
+        (Prim(crate::ir::Prim::Str(x)), Prim(crate::ir::Prim::Str(y))) => Some(x.cmp(y)),
+        (Prim(crate::ir::Prim::Int(x)), Prim(crate::ir::Prim::Int(y))) => Some(x.cmp(y)),
+        (Bool(x), Bool(y)) => Some(x.cmp(y)),
+        (Tuple(xs), Tuple(ys)) | (List(xs), List(ys)) => {
+            for (x, y) in xs.iter().zip(ys) {
+                match compare(x, y)? {
+                    Ordering::Equal => {}
+                    o => return Some(o),
+                }
+            }
+            Some(xs.len().cmp(&ys.len()))
+        }
+        _ => num(a)?.partial_cmp(&num(b)?),
+    }
+}
+
+/// Equality as `==` sees it: `2 == 2.0`, structural on tuples, lists and dictionaries.
+pub fn equal(a: &PExp, b: &PExp) -> bool {
+    match (num(a), num(b)) {
+        (Some(x), Some(y)) => x == y,
+        _ => match (a, b) {
+            (PExp::Tuple(xs), PExp::Tuple(ys)) | (PExp::List(xs), PExp::List(ys)) => xs.len() == ys.len() && xs.iter().zip(ys).all(|(x, y)| equal(x, y)),
+            (PExp::Dict(xs), PExp::Dict(ys)) => xs.len() == ys.len() && xs.iter().all(|(k, v)| ys.iter().any(|(k2, v2)| equal(k, k2) && equal(v, v2))),
+            _ => a == b,
+        },
+    }
+}
+
+fn kind(p: &PExp) -> &'static str {
+    match p {
+        PExp::Prim(Prim::Int(_)) => "an integer",
+        PExp::Prim(Prim::Float(_)) => "a float",
+        PExp::Prim(Prim::Str(_)) => "a string",
+        PExp::Prim(Prim::Handle(_)) => "a handle",
+        PExp::Prim(Prim::Ext(_)) => "an external",
+        PExp::Tuple(_) => "a tuple",
+        PExp::List(_) => "a list",
+        PExp::Bool(_) => "a boolean",
+        PExp::Dict(_) => "a dictionary",
+    }
+}
+
+/// The elements a collection iterates over: a list's elements, a tuple's components, a
+/// dictionary's keys.
+fn elements<'a>(p: &'a PExp, ext: &str) -> Result<Vec<&'a PExp>, String> {
+    match p {
+        PExp::List(xs) | PExp::Tuple(xs) => Ok(xs.iter().collect()),
+        PExp::Dict(kvs) => Ok(kvs.iter().map(|(k, _)| k).collect()),
+        other => Err(format!("{ext} needs a list, got {} ({other})", kind(other))),
+    }
+}
+
+fn int(p: &PExp, what: &str) -> Result<i64, String> {
+    match p {
+        PExp::Prim(Prim::Int(i)) => Ok(*i),
+        other => Err(format!("{what} must be an integer, got {} ({other})", kind(other))),
+    }
+}
+
+fn args<'a, const N: usize>(arg: &'a PExp, ext: &str, shape: &str) -> Result<[&'a PExp; N], String> {
+    match arg {
+        PExp::Tuple(xs) if xs.len() == N => {
+            let v: Vec<&PExp> = xs.iter().collect();
+            v.try_into().map_err(|_| String::new())
+        }
+        other => Err(format!("{ext} takes {shape}, got {other}")),
+    }
+}
+
+fn bool_of(b: bool) -> PExp {
+    PExp::Bool(b)
+}
+
+/// A Python index into `n` elements (negative counts from the end).
+fn position(i: i64, n: usize, what: &str) -> Result<usize, String> {
+    let j = if i < 0 { i + n as i64 } else { i };
+    if j < 0 || j >= n as i64 {
+        return Err(format!("index {i} is out of range for {what} of {n} element{}", if n == 1 { "" } else { "s" }));
+    }
+    Ok(j as usize)
+}
+
+fn sort(xs: &mut [PExp], ext: &str) -> Result<(), String> {
+    let mut err = None;
+    xs.sort_by(|a, b| {
+        compare(a, b).unwrap_or_else(|| {
+            err.get_or_insert_with(|| format!("{ext} cannot compare {} ({a}) with {} ({b})", kind(a), kind(b)));
+            Ordering::Equal
+        })
+    });
+    err.map_or(Ok(()), Err)
+}
+
+/// Is `ext` one of the library externals computed here?
+pub fn is_library(ext: &str) -> bool {
+    LIBRARY.contains(&ext)
+}
+
+pub const LIBRARY: &[&str] = &[
+    "range",
+    "len",
+    "contains",
+    "index",
+    "get",
+    "keys",
+    "values",
+    "items",
+    "sum",
+    "max",
+    "min",
+    "sorted",
+    "reversed",
+    "topk",
+    "order_by",
+    "zip",
+    "enumerate",
+    "json_parse",
+    "json_dump",
+    "error",
+    "to_str",
+];
+
+/// Evaluates a library external on its (data) argument.
+pub fn eval(ext: &str, arg: &PExp) -> Result<PExp, String> {
+    Ok(match ext {
+        "range" => {
+            let (a, b, step) = match arg {
+                PExp::Tuple(xs) if xs.len() == 2 => (int(&xs[0], "range's start")?, int(&xs[1], "range's end")?, 1),
+                PExp::Tuple(xs) if xs.len() == 3 => (int(&xs[0], "range's start")?, int(&xs[1], "range's end")?, int(&xs[2], "range's step")?),
+                other => (0, int(other, "range's argument")?, 1),
+            };
+            if step == 0 {
+                return Err("range's step must not be zero".into());
+            }
+            let (span, stride) = if step > 0 { (b as i128 - a as i128, step as i128) } else { (a as i128 - b as i128, -(step as i128)) };
+            let n = (span.max(0) + stride - 1) / stride;
+            if n > MAX_RANGE as i128 {
+                return Err(format!("range of {n} elements is too long (at most {MAX_RANGE})"));
+            }
+            PExp::List((0..n as i64).map(|k| PExp::int(a + k * step)).collect())
+        }
+        "len" => PExp::int(match arg {
+            PExp::Prim(Prim::Str(s)) => s.chars().count(),
+            PExp::List(xs) | PExp::Tuple(xs) => xs.len(),
+            PExp::Dict(kvs) => kvs.len(),
+            other => return Err(format!("len needs a string, list, tuple or dictionary, got {} ({other})", kind(other))),
+        } as i64),
+        "contains" => {
+            let [coll, x] = args::<2>(arg, ext, "(collection, value)")?;
+            bool_of(match (coll, x) {
+                (PExp::Prim(Prim::Str(s)), PExp::Prim(Prim::Str(sub))) => s.contains(&**sub),
+                (PExp::Prim(Prim::Str(_)), other) => return Err(format!("`in` a string needs a string on its left, got {} ({other})", kind(other))),
+                _ => elements(coll, "`in`")?.into_iter().any(|e| equal(e, x)),
+            })
+        }
+        "index" => {
+            let [coll, i] = args::<2>(arg, ext, "(collection, index)")?;
+            match coll {
+                PExp::List(xs) | PExp::Tuple(xs) => {
+                    let what = if matches!(coll, PExp::List(_)) { "a list" } else { "a tuple" };
+                    xs[position(int(i, "a list index")?, xs.len(), what)?].clone()
+                }
+                PExp::Prim(Prim::Str(s)) => {
+                    let chars: Vec<char> = s.chars().collect();
+                    PExp::str(&chars[position(int(i, "a string index")?, chars.len(), "a string")?].to_string())
+                }
+                PExp::Dict(kvs) => match kvs.iter().rev().find(|(k, _)| equal(k, i)) {
+                    Some((_, v)) => v.clone(),
+                    None => return Err(format!("key {i} is not in the dictionary (its keys: {})", keys_text(kvs))),
+                },
+                other => return Err(format!("cannot index {} ({other})", kind(other))),
+            }
+        }
+        "get" => {
+            let [d, k, default] = args::<3>(arg, ext, "(dictionary, key, default)")?;
+            match d {
+                PExp::Dict(kvs) => kvs.iter().rev().find(|(key, _)| equal(key, k)).map(|(_, v)| v.clone()).unwrap_or_else(|| default.clone()),
+                other => return Err(format!("get needs a dictionary, got {} ({other})", kind(other))),
+            }
+        }
+        "keys" | "values" | "items" => match arg {
+            PExp::Dict(kvs) => PExp::List(
+                kvs.iter()
+                    .map(|(k, v)| match ext {
+                        "keys" => k.clone(),
+                        "values" => v.clone(),
+                        _ => PExp::Tuple(vec![k.clone(), v.clone()]),
+                    })
+                    .collect(),
+            ),
+            other => return Err(format!("{ext} needs a dictionary, got {} ({other})", kind(other))),
+        },
+        "sum" => {
+            let xs = elements(arg, ext)?;
+            if xs.iter().all(|x| matches!(x, PExp::Prim(Prim::Int(_)))) {
+                let mut total: i64 = 0;
+                for x in &xs {
+                    total = total.checked_add(int(x, "")?).ok_or("integer overflow in sum")?;
+                }
+                PExp::int(total)
+            } else {
+                let mut total = 0.0;
+                for x in xs {
+                    total += num(x).ok_or_else(|| format!("sum needs numbers, got {} ({x})", kind(x)))?;
+                }
+                PExp::Prim(Prim::Float(total))
+            }
+        }
+        "max" | "min" => {
+            let xs = match arg {
+                PExp::Tuple(xs) if xs.len() >= 2 => xs.iter().collect(),
+                other => elements(other, ext)?,
+            };
+            let mut best: Option<&PExp> = None;
+            for x in xs {
+                best = Some(match best {
+                    None => x,
+                    Some(b) => {
+                        let o = compare(x, b).ok_or_else(|| format!("{ext} cannot compare {} ({x}) with {} ({b})", kind(x), kind(b)))?;
+                        // The first of equal elements wins, as in Python.
+                        if (ext == "max" && o == Ordering::Greater) || (ext == "min" && o == Ordering::Less) {
+                            x
+                        } else {
+                            b
+                        }
+                    }
+                });
+            }
+            best.cloned().ok_or_else(|| format!("{ext} of an empty list"))?
+        }
+        "sorted" => {
+            let mut xs: Vec<PExp> = elements(arg, ext)?.into_iter().cloned().collect();
+            sort(&mut xs, ext)?;
+            PExp::List(xs)
+        }
+        "reversed" => PExp::List(elements(arg, ext)?.into_iter().rev().cloned().collect()),
+        "order_by" => {
+            // `sort_by (l, key)` in the prelude computes the keys, then this stable sort.
+            let [items, scores] = args::<2>(arg, ext, "(items, keys)")?;
+            let (items, scores) = (elements(items, "sort_by")?, elements(scores, "sort_by")?);
+            let mut idx: Vec<usize> = (0..items.len().min(scores.len())).collect();
+            let mut err = None;
+            idx.sort_by(|&a, &b| {
+                compare(scores[a], scores[b]).unwrap_or_else(|| {
+                    err.get_or_insert_with(|| format!("sort_by cannot compare the keys {} and {}", scores[a], scores[b]));
+                    Ordering::Equal
+                })
+            });
+            if let Some(e) = err {
+                return Err(e);
+            }
+            PExp::List(idx.into_iter().map(|i| items[i].clone()).collect())
+        }
+        "topk" => {
+            let [items, scores, k] = args::<3>(arg, ext, "(items, scores, k)")?;
+            let (items, scores) = (elements(items, ext)?, elements(scores, ext)?);
+            if items.len() != scores.len() {
+                return Err(format!("topk has {} items but {} scores", items.len(), scores.len()));
+            }
+            let k = int(k, "topk's k")?.max(0) as usize;
+            let mut idx: Vec<usize> = (0..items.len()).collect();
+            let mut err = None;
+            // Highest score first; the sort is stable, so earlier items win ties.
+            idx.sort_by(|&a, &b| {
+                compare(scores[b], scores[a]).unwrap_or_else(|| {
+                    err.get_or_insert_with(|| format!("topk cannot compare the scores {} and {}", scores[a], scores[b]));
+                    Ordering::Equal
+                })
+            });
+            if let Some(e) = err {
+                return Err(e);
+            }
+            PExp::List(idx.into_iter().take(k).map(|i| items[i].clone()).collect())
+        }
+        "zip" => {
+            let [a, b] = args::<2>(arg, ext, "(list, list)")?;
+            let (a, b) = (elements(a, ext)?, elements(b, ext)?);
+            PExp::List(a.into_iter().zip(b).map(|(x, y)| PExp::Tuple(vec![x.clone(), y.clone()])).collect())
+        }
+        "enumerate" => PExp::List(elements(arg, ext)?.into_iter().enumerate().map(|(i, x)| PExp::Tuple(vec![PExp::int(i as i64), x.clone()])).collect()),
+        "json_parse" => {
+            let PExp::Prim(Prim::Str(s)) = arg else { return Err(format!("json_parse needs a string, got {} ({arg})", kind(arg))) };
+            let v: serde_json::Value = serde_json::from_str(s).map_err(|e| format!("json_parse: {e}"))?;
+            from_json(&v, 0)?
+        }
+        "json_dump" => PExp::str(&to_json(arg)?.to_string()),
+        "error" => return Err(display(arg)),
+        "to_str" => PExp::str(&display(arg)),
+        other => return Err(format!("`{other}` is not a library external")),
+    })
+}
+
+fn keys_text(kvs: &[(PExp, PExp)]) -> String {
+    let ks: Vec<String> = kvs.iter().take(8).map(|(k, _)| k.to_string()).collect();
+    let more = if kvs.len() > 8 { ", …" } else { "" };
+    format!("{}{more}", ks.join(", "))
+}
+
+/// JSON nests at most this deep in `json_parse` (deeper is an error, never a stack overflow).
+const MAX_JSON_DEPTH: usize = 200;
+
+fn from_json(v: &serde_json::Value, depth: usize) -> Result<PExp, String> {
+    use serde_json::Value;
+    if depth > MAX_JSON_DEPTH {
+        return Err(format!("json_parse: nested deeper than {MAX_JSON_DEPTH} levels"));
+    }
+    Ok(match v {
+        Value::Null => PExp::Tuple(vec![]),
+        Value::Bool(b) => PExp::Bool(*b),
+        Value::Number(n) => match n.as_i64() {
+            Some(i) => PExp::int(i),
+            None => PExp::Prim(Prim::Float(n.as_f64().unwrap_or(f64::NAN))),
+        },
+        Value::String(s) => PExp::str(s),
+        Value::Array(xs) => PExp::List(xs.iter().map(|x| from_json(x, depth + 1)).collect::<Result<_, _>>()?),
+        Value::Object(o) => PExp::Dict(o.iter().map(|(k, v)| Ok((PExp::str(k), from_json(v, depth + 1)?))).collect::<Result<_, String>>()?),
+    })
+}
+
+fn to_json(p: &PExp) -> Result<serde_json::Value, String> {
+    use serde_json::Value;
+    Ok(match p {
+        PExp::Prim(Prim::Int(i)) => Value::from(*i),
+        PExp::Prim(Prim::Float(f)) => serde_json::Number::from_f64(*f).map(Value::Number).ok_or_else(|| format!("json_dump: {f} is not a JSON number"))?,
+        PExp::Prim(Prim::Str(s)) => Value::String(s.to_string()),
+        PExp::Tuple(xs) if xs.is_empty() => Value::Null,
+        PExp::Tuple(xs) | PExp::List(xs) => Value::Array(xs.iter().map(to_json).collect::<Result<_, _>>()?),
+        PExp::Bool(b) => Value::Bool(*b),
+        PExp::Dict(kvs) => {
+            let mut o = serde_json::Map::new();
+            for (k, v) in kvs {
+                let PExp::Prim(Prim::Str(k)) = k else { return Err(format!("json_dump: a JSON object's keys are strings, not {} ({k})", kind(k))) };
+                o.insert(k.to_string(), to_json(v)?);
+            }
+            Value::Object(o)
+        }
+        other => return Err(format!("json_dump cannot write {} ({other})", kind(other))),
+    })
+}
