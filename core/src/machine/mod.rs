@@ -1316,7 +1316,7 @@ impl Machine {
                 };
                 // An ordered call's argument is `(seq, x)`: the external sees x alone. (`join`
                 // takes tokens too, as data: only an ordered external's token is taken off.)
-                let is_ordered = self.ordered.iter().any(|e| *e == ext);
+                let is_ordered = self.ordered.contains(&ext);
                 let (arg, ordered) = match arg {
                     PExp::Tuple(mut xs) if is_ordered && xs.len() == 2 && matches!(&xs[0], PExp::Prim(Prim::Handle(h)) if &**h == crate::ir::SEQ_TOKEN) => {
                         (xs.pop().unwrap_or(PExp::Tuple(vec![])), true)
