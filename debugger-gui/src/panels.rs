@@ -66,13 +66,13 @@ pub(crate) fn frame(app: &mut DebuggerApp, ui: &mut egui::Ui, cmds: &mut Vec<Cmd
     let (source_w, term_w, dock_h): (f32, f32, f32) = if projector { (230.0, 340.0, 170.0) } else { (380.0, 470.0, 240.0) };
     let (source_w, term_w) = (source_w.min(width * 0.22), term_w.min(width * 0.25));
     if app.settings.source {
-        egui::Panel::left(format!("source{pid}")).resizable(true).default_size(source_w).max_size(width * 0.45).show(ui, |ui| source_panel(app, ui));
+        egui::Panel::left(format!("source{pid}")).resizable(true).default_size(source_w).size_range(120.0..=width * 0.3).show(ui, |ui| source_panel(app, ui));
     }
     if dock_open {
         egui::Panel::bottom(format!("dock{pid}")).resizable(true).default_size(dock_h).show(ui, |ui| dock(app, ui, cmds));
     }
     if app.term_shown() {
-        egui::Panel::right(format!("term{pid}")).resizable(true).default_size(term_w).max_size(width * 0.45).show(ui, |ui| term_panel(app, ui, cmds));
+        egui::Panel::right(format!("term{pid}")).resizable(true).default_size(term_w).size_range(160.0..=width * 0.28).show(ui, |ui| term_panel(app, ui, cmds));
     }
     egui::CentralPanel::default().show(ui, |ui| graph_panel(app, ui, cmds));
     windows(app, &ctx, cmds);
@@ -451,7 +451,8 @@ fn source_panel(app: &mut DebuggerApp, ui: &mut egui::Ui) {
 
 fn term_panel(app: &mut DebuggerApp, ui: &mut egui::Ui, cmds: &mut Vec<Cmd>) {
     let Some(s) = &app.session else { return };
-    ui.horizontal(|ui| {
+    // Wrapping, so the heading does not hold the panel wider than it was made.
+    ui.horizontal_wrapped(|ui| {
         ui.heading("Labeled term");
         let mut p = app.settings.prelude;
         if ui.checkbox(&mut p, "prelude").on_hover_text("show the environment and prelude statements (labels 0.…)").changed() {

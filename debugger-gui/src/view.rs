@@ -143,6 +143,10 @@ impl GraphView {
         let visible = ui.available_rect_before_wrap().intersect(ui.clip_rect());
         let (resp, painter) = ui.allocate_painter(visible.size().max(egui::vec2(1.0, 1.0)), Sense::click_and_drag());
         let area = resp.rect;
+        // The pane changed size (a panel shown or hidden, the window resized): centre again.
+        if self.area.width() > 0.0 && (area.size() - self.area.size()).length() > 40.0 {
+            self.centre = true;
+        }
         self.area = area;
         painter.rect_filled(area, 0.0, ui.visuals().extreme_bg_color);
         let dt = ui.input(|i| i.stable_dt).min(0.1);
@@ -347,6 +351,10 @@ impl GraphView {
         let view_lo = -self.offset / self.zoom;
         let view_hi = view_lo + area.size() / self.zoom;
         if lo.x >= view_lo.x && lo.y >= view_lo.y && hi.x <= view_hi.x && hi.y <= view_hi.y {
+            return None;
+        }
+        // A few nodes need no map, and a map in a narrow pane would cover what it maps.
+        if g.nodes.len() < 4 || area.width() < 3.0 * 150.0 || area.height() < 3.0 * 96.0 {
             return None;
         }
         let size = Vec2::new(150.0, 96.0);
