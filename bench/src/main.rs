@@ -200,7 +200,7 @@ fn bench_table1() {
     );
     println!("|---|---|---|---|---|---|---|---|---|---|");
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
-    for name in ["city_excursions", "text_to_speech", "fact_check", "tree_of_thoughts", "json_dec"] {
+    for name in ["city_excursions", "text_to_speech", "fact_check", "tree_of_thoughts", "json_dec", "poppy_tree_of_thoughts", "camel_tool_use"] {
         let read = |ext: &str| std::fs::read_to_string(dir.join(format!("{name}.{ext}")));
         let (Ok(src), Ok(world_text)) = (read("opal"), read("world.toml")) else {
             println!("| {name} | missing example or world file |");

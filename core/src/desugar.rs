@@ -71,6 +71,8 @@ pub struct Program {
     /// Externals whose calls take and give back the sequencing token (`print` and those
     /// declared `sequential` or `readonly`): the machine hands them their argument without it.
     pub ordered: Vec<String>,
+    /// Every declared external's class (from its `extern` line or the world file).
+    pub orders: std::collections::BTreeMap<String, Order>,
 }
 
 impl Program {
@@ -1722,7 +1724,8 @@ impl Desugarer {
             ordered.push("print".into());
         }
         ordered.sort();
-        let program = Program { env, body: CExpr { stmts, ret: Some(ret) }, externs: self.externs, symbols: self.symbols, ordered };
+        let orders = self.orders.into_iter().collect();
+        let program = Program { env, body: CExpr { stmts, ret: Some(ret) }, externs: self.externs, symbols: self.symbols, ordered, orders };
         (program, self.diags)
     }
 
@@ -1858,7 +1861,7 @@ pub fn assigned(b: &Block, out: &mut Vec<String>) {
             }
             ExprKind::Paren(x) | ExprKind::Not(x) | ExprKind::Neg(x) | ExprKind::Prj(_, x) => amps(x, out),
             ExprKind::Tuple(es) | ExprKind::List(es) => es.iter().for_each(|x| amps(x, out)),
-            _ => {}
+            _ => e.sugar_children().into_iter().for_each(|x| amps(x, out)),
         }
     }
     for item in &b.items {

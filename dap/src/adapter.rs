@@ -872,7 +872,9 @@ impl Adapter {
             })
             .collect();
         let edges: Vec<Value> = g.edges.iter().map(|(a, b)| json!([a, b])).collect();
-        Ok(json!({"nodes": nodes, "edges": edges, "standing": s.standing().text()}))
+        // Edges that only order two calls (the sequencing token), for a client to draw dashed.
+        let ordering: Vec<Value> = g.ordering.iter().map(|(a, b)| json!([a, b])).collect();
+        Ok(json!({"nodes": nodes, "edges": edges, "ordering": ordering, "standing": s.standing().text()}))
     }
 }
 

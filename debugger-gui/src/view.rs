@@ -237,7 +237,13 @@ impl GraphView {
                 continue;
             }
             let stroke = if dim(a) || dim(b) { Stroke::new(edge_stroke.width, edge_color.gamma_multiply(0.2)) } else { edge_stroke };
-            painter.line_segment([from, to], stroke);
+            // Program order alone (the sequencing token of `print v`, sequential and readonly
+            // calls): dashed, where data is a solid line.
+            if g.ordering.contains(&(a, b)) {
+                painter.extend(Shape::dashed_line(&[from, to], stroke, 9.0, 6.0));
+            } else {
+                painter.line_segment([from, to], stroke);
+            }
             let dir = (to - from).normalized() * 10.0 * z.max(0.6);
             painter.line_segment([to, to - dir + dir.rot90() * 0.5], stroke);
             painter.line_segment([to, to - dir - dir.rot90() * 0.5], stroke);

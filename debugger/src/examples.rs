@@ -28,6 +28,8 @@ pub const EXAMPLES: &[Example] = examples![
     "fig2b_core" + world,
     "fork_join" + world,
     "streaming" + world,
+    "poppy_tree_of_thoughts" + world,
+    "camel_tool_use" + world,
     "confluence",
     "sum",
     "diverge",

@@ -79,6 +79,9 @@ pub struct Node {
 pub struct Graph {
     pub nodes: Vec<Node>,
     pub edges: Vec<(usize, usize)>,
+    /// The edges that only order two calls (the sequencing token of `print v` or of
+    /// sequential and readonly externals), not pass data: views draw them dashed.
+    pub ordering: Vec<(usize, usize)>,
 }
 
 /// How many ancestors a node records for placing new nodes.
@@ -105,7 +108,7 @@ impl Session {
         let st = &self.current;
         let m = &st.machine;
         let mut nodes = Vec::new();
-        let mut sources: Vec<Vec<LabelKey>> = Vec::new();
+        let mut sources: Vec<(Vec<LabelKey>, Vec<LabelKey>)> = Vec::new();
         for s in m.iter() {
             let op = m.stmt(s).op;
             let kind = kind_of(m, s);
@@ -130,8 +133,7 @@ impl Session {
                         opal_core::machine::Status::Stuck(why) => format!("stuck: {why}"),
                         _ => "queued".to_string(),
                     };
-                    let mut deps = Vec::new();
-                    st.sources_of(x, &mut deps);
+                    let (deps, order) = st.call_sources(&ext, x);
                     let call = if kind == Kind::Stuck {
                         CallState::Failed
                     } else if ready {
@@ -151,7 +153,7 @@ impl Session {
                         line: self.line_of(s),
                         parents: self.parents_of(s),
                     };
-                    (node, deps)
+                    (node, (deps, order))
                 }
                 MOp::Task(t) => {
                     let task = &m.tasks[t.0 as usize];
@@ -178,7 +180,7 @@ impl Session {
                         line: call.and_then(|c| c.line).or_else(|| self.line_of(s)),
                         parents: self.parents_of(s),
                     };
-                    (node, call.map(|c| c.deps.clone()).unwrap_or_default())
+                    (node, call.map(|c| (c.deps.clone(), c.order.clone())).unwrap_or_default())
                 }
                 _ => continue,
             };
@@ -186,17 +188,20 @@ impl Session {
             sources.push(deps);
         }
         let index: HashMap<LabelKey, usize> = nodes.iter().enumerate().map(|(i, n)| (n.key, i)).collect();
-        let mut edges = Vec::new();
-        for (to, deps) in sources.iter().enumerate() {
-            for d in deps {
+        let (mut edges, mut ordering) = (Vec::new(), Vec::new());
+        for (to, (deps, order)) in sources.iter().enumerate() {
+            for (d, by_order) in deps.iter().map(|d| (d, false)).chain(order.iter().map(|d| (d, true))) {
                 if let Some(&from) = index.get(d) {
                     if from != to && !edges.contains(&(from, to)) {
                         edges.push((from, to));
+                        if by_order {
+                            ordering.push((from, to));
+                        }
                     }
                 }
             }
         }
-        Graph { nodes, edges }
+        Graph { nodes, edges, ordering }
     }
 
     /// Every top-level statement, def-use edges; the environment (`0.…`) only if `prelude`.
@@ -237,7 +242,7 @@ impl Session {
                 }
             }
         }
-        Graph { nodes, edges }
+        Graph { nodes, edges, ordering: Vec::new() }
     }
 
     /// `g` with groups folded so that at most about `max` nodes remain. Top down from the
@@ -357,13 +362,23 @@ impl Session {
                 parents: parents.unwrap_or_default(),
             });
         }
+        // A folded edge orders only if every edge it stands for does.
+        let ordering: HashSet<(usize, usize)> = g.ordering.iter().copied().collect();
+        let mut data = HashSet::new();
         let mut seen = HashSet::new();
-        for &(a, b) in &g.edges {
-            let (a, b) = (node_of[a], node_of[b]);
-            if a != b && seen.insert((a, b)) {
+        for &(a0, b0) in &g.edges {
+            let (a, b) = (node_of[a0], node_of[b0]);
+            if a == b {
+                continue;
+            }
+            if !ordering.contains(&(a0, b0)) {
+                data.insert((a, b));
+            }
+            if seen.insert((a, b)) {
                 out.edges.push((a, b));
             }
         }
+        out.ordering = out.edges.iter().copied().filter(|e| !data.contains(e)).collect();
         out
     }
 }
@@ -501,7 +516,8 @@ impl Graph {
             let _ = writeln!(out, "  \"{}\" [label=\"{}\\n{}\", fillcolor=\"{}\"{style}];", esc(&n.label), esc(&n.label), esc(&text(n)), kind_hex(n.kind));
         }
         for &(a, b) in &self.edges {
-            let _ = writeln!(out, "  \"{}\" -> \"{}\";", esc(&self.nodes[a].label), esc(&self.nodes[b].label));
+            let style = if self.ordering.contains(&(a, b)) { " [style=dashed, label=\"order\"]" } else { "" };
+            let _ = writeln!(out, "  \"{}\" -> \"{}\"{style};", esc(&self.nodes[a].label), esc(&self.nodes[b].label));
         }
         out.push_str("}\n");
         out

@@ -443,6 +443,25 @@ impl State {
     /// The calls whose results `v`'s value came from, by key: a dispatched call (its task, or
     /// the origin of the statements its value was built of), or a call still queued at the top
     /// level that computes part of it (bounded: a call's argument is small).
+    /// The calls the argument `x` of a call to `ext` comes from: by its data, and for an
+    /// ordered call (its argument is `(token, data)`) by program order alone.
+    pub(crate) fn call_sources(&self, ext: &str, x: VarId) -> (Vec<LabelKey>, Vec<LabelKey>) {
+        let (mut data, mut order) = (Vec::new(), Vec::new());
+        let m = &self.machine;
+        if m.is_ordered(ext) {
+            if let Some(MOp::Tuple(xs)) = m.binder(x).map(|b| m.stmt(b).op) {
+                if let [tok, v] = m.tuple(xs) {
+                    self.sources_of(*v, &mut data);
+                    self.sources_of(*tok, &mut order);
+                    order.retain(|k| !data.contains(k));
+                    return (data, order);
+                }
+            }
+        }
+        self.sources_of(x, &mut data);
+        (data, order)
+    }
+
     pub(crate) fn sources_of(&self, v: VarId, out: &mut Vec<LabelKey>) {
         let m = &self.machine;
         let push = |k: LabelKey, out: &mut Vec<LabelKey>| {
@@ -494,7 +513,7 @@ pub fn partial_answer(src: &str) -> Option<String> {
 impl Session {
     /// A session on `source`; `Err` with the errors if it does not compile.
     pub fn new(source: &str, world: Option<World>) -> Result<Session, Vec<Diagnostic>> {
-        let c = opal_core::compile(source);
+        let c = opal_core::compile_with(source, world.as_ref());
         let lines = LineIndex::new(source);
         if c.has_errors() {
             return Err(c.diags.into_iter().filter(|d| d.is_error()).collect());
@@ -1317,9 +1336,16 @@ impl Env {
             MOp::Call(_, x) => Some(x),
             _ => None,
         };
-        let mut deps = Vec::new();
+        let (mut deps, mut order) = (Vec::new(), Vec::new());
         if let (Ok(Rule::Dispatch), Some(x)) = (st.machine.steppable(s), arg) {
-            st.sources_of(x, &mut deps);
+            let ext = match st.machine.stmt(s).op {
+                MOp::Call(f, _) => match st.machine.binder(f).map(|b| st.machine.stmt(b).op) {
+                    Some(MOp::Prim(p)) => st.machine.prim(p).to_string(),
+                    _ => String::new(),
+                },
+                _ => String::new(),
+            };
+            (deps, order) = st.call_sources(&ext, x);
         }
         let ev = st.machine.step(s)?;
         let pure = ev.rule == Rule::Dispatch && ev.task.is_some_and(|t| self.host.is_pure(&st.machine.tasks[t.0 as usize].ext));
@@ -1365,6 +1391,7 @@ impl Env {
                     pure,
                     chunks: Vec::new(),
                     deps,
+                    order,
                 };
                 if pure {
                     let out = &mut st.output;

@@ -27,6 +27,8 @@ pub struct Call {
     pub chunks: Vec<String>,
     /// The calls whose results its argument was computed from (their keys).
     pub deps: Vec<LabelKey>,
+    /// The ordered calls it waits for by program order alone (the sequencing token).
+    pub order: Vec<LabelKey>,
 }
 
 impl Call {

@@ -44,7 +44,7 @@ pub enum Target {
 
 impl Analysis {
     pub fn new(text: String, world: WorldInfo) -> Analysis {
-        let compiled = opal_core::compile(&text);
+        let compiled = opal_core::compile_with(&text, world.world.as_ref());
         let lines = LineIndex::new(&text);
         let mut diags = compiled.diags.clone();
         if world.exists {
@@ -357,7 +357,7 @@ fn scope_in_expr(a: &Analysis, e: &Expr, offset: u32, ci: u32, out: &mut Vec<Vis
             scope_in_expr(a, x, offset, ci, out);
             scope_in_expr(a, y, offset, ci, out);
         }
-        _ => {}
+        _ => e.sugar_children().into_iter().for_each(|x| scope_in_expr(a, x, offset, ci, out)),
     }
 }
 

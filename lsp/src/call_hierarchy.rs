@@ -54,7 +54,7 @@ pub fn functions(a: &Analysis) -> Vec<Function> {
                 expr(a, y, out);
             }
             ExprKind::Tuple(xs) | ExprKind::List(xs) => xs.iter().for_each(|x| expr(a, x, out)),
-            _ => {}
+            _ => e.sugar_children().into_iter().for_each(|x| expr(a, x, out)),
         }
     }
     let mut out = Vec::new();

@@ -7,7 +7,7 @@ use opal_core::diag::{Diagnostic as ODiag, Severity};
 use opal_core::span::Span;
 use opal_core::syntax::ast::Pattern;
 use opal_core::syntax::ast::*;
-use opal_core::syntax::lexer::{lex, Tok, KEYWORDS};
+use opal_core::syntax::lexer::{lex, Kw, Tok, KEYWORDS};
 use opal_core::{externals, prelude};
 use std::collections::HashSet;
 use tower_lsp_server::ls_types::*;
@@ -415,7 +415,7 @@ fn for_each_child_block<'a>(item: &'a Item, f: &mut dyn FnMut(&'a Block)) {
                 expr(y, f);
             }
             ExprKind::Tuple(xs) | ExprKind::List(xs) => xs.iter().for_each(|x| expr(x, f)),
-            _ => {}
+            _ => e.sugar_children().into_iter().for_each(|x| expr(x, f)),
         }
     }
     match &item.kind {
@@ -454,7 +454,7 @@ pub fn enclosing_spans(a: &Analysis, offset: u32) -> Vec<Span> {
                 expr(y, o, out);
             }
             ExprKind::Tuple(xs) | ExprKind::List(xs) => xs.iter().for_each(|x| expr(x, o, out)),
-            _ => {}
+            _ => e.sugar_children().into_iter().for_each(|x| expr(x, o, out)),
         }
     }
     fn block(b: &Block, o: u32, out: &mut Vec<Span>) {
@@ -559,8 +559,17 @@ pub fn semantic_tokens_in(a: &Analysis, range: Span) -> Vec<SemanticToken> {
         let class = match &t.tok {
             Tok::Kw(_) => Some((ty("keyword"), 0)),
             Tok::Int(_) | Tok::Float(_) => Some((ty("number"), 0)),
-            Tok::Str(_) => Some((ty("string"), 0)),
+            Tok::Str(_) | Tok::FStr(_) => Some((ty("string"), 0)),
             Tok::Prim(_) | Tok::PrimName(_) => Some((ty("primitive"), 0)),
+            // `extern sequential f`: the class is a keyword there.
+            Tok::Ident(w)
+                if Order::parse(w).is_some()
+                    && k > 0
+                    && matches!(lexed.tokens[k - 1].tok, Tok::Kw(Kw::Extern))
+                    && matches!(lexed.tokens.get(k + 1).map(|t| &t.tok), Some(Tok::Ident(_))) =>
+            {
+                Some((ty("keyword"), 0))
+            }
             Tok::Punct(p) if matches!(*p, ":=" | "+=" | "-=" | "++=" | "+" | "-" | "*" | "/" | "%" | "++" | "==" | "!=" | "<" | "<=" | ">" | ">=" | "&") => {
                 Some((ty("operator"), 0))
             }
@@ -833,7 +842,7 @@ fn expr_hints(a: &Analysis, e: &Expr, scope: &mut Scope, out: &mut Vec<InlayHint
             expr_hints(a, y, scope, out);
         }
         ExprKind::Tuple(xs) | ExprKind::List(xs) => xs.iter().for_each(|x| expr_hints(a, x, scope, out)),
-        _ => {}
+        _ => e.sugar_children().into_iter().for_each(|x| expr_hints(a, x, scope, out)),
     }
 }
 

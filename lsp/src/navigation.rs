@@ -19,7 +19,15 @@ pub fn hover(a: &Analysis, offset: u32) -> Option<Hover> {
         Target::Def(i) => {
             let d = &a.defs()[*i];
             let what = match d.kind {
-                DefKind::Extern => "extern (supplied by the world file)".to_string(),
+                DefKind::Extern => {
+                    let class = a.compiled.program.orders.get(&d.name).copied().unwrap_or_default();
+                    let how = match class {
+                        Order::Sequential => "sequential: its calls run in program order",
+                        Order::Readonly => "readonly: its calls may overlap each other, never a sequential call",
+                        Order::Unordered => "unordered: its calls run as soon as their arguments exist",
+                    };
+                    format!("extern, {how} (supplied by the world file)")
+                }
                 DefKind::Param => format!("parameter · {}", describe_known(&d.known)),
                 DefKind::Binding => format!("binding · {}", describe_known(&d.known)),
             };
@@ -321,7 +329,7 @@ fn expr_children(a: &Analysis, e: &Expr, out: &mut Vec<DocumentSymbol>) {
             expr_children(a, x, out);
         }
         ExprKind::Tuple(xs) | ExprKind::List(xs) => xs.iter().for_each(|x| expr_children(a, x, out)),
-        _ => {}
+        _ => e.sugar_children().into_iter().for_each(|x| expr_children(a, x, out)),
     }
 }
 

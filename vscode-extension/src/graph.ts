@@ -18,6 +18,8 @@ export interface GraphNode {
 export interface TaskGraph {
   nodes: GraphNode[];
   edges: [number, number][];
+  /** Edges that only order two calls (the sequencing token): drawn dashed. */
+  ordering?: [number, number][];
   standing: string;
 }
 
@@ -99,7 +101,8 @@ export function renderSvg(g: TaskGraph, focusLine?: number): string {
     const x2 = to.x + BOX.w / 2;
     const y2 = to.y;
     const my = (y1 + y2) / 2;
-    out.push(`<path class="edge" d="M ${x1} ${y1} C ${x1} ${my}, ${x2} ${my}, ${x2} ${y2 - 2}" marker-end="url(#arrow)"/>`);
+    const order = (g.ordering ?? []).some(([p, q]) => p === a && q === b) ? ' order' : '';
+    out.push(`<path class="edge${order}" d="M ${x1} ${y1} C ${x1} ${my}, ${x2} ${my}, ${x2} ${y2 - 2}" marker-end="url(#arrow)"/>`);
   }
   for (const p of placed) {
     const n = p.node;
@@ -143,6 +146,7 @@ button.on { background: var(--vscode-button-background); color: var(--vscode-but
 svg.graph text { font-family: var(--vscode-editor-font-family, monospace); }
 svg.graph .empty { fill: var(--vscode-descriptionForeground); font-size: 13px; }
 svg.graph .edge { fill: none; stroke: var(--vscode-editorLineNumber-foreground, #888); stroke-width: 1.5; }
+svg.graph .edge.order { stroke-dasharray: 6 4; }
 svg.graph .arrowhead { fill: var(--vscode-editorLineNumber-foreground, #888); }
 svg.graph .node rect { fill: var(--vscode-editorWidget-background, #f3f3f3); stroke: var(--c); stroke-width: 1.5; }
 svg.graph .node rect.bar { fill: var(--c); stroke: none; }

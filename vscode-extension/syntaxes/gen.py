@@ -3,8 +3,8 @@
 import json, pathlib
 
 NAME = r"[A-Za-z_][A-Za-z0-9_]*(?:'[0-9]+)?(?:@[0-9]+(?:\.[0-9]+)*)?"
-EXTERNALS = "add|sub|mul|div|mod|neg|eq|ne|lt|le|gt|ge|concat_str|len|to_str|parse_int|split_lines|split_words|print|sleep|coin|now|fork|join|llm|llm_chat|create_process|fd_write_and_close|fd_read_and_close"
-PRELUDE = "nil|cons|fold|concat|map|filter|length|reverse|is_empty|join_str|fix"
+EXTERNALS = "add|sub|mul|div|mod|neg|eq|ne|lt|le|gt|ge|concat_str|len|to_str|parse_int|split_lines|split_words|print|sleep|coin|now|fork|join|llm|llm_chat|create_process|fd_write_and_close|fd_read_and_close|range|contains|index|get|keys|values|items|sum|max|min|sorted|reversed|topk|order_by|zip|enumerate|json_parse|json_dump|error"
+PRELUDE = "nil|cons|fold|concat|map|filter|length|reverse|is_empty|join_str|fix|sort_by"
 NOT_ARGS = "in|and|or|not|if|elif|else|for|while|do|ret|fun"
 NUMBER = r"-?(?:[0-9]+\.[0-9]+(?:[eE][+-]?[0-9]+)?|[0-9]+[eE][+-]?[0-9]+)|-?[0-9]+"
 
@@ -19,6 +19,7 @@ grammar = {
         {"include": "#comment"},
         {"include": "#task"},
         {"include": "#primitive"},
+        {"include": "#fstring"},
         {"include": "#string"},
         {"include": "#number"},
         {"include": "#extern"},
@@ -56,6 +57,27 @@ grammar = {
             "beginCaptures": {"0": {"name": "punctuation.definition.string.begin.opal"}},
             "endCaptures": {"0": {"name": "punctuation.definition.string.end.opal"}},
             "patterns": [{"include": "#escape"}],
+        },
+        # `f"{idx}: {value}"`: literal text and `{expr}` holes (`{{` and `}}` are braces).
+        "fstring": {
+            "begin": r'\b(f)(")',
+            "end": '"|$',
+            "name": "string.interpolated.opal",
+            "beginCaptures": {"1": {"name": "storage.type.string.opal"}, "2": {"name": "punctuation.definition.string.begin.opal"}},
+            "endCaptures": {"0": {"name": "punctuation.definition.string.end.opal"}},
+            "patterns": [
+                {"include": "#escape"},
+                {"match": r"\{\{|\}\}", "name": "constant.character.escape.opal"},
+                {
+                    "begin": r"\{",
+                    "end": r"\}",
+                    "name": "meta.embedded.expression.opal",
+                    "beginCaptures": {"0": {"name": "punctuation.section.embedded.begin.opal"}},
+                    "endCaptures": {"0": {"name": "punctuation.section.embedded.end.opal"}},
+                    "contentName": "source.opal",
+                    "patterns": [{"include": "#string"}, {"include": "#number"}, {"include": "#keyword"}, {"include": "#operator"}, {"include": "#builtin"}, {"include": "#call"}, {"include": "#name"}, {"include": "#punctuation"}],
+                },
+            ],
         },
         "number": {
             "patterns": [
@@ -97,7 +119,12 @@ grammar = {
             "begin": r"^\s*(extern)\b",
             "end": r"(?=#)|$",
             "beginCaptures": {"1": {"name": "storage.type.extern.opal"}},
-            "patterns": [{"match": r"[A-Za-z_][A-Za-z0-9_]*", "name": "entity.name.function.external.opal"}, {"include": "#punctuation"}],
+            "patterns": [
+                # `extern sequential write`: PopPy's ordering class.
+                {"match": r"\b(?:sequential|readonly|unordered)\b(?=\s+[A-Za-z_])", "name": "storage.modifier.order.opal"},
+                {"match": r"[A-Za-z_][A-Za-z0-9_]*", "name": "entity.name.function.external.opal"},
+                {"include": "#punctuation"},
+            ],
         },
         "keyword": {
             "patterns": [

@@ -1373,6 +1373,11 @@ impl Machine {
         }
     }
 
+    /// Is `ext` called with the sequencing token (`Program::ordered`)?
+    pub fn is_ordered(&self, ext: &str) -> bool {
+        self.ordered.iter().any(|e| &**e == ext)
+    }
+
     /// Statements the last step created, in label order.
     pub fn created(&self) -> &[StmtId] {
         &self.created

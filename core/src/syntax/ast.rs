@@ -278,6 +278,20 @@ pub enum ExprKind {
     Error,
 }
 
+impl Expr {
+    /// The subexpressions of the Python-style forms (`l[i]`, `a if c else b`, f-strings,
+    /// dictionaries), in source order, for passes that only walk into them.
+    pub fn sugar_children(&self) -> Vec<&Expr> {
+        match &self.kind {
+            ExprKind::Index(a, b) => vec![a, b],
+            ExprKind::Cond(a, c, b) => vec![a, c, b],
+            ExprKind::FStr(parts) => parts.iter().filter_map(|p| if let FPart::Expr(e) = p { Some(e) } else { None }).collect(),
+            ExprKind::Dict(kvs) => kvs.iter().flat_map(|(k, v)| [k, v]).collect(),
+            _ => vec![],
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum FPart {
     Lit(String),

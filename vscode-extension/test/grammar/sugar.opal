@@ -61,3 +61,14 @@ break
 # <----- invalid.illegal.keyword.opal
 f ()
 # <- entity.name.function.call.opal
+extern sequential write, log
+# <----- storage.type.extern.opal
+#      ^^^^^^^^^^ storage.modifier.order.opal
+#                 ^^^^^ entity.name.function.external.opal
+msg := f"{n}: {name}"
+#      ^ storage.type.string.opal
+#       ^ punctuation.definition.string.begin.opal
+#        ^ punctuation.section.embedded.begin.opal
+#         ^ variable.other.opal
+#          ^ punctuation.section.embedded.end.opal
+#           ^^ string.interpolated.opal

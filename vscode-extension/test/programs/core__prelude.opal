@@ -36,3 +36,29 @@ fix_s := fun (fix_s, f_s):
         f := fix_s (fix_s, f_s)
         f_s (f, i)
 fix := fun f_s: fix_s (fix_s, f_s)
+sort_by := fun (l, key): order_by (l, map (l, key))
+# In a program with ordered calls (`print v`, `extern sequential`), user functions take and
+# return the sequencing token: `f (tok, x)` gives `(tok, y)`. These are the higher-order
+# functions for them; each calls its function argument in list order, threading the token.
+map_t := fun (tok, (l, f)):
+    step := fun ((tok, acc), x):
+        (tok, y) := f (tok, x)
+        (tok, cons (y, acc))
+    (tok, acc) := fold (l, (tok, nil), step)
+    (tok, reverse acc)
+filter_t := fun (tok, (l, p)):
+    step := fun ((tok, acc), x):
+        (tok, keep) := p (tok, x)
+        (tok, if_ (keep, fun (): cons (x, acc), fun (): acc))
+    (tok, acc) := fold (l, (tok, nil), step)
+    (tok, reverse acc)
+fold_t := fun (tok, (l, init, each)): fold (l, (tok, init), fun ((tok, acc), x): each (tok, (acc, x)))
+if_t := fun (tok, (cond, case_true, case_false)): cond (fun (): case_true (tok, ()), fun (): case_false (tok, ()))
+sort_by_t := fun (tok, (l, key)):
+    (tok, ks) := map_t (tok, (l, key))
+    (tok, order_by (l, ks))
+fix_st := fun (fix_st, f_s):
+    fun (tok, i):
+        f := fix_st (fix_st, f_s)
+        f_s (tok, (f, i))
+fix_t := fun f_s: fix_st (fix_st, f_s)
