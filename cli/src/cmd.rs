@@ -172,7 +172,8 @@ pub struct EvalArgs {
     /// Replay a trace recorded from another version of the program; mismatches are warnings.
     #[arg(long)]
     pub force: bool,
-    /// Stop after N steps (exit 4); a run that needs exactly N steps finishes.
+    /// Stop after N steps (exit 4); a run that needs exactly N steps finishes. `opal run` has no
+    /// budget of its own; `opal step` stops at 10 000 unless told otherwise.
     #[arg(long, value_name = "N")]
     pub max_steps: Option<u64>,
 }
@@ -291,13 +292,15 @@ pub fn load(file: &str, world: Option<&str>) -> Result<(String, opal_core::Compi
         eprintln!("opal: {e}");
         1
     })?;
-    let (w, mut wdiags) = load_world(file, world);
+    let (w, wdiags) = load_world(file, world);
     let compiled = opal_core::compile_with(&text, w.as_ref());
     let mut diags = compiled.diags.clone();
-    diags.extend(opal_core::check_externs(&compiled.program, w.as_ref()));
+    if w.is_some() || wdiags.is_none() {
+        diags.extend(opal_core::check_externs(&compiled.program, w.as_ref()));
+    }
     print_diags(&diags, file, &text);
-    for (wf, wt, d) in wdiags.drain(..) {
-        print_diags(&[d], &wf, &wt);
+    if let Some((wf, wt, ds)) = &wdiags {
+        print_diags(ds, wf, wt);
     }
     if diags.iter().any(|d| d.is_error()) || (w.is_none() && world_path(file, world).is_some()) {
         return Err(1);
@@ -305,21 +308,40 @@ pub fn load(file: &str, world: Option<&str>) -> Result<(String, opal_core::Compi
     Ok((text, compiled, w))
 }
 
-type WorldDiag = (String, String, Diagnostic);
+/// A world file's diagnostics: its path, its text, and what is wrong with it (or worth a warning).
+type WorldDiags = (String, String, Vec<Diagnostic>);
 
-pub fn load_world(file: &str, explicit: Option<&str>) -> (Option<opal_core::world::World>, Vec<WorldDiag>) {
-    let Some(p) = world_path(file, explicit) else { return (None, vec![]) };
+pub fn load_world(file: &str, explicit: Option<&str>) -> (Option<opal_core::world::World>, Option<WorldDiags>) {
+    let Some(p) = world_path(file, explicit) else { return (None, None) };
     let ps = p.display().to_string();
     let text = match read_file(&ps) {
         Ok(t) => t,
-        Err(e) => return (None, vec![(ps.clone(), String::new(), Diagnostic::error("E0200", Default::default(), e))]),
+        Err(e) => return (None, Some((ps, String::new(), vec![Diagnostic::error("E0200", Default::default(), e)]))),
     };
     match opal_core::world::parse_world(&text) {
         Ok(w) => {
-            let warnings = w.warnings.iter().map(|d| (ps.clone(), text.clone(), d.clone())).collect();
-            (Some(w), warnings)
+            let warnings = w.warnings.clone();
+            (Some(w), (!warnings.is_empty()).then_some((ps, text, warnings)))
         }
-        Err(ds) => (None, ds.into_iter().map(|d| (ps.clone(), text.clone(), d)).collect()),
+        Err(ds) => (None, Some((ps, text, ds))),
+    }
+}
+
+/// `opal check` of a world file itself.
+fn check_world(text: &str) -> Vec<Diagnostic> {
+    match opal_core::world::parse_world(text) {
+        Ok(w) => w.warnings,
+        Err(ds) => ds,
+    }
+}
+
+/// Prints one file's diagnostics (one line index for all of them), or adds them to `all`.
+fn emit(diags: &[Diagnostic], file: &str, text: &str, json: bool, all: &mut Vec<serde_json::Value>) {
+    if json {
+        let idx = LineIndex::new(text);
+        all.extend(diags.iter().map(|d| json_diag(d, file, text, &idx)));
+    } else {
+        print_diags(diags, file, text);
     }
 }
 
@@ -330,24 +352,34 @@ fn check(files: &[String], json: bool) -> i32 {
         let text = match read_file(file) {
             Ok(t) => t,
             Err(e) => {
-                eprintln!("opal: {e}");
                 any_error = true;
+                if json {
+                    all.push(json_diag(&Diagnostic::error("E0300", Default::default(), e), file, "", &LineIndex::new("")));
+                } else {
+                    eprintln!("opal: {e}");
+                }
                 continue;
             }
         };
+        // A world file checks as a world file (its TOML is not OPAL).
+        if file.ends_with(".toml") {
+            let diags = check_world(&text);
+            any_error |= diags.iter().any(Diagnostic::is_error);
+            emit(&diags, file, &text, json, &mut all);
+            continue;
+        }
         let (w, wdiags) = load_world(file, None);
         let compiled = opal_core::compile_with(&text, w.as_ref());
         let mut diags = compiled.diags.clone();
-        diags.extend(opal_core::check_externs(&compiled.program, w.as_ref()));
-        let mut per_file: Vec<(String, String, Diagnostic)> = diags.into_iter().map(|d| (file.clone(), text.clone(), d)).collect();
-        per_file.extend(wdiags);
-        for (f, t, d) in per_file {
-            any_error |= d.is_error();
-            if json {
-                all.push(json_diag(&d, &f, &t, &LineIndex::new(&t)));
-            } else {
-                print_diags(&[d], &f, &t);
-            }
+        // A world file that did not load has its own errors; "no entry" would be noise.
+        if w.is_some() || wdiags.is_none() {
+            diags.extend(opal_core::check_externs(&compiled.program, w.as_ref()));
+        }
+        any_error |= diags.iter().any(Diagnostic::is_error);
+        emit(&diags, file, &text, json, &mut all);
+        if let Some((wf, wt, ds)) = &wdiags {
+            any_error |= ds.iter().any(Diagnostic::is_error);
+            emit(ds, wf, wt, json, &mut all);
         }
     }
     if json {

@@ -7,6 +7,13 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     tune_allocator();
+    // `opal run … | head` ends quietly when the reader goes away, as Unix tools do, instead
+    // of panicking on the next write (Rust ignores SIGPIPE by default).
+    #[cfg(unix)]
+    // SAFETY: restores the default disposition of one signal before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     ExitCode::from(cmd::main() as u8)
 }
 

@@ -50,16 +50,32 @@ fn exit_code(r: &Report) -> i32 {
     }
 }
 
-fn report_end(r: &Report, file: &str, quiet: bool, max_steps: Option<u64>) {
+fn report_end(r: &Report, file: &str, quiet: bool, max_steps: Option<u64>, m: &Machine, text: &str) {
     match &r.end {
         End::Done(Some(v)) if !quiet => println!("{v}"),
         End::Done(_) => {}
         End::Stuck(items) => {
+            // Where each stuck statement came from in the source (file:line:col), when it did.
+            let index = opal_core::span::LineIndex::new(text);
+            let at: std::collections::HashMap<String, String> = if items.iter().all(|(l, _)| l.is_empty()) {
+                Default::default()
+            } else {
+                m.iter()
+                    .filter_map(|s| {
+                        let label = m.label_of(s);
+                        let off = m.stmt(s).source_offset()?;
+                        items.iter().any(|(l, _)| *l == label).then(|| {
+                            let lc = index.line_col(text, off);
+                            (label, format!("{}:{}", lc.line, lc.col))
+                        })
+                    })
+                    .collect()
+            };
             for (label, why) in items {
-                if label.is_empty() {
-                    eprintln!("{file}: runtime error: {why}");
-                } else {
-                    eprintln!("{file}: runtime error at statement {label}: {why}");
+                match (label.is_empty(), at.get(label)) {
+                    (true, _) => eprintln!("{file}: runtime error: {why}"),
+                    (false, Some(pos)) => eprintln!("{file}:{pos}: runtime error (statement {label}): {why}"),
+                    (false, None) => eprintln!("{file}: runtime error at statement {label}: {why}"),
                 }
             }
         }
@@ -81,6 +97,14 @@ pub fn run(args: &RunArgs) -> i32 {
         Ok(o) => o,
         Err(c) => return c,
     };
+    // A trace that cannot be written is known before the run, not after it.
+    if let Some(t) = &args.record {
+        let probe = format!("{t}.opal-tmp");
+        if let Err(e) = std::fs::write(&probe, b"").and_then(|_| std::fs::remove_file(&probe)) {
+            eprintln!("opal: cannot write the trace `{t}`: {e}");
+            return 1;
+        }
+    }
     opts.world = world;
     opts.allow_exec = args.allow_exec;
     opts.live = Some(std::rc::Rc::new(opal_live::LiveExternals::from_env(args.allow_exec)));
@@ -91,11 +115,13 @@ pub fn run(args: &RunArgs) -> i32 {
     let max_steps = opts.max_steps;
     let report = run_machine(&mut m, opts, sink(), None);
     let _ = std::io::stdout().flush();
-    report_end(&report, file, args.quiet, max_steps);
+    report_end(&report, file, args.quiet, max_steps, &m, &text);
+    let mut failed_record = false;
     if let Some(t) = &args.record {
         let json = serde_json::to_string_pretty(&report.trace).unwrap_or_default();
         if let Err(e) = crate::cmd::write_atomic(t, &json) {
             eprintln!("opal: cannot write trace `{t}`: {e}");
+            failed_record = true;
         }
     }
     if args.stats {
@@ -113,7 +139,10 @@ pub fn run(args: &RunArgs) -> i32 {
     }
     // The process exits next: handing back a large term table by table only costs time.
     std::mem::forget(m);
-    exit_code(&report)
+    match exit_code(&report) {
+        0 if failed_record => 1,
+        code => code,
+    }
 }
 
 pub fn step(args: &StepArgs) -> i32 {
@@ -150,7 +179,7 @@ pub fn step(args: &StepArgs) -> i32 {
     };
     let max_steps = opts.max_steps;
     let report = run_machine(&mut m, opts, Box::new(|_, _| {}), Some(&mut on_step));
-    report_end(&report, file, json, max_steps);
+    report_end(&report, file, json, max_steps, &m, &text);
     exit_code(&report)
 }
 
@@ -174,11 +203,24 @@ pub fn explore(file: &str, world: Option<&str>, max_states: usize, full: bool, d
         Mode::Full => "every interleaving",
     };
     println!("states: {} ({how})", r.states);
-    println!("normal forms: {}", r.normal_forms.len());
-    for (i, nf) in r.normal_forms.iter().enumerate().take(8) {
+    let (finals, stuck): (Vec<_>, Vec<_>) = r.normal_forms.iter().partition(|nf| nf.stuck.is_empty());
+    println!("normal forms: {}", finals.len());
+    if !stuck.is_empty() {
+        println!("stuck terms: {}", stuck.len());
+    }
+    // Every one, up to a screenful; how many more there are.
+    const SHOWN: usize = 32;
+    for (i, nf) in r.normal_forms.iter().enumerate().take(SHOWN) {
         let choices: Vec<String> = nf.choices.iter().map(|(l, c)| format!("{l} → {c}")).collect();
         let with = if choices.is_empty() { String::new() } else { format!(" (choices: {})", choices.join(", ")) };
-        println!("normal form {}{with}:\n{}", i + 1, nf.term);
+        let what = if nf.stuck.is_empty() { "normal form" } else { "stuck term" };
+        println!("{what} {}{with}:\n{}", i + 1, nf.term);
+        for why in &nf.stuck {
+            println!("  stuck: {why}");
+        }
+    }
+    if r.normal_forms.len() > SHOWN {
+        println!("… and {} more", r.normal_forms.len() - SHOWN);
     }
     let violations = r.violations();
     if !violations.is_empty() {
@@ -188,6 +230,9 @@ pub fn explore(file: &str, world: Option<&str>, max_states: usize, full: bool, d
     if r.truncated {
         println!("stopped at --max-states {max_states}: the states and normal forms found so far are a lower bound");
         return 4;
+    }
+    if !stuck.is_empty() {
+        return 3;
     }
     0
 }

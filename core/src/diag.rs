@@ -70,13 +70,24 @@ pub const CODES: &[(&str, &str)] = &[
     ("E0106", "invalid primitive"),
     ("E0107", "`++` on something that is not a list"),
     ("E0200", "world file error"),
+    ("E0300", "file cannot be read (missing, not UTF-8)"),
     ("E0900", "internal error: desugared term is not well-formed"),
     ("W0001", "unused binding"),
     ("W0002", "handle used twice without threading"),
     ("W0003", "extern without a world entry"),
     ("W0004", "world file table replaces a standard external"),
     ("W0005", "world file and program disagree on an external's ordering class"),
+    ("W0006", "world file has two responses for the same argument"),
 ];
+
+/// Source lines longer than this are shown as a window of this many characters.
+const SHOWN: usize = 160;
+
+/// The window `[from, to)` of a long line that shows column `col`.
+fn window(col: usize, len: usize) -> (usize, usize) {
+    let from = col.saturating_sub(SHOWN / 3).min(len.saturating_sub(SHOWN));
+    (from, (from + SHOWN).min(len))
+}
 
 /// Renders a diagnostic like rustc: `file:line:col: error[CODE]: message`, the line, a caret.
 pub fn render(d: &Diagnostic, file: &str, text: &str, index: &LineIndex) -> String {
@@ -89,10 +100,24 @@ pub fn render(d: &Diagnostic, file: &str, text: &str, index: &LineIndex) -> Stri
     let line_no = lc.line.to_string();
     let pad = " ".repeat(line_no.len());
     let src_line = index.line_text(text, lc.line as usize - 1);
-    out.push_str(&format!("{pad} |\n{line_no} | {src_line}\n"));
     let end_lc = index.line_col(text, d.span.end);
     let width = if end_lc.line == lc.line { (end_lc.col.saturating_sub(lc.col)).max(1) } else { 1 };
-    out.push_str(&format!("{pad} | {}{}\n", " ".repeat(lc.col as usize - 1), "^".repeat(width.min(200) as usize)));
+    // A long line is shown as a window around the column (a 160 000-character line repeated
+    // for every warning on it made gigabytes of output); control characters as `?`.
+    let chars: Vec<char> = src_line.chars().collect();
+    let col = lc.col as usize - 1;
+    let (from, to) = if chars.len() <= SHOWN { (0, chars.len()) } else { window(col, chars.len()) };
+    let mut shown: String = chars[from..to].iter().map(|&c| if c.is_control() && c != '\t' { '?' } else { c }).collect();
+    if from > 0 {
+        shown.insert(0, '…');
+    }
+    if to < chars.len() {
+        shown.push('…');
+    }
+    let caret_at = col - from + usize::from(from > 0);
+    let width = (width as usize).min(to.saturating_sub(col).max(1)).min(200);
+    out.push_str(&format!("{pad} |\n{line_no} | {shown}\n"));
+    out.push_str(&format!("{pad} | {}{}\n", " ".repeat(caret_at), "^".repeat(width)));
     for (span, msg) in &d.related {
         let r = index.line_col(text, span.start);
         out.push_str(&format!("{pad} = note: {file}:{}:{}: {msg}\n", r.line, r.col));

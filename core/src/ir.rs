@@ -107,9 +107,14 @@ pub fn write_str_lit(out: &mut impl Write, s: &str) -> fmt::Result {
     out.write_char('"')
 }
 
-/// Writes a float so that it reads back as a float (`1.0`, not `1`).
+/// Writes a float so that it reads back as the same float (`1.0`, not `1`; `1e16`, not the
+/// integer `10000000000000000`; `1.5e-7`).
 pub fn write_float(out: &mut impl Write, f: f64) -> fmt::Result {
-    if f.is_finite() && f == f.trunc() && f.abs() < 1e15 {
+    if !f.is_finite() {
+        write!(out, "{f}")
+    } else if f != 0.0 && (f.abs() >= 1e15 || f.abs() < 1e-4) {
+        write!(out, "{f:e}")
+    } else if f == f.trunc() {
         write!(out, "{f:.1}")
     } else {
         write!(out, "{f}")

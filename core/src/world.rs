@@ -233,6 +233,7 @@ pub fn parse_world(text: &str) -> Result<World, Vec<Diagnostic>> {
         let span = Span::new(r.start, r.end);
         let raw = raw.into_inner();
         let mut responses = Vec::new();
+        let mut arg_spans = Vec::new();
         for resp in raw.responses {
             let ar = resp.arg.span();
             let arg = match parse_pexp(resp.arg.get_ref()) {
@@ -289,6 +290,7 @@ pub fn parse_world(text: &str) -> Result<World, Vec<Diagnostic>> {
                 diags.push(Diagnostic::error("E0200", Span::new(ar.start, ar.end), format!("`latency_ms` of a `{name}` response is {l}: {DELAY_RULE}")));
             }
             responses.push(Response { arg, latency_ms: resp.latency_ms, reply });
+            arg_spans.push(Span::new(ar.start, ar.end));
         }
         if let Some(d) = &raw.default {
             expr_ok(d, "default", &mut diags);
@@ -324,7 +326,14 @@ pub fn parse_world(text: &str) -> Result<World, Vec<Diagnostic>> {
         for (i, r) in responses.iter().enumerate() {
             let mut key = String::new();
             arg_key(&r.arg, &mut key);
-            index.entry(key).or_default().push(i);
+            let same = index.entry(key).or_default();
+            if same.iter().any(|&j| pexp_eq(&responses[j].arg, &r.arg)) {
+                warnings.push(
+                    Diagnostic::warning("W0006", arg_spans[i], format!("a second response of `{name}` for the argument {}", r.arg))
+                        .with_help("the first one answers every call with this argument; remove or change this one"),
+                );
+            }
+            same.push(i);
         }
         exts.insert(
             name.clone(),

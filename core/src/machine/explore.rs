@@ -39,6 +39,9 @@ pub struct NormalForm {
     /// The final term (environment hidden).
     pub term: String,
     pub choices: Choices,
+    /// Why the term is stuck rather than a normal form (failed tasks, statements that can
+    /// never step), one line each; empty for a normal form.
+    pub stuck: Vec<String>,
 }
 
 /// A state of the reduction graph.
@@ -140,6 +143,8 @@ pub fn resolutions(host: &mut Host, ext: &str, arg: &PExp) -> Vec<(Option<String
     match ext {
         "coin" => ["true", "false"].iter().map(|c| (Some(c.to_string()), compile(host, c))).collect(),
         "sleep" => vec![(None, compile(host, "()"))],
+        // Exploring has no clock: `now ()` is 0 on every path, so orders compare equal.
+        "now" => vec![(None, Outcome::Value(crate::ir::Prim::Float(0.0)))],
         _ => vec![(None, eval_pure(ext, arg, &mut |_, _| {}, tokio::time::Instant::now()).unwrap_or_else(Outcome::Failed))],
     }
 }
@@ -197,20 +202,30 @@ fn successors(m: &Machine, host: &mut Host, s: StmtId) -> Vec<Successor> {
     out
 }
 
-/// The index of state `m`, added if new (states are keyed by the printed term, with the
-/// environment, so nothing distinct is merged); whether it was new.
-fn state_of(seen: &mut HashMap<String, usize>, r: &mut Explored, m: &Machine, graph: bool) -> (usize, bool) {
-    // A delivered result is part of the state although the task prints the same (`coin`'s
-    // two results must not merge).
-    let mut key = m.print_term(true);
+/// The key of state `m`: its printed term (with the environment) and the results delivered
+/// to its tasks (`coin`'s two results must not merge although the task prints the same),
+/// hashed, so the seen set costs 16 bytes a state whatever the term's size.
+fn state_key(m: &Machine) -> [u8; 16] {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    h.update(m.print_term(true).as_bytes());
     for s in m.iter() {
         if let super::MOp::Task(t) = m.stmt(s).op {
             if let Some(o) = &m.tasks[t.0 as usize].outcome {
                 let (res, partial, err) = super::run::outcome_record(o);
-                key.push_str(&format!("\n{} = {res} {partial} {err:?}", m.label_of(s)));
+                h.update(format!("\n{} = {res} {partial} {err:?}", m.label_of(s)).as_bytes());
             }
         }
     }
+    let d = h.finalize();
+    let mut k = [0u8; 16];
+    k.copy_from_slice(&d[..16]);
+    k
+}
+
+/// The index of state `m`, added if new; whether it was new.
+fn state_of(seen: &mut HashMap<[u8; 16], usize>, r: &mut Explored, m: &Machine, graph: bool) -> (usize, bool) {
+    let key = state_key(m);
     if let Some(&i) = seen.get(&key) {
         return (i, false);
     }
@@ -222,10 +237,32 @@ fn state_of(seen: &mut HashMap<String, usize>, r: &mut Explored, m: &Machine, gr
     (i, true)
 }
 
+/// A state with nothing steppable: a normal form, or a stuck term (a failed task, a statement
+/// that can never step) with why.
+fn final_state(m: &Machine, choices: Choices) -> NormalForm {
+    let stuck: Vec<String> = m
+        .iter()
+        .filter_map(|s| match m.status(s) {
+            super::Status::Stuck(why) => Some(format!("{}: {why}", m.label_of(s))),
+            super::Status::Pending => Some(format!("{}: a task that never resolves", m.label_of(s))),
+            _ => None,
+        })
+        .collect();
+    NormalForm { term: m.print_term(false), choices, stuck }
+}
+
 pub fn explore(start: &Machine, world: Option<World>, opts: Options) -> Explored {
+    match opts.mode {
+        Mode::Full => explore_full(start, world, opts),
+        Mode::Reduced => explore_reduced(start, world, opts),
+    }
+}
+
+/// Every interleaving, breadth first; states merged by their key.
+fn explore_full(start: &Machine, world: Option<World>, opts: Options) -> Explored {
     let mut host = Host::new(world, false);
     let mut r = Explored::default();
-    let mut seen: HashMap<String, usize> = HashMap::new();
+    let mut seen: HashMap<[u8; 16], usize> = HashMap::new();
     let (root, _) = state_of(&mut seen, &mut r, start, opts.graph);
     let mut work: VecDeque<(Machine, usize, Choices)> = VecDeque::from([(start.clone(), root, Choices::new())]);
     loop {
@@ -233,27 +270,19 @@ pub fn explore(start: &Machine, world: Option<World>, opts: Options) -> Explored
             r.truncated = true;
             break;
         }
-        let next = match opts.mode {
-            Mode::Full => work.pop_front(),
-            Mode::Reduced => work.pop_back(),
-        };
-        let Some((m, id, choices)) = next else { break };
+        let Some((m, id, choices)) = work.pop_front() else { break };
         let cands = steppable(&m);
         if cands.is_empty() {
             if let Some(s) = r.graph.get_mut(id) {
                 s.normal = true;
             }
-            let nf = NormalForm { term: m.print_term(false), choices };
+            let nf = final_state(&m, choices);
             if !r.normal_forms.contains(&nf) {
                 r.normal_forms.push(nf);
             }
             continue;
         }
-        let pick = match opts.mode {
-            Mode::Reduced => &cands[..1],
-            Mode::Full => &cands[..],
-        };
-        for &s in pick {
+        for &s in &cands {
             let label = m.label_of(s);
             for (next, rule, choice, delivered) in successors(&m, &mut host, s) {
                 let (to, new) = state_of(&mut seen, &mut r, &next, opts.graph);
@@ -271,5 +300,88 @@ pub fn explore(start: &Machine, world: Option<World>, opts: Options) -> Explored
         }
     }
     r.states = seen.len();
+    r
+}
+
+/// One order per equivalence class (see the module's doc): each path steps the first
+/// steppable statement, in place, and copies the term only where a nondeterministic result
+/// branches. A path never meets one of its own states again (every step removes its
+/// statement or deepens its label), so states are not keyed: a long or divergent path costs
+/// O(term) a step, not O(states × term).
+fn explore_reduced(start: &Machine, world: Option<World>, opts: Options) -> Explored {
+    let mut host = Host::new(world, false);
+    let mut r = Explored::default();
+    let mut states = 1usize;
+    if opts.graph {
+        r.graph.push(StateNode { term: start.print_term(false), normal: false });
+    }
+    let mut work: Vec<(Machine, usize, Choices)> = vec![(start.clone(), 0, Choices::new())];
+    'paths: while let Some((mut m, mut id, mut choices)) = work.pop() {
+        loop {
+            if states > opts.max_states {
+                r.truncated = true;
+                break 'paths;
+            }
+            let Some(s) = m.iter().find(|s| m.steppable(*s).is_ok()) else {
+                if let Some(st) = r.graph.get_mut(id) {
+                    st.normal = true;
+                }
+                let nf = final_state(&m, choices);
+                if !r.normal_forms.contains(&nf) {
+                    r.normal_forms.push(nf);
+                }
+                continue 'paths;
+            };
+            let label = m.label_of(s);
+            let Some(ev) = m.step(s) else { continue 'paths };
+            let mut branches: Vec<(Option<String>, Option<(String, String, bool, Option<String>)>, Machine)> = Vec::new();
+            let mut delivered = None;
+            let mut choice = None;
+            if let (Rule::Dispatch, Some(t)) = (ev.rule, ev.task) {
+                let (ext, arg) = (m.tasks[t.0 as usize].ext.clone(), m.tasks[t.0 as usize].arg.clone());
+                let mut outcomes = resolutions(&mut host, &ext, &arg);
+                let record = |o: &Outcome| {
+                    let (res, p, e) = super::run::outcome_record(o);
+                    Some((ext.to_string(), res, p, e))
+                };
+                // The first result continues this path; each other one starts a path of its own.
+                let first = if outcomes.is_empty() { None } else { Some(outcomes.remove(0)) };
+                for (c, o) in outcomes {
+                    let mut other = m.clone();
+                    let rec = record(&o);
+                    other.deliver(t, o, 0.0);
+                    branches.push((c, rec, other));
+                }
+                if let Some((c, o)) = first {
+                    delivered = record(&o);
+                    choice = c;
+                    m.deliver(t, o, 0.0);
+                }
+            }
+            let edge = |r: &mut Explored, states: &mut usize, choice: Option<String>, delivered, term: &Machine| {
+                let to = *states;
+                *states += 1;
+                if opts.graph {
+                    r.graph.push(StateNode { term: term.print_term(false), normal: false });
+                    r.edges.push(Edge { from: id, to, rule: ev.rule, label: label.clone(), choice, delivered });
+                }
+                to
+            };
+            for (c, rec, other) in branches {
+                let to = edge(&mut r, &mut states, c.clone(), rec, &other);
+                let mut ch = choices.clone();
+                if let Some(c) = c {
+                    ch.insert(label.clone(), c);
+                }
+                work.push((other, to, ch));
+            }
+            let to = edge(&mut r, &mut states, choice.clone(), delivered, &m);
+            if let Some(c) = choice {
+                choices.insert(label.clone(), c);
+            }
+            id = to;
+        }
+    }
+    r.states = states;
     r
 }

@@ -136,6 +136,17 @@ impl Trace {
                         i + 1
                     ));
                 }
+                if let Some((_, _, prev)) = want.checked_sub(1).and_then(|w| chunks.get(w as usize)) {
+                    if e.resolved_at_ms < prev.resolved_at_ms {
+                        return Err(format!(
+                            "trace event {}: chunk {chunk} of the stream at label {label} arrives at {} ms, before chunk {} ({} ms); a stream's chunks arrive in order",
+                            i + 1,
+                            e.resolved_at_ms,
+                            chunk - 1,
+                            prev.resolved_at_ms
+                        ));
+                    }
+                }
                 if e.external != chunks[0].2.external {
                     return Err(format!(
                         "trace event {}: chunk {chunk} of the stream at label {label} is from `{}`, chunk 0 from `{}`",

@@ -127,6 +127,10 @@ impl<'a> Lexer<'a> {
     }
 
     fn run(&mut self) {
+        // A byte-order mark some editors put first is not part of the program.
+        if self.src.starts_with('\u{feff}') {
+            self.pos = '\u{feff}'.len_utf8();
+        }
         let mut indents: Vec<usize> = vec![0];
         let mut depth: usize = 0; // bracket nesting: newlines inside are ignored
         let mut at_line_start = true;
@@ -357,7 +361,14 @@ impl<'a> Lexer<'a> {
         };
         if is_float {
             match text.parse::<f64>() {
-                Ok(f) => Tok::Float(f),
+                Ok(f) if f.is_finite() => Tok::Float(f),
+                Ok(_) => {
+                    self.diags.push(
+                        Diagnostic::error("E0003", Span::new(start, self.pos), format!("float literal `{text}` is out of range"))
+                            .with_help("floats are 64-bit: at most about 1.8e308 in size"),
+                    );
+                    Tok::Float(0.0)
+                }
                 Err(_) => self.bad_number(start),
             }
         } else {

@@ -533,7 +533,8 @@ impl<'s> Parser<'s> {
             }
             Tok::Punct("-") => {
                 let start = self.bump().span;
-                let e = self.app()?;
+                // Binds tighter than every operator (`-a * b` is `(-a) * b`); `- - 1` nests.
+                let e = self.expr(8)?;
                 let sp = start.to(e.span);
                 match e.kind {
                     ExprKind::Lit(Lit::Int(i)) => Expr::new(ExprKind::Lit(Lit::Int(i.wrapping_neg())), sp),
