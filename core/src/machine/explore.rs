@@ -170,6 +170,9 @@ pub fn steppable(m: &Machine) -> Vec<StmtId> {
     m.iter().filter(|s| m.steppable(*s).is_ok()).collect()
 }
 
+/// What a dispatch delivered, as a trace event writes it: (external, result, partial, error).
+type Delivered = Option<(String, String, bool, Option<String>)>;
+
 /// The successors of `m` by stepping `s`: one, or one per result of a nondeterministic call
 /// (with the result's text).
 type Successor = (Machine, Rule, Option<String>, Option<(String, String, bool, Option<String>)>);
@@ -334,7 +337,7 @@ fn explore_reduced(start: &Machine, world: Option<World>, opts: Options) -> Expl
             };
             let label = m.label_of(s);
             let Some(ev) = m.step(s) else { continue 'paths };
-            let mut branches: Vec<(Option<String>, Option<(String, String, bool, Option<String>)>, Machine)> = Vec::new();
+            let mut branches: Vec<(Option<String>, Delivered, Machine)> = Vec::new();
             let mut delivered = None;
             let mut choice = None;
             if let (Rule::Dispatch, Some(t)) = (ev.rule, ev.task) {
