@@ -149,7 +149,8 @@ impl StdioClient {
     }
 
     /// `initialize` as VS Code does it (markdown, snippets, hierarchical symbols, dynamic
-    /// registration, UTF-16), then `initialized`.
+    /// registration, UTF-16), but taking pushed diagnostics (VS Code pulls them; see
+    /// `a_pulling_client_gets_each_diagnostic_once`), then `initialized`.
     pub fn initialize(&mut self, root_uri: &str) -> Result<Value, Value> {
         let caps = json!({
             "general": {"positionEncodings": ["utf-16"]},

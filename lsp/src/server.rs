@@ -94,6 +94,13 @@ struct ClientCaps {
     hierarchical_symbols: bool,
     /// `client/registerCapability` for file watchers.
     watch_registration: bool,
+    /// The client pulls diagnostics (`textDocument/diagnostic`): the server answers those
+    /// requests and pushes nothing for programs, so a client that does both (VS Code's
+    /// languageclient) does not list every diagnostic twice.
+    pull_diagnostics: bool,
+    /// It takes `workspace/diagnostic/refresh` (a world file changed what a program's
+    /// diagnostics are).
+    diagnostic_refresh: bool,
 }
 
 impl Default for ClientCaps {
@@ -107,6 +114,8 @@ impl Default for ClientCaps {
             snippets: false,
             hierarchical_symbols: false,
             watch_registration: false,
+            pull_diagnostics: false,
+            diagnostic_refresh: false,
         }
     }
 }
@@ -124,6 +133,8 @@ impl ClientCaps {
             snippets: item.and_then(|i| i.snippet_support) == Some(true),
             hierarchical_symbols: td.and_then(|t| t.document_symbol.as_ref()).and_then(|d| d.hierarchical_document_symbol_support) == Some(true),
             watch_registration: c.workspace.as_ref().and_then(|w| w.did_change_watched_files.as_ref()).and_then(|d| d.dynamic_registration) == Some(true),
+            pull_diagnostics: td.and_then(|t| t.diagnostic.as_ref()).is_some(),
+            diagnostic_refresh: c.workspace.as_ref().and_then(|w| w.diagnostics.as_ref()).and_then(|d| d.refresh_support) == Some(true),
         }
     }
 }
@@ -307,22 +318,35 @@ impl Backend {
         let client = self.client.clone();
         tokio::spawn(async move {
             tokio::time::sleep(DEBOUNCE).await;
-            let (world_batch, snap) = {
+            let (world_batch, snap, pull, refresh) = {
                 let mut st = state.lock().unwrap_or_else(PoisonError::into_inner);
                 if st.docs.get(&uri).map(|o| o.doc.version) != Some(version) {
                     return;
                 }
+                let (pull, refresh) = (st.caps.pull_diagnostics, st.caps.diagnostic_refresh);
                 if is_world(&uri) {
                     let batch = catch_unwind(AssertUnwindSafe(|| world_diagnostics(&mut st, &uri)));
                     let prog = uri.to_file_path().and_then(|p| program_path_of(&p)).and_then(Uri::from_file_path);
                     let snap = prog.and_then(|p| Some((p.clone(), st.snapshot(&p)?)));
-                    (batch.ok(), snap)
+                    (batch.ok(), snap, pull, refresh)
                 } else {
-                    (Some(vec![]), st.snapshot(&uri).map(|s| (uri.clone(), s)))
+                    (Some(vec![]), st.snapshot(&uri).map(|s| (uri.clone(), s)), pull, refresh)
                 }
             };
+            let world_changed = world_batch.as_ref().is_some_and(|b| !b.is_empty());
             for (u, diags, v) in world_batch.unwrap_or_default() {
-                client.publish_diagnostics(u, diags, v).await;
+                // World files are pushed whatever the client: it pulls only for programs.
+                if !pull || is_world(&u) {
+                    client.publish_diagnostics(u, diags, v).await;
+                }
+            }
+            if pull {
+                // The client asks for programs' diagnostics itself; a world file that changed
+                // theirs makes it ask again.
+                if world_changed && refresh {
+                    let _ = client.workspace_diagnostic_refresh().await;
+                }
+                return;
             }
             let Some((target, mut snap)) = snap else { return };
             let stale = snap.stale.clone();
@@ -443,7 +467,10 @@ impl LanguageServer for Backend {
             st.roots = roots;
             st.caps = ClientCaps::from(&params.capabilities);
         }
-        let encoding = self.lock().caps.encoding;
+        let (encoding, pull) = {
+            let st = self.lock();
+            (st.caps.encoding, st.caps.pull_diagnostics)
+        };
         Ok(InitializeResult {
             server_info: Some(ServerInfo { name: "opal-lsp".into(), version: Some(env!("CARGO_PKG_VERSION").into()) }),
             capabilities: ServerCapabilities {
@@ -489,12 +516,15 @@ impl LanguageServer for Backend {
                 declaration_provider: Some(DeclarationCapability::Simple(true)),
                 call_hierarchy_provider: Some(CallHierarchyServerCapability::Simple(true)),
                 linked_editing_range_provider: Some(LinkedEditingRangeServerCapabilities::Simple(true)),
-                diagnostic_provider: Some(DiagnosticServerCapabilities::Options(DiagnosticOptions {
-                    identifier: Some("opal".into()),
-                    inter_file_dependencies: true,
-                    workspace_diagnostics: false,
-                    work_done_progress_options: Default::default(),
-                })),
+                // Offered to clients that pull: those get no pushed diagnostics for programs.
+                diagnostic_provider: pull.then(|| {
+                    DiagnosticServerCapabilities::Options(DiagnosticOptions {
+                        identifier: Some("opal".into()),
+                        inter_file_dependencies: true,
+                        workspace_diagnostics: true,
+                        work_done_progress_options: Default::default(),
+                    })
+                }),
                 ..Default::default()
             },
             ..Default::default()
@@ -874,6 +904,26 @@ impl LanguageServer for Backend {
             related_documents: None,
             full_document_diagnostic_report: FullDocumentDiagnosticReport { result_id, items },
         })))
+    }
+
+    async fn workspace_diagnostic(&self, _: WorkspaceDiagnosticParams) -> Result<WorkspaceDiagnosticReportResult> {
+        // Every open program's diagnostics (files on disk are analysed when opened).
+        let uris: Vec<Uri> = self.lock().docs.keys().filter(|u| !is_world(u)).cloned().collect();
+        let mut items = Vec::new();
+        for uri in uris {
+            let u = uri.clone();
+            let r = self
+                .off_lock("workspace/diagnostic", &uri, move |a| Ok(a.diags.iter().map(|d| editing::to_lsp_diagnostic(&a.pos(), &u, d)).collect::<Vec<_>>()))
+                .await?;
+            if let Some((v, diags)) = r {
+                items.push(WorkspaceDocumentDiagnosticReport::Full(WorkspaceFullDocumentDiagnosticReport {
+                    uri,
+                    version: Some(v as i64),
+                    full_document_diagnostic_report: FullDocumentDiagnosticReport { result_id: Some(v.to_string()), items: diags },
+                }));
+            }
+        }
+        Ok(WorkspaceDiagnosticReportResult::Report(WorkspaceDiagnosticReport { items }))
     }
 
     async fn semantic_tokens_range(&self, p: SemanticTokensRangeParams) -> Result<Option<SemanticTokensRangeResult>> {

@@ -327,3 +327,34 @@ fn declaration_linked_editing_call_hierarchy_pull_diagnostics_and_token_ranges()
     );
     assert_eq!(c.shutdown(), Some(0));
 }
+
+/// A client that pulls diagnostics (VS Code's languageclient) is offered pull diagnostics and
+/// gets no pushed ones for programs, so it does not list each diagnostic twice; it can pull a
+/// document's and the workspace's.
+#[test]
+fn a_pulling_client_gets_each_diagnostic_once() {
+    let mut c = StdioClient::spawn(&opal(), &["lsp"], &[]).expect("spawn opal lsp");
+    let caps = json!({
+        "textDocument": {"diagnostic": {"dynamicRegistration": false}, "publishDiagnostics": {}},
+        "workspace": {"diagnostics": {"refreshSupport": true}}
+    });
+    let init = c.initialize_with(&dir_uri(), caps).expect("initialize");
+    assert_eq!(init["capabilities"]["diagnosticProvider"]["workspaceDiagnostics"], json!(true), "{init}");
+    let u = uri("pulled.opal");
+    c.open(&u, "x := nope\n");
+    let pulled = c.request("textDocument/diagnostic", json!({"textDocument": {"uri": u}})).expect("pull");
+    assert!(pulled["items"].as_array().is_some_and(|i| i.iter().any(|d| d["code"] == "E0100")), "{pulled}");
+    let workspace = c.request("workspace/diagnostic", json!({"previousResultIds": []})).expect("workspace pull");
+    assert!(workspace["items"].as_array().is_some_and(|i| i.len() == 1 && i[0]["uri"] == json!(u)), "{workspace}");
+    // Nothing is pushed for the program (a hover answers long after the debounce).
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let hover = c.request_async("textDocument/hover", json!({"textDocument": {"uri": u}, "position": {"line": 0, "character": 0}}));
+    loop {
+        let m = c.next_message().expect("message");
+        assert_ne!(m["method"], "textDocument/publishDiagnostics", "pushed to a pulling client: {m}");
+        if m["id"] == json!(hover) {
+            break;
+        }
+    }
+    assert_eq!(c.shutdown(), Some(0));
+}
