@@ -309,6 +309,8 @@ pub struct DebuggerApp {
     last_session: Option<PathBuf>,
     live: Option<opal_debugger::live::LiveCalls>,
     mtime: Option<SystemTime>,
+    /// Why the last typed answer was refused, for the task it was typed for.
+    pub hand_error: Option<(String, String)>,
     /// The file is missing (deleted, or moved away by an editor saving it).
     file_gone: bool,
     /// The whole action log from before a reload whose replay may stop early (a file saved
@@ -361,6 +363,7 @@ impl DebuggerApp {
             last_session: None,
             live: None,
             mtime: None,
+            hand_error: None,
             file_gone: false,
             kept: None,
             scrolled_to: None,
@@ -939,7 +942,12 @@ impl DebuggerApp {
                     }
                     Cmd::ResolveWorld(l) => s.resolve_from_world(&l),
                     Cmd::ResolveTrace(l) => s.resolve_from_trace(&l),
-                    Cmd::ResolveHand(l, src) => s.resolve_with(&l, &src),
+                    Cmd::ResolveHand(l, src) => {
+                        let r = s.resolve_with(&l, &src);
+                        // Shown under the field too: the status line is far from where one types.
+                        self.hand_error = r.as_ref().err().map(|e| (l.clone(), e.clone()));
+                        r
+                    }
                     Cmd::ResolveAll => s.resolve_all().map(|n| format!("resolved {n} pending tasks")),
                     Cmd::Confluence(order) => {
                         self.confluence = None;
@@ -1197,11 +1205,14 @@ pub fn write_atomically(path: &Path, text: &str) -> Result<(), String> {
 /// bundled example.
 pub fn run_native(file: Option<&Path>, world: Option<&Path>, trace: Option<&Path>, live: Option<opal_debugger::live::LiveFactory>) -> Result<(), String> {
     const APP_ID: &str = "opal-debugger";
-    // Check the program before opening a window, so a broken file is reported on the terminal.
+    // Check the program before opening a window: a file that cannot be read is refused on the
+    // terminal; one that does not compile is reported there too, and the window opens on its
+    // errors and reloads it once it is fixed (a lecturer fixes a typo in the editor).
     if let Some(f) = file {
+        std::fs::metadata(f).map_err(|e| format!("{}: cannot read: {e}", f.display()))?;
         let app = DebuggerApp::from_file(f, world);
-        if app.session.is_none() {
-            return Err(app.errors.unwrap_or_else(|| "cannot open the program".into()));
+        if let (None, Some(e)) = (&app.session, &app.errors) {
+            eprintln!("{e}");
         }
     }
     let file = file.map(Path::to_path_buf);
@@ -1230,7 +1241,7 @@ pub fn run_native(file: Option<&Path>, world: Option<&Path>, trace: Option<&Path
                 (None, Some(last)) if last.exists() => app.open(last, None, false),
                 _ => app.open_example(0, false),
             }
-            if app.session.is_none() {
+            if app.session.is_none() && file.is_none() {
                 app.open_example(0, false);
             }
             app.apply_settings(settings);

@@ -20,6 +20,8 @@ pub const NODE_H: f32 = 62.0;
 pub const ANIMATION: f64 = 0.35;
 /// Nodes related to nothing already placed fill rows this many wide.
 const ORPHAN_COLUMNS: i32 = 3;
+/// A tidy layout packs unconnected parts of the graph into bands this many columns wide.
+const PACK_COLUMNS: i32 = 4;
 /// Graphs up to this size get rust-sugiyama's layered layout on tidy; bigger ones a linear
 /// layering (it took seconds on 6 000 nodes).
 const SUGIYAMA_MAX: usize = 1500;
@@ -317,20 +319,40 @@ fn layered(g: &Graph) -> Vec<(i32, i32)> {
         // The layout crate asserts on shapes it does not expect: fall back, never crash.
         if let Ok(layouts) = std::panic::catch_unwind(|| rust_sugiyama::from_vertices_and_edges(&vertices, &edges, &config)) {
             let mut cells: Vec<Option<(i32, i32)>> = vec![None; n];
-            let mut x0 = 0i32;
+            // Components side by side, wrapped into bands `PACK_COLUMNS` wide (a fan-out of
+            // independent calls would otherwise be one row as wide as the fan-out).
+            let (mut x0, mut y0, mut band_rows) = (0i32, 0i32, 0i32);
             for (layout, _w, _h) in &layouts {
-                let min_x = layout.iter().map(|(_, (x, _))| *x).fold(f64::INFINITY, f64::min);
-                let mut max_x = x0;
-                for &(v, (x, y)) in layout {
-                    let c = (x0 + (x - min_x).round() as i32, y.round() as i32);
-                    max_x = max_x.max(c.0);
+                // The crate spaces layers and columns apart and centres layers under each
+                // other, leaving empty columns: a projected pane shows two or three. Keep its
+                // layers and its order within each, but pack them from the left.
+                let mut ys: Vec<i64> = layout.iter().map(|p| p.1 .1.round() as i64).collect();
+                ys.sort_unstable();
+                ys.dedup();
+                let row = |y: f64| ys.binary_search(&(y.round() as i64)).unwrap_or(0) as i32;
+                let mut order: Vec<(i32, f64, usize)> = layout.iter().map(|&(v, (x, y))| (row(y), x, v)).collect();
+                order.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
+                let mut placed: Vec<((i32, i32), usize)> = Vec::with_capacity(order.len());
+                let mut col = 0;
+                for (i, &(r, _, v)) in order.iter().enumerate() {
+                    col = if i > 0 && order[i - 1].0 == r { col + 1 } else { 0 };
+                    placed.push(((col, r), v));
+                }
+                let width = placed.iter().map(|p| p.0 .0 + 1).max().unwrap_or(1);
+                let height = ys.len() as i32;
+                if x0 > 0 && x0 + width > PACK_COLUMNS {
+                    (x0, y0, band_rows) = (0, y0 + band_rows, 0);
+                }
+                for ((c, r), v) in placed {
                     if let Some(slot) = cells.get_mut(v) {
-                        *slot = Some(c);
+                        *slot = Some((x0 + c, y0 + r));
                     }
                 }
-                x0 = max_x + 1;
+                x0 += width;
+                band_rows = band_rows.max(height);
             }
-            return cells.iter().enumerate().map(|(i, c)| c.unwrap_or((x0, i as i32))).collect();
+            let y_end = y0 + band_rows;
+            return cells.iter().enumerate().map(|(i, c)| c.unwrap_or((i as i32 % PACK_COLUMNS, y_end + i as i32 / PACK_COLUMNS))).collect();
         }
     }
     // Longest-path layering in one pass (edges go from earlier to later labels), then the

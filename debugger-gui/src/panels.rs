@@ -53,11 +53,16 @@ pub(crate) fn frame(app: &mut DebuggerApp, ui: &mut egui::Ui, cmds: &mut Vec<Cmd
     egui::Panel::bottom("status").show(ui, |ui| status_bar(app, ui, cmds, !dock_open));
     if let Some(e) = &app.errors {
         let e = e.clone();
+        let kept = app.session.is_some();
         egui::Panel::top("errors").show(ui, |ui| {
             egui::ScrollArea::vertical().max_height(120.0).show(ui, |ui| {
                 ui.colored_label(RED, RichText::new(e).monospace());
             });
-            ui.label("Fix the program and reload (F5); the session below is the last one that compiled.");
+            ui.label(if kept {
+                "Fix the program: it reloads when saved (or press F5). The session below is the last one that compiled."
+            } else {
+                "Fix the program: it opens when saved (or press F5)."
+            });
         });
     }
     // Side panels start at most about a quarter of the window each (in points: the projector
@@ -545,6 +550,12 @@ fn dock(app: &mut DebuggerApp, ui: &mut egui::Ui, cmds: &mut Vec<Cmd>) {
         }
         Tab::Stepper => stepper_tab(app, ui),
     }
+    // A panel is as tall as what it drew on its first frame, and remembers that: a dock with
+    // one line of text would open (and stay) a few lines tall.
+    let rest = ui.available_size();
+    if rest.y > 0.0 {
+        ui.allocate_space(rest);
+    }
 }
 
 fn tasks_tab(app: &mut DebuggerApp, ui: &mut egui::Ui, cmds: &mut Vec<Cmd>) {
@@ -607,6 +618,9 @@ fn tasks_tab(app: &mut DebuggerApp, ui: &mut egui::Ui, cmds: &mut Vec<Cmd>) {
                     cmds.push(Cmd::ResolveHand(label.clone(), text.clone()));
                 }
             });
+            if let Some((_, e)) = app.hand_error.as_ref().filter(|(l, _)| *l == label) {
+                ui.colored_label(RED, RichText::new(e).monospace());
+            }
             ui.weak("A list ending in `...`, e.g. [\"Ho\", ...], is a partial answer: the rest stays pending (paper Fig. 10).");
         }
     });

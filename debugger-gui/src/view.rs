@@ -336,13 +336,15 @@ impl GraphView {
         if let Some(ev) = self.minimap(ui, &painter, area, layout, g, practice) {
             event = event.or(ev);
         }
-        painter.text(
-            area.left_bottom() + Vec2::new(8.0, -6.0),
-            Align2::LEFT_BOTTOM,
+        // On a backing of its own: nodes pass under it.
+        let galley = painter.layout_no_wrap(
             format!("{} nodes · {} edges · {:.0}%", g.nodes.len(), g.edges.len(), z * 100.0),
             FontId::proportional(MIN_TEXT),
             ui.visuals().weak_text_color(),
         );
+        let at = area.left_bottom() + Vec2::new(8.0, -6.0 - galley.size().y);
+        painter.rect_filled(Rect::from_min_size(at, galley.size()).expand(4.0), 4.0, ui.visuals().extreme_bg_color);
+        painter.galley(at, galley, ui.visuals().weak_text_color());
         event
     }
 
@@ -370,7 +372,7 @@ impl GraphView {
         let span = (world_hi - world_lo).max(Vec2::splat(1.0));
         let s = ((size.x - 8.0) / span.x).min((size.y - 8.0) / span.y);
         let to_map = |p: Vec2| map.min + Vec2::splat(4.0) + (p - world_lo) * s;
-        painter.rect_filled(map, 4.0, ui.visuals().window_fill.gamma_multiply(0.8));
+        painter.rect_filled(map, 4.0, ui.visuals().window_fill);
         painter.rect_stroke(map, 4.0, Stroke::new(1.0, ui.visuals().weak_text_color()), StrokeKind::Inside);
         for n in &g.nodes {
             if let Some(p) = layout.placed.get(&n.key) {

@@ -67,6 +67,9 @@ fn resolving_by_hand_in_the_tasks_panel_and_travelling_back() {
     h.run();
     assert_eq!(session(&h).position(), before);
     assert!(h.state().status.contains("not a closed OPAL expression"), "{}", h.state().status);
+    // ...also under the field, where the user is typing, and the text is kept for correcting.
+    let under = || h.query_all_by_label_contains("not a closed OPAL expression").count();
+    assert_eq!(under(), 2, "the refusal is in the status line and under the field");
     h.get_by_label("result:").click();
     h.run();
     h.key_press(egui::Key::End);
@@ -76,6 +79,7 @@ fn resolving_by_hand_in_the_tasks_panel_and_travelling_back() {
     h.run();
     assert_eq!(session(&h).position(), before + 1, "{}", h.state().status);
     assert!(session(&h).pending().is_empty());
+    assert!(h.state().hand_error.is_none(), "a delivered answer clears the refusal");
     // Back and forward through the toolbar.
     h.get_by_label("Back").click();
     h.run();

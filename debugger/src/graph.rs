@@ -258,18 +258,12 @@ impl Session {
         let m = &self.current.machine;
         // Each node's label path; a group never splits below this many levels of it.
         const DEEPEST: usize = 64;
-        let mut total = 0usize;
-        let mut paths: Vec<Vec<u32>> = Vec::with_capacity(g.nodes.len());
+        let mut stmts = Vec::with_capacity(g.nodes.len());
         for n in &g.nodes {
             let Some(s) = n.stmt.filter(|s| m.stmts.get(s.0 as usize).is_some_and(|x| x.is_alive())) else { return g.clone() };
-            let mut p = m.labels.path(m.label_id(s));
-            total += p.len();
-            if total > 4_000_000 {
-                return g.clone();
-            }
-            p.truncate(DEEPEST);
-            paths.push(p);
+            stmts.push(m.label_id(s));
         }
+        let paths = m.labels.prefixes(stmts.into_iter(), DEEPEST);
         let mut items: Vec<Part> = vec![Part { prefix: vec![], range: None, members: (0..g.nodes.len()).collect() }];
         // Open groups while the budget allows: the ones asked for first, then the biggest.
         loop {
@@ -407,7 +401,7 @@ impl Part {
 
     /// The parts one level down: by the next index of the label (a node whose label is the
     /// prefix itself stands alone); too many become ranges; a single part opens further.
-    fn split(&self, paths: &[Vec<u32>]) -> Vec<Part> {
+    fn split(&self, paths: &[std::rc::Rc<[u32]>]) -> Vec<Part> {
         let mut prefix = self.prefix.clone();
         let mut members = self.members.clone();
         loop {
@@ -426,12 +420,12 @@ impl Part {
                     prefix.push(x);
                     members = ms;
                     if prefix.len() >= 64 {
-                        return members.into_iter().map(|i| Part { prefix: paths[i].clone(), range: None, members: vec![i] }).collect();
+                        return members.into_iter().map(|i| Part { prefix: paths[i].to_vec(), range: None, members: vec![i] }).collect();
                     }
                     continue;
                 }
             }
-            let mut out: Vec<Part> = alone.into_iter().map(|i| Part { prefix: paths[i].clone(), range: None, members: vec![i] }).collect();
+            let mut out: Vec<Part> = alone.into_iter().map(|i| Part { prefix: paths[i].to_vec(), range: None, members: vec![i] }).collect();
             let groups: Vec<(u32, Vec<usize>)> = by.into_iter().collect();
             if groups.len() <= RANGES + 2 || self.range.is_some() && groups.len() <= 2 * RANGES {
                 for (x, ms) in groups {

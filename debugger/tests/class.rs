@@ -229,6 +229,24 @@ fn a_big_fan_out_groups_into_a_readable_number_of_nodes() {
     assert!(!again.nodes.iter().any(|n| n.key == group.key), "the opened group is no longer one node");
 }
 
+/// §3.4 under call-by-value: a call stack thousands of frames deep, labels thousands of levels
+/// deep. Its statement graph folds to a readable size (grouping used to give up once the
+/// labels' total length passed a limit, and the window drew all the statements).
+#[test]
+fn a_deep_call_stack_folds_into_a_readable_number_of_nodes() {
+    let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/diverge.opal")).expect("diverge");
+    let mut s = Session::new(&src, None).expect("compiles");
+    s.step_budget = 20_000;
+    let _ = s.run_until(Strategy::Cbv, &Until::Dispatch, false);
+    let stmts = s.statement_graph(false);
+    assert!(stmts.nodes.len() > 5_000, "{}", stmts.nodes.len());
+    let hot: HashSet<_> = s.last_steps().iter().map(|t| t.key).collect();
+    let grouped = s.grouped(&stmts, 80, &HashSet::new(), &hot);
+    assert!(grouped.nodes.len() <= 160, "{}", grouped.nodes.len());
+    let total: usize = grouped.nodes.iter().map(|n| n.members).sum();
+    assert_eq!(total, stmts.nodes.len(), "groups account for every statement");
+}
+
 /// Before anything is dispatched, queued calls already show what they wait for (§4.3's
 /// fork/join: both reads wait for the open, the write for both reads).
 #[test]

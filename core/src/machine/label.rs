@@ -263,6 +263,35 @@ impl Labels {
         out.reverse();
         out
     }
+    /// The first `k` indices of each label, in O(k) per distinct ancestor shallower than `k`
+    /// (deeper ones share their ancestor's prefix), so a chain of labels thousands deep costs
+    /// its length, not its length times its depth as `path` would.
+    pub fn prefixes(&self, labels: impl Iterator<Item = LabelId>, k: usize) -> Vec<std::rc::Rc<[u32]>> {
+        let mut memo: std::collections::HashMap<u32, std::rc::Rc<[u32]>> = std::collections::HashMap::new();
+        memo.insert(ROOT.0, std::rc::Rc::from(Vec::new()));
+        let mut out = Vec::new();
+        let mut stack = Vec::new();
+        for l in labels {
+            let mut cur = l.0;
+            while !memo.contains_key(&cur) {
+                stack.push(cur);
+                cur = self.nodes[cur as usize].0;
+            }
+            while let Some(n) = stack.pop() {
+                let parent = &memo[&self.nodes[n as usize].0];
+                let p = if parent.len() >= k {
+                    parent.clone()
+                } else {
+                    let mut v = parent.to_vec();
+                    v.extend(self.segment(LabelId(n)).take(k - parent.len()));
+                    std::rc::Rc::from(v)
+                };
+                memo.insert(n, p);
+            }
+            out.push(memo[&l.0].clone());
+        }
+        out
+    }
     pub fn show(&self, l: LabelId) -> String {
         let mut s = String::new();
         for (i, n) in self.path(l).iter().enumerate() {

@@ -25,7 +25,7 @@ for (city, n) in zip cities:
 #   ^ punctuation.brackets.round.opal
 #    ^^^^ variable.other.opal
 #             ^^ keyword.control.opal
-#                ^^^ entity.name.function.call.opal
+#                ^^^ support.function.external.opal
     total += n
 #         ^^ keyword.operator.assignment.opal
     print (&stdout, city ++ "\n")
