@@ -11,7 +11,7 @@ use crate::cancel::{self, CancelOnDrop, Cancelled};
 use crate::document::Document;
 use crate::position::Encoding;
 use crate::workspace::{self, Index};
-use crate::{call_hierarchy, editing, navigation};
+use crate::{call_hierarchy, document_link, editing, navigation, on_type};
 use opal_core::span::{LineIndex, Span};
 use serde::Deserialize;
 use std::collections::HashMap;
@@ -27,7 +27,12 @@ use tower_lsp_server::{Client, LanguageServer, LspService, Server};
 /// How long diagnostics wait for more typing before they are computed.
 const DEBOUNCE: Duration = Duration::from_millis(30);
 /// Requests whose work grows with the whole file.
-const HEAVY: &[&str] = &["semanticTokens/full", "semanticTokens/full/delta", "inlayHint", "documentSymbol", "references", "formatting", "foldingRange"];
+const HEAVY: &[&str] =
+    &["semanticTokens/full", "semanticTokens/full/delta", "inlayHint", "documentSymbol", "references", "formatting", "foldingRange", "documentLink"];
+/// The commands `workspace/executeCommand` runs (prefixed: the VS Code extension's own commands
+/// are `opal.…`, and a client registers every server command under its name).
+const COMMANDS: &[&str] = &[DESUGAR_COMMAND];
+const DESUGAR_COMMAND: &str = "opal.server.desugar";
 /// How long heavy requests wait for a cancellation before they start.
 const GRACE: Duration = Duration::from_millis(2);
 
@@ -513,6 +518,15 @@ impl LanguageServer for Backend {
                     ..Default::default()
                 })),
                 code_lens_provider: Some(CodeLensOptions { resolve_provider: Some(false) }),
+                document_link_provider: Some(DocumentLinkOptions { resolve_provider: Some(false), work_done_progress_options: Default::default() }),
+                document_on_type_formatting_provider: Some(DocumentOnTypeFormattingOptions {
+                    first_trigger_character: "\n".into(),
+                    more_trigger_character: None,
+                }),
+                execute_command_provider: Some(ExecuteCommandOptions {
+                    commands: COMMANDS.iter().map(|c| c.to_string()).collect(),
+                    work_done_progress_options: Default::default(),
+                }),
                 declaration_provider: Some(DeclarationCapability::Simple(true)),
                 call_hierarchy_provider: Some(CallHierarchyServerCapability::Simple(true)),
                 linked_editing_range_provider: Some(LinkedEditingRangeServerCapabilities::Simple(true)),
@@ -860,6 +874,41 @@ impl LanguageServer for Backend {
         .await
     }
 
+    async fn document_link(&self, p: DocumentLinkParams) -> Result<Option<Vec<DocumentLink>>> {
+        let uri = p.text_document.uri;
+        let Some(dir) = uri.to_file_path().and_then(|f| f.parent().map(Path::to_path_buf)) else { return Ok(None) };
+        let world = uri.to_file_path().and_then(|f| opal_core::world::path_beside(&f)).and_then(|w| self.lock().world_text(&w).map(|t| (w, t)));
+        self.with_analysis("documentLink", &uri, move |a| {
+            Ok(Some(document_link::document_links(a, &dir, world.as_ref().map(|(p, t)| (p.as_path(), t.as_str())))))
+        })
+        .await
+    }
+
+    async fn on_type_formatting(&self, p: DocumentOnTypeFormattingParams) -> Result<Option<Vec<TextEdit>>> {
+        if p.ch != "\n" {
+            return Ok(None);
+        }
+        let at = p.text_document_position.position;
+        let options = p.options;
+        self.with_analysis("onTypeFormatting", &p.text_document_position.text_document.uri, move |a| Ok(on_type::after_newline(a, at, &options))).await
+    }
+
+    async fn execute_command(&self, p: ExecuteCommandParams) -> Result<Option<LSPAny>> {
+        match p.command.as_str() {
+            DESUGAR_COMMAND => {
+                // Arguments: the document's URI, as a string or as `{"uri": …}`.
+                let arg = p.arguments.into_iter().next().unwrap_or_default();
+                let params = match arg {
+                    serde_json::Value::String(uri) => serde_json::json!({ "uri": uri }),
+                    other => other,
+                };
+                let params: UriParams = serde_json::from_value(params).map_err(|e| invalid(format!("{DESUGAR_COMMAND}: expected a document URI: {e}")))?;
+                Ok(Some(serde_json::Value::String(self.desugar(params).await?)))
+            }
+            other => Err(invalid(format!("unknown command `{other}`; this server runs {}", COMMANDS.join(", ")))),
+        }
+    }
+
     async fn goto_declaration(&self, p: GotoDefinitionParams) -> Result<Option<GotoDefinitionResponse>> {
         // A binding is declared where it is defined (there are no separate declarations; an
         // `extern` line is both).
@@ -972,7 +1021,6 @@ impl Backend {
 /// Serves the language server on stdin/stdout until the client sends `exit` or closes stdin.
 /// The exit code is 0 after a `shutdown` request, 1 otherwise (LSP `exit`).
 pub fn run_stdio() -> i32 {
-    let shut_down = Arc::new(AtomicBool::new(false));
     let rt = match tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build() {
         Ok(rt) => rt,
         Err(e) => {
@@ -980,26 +1028,37 @@ pub fn run_stdio() -> i32 {
             return 1;
         }
     };
-    rt.block_on(async {
-        let (server_in, feed) = tokio::io::duplex(1 << 16);
-        let (server_out, drain) = tokio::io::duplex(1 << 16);
-        let (inject, injected) = tokio::sync::mpsc::unbounded_channel();
-        tokio::spawn(crate::transport::pump_input(tokio::io::stdin(), feed, inject));
-        let output = tokio::spawn(crate::transport::pump_output(drain, tokio::io::stdout(), injected));
-        let (service, socket) = LspService::build(|client| Backend::with_shutdown_flag(client, shut_down.clone()))
-            .custom_method("opal/desugar", Backend::desugar)
-            .custom_method("opal/documentText", Backend::document_text)
-            .finish();
-        // Requests wait on blocking threads, not on each other: let many be in flight.
-        Server::new(server_in, server_out, socket).concurrency_level(64).serve(service).await;
-        let _ = output.await;
-    });
+    let shut_down = rt.block_on(serve(tokio::io::stdin(), tokio::io::stdout()));
     // Reading stdin occupies a blocking thread that may never return: do not wait for it.
     rt.shutdown_timeout(Duration::from_millis(100));
-    if shut_down.load(Ordering::SeqCst) {
+    if shut_down {
         0
     } else {
         eprintln!("opal lsp: exiting without a `shutdown` request first (exit code 1)");
         1
     }
+}
+
+/// Serves one session on any byte streams (stdio, or the protocol fuzz target's buffers), every
+/// byte of `input` through the checking [`crate::transport`] layer. Returns whether the client
+/// sent `shutdown` before the session ended.
+pub async fn serve<I, O>(input: I, output: O) -> bool
+where
+    I: tokio::io::AsyncRead + Unpin + Send + 'static,
+    O: tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    let shut_down = Arc::new(AtomicBool::new(false));
+    let (server_in, feed) = tokio::io::duplex(1 << 16);
+    let (server_out, drain) = tokio::io::duplex(1 << 16);
+    let (inject, injected) = tokio::sync::mpsc::unbounded_channel();
+    tokio::spawn(crate::transport::pump_input(input, feed, inject));
+    let output = tokio::spawn(crate::transport::pump_output(drain, output, injected));
+    let (service, socket) = LspService::build(|client| Backend::with_shutdown_flag(client, shut_down.clone()))
+        .custom_method("opal/desugar", Backend::desugar)
+        .custom_method("opal/documentText", Backend::document_text)
+        .finish();
+    // Requests wait on blocking threads, not on each other: let many be in flight.
+    Server::new(server_in, server_out, socket).concurrency_level(64).serve(service).await;
+    let _ = output.await;
+    shut_down.load(Ordering::SeqCst)
 }

@@ -202,25 +202,32 @@ impl<R: AsyncRead + Unpin> FrameReader<R> {
         // (a header split across reads must be seen whole, or the frame after it is lost).
         let mut scanned = 0usize;
         loop {
-            let upto = self.buf.len().min(len);
+            // A header that starts inside the declared body counts even when it runs past its
+            // end (a body declared a few bytes too long ends in the middle of the next header).
+            let upto = self.buf.len().min(len.saturating_add(NAME.len() + 1));
             let mut at = scanned;
-            let mut undecided = false;
-            while let Some(i) = find_header(&self.buf[..upto], at) {
+            let mut first_undecided = None;
+            while let Some(i) = find_header(&self.buf[..upto], at).filter(|&i| i < len) {
                 match self.split_at(i, len) {
                     Split::Frame(f) => return Some(f),
+                    // A later header may still hold a whole message (a garbage header can
+                    // declare more than will ever come): look on, and come back here.
                     Split::Undecided => {
-                        undecided = true;
-                        at = i;
-                        break;
+                        first_undecided.get_or_insert(i);
+                        at = i + 1;
                     }
                     Split::No => at = i + 1,
                 }
             }
-            scanned = if undecided { at } else { at.max(upto.saturating_sub(NAME.len())) };
-            if self.buf.len() >= len {
+            let undecided = first_undecided.is_some();
+            scanned = first_undecided.unwrap_or(at.max(upto.saturating_sub(NAME.len())));
+            if self.buf.len() >= len && !undecided && !self.header_may_start_in_tail(len) {
                 break;
             }
             let more = self.fill_within(STALL).await;
+            if self.buf.len() >= len && more != Some(true) {
+                break;
+            }
             if more != Some(true) {
                 if let Some(v) = complete_value(&self.buf) {
                     let n = self.buf.len();
@@ -236,6 +243,17 @@ impl<R: AsyncRead + Unpin> FrameReader<R> {
         }
         let body: Vec<u8> = self.buf.drain(..len).collect();
         Some(Frame::Body(body))
+    }
+
+    /// Whether the bytes read so far end, before `len` or across it, with the start of a header
+    /// name, in a declared body of `len` bytes that is not a JSON value: more input decides.
+    fn header_may_start_in_tail(&self, len: usize) -> bool {
+        let from = len.saturating_sub(NAME.len() - 1);
+        let tail_starts_name = (from..len).any(|s| {
+            let tail = &self.buf[s..self.buf.len().min(s + NAME.len())];
+            tail.len() < NAME.len() && tail.eq_ignore_ascii_case(&NAME[..tail.len()])
+        });
+        tail_starts_name && complete_value(&self.buf[..len]).is_none()
     }
 
     /// Whether a header at `i`, inside a declared body of `len` bytes, ends that body.

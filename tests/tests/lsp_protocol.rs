@@ -64,6 +64,18 @@ fn any_bytes_leave_the_session_running() {
             Some(-32700),
         ),
         ("garbage between frames", b"hello\x00\x01 world\r\n\r\n".to_vec(), None),
+        // Found by the `lsp_transport` fuzz target: a declared body that ends inside the next
+        // message's header must not swallow that message.
+        (
+            "a body declared to end inside the next header",
+            [b"Content-Length: 52\r\n\r\n{\"jsonrod\":\"knitialize\",\"params\":\xfb}}\r\n\r\n".to_vec(), frame(&hover_body("106"))].concat(),
+            Some(-32700),
+        ),
+        (
+            "a garbage header inside a body declaring more than will come",
+            [b"Content-Length: 53\r\n\n{\r\"json%on\r\"jsContent-Length: 953\r\n\n{\r\"json%\r\n\r\n".to_vec(), frame(&hover_body("107"))].concat(),
+            Some(-32700),
+        ),
         ("a body that is not JSON", frame("{]"), Some(-32700)),
         ("a batch", frame("[]"), Some(-32600)),
     ];
@@ -76,7 +88,7 @@ fn any_bytes_leave_the_session_running() {
         still_serving(&mut c);
     }
     // The well-framed hovers among them were answered.
-    for id in [101, 102] {
+    for id in [101, 102, 106, 107] {
         let _ = answer(&mut c, json!(id));
     }
     assert_eq!(c.shutdown(), Some(0));
@@ -356,5 +368,35 @@ fn a_pulling_client_gets_each_diagnostic_once() {
             break;
         }
     }
+    assert_eq!(c.shutdown(), Some(0));
+}
+
+/// Document links (files named by strings, externs' mocks in the world file), indentation after
+/// Enter, and `workspace/executeCommand`.
+#[test]
+fn document_links_on_type_formatting_and_commands() {
+    let mut c = start();
+    // A program beside `tour.world.toml` (its world file), naming a file that exists.
+    let u = uri("tour.opal");
+    let src = "extern get_cities_in, get_excursions_in\nnotes := \"broken.opal\"\nshout := fun x:\n\n    ret x\nprint (&stdout, shout notes)\n";
+    c.open(&u, src);
+    c.diagnostics(&u, Some(1)).expect("diagnostics");
+    let links = c.request("textDocument/documentLink", json!({"textDocument": {"uri": u}})).expect("links");
+    let on_enter = c
+        .request(
+            "textDocument/onTypeFormatting",
+            json!({"textDocument": {"uri": u}, "position": {"line": 3, "character": 0}, "ch": "\n", "options": {"tabSize": 4, "insertSpaces": true}}),
+        )
+        .expect("on type formatting");
+    let desugared = c.request("workspace/executeCommand", json!({"command": "opal.server.desugar", "arguments": [u]})).expect("command");
+    assert!(desugared.as_str().is_some_and(|t| t.contains("notes")), "the desugared core: {desugared}");
+    let unknown = c.request("workspace/executeCommand", json!({"command": "opal.nothing", "arguments": []}));
+    assert!(unknown.is_err(), "an unknown command is an error: {unknown:?}");
+    insta::assert_snapshot!(
+        "links_and_on_type",
+        serde_json::to_string_pretty(&json!({"document links": links, "Enter after `shout := fun x:`": on_enter}))
+            .unwrap_or_default()
+            .replace(&dir_uri(), "file:///FIXTURES")
+    );
     assert_eq!(c.shutdown(), Some(0));
 }

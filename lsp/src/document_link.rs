@@ -1,0 +1,92 @@
+//! Document links: a string literal naming a file beside the program (a path given to
+//! `create_process`, a file a script reads) opens that file, and an `extern` declaration opens
+//! its mock in the world file beside the program (at its `[name]` table).
+
+use crate::analysis::Analysis;
+use opal_core::desugar::DefKind;
+use opal_core::syntax::lexer::{lex, Tok};
+use std::path::Path;
+use tower_lsp_server::ls_types::{DocumentLink, Uri};
+
+/// Longer strings are text, not paths (and are not looked up on disk).
+const MAX_PATH: usize = 1024;
+
+/// `dir`: the program's folder; `world`: the world file beside it and its text, if any.
+pub fn document_links(a: &Analysis, dir: &Path, world: Option<(&Path, &str)>) -> Vec<DocumentLink> {
+    let p = a.pos();
+    let mut links = Vec::new();
+    for t in lex(&a.text).tokens {
+        let Tok::Str(s) = &t.tok else { continue };
+        if s.is_empty() || s.len() > MAX_PATH || s.contains(['\n', '\0']) || !(s.contains('/') || s.contains('.')) {
+            continue;
+        }
+        let path = dir.join(s);
+        if !path.is_file() {
+            continue;
+        }
+        let Some(target) = Uri::from_file_path(&path) else { continue };
+        // Inside the quotes.
+        let mut span = t.span;
+        span.start += 1;
+        span.end = span.end.saturating_sub(1).max(span.start);
+        links.push(DocumentLink { range: p.range(span), target: Some(target), tooltip: Some(format!("open {}", path.display())), data: None });
+    }
+    if let Some((path, text)) = world {
+        let file = path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
+        for d in a.defs().iter().filter(|d| d.kind == DefKind::Extern) {
+            let Some(line) = table_line(text, &d.name) else { continue };
+            let Some(base) = Uri::from_file_path(path) else { continue };
+            // VS Code and code-server open `#L<n>` at line n (1-based).
+            let Ok(target) = format!("{}#L{}", base.as_str(), line + 1).parse::<Uri>() else { continue };
+            links.push(DocumentLink { range: p.range(d.span), target: Some(target), tooltip: Some(format!("the mock of `{}` in {file}", d.name)), data: None });
+        }
+    }
+    links
+}
+
+/// The 0-based line of `[name]` (or else the first `[[name.responses]]`) in a world file.
+fn table_line(text: &str, name: &str) -> Option<usize> {
+    let header = |l: &str| {
+        let l = l.trim();
+        let inner = l.strip_prefix("[[").and_then(|r| r.strip_suffix("]]")).or_else(|| l.strip_prefix('[').and_then(|r| r.strip_suffix(']')))?;
+        Some(inner.trim().trim_matches('"').to_string())
+    };
+    let lines: Vec<&str> = text.lines().collect();
+    lines
+        .iter()
+        .position(|l| header(l).as_deref() == Some(name))
+        .or_else(|| lines.iter().position(|l| header(l).is_some_and(|h| h.strip_prefix(name).is_some_and(|r| r.starts_with('.')))))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::WorldInfo;
+
+    #[test]
+    fn files_beside_the_program_and_externs_in_the_world_file_are_links() {
+        let dir = std::env::temp_dir().join(format!("opal-links-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("data")).unwrap_or_default();
+        std::fs::write(dir.join("data/in.txt"), "hello").unwrap_or_default();
+        let src = "extern fetch, ask\nx := fetch \"data/in.txt\"\ny := fetch \"data/missing.txt\"\nz := ask \"a question.\"\n";
+        let a = Analysis::new(src.into(), WorldInfo::default());
+        let world_path = dir.join("p.world.toml");
+        let world = "# mocks\n[ask]\ndefault = '1'\n\n[[fetch.responses]]\narg = '\"data/in.txt\"'\nresult = '\"hello\"'\n";
+        let links = document_links(&a, &dir, Some((&world_path, world)));
+        let shown: Vec<String> = links
+            .iter()
+            .map(|l| {
+                let target = l.target.as_ref().map(|t| t.as_str().rsplit('/').next().unwrap_or_default().to_string()).unwrap_or_default();
+                format!("{}:{}-{} {target}", l.range.start.line, l.range.start.character, l.range.end.character)
+            })
+            .collect();
+        assert_eq!(shown, ["1:12-23 in.txt", "0:7-12 p.world.toml#L5", "0:14-17 p.world.toml#L2"]);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn no_world_file_and_no_paths_means_no_links() {
+        let a = Analysis::new("x := \"not a file.\"\nprint (&stdout, x)\n".into(), WorldInfo::default());
+        assert!(document_links(&a, &std::env::temp_dir(), None).is_empty());
+    }
+}
