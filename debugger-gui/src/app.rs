@@ -547,7 +547,8 @@ impl DebuggerApp {
     /// After the session's state changed: the graph, new nodes into view, stale selections.
     fn changed(&mut self) {
         self.rebuild_graph();
-        let born = self.layout.update(&self.graph, self.now);
+        let animate = self.session.as_ref().is_none_or(|s| s.busy().is_none());
+        let born = self.layout.update(&self.graph, self.now, animate);
         // Follow the activity: what was born, else where the last step happened.
         let hot: Vec<(i32, i32)> = match &self.session {
             Some(s) => s.last_steps().iter().filter_map(|t| self.layout.placed.get(&t.key).map(|p| p.cell)).collect(),
@@ -603,6 +604,11 @@ impl DebuggerApp {
         };
         let hash = opal_core::machine::trace::sha256_hex(&id);
         Some(dir.join("autosave").join(format!("{}.session.json", &hash[..16])))
+    }
+
+    /// The window's clock (seconds), as the layout's animations see it.
+    pub fn now(&self) -> f64 {
+        self.now
     }
 
     /// Writes the session (at most once a second, and only after a change).
@@ -739,7 +745,7 @@ impl DebuggerApp {
             Cmd::TogglePrelude => {
                 self.settings.prelude = !self.settings.prelude;
                 self.rebuild_graph();
-                self.layout.update(&self.graph, self.now);
+                self.layout.update(&self.graph, self.now, true);
                 return;
             }
             Cmd::GraphMode => {
@@ -762,7 +768,7 @@ impl DebuggerApp {
                     self.open_groups.remove(&k);
                 }
                 self.rebuild_graph();
-                let born = self.layout.update(&self.graph, self.now);
+                let born = self.layout.update(&self.graph, self.now, true);
                 let all = crate::layout::bounds(self.layout.placed.values().map(|p| crate::layout::cell_pos(p.cell)));
                 self.view.reveal(&born, all);
                 return;
@@ -831,10 +837,22 @@ impl DebuggerApp {
                     what.push("cancelled the all-paths search".into());
                 }
                 if what.is_empty() {
-                    return;
+                    // Nothing was running: Esc closes the teaching windows, as F1 says.
+                    let mut closed = Vec::new();
+                    if self.confluence.take().is_some() {
+                        closed.push("the confluence window");
+                    }
+                    if self.paths.take().is_some() {
+                        closed.push("the all-paths window");
+                    }
+                    if closed.is_empty() {
+                        return;
+                    }
+                    Ok(format!("closed {}", closed.join(" and ")))
+                } else {
+                    self.changed();
+                    Ok(what.join("; "))
                 }
-                self.changed();
-                Ok(what.join("; "))
             }
             Cmd::Practice => {
                 self.practice = match self.practice {

@@ -75,7 +75,8 @@ impl Layout {
     pub fn new(g: &Graph) -> Layout {
         let mut l = Layout::default();
         let cells = layered(g);
-        l.apply_cells(g, &cells, 0.0);
+        // Grown already: a new layout appears at once.
+        l.apply_cells(g, &cells, -ANIMATION);
         l.placed.values_mut().for_each(|p| p.pos = cell_pos(p.cell));
         l.remember(g);
         l
@@ -107,7 +108,9 @@ impl Layout {
     /// Follows the graph to `g`: removed nodes fold away, new ones take cells below the node
     /// they came from (an ancestor label, else a node they use), the rest stays where it is.
     /// Returns the cells of the new nodes.
-    pub fn update(&mut self, g: &Graph, now: f64) -> Vec<(i32, i32)> {
+    /// `animate`: false while a job runs (the graph changes every frame, so growing and gliding
+    /// nodes would never settle and be drawn as text-less boxes): everything is put in place.
+    pub fn update(&mut self, g: &Graph, now: f64, animate: bool) -> Vec<(i32, i32)> {
         let alive: HashSet<LabelKey> = g.nodes.iter().map(|n| n.key).collect();
         let gone: Vec<LabelKey> = self.placed.keys().filter(|k| !alive.contains(k)).copied().collect();
         let old: HashMap<LabelKey, Placed> = gone.iter().filter_map(|k| self.placed.get(k).map(|p| (*k, p.clone()))).collect();
@@ -145,7 +148,8 @@ impl Layout {
             };
             let cell = self.free_near(want);
             self.take(n.key, cell);
-            self.placed.insert(n.key, Placed { cell, pos: from, born: now });
+            let placed = if animate { Placed { cell, pos: from, born: now } } else { Placed { cell, pos: cell_pos(cell), born: now - ANIMATION } };
+            self.placed.insert(n.key, placed);
             born.push(cell);
         }
         // Removed nodes fold into a node that took their place (a descendant), else into
@@ -160,9 +164,17 @@ impl Layout {
                 .map(|q| cell_pos(q.cell))
                 .unwrap_or(p.pos);
             let kind = before.map(|(k, _)| *k).unwrap_or(Kind::Waiting);
-            self.dying.push(Dying { from: p.pos, to, died: now, kind });
+            if animate {
+                self.dying.push(Dying { from: p.pos, to, died: now, kind });
+            }
         }
         self.close_gaps();
+        if !animate {
+            self.dying.clear();
+            for p in self.placed.values_mut() {
+                p.pos = cell_pos(p.cell);
+            }
+        }
         // A long run leaves many fold-aways at once: keep the newest few.
         if self.dying.len() > 400 {
             let drop = self.dying.len() - 400;

@@ -574,14 +574,9 @@ fn tasks_tab(app: &mut DebuggerApp, ui: &mut egui::Ui, cmds: &mut Vec<Cmd>) {
             for (st, call) in &pending[range] {
                 let label = s.full_label(*st);
                 ui.horizontal(|ui| {
+                    // The buttons first: the call's text is truncated to what is left of the
+                    // column (it ran over into the next one on a projected 1280×720 window).
                     let on = chosen.as_ref().is_some_and(|(c, _)| c == st);
-                    if ui
-                        .add(egui::Button::selectable(on, RichText::new(call).monospace()).truncate())
-                        .on_hover_text(format!("{call}\nclick to resolve it on the right"))
-                        .clicked()
-                    {
-                        cmds.push(Cmd::Select(Some(s.key_of(*st))));
-                    }
                     if s.has_world() && ui.small_button("world").on_hover_text("resolve as the world file answers (a stream: its next chunk)").clicked() {
                         cmds.push(Cmd::ResolveWorld(label.clone()));
                     }
@@ -591,13 +586,21 @@ fn tasks_tab(app: &mut DebuggerApp, ui: &mut egui::Ui, cmds: &mut Vec<Cmd>) {
                     if live && ui.small_button("live").on_hover_text("call the real external (llm, processes)").clicked() {
                         cmds.push(Cmd::ResolveLive(label.clone()));
                     }
+                    if ui
+                        .add(egui::Button::selectable(on, RichText::new(call).monospace()).truncate())
+                        .on_hover_text(format!("{call}\nclick to resolve it on the right"))
+                        .clicked()
+                    {
+                        cmds.push(Cmd::Select(Some(s.key_of(*st))));
+                    }
                 });
             }
         });
         let ui = &mut cols[1];
         if let Some((st, call)) = chosen {
             let label = s.full_label(st);
-            ui.label(RichText::new(short(&call, 80)).monospace());
+            // Not justified: a justified column spreads a wrapped call's letters apart.
+            ui.with_layout(egui::Layout::top_down(egui::Align::LEFT), |ui| ui.add(egui::Label::new(RichText::new(short(&call, 80)).monospace()).wrap()));
             let choices = s.choices(&label);
             if !choices.is_empty() {
                 ui.horizontal_wrapped(|ui| {
@@ -609,10 +612,11 @@ fn tasks_tab(app: &mut DebuggerApp, ui: &mut egui::Ui, cmds: &mut Vec<Cmd>) {
                     }
                 });
             }
-            ui.horizontal(|ui| {
+            ui.horizontal_wrapped(|ui| {
                 let name = ui.label("result:");
                 let text = hand.entry(label.clone()).or_default();
-                let edit = ui.add(egui::TextEdit::singleline(text).hint_text("an OPAL expression, e.g. \"yes\"").desired_width(220.0)).labelled_by(name.id);
+                let width = (ui.available_width() - 12.0).clamp(120.0, 260.0);
+                let edit = ui.add(egui::TextEdit::singleline(text).hint_text("an OPAL expression, e.g. \"yes\"").desired_width(width)).labelled_by(name.id);
                 let enter = edit.lost_focus() && ui.input(|i| i.key_pressed(Key::Enter));
                 if ui.button(format!("Resolve {}", s.row(st).label)).on_hover_text("deliver the expression (checked first)").clicked() || enter {
                     cmds.push(Cmd::ResolveHand(label.clone(), text.clone()));

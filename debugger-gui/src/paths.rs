@@ -3,7 +3,7 @@
 //! search (`opal explore`'s) runs on a worker thread; a click on a state travels there (the
 //! session replays the steps of a shortest path to it, resolving as the search did).
 
-use eframe::egui::{self, Align2, Color32, FontId, RichText, Sense, Stroke, Vec2};
+use eframe::egui::{self, Align2, Color32, FontId, Pos2, RichText, Sense, Stroke, Vec2};
 use opal_core::machine::explore::{explore, Explored, Mode, Options};
 use opal_core::machine::Rule;
 use opal_debugger::session::{Action, By, Session};
@@ -166,7 +166,7 @@ impl PathsView {
         let mut open = self.open;
         let mut travel = None;
         let mut research = false;
-        egui::Window::new("All paths").open(&mut open).default_size(max * 0.8).max_size(max).show(ctx, |ui| {
+        egui::Window::new("All paths").open(&mut open).default_size(Vec2::new(max.x * 0.8, max.y)).max_size(max).show(ctx, |ui| {
             ui.horizontal(|ui| {
                 for (mode, label, what) in [
                     (Mode::Full, "every interleaving", "all step orders: the diamonds of strong confluence"),
@@ -203,7 +203,8 @@ impl PathsView {
             } else {
                 "Rows are steps from the start"
             };
-            ui.weak(format!("{how}; ringed states are normal forms; blue is where you are. Click a state to go there; hover for its term."));
+            let edges = if r.edges.len() <= 40 { "" } else { " Hover a line for its rule and statement." };
+            ui.weak(format!("{how}; ringed states are normal forms; blue is where you are. Click a state to go there; hover for its term.{edges}"));
             let rows = self.depth.iter().copied().max().unwrap_or(0) + 1;
             let mut per_row = vec![0usize; rows];
             let mut slot = vec![0usize; r.graph.len()];
@@ -216,7 +217,9 @@ impl PathsView {
             // with the step that led to it; branching graphs have a row per depth.
             let linear = widest == 1;
             let cols = ((ui.available_width() - 60.0) / 130.0).max(2.0) as usize;
-            let (dx, dy) = if linear { (130.0, 64.0) } else { (44.0, 64.0) };
+            // Rows squeeze (down to 34 points) so a projected 1280×720 window shows them all.
+            let fit_dy = ((ui.available_height() - 40.0) / rows as f32).clamp(34.0, 64.0);
+            let (dx, dy) = if linear { (130.0, 64.0) } else { (44.0, fit_dy) };
             let size = if linear {
                 Vec2::new(cols as f32 * dx + 40.0, rows.div_ceil(cols) as f32 * dy + 40.0)
             } else {
@@ -251,23 +254,42 @@ impl PathsView {
                     }
                 }
                 let weak = ui.visuals().weak_text_color();
+                let pointer = resp.hover_pos();
+                // Every edge is labelled with its rule and statement when there are few; else the
+                // edge under the pointer is (and drawn thicker), away from the states' circles.
                 let label_edges = !linear && r.edges.len() <= 40;
-                for e in &r.edges {
+                let near_state = |p: Pos2| r.graph.iter().enumerate().any(|(i, _)| (p - pos(i)).length() < 15.0);
+                let hovered_edge = pointer.filter(|p| !linear && !label_edges && !near_state(*p)).and_then(|p| {
+                    r.edges
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, e)| e.from < r.graph.len() && e.to < r.graph.len())
+                        .map(|(k, e)| (k, distance_to_segment(p, pos(e.from), pos(e.to))))
+                        .filter(|(_, d)| *d < 6.0)
+                        .min_by(|a, b| a.1.total_cmp(&b.1))
+                        .map(|(k, _)| k)
+                });
+                for (k, e) in r.edges.iter().enumerate() {
                     if e.from >= r.graph.len() || e.to >= r.graph.len() {
                         continue;
                     }
                     let (a, b) = (pos(e.from), pos(e.to));
-                    painter.line_segment([a, b], Stroke::new(1.5, weak));
-                    if label_edges {
+                    let hot = hovered_edge == Some(k);
+                    painter.line_segment([a, b], if hot { Stroke::new(3.5, ui.visuals().text_color()) } else { Stroke::new(1.5, weak) });
+                    if label_edges || hot {
                         let mid = a + (b - a) * 0.5;
                         let text = match &e.choice {
                             Some(c) => format!("{} {} → {c}", short_rule(e.rule), e.label),
                             None => format!("{} {}", short_rule(e.rule), e.label),
                         };
-                        painter.text(mid, Align2::LEFT_CENTER, text, FontId::proportional(14.0), ui.visuals().text_color());
+                        let galley = painter.layout_no_wrap(text, FontId::proportional(14.0), ui.visuals().text_color());
+                        let rect = Align2::LEFT_CENTER.anchor_size(mid + Vec2::new(4.0, 0.0), galley.size()).expand(2.0);
+                        if hot {
+                            painter.rect_filled(rect, 3.0, ui.visuals().extreme_bg_color);
+                        }
+                        painter.galley(rect.min + Vec2::splat(2.0), galley, ui.visuals().text_color());
                     }
                 }
-                let pointer = resp.hover_pos();
                 let mut hovered = None;
                 for (i, st) in r.graph.iter().enumerate() {
                     let c = pos(i);
@@ -309,6 +331,12 @@ impl PathsView {
         }
         travel
     }
+}
+
+fn distance_to_segment(p: Pos2, a: Pos2, b: Pos2) -> f32 {
+    let ab = b - a;
+    let t = if ab.length_sq() > 0.0 { ((p - a).dot(ab) / ab.length_sq()).clamp(0.0, 1.0) } else { 0.0 };
+    (p - (a + ab * t)).length()
 }
 
 fn short_rule(r: Rule) -> &'static str {

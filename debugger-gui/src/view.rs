@@ -91,7 +91,9 @@ impl GraphView {
         // The whole graph fits: keep it centred (it shifts as nodes come and fold away). The
         // zoom is the user's alone: a view that zoomed itself out confused a room.
         if let Some((a, b)) = all.map(|(a, b)| (Vec2::from(a), Vec2::from(b))) {
-            let need = (b - a) * self.zoom + 2.0 * margin;
+            // Margins shrink before a graph that fits is cut at an edge (two columns of a
+            // projected 1280×720 pane leave 11 points a side).
+            let need = (b - a) * self.zoom + Vec2::splat(8.0);
             if need.x <= size.x && need.y <= size.y {
                 let centred = (size - (b - a) * self.zoom) / 2.0 - a * self.zoom;
                 if (centred - offset).length() > 1.0 {

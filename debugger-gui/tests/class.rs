@@ -49,6 +49,18 @@ fn long_runs_on_the_divergent_program_keep_the_window_alive_and_escape_cancels()
     h.step();
     h.step();
     assert!(busy(&h).is_some(), "run until is a job");
+    // While it runs the graph changes every frame: nodes are put in place full size (growing
+    // and gliding ones never settled and were drawn as text-less boxes).
+    h.key_press(egui::Key::G);
+    for _ in 0..3 {
+        h.step();
+        let (app, now) = (h.state(), h.state().now());
+        assert!(!app.layout.placed.is_empty());
+        for p in app.layout.placed.values() {
+            assert_eq!(p.pos, opal_debugger_gui::layout::cell_pos(p.cell), "in place while a job runs");
+            assert!(now - p.born >= opal_debugger_gui::layout::ANIMATION - 1e-6, "grown while a job runs");
+        }
+    }
     h.key_press(egui::Key::Escape);
     h.step();
     assert!(busy(&h).is_none());

@@ -147,6 +147,11 @@ fn confluence_window_shows_identical_final_terms() {
     let c = h.state().confluence.clone().expect("ran");
     assert!(c.identical(), "{}\n---\n{}", c.mine, c.theirs);
     assert!(h.query_by_label_contains("Identical final terms").is_some());
+    // Nothing runs now: Esc closes the window (F1: "close windows").
+    h.key_press(egui::Key::Escape);
+    h.run();
+    assert!(h.state().confluence.is_none());
+    assert!(h.query_by_label_contains("Identical final terms").is_none());
 }
 
 #[test]

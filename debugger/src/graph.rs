@@ -165,7 +165,11 @@ impl Session {
                     let (state, detail) = match kind {
                         Kind::Steppable(_) => (CallState::Arrived, "arrived: resolve it".to_string()),
                         Kind::Stuck => (CallState::Failed, self.row(s).status),
-                        _ if !streamed.is_empty() => (CallState::Streaming, format!("streamed: {streamed} + …")),
+                        // The count first: a narrow node cuts the end of the line.
+                        _ if !streamed.is_empty() => {
+                            let n = call.map(|c| c.chunks.iter().filter(|x| !x.trim().trim_matches(['[', ']']).trim().is_empty()).count()).unwrap_or(0);
+                            (CallState::Streaming, format!("{n} streamed: {streamed} + …"))
+                        }
                         _ => (CallState::Pending, "pending".to_string()),
                     };
                     let node = Node {

@@ -210,6 +210,7 @@ fn describe(s: Status) -> (String, Kind) {
     match s {
         Status::Steppable(r) => (format!("steppable by {}", r.name()), Kind::Steppable(r)),
         Status::Value => ("value (still used)".into(), Kind::Value),
+        Status::Waiting { why, .. } if why.starts_with("waiting") => (why, Kind::Waiting),
         Status::Waiting { why, .. } => (format!("waiting: {why}"), Kind::Waiting),
         Status::Pending => ("pending task: resolve it by hand, from the world file or from a trace".into(), Kind::Pending),
         Status::Stuck(why) => (format!("stuck: {why}"), Kind::Stuck),
