@@ -29,7 +29,7 @@ pub fn document_links(a: &Analysis, dir: &Path, world: Option<(&Path, &str)>) ->
         let mut span = t.span;
         span.start += 1;
         span.end = span.end.saturating_sub(1).max(span.start);
-        links.push(DocumentLink { range: p.range(span), target: Some(target), tooltip: Some(format!("open {}", path.display())), data: None });
+        links.push(DocumentLink { range: p.range(span), target: Some(target), tooltip: Some(format!("open {s}")), data: None });
     }
     if let Some((path, text)) = world {
         let file = path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();

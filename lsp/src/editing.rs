@@ -115,6 +115,7 @@ pub fn completion(a: &Analysis, offset: u32) -> Vec<CompletionItem> {
             kind: Some(kind),
             detail: Some(detail),
             sort_text: Some(format!("0{}", v.name)),
+            data: Some(serde_json::json!({ "def": v.span.start })),
             ..Default::default()
         });
     }
@@ -135,23 +136,20 @@ pub fn completion(a: &Analysis, offset: u32) -> Vec<CompletionItem> {
                 label: e.name.to_string(),
                 kind: Some(CompletionItemKind::FUNCTION),
                 detail: Some(e.sig.to_string()),
-                documentation: Some(Documentation::MarkupContent(MarkupContent {
-                    kind: MarkupKind::Markdown,
-                    value: format!("{} ({} external)", e.doc, e.kind.as_str()),
-                })),
                 sort_text: Some(format!("2{}", e.name)),
+                data: Some(serde_json::json!({ "external": e.name })),
                 ..Default::default()
             });
         }
     }
-    for (h, doc) in externals::HANDLES {
+    for (h, _) in externals::HANDLES {
         if seen.insert(h.to_string()) {
             items.push(CompletionItem {
                 label: h.to_string(),
                 kind: Some(CompletionItemKind::VARIABLE),
                 detail: Some("handle".into()),
-                documentation: Some(Documentation::String(doc.to_string())),
                 sort_text: Some(format!("2{h}")),
+                data: Some(serde_json::json!({ "handle": h })),
                 ..Default::default()
             });
         }
@@ -171,6 +169,25 @@ pub fn completion(a: &Analysis, offset: u32) -> Vec<CompletionItem> {
         });
     }
     items
+}
+
+/// The documentation of a completion item, from its `data`: a standard external's or a
+/// handle's doc, or the doc comment above a binding of the file.
+pub fn completion_documentation(a: &Analysis, data: Option<&serde_json::Value>) -> Option<Documentation> {
+    let data = data?;
+    if let Some(name) = data["external"].as_str() {
+        let e = externals::STANDARD.iter().find(|e| e.name == name)?;
+        return Some(Documentation::MarkupContent(MarkupContent { kind: MarkupKind::Markdown, value: format!("{} ({} external)", e.doc, e.kind.as_str()) }));
+    }
+    if let Some(name) = data["handle"].as_str() {
+        let (_, doc) = externals::HANDLES.iter().find(|(h, _)| *h == name)?;
+        return Some(Documentation::String(doc.to_string()));
+    }
+    let at = u32::try_from(data["def"].as_u64()?).ok()?;
+    if at as usize > a.text.len() {
+        return None;
+    }
+    a.doc_above(at).map(|d| Documentation::MarkupContent(MarkupContent { kind: MarkupKind::Markdown, value: d }))
 }
 
 // ---- signature help ------------------------------------------------------------------------

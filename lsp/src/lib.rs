@@ -14,6 +14,7 @@ pub mod linked_editing;
 pub mod navigation;
 pub mod on_type;
 pub mod position;
+pub mod refactor;
 pub mod server;
 pub mod transport;
 pub mod workspace;

@@ -11,7 +11,7 @@ use crate::cancel::{self, CancelOnDrop, Cancelled};
 use crate::document::Document;
 use crate::position::Encoding;
 use crate::workspace::{self, Index};
-use crate::{call_hierarchy, document_link, editing, navigation, on_type};
+use crate::{call_hierarchy, document_link, editing, navigation, on_type, refactor};
 use opal_core::span::{LineIndex, Span};
 use serde::Deserialize;
 use std::collections::HashMap;
@@ -96,6 +96,8 @@ struct ClientCaps {
     /// Completion documentation as markdown.
     completion_markdown: bool,
     snippets: bool,
+    /// `completionItem/resolve` may fill in `documentation` (the list is sent without it).
+    resolve_documentation: bool,
     hierarchical_symbols: bool,
     /// `client/registerCapability` for file watchers.
     watch_registration: bool,
@@ -117,6 +119,7 @@ impl Default for ClientCaps {
             hover_markdown: false,
             completion_markdown: false,
             snippets: false,
+            resolve_documentation: false,
             hierarchical_symbols: false,
             watch_registration: false,
             pull_diagnostics: false,
@@ -136,6 +139,7 @@ impl ClientCaps {
             hover_markdown: markdown(td.and_then(|t| t.hover.as_ref()).and_then(|h| h.content_format.as_ref())),
             completion_markdown: markdown(item.and_then(|i| i.documentation_format.as_ref())),
             snippets: item.and_then(|i| i.snippet_support) == Some(true),
+            resolve_documentation: item.and_then(|i| i.resolve_support.as_ref()).is_some_and(|r| r.properties.iter().any(|p| p == "documentation")),
             hierarchical_symbols: td.and_then(|t| t.document_symbol.as_ref()).and_then(|d| d.hierarchical_document_symbol_support) == Some(true),
             watch_registration: c.workspace.as_ref().and_then(|w| w.did_change_watched_files.as_ref()).and_then(|d| d.dynamic_registration) == Some(true),
             pull_diagnostics: td.and_then(|t| t.diagnostic.as_ref()).is_some(),
@@ -493,7 +497,7 @@ impl LanguageServer for Backend {
                 rename_provider: Some(OneOf::Right(RenameOptions { prepare_provider: Some(true), work_done_progress_options: Default::default() })),
                 document_symbol_provider: Some(OneOf::Left(true)),
                 workspace_symbol_provider: Some(OneOf::Left(true)),
-                completion_provider: Some(CompletionOptions { trigger_characters: Some(vec!["&".into()]), ..Default::default() }),
+                completion_provider: Some(CompletionOptions { trigger_characters: Some(vec!["&".into()]), resolve_provider: Some(true), ..Default::default() }),
                 signature_help_provider: Some(SignatureHelpOptions {
                     trigger_characters: Some(vec!["(".into(), ",".into()]),
                     retrigger_characters: None,
@@ -514,7 +518,12 @@ impl LanguageServer for Backend {
                     work_done_progress_options: Default::default(),
                 }))),
                 code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
-                    code_action_kinds: Some(vec![CodeActionKind::QUICKFIX]),
+                    code_action_kinds: Some(vec![
+                        CodeActionKind::QUICKFIX,
+                        CodeActionKind::REFACTOR_EXTRACT,
+                        CodeActionKind::REFACTOR_INLINE,
+                        CodeActionKind::REFACTOR_REWRITE,
+                    ]),
                     ..Default::default()
                 })),
                 code_lens_provider: Some(CodeLensOptions { resolve_provider: Some(false) }),
@@ -773,10 +782,23 @@ impl LanguageServer for Backend {
         let uri = p.text_document_position.text_document.uri;
         let pos = p.text_document_position.position;
         let caps = self.lock().caps;
+        let u = uri.clone();
         self.with_analysis("completion", &uri, move |a| {
             let (mut items, cut) = editing::completion_list(a, a.pos().offset(pos));
             if !caps.snippets {
                 items.retain(|i| i.insert_text_format != Some(InsertTextFormat::SNIPPET));
+            }
+            // Documentation comes with `completionItem/resolve` when the client asks for it
+            // that way (a list of 200 items stays small); the item's `data` says where from.
+            for i in &mut items {
+                if let Some(d) = &mut i.data {
+                    d["uri"] = serde_json::Value::String(u.to_string());
+                }
+                if caps.resolve_documentation {
+                    i.documentation = None;
+                } else if i.documentation.is_none() {
+                    i.documentation = editing::completion_documentation(a, i.data.as_ref());
+                }
             }
             if !caps.completion_markdown {
                 for i in &mut items {
@@ -788,6 +810,21 @@ impl LanguageServer for Backend {
             Ok(Some(if cut { CompletionResponse::List(CompletionList { is_incomplete: true, items }) } else { CompletionResponse::Array(items) }))
         })
         .await
+    }
+
+    async fn completion_resolve(&self, mut item: CompletionItem) -> Result<CompletionItem> {
+        if item.documentation.is_some() {
+            return Ok(item);
+        }
+        let Some(uri) = item.data.as_ref().and_then(|d| d["uri"].as_str()).and_then(|u| u.parse::<Uri>().ok()) else { return Ok(item) };
+        let markdown = self.lock().caps.completion_markdown;
+        let data = item.data.clone();
+        let doc = self.with_analysis("completionItem/resolve", &uri, move |a| Ok(editing::completion_documentation(a, data.as_ref()))).await?;
+        item.documentation = doc.map(|d| match d {
+            Documentation::MarkupContent(m) if !markdown => Documentation::String(navigation::plain_text(&m.value)),
+            d => d,
+        });
+        Ok(item)
     }
 
     async fn signature_help(&self, p: SignatureHelpParams) -> Result<Option<SignatureHelp>> {
@@ -854,21 +891,37 @@ impl LanguageServer for Backend {
         let uri = p.text_document.uri;
         let u = uri.clone();
         let range = p.range;
+        // `only`: the kinds the client asked for (a kind covers its sub-kinds).
+        let only = p.context.only;
+        let wanted = move |kind: &str| {
+            only.as_ref().is_none_or(|o| o.iter().any(|k| kind == k.as_str() || kind.strip_prefix(k.as_str()).is_some_and(|r| r.starts_with('.'))))
+        };
         self.with_analysis("codeAction", &uri, move |a| {
             let pos = a.pos();
-            let actions = editing::quick_fixes(a, pos.span(range))
-                .into_iter()
-                .map(|q| {
+            let edit = |edits| WorkspaceEdit { changes: Some(HashMap::from([(u.clone(), edits_to_lsp(a, edits))])), ..Default::default() };
+            let mut actions: Vec<CodeActionOrCommand> = Vec::new();
+            if wanted(CodeActionKind::QUICKFIX.as_str()) {
+                actions.extend(editing::quick_fixes(a, pos.span(range)).into_iter().map(|q| {
                     CodeActionOrCommand::CodeAction(CodeAction {
                         title: q.title,
                         kind: Some(CodeActionKind::QUICKFIX),
                         diagnostics: Some(vec![editing::to_lsp_diagnostic(&pos, &u, &q.diag)]),
-                        edit: Some(WorkspaceEdit { changes: Some(HashMap::from([(u.clone(), edits_to_lsp(a, q.edits))])), ..Default::default() }),
+                        edit: Some(edit(q.edits)),
                         is_preferred: Some(q.preferred),
                         ..Default::default()
                     })
-                })
-                .collect();
+                }));
+            }
+            if !a.compiled.has_errors() {
+                actions.extend(refactor::refactors(a, pos.span(range)).into_iter().filter(|r| wanted(r.kind)).map(|r| {
+                    CodeActionOrCommand::CodeAction(CodeAction {
+                        title: r.title,
+                        kind: Some(CodeActionKind::from(r.kind.to_string())),
+                        edit: Some(edit(r.edits)),
+                        ..Default::default()
+                    })
+                }));
+            }
             Ok(Some(actions))
         })
         .await

@@ -390,13 +390,69 @@ fn document_links_on_type_formatting_and_commands() {
         .expect("on type formatting");
     let desugared = c.request("workspace/executeCommand", json!({"command": "opal.server.desugar", "arguments": [u]})).expect("command");
     assert!(desugared.as_str().is_some_and(|t| t.contains("notes")), "the desugared core: {desugared}");
+    // Refactors on `print (&stdout, shout notes)` with `shout notes` selected.
+    let actions = c
+        .request(
+            "textDocument/codeAction",
+            json!({"textDocument": {"uri": u}, "range": {"start": {"line": 5, "character": 16}, "end": {"line": 5, "character": 27}}, "context": {"diagnostics": []}}),
+        )
+        .expect("code actions");
+    let titles: Vec<(String, String)> = actions
+        .as_array()
+        .map(|xs| xs.iter().map(|x| (x["kind"].as_str().unwrap_or_default().to_string(), x["title"].as_str().unwrap_or_default().to_string())).collect())
+        .unwrap_or_default();
+    let only_inline = c
+        .request(
+            "textDocument/codeAction",
+            json!({"textDocument": {"uri": u}, "range": {"start": {"line": 5, "character": 16}, "end": {"line": 5, "character": 27}}, "context": {"diagnostics": [], "only": ["refactor.inline"]}}),
+        )
+        .expect("code actions");
+    assert_eq!(only_inline, json!([]), "`only` filters by kind");
     let unknown = c.request("workspace/executeCommand", json!({"command": "opal.nothing", "arguments": []}));
     assert!(unknown.is_err(), "an unknown command is an error: {unknown:?}");
     insta::assert_snapshot!(
         "links_and_on_type",
-        serde_json::to_string_pretty(&json!({"document links": links, "Enter after `shout := fun x:`": on_enter}))
-            .unwrap_or_default()
-            .replace(&dir_uri(), "file:///FIXTURES")
+        serde_json::to_string_pretty(
+            &json!({"document links": links, "Enter after `shout := fun x:`": on_enter, "refactors on `shout notes`": titles, "extract": actions[0]})
+        )
+        .unwrap_or_default()
+        .replace(&dir_uri(), "file:///FIXTURES")
     );
+    assert_eq!(c.shutdown(), Some(0));
+}
+
+/// A client that resolves completion documentation (VS Code) gets the list without it and
+/// each item's documentation from `completionItem/resolve`: a binding's doc comment, an
+/// external's doc; a client that does not gets it inline.
+#[test]
+fn completion_documentation_comes_with_resolve_when_the_client_asks() {
+    let caps = json!({"textDocument": {"completion": {"completionItem": {
+        "documentationFormat": ["markdown"], "resolveSupport": {"properties": ["documentation", "detail"]}
+    }}}});
+    let mut c = StdioClient::spawn(&opal(), &["lsp"], &[]).expect("start");
+    c.initialize_with(&dir_uri(), caps).expect("initialize");
+    let u = uri("resolve.opal");
+    c.open(&u, "x := 1\n# How many cities to visit.\ncount := 3\nprint (&stdout, cou)\n");
+    let at = json!({"textDocument": {"uri": u}, "position": {"line": 3, "character": 19}});
+    let list = c.request("textDocument/completion", at.clone()).expect("completion");
+    let items = list.as_array().cloned().or_else(|| list["items"].as_array().cloned()).unwrap_or_default();
+    assert!(items.iter().all(|i| i.get("documentation").is_none()), "no documentation in the list: {list}");
+    let count = items.iter().find(|i| i["label"] == "count").cloned().expect("count is offered");
+    let resolved = c.request("completionItem/resolve", count).expect("resolve");
+    assert_eq!(resolved["documentation"]["value"], json!("How many cities to visit."), "{resolved}");
+    let at_pri = json!({"textDocument": {"uri": u}, "position": {"line": 3, "character": 3}});
+    let list = c.request("textDocument/completion", at_pri).expect("completion");
+    let items = list.as_array().cloned().or_else(|| list["items"].as_array().cloned()).unwrap_or_default();
+    let print = items.iter().find(|i| i["label"] == "print").cloned().expect("print is offered");
+    let resolved = c.request("completionItem/resolve", print).expect("resolve");
+    assert!(resolved["documentation"]["value"].as_str().is_some_and(|d| d.contains("external")), "{resolved}");
+    assert_eq!(c.shutdown(), Some(0));
+    // The default client (no resolveSupport): documentation inline.
+    let mut c = start();
+    c.open(&u, "x := 1\n# How many cities to visit.\ncount := 3\nprint (&stdout, cou)\n");
+    let list = c.request("textDocument/completion", at).expect("completion");
+    let items = list.as_array().cloned().or_else(|| list["items"].as_array().cloned()).unwrap_or_default();
+    let count = items.iter().find(|i| i["label"] == "count").expect("count is offered");
+    assert_eq!(count["documentation"]["value"], json!("How many cities to visit."), "{count}");
     assert_eq!(c.shutdown(), Some(0));
 }
