@@ -3,6 +3,13 @@
 mod cmd;
 mod run;
 
+// The front end allocates many small nodes and frees them in bulk; with mimalloc a 50 000-line
+// program compiles in about half the time of glibc's allocator (`opal-bench lsp`, README), and
+// the language server returns freed memory instead of keeping per-thread arenas.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use std::process::ExitCode;
 
 fn main() -> ExitCode {

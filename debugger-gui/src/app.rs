@@ -49,6 +49,8 @@ pub enum Cmd {
     Select(Option<LabelKey>),
     ToggleGroup(LabelKey),
     TogglePrelude,
+    /// The graph's settings changed (pure calls shown or hidden): rebuild and place it.
+    RefreshGraph,
     GraphMode,
     Tidy,
     FitView,
@@ -742,6 +744,13 @@ impl DebuggerApp {
                 self.open_example(i, false);
                 return;
             }
+            Cmd::RefreshGraph => {
+                self.rebuild_graph();
+                let born = self.layout.update(&self.graph, self.now, true);
+                let all = crate::layout::bounds(self.layout.placed.values().map(|p| crate::layout::cell_pos(p.cell)));
+                self.view.reveal(&born, all);
+                return;
+            }
             Cmd::TogglePrelude => {
                 self.settings.prelude = !self.settings.prelude;
                 self.rebuild_graph();
@@ -749,8 +758,10 @@ impl DebuggerApp {
                 return;
             }
             Cmd::GraphMode => {
+                // From the mode shown (a program without externals opens on statements).
+                let shown = self.mode();
                 self.mode_chosen = true;
-                self.settings.mode = match self.mode() {
+                self.settings.mode = match shown {
                     GraphMode::Calls => GraphMode::Statements,
                     GraphMode::Statements => GraphMode::Calls,
                 };

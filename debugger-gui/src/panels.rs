@@ -720,7 +720,7 @@ fn graph_panel(app: &mut DebuggerApp, ui: &mut egui::Ui, cmds: &mut Vec<Cmd>) {
                     .on_hover_text("also show calls such as print and add, which resolve at dispatch")
                     .changed()
                 {
-                    app.rebuild_graph();
+                    cmds.push(Cmd::RefreshGraph);
                 }
             }
             GraphMode::Statements => {
@@ -803,14 +803,21 @@ fn windows(app: &mut DebuggerApp, ctx: &egui::Context, cmds: &mut Vec<Cmd>) {
             }
             egui::ScrollArea::vertical().show(ui, |ui| {
                 ui.columns(2, |cols| {
-                    cols[0].label(RichText::new(format!("your order, then rounds ({} steps)", c.mine_steps)).strong());
-                    cols[0].add(egui::Label::new(RichText::new(short(&c.mine_view, 20_000)).monospace()).wrap());
-                    cols[0].label(RichText::new("output").strong());
-                    cols[0].label(RichText::new(&c.mine_output).monospace());
-                    cols[1].label(RichText::new(format!("{} ({} steps)", c.order, c.theirs_steps)).strong());
-                    cols[1].add(egui::Label::new(RichText::new(short(&c.theirs_view, 20_000)).monospace()).wrap());
-                    cols[1].label(RichText::new("output").strong());
-                    cols[1].label(RichText::new(&c.theirs_output).monospace());
+                    let sides = [
+                        (format!("your order, then rounds ({} steps)", c.mine_steps), &c.mine_view, &c.mine_output),
+                        (format!("{} ({} steps)", c.order, c.theirs_steps), &c.theirs_view, &c.theirs_output),
+                    ];
+                    for (ui, (title, view, output)) in cols.iter_mut().zip(sides) {
+                        // Not justified (it spread a wrapped line's letters apart), and a gap
+                        // before the other column.
+                        ui.with_layout(egui::Layout::top_down(egui::Align::LEFT), |ui| {
+                            ui.set_max_width(ui.available_width() - 12.0);
+                            ui.label(RichText::new(title).strong());
+                            ui.add(egui::Label::new(RichText::new(short(view, 20_000)).monospace()).wrap());
+                            ui.label(RichText::new("output").strong());
+                            ui.add(egui::Label::new(RichText::new(output).monospace()).wrap());
+                        });
+                    }
                 });
             });
         });

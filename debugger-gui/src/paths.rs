@@ -219,7 +219,16 @@ impl PathsView {
             let cols = ((ui.available_width() - 60.0) / 130.0).max(2.0) as usize;
             // Rows squeeze (down to 34 points) so a projected 1280×720 window shows them all.
             let fit_dy = ((ui.available_height() - 40.0) / rows as f32).clamp(34.0, 64.0);
-            let (dx, dy) = if linear { (130.0, 64.0) } else { (44.0, fit_dy) };
+            // Every edge is labelled with its rule and statement when there are few (then
+            // states stand far enough apart for the labels); else the edge under the pointer is.
+            let label_edges = !linear && r.edges.len() <= 40;
+            let (dx, dy) = if linear {
+                (130.0, 64.0)
+            } else if label_edges {
+                (120.0, fit_dy)
+            } else {
+                (44.0, fit_dy)
+            };
             let size = if linear {
                 Vec2::new(cols as f32 * dx + 40.0, rows.div_ceil(cols) as f32 * dy + 40.0)
             } else {
@@ -255,9 +264,7 @@ impl PathsView {
                 }
                 let weak = ui.visuals().weak_text_color();
                 let pointer = resp.hover_pos();
-                // Every edge is labelled with its rule and statement when there are few; else the
-                // edge under the pointer is (and drawn thicker), away from the states' circles.
-                let label_edges = !linear && r.edges.len() <= 40;
+                // The edge under the pointer (away from the states' circles) is drawn thicker.
                 let near_state = |p: Pos2| r.graph.iter().enumerate().any(|(i, _)| (p - pos(i)).length() < 15.0);
                 let hovered_edge = pointer.filter(|p| !linear && !label_edges && !near_state(*p)).and_then(|p| {
                     r.edges
@@ -278,9 +285,10 @@ impl PathsView {
                     painter.line_segment([a, b], if hot { Stroke::new(3.5, ui.visuals().text_color()) } else { Stroke::new(1.5, weak) });
                     if label_edges || hot {
                         let mid = a + (b - a) * 0.5;
+                        let rule = if hot { e.rule.name() } else { short_rule(e.rule) };
                         let text = match &e.choice {
-                            Some(c) => format!("{} {} → {c}", short_rule(e.rule), e.label),
-                            None => format!("{} {}", short_rule(e.rule), e.label),
+                            Some(c) => format!("{rule} {} → {c}", e.label),
+                            None => format!("{rule} {}", e.label),
                         };
                         let galley = painter.layout_no_wrap(text, FontId::proportional(14.0), ui.visuals().text_color());
                         let rect = Align2::LEFT_CENTER.anchor_size(mid + Vec2::new(4.0, 0.0), galley.size()).expand(2.0);

@@ -4,13 +4,30 @@
 //! the view pans (never zooms) to follow what just stepped, and a minimap shows where the view
 //! is when the graph is bigger than the pane. Only nodes in view are painted.
 
-use crate::layout::{bounds, cell_pos, short, Layout, ANIMATION, NODE_H, NODE_W};
+use crate::layout::{bounds, cell_pos, short, Layout, ANIMATION, CELL_H, NODE_H, NODE_W};
 use eframe::egui::{self, Align2, Color32, CornerRadius, FontId, Pos2, Rect, Sense, Shape, Stroke, StrokeKind, Vec2};
 use opal_core::machine::label::LabelKey;
 use opal_core::machine::StmtId;
 use opal_debugger::graph::{kind_rgb, Graph, Node};
 use opal_debugger::session::Kind;
 use std::collections::HashSet;
+
+/// Graph text at a zoom (never below [`MIN_TEXT`]).
+fn font_size(z: f32) -> f32 {
+    (15.0 * z).max(MIN_TEXT)
+}
+
+/// A node's height at a zoom: three lines always (a call's status is what the graph is for),
+/// so below 100 % boxes shrink less than the zoom says.
+fn node_height(z: f32) -> f32 {
+    (NODE_H * z).max(3.0 * font_size(z) * 1.2 + 8.0)
+}
+
+/// Graph units to points: rows never closer than a node's height and room for an arrow (at
+/// 75 % boxes touched and arrowheads hid behind them).
+fn scale(z: f32) -> Vec2 {
+    Vec2::new(z, z.max((node_height(z) + 18.0) / CELL_H))
+}
 
 /// The smallest text drawn in the graph, in points.
 pub const MIN_TEXT: f32 = 14.0;
@@ -93,9 +110,9 @@ impl GraphView {
         if let Some((a, b)) = all.map(|(a, b)| (Vec2::from(a), Vec2::from(b))) {
             // Margins shrink before a graph that fits is cut at an edge (two columns of a
             // projected 1280×720 pane leave 11 points a side).
-            let need = (b - a) * self.zoom + Vec2::splat(8.0);
+            let need = (b - a) * scale(self.zoom) + Vec2::splat(8.0);
             if need.x <= size.x && need.y <= size.y {
-                let centred = (size - (b - a) * self.zoom) / 2.0 - a * self.zoom;
+                let centred = (size - (b - a) * scale(self.zoom)) / 2.0 - a * scale(self.zoom);
                 if (centred - offset).length() > 1.0 {
                     self.target = Some(centred);
                 }
@@ -105,7 +122,7 @@ impl GraphView {
         // Else move as little as brings the new cells into view.
         let Some((lo, hi)) = bounds(cells.iter().map(|&c| cell_pos(c))) else { return };
         let (lo, hi) = (Vec2::from(lo), Vec2::from(hi));
-        let (s_lo, s_hi) = (lo * self.zoom + offset, hi * self.zoom + offset);
+        let (s_lo, s_hi) = (lo * scale(self.zoom) + offset, hi * scale(self.zoom) + offset);
         let mut shift = Vec2::ZERO;
         for axis in 0..2 {
             let (a, b, room) = (s_lo[axis], s_hi[axis], size[axis]);
@@ -123,7 +140,7 @@ impl GraphView {
     pub fn zoom_by(&mut self, factor: f32) {
         let at = self.area.size() / 2.0;
         let z = (self.zoom * factor).clamp(MIN_ZOOM, MAX_ZOOM);
-        self.offset = at - (at - self.offset) * (z / self.zoom);
+        self.offset = at - (at - self.offset) * (scale(z) / scale(self.zoom));
         self.zoom = z;
         self.target = None;
     }
@@ -163,7 +180,7 @@ impl GraphView {
             if (factor - 1.0).abs() > 1e-4 {
                 let at = resp.hover_pos().unwrap_or(area.center()) - area.min;
                 let z = (self.zoom * factor).clamp(MIN_ZOOM, MAX_ZOOM);
-                self.offset = at - (at - self.offset) * (z / self.zoom);
+                self.offset = at - (at - self.offset) * (scale(z) / scale(self.zoom));
                 self.zoom = z;
                 self.target = None;
             }
@@ -193,7 +210,8 @@ impl GraphView {
                     self.zoom = z.clamp(0.75, 1.25);
                 }
                 self.fit_asked = false;
-                self.offset = if z >= self.zoom { (area.size() - size * self.zoom) / 2.0 - lo * self.zoom } else { Vec2::new(20.0, 20.0) - lo * self.zoom };
+                let k = scale(self.zoom);
+                self.offset = if z >= self.zoom { (area.size() - size * k) / 2.0 - lo * k } else { Vec2::new(20.0, 20.0) - lo * k };
             }
         }
         if self.centre && !g.nodes.is_empty() {
@@ -201,17 +219,16 @@ impl GraphView {
             if let Some((lo, hi)) = bounds(placed()) {
                 let (lo, hi) = (Vec2::from(lo), Vec2::from(hi));
                 // The remembered zoom.
-                let size = (hi - lo) * self.zoom;
+                let size = (hi - lo) * scale(self.zoom);
                 let free = (area.size() - size).max(Vec2::splat(40.0)) / 2.0;
-                self.offset = free - lo * self.zoom;
+                self.offset = free - lo * scale(self.zoom);
             }
         }
         let z = self.zoom;
-        let to_screen = |p: [f32; 2]| area.min + self.offset + Vec2::new(p[0], p[1]) * z;
-        let fs = (15.0 * z).max(MIN_TEXT);
-        // Three lines always: a call's status (pending, streamed: …) is what the graph is for.
-        let lines = 3.0;
-        let node_size = Vec2::new(NODE_W * z, (NODE_H * z).max(lines * fs * 1.2 + 8.0));
+        let k = scale(z);
+        let to_screen = |p: [f32; 2]| area.min + self.offset + Vec2::new(p[0], p[1]) * k;
+        let fs = font_size(z);
+        let node_size = Vec2::new(NODE_W * z, node_height(z));
         let sel = selected.and_then(|k| g.nodes.iter().position(|n| n.key == k));
         let lit: Option<HashSet<usize>> = match (self.focus, sel) {
             (true, Some(i)) => Some(g.neighbourhood(i)),
@@ -358,8 +375,8 @@ impl GraphView {
         }
         let (lo, hi) = bounds(layout.placed.values().map(|p| cell_pos(p.cell)))?;
         let (lo, hi) = (Vec2::from(lo), Vec2::from(hi));
-        let view_lo = -self.offset / self.zoom;
-        let view_hi = view_lo + area.size() / self.zoom;
+        let view_lo = -self.offset / scale(self.zoom);
+        let view_hi = view_lo + area.size() / scale(self.zoom);
         if lo.x >= view_lo.x && lo.y >= view_lo.y && hi.x <= view_hi.x && hi.y <= view_hi.y {
             return None;
         }
@@ -392,7 +409,7 @@ impl GraphView {
         let r = ui.interact(map, ui.scope_id().with("minimap"), Sense::click_and_drag());
         if let Some(p) = r.interact_pointer_pos().filter(|_| r.clicked() || r.dragged()) {
             let world = world_lo + (p - map.min - Vec2::splat(4.0)) / s;
-            self.offset = area.size() / 2.0 - world * self.zoom;
+            self.offset = area.size() / 2.0 - world * scale(self.zoom);
             self.target = None;
         }
         Some(None)

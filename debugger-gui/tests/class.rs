@@ -51,7 +51,7 @@ fn long_runs_on_the_divergent_program_keep_the_window_alive_and_escape_cancels()
     assert!(busy(&h).is_some(), "run until is a job");
     // While it runs the graph changes every frame: nodes are put in place full size (growing
     // and gliding ones never settled and were drawn as text-less boxes).
-    h.key_press(egui::Key::G);
+    assert_eq!(h.state().mode(), GraphMode::Statements, "no externals: it opens on statements");
     for _ in 0..3 {
         h.step();
         let (app, now) = (h.state(), h.state().now());
@@ -294,4 +294,18 @@ fn a_thousand_calls_fold_into_groups() {
     assert!((8..=opal_debugger_gui::app::MAX_NODES).contains(&n), "folded into a legible number of groups: {n}");
     let members: usize = app.graph.nodes.iter().map(|n| n.members).sum();
     assert_eq!(members, 1000);
+}
+
+/// A program without externals opens on the statement graph; the first G shows the calls.
+#[test]
+fn the_first_g_switches_from_the_mode_shown() {
+    let mut h = sized(example("diverge"), [1280.0, 720.0]);
+    h.run();
+    assert_eq!(h.state().mode(), GraphMode::Statements);
+    h.key_press(egui::Key::G);
+    h.run();
+    assert_eq!(h.state().mode(), GraphMode::Calls);
+    h.key_press(egui::Key::G);
+    h.run();
+    assert_eq!(h.state().mode(), GraphMode::Statements);
 }

@@ -109,6 +109,7 @@ impl Session {
         let m = &st.machine;
         let mut nodes = Vec::new();
         let mut sources: Vec<(Vec<LabelKey>, Vec<LabelKey>)> = Vec::new();
+        let mut hidden: HashMap<LabelKey, (Vec<LabelKey>, Vec<LabelKey>)> = HashMap::new();
         for s in m.iter() {
             let op = m.stmt(s).op;
             let kind = kind_of(m, s);
@@ -123,6 +124,8 @@ impl Session {
                         _ => continue,
                     };
                     if !show_pure && self.env.host.is_pure(&ext) {
+                        // Hidden, but what depends on it depends on what it depends on.
+                        hidden.insert(key, st.call_sources(&ext, x));
                         continue;
                     }
                     let ready = kind == Kind::Steppable(opal_core::machine::Rule::Dispatch);
@@ -158,6 +161,9 @@ impl Session {
                 MOp::Task(t) => {
                     let task = &m.tasks[t.0 as usize];
                     if !show_pure && self.env.host.is_pure(&task.ext) {
+                        if let Some(c) = st.call_index(key).and_then(|i| st.calls.get(i)) {
+                            hidden.insert(c.key, (c.deps.clone(), c.order.clone()));
+                        }
                         continue;
                     }
                     let call = st.call_index(key).and_then(|i| st.calls.get(i));
@@ -194,14 +200,22 @@ impl Session {
         let index: HashMap<LabelKey, usize> = nodes.iter().enumerate().map(|(i, n)| (n.key, i)).collect();
         let (mut edges, mut ordering) = (Vec::new(), Vec::new());
         for (to, (deps, order)) in sources.iter().enumerate() {
-            for (d, by_order) in deps.iter().map(|d| (d, false)).chain(order.iter().map(|d| (d, true))) {
-                if let Some(&from) = index.get(d) {
+            let mut todo: Vec<(LabelKey, bool)> = deps.iter().map(|d| (*d, false)).chain(order.iter().map(|d| (*d, true))).collect();
+            let mut seen = HashSet::new();
+            while let Some((d, by_order)) = todo.pop() {
+                if !seen.insert(d) {
+                    continue;
+                }
+                if let Some(&from) = index.get(&d) {
                     if from != to && !edges.contains(&(from, to)) {
                         edges.push((from, to));
                         if by_order {
                             ordering.push((from, to));
                         }
                     }
+                } else if let Some((data, ord)) = hidden.get(&d) {
+                    // Through a hidden pure call (`fork`, `add`): to what it depends on.
+                    todo.extend(data.iter().map(|x| (*x, by_order)).chain(ord.iter().map(|x| (*x, true))));
                 }
             }
         }

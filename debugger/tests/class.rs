@@ -259,3 +259,17 @@ fn queued_calls_have_edges_from_the_calls_they_wait_for() {
     assert!(g.edges.contains(&(open, read)), "{:?}", g.edges);
     assert!(g.edges.contains(&(read, write)), "{:?}", g.edges);
 }
+
+/// An edge through a hidden pure call: in fork_join, `open (thread'1, "bar.txt")` depends on
+/// the first `open` through `fork`, which the call graph hides unless pure calls are shown.
+#[test]
+fn call_graph_edges_go_through_hidden_pure_calls() {
+    let mut s = example("fork_join");
+    until_pending(&mut s);
+    s.round().expect("a round");
+    let g = s.call_graph(false);
+    let find = |t: &str| g.nodes.iter().position(|n| n.title.starts_with(t)).unwrap_or_else(|| panic!("{t} in {g:?}"));
+    let (first, bar) = (find("open (stdout"), find("open (thread"));
+    assert!(g.edges.contains(&(first, bar)), "the second open depends on the first through fork: {:?}", g.edges);
+    assert!(g.nodes.iter().all(|n| !n.title.starts_with("fork")), "fork stays hidden");
+}

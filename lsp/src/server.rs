@@ -56,7 +56,14 @@ impl Open {
     fn changed(&mut self) {
         self.stale.store(true, Ordering::Relaxed);
         self.stale = Arc::default();
-        self.analysis = Arc::default();
+        let old = std::mem::take(&mut self.analysis);
+        // Freeing a big file's analysis takes a tenth of computing it: not under the lock,
+        // not before the next version's diagnostics.
+        if old.get().is_some() {
+            if let Ok(rt) = tokio::runtime::Handle::try_current() {
+                rt.spawn_blocking(move || drop(old));
+            }
+        }
     }
 }
 
