@@ -470,9 +470,12 @@ impl State {
                 out.push(k);
             }
         };
-        let mut stack = vec![v];
+        // With the projections still to apply: `prj 2 (stdout, city)` depends on `city` alone
+        // (following every component made each loop iteration's call depend on the previous
+        // iteration's, through the threaded `stdout`).
+        let mut stack: Vec<(VarId, Vec<u32>)> = vec![(v, Vec::new())];
         let mut seen = 0;
-        while let Some(v) = stack.pop() {
+        while let Some((v, mut path)) = stack.pop() {
             seen += 1;
             if seen > 256 {
                 break;
@@ -491,11 +494,21 @@ impl State {
                 MOp::Call(f, _) if matches!(m.binder(f).map(|fb| m.stmt(fb).op), Some(MOp::Prim(p)) if matches!(m.prim(p), opal_core::ir::Prim::Ext(_))) => {
                     push(self.key(b), out)
                 }
-                MOp::Tuple(xs) => stack.extend(m.tuple(xs).iter().copied()),
-                MOp::Alias(y) | MOp::Prj(_, y) => stack.push(y),
+                MOp::Tuple(xs) => match path.pop() {
+                    Some(i) => match m.tuple(xs).get((i as usize).wrapping_sub(1)) {
+                        Some(&x) => stack.push((x, path)),
+                        None => stack.extend(m.tuple(xs).iter().map(|&x| (x, Vec::new()))),
+                    },
+                    None => stack.extend(m.tuple(xs).iter().map(|&x| (x, Vec::new()))),
+                },
+                MOp::Alias(y) => stack.push((y, path)),
+                MOp::Prj(i, y) => {
+                    path.push(i);
+                    stack.push((y, path));
+                }
                 MOp::Call(f, x) => {
-                    stack.push(x);
-                    stack.push(f);
+                    stack.push((x, Vec::new()));
+                    stack.push((f, Vec::new()));
                 }
                 MOp::Prim(_) | MOp::Fun(_) | MOp::Gone => {}
             }
