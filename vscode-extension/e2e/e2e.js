@@ -15,7 +15,8 @@ function debuggerPids() {
   for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
     try {
       const argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-      if (argv.length > 1 && path.basename(argv[0]) === 'opal' && argv[1] === 'debug') out.push(pid);
+      // Only the extension's own `opal` (other step debuggers may run on a shared machine).
+      if (argv.length > 1 && path.basename(argv[0]) === 'opal' && argv[0].startsWith(path.dirname(folder)) && argv[1] === 'debug') out.push(pid);
     } catch {
       // the process ended while we looked
     }
