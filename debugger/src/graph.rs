@@ -200,22 +200,31 @@ impl Session {
         let index: HashMap<LabelKey, usize> = nodes.iter().enumerate().map(|(i, n)| (n.key, i)).collect();
         let (mut edges, mut ordering) = (Vec::new(), Vec::new());
         for (to, (deps, order)) in sources.iter().enumerate() {
-            let mut todo: Vec<(LabelKey, bool)> = deps.iter().map(|d| (*d, false)).chain(order.iter().map(|d| (*d, true))).collect();
+            // Popped in the order given; a source reached through data is a data edge even if
+            // program order reaches it too.
+            let mut todo: Vec<(LabelKey, bool)> = deps.iter().map(|d| (*d, false)).chain(order.iter().map(|d| (*d, true))).rev().collect();
             let mut seen = HashSet::new();
+            let mut from_nodes: Vec<(usize, bool)> = Vec::new();
             while let Some((d, by_order)) = todo.pop() {
-                if !seen.insert(d) {
+                if !seen.insert((d, by_order)) {
                     continue;
                 }
                 if let Some(&from) = index.get(&d) {
-                    if from != to && !edges.contains(&(from, to)) {
-                        edges.push((from, to));
-                        if by_order {
-                            ordering.push((from, to));
-                        }
+                    match from_nodes.iter_mut().find(|(f, _)| *f == from) {
+                        Some(f) => f.1 &= by_order,
+                        None => from_nodes.push((from, by_order)),
                     }
                 } else if let Some((data, ord)) = hidden.get(&d) {
                     // Through a hidden pure call (`fork`, `add`): to what it depends on.
-                    todo.extend(data.iter().map(|x| (*x, by_order)).chain(ord.iter().map(|x| (*x, true))));
+                    todo.extend(data.iter().map(|x| (*x, by_order)).chain(ord.iter().map(|x| (*x, true))).rev());
+                }
+            }
+            for (from, by_order) in from_nodes {
+                if from != to && !edges.contains(&(from, to)) {
+                    edges.push((from, to));
+                    if by_order {
+                        ordering.push((from, to));
+                    }
                 }
             }
         }

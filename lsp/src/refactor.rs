@@ -123,7 +123,8 @@ fn indentation_at(a: &Analysis, offset: u32) -> Option<&str> {
 }
 
 fn fresh_name(a: &Analysis, base: &str) -> String {
-    let taken = |n: &str| a.defs().iter().any(|d| d.name == n) || a.text.contains(n);
+    // Every definition's name is in the text.
+    let taken = |n: &str| a.text.contains(n);
     if !taken(base) {
         return base.to_string();
     }
@@ -203,7 +204,7 @@ fn inline(a: &Analysis, offset: u32) -> Option<Refactor> {
         return None;
     }
     let uses: Vec<Span> = a.occurrences(&crate::analysis::Target::Def(d)).into_iter().filter(|(s, _)| *s != def.span).map(|(s, _)| s).collect();
-    if uses.is_empty() || a.text[..].get(uses[0].start as usize..).is_some_and(|t| t.starts_with('&')) {
+    if uses.is_empty() || a.text.get(uses[0].start as usize..).is_some_and(|t| t.starts_with('&')) {
         return None;
     }
     let trivial = matches!(e.kind, ExprKind::Name(_) | ExprKind::Lit(_) | ExprKind::Prim(_) | ExprKind::Unit);
@@ -222,8 +223,12 @@ fn inline(a: &Analysis, offset: u32) -> Option<Refactor> {
         .filter(|(s, _)| contains(e.span, *s))
         .filter_map(|(s, t)| if let RefTarget::Def(i) = t { Some((a.slice(*s).to_string(), *i)) } else { None })
         .collect();
-    let rebound = uses.iter().any(|u| {
-        names.iter().any(|(n, i)| a.defs().iter().any(|other| other.name == *n && other.span.start > a.defs()[*i].span.start && other.span.start < u.start))
+    // Once per name, not per use: code actions are asked for at every cursor move, and a
+    // trivial binding may have thousands of uses.
+    let last_use = uses.iter().map(|u| u.start).max().unwrap_or(0);
+    let rebound = names.iter().any(|(n, i)| {
+        let since = a.defs()[*i].span.start;
+        a.defs().iter().filter(|d| d.name == *n && d.span.start > since).map(|d| d.span.start).min().is_some_and(|r| r < last_use)
     });
     if rebound {
         return None;

@@ -1431,50 +1431,9 @@ impl Machine {
             self.alias_into(y, x);
             return;
         }
-        let mut uses = std::mem::take(&mut self.vars[y.0 as usize].uses);
         let mut notify = std::mem::take(&mut self.scratch_stmts);
         notify.clear();
-        let mut users = std::mem::take(&mut self.scratch_users);
-        users.clear();
-        users.extend_from_slice(self.spill.slice(&uses));
-        self.spill.clear(&mut uses);
-        for &u in &users {
-            let mut n = 0;
-            let mut sub = |v: &mut VarId| {
-                if *v == y {
-                    *v = x;
-                    n += 1;
-                }
-            };
-            let node = &mut self.stmts[u.0 as usize];
-            match &mut node.op {
-                MOp::Alias(v) | MOp::Prj(_, v) => sub(v),
-                MOp::Call(a, b) => {
-                    sub(a);
-                    sub(b)
-                }
-                MOp::Tuple(o) => self.operands.data[o.range()].iter_mut().for_each(sub),
-                MOp::Fun(c) => {
-                    if let Some(c) = self.closures.get(c.0) {
-                        self.operands.data[c.env.range()].iter_mut().for_each(sub)
-                    }
-                }
-                MOp::Prim(_) | MOp::Task(_) | MOp::Gone => {}
-            }
-            if n == 0 {
-                continue;
-            }
-            let xv = &mut self.vars[x.0 as usize];
-            xv.count += n;
-            if self.spill.last(&xv.uses) != Some(u) {
-                let (stmts, operands, closures) = (&self.stmts, &self.operands, &self.closures);
-                self.spill.push(&mut xv.uses, u, |u| still_uses(stmts, operands, closures, u, x));
-            }
-            self.vars[y.0 as usize].count -= n.min(self.vars[y.0 as usize].count);
-            notify.push(u);
-        }
-        self.vars[y.0 as usize].uses = uses;
-        self.scratch_users = users;
+        self.rename_occurrences(y, x, &mut notify);
         if self.ret == y {
             self.ret = x;
             self.vars[x.0 as usize].count += 1;
@@ -1488,22 +1447,10 @@ impl Machine {
         self.scratch_stmts = notify;
     }
 
-    /// Is x on the lazy chain of needs (`lazy_stack`), where renaming it would leave a stale
-    /// entry? A lazy step of `y := x` has y on top, and x below it would be a cycle of needs;
-    /// so the O(depth) search runs only for a step the lazy strategy did not propose.
-    fn on_lazy_stack(&self, x: VarId, y: VarId) -> bool {
-        match self.lazy_stack.last() {
-            None => false,
-            Some(&top) if top == y => false,
-            Some(_) => self.lazy_stack.contains(&x),
-        }
-    }
-
-    /// reduce-alias of `y := x` (already removed) by renaming x's occurrences to y: y takes
-    /// x's binding statement, name and label, so the term reads exactly as if y had become x.
-    /// y's own users now see x's binding: they may step if it is a value.
-    fn alias_into(&mut self, y: VarId, x: VarId) {
-        let mut uses = std::mem::take(&mut self.vars[x.0 as usize].uses);
+    /// Every occurrence of `from` becomes `to`: the operands, the use counts and the use lists
+    /// move over; the statements that changed are appended to `renamed`.
+    fn rename_occurrences(&mut self, from: VarId, to: VarId, renamed: &mut Vec<StmtId>) {
+        let mut uses = std::mem::take(&mut self.vars[from.0 as usize].uses);
         let mut users = std::mem::take(&mut self.scratch_users);
         users.clear();
         users.extend_from_slice(self.spill.slice(&uses));
@@ -1511,8 +1458,8 @@ impl Machine {
         for &u in &users {
             let mut n = 0;
             let mut sub = |v: &mut VarId| {
-                if *v == x {
-                    *v = y;
+                if *v == from {
+                    *v = to;
                     n += 1;
                 }
             };
@@ -1533,16 +1480,38 @@ impl Machine {
             if n == 0 {
                 continue;
             }
-            let yv = &mut self.vars[y.0 as usize];
-            yv.count += n;
-            if self.spill.last(&yv.uses) != Some(u) {
+            let tv = &mut self.vars[to.0 as usize];
+            tv.count += n;
+            if self.spill.last(&tv.uses) != Some(u) {
                 let (stmts, operands, closures) = (&self.stmts, &self.operands, &self.closures);
-                self.spill.push(&mut yv.uses, u, |u| still_uses(stmts, operands, closures, u, y));
+                self.spill.push(&mut tv.uses, u, |u| still_uses(stmts, operands, closures, u, to));
             }
-            self.vars[x.0 as usize].count -= n.min(self.vars[x.0 as usize].count);
+            self.vars[from.0 as usize].count -= n.min(self.vars[from.0 as usize].count);
+            renamed.push(u);
         }
-        self.vars[x.0 as usize].uses = uses;
+        self.vars[from.0 as usize].uses = uses;
         self.scratch_users = users;
+    }
+
+    /// Is x on the lazy chain of needs (`lazy_stack`), where renaming it would leave a stale
+    /// entry? A lazy step of `y := x` has y on top, and x below it would be a cycle of needs;
+    /// so the O(depth) search runs only for a step the lazy strategy did not propose.
+    fn on_lazy_stack(&self, x: VarId, y: VarId) -> bool {
+        match self.lazy_stack.last() {
+            None => false,
+            Some(&top) if top == y => false,
+            Some(_) => self.lazy_stack.contains(&x),
+        }
+    }
+
+    /// reduce-alias of `y := x` (already removed) by renaming x's occurrences to y: y takes
+    /// x's binding statement, name and label, so the term reads exactly as if y had become x.
+    /// y's own users now see x's binding: they may step if it is a value.
+    fn alias_into(&mut self, y: VarId, x: VarId) {
+        let mut renamed = std::mem::take(&mut self.scratch_stmts);
+        renamed.clear();
+        self.rename_occurrences(x, y, &mut renamed);
+        self.scratch_stmts = renamed;
         // y is x now: its binding statement, and the name and label it prints with.
         let b = self.vars[x.0 as usize].binder;
         let (name, fresh) = (self.vars[x.0 as usize].name, self.vars[x.0 as usize].fresh);
