@@ -1,4 +1,4 @@
-//! `cargo run --release -p opal-bench [-- sum|fanout|examples|table1|soak|lsp|scale|frame|all [MAX_EXP]]`: the cost-model benchmarks of
+//! `cargo run --release -p opal-bench [-- sum|fanout|examples|table1|soak|lsp|scale|world|frame|all [MAX_EXP]]`: the cost-model benchmarks of
 //! SEMANTICS.md §6. Prints one table per benchmark; README.md quotes the figures.
 //! Each phase is timed in-process (front end, building the graph, running), best of a few runs.
 
@@ -361,6 +361,9 @@ fn main() {
     if what == "scale" || what == "all" {
         bench_scale(what == "all" || std::env::var_os("OPAL_BENCH_FULL").is_some());
     }
+    if what == "world" {
+        bench_world(10_000);
+    }
     if what == "lsp" || what == "all" {
         bench_lsp();
     }
@@ -436,8 +439,13 @@ fn bench_scale(full: bool) {
         row(name, 250_000 / k, &|n| best_world(src, None, strategy, Some(n as u64)));
     }
     println!();
+    bench_world(10_000 / k);
+}
+
+/// A map of `n` calls answered by `n` world responses against the same map answered by a
+/// `default`: the lookup is indexed, so the responses cost only their loading.
+fn bench_world(n: usize) {
     println!("## a map of N calls answered by N world responses vs. by a `default` (target ≤ 1.2×)");
-    let n = 10_000 / k;
     let prog = format!("extern ask\nxs := [{}]\nys := map (xs, ask)\nlength ys\n", (0..n).map(|i| format!("\"q{i}\"")).collect::<Vec<_>>().join(", "));
     let responses: String = (0..n).map(|i| format!("[[ask.responses]]\narg = '\"q{i}\"'\nresult = '{i}'\n")).collect();
     let with = best_world(&prog, Some(&format!("[ask]\n{responses}")), Strategy::Opportunistic, None);
@@ -645,7 +653,13 @@ fn bench_lsp_file(exe: &std::path::Path, lines: usize) -> Result<(), String> {
     c.initialize("file:///tmp").map_err(|_| "initialize failed")?;
     c.open(uri, &text);
     c.diagnostics(uri, Some(1)).map_err(|_| "no diagnostics for the opened file")?;
-    let rss_open = rss_kib(c.pid());
+    // Resident memory of an idle server (an editor between keystrokes): after work, the
+    // server returns freed memory within about two seconds.
+    let idle_rss = |c: &StdioClient| {
+        std::thread::sleep(Duration::from_millis(2500));
+        rss_kib(c.pid())
+    };
+    let rss_open = idle_rss(&c);
     let p50 = |t: &mut Vec<Duration>| {
         t.sort();
         ms(t[t.len() / 2])
@@ -693,6 +707,7 @@ fn bench_lsp_file(exe: &std::path::Path, lines: usize) -> Result<(), String> {
     }
     // 10 000 edits (type a character, delete it), then the diagnostics of the last version.
     let rss_before_edits = rss_kib(c.pid());
+    let rss_before_edits_idle = idle_rss(&c);
     for k in 0..10_000u32 {
         v += 1;
         let line = ((k / 2) % (lines as u32 - 10)) / 7 * 7 + 5;
@@ -705,7 +720,8 @@ fn bench_lsp_file(exe: &std::path::Path, lines: usize) -> Result<(), String> {
     }
     c.diagnostics(uri, Some(v)).map_err(|_| format!("no diagnostics after 10 000 edits (version {v})"))?;
     let _ = c.request("textDocument/semanticTokens/full", doc.clone());
-    let rss_edits = rss_kib(c.pid());
+    let rss_busy = rss_kib(c.pid());
+    let rss_edits = idle_rss(&c);
     hovers.sort();
     let hover_p95 = ms(hovers[hovers.len() * 95 / 100]);
     let diag_worst = ms(*diags.iter().max().unwrap_or(&Duration::ZERO));
@@ -717,10 +733,13 @@ fn bench_lsp_file(exe: &std::path::Path, lines: usize) -> Result<(), String> {
         p50(&mut hovers)
     );
     println!(
-        "lsp {lines} lines: RSS after open {} MiB, before the edits (after the requests above) {} MiB, after 10 000 edits {} MiB",
+        "lsp {lines} lines: RSS idle after open {} MiB, right after the requests above {} MiB (idle {} MiB), right after 10 000 edits {} MiB, idle after them {} MiB ({:.2}× open)",
         rss_open / 1024,
         rss_before_edits / 1024,
-        rss_edits / 1024
+        rss_before_edits_idle / 1024,
+        rss_busy / 1024,
+        rss_edits / 1024,
+        rss_edits as f64 / rss_open.max(1) as f64
     );
     let _ = c.shutdown();
     Ok(())

@@ -120,8 +120,17 @@ pub enum Command {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
-    /// Print the man page (roff): `opal man > opal.1 && man ./opal.1`.
-    Man,
+    /// Print a man page (roff): `opal man > opal.1 && man ./opal.1`, `opal man run` for
+    /// opal-run(1), or write every page with `--out-dir`.
+    #[command(after_help = EXIT_CODES)]
+    Man {
+        /// The command whose page to print (opal-run(1) for `run`); none: opal(1).
+        #[arg(value_name = "COMMAND")]
+        command: Option<String>,
+        /// Write opal.1 and one page per command (opal-run.1, …) into this directory.
+        #[arg(long, value_name = "DIR", conflicts_with = "command")]
+        out_dir: Option<PathBuf>,
+    },
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -235,7 +244,10 @@ pub fn main() -> i32 {
         Command::Step(a) => crate::run::step(&a),
         Command::Explore { file, world, max_states, full, dot } => crate::run::explore(&file, world.as_deref(), max_states, full, dot.as_deref()),
         Command::Debug { file, world, replay, allow_exec } => debug(file.as_deref(), world.as_deref(), replay.as_deref(), allow_exec),
-        Command::Lsp { stdio: _ } => opal_lsp::run_stdio(),
+        Command::Lsp { stdio: _ } => {
+            crate::return_idle_memory();
+            opal_lsp::run_stdio()
+        }
         Command::Dap => opal_dap::run_stdio(Some(Box::new(|allow_exec| {
             Box::new(move || std::rc::Rc::new(opal_live::LiveExternals::from_env(allow_exec)) as std::rc::Rc<dyn opal_core::machine::live::Live>)
         }))),
@@ -243,13 +255,44 @@ pub fn main() -> i32 {
             clap_complete::generate(shell, &mut Cli::command(), "opal", &mut std::io::stdout());
             0
         }
-        Command::Man => match clap_mangen::Man::new(Cli::command()).render(&mut std::io::stdout()) {
-            Ok(()) => 0,
+        Command::Man { command, out_dir } => man(command.as_deref(), out_dir.as_deref()),
+    }
+}
+
+/// `opal man`: opal(1), one command's page, or every page into a directory.
+fn man(command: Option<&str>, out_dir: Option<&Path>) -> i32 {
+    let mut cli = Cli::command().disable_help_subcommand(true);
+    // Building names each subcommand `opal-run` etc., the pages' titles.
+    cli.build();
+    if let Some(dir) = out_dir {
+        return match clap_mangen::generate_to(cli, dir) {
+            Ok(()) => {
+                println!("wrote the man pages to {}", dir.display());
+                0
+            }
             Err(e) => {
-                eprintln!("opal: cannot write the man page: {e}");
+                eprintln!("opal: cannot write the man pages to {}: {e}", dir.display());
                 1
             }
+        };
+    }
+    let page = match command {
+        None => cli,
+        Some(name) => match cli.find_subcommand(name) {
+            Some(sub) => sub.clone(),
+            None => {
+                let names: Vec<&str> = cli.get_subcommands().map(|c| c.get_name()).collect();
+                eprintln!("opal: no command `{name}`; man pages exist for: {}", names.join(", "));
+                return 2;
+            }
         },
+    };
+    match clap_mangen::Man::new(page).render(&mut std::io::stdout()) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("opal: cannot write the man page: {e}");
+            1
+        }
     }
 }
 
@@ -292,8 +335,18 @@ pub fn load(file: &str, world: Option<&str>) -> Result<(String, opal_core::Compi
         eprintln!("opal: {e}");
         1
     })?;
-    let (w, wdiags) = load_world(file, world);
-    let compiled = opal_core::compile_with(&text, w.as_ref());
+    // A large world file (thousands of responses) takes as long to load as the program takes
+    // to compile: do both at once. The world's `order` keys change the desugaring of externs
+    // declared without a class; the few world files that have them compile the program again.
+    let (compiled, (w, wdiags)) = std::thread::scope(|s| {
+        let loading = s.spawn(|| load_world(file, world));
+        let compiled = opal_core::compile(&text);
+        (compiled, loading.join().unwrap_or_else(|_| (None, Some((String::new(), String::new(), vec![world_loader_failed()])))))
+    });
+    let compiled = match &w {
+        Some(w) if !w.orders().is_empty() => opal_core::compile_parsed(compiled.parsed, Some(w)),
+        _ => compiled,
+    };
     let mut diags = compiled.diags.clone();
     if w.is_some() || wdiags.is_none() {
         diags.extend(opal_core::check_externs(&compiled.program, w.as_ref()));
@@ -306,6 +359,11 @@ pub fn load(file: &str, world: Option<&str>) -> Result<(String, opal_core::Compi
         return Err(1);
     }
     Ok((text, compiled, w))
+}
+
+/// The world loader never panics; should it, the run stops with this rather than without a world.
+fn world_loader_failed() -> Diagnostic {
+    Diagnostic::error("E0900", Default::default(), "internal error while loading the world file").with_help("please report this with the world file")
 }
 
 /// A world file's diagnostics: its path, its text, and what is wrong with it (or worth a warning).

@@ -105,6 +105,12 @@ struct Var {
     first_use: Option<Span>,
 }
 
+/// Handle use counts of a first branch, kept while the second is desugared.
+struct BranchUses {
+    vars: Vec<(usize, u32)>,
+    env: HashMap<String, (u32, Span)>,
+}
+
 struct Scope {
     kind: ScopeKind,
     vars: HashMap<String, usize>,
@@ -310,6 +316,38 @@ impl Desugarer {
     fn set_handle_uses(&mut self, vi: usize, uses: u32) {
         self.handle_log.push((vi, self.vars[vi].handle_uses));
         self.vars[vi].handle_uses = uses;
+    }
+
+    /// Desugars the first of two alternatives (an `if`'s branches): its handle uses are undone
+    /// afterwards and returned, so `merge_alternatives` counts the larger of the two branches,
+    /// not the sum. The log holds every change since `mark` with the value before it, so undoing
+    /// a branch costs what the branch changed, not the number of variables.
+    fn first_alternative<R>(&mut self, branch: impl FnOnce(&mut Self) -> R) -> (R, BranchUses) {
+        let mark = self.handle_log.len();
+        let env_before = self.env_handle_uses.clone();
+        let r = branch(self);
+        let env = std::mem::replace(&mut self.env_handle_uses, env_before);
+        let changed: Vec<(usize, u32)> = self.handle_log[mark..].to_vec();
+        let vars = changed.iter().map(|&(vi, _)| (vi, self.vars[vi].handle_uses)).collect();
+        for &(vi, old) in changed.iter().rev() {
+            self.set_handle_uses(vi, old);
+        }
+        (r, BranchUses { vars, env })
+    }
+
+    /// After the second alternative: each handle counts the larger of its two branches' uses.
+    fn merge_alternatives(&mut self, first: BranchUses) {
+        for (vi, a) in first.vars {
+            let merged = self.vars[vi].handle_uses.max(a);
+            self.set_handle_uses(vi, merged);
+        }
+        // `stdout` and `stderr` themselves count the same way.
+        for (h, (n, span)) in first.env {
+            let e = self.env_handle_uses.entry(h).or_insert((n, span));
+            if n > e.0 {
+                *e = (n, span);
+            }
+        }
     }
 
     /// Resolves a use of a source name; reports an unbound name.
@@ -972,15 +1010,33 @@ impl Desugarer {
             }
             ExprKind::Tuple(es) => {
                 let mut xs = Vec::new();
-                for x in es {
+                let branches = self.is_core_if(f, es);
+                let mut then_uses = None;
+                for (i, x) in es.iter().enumerate() {
                     match &x.kind {
                         ExprKind::Amp(id) => {
                             amps.push(id);
                             xs.push(self.use_name(id, true).0);
                         }
                         ExprKind::Name(id) => xs.push(self.value_name(id, true).0),
+                        ExprKind::Fun(params, body) if branches => {
+                            let branch = |d: &mut Self| {
+                                let fun = d.fun_in(params, body, ScopeKind::Branch);
+                                d.emit(Op::Fun(Box::new(fun)), x.span, None)
+                            };
+                            if i == 1 {
+                                let (n, uses) = self.first_alternative(branch);
+                                then_uses = Some(uses);
+                                xs.push(n);
+                            } else {
+                                xs.push(branch(self));
+                            }
+                        }
                         _ => xs.push(self.expr(x, None)),
                     }
+                }
+                if let Some(uses) = then_uses {
+                    self.merge_alternatives(uses);
                 }
                 (self.emit(Op::Tuple(xs), a.span, None), Some(Some(es.len())))
             }
@@ -1024,6 +1080,15 @@ impl Desugarer {
             self.rebind_handle(id, core);
         }
         self.emit(Op::Prj(k as u32 + 1, r), span, target)
+    }
+
+    /// `if (c, fun …, fun …)` written by hand with the standard `if`: its two functions are
+    /// alternatives, each called at most once.
+    fn is_core_if(&self, f: &Expr, args: &[Expr]) -> bool {
+        matches!(&f.kind, ExprKind::Name(id) if id.name == "if")
+            && args.len() == 3
+            && args[1..].iter().all(|a| matches!(a.kind, ExprKind::Fun(..)))
+            && self.find_var("if").is_none()
     }
 
     fn rebind_handle(&mut self, id: &Ident, core: Name) {
@@ -1197,11 +1262,17 @@ impl Desugarer {
 
     /// `fun params: body` with patterns and `&` threading.
     fn fun(&mut self, params: &Params, body: &FunBody) -> Fun {
+        self.fun_in(params, body, ScopeKind::Fun)
+    }
+
+    /// A `fun` literal; `ScopeKind::Branch` for a branch of a hand-written `if (c, fun …, fun …)`,
+    /// which runs at most once, so a handle used in it once is not used again.
+    fn fun_in(&mut self, params: &Params, body: &FunBody, kind: ScopeKind) -> Fun {
         // A function bound to a name takes the token unless the analysis found that name's
         // functions plain; any other function value takes it.
         let owner = self.fun_owner.take();
         let token = self.plan.ordered && owner.as_deref().is_none_or(|n| self.plan.takes_token(n));
-        self.fun_with(params, ScopeKind::Fun, token, None, |d| match body {
+        self.fun_with(params, kind, token, None, |d| match body {
             FunBody::Expr(e) => {
                 if has_amp_call(e) {
                     d.expr_stmt(e);
@@ -1520,18 +1591,7 @@ impl Desugarer {
     fn if_chain(&mut self, arms: &[(Expr, Block)], els: Option<&Block>, vs: &[String], span: Span, valued: bool) -> Name {
         let (c, then_b) = &arms[0];
         let cn = self.expr(c, None);
-        // Branch handle uses are alternatives: count the larger of the two, not the sum. The
-        // log holds every change since `mark` with the value before it, so undoing the then
-        // branch costs what the branch changed, not the number of variables.
-        let mark = self.handle_log.len();
-        let env_before = self.env_handle_uses.clone();
-        let (tf, _) = self.branch_fun(vs, None, then_b, ScopeKind::Branch, "an `if` branch", valued);
-        let env_after_then = std::mem::replace(&mut self.env_handle_uses, env_before);
-        let changed: Vec<(usize, u32)> = self.handle_log[mark..].to_vec();
-        let after_then: Vec<(usize, u32)> = changed.iter().map(|&(vi, _)| (vi, self.vars[vi].handle_uses)).collect();
-        for &(vi, old) in changed.iter().rev() {
-            self.set_handle_uses(vi, old);
-        }
+        let ((tf, _), then_uses) = self.first_alternative(|d| d.branch_fun(vs, None, then_b, ScopeKind::Branch, "an `if` branch", valued));
         let tn = self.emit(Op::Fun(Box::new(tf)), then_b.items.first().map(|i| i.span).unwrap_or(span), None);
         let ef = if arms.len() > 1 {
             // elif: the else branch is the rest of the chain.
@@ -1552,17 +1612,7 @@ impl Desugarer {
             let stmts = std::mem::replace(&mut self.buf, saved);
             Fun { param: u, body: CExpr { stmts, ret: Some(r) } }
         };
-        for (vi, a) in after_then {
-            let merged = self.vars[vi].handle_uses.max(a);
-            self.set_handle_uses(vi, merged);
-        }
-        // `stdout` and `stderr` themselves count the same way.
-        for (h, (n, first)) in env_after_then {
-            let e = self.env_handle_uses.entry(h).or_insert((n, first));
-            if n > e.0 {
-                *e = (n, first);
-            }
-        }
+        self.merge_alternatives(then_uses);
         let en = self.emit(Op::Fun(Box::new(ef)), span, None);
         let t = self.emit(Op::Tuple(vec![cn, tn, en]), span, None);
         let iff = self.env("if");

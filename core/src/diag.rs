@@ -78,6 +78,7 @@ pub const CODES: &[(&str, &str)] = &[
     ("W0004", "world file table replaces a standard external"),
     ("W0005", "world file and program disagree on an external's ordering class"),
     ("W0006", "world file has two responses for the same argument"),
+    ("W0007", "world file table that no call reads"),
 ];
 
 /// Source lines longer than this are shown as a window of this many characters.

@@ -41,7 +41,12 @@ pub fn compile(src: &str) -> Compiled {
 /// `compile` with the world file the program runs against: its `order` keys class the
 /// externals the program declares without one.
 pub fn compile_with(src: &str, world: Option<&world::World>) -> Compiled {
-    let parsed = parse(src);
+    compile_parsed(parse(src), world)
+}
+
+/// `compile_with` from the parse, so a caller can parse the program while the world file loads
+/// (the world is needed from desugaring on, for the ordering classes).
+pub fn compile_parsed(parsed: Parsed, world: Option<&world::World>) -> Compiled {
     let orders = world.map(world::World::orders).unwrap_or_default();
     let (program, mut diags) = Desugarer::new(false).with_world_orders(orders).program(&parsed.block);
     let mut all = parsed.diags.clone();

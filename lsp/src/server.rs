@@ -1081,7 +1081,11 @@ impl Backend {
 /// Serves the language server on stdin/stdout until the client sends `exit` or closes stdin.
 /// The exit code is 0 after a `shutdown` request, 1 otherwise (LSP `exit`).
 pub fn run_stdio() -> i32 {
-    let rt = match tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build() {
+    // Analyses run on blocking threads; one idle for a second ends, and its allocator heap's
+    // free memory goes back to the system with it (tokio's default keeps it ten seconds).
+    let mut builder = tokio::runtime::Builder::new_multi_thread();
+    builder.worker_threads(2).thread_keep_alive(std::time::Duration::from_secs(1)).enable_all();
+    let rt = match builder.build() {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("opal lsp: cannot start the async runtime: {e}");

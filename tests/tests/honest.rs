@@ -188,3 +188,25 @@ fn a_world_table_that_shadows_a_standard_external_warns() {
     let o = run(&["run", &prog, "--world", &w]);
     assert!(err(&o).contains("warning[W0004]") && err(&o).contains("`print`"), "{}", err(&o));
 }
+
+#[test]
+fn a_world_table_no_call_can_read_warns() {
+    let dir = scratch("w0007");
+    let prog = write(
+        &dir,
+        "p.opal",
+        "extern ask
+x := ask 1
+print (&stdout, x)
+",
+    );
+    let w = write(&dir, "p.world.toml", "[ask]\ndefault = '2'\n[stdout]\ndefault = '()'\n[if]\ndefault = '1'\n[\"my ext\"]\ndefault = '1'\n");
+    let o = run(&["run", &prog, "--world", &w]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "2\n");
+    for (table, why) in [("stdout", "is a handle"), ("if", "is a keyword"), ("my ext", "not a name a program can declare")] {
+        let line = err(&o).lines().find(|l| l.contains(&format!("`[{table}]`"))).map(str::to_string).unwrap_or_default();
+        assert!(line.contains("warning[W0007]") && line.contains(why), "{table}: {}", err(&o));
+    }
+    assert!(!err(&o).contains("`[ask]`"), "{}", err(&o));
+}

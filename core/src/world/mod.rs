@@ -10,6 +10,9 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use toml::Spanned;
 
+mod fast;
+pub use fast::agrees_with_toml;
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawExt {
@@ -53,9 +56,11 @@ pub struct WorldExt {
     pub name: String,
     pub latency_ms: f64,
     pub responses: Vec<Response>,
-    /// Each argument's key (`arg_key`) → its responses in file order, so a dispatch finds its
-    /// reply in O(size of the argument) however many responses the world file has.
-    index: HashMap<String, Vec<usize>>,
+    /// The hash of each argument's key (`arg_key`) → its first response; `same_hash` chains the
+    /// rest in file order. A dispatch finds its reply in O(size of the argument) however many
+    /// responses the world file has, and loading allocates nothing per response.
+    index: HashMap<u64, u32>,
+    same_hash: Vec<u32>,
     pub default: Option<String>,
     pub choices: Vec<String>,
     pub doc: Option<String>,
@@ -143,13 +148,36 @@ fn arg_key(p: &PExp, out: &mut String) {
     }
 }
 
+/// `arg_key` hashed, with `buf` as scratch space.
+fn arg_hash(p: &PExp, buf: &mut String) -> u64 {
+    use std::hash::Hasher;
+    buf.clear();
+    arg_key(p, buf);
+    let mut h = crate::names::FxHasher::default();
+    h.write(buf.as_bytes());
+    // Fx leaves the low bits blind to the key's last bytes (`"q1"`…`"q9"` differ only there):
+    // mix them in (MurmurHash3's finalizer) so keys that differ late still spread.
+    let mut x = h.finish();
+    x = (x ^ (x >> 33)).wrapping_mul(0xff51_afd7_ed55_8ccd);
+    x = (x ^ (x >> 33)).wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    x ^ (x >> 33)
+}
+
+/// No further response in a `same_hash` chain.
+const CHAIN_END: u32 = u32::MAX;
+
 impl WorldExt {
+    /// The responses whose argument hashes like `arg`'s, in file order.
+    fn candidates(&self, hash: u64) -> impl Iterator<Item = &Response> {
+        let first = self.index.get(&hash).copied().unwrap_or(CHAIN_END);
+        std::iter::successors(Some(first).filter(|&i| i != CHAIN_END), |&i| Some(self.same_hash[i as usize]).filter(|&n| n != CHAIN_END))
+            .map(|i| &self.responses[i as usize])
+    }
+
     /// The reply for an argument: an exact response, else the default, else the choices.
     pub fn reply(&self, arg: &PExp) -> Option<(Reply, f64)> {
-        let mut key = String::new();
-        arg_key(arg, &mut key);
-        let bucket = self.index.get(&key).map(Vec::as_slice).unwrap_or_default();
-        if let Some(r) = bucket.iter().map(|&i| &self.responses[i]).find(|r| pexp_eq(&r.arg, arg)) {
+        let hash = arg_hash(arg, &mut String::new());
+        if let Some(r) = self.candidates(hash).find(|r| pexp_eq(&r.arg, arg)) {
             return Some((r.reply.clone(), r.latency_ms.unwrap_or(self.latency_ms)));
         }
         self.default.as_ref().map(|d| (Reply::Result(d.clone()), self.latency_ms))
@@ -176,8 +204,25 @@ pub fn path_beside(program: &std::path::Path) -> Option<std::path::PathBuf> {
 /// Parses an OPAL data literal: a number, string, tuple, list, `true`/`false` or dictionary
 /// of them (`'("a", 2)'`, `'["x", "y"]'`).
 pub fn parse_pexp(src: &str) -> Result<PExp, String> {
+    if let Some(p) = plain_literal(src) {
+        return Ok(p);
+    }
     let e = parse_expr_source(src).map_err(|ds| ds.first().map(|d| d.message.clone()).unwrap_or_default())?;
     to_pexp(&e).ok_or_else(|| "expected a literal (number or string), or a tuple, list or dictionary of literals".to_string())
+}
+
+/// A string without escapes or a decimal integer, read without the parser: world files and
+/// traces hold thousands of them. Anything else (`None`) goes through the parser, so this only
+/// answers where the parser would give the same value.
+fn plain_literal(src: &str) -> Option<PExp> {
+    if let Some(body) = src.strip_prefix('"').and_then(|b| b.strip_suffix('"')) {
+        let plain = body.bytes().all(|b| (b' '..=b'~').contains(&b) && b != b'"' && b != b'\\');
+        return plain.then(|| PExp::Prim(Prim::Str(Arc::from(body))));
+    }
+    let (neg, digits) = src.strip_prefix('-').map_or((false, src), |d| (true, d));
+    let decimal = !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) && (digits == "0" || !digits.starts_with('0'));
+    let n: i64 = if decimal { digits.parse().ok()? } else { return None };
+    Some(PExp::Prim(Prim::Int(if neg { n.checked_neg()? } else { n })))
 }
 
 /// An expression that is a data literal, as data.
@@ -204,9 +249,32 @@ pub fn to_pexp(e: &Expr) -> Option<PExp> {
     }
 }
 
+/// Why a table name can never be an external a program calls, if it cannot.
+fn never_an_external(name: &str) -> Option<String> {
+    let mut chars = name.chars();
+    let ident = chars.next().is_some_and(|c| c.is_alphabetic() || c == '_') && chars.all(|c| c.is_alphanumeric() || c == '_');
+    if !ident {
+        return Some(format!("`{name}` is not a name a program can declare"));
+    }
+    if crate::syntax::lexer::KEYWORDS.iter().any(|(k, _)| *k == name) {
+        return Some(format!("`{name}` is a keyword, not an external"));
+    }
+    if crate::externals::handle_root(name).is_some() {
+        return Some(format!("`{name}` is a handle, not an external"));
+    }
+    if crate::prelude::names().contains(&name) && crate::externals::standard(name).is_none() {
+        return Some(format!("`{name}` is a prelude function, not an external, unless a program declares `extern {name}`"));
+    }
+    None
+}
+
 /// Parses a world file. Errors carry the span of the offending key or value.
 pub fn parse_world(text: &str) -> Result<World, Vec<Diagnostic>> {
-    let raw: BTreeMap<String, Spanned<RawExt>> = match toml::from_str(text) {
+    let parsed = match fast::read(text) {
+        Some(r) => Ok(r),
+        None => toml::from_str(text),
+    };
+    let raw: BTreeMap<String, Spanned<RawExt>> = match parsed {
         Ok(r) => r,
         Err(e) => {
             let span = e.span().map(|r| Span::new(r.start, r.end)).unwrap_or_default();
@@ -219,6 +287,9 @@ pub fn parse_world(text: &str) -> Result<World, Vec<Diagnostic>> {
     let mut warnings = Vec::new();
     let mut exts = BTreeMap::new();
     let expr_ok = |s: &Spanned<String>, key: &str, diags: &mut Vec<Diagnostic>| {
+        if plain_literal(s.get_ref()).is_some() {
+            return;
+        }
         if let Err(ds) = parse_expr_source(s.get_ref()) {
             let m = ds.first().map(|d| d.message.clone()).unwrap_or_default();
             let r = s.span();
@@ -313,6 +384,12 @@ pub fn parse_world(text: &str) -> Result<World, Vec<Diagnostic>> {
         if !delay_ok(latency_ms) {
             diags.push(Diagnostic::error("E0200", span, format!("`latency_ms` of `{name}` is {latency_ms}: {DELAY_RULE}")));
         }
+        if let Some(why) = never_an_external(&name) {
+            warnings.push(
+                Diagnostic::warning("W0007", span, format!("the world file's `[{name}]` is never read: {why}"))
+                    .with_help("name each table after an external: one the program declares with `extern`, or a standard one such as `llm` or `sleep`"),
+            );
+        }
         // Mocking what reaches outside (`llm`, `sleep`, processes, `coin`) is what world files
         // are for; replacing a built-in computation (`print`, `add`) is almost always a mistake.
         if crate::externals::standard(&name).is_some_and(|d| d.kind == crate::externals::ExtKind::Pure) {
@@ -322,37 +399,83 @@ pub fn parse_world(text: &str) -> Result<World, Vec<Diagnostic>> {
                     .with_help(format!("calls to `{name}` now answer from this table, {what}; rename the table if that was not meant")),
             );
         }
-        let mut index: HashMap<String, Vec<usize>> = HashMap::with_capacity(responses.len());
-        for (i, r) in responses.iter().enumerate() {
-            let mut key = String::new();
-            arg_key(&r.arg, &mut key);
-            let same = index.entry(key).or_default();
-            if same.iter().any(|&j| pexp_eq(&responses[j].arg, &r.arg)) {
+        let mut ext = WorldExt {
+            name: name.clone(),
+            latency_ms,
+            index: HashMap::with_capacity(responses.len()),
+            same_hash: vec![CHAIN_END; responses.len()],
+            responses: Vec::new(),
+            default: raw.default.map(|d| d.into_inner()),
+            choices: raw.choices.unwrap_or_default().into_iter().map(|c| c.into_inner()).collect(),
+            doc: raw.doc,
+            order,
+            span,
+        };
+        // Chains are built back to front so each runs in file order.
+        let mut buf = String::new();
+        let hashes: Vec<u64> = responses.iter().map(|r| arg_hash(&r.arg, &mut buf)).collect();
+        for (i, &h) in hashes.iter().enumerate().rev() {
+            if let Some(next) = ext.index.insert(h, i as u32) {
+                ext.same_hash[i] = next;
+            }
+        }
+        ext.responses = responses;
+        for (i, r) in ext.responses.iter().enumerate() {
+            if ext.candidates(hashes[i]).take_while(|c| !std::ptr::eq(*c, r)).any(|c| pexp_eq(&c.arg, &r.arg)) {
                 warnings.push(
                     Diagnostic::warning("W0006", arg_spans[i], format!("a second response of `{name}` for the argument {}", r.arg))
                         .with_help("the first one answers every call with this argument; remove or change this one"),
                 );
             }
-            same.push(i);
         }
-        exts.insert(
-            name.clone(),
-            Arc::new(WorldExt {
-                name,
-                latency_ms,
-                index,
-                responses,
-                default: raw.default.map(|d| d.into_inner()),
-                choices: raw.choices.unwrap_or_default().into_iter().map(|c| c.into_inner()).collect(),
-                doc: raw.doc,
-                order,
-                span,
-            }),
-        );
+        exts.insert(name, Arc::new(ext));
     }
     if diags.is_empty() {
         Ok(World { exts, warnings })
     } else {
         Err(diags)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The shortcut answers only where the parser gives the same value.
+    #[test]
+    fn plain_literals_read_as_the_parser_reads_them() {
+        let cases = [
+            "\"q1\"",
+            "\"\"",
+            " \"a b\" ",
+            "0",
+            "7",
+            "-7",
+            "123456",
+            "9223372036854775807",
+            "-9223372036854775808",
+            "9223372036854775808",
+            "007",
+            "-0",
+            "1.5",
+            "\"a\\nb\"",
+            "\"tab\there\"",
+            "\"é\"",
+            "\"{x}\"",
+            "-",
+            "\"",
+            "x",
+            "1e3",
+            "+1",
+            "(1, 2)",
+        ];
+        for src in cases {
+            let by_parser = parse_expr_source(src).ok().and_then(|e| to_pexp(&e));
+            if let Some(fast) = plain_literal(src) {
+                assert_eq!(Some(&fast), by_parser.as_ref(), "{src:?}");
+            }
+            assert_eq!(parse_pexp(src).ok(), by_parser, "{src:?}");
+        }
+        assert!(plain_literal("\"q1\"").is_some() && plain_literal("-42").is_some(), "the common cases take the shortcut");
     }
 }
