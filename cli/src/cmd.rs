@@ -265,7 +265,7 @@ fn man(command: Option<&str>, out_dir: Option<&Path>) -> i32 {
     // Building names each subcommand `opal-run` etc., the pages' titles.
     cli.build();
     if let Some(dir) = out_dir {
-        return match clap_mangen::generate_to(cli, dir) {
+        return match std::fs::create_dir_all(dir).and_then(|()| clap_mangen::generate_to(cli, dir)) {
             Ok(()) => {
                 println!("wrote the man pages to {}", dir.display());
                 0
@@ -338,11 +338,16 @@ pub fn load(file: &str, world: Option<&str>) -> Result<(String, opal_core::Compi
     // A large world file (thousands of responses) takes as long to load as the program takes
     // to compile: do both at once. The world's `order` keys change the desugaring of externs
     // declared without a class; the few world files that have them compile the program again.
-    let (compiled, (w, wdiags)) = std::thread::scope(|s| {
-        let loading = s.spawn(|| load_world(file, world));
-        let compiled = opal_core::compile(&text);
-        (compiled, loading.join().unwrap_or_else(|_| (None, Some((String::new(), String::new(), vec![world_loader_failed()])))))
-    });
+    let (compiled, (w, wdiags)) = if world_path(file, world).is_none() {
+        (opal_core::compile(&text), (None, None))
+    } else {
+        std::thread::scope(|s| {
+            let loading = s.spawn(|| load_world(file, world));
+            let compiled = opal_core::compile(&text);
+            let failed = || (None, Some((world.unwrap_or(file).to_string(), String::new(), vec![world_loader_failed()])));
+            (compiled, loading.join().unwrap_or_else(|_| failed()))
+        })
+    };
     let compiled = match &w {
         Some(w) if !w.orders().is_empty() => opal_core::compile_parsed(compiled.parsed, Some(w)),
         _ => compiled,

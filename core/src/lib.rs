@@ -44,8 +44,8 @@ pub fn compile_with(src: &str, world: Option<&world::World>) -> Compiled {
     compile_parsed(parse(src), world)
 }
 
-/// `compile_with` from the parse, so a caller can parse the program while the world file loads
-/// (the world is needed from desugaring on, for the ordering classes).
+/// `compile_with` from the parse: a caller that compiled without the world while it loaded
+/// compiles again from the parse when the world's `order` keys class the externals.
 pub fn compile_parsed(parsed: Parsed, world: Option<&world::World>) -> Compiled {
     let orders = world.map(world::World::orders).unwrap_or_default();
     let (program, mut diags) = Desugarer::new(false).with_world_orders(orders).program(&parsed.block);

@@ -203,12 +203,13 @@ fn the_command_line_has_help_completions_a_man_page_and_suggestions() {
     let o = run(&["man", "runn"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("explore"), "{}", String::from_utf8_lossy(&o.stderr));
-    let dir = std::env::temp_dir().join(format!("opal-man-{}", std::process::id()));
-    let _ = std::fs::create_dir_all(&dir);
+    // The directory is created if missing.
+    let base = std::env::temp_dir().join(format!("opal-man-{}", std::process::id()));
+    let dir = base.join("man1");
     let o = run(&["man", "--out-dir", &dir.to_string_lossy()]);
     assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
     for page in ["opal.1", "opal-run.1", "opal-explore.1", "opal-check.1", "opal-completions.1"] {
         assert!(dir.join(page).is_file(), "{page} missing in {}", dir.display());
     }
-    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&base);
 }

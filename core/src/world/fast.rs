@@ -166,8 +166,9 @@ fn parse_value(t: &str, at: usize) -> Option<(Value, &str)> {
             if !ok_int || !ok_frac {
                 return None;
             }
-            // An integer is an i64 first (`-0` is 0); beyond i64 it is an error `toml` reports.
-            let value = if frac.is_none() { n.parse::<i64>().ok()? as f64 } else { n.parse().ok()? };
+            // An integer is an i64 first (`-0` is 0); one beyond i64, or a float too large to be
+            // finite, is declined: `toml` reads or refuses those in its own way.
+            let value = if frac.is_none() { n.parse::<i64>().ok()? as f64 } else { n.parse::<f64>().ok().filter(|f| f.is_finite())? };
             Some((Value::Num(value), skip_blank(&t[end..])))
         }
     }
@@ -246,6 +247,8 @@ mod tests {
             "latency_ms = +1",
             "latency_ms = 1_0",
             "latency_ms = 99999999999999999999",
+            "latency_ms = 1e400",
+            "chunk_ms = [1.5, 100000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000.0]",
             "latency_ms = '3'",
             "latency_ms = 3 # ms",
             "default = 'x' # c",
@@ -293,6 +296,30 @@ mod tests {
             if let Err(e) = agrees_with_toml(&text) {
                 prop_assert!(false, "{e}\n{text}");
             }
+        }
+    }
+
+    /// Inputs at the edges of what the fast reader takes, each read as `toml` reads it.
+    #[test]
+    fn edge_cases_agree_with_toml() {
+        let huge = format!("1{}.0", "0".repeat(320));
+        let cases = [
+            format!("[ask]\nlatency_ms = {huge}\n"),
+            format!("[ask]\n[[ask.responses]]\narg = '1'\nresult = '2'\nchunk_ms = [{huge}]\n"),
+            "[ask]\nlatency_ms = 9223372036854775808\n".into(),
+            "[ask]\nlatency_ms = -0\n".into(),
+            "[ask]\nlatency_ms = 1.\n".into(),
+            "[ask]\nlatency_ms = .5\n".into(),
+            "[ask]\ndefault = 'x'\r".into(),
+            "[ask]\r\r\ndefault = 'x'\n".into(),
+            "[[ask.responses]]\narg = '1'\n[ask]\n".into(),
+            "[ask]\n[b]\n[[ask.responses]]\narg = '1'\nresult = '2'\n".into(),
+            "[ask]\ndefault = 'x\u{7f}'\n".into(),
+            "[ask] x\n".into(),
+            "[ask]\nchoices = [,]\n".into(),
+        ];
+        for text in &cases {
+            assert_eq!(agrees_with_toml(text), Ok(()), "{text:?}");
         }
     }
 
