@@ -1010,7 +1010,7 @@ impl Desugarer {
             }
             ExprKind::Tuple(es) => {
                 let mut xs = Vec::new();
-                let branches = self.is_core_if(f, es);
+                let branches = Self::is_core_if(f, es);
                 let mut then_uses = None;
                 for (i, x) in es.iter().enumerate() {
                     match &x.kind {
@@ -1082,13 +1082,10 @@ impl Desugarer {
         self.emit(Op::Prj(k as u32 + 1, r), span, target)
     }
 
-    /// `if (c, fun …, fun …)` written by hand with the standard `if`: its two functions are
-    /// alternatives, each called at most once.
-    fn is_core_if(&self, f: &Expr, args: &[Expr]) -> bool {
-        matches!(&f.kind, ExprKind::Name(id) if id.name == "if")
-            && args.len() == 3
-            && args[1..].iter().all(|a| matches!(a.kind, ExprKind::Fun(..)))
-            && self.find_var("if").is_none()
+    /// `if (c, fun …, fun …)` written by hand: its two functions are alternatives, each called
+    /// at most once. `if` is a keyword, so no binding can shadow the standard one.
+    fn is_core_if(f: &Expr, args: &[Expr]) -> bool {
+        matches!(&f.kind, ExprKind::Name(id) if id.name == "if") && args.len() == 3 && args[1..].iter().all(|a| matches!(a.kind, ExprKind::Fun(..)))
     }
 
     fn rebind_handle(&mut self, id: &Ident, core: Name) {
