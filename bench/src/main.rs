@@ -340,6 +340,10 @@ print (&stdout, count)
     }
 }
 
+// The same allocator as the `opal` binary, so in-process figures match the CLI and server.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     let what = std::env::args().nth(1).unwrap_or_else(|| "all".into());
     let max_exp = std::env::args().nth(2).and_then(|s| s.parse().ok()).unwrap_or(6);
@@ -363,6 +367,9 @@ fn main() {
     }
     if what == "world" {
         bench_world(10_000);
+    }
+    if what == "lsp-analysis" {
+        lsp_scale();
     }
     if what == "lsp" || what == "all" {
         bench_lsp();
@@ -619,13 +626,79 @@ fn bench_lsp() {
         println!("lsp: build the server first (`cargo build --release`)");
         return;
     };
-    println!("\n| lines | analysis (in-process, best of 3) | change → diagnostics p50 / worst (20 edits) | semantic tokens full p50 | inlay hints whole file p50 | document symbols p50 | hover p50 / p95 with 10 cancelled token requests queued |");
-    println!("|---|---|---|---|---|---|---|");
+    lsp_scale();
+    println!("\n| lines | analysis (in-process, best of 3) | change → diagnostics p50 / worst (20 edits) | semantic tokens full p50 | inlay hints whole file p50 | one screen: tokens / inlay hints p50 | document symbols p50 | hover p50 / p95 with 10 cancelled token requests queued |");
+    println!("|---|---|---|---|---|---|---|---|");
     for lines in [10_000, 50_000] {
         if let Err(e) = bench_lsp_file(&exe, lines) {
             println!("lsp: {e}");
         }
     }
+}
+
+/// The analysis alone (parse, desugar, check, indexes), in-process, best of 3, from 10 000 to
+/// 200 000 lines: the time per line should stay flat (SEMANTICS.md §6).
+fn lsp_scale() {
+    for n in [10_000, 20_000, 50_000, 100_000, 200_000] {
+        let text = lsp_source(n);
+        let best = (0..3)
+            .map(|_| {
+                let t = Instant::now();
+                drop(opal_lsp::analysis::Analysis::new(text.clone(), Default::default()));
+                ms(t.elapsed())
+            })
+            .fold(f64::MAX, f64::min);
+        println!("lsp analysis, {n} lines: {best:.1} ms ({:.2} µs per line)", best * 1000.0 / n as f64);
+    }
+}
+
+/// In-process costs of the whole-file features, each best of 3, and their JSON (to see what
+/// the server computes and what the transport costs).
+fn lsp_parts(text: &str) -> String {
+    let best = |f: &mut dyn FnMut()| {
+        (0..3)
+            .map(|_| {
+                let t = Instant::now();
+                f();
+                ms(t.elapsed())
+            })
+            .fold(f64::MAX, f64::min)
+    };
+    let a = opal_lsp::analysis::Analysis::new(text.to_string(), Default::default());
+    let whole = opal_core::span::Span::new(0, text.len());
+    let tokens = opal_lsp::editing::semantic_tokens(&a);
+    // As the protocol sends them: five integers per token.
+    let flat: Vec<u32> = tokens.iter().flat_map(|t| [t.delta_line, t.delta_start, t.length, t.token_type, t.token_modifiers_bitset]).collect();
+    let json = serde_json::to_string(&flat).unwrap_or_default();
+    // A screenful (60 lines) in the middle of the file.
+    let mid = text.len() / 2;
+    let screen = opal_core::span::Span::new(mid, (mid + 60 * 18).min(text.len()));
+    let mut out = format!(
+        "lsp {} lines, in-process: one screen: tokens {:.2} ms, inlay hints {:.2} ms\n",
+        text.lines().count(),
+        best(&mut || drop(opal_lsp::editing::semantic_tokens_in(&a, screen))),
+        best(&mut || drop(opal_lsp::editing::inlay_hints(&a, screen))),
+    );
+    let hints = opal_lsp::editing::inlay_hints(&a, whole);
+    let hints_json = serde_json::to_string(&hints).unwrap_or_default();
+    out += &format!(
+        "  {} inlay hints: to JSON through a Value (as tower-lsp-server does) {:.1} ms ({} KiB), from JSON to a Value {:.1} ms\n",
+        hints.len(),
+        best(&mut || drop(serde_json::to_value(&hints).map(|v| serde_json::to_string(&v)))),
+        hints_json.len() / 1024,
+        best(&mut || drop(serde_json::from_str::<serde_json::Value>(&hints_json))),
+    );
+    out += &format!(
+        "  whole file: analysis {:.1} ms, semantic tokens {:.1} ms (to JSON {:.1} ms, {} KiB; from JSON to a Value {:.1} ms), inlay hints {:.1} ms, document symbols {:.1} ms",
+        best(&mut || drop(opal_lsp::analysis::Analysis::new(text.to_string(), Default::default()))),
+        best(&mut || drop(opal_lsp::editing::semantic_tokens(&a))),
+        best(&mut || drop(serde_json::to_string(&flat))),
+        json.len() / 1024,
+        best(&mut || drop(serde_json::from_str::<serde_json::Value>(&json))),
+        best(&mut || drop(opal_lsp::editing::inlay_hints(&a, whole))),
+        best(&mut || drop(opal_lsp::navigation::document_symbols(&a))),
+    );
+    out
 }
 
 /// A process's resident set size in KiB (Linux), 0 when unknown.
@@ -648,6 +721,7 @@ fn bench_lsp_file(exe: &std::path::Path, lines: usize) -> Result<(), String> {
         })
         .min()
         .unwrap_or_default();
+    let parts = lsp_parts(&text);
     let mut c = StdioClient::spawn(exe, &["lsp"], &[]).map_err(|e| format!("cannot start {}: {e}", exe.display()))?;
     let uri = "file:///tmp/opal-bench-long.opal";
     c.initialize("file:///tmp").map_err(|_| "initialize failed")?;
@@ -689,6 +763,11 @@ fn bench_lsp_file(exe: &std::path::Path, lines: usize) -> Result<(), String> {
     };
     let tokens = timed("textDocument/semanticTokens/full", &doc)?;
     let hints = timed("textDocument/inlayHint", &whole)?;
+    // What an editor asks while scrolling: a screenful (60 lines) in the middle.
+    let mid = lines / 2;
+    let screen = json!({"textDocument": {"uri": uri}, "range": {"start": {"line": mid, "character": 0}, "end": {"line": mid + 60, "character": 0}}});
+    let screen_tokens = timed("textDocument/semanticTokens/range", &screen)?;
+    let screen_hints = timed("textDocument/inlayHint", &screen)?;
     let symbols = timed("textDocument/documentSymbol", &doc)?;
     // Hover while ten whole-file token requests are queued and cancelled before it.
     let mut hovers = Vec::new();
@@ -726,7 +805,7 @@ fn bench_lsp_file(exe: &std::path::Path, lines: usize) -> Result<(), String> {
     let hover_p95 = ms(hovers[hovers.len() * 95 / 100]);
     let diag_worst = ms(*diags.iter().max().unwrap_or(&Duration::ZERO));
     println!(
-        "| {lines} | {:.1} ms | {:.1} / {:.1} ms | {tokens:.1} ms | {hints:.1} ms | {symbols:.1} ms | {:.2} / {hover_p95:.2} ms |",
+        "| {lines} | {:.1} ms | {:.1} / {:.1} ms | {tokens:.1} ms | {hints:.1} ms | {screen_tokens:.2} / {screen_hints:.2} ms | {symbols:.1} ms | {:.2} / {hover_p95:.2} ms |",
         ms(analysis),
         p50(&mut diags),
         diag_worst,
@@ -741,6 +820,7 @@ fn bench_lsp_file(exe: &std::path::Path, lines: usize) -> Result<(), String> {
         rss_edits / 1024,
         rss_edits as f64 / rss_open.max(1) as f64
     );
+    println!("{parts}");
     let _ = c.shutdown();
     Ok(())
 }

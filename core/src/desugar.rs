@@ -7,12 +7,12 @@
 use crate::diag::Diagnostic;
 use crate::externals::{self, ExtDecl};
 use crate::ir::{Expr as CExpr, Fun, Op, Prim, Stmt};
-use crate::names::{Name, Sym};
+use crate::names::{FastMap, FastSet, Name, Sym};
 use crate::ordering::{explicit_handle, Plan, HIGHER_ORDER};
 use crate::prelude;
 use crate::span::Span;
 use crate::syntax::ast::*;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 /// What a name is known to be, statically, for arity and shape checks and hover.
@@ -108,12 +108,12 @@ struct Var {
 /// Handle use counts of a first branch, kept while the second is desugared.
 struct BranchUses {
     vars: Vec<(usize, u32)>,
-    env: HashMap<String, (u32, Span)>,
+    env: FastMap<String, (u32, Span)>,
 }
 
 struct Scope {
     kind: ScopeKind,
-    vars: HashMap<String, usize>,
+    vars: FastMap<String, usize>,
 }
 
 pub struct Desugarer {
@@ -122,15 +122,15 @@ pub struct Desugarer {
     scopes: Vec<Scope>,
     buf: Vec<Stmt>,
     diags: Vec<Diagnostic>,
-    used_env: HashSet<String>,
+    used_env: FastSet<String>,
     externs: Vec<(String, Span)>,
     symbols: Symbols,
     core_mode: bool,
-    block_locals: HashMap<String, &'static str>,
+    block_locals: FastMap<String, &'static str>,
     /// Resolves prelude-internal names (`if_` → `if`) when desugaring the prelude itself.
     prelude_mode: bool,
     /// W0002 for `stdout`/`stderr` themselves: uses without threading, and the first one.
-    env_handle_uses: HashMap<String, (u32, Span)>,
+    env_handle_uses: FastMap<String, (u32, Span)>,
     temp_syms: Vec<(&'static str, Sym)>,
     /// (variable, previous count) for every change of a handle's use count.
     handle_log: Vec<(usize, u32)>,
@@ -176,16 +176,16 @@ impl Desugarer {
         let mut d = Desugarer {
             counters: Default::default(),
             vars: Vec::new(),
-            scopes: vec![Scope { kind: ScopeKind::Top, vars: HashMap::new() }],
+            scopes: vec![Scope { kind: ScopeKind::Top, vars: FastMap::default() }],
             buf: Vec::new(),
             diags: Vec::new(),
-            used_env: HashSet::new(),
+            used_env: FastSet::default(),
             externs: Vec::new(),
             symbols: Symbols::default(),
             core_mode: false,
-            block_locals: HashMap::new(),
+            block_locals: FastMap::default(),
             prelude_mode,
-            env_handle_uses: HashMap::new(),
+            env_handle_uses: FastMap::default(),
             handle_log: Vec::new(),
             temp_syms: Vec::new(),
             orders: HashMap::new(),
@@ -290,7 +290,7 @@ impl Desugarer {
     }
 
     fn pop_scope(&mut self) -> Scope {
-        let s = self.scopes.pop().unwrap_or(Scope { kind: ScopeKind::Top, vars: HashMap::new() });
+        let s = self.scopes.pop().unwrap_or(Scope { kind: ScopeKind::Top, vars: FastMap::default() });
         let mut vis: Vec<usize> = s.vars.values().copied().collect();
         vis.sort();
         for vi in vis {
@@ -550,7 +550,7 @@ impl Desugarer {
     /// function that takes and gives back the token around it, as every function value does.
     fn wrap_env(&mut self, name: &str, f: Name, span: Span) -> Name {
         let saved = std::mem::take(&mut self.buf);
-        self.scopes.push(Scope { kind: ScopeKind::Fun, vars: HashMap::new() });
+        self.scopes.push(Scope { kind: ScopeKind::Fun, vars: FastMap::default() });
         let p = self.temp("p");
         let tok = self.user_name(crate::ir::SEQ_TOKEN);
         self.emit(Op::Prj(1, p), span, Some(tok));
@@ -1286,7 +1286,7 @@ impl Desugarer {
     /// `rec`, it is the step of `rec NAME := fun …`: `fix` passes it `(itself, arg)`.
     fn fun_with(&mut self, params: &Params, kind: ScopeKind, token: bool, rec: Option<&Ident>, body: impl FnOnce(&mut Self) -> Option<Name>) -> Fun {
         let saved = std::mem::take(&mut self.buf);
-        self.scopes.push(Scope { kind, vars: HashMap::new() });
+        self.scopes.push(Scope { kind, vars: FastMap::default() });
         let tok_in = token.then(|| {
             let t = self.user_name(crate::ir::SEQ_TOKEN);
             self.define_hidden(TOKEN, t);
@@ -1479,7 +1479,7 @@ impl Desugarer {
         with_value: bool,
     ) -> (Fun, bool) {
         let saved = std::mem::take(&mut self.buf);
-        self.scopes.push(Scope { kind, vars: HashMap::new() });
+        self.scopes.push(Scope { kind, vars: FastMap::default() });
         let p = self.temp(if extra.is_some() { "p" } else { "u" });
         // Bind carried variables inside a loop body from `prj 1 p` (one variable: directly, so
         // each iteration costs no alias step).
@@ -1515,7 +1515,7 @@ impl Desugarer {
         // Names bound here before the body (carried variables, the loop pattern) are not local
         // to the body; names of outer scopes are checked when the scope closes. Collecting every
         // visible name here instead made a file with many `if`s quadratic.
-        let before: HashSet<String> = self.scopes.last().map(|s| s.vars.keys().cloned().collect()).unwrap_or_default();
+        let before: FastSet<String> = self.scopes.last().map(|s| s.vars.keys().cloned().collect()).unwrap_or_default();
         let value = self.block(body);
         let has_value = with_value && value.is_some() && ends_in_ret(body);
         let mut xs: Vec<Name> = param_vars.iter().map(|v| self.current(v)).collect();
@@ -1593,7 +1593,7 @@ impl Desugarer {
         let ef = if arms.len() > 1 {
             // elif: the else branch is the rest of the chain.
             let saved = std::mem::take(&mut self.buf);
-            self.scopes.push(Scope { kind: ScopeKind::Branch, vars: HashMap::new() });
+            self.scopes.push(Scope { kind: ScopeKind::Branch, vars: FastMap::default() });
             let u = self.temp("u");
             let r = self.if_chain(&arms[1..], els, vs, span, valued);
             self.pop_scope();
@@ -1651,7 +1651,7 @@ impl Desugarer {
         let what = if pre.is_some() { "a `while` body" } else { "a `do` body" };
         // step := fun (loop, acc): …
         let saved = std::mem::take(&mut self.buf);
-        self.scopes.push(Scope { kind: ScopeKind::Loop, vars: HashMap::new() });
+        self.scopes.push(Scope { kind: ScopeKind::Loop, vars: FastMap::default() });
         let p = self.temp("p");
         let lp = self.temp("loop");
         self.emit(Op::Prj(1, p), span, Some(lp));
@@ -1673,7 +1673,7 @@ impl Desugarer {
                 let cn = self.expr(c, None);
                 // then: B; loop V'
                 let saved2 = std::mem::take(&mut self.buf);
-                self.scopes.push(Scope { kind: ScopeKind::Branch, vars: HashMap::new() });
+                self.scopes.push(Scope { kind: ScopeKind::Branch, vars: FastMap::default() });
                 let u = self.temp("u");
                 self.block(body);
                 let a = if vs.is_empty() { self.emit(Op::Tuple(vec![]), span, None) } else { self.tuple_of(&vs, span) };
@@ -1965,17 +1965,19 @@ pub fn is_core_notation(b: &Block) -> bool {
         }
     }
     fn core_block(b: &Block) -> bool {
-        let n = b.items.len();
+        core_items(&b.items.iter().collect::<Vec<_>>())
+    }
+    fn core_items(items: &[&Item]) -> bool {
+        let n = items.len();
         n > 0
-            && b.items.iter().enumerate().all(|(i, it)| match &it.kind {
+            && items.iter().enumerate().all(|(i, it)| match &it.kind {
                 ItemKind::Bind(Pattern::Name(_), e) => i + 1 < n && core_op(e),
                 ItemKind::Ret(e) => i + 1 == n && is_var(e),
                 _ => false,
             })
     }
     // `extern` lines only declare what the world file supplies (Fig. 2(b) has one).
-    let items: Vec<Item> = b.items.iter().filter(|i| !matches!(i.kind, ItemKind::Extern(..))).cloned().collect();
-    core_block(&Block { items })
+    core_items(&b.items.iter().filter(|i| !matches!(i.kind, ItemKind::Extern(..))).collect::<Vec<_>>())
 }
 
 pub fn edit_distance(a: &str, b: &str) -> usize {

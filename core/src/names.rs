@@ -11,13 +11,13 @@ use std::sync::{Mutex, OnceLock};
 pub struct Sym(u32);
 
 struct Interner {
-    map: HashMap<&'static str, Sym>,
+    map: FastMap<&'static str, Sym>,
     strs: Vec<&'static str>,
 }
 
 fn interner() -> &'static Mutex<Interner> {
     static I: OnceLock<Mutex<Interner>> = OnceLock::new();
-    I.get_or_init(|| Mutex::new(Interner { map: HashMap::new(), strs: Vec::new() }))
+    I.get_or_init(|| Mutex::new(Interner { map: FastMap::default(), strs: Vec::new() }))
 }
 
 impl Sym {

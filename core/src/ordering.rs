@@ -12,6 +12,7 @@
 //! calls it. That over-approximates and keeps every call site and definition of one name on
 //! one convention, whatever scope they are in.
 
+use crate::names::{FastMap, FastSet};
 use crate::syntax::ast::*;
 use std::collections::{HashMap, HashSet};
 
@@ -40,43 +41,49 @@ impl Plan {
     }
 
     pub fn analyze(block: &Block, orders: &HashMap<String, Order>) -> Plan {
-        let mut w = Walk { orders, names: HashMap::new(), bound: HashSet::new(), bodies: Vec::new(), ordered: false, readonly: false };
-        w.block(block, None);
-        if !w.ordered {
+        // Most programs order nothing: a first walk only looks for an ordered call, and the
+        // names and bodies are recorded only when there is one.
+        let mut probe =
+            Walk { orders, record: false, names: FastMap::default(), bound: FastSet::default(), bodies: Vec::new(), ordered: false, readonly: false };
+        probe.block(block, None);
+        if !probe.ordered {
             return Plan::default();
         }
+        let mut w = Walk { record: true, ..probe };
+        w.block(block, None);
         let bound = std::mem::take(&mut w.bound);
         // Candidates: bound only to functions, only ever called.
-        let mut plain: HashSet<String> = w.names.iter().filter(|(k, n)| bound.contains(*k) && n.only_funs && !n.as_value).map(|(k, _)| k.clone()).collect();
+        let mut plain: FastSet<&str> = w.names.iter().filter(|(k, n)| bound.contains(*k) && n.only_funs && !n.as_value).map(|(k, _)| *k).collect();
         // A body orders if it makes an ordered call, calls something unknown or a higher-order
         // prelude function, or calls a name that is not a plain candidate; and then every
         // candidate calling it orders too (worklist over the reverse call graph).
-        let mut callers: HashMap<&str, Vec<&str>> = HashMap::new();
-        let mut work: Vec<String> = Vec::new();
+        let mut callers: FastMap<&str, Vec<&str>> = FastMap::default();
+        let mut work: Vec<&str> = Vec::new();
         for body in &w.bodies {
-            let Some(owner) = body.owner.as_deref() else { continue };
+            let Some(owner) = body.owner else { continue };
             if !plain.contains(owner) {
                 continue;
             }
             let orders_itself = body.intrinsic || body.calls.iter().any(|c| bound.contains(c) && !plain.contains(c));
             if orders_itself {
-                work.push(owner.to_string());
+                work.push(owner);
             }
             for c in &body.calls {
                 if plain.contains(c) {
-                    callers.entry(c.as_str()).or_default().push(owner);
+                    callers.entry(c).or_default().push(owner);
                 }
             }
         }
         while let Some(n) = work.pop() {
-            if !plain.remove(&n) {
+            if !plain.remove(n) {
                 continue;
             }
-            if let Some(cs) = callers.get(n.as_str()) {
-                work.extend(cs.iter().filter(|c| plain.contains(**c)).map(|c| c.to_string()));
+            if let Some(cs) = callers.get(n) {
+                work.extend(cs.iter().filter(|c| plain.contains(**c)));
             }
         }
-        Plan { ordered: true, readonly: w.readonly, plain, bound }
+        let owned = |set: FastSet<&str>| set.into_iter().map(str::to_string).collect();
+        Plan { ordered: true, readonly: w.readonly, plain: owned(plain), bound: owned(bound) }
     }
 }
 
@@ -88,21 +95,24 @@ struct NameInfo {
     as_value: bool,
 }
 
-struct Body {
+struct Body<'a> {
     /// The name the function is bound to (`None`: an anonymous function, which always takes
     /// the token).
-    owner: Option<String>,
+    owner: Option<&'a str>,
     /// It makes an ordered call, calls an unknown function or a higher-order prelude function.
     intrinsic: bool,
     /// Names it calls.
-    calls: Vec<String>,
+    calls: Vec<&'a str>,
 }
 
+/// Walks the syntax tree once, borrowing every name from it (no allocation per name).
 struct Walk<'a> {
     orders: &'a HashMap<String, Order>,
-    names: HashMap<String, NameInfo>,
-    bound: HashSet<String>,
-    bodies: Vec<Body>,
+    /// Record names and bodies (else only look for an ordered call).
+    record: bool,
+    names: FastMap<&'a str, NameInfo>,
+    bound: FastSet<&'a str>,
+    bodies: Vec<Body<'a>>,
     ordered: bool,
     readonly: bool,
 }
@@ -110,35 +120,44 @@ struct Walk<'a> {
 /// Prelude functions that call a function argument.
 pub const HIGHER_ORDER: &[&str] = &["map", "filter", "fold", "if", "sort_by"];
 
-impl Walk<'_> {
-    fn bind(&mut self, name: &str, is_fun: bool) {
-        self.bound.insert(name.to_string());
-        let e = self.names.entry(name.to_string()).or_insert(NameInfo { only_funs: true, as_value: false });
+impl<'a> Walk<'a> {
+    fn bind(&mut self, name: &'a str, is_fun: bool) {
+        if !self.record {
+            return;
+        }
+        self.bound.insert(name);
+        let e = self.names.entry(name).or_insert(NameInfo { only_funs: true, as_value: false });
         e.only_funs &= is_fun;
     }
-    fn bind_pattern(&mut self, p: &Pattern) {
+    fn bind_pattern(&mut self, p: &'a Pattern) {
+        if !self.record {
+            return;
+        }
         let mut ns = Vec::new();
         p.names(&mut ns);
         for n in ns {
             self.bind(&n.name, false);
         }
     }
-    fn value_ref(&mut self, name: &str) {
-        self.names.entry(name.to_string()).or_insert(NameInfo { only_funs: true, as_value: false }).as_value = true;
+    fn value_ref(&mut self, name: &'a str) {
+        if !self.record {
+            return;
+        }
+        self.names.entry(name).or_insert(NameInfo { only_funs: true, as_value: false }).as_value = true;
     }
 
     /// Walks a block; `body` is the index of the function body it belongs to, if any.
-    fn block(&mut self, b: &Block, body: Option<usize>) {
+    fn block(&mut self, b: &'a Block, body: Option<usize>) {
         for item in &b.items {
             self.item(item, body);
         }
     }
 
-    fn item(&mut self, item: &Item, body: Option<usize>) {
+    fn item(&mut self, item: &'a Item, body: Option<usize>) {
         match &item.kind {
             ItemKind::Bind(Pattern::Name(id), e) if fun_of(e).is_some() => {
                 self.bind(&id.name, true);
-                self.fun(e, Some(id.name.clone()), body);
+                self.fun(e, Some(&id.name), body);
             }
             ItemKind::Bind(p, e) => {
                 self.bind_pattern(p);
@@ -151,7 +170,7 @@ impl Walk<'_> {
             }
             ItemKind::Rec(id, f) => {
                 self.bind(&id.name, true);
-                self.fun(f, Some(id.name.clone()), body);
+                self.fun(f, Some(&id.name), body);
             }
             ItemKind::Extern(..) | ItemKind::Error => {}
             ItemKind::For(p, e, b) => {
@@ -177,7 +196,7 @@ impl Walk<'_> {
     }
 
     /// A `fun` literal (possibly in parentheses): a body of its own.
-    fn fun(&mut self, e: &Expr, owner: Option<String>, _outer: Option<usize>) {
+    fn fun(&mut self, e: &'a Expr, owner: Option<&'a str>, _outer: Option<usize>) {
         let Some((params, fb)) = fun_of(e) else { return };
         match params {
             Params::Name(id) => self.bind(&id.name, false),
@@ -191,11 +210,13 @@ impl Walk<'_> {
                 }
             }
         }
-        let me = self.bodies.len();
-        self.bodies.push(Body { owner, intrinsic: false, calls: Vec::new() });
+        let me = self.record.then(|| {
+            self.bodies.push(Body { owner, intrinsic: false, calls: Vec::new() });
+            self.bodies.len() - 1
+        });
         match fb {
-            FunBody::Expr(x) => self.expr(x, Some(me)),
-            FunBody::Block(b) => self.block(b, Some(me)),
+            FunBody::Expr(x) => self.expr(x, me),
+            FunBody::Block(b) => self.block(b, me),
         }
     }
 
@@ -205,7 +226,7 @@ impl Walk<'_> {
         }
     }
 
-    fn expr(&mut self, e: &Expr, body: Option<usize>) {
+    fn expr(&mut self, e: &'a Expr, body: Option<usize>) {
         match &e.kind {
             ExprKind::Name(id) => {
                 self.value_ref(&id.name);
@@ -236,7 +257,7 @@ impl Walk<'_> {
                             _ => {}
                         }
                         if let Some(i) = body {
-                            self.bodies[i].calls.push(n.to_string());
+                            self.bodies[i].calls.push(n);
                         }
                     }
                     _ => {

@@ -76,8 +76,8 @@ pub fn arity(name: &str) -> Option<usize> {
 
 /// The environment statements for the names a program uses: externals and handles first,
 /// then prelude definitions in prelude order (each after what it uses).
-pub fn environment(used: &HashSet<String>, externs: &[(String, Span)]) -> Vec<Stmt> {
-    let mut need: HashSet<String> = used.clone();
+pub fn environment(used: &crate::names::FastSet<String>, externs: &[(String, Span)]) -> Vec<Stmt> {
+    let mut need: crate::names::FastSet<String> = used.clone();
     let mut work: Vec<String> = used.iter().cloned().collect();
     while let Some(n) = work.pop() {
         if externs.iter().any(|(e, _)| *e == n) {

@@ -4,11 +4,13 @@
 use crate::position::{Encoding, Positions};
 use opal_core::desugar::{Def, DefKind, Known, RefTarget};
 use opal_core::diag::Diagnostic;
+use opal_core::names::FastMap;
 use opal_core::span::{LineIndex, Span};
 use opal_core::syntax::ast::*;
 use opal_core::world::World;
 use opal_core::{externals, prelude, Compiled};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
+use std::sync::OnceLock;
 
 /// The world file beside a program, as the server last read it.
 #[derive(Clone, Default)]
@@ -27,8 +29,15 @@ pub struct Analysis {
     pub diags: Vec<Diagnostic>,
     /// Definitions by their binding site, and `extern` declarations by name (so every
     /// feature stays linear in the file).
-    def_by_span: HashMap<Span, usize>,
-    extern_by_name: HashMap<String, usize>,
+    def_by_span: FastMap<Span, usize>,
+    extern_by_name: FastMap<String, usize>,
+    /// `refs()` as indices ordered by where they start, built on first use (semantic tokens
+    /// look references up by position, a screenful at a time).
+    ref_order: OnceLock<Vec<u32>>,
+    /// For inlay hints: each name bound by a top-level item, with the first such item.
+    pub(crate) top_binders: OnceLock<FastMap<String, usize>>,
+    /// [`Self::label_ranges`], computed on first use.
+    label_ranges: OnceLock<Vec<Option<String>>>,
     /// What positions count (negotiated at `initialize`).
     pub encoding: Encoding,
 }
@@ -56,7 +65,19 @@ impl Analysis {
         let defs = &compiled.program.symbols.defs;
         let def_by_span = defs.iter().enumerate().rev().map(|(i, d)| (d.span, i)).collect();
         let extern_by_name = defs.iter().enumerate().rev().filter(|(_, d)| d.kind == DefKind::Extern).map(|(i, d)| (d.name.clone(), i)).collect();
-        Analysis { text, lines, compiled, world, diags, def_by_span, extern_by_name, encoding: Encoding::Utf16 }
+        Analysis {
+            text,
+            lines,
+            compiled,
+            world,
+            diags,
+            def_by_span,
+            extern_by_name,
+            ref_order: OnceLock::new(),
+            top_binders: OnceLock::new(),
+            label_ranges: OnceLock::new(),
+            encoding: Encoding::Utf16,
+        }
     }
 
     pub fn with_encoding(text: String, world: WorldInfo, encoding: Encoding) -> Analysis {
@@ -105,14 +126,33 @@ impl Analysis {
         self.extern_by_name.get(name).copied()
     }
 
+    /// What the reference starting exactly at `offset` refers to; of several there, the one
+    /// recorded last (`&h` records its use, then its rebinding).
+    pub fn ref_starting_at(&self, offset: u32) -> Option<&RefTarget> {
+        let refs = self.refs();
+        let order = self.ref_order.get_or_init(|| {
+            let mut order: Vec<u32> = (0..refs.len() as u32).collect();
+            // Stable, and linear on the (nearly) sorted order the desugarer records them in.
+            order.sort_by_key(|&i| refs[i as usize].0.start);
+            order
+        });
+        let end = order.partition_point(|&i| refs[i as usize].0.start <= offset);
+        let (span, target) = &refs[*order[..end].last()? as usize];
+        (span.start == offset).then_some(target)
+    }
+
     /// The definition whose binding site is exactly this span.
     pub fn def_at(&self, span: Span) -> Option<usize> {
         self.def_by_span.get(&span).copied()
     }
 
     /// For each top-level item, the labels of the core statements it desugars to (as
-    /// [`Self::label_range`]), in one pass over the statements.
-    pub fn label_ranges(&self) -> Vec<Option<String>> {
+    /// [`Self::label_range`]), in one pass over the statements, once per analysis.
+    pub fn label_ranges(&self) -> &[Option<String>] {
+        self.label_ranges.get_or_init(|| self.compute_label_ranges())
+    }
+
+    fn compute_label_ranges(&self) -> Vec<Option<String>> {
         let items = &self.block().items;
         let mut first_last: Vec<Option<(usize, usize)>> = vec![None; items.len()];
         for (i, s) in self.compiled.program.body.stmts.iter().enumerate() {

@@ -4,6 +4,7 @@
 use crate::analysis::{describe_known, external_doc, params_text, prelude_signature, sig_params, Analysis};
 use opal_core::desugar::{assigned, DefKind, Known, RefTarget};
 use opal_core::diag::{Diagnostic as ODiag, Severity};
+use opal_core::names::FastMap;
 use opal_core::span::Span;
 use opal_core::syntax::ast::Pattern;
 use opal_core::syntax::ast::*;
@@ -564,12 +565,21 @@ pub fn semantic_tokens(a: &Analysis) -> Vec<SemanticToken> {
 
 /// The tokens that overlap a range (lines before it are not encoded; deltas start from the
 /// document's start, as the protocol wants).
+///
+/// The work is what the range touches: strings and comments end at their line, so lexing the
+/// range's lines alone gives the same words, numbers and strings as lexing the file (only
+/// the layout tokens, which are not highlighted, differ), and references are found by binary
+/// search.
 pub fn semantic_tokens_in(a: &Analysis, range: Span) -> Vec<SemanticToken> {
-    let lexed = lex(&a.text);
+    let len = a.text.len() as u32;
+    let (first, last) = (a.lines.line_of(range.start.min(len)), a.lines.line_of(range.end.min(len)));
+    let base = a.lines.line_start(first).min(len);
+    let end = if last + 1 < a.lines.line_count() { a.lines.line_start(last + 1) } else { len };
+    let lexed = lex(a.text.get(base as usize..end as usize).unwrap_or(""));
     let mut spans: Vec<(Span, u32, u32)> = Vec::new();
     let defs = a.defs();
-    let refs: std::collections::HashMap<u32, &RefTarget> = a.refs().iter().map(|(s, t)| (s.start, t)).collect();
     for (k, t) in lexed.tokens.iter().enumerate() {
+        let span = Span::new((t.span.start + base) as usize, (t.span.end + base) as usize);
         if k % 1024 == 0 {
             crate::cancel::check();
         }
@@ -591,7 +601,7 @@ pub fn semantic_tokens_in(a: &Analysis, range: Span) -> Vec<SemanticToken> {
                 Some((ty("operator"), 0))
             }
             Tok::Ident(_) => {
-                if let Some(r) = refs.get(&t.span.start) {
+                if let Some(r) = a.ref_starting_at(span.start) {
                     Some(match r {
                         RefTarget::Def(i) => def_class(defs.get(*i), false),
                         RefTarget::Prelude(_) => (ty("prelude"), 2),
@@ -600,20 +610,22 @@ pub fn semantic_tokens_in(a: &Analysis, range: Span) -> Vec<SemanticToken> {
                         RefTarget::Handle(_) => (ty("variable"), 2),
                     })
                 } else {
-                    a.def_at(t.span).map(|i| def_class(defs.get(i), true))
+                    a.def_at(span).map(|i| def_class(defs.get(i), true))
                 }
             }
             _ => None,
         };
         if let Some((k, m)) = class {
-            spans.push((t.span, k, m));
+            spans.push((span, k, m));
         }
     }
-    for c in &a.compiled.parsed.comments {
+    let comments = &a.compiled.parsed.comments;
+    let from = comments.partition_point(|c| c.span.end < range.start);
+    for c in comments[from..].iter().take_while(|c| c.span.start <= range.end) {
         spans.push((c.span, ty("comment"), 0));
     }
     spans.retain(|(s, _, _)| s.end >= range.start && s.start <= range.end);
-    spans.sort_by_key(|s| s.0.start);
+    spans.sort_unstable_by_key(|s| s.0.start);
     encode(a, &spans)
 }
 
@@ -684,34 +696,49 @@ pub fn resolve_inlay_hint(mut h: InlayHint) -> InlayHint {
 pub fn inlay_hints(a: &Analysis, range: Span) -> Vec<InlayHint> {
     let p = a.pos();
     let mut out = Vec::new();
+    let items = &a.block().items;
+    // A range costs what it touches: the items before it are skipped by binary search, and
+    // the names they bind are looked up in a per-analysis table instead of walked.
+    let from = items.partition_point(|it| it.span.end < range.start);
     let labels = a.label_ranges();
-    let mut scope = Scope::default();
-    for (item, labels) in a.block().items.iter().zip(labels) {
+    let mut scope = Scope { earlier: Some((a.top_binders.get_or_init(|| top_binders(items)), from)), ..Scope::default() };
+    for (item, labels) in items[from..].iter().zip(&labels[from..]) {
         crate::cancel::check();
         if item.span.start > range.end {
             break;
         }
-        if item.span.end >= range.start {
-            let line = a.lines.line_of(item.span.start);
-            let eol = a.lines.line_start(line) + line_len(a, line);
-            if let Some(labels) = labels {
-                out.push(InlayHint {
-                    position: p.position(eol),
-                    label: InlayHintLabel::String(format!("@{labels}")),
-                    kind: None,
-                    text_edits: None,
-                    // The tooltip comes with `inlayHint/resolve` (50 000 lines make 28 000 hints).
-                    tooltip: None,
-                    padding_left: Some(true),
-                    padding_right: None,
-                    data: Some(serde_json::json!(HINT_LABELS)),
-                });
-            }
-            threaded_hints(a, item, &mut scope, &mut out);
+        let line = a.lines.line_of(item.span.start);
+        let eol = a.lines.line_start(line) + line_len(a, line);
+        if let Some(labels) = labels {
+            out.push(InlayHint {
+                position: p.position(eol),
+                label: InlayHintLabel::String(format!("@{labels}")),
+                kind: None,
+                text_edits: None,
+                // The tooltip comes with `inlayHint/resolve` (50 000 lines make 28 000 hints).
+                tooltip: None,
+                padding_left: Some(true),
+                padding_right: None,
+                data: Some(serde_json::json!(HINT_LABELS)),
+            });
         }
+        threaded_hints(a, item, &mut scope, &mut out);
         scope.bind_item(item);
     }
     out
+}
+
+/// For each name a top-level item binds, the index of the first such item.
+fn top_binders(items: &[Item]) -> FastMap<String, usize> {
+    let mut first = FastMap::default();
+    for (k, item) in items.iter().enumerate() {
+        let mut scope = Scope::default();
+        scope.bind_item(item);
+        for n in scope.names {
+            first.entry(n).or_insert(k);
+        }
+    }
+    first
 }
 
 /// A line's length in bytes without its line break (`\n` or `\r\n`).
@@ -720,14 +747,16 @@ pub fn line_len(a: &Analysis, line: usize) -> u32 {
     t.strip_suffix('\r').unwrap_or(t).len() as u32
 }
 
-/// The names in scope during a walk: a stack, with counts for lookups.
+/// The names in scope during a walk: a stack, with counts for lookups, over the names that
+/// the top-level items before the walk's first item bind.
 #[derive(Default)]
-struct Scope {
+struct Scope<'a> {
     names: Vec<String>,
-    count: std::collections::HashMap<String, u32>,
+    count: FastMap<String, u32>,
+    earlier: Option<(&'a FastMap<String, usize>, usize)>,
 }
 
-impl Scope {
+impl Scope<'_> {
     fn push(&mut self, n: &str) {
         self.names.push(n.to_string());
         *self.count.entry(n.to_string()).or_default() += 1;
@@ -749,7 +778,7 @@ impl Scope {
     }
 
     fn has(&self, n: &str) -> bool {
-        self.count.contains_key(n)
+        self.count.contains_key(n) || self.earlier.is_some_and(|(first, from)| first.get(n).is_some_and(|&k| k < from))
     }
 
     fn pattern(&mut self, p: &Pattern) {
@@ -987,6 +1016,69 @@ mod tests {
     #[test]
     fn inlay_hints_follow_nested_scopes() {
         insta::assert_snapshot!("inlay_hints_nested", hints(NESTED));
+    }
+
+    /// Tokens as absolute `(line, col, len, type, mods)`.
+    fn absolute(tokens: &[SemanticToken]) -> Vec<(u32, u32, u32, u32, u32)> {
+        let (mut line, mut col) = (0, 0);
+        tokens
+            .iter()
+            .map(|t| {
+                line += t.delta_line;
+                col = if t.delta_line > 0 { t.delta_start } else { col + t.delta_start };
+                (line, col, t.length, t.token_type, t.token_modifiers_bitset)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn range_tokens_are_the_full_tokens_on_the_range_lines() {
+        // Lexing only the range's lines must classify as lexing the whole file: strings,
+        // f-strings and comments that look like code, brackets across lines, `extern` classes,
+        // a line of non-ASCII text, CRLF, and a line that does not lex.
+        let src = "extern sequential ask\r\n# x := \"not code\"\ns := \"# not a comment\" ++ f\"{ask (1)}\"\n\
+                   f := fun (a,\n        b):\n    ret a + b  # sum\né := [f (1,\n  2), \"ü\"]\nbad := \"open\nprint (&stdout, é)\n";
+        let a = analysis(src);
+        let full = absolute(&semantic_tokens(&a));
+        let lines = src.lines().count();
+        for first in 0..lines {
+            for last in first..lines {
+                let start = a.lines.line_start(first);
+                let end = a.lines.line_start(last) + line_len(&a, last);
+                let range = Span::new(start as usize, end as usize);
+                let p = a.pos();
+                let (from, to) = (p.position(range.start), p.position(range.end));
+                let expect: Vec<_> =
+                    full.iter().copied().filter(|t| (t.0, t.1 + t.2) >= (from.line, from.character) && (t.0, t.1) <= (to.line, to.character)).collect();
+                assert_eq!(absolute(&semantic_tokens_in(&a, range)), expect, "lines {first}..={last}");
+            }
+        }
+    }
+
+    #[test]
+    fn range_hints_are_the_whole_file_hints_of_the_items_it_touches() {
+        // Names bound by items before the range must still count as threaded inside it.
+        let src = format!("{NESTED}count := 0\nwhile count < 3:\n    count += 1\n    total += count\n");
+        let a = analysis(&src);
+        let all: Vec<(u32, u32, String)> =
+            inlay_hints(&a, Span::new(0, src.len())).into_iter().map(|h| (h.position.line, h.position.character, format!("{:?}", h.label))).collect();
+        assert!(all.iter().any(|h| h.2.contains("threads count, total")), "{all:?}");
+        let lines = src.lines().count();
+        for first in 0..lines {
+            for last in first..lines {
+                let range = Span::new(a.lines.line_start(first) as usize, (a.lines.line_start(last) + line_len(&a, last)) as usize);
+                let items: Vec<&Item> = a.block().items.iter().filter(|it| it.span.end >= range.start && it.span.start <= range.end).collect();
+                let expect: Vec<_> = match (items.first(), items.last()) {
+                    (Some(f), Some(l)) => {
+                        let (lo, hi) = (a.lines.line_of(f.span.start) as u32, a.lines.line_of(l.span.end.saturating_sub(1)) as u32);
+                        all.iter().filter(|h| lo <= h.0 && h.0 <= hi).cloned().collect()
+                    }
+                    _ => vec![],
+                };
+                let got: Vec<_> = inlay_hints(&a, range).into_iter().map(|h| (h.position.line, h.position.character, format!("{:?}", h.label))).collect();
+                assert_eq!(got, expect, "lines {first}..={last}");
+            }
+        }
     }
 
     #[test]

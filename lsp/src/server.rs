@@ -887,7 +887,9 @@ impl LanguageServer for Backend {
 
     async fn inlay_hint(&self, p: InlayHintParams) -> Result<Option<Vec<InlayHint>>> {
         let range = p.range;
-        self.with_analysis("inlayHint", &p.text_document.uri, move |a| Ok(Some(editing::inlay_hints(a, a.pos().span(range))))).await
+        // A screenful costs what it touches (editing::inlay_hints): no wait for cancellation.
+        let what = if range.end.line.saturating_sub(range.start.line) > 1000 { "inlayHint" } else { "inlayHint (range)" };
+        self.with_analysis(what, &p.text_document.uri, move |a| Ok(Some(editing::inlay_hints(a, a.pos().span(range))))).await
     }
 
     async fn inlay_hint_resolve(&self, h: InlayHint) -> Result<InlayHint> {
