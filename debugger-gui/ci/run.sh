@@ -22,7 +22,9 @@ display=:$(( 90 + RANDOM % 9 ))
 state=$(mktemp -d)
 # A fresh profile: no remembered theme, panels or autosave from an earlier run.
 export XDG_RUNTIME_DIR=$state XDG_DATA_HOME=$state OPAL_DEBUGGER_STATE=$state
-Xvfb "$display" -screen 0 1920x1080x24 -nolisten tcp >/dev/null 2>&1 &
+# -noreset: without it the server resets when its last client leaves, and a window opened
+# during the reset fails with "Failed to open connection to X server" (seen once in CI).
+Xvfb "$display" -screen 0 1920x1080x24 -nolisten tcp -noreset >/dev/null 2>&1 &
 xvfb=$!
 app=
 cleanup() {

@@ -566,13 +566,16 @@ pub fn semantic_tokens(a: &Analysis) -> Vec<SemanticToken> {
 /// The tokens that overlap a range (lines before it are not encoded; deltas start from the
 /// document's start, as the protocol wants).
 ///
-/// The work is what the range touches: strings and comments end at their line, so lexing the
-/// range's lines alone gives the same words, numbers and strings as lexing the file (only
-/// the layout tokens, which are not highlighted, differ), and references are found by binary
-/// search.
+/// The work is what the range touches: in text the lexer accepts, every token ends on its
+/// line, so lexing the range's lines alone gives the same words, numbers and strings as
+/// lexing the file (only the layout tokens, which are not highlighted, differ), and
+/// references are found by binary search. A token crosses a line break only in text the
+/// lexer rejects (E0003: a `\` before the break inside a string; E0004: a task `<<…>>`):
+/// then the whole file is lexed.
 pub fn semantic_tokens_in(a: &Analysis, range: Span) -> Vec<SemanticToken> {
     let len = a.text.len() as u32;
-    let (first, last) = (a.lines.line_of(range.start.min(len)), a.lines.line_of(range.end.min(len)));
+    let crossing = a.compiled.parsed.diags.iter().any(|d| matches!(d.code, "E0003" | "E0004"));
+    let (first, last) = if crossing { (0, a.lines.line_count()) } else { (a.lines.line_of(range.start.min(len)), a.lines.line_of(range.end.min(len))) };
     let base = a.lines.line_start(first).min(len);
     let end = if last + 1 < a.lines.line_count() { a.lines.line_start(last + 1) } else { len };
     let lexed = lex(a.text.get(base as usize..end as usize).unwrap_or(""));
@@ -1038,6 +1041,15 @@ mod tests {
         // a line of non-ASCII text, CRLF, and a line that does not lex.
         let src = "extern sequential ask\r\n# x := \"not code\"\ns := \"# not a comment\" ++ f\"{ask (1)}\"\n\
                    f := fun (a,\n        b):\n    ret a + b  # sum\né := [f (1,\n  2), \"ü\"]\nbad := \"open\nprint (&stdout, é)\n";
+        same_tokens_on_every_line_range(src);
+        // Tokens that cross a line break, in text the lexer rejects: a `\` before the break
+        // inside a string or an f-string hole, a task.
+        same_tokens_on_every_line_range("s := \"a\\\nb\" + 1 # hi\nt := 2\n");
+        same_tokens_on_every_line_range("s := f\"{ \"a\\\nb\" }\" + 1\nt := 2\n");
+        same_tokens_on_every_line_range("x := <<a\ny := 1 >>\nz := 3\n");
+    }
+
+    fn same_tokens_on_every_line_range(src: &str) {
         let a = analysis(src);
         let full = absolute(&semantic_tokens(&a));
         let lines = src.lines().count();

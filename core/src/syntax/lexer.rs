@@ -108,7 +108,8 @@ const PUNCTS: &[&str] =
 pub fn lex(src: &str) -> Lexed {
     // Sized once (a token takes about three bytes of source or more): growing a vector of
     // hundreds of thousands of tokens copies it and faults in fresh pages at each doubling.
-    let out = Vec::with_capacity(src.len() / 2 + 16);
+    // Capped, so a huge file of comments does not reserve gigabytes it never uses.
+    let out = Vec::with_capacity((src.len() / 2 + 16).min(1 << 20));
     let mut lx = Lexer { src, b: src.as_bytes(), pos: 0, out, comments: Vec::new(), diags: Vec::new(), blank_before: Vec::new() };
     lx.run();
     Lexed { tokens: lx.out, comments: lx.comments, blank_before: lx.blank_before, diags: lx.diags }
