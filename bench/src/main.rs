@@ -340,9 +340,40 @@ print (&stdout, count)
     }
 }
 
-// The same allocator as the `opal` binary, so in-process figures match the CLI and server.
+// The same allocator as the `opal` binary, so in-process figures match the CLI and server,
+// counting the bytes in use (one relaxed atomic add per allocation) so the benchmark can say
+// how much of a server's RSS is live data.
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: Counting = Counting;
+
+struct Counting;
+static IN_USE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+// SAFETY: every call is forwarded unchanged to mimalloc; the counter has no effect on memory.
+unsafe impl std::alloc::GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: std::alloc::Layout) -> *mut u8 {
+        IN_USE.fetch_add(l.size(), std::sync::atomic::Ordering::Relaxed);
+        unsafe { mimalloc::MiMalloc.alloc(l) }
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: std::alloc::Layout) {
+        IN_USE.fetch_sub(l.size(), std::sync::atomic::Ordering::Relaxed);
+        unsafe { mimalloc::MiMalloc.dealloc(p, l) }
+    }
+    unsafe fn alloc_zeroed(&self, l: std::alloc::Layout) -> *mut u8 {
+        IN_USE.fetch_add(l.size(), std::sync::atomic::Ordering::Relaxed);
+        unsafe { mimalloc::MiMalloc.alloc_zeroed(l) }
+    }
+    unsafe fn realloc(&self, p: *mut u8, l: std::alloc::Layout, new: usize) -> *mut u8 {
+        IN_USE.fetch_add(new, std::sync::atomic::Ordering::Relaxed);
+        IN_USE.fetch_sub(l.size(), std::sync::atomic::Ordering::Relaxed);
+        unsafe { mimalloc::MiMalloc.realloc(p, l, new) }
+    }
+}
+
+/// Bytes allocated and not yet freed in this process.
+fn heap_in_use() -> usize {
+    IN_USE.load(std::sync::atomic::Ordering::Relaxed)
+}
 
 fn main() {
     let what = std::env::args().nth(1).unwrap_or_else(|| "all".into());
@@ -664,7 +695,18 @@ fn lsp_parts(text: &str) -> String {
             })
             .fold(f64::MAX, f64::min)
     };
+    let before = heap_in_use();
     let a = opal_lsp::analysis::Analysis::new(text.to_string(), Default::default());
+    let live = heap_in_use().saturating_sub(before);
+    let held = |f: &dyn Fn() -> Box<dyn std::any::Any>| {
+        let before = heap_in_use();
+        let kept = f();
+        let n = heap_in_use().saturating_sub(before);
+        drop(kept);
+        n >> 20
+    };
+    let tree = held(&|| Box::new(opal_core::syntax::parser::parse(text)));
+    let compiled = held(&|| Box::new(opal_core::compile(text)));
     let whole = opal_core::span::Span::new(0, text.len());
     let tokens = opal_lsp::editing::semantic_tokens(&a);
     // As the protocol sends them: five integers per token.
@@ -674,8 +716,9 @@ fn lsp_parts(text: &str) -> String {
     let mid = text.len() / 2;
     let screen = opal_core::span::Span::new(mid, (mid + 60 * 18).min(text.len()));
     let mut out = format!(
-        "lsp {} lines, in-process: one screen: tokens {:.2} ms, inlay hints {:.2} ms\n",
+        "lsp {} lines, in-process: one analysis holds {} MiB (the syntax tree {tree} MiB, with the core program and its symbols {compiled} MiB); one screen: tokens {:.2} ms, inlay hints {:.2} ms\n",
         text.lines().count(),
+        live >> 20,
         best(&mut || drop(opal_lsp::editing::semantic_tokens_in(&a, screen))),
         best(&mut || drop(opal_lsp::editing::inlay_hints(&a, screen))),
     );
