@@ -555,8 +555,28 @@ pub fn legend() -> SemanticTokensLegend {
     }
 }
 
-fn ty(name: &str) -> u32 {
-    TOKEN_TYPES.iter().position(|t| *t == name).unwrap_or(0) as u32
+/// A token type's index in [`TOKEN_TYPES`], found when the server is compiled (a name that is
+/// not there does not compile).
+macro_rules! ty {
+    ($name:literal) => {
+        const { token_type($name) }
+    };
+}
+
+const fn token_type(name: &str) -> u32 {
+    let mut i = 0;
+    while i < TOKEN_TYPES.len() {
+        let (t, n) = (TOKEN_TYPES[i].as_bytes(), name.as_bytes());
+        let mut j = 0;
+        while j < t.len() && j < n.len() && t[j] == n[j] {
+            j += 1;
+        }
+        if j == t.len() && j == n.len() {
+            return i as u32;
+        }
+        i += 1;
+    }
+    panic!("not a token type")
 }
 
 pub fn semantic_tokens(a: &Analysis) -> Vec<SemanticToken> {
@@ -587,10 +607,10 @@ pub fn semantic_tokens_in(a: &Analysis, range: Span) -> Vec<SemanticToken> {
             crate::cancel::check();
         }
         let class = match &t.tok {
-            Tok::Kw(_) => Some((ty("keyword"), 0)),
-            Tok::Int(_) | Tok::Float(_) => Some((ty("number"), 0)),
-            Tok::Str(_) | Tok::FStr(_) => Some((ty("string"), 0)),
-            Tok::Prim(_) | Tok::PrimName(_) => Some((ty("primitive"), 0)),
+            Tok::Kw(_) => Some((ty!("keyword"), 0)),
+            Tok::Int(_) | Tok::Float(_) => Some((ty!("number"), 0)),
+            Tok::Str(_) | Tok::FStr(_) => Some((ty!("string"), 0)),
+            Tok::Prim(_) | Tok::PrimName(_) => Some((ty!("primitive"), 0)),
             // `extern sequential f`: the class is a keyword there.
             Tok::Ident(w)
                 if Order::parse(w).is_some()
@@ -598,19 +618,19 @@ pub fn semantic_tokens_in(a: &Analysis, range: Span) -> Vec<SemanticToken> {
                     && matches!(lexed.tokens[k - 1].tok, Tok::Kw(Kw::Extern))
                     && matches!(lexed.tokens.get(k + 1).map(|t| &t.tok), Some(Tok::Ident(_))) =>
             {
-                Some((ty("keyword"), 0))
+                Some((ty!("keyword"), 0))
             }
             Tok::Punct(p) if matches!(*p, ":=" | "+=" | "-=" | "++=" | "+" | "-" | "*" | "/" | "%" | "++" | "==" | "!=" | "<" | "<=" | ">" | ">=" | "&") => {
-                Some((ty("operator"), 0))
+                Some((ty!("operator"), 0))
             }
             Tok::Ident(_) => {
                 if let Some(r) = a.ref_starting_at(span.start) {
                     Some(match r {
                         RefTarget::Def(i) => def_class(defs.get(*i), false),
-                        RefTarget::Prelude(_) => (ty("prelude"), 2),
-                        RefTarget::External(e) if a.extern_def(e).is_some() => (ty("external"), 0),
-                        RefTarget::External(_) => (ty("external"), 2),
-                        RefTarget::Handle(_) => (ty("variable"), 2),
+                        RefTarget::Prelude(_) => (ty!("prelude"), 2),
+                        RefTarget::External(e) if a.extern_def(e).is_some() => (ty!("external"), 0),
+                        RefTarget::External(_) => (ty!("external"), 2),
+                        RefTarget::Handle(_) => (ty!("variable"), 2),
                     })
                 } else {
                     a.def_at(span).map(|i| def_class(defs.get(i), true))
@@ -625,7 +645,7 @@ pub fn semantic_tokens_in(a: &Analysis, range: Span) -> Vec<SemanticToken> {
     let comments = &a.compiled.parsed.comments;
     let from = comments.partition_point(|c| c.span.end < range.start);
     for c in comments[from..].iter().take_while(|c| c.span.start <= range.end) {
-        spans.push((c.span, ty("comment"), 0));
+        spans.push((c.span, ty!("comment"), 0));
     }
     spans.retain(|(s, _, _)| s.end >= range.start && s.start <= range.end);
     spans.sort_unstable_by_key(|s| s.0.start);
@@ -635,22 +655,23 @@ pub fn semantic_tokens_in(a: &Analysis, range: Span) -> Vec<SemanticToken> {
 fn def_class(d: Option<&opal_core::desugar::Def>, decl: bool) -> (u32, u32) {
     let m = u32::from(decl);
     match d {
-        Some(d) if d.kind == DefKind::Param => (ty("parameter"), m),
-        Some(d) if d.kind == DefKind::Extern => (ty("external"), m),
-        Some(d) if matches!(d.known, Known::Fun(_)) => (ty("function"), m),
-        _ => (ty("variable"), m),
+        Some(d) if d.kind == DefKind::Param => (ty!("parameter"), m),
+        Some(d) if d.kind == DefKind::Extern => (ty!("external"), m),
+        Some(d) if matches!(d.known, Known::Fun(_)) => (ty!("function"), m),
+        _ => (ty!("variable"), m),
     }
 }
 
 fn encode(a: &Analysis, spans: &[(Span, u32, u32)]) -> Vec<SemanticToken> {
     let p = a.pos();
+    let mut cursor = p.cursor();
     let mut out = Vec::with_capacity(spans.len());
     let (mut pl, mut pc) = (0u32, 0u32);
     for (i, (s, k, m)) in spans.iter().enumerate() {
         if i % 1024 == 0 {
             crate::cancel::check();
         }
-        let (start, end) = (p.position(s.start), p.position(s.end));
+        let (start, end) = (cursor.position(s.start), cursor.position(s.end));
         if start.line != end.line || end.character <= start.character {
             continue;
         }
@@ -677,6 +698,18 @@ pub fn token_delta(old: &[SemanticToken], new: &[SemanticToken]) -> Vec<Semantic
 }
 
 // ---- inlay hints ---------------------------------------------------------------------------
+
+/// The fields of a stand-in for a whole answer of inlay hints ([`crate::splice`]) but its label.
+pub const STAND_IN_HINT: InlayHint = InlayHint {
+    position: Position { line: 0, character: 0 },
+    label: InlayHintLabel::String(String::new()),
+    kind: None,
+    text_edits: None,
+    tooltip: None,
+    padding_left: None,
+    padding_right: None,
+    data: None,
+};
 
 /// The `data` of a label hint and of a `threads` hint, for `inlayHint/resolve`.
 pub const HINT_LABELS: &str = "labels";

@@ -16,6 +16,7 @@ pub mod on_type;
 pub mod position;
 pub mod refactor;
 pub mod server;
+pub mod splice;
 pub mod transport;
 pub mod workspace;
 

@@ -46,6 +46,31 @@ impl Encoding {
     }
 }
 
+/// Positions of increasing offsets, each counted on from the one before: a walk over sorted spans
+/// (whole-file semantic tokens) costs the text it crosses, not a search and a count from the
+/// line's start per offset. An offset behind the last one starts over.
+pub struct Cursor<'p, 'a> {
+    p: &'p Positions<'a>,
+    offset: usize,
+    pos: Position,
+    /// Where the line after `pos.line` starts.
+    next_line: u32,
+}
+
+impl Cursor<'_, '_> {
+    pub fn position(&mut self, offset: u32) -> Position {
+        let offset = self.p.boundary(offset);
+        if offset < self.offset || offset as u32 >= self.next_line {
+            self.pos = self.p.position(offset as u32);
+            self.next_line = self.p.lines.line_start(self.pos.line as usize + 1);
+        } else {
+            self.pos.character += self.p.units(self.offset, offset);
+        }
+        self.offset = offset;
+        self.pos
+    }
+}
+
 /// Converts between byte offsets and LSP positions for one snapshot of a text.
 pub struct Positions<'a> {
     text: &'a str,
@@ -63,18 +88,33 @@ impl<'a> Positions<'a> {
     }
 
     pub fn position(&self, offset: u32) -> Position {
+        let offset = self.boundary(offset);
+        let line = self.lines.line_of(offset as u32);
+        let start = (self.lines.line_start(line) as usize).min(offset);
+        Position { line: line as u32, character: self.units(start, offset) }
+    }
+
+    /// The offset, inside the text and moved back to a character boundary.
+    fn boundary(&self, offset: u32) -> usize {
         let mut offset = (offset as usize).min(self.text.len());
         while !self.text.is_char_boundary(offset) {
             offset -= 1;
         }
-        let line = self.lines.line_of(offset as u32);
-        let start = (self.lines.line_start(line) as usize).min(offset);
-        let character = match self.enc {
-            Encoding::Utf8 => (offset - start) as u32,
-            Encoding::Utf16 => self.text[start..offset].encode_utf16().count() as u32,
-            Encoding::Utf32 => self.text[start..offset].chars().count() as u32,
-        };
-        Position { line: line as u32, character }
+        offset
+    }
+
+    /// Positions of offsets visited in increasing order (see [`Cursor`]).
+    pub fn cursor(&self) -> Cursor<'_, 'a> {
+        Cursor { p: self, offset: 0, pos: Position { line: 0, character: 0 }, next_line: self.lines.line_start(1) }
+    }
+
+    fn units(&self, from: usize, to: usize) -> u32 {
+        let s = &self.text[from..to];
+        match self.enc {
+            Encoding::Utf8 => s.len() as u32,
+            Encoding::Utf16 => s.encode_utf16().count() as u32,
+            Encoding::Utf32 => s.chars().count() as u32,
+        }
     }
 
     pub fn range(&self, span: Span) -> Range {
@@ -129,6 +169,30 @@ mod tests {
             // Past the end of a CRLF line: before the `\r`.
             assert_eq!(p.offset(at(0, 99)), text.find('\r').unwrap_or(0) as u32, "{enc:?}");
             assert_eq!(p.offset(at(1, 99)), text.rfind('\r').unwrap_or(0) as u32, "{enc:?}");
+        }
+    }
+
+    proptest::proptest! {
+        /// The cursor gives what `position` gives, for offsets in any order (it counts on from
+        /// the last one when they increase), in every encoding and with every line ending.
+        #[test]
+        fn the_cursor_agrees_with_position(
+            text in "([a😀é\\r\\n ]|\r\n|\r|\n){0,40}",
+            offsets in proptest::collection::vec(0u32..50, 0..30),
+            sorted in proptest::bool::ANY,
+        ) {
+            let mut offsets = offsets;
+            if sorted {
+                offsets.sort_unstable();
+            }
+            let lines = LineIndex::new(&text);
+            for enc in [Encoding::Utf8, Encoding::Utf16, Encoding::Utf32] {
+                let p = Positions::with_encoding(&text, &lines, enc);
+                let mut c = p.cursor();
+                for &o in &offsets {
+                    proptest::prop_assert_eq!(c.position(o), p.position(o), "{:?} offset {}", enc, o);
+                }
+            }
         }
     }
 }

@@ -15,9 +15,11 @@
 //! pauses with a complete JSON value read: the message is answered with -32700 and reading goes
 //! on from the next header.
 
+use crate::splice::Splices;
 use serde_json::{json, Value};
+use std::sync::Arc;
 use std::time::Duration;
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 
 /// Bodies larger than this are skipped (and answered with an error).
@@ -39,8 +41,6 @@ pub struct FrameReader<R> {
     input: R,
     buf: Vec<u8>,
     eof: bool,
-    /// Log skipped bytes (the editor side); the server's own output is never garbage.
-    pub log: bool,
 }
 
 fn find_ci(hay: &[u8], needle: &[u8]) -> Option<usize> {
@@ -104,7 +104,7 @@ fn log_skip(skipped: &[u8]) {
 
 impl<R: AsyncRead + Unpin> FrameReader<R> {
     pub fn new(input: R) -> FrameReader<R> {
-        FrameReader { input, buf: Vec::new(), eof: false, log: true }
+        FrameReader { input, buf: Vec::new(), eof: false }
     }
 
     /// Reads more input; false at end of input.
@@ -131,7 +131,7 @@ impl<R: AsyncRead + Unpin> FrameReader<R> {
     }
 
     fn skip(&mut self, n: usize) {
-        if self.log && is_noise(&self.buf[..n]) {
+        if is_noise(&self.buf[..n]) {
             log_skip(&self.buf[..n]);
         }
         self.buf.drain(..n);
@@ -425,8 +425,33 @@ where
     }
 }
 
-/// Copies whole frames from the server to the editor, with injected answers between frames.
-pub async fn pump_output<R, W>(from_server: R, mut out: W, mut injected: UnboundedReceiver<Vec<u8>>)
+/// One frame as tower-lsp-server writes it (`Content-Length: N`, a blank line, N bytes): the
+/// server's own output needs none of [`FrameReader`]'s checks, and a body read in one piece costs
+/// nothing per byte (scanning a 2 MB semantic-tokens answer for headers did). `None` at the end.
+async fn read_own_frame<R: AsyncBufRead + Unpin>(r: &mut R) -> Option<Vec<u8>> {
+    let mut len = None;
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        if r.read_until(b'\n', &mut line).await.ok()? == 0 {
+            return None;
+        }
+        let l = line.trim_ascii();
+        if l.is_empty() {
+            break;
+        }
+        if l.len() > NAME.len() && l[..NAME.len()].eq_ignore_ascii_case(NAME) {
+            len = std::str::from_utf8(&l[NAME.len()..]).ok()?.trim_start_matches([' ', ':']).trim().parse::<usize>().ok();
+        }
+    }
+    let mut body = vec![0; len?];
+    r.read_exact(&mut body).await.ok()?;
+    Some(body)
+}
+
+/// Copies whole frames from the server to the editor, with injected answers between frames and
+/// the results of [`Splices`] in place of their stand-ins.
+pub async fn pump_output<R, W>(from_server: R, mut out: W, mut injected: UnboundedReceiver<Vec<u8>>, splices: Arc<Splices>)
 where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin,
@@ -435,13 +460,10 @@ where
     // `select!` below) would lose a frame whose header was read and whose body was not.
     let (frames, mut from_frames) = tokio::sync::mpsc::unbounded_channel();
     tokio::spawn(async move {
-        let mut r = FrameReader::new(from_server);
-        r.log = false;
-        while let Some(frame) = r.read_frame().await {
-            if let Frame::Body(body) = frame {
-                if frames.send(body).is_err() {
-                    return;
-                }
+        let mut r = tokio::io::BufReader::with_capacity(1 << 16, from_server);
+        while let Some(body) = read_own_frame(&mut r).await {
+            if frames.send(body).is_err() {
+                return;
             }
         }
     });
@@ -449,7 +471,7 @@ where
         tokio::select! {
             body = from_frames.recv() => match body {
                 Some(body) => {
-                    if !write_frame(&mut out, &body).await {
+                    if !write_frame(&mut out, &splices.splice(body)).await {
                         return;
                     }
                 }
@@ -529,7 +551,6 @@ mod tests {
         let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
         rt.block_on(async {
             let mut r = FrameReader::new(input);
-            r.log = false;
             let mut out = Vec::new();
             while let Some(f) = r.read_frame().await {
                 out.push(match f {
