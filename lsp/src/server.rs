@@ -736,13 +736,14 @@ impl LanguageServer for Backend {
         let splices = self.splices.clone();
         let stand_in = |marker: String, uri: &Uri| {
             #[allow(deprecated)] // `SymbolInformation::deprecated` must still be written out.
+            // The marker in `containerName`, the key written first.
             let s = SymbolInformation {
-                name: marker,
+                name: marker.clone(),
                 kind: SymbolKind::NULL,
                 tags: None,
                 deprecated: None,
                 location: Location { uri: uri.clone(), range: Range::default() },
-                container_name: None,
+                container_name: Some(marker),
             };
             DocumentSymbolResponse::Flat(vec![s])
         };

@@ -9,8 +9,10 @@
 //!
 //! The marker holds a number drawn when the server starts and a serial number: text a user
 //! typed cannot forge one, and each written result is taken once, by the answer that carries
-//! its marker. Results whose answer never comes (the request was cancelled after the result was
-//! filed) are dropped after a minute.
+//! its marker. Every stand-in has its marker in the field it writes first (tower-lsp-server
+//! sorts keys), so only the start of an answer is searched. Results whose answer never comes
+//! (the request was cancelled after the result was filed) are dropped after a minute; a
+//! stand-in whose result is gone is answered with an error, never sent as it is.
 
 use serde::Serialize;
 use serde_json::Value;
@@ -20,8 +22,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-/// Stand-ins are small; bodies above this are not searched for a marker.
-const STAND_IN_MAX: usize = 1024;
+/// A stand-in's marker is within this many bytes of its answer's start.
+const MARKER_WITHIN: usize = 256;
 const UNCLAIMED: Duration = Duration::from_secs(60);
 
 pub struct Splices {
@@ -61,15 +63,21 @@ impl Splices {
     /// The body to send for a frame the server wrote: the frame itself, or, for the answer to a
     /// request whose result was filed, that answer with the filed result.
     pub fn splice(&self, body: Vec<u8>) -> Vec<u8> {
-        if body.len() > STAND_IN_MAX {
-            return body;
-        }
-        let Some(k) = self.marker_in(&body) else { return body };
+        let Some(k) = self.marker_in(&body[..body.len().min(MARKER_WITHIN)]) else { return body };
         let Ok(answer) = serde_json::from_slice::<Value>(&body) else { return body };
         let Some(id) = answer.get("id").filter(|_| answer.get("result").is_some()) else { return body };
-        let Some((_, result)) = self.filed.lock().unwrap_or_else(PoisonError::into_inner).remove(&k) else { return body };
-        let mut out = format!(r#"{{"jsonrpc":"2.0","id":{id},"result":"#).into_bytes();
-        out.extend_from_slice(&result);
+        let filed = self.filed.lock().unwrap_or_else(PoisonError::into_inner).remove(&k);
+        let mut out = format!(r#"{{"jsonrpc":"2.0","id":{id},"#).into_bytes();
+        match filed {
+            Some((_, result)) => {
+                out.extend_from_slice(br#""result":"#);
+                out.extend_from_slice(&result);
+            }
+            // RequestFailed: the editor may ask again.
+            None => {
+                out.extend_from_slice(br#""error":{"code":-32803,"message":"opal lsp: the answer waited over a minute to be sent and was dropped; ask again"}"#)
+            }
+        }
         out.push(b'}');
         out
     }
@@ -100,26 +108,28 @@ mod tests {
         let stand_in = answer(json!(7), json!([{"label": marker, "position": {"line": 0, "character": 0}}]));
         let sent: Value = serde_json::from_slice(&s.splice(stand_in.clone())).unwrap_or_default();
         assert_eq!(sent, json!({"jsonrpc": "2.0", "id": 7, "result": big}));
-        // Taken once: the same frame again goes out as it is.
-        assert_eq!(s.splice(stand_in.clone()), stand_in);
+        // Taken once: the same stand-in again is an error, not a wrong answer.
+        let again: Value = serde_json::from_slice(&s.splice(stand_in)).unwrap_or_default();
+        assert_eq!((&again["id"], &again["error"]["code"], again.get("result")), (&json!(7), &json!(-32803), None));
     }
 
     #[test]
     fn other_frames_pass_unchanged() {
         let s = Splices::default();
         let marker = s.file(&json!({"data": [1, 2, 3]})).unwrap_or_default();
-        // Another server's marker (another random number), a marker for nothing filed, a
-        // notification, an error answer, and a big frame.
+        // Another server's marker (another random number), a notification, an error answer,
+        // and a marker past the start of an answer (text a hover quotes, say).
         let other = Splices::default().file(&json!(1)).unwrap_or_default();
-        let unfiled = marker.replace("0.", "99.");
         for body in [
             answer(json!(1), json!(other)),
-            answer(json!(2), json!(unfiled)),
             serde_json::to_vec(&json!({"jsonrpc": "2.0", "method": "window/logMessage", "params": {"message": marker}})).unwrap_or_default(),
             serde_json::to_vec(&json!({"jsonrpc": "2.0", "error": {"code": -32800, "message": marker}, "id": 3})).unwrap_or_default(),
-            answer(json!(4), json!([marker, "x".repeat(STAND_IN_MAX)])),
+            answer(json!(4), json!(["x".repeat(MARKER_WITHIN), marker])),
         ] {
             assert_eq!(s.splice(body.clone()), body);
         }
+        // The filed result is still there for its own stand-in.
+        let sent: Value = serde_json::from_slice(&s.splice(answer(json!("a"), json!({"resultId": marker})))).unwrap_or_default();
+        assert_eq!(sent, json!({"jsonrpc": "2.0", "id": "a", "result": {"data": [1, 2, 3]}}));
     }
 }

@@ -456,3 +456,33 @@ fn completion_documentation_comes_with_resolve_when_the_client_asks() {
     assert_eq!(count["documentation"]["value"], json!("How many cities to visit."), "{count}");
     assert_eq!(c.shutdown(), Some(0));
 }
+
+/// Whole-file tokens, hints and symbols are written by the server itself and spliced into their
+/// answers (lsp/src/splice.rs): the client gets the same answers for any document URI, however
+/// long, and never a stand-in.
+#[test]
+fn whole_file_answers_are_the_same_for_any_uri_and_never_a_stand_in() {
+    for caps in [json!({}), json!({"textDocument": {"documentSymbol": {"hierarchicalDocumentSymbolSupport": true}}})] {
+        let (mut c, _) = start_with_caps(caps);
+        let short = uri("splice.opal");
+        let long = format!("{}/{}splice.opal", dir_uri(), "a-directory-with-a-long-name/".repeat(60));
+        let mut answers = Vec::new();
+        for u in [&short, &long] {
+            c.open(u, TOUR_LIKE);
+            c.diagnostics(u, Some(1)).expect("diagnostics");
+            let doc = json!({"textDocument": {"uri": u}});
+            let whole = json!({"textDocument": {"uri": u}, "range": {"start": {"line": 0, "character": 0}, "end": {"line": 99, "character": 0}}});
+            let got = json!({
+                "tokens": c.request("textDocument/semanticTokens/full", doc.clone()).expect("tokens")["data"],
+                "hints": c.request("textDocument/inlayHint", whole).expect("hints"),
+                "symbols": c.request("textDocument/documentSymbol", doc).expect("symbols"),
+            });
+            let text = got.to_string();
+            assert!(!text.contains("opal-splice"), "a stand-in reached the client: {text}");
+            answers.push(text.replace(u.as_str(), "URI"));
+        }
+        assert_eq!(answers[0], answers[1]);
+        assert!(answers[0].contains("\"shout\"") && answers[0].contains("@1"), "{}", answers[0]);
+        assert_eq!(c.shutdown(), Some(0));
+    }
+}
