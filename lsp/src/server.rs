@@ -10,7 +10,7 @@ use crate::analysis::{Analysis, WorldInfo};
 use crate::cancel::{self, CancelOnDrop, Cancelled};
 use crate::document::Document;
 use crate::position::Encoding;
-use crate::splice::Splices;
+use crate::splice::{Splices, Written};
 use crate::workspace::{self, Index};
 use crate::{call_hierarchy, document_link, editing, navigation, on_type, refactor};
 use opal_core::span::{LineIndex, Span};
@@ -733,7 +733,6 @@ impl LanguageServer for Backend {
         let hierarchical = self.lock().caps.hierarchical_symbols;
         let uri = p.text_document.uri;
         let u = uri.clone();
-        let splices = self.splices.clone();
         let stand_in = |marker: String, uri: &Uri| {
             #[allow(deprecated)] // `SymbolInformation::deprecated` must still be written out.
             // The marker in `containerName`, the key written first.
@@ -747,27 +746,27 @@ impl LanguageServer for Backend {
             };
             DocumentSymbolResponse::Flat(vec![s])
         };
-        self.with_analysis("documentSymbol", &uri, move |a| {
-            if hierarchical {
-                let symbols = DocumentSymbolResponse::Nested(navigation::document_symbols(a));
-                return Ok(Some(splices.stand_in(&symbols, |m| stand_in(m, &u)).unwrap_or(symbols)));
-            }
-            #[allow(deprecated)] // `SymbolInformation::deprecated` must still be written out.
-            let flat = navigation::flat_symbols(a)
-                .into_iter()
-                .map(|(name, kind, range, container_name)| SymbolInformation {
-                    name,
-                    kind,
-                    tags: None,
-                    deprecated: None,
-                    location: Location { uri: u.clone(), range },
-                    container_name,
-                })
-                .collect();
-            let symbols = DocumentSymbolResponse::Flat(flat);
-            Ok(Some(splices.stand_in(&symbols, |m| stand_in(m, &u)).unwrap_or(symbols)))
-        })
-        .await
+        let written = self
+            .with_analysis("documentSymbol", &uri, move |a| {
+                if hierarchical {
+                    return Ok(Some(Written::new(DocumentSymbolResponse::Nested(navigation::document_symbols(a)))));
+                }
+                #[allow(deprecated)] // `SymbolInformation::deprecated` must still be written out.
+                let flat = navigation::flat_symbols(a)
+                    .into_iter()
+                    .map(|(name, kind, range, container_name)| SymbolInformation {
+                        name,
+                        kind,
+                        tags: None,
+                        deprecated: None,
+                        location: Location { uri: u.clone(), range },
+                        container_name,
+                    })
+                    .collect();
+                Ok(Some(Written::new(DocumentSymbolResponse::Flat(flat))))
+            })
+            .await?;
+        Ok(written.map(|w| self.splices.answer(w, |m| stand_in(m, &uri))))
     }
 
     async fn symbol(&self, p: WorkspaceSymbolParams) -> Result<Option<WorkspaceSymbolResponse>> {
@@ -888,12 +887,9 @@ impl LanguageServer for Backend {
         let Some(t) = self.fresh_tokens("semanticTokens/full", &uri).await? else { return Ok(None) };
         let tokens = SemanticTokensResult::Tokens(SemanticTokens { result_id: Some(t.id), data: t.data });
         // Written on a blocking thread: 6 ms for a 50 000-line file would hold up a hover.
-        let splices = self.splices.clone();
-        let answer = tokio::task::spawn_blocking(move || {
-            let stand_in = |marker| SemanticTokensResult::Tokens(SemanticTokens { result_id: Some(marker), data: vec![] });
-            splices.stand_in(&tokens, stand_in).unwrap_or(tokens)
-        });
-        answer.await.map(Some).map_err(|e| internal("semanticTokens/full", &e.to_string()))
+        let written = tokio::task::spawn_blocking(move || Written::new(tokens)).await.map_err(|e| internal("semanticTokens/full", &e.to_string()))?;
+        let stand_in = |marker| SemanticTokensResult::Tokens(SemanticTokens { result_id: Some(marker), data: vec![] });
+        Ok(Some(self.splices.answer(written, stand_in)))
     }
 
     async fn semantic_tokens_full_delta(&self, p: SemanticTokensDeltaParams) -> Result<Option<SemanticTokensFullDeltaResult>> {
@@ -911,12 +907,9 @@ impl LanguageServer for Backend {
         let range = p.range;
         // A screenful costs what it touches (editing::inlay_hints): no wait for cancellation.
         let what = if range.end.line.saturating_sub(range.start.line) > 1000 { "inlayHint" } else { "inlayHint (range)" };
-        let splices = self.splices.clone();
-        self.with_analysis(what, &p.text_document.uri, move |a| {
-            let hints = editing::inlay_hints(a, a.pos().span(range));
-            Ok(Some(splices.stand_in(&hints, |marker| vec![InlayHint { label: InlayHintLabel::String(marker), ..editing::STAND_IN_HINT }]).unwrap_or(hints)))
-        })
-        .await
+        let written = self.with_analysis(what, &p.text_document.uri, move |a| Ok(Some(Written::new(editing::inlay_hints(a, a.pos().span(range)))))).await?;
+        let stand_in = |marker| vec![InlayHint { label: InlayHintLabel::String(marker), ..editing::STAND_IN_HINT }];
+        Ok(written.map(|w| self.splices.answer(w, stand_in)))
     }
 
     async fn inlay_hint_resolve(&self, h: InlayHint) -> Result<InlayHint> {

@@ -3,16 +3,17 @@
 //! tower-lsp-server turns every result into a `Value` before it writes it: a map per object and
 //! 32 bytes per number, built, written and freed. For the whole-file answers of a 50 000-line
 //! file that costs more than computing them (28 572 inlay hints: 18 ms to compute, 30–46 ms
-//! through a `Value`, 8 ms written directly; `opal-bench lsp`). So a handler writes a big result
-//! itself ([`Splices::file`]) and returns a small stand-in that carries a marker; the output pump
+//! through a `Value`, 4–6 ms written directly; `opal-bench lsp`). So a handler has the result
+//! written on the worker thread that computed it ([`Written::new`]) and answers
+//! ([`Splices::answer`]) with a small stand-in that carries a marker; the output pump
 //! ([`crate::transport::pump_output`]) puts the written result in place of the stand-in's.
 //!
 //! The marker holds a number drawn when the server starts and a serial number: text a user
 //! typed cannot forge one, and each written result is taken once, by the answer that carries
 //! its marker. Every stand-in has its marker in the field it writes first (tower-lsp-server
 //! sorts keys), so only the start of an answer is searched. Results whose answer never comes
-//! (the request was cancelled after the result was filed) are dropped after a minute; a
-//! stand-in whose result is gone is answered with an error, never sent as it is.
+//! (the session ended, the client stopped reading) are dropped after a minute; a stand-in
+//! whose result is gone is answered with an error, never sent as it is.
 
 use serde::Serialize;
 use serde_json::Value;
@@ -25,6 +26,21 @@ use std::time::{Duration, Instant};
 /// A stand-in's marker is within this many bytes of its answer's start.
 const MARKER_WITHIN: usize = 256;
 const UNCLAIMED: Duration = Duration::from_secs(60);
+
+/// A result written as JSON on a worker thread (or, if it could not be, the result itself).
+pub enum Written<T> {
+    Bytes(Vec<u8>),
+    Result(T),
+}
+
+impl<T: Serialize> Written<T> {
+    pub fn new(result: T) -> Written<T> {
+        match serde_json::to_vec(&result) {
+            Ok(bytes) => Written::Bytes(bytes),
+            Err(_) => Written::Result(result),
+        }
+    }
+}
 
 pub struct Splices {
     /// `opal-splice-<random>-`: what every marker of this server starts with.
@@ -42,22 +58,24 @@ impl Default for Splices {
 }
 
 impl Splices {
-    /// Writes a result; the marker its stand-in must carry (in a string of the stand-in), or
-    /// `None` when it cannot be written (then the caller answers with the result itself).
-    fn file<T: Serialize>(&self, result: &T) -> Option<String> {
-        let bytes = serde_json::to_vec(result).ok()?;
+    /// The answer for a written result: a stand-in made by `make` from the marker it is filed
+    /// under, or the result itself when it could not be written. The handler calls this last,
+    /// with nothing awaited after it, so a request cancelled or superseded before files
+    /// nothing.
+    pub fn answer<T>(&self, written: Written<T>, make: impl FnOnce(String) -> T) -> T {
+        match written {
+            Written::Bytes(bytes) => make(self.file(bytes)),
+            Written::Result(result) => result,
+        }
+    }
+
+    fn file(&self, bytes: Vec<u8>) -> String {
         let k = self.next.fetch_add(1, Ordering::Relaxed);
         let now = Instant::now();
         let mut filed = self.filed.lock().unwrap_or_else(PoisonError::into_inner);
         filed.retain(|_, (at, _)| now.duration_since(*at) < UNCLAIMED);
         filed.insert(k, (now, bytes));
-        Some(format!("{}{k}.", self.prefix))
-    }
-
-    /// A stand-in made by `make` from the marker of the written `result`; `None` when the
-    /// result cannot be written (then the caller answers with the result itself).
-    pub fn stand_in<T: Serialize>(&self, result: &T, make: impl FnOnce(String) -> T) -> Option<T> {
-        self.file(result).map(make)
+        format!("{}{k}.", self.prefix)
     }
 
     /// The body to send for a frame the server wrote: the frame itself, or, for the answer to a
@@ -104,7 +122,7 @@ mod tests {
     fn a_stand_in_is_replaced_by_its_filed_result_once() {
         let s = Splices::default();
         let big = json!([{"label": "@1", "position": {"line": 2, "character": 17}}]);
-        let marker = s.file(&big).unwrap_or_default();
+        let marker = s.answer(Written::new(big.clone()), |m| json!(m)).to_string().trim_matches('"').to_string();
         let stand_in = answer(json!(7), json!([{"label": marker, "position": {"line": 0, "character": 0}}]));
         let sent: Value = serde_json::from_slice(&s.splice(stand_in.clone())).unwrap_or_default();
         assert_eq!(sent, json!({"jsonrpc": "2.0", "id": 7, "result": big}));
@@ -116,10 +134,10 @@ mod tests {
     #[test]
     fn other_frames_pass_unchanged() {
         let s = Splices::default();
-        let marker = s.file(&json!({"data": [1, 2, 3]})).unwrap_or_default();
+        let marker = s.file(br#"{"data":[1,2,3]}"#.to_vec());
         // Another server's marker (another random number), a notification, an error answer,
         // and a marker past the start of an answer (text a hover quotes, say).
-        let other = Splices::default().file(&json!(1)).unwrap_or_default();
+        let other = Splices::default().file(b"1".to_vec());
         for body in [
             answer(json!(1), json!(other)),
             serde_json::to_vec(&json!({"jsonrpc": "2.0", "method": "window/logMessage", "params": {"message": marker}})).unwrap_or_default(),
