@@ -21,6 +21,20 @@ impl Span {
     }
 }
 
+/// The text with every lone `\r` (not followed by `\n`) made a `\n`: a line break, as Python's
+/// universal newlines and the LSP read it. Both are one byte, so every offset stays the same.
+/// Borrowed when there is none (most texts).
+pub fn lone_cr_to_lf(text: &str) -> std::borrow::Cow<'_, str> {
+    let b = text.as_bytes();
+    let lone = |i: usize| b[i] == b'\r' && b.get(i + 1) != Some(&b'\n');
+    if !(0..b.len()).any(lone) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let out: Vec<u8> = (0..b.len()).map(|i| if lone(i) { b'\n' } else { b[i] }).collect();
+    // Only ASCII bytes were replaced by ASCII bytes: still UTF-8.
+    std::borrow::Cow::Owned(String::from_utf8(out).unwrap_or_else(|_| text.to_string()))
+}
+
 /// Maps byte offsets to 1-based lines and columns (columns count characters).
 #[derive(Clone, Debug)]
 pub struct LineIndex {
@@ -35,10 +49,12 @@ pub struct LineCol {
 }
 
 impl LineIndex {
+    /// Lines end at `\n`, `\r\n` or a lone `\r` (as in Python and LSP; see [`lone_cr_to_lf`]).
     pub fn new(text: &str) -> LineIndex {
         let mut line_starts = vec![0];
-        for (i, b) in text.bytes().enumerate() {
-            if b == b'\n' {
+        let b = text.as_bytes();
+        for (i, &c) in b.iter().enumerate() {
+            if c == b'\n' || (c == b'\r' && b.get(i + 1) != Some(&b'\n')) {
                 line_starts.push(i as u32 + 1);
             }
         }
@@ -69,5 +85,31 @@ impl LineIndex {
         let start = self.line_start(line) as usize;
         let end = self.line_starts.get(line + 1).map(|&e| e as usize).unwrap_or(text.len());
         text.get(start.min(text.len())..end.min(text.len())).unwrap_or("").trim_end_matches(['\n', '\r'])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A program with lone `\r` line breaks (old Mac files, Neovim's `fileformat=mac`) is the
+    /// same program as with `\n`, at the same offsets and lines; `\r\n` is one line break.
+    #[test]
+    fn lone_cr_ends_a_line_like_lf() {
+        let lf = "x := 1\nif x > 0:\n    print (&stdout, x)  # shown\n";
+        let cr = lf.replace('\n', "\r");
+        let mixed = "x := 1\r\nif x > 0:\r    print (&stdout, x)  # shown\n";
+        let lines = |t: &str| LineIndex::new(t).line_starts;
+        assert_eq!(lines(&cr), lines(lf));
+        assert_eq!(lines(mixed).len(), lines(lf).len());
+        let toks = |t: &str| crate::syntax::lexer::lex(t).tokens.iter().map(|t| (format!("{:?}", t.tok), t.span)).collect::<Vec<_>>();
+        assert_eq!(toks(&cr), toks(lf));
+        for text in [cr.as_str(), mixed] {
+            assert!(crate::syntax::lexer::lex(text).diags.is_empty(), "{text:?}");
+            assert!(!crate::compile(text).has_errors(), "{text:?}");
+            let at = text.find("print").unwrap_or(0) as u32;
+            assert_eq!(LineIndex::new(text).line_col(text, at), LineCol { line: 3, col: 5 });
+        }
+        assert_eq!(lone_cr_to_lf(lf), std::borrow::Cow::Borrowed(lf));
     }
 }

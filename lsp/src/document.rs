@@ -43,13 +43,13 @@ impl Document {
         }
         let start = self.rope.line_to_char(line);
         let line_slice = self.rope.line(line);
-        // The line's length without its line break, in UTF-16 units.
+        // The line's length without its line break (`\n`, `\r\n` or a lone `\r`: LSP's three).
         let mut len = line_slice.len_chars();
         if len > 0 && line_slice.char(len - 1) == '\n' {
             len -= 1;
-            if len > 0 && line_slice.char(len - 1) == '\r' {
-                len -= 1;
-            }
+        }
+        if len > 0 && line_slice.char(len - 1) == '\r' {
+            len -= 1;
         }
         // A column inside a character (a surrogate pair, a UTF-8 sequence) means that character.
         let in_line = match self.encoding {
@@ -67,9 +67,9 @@ mod tests {
     use proptest::prelude::*;
     use tower_lsp_server::ls_types::Range;
 
-    /// The same edit on a plain string, with UTF-16 positions computed independently: a column
-    /// past the line's end means before its `\n` (or `\r\n`); one inside a surrogate pair
-    /// means before that character.
+    /// The same edit on a plain string, with UTF-16 positions computed independently: lines end
+    /// at `\n`, `\r\n` or a lone `\r`; a column past the line's end means before its line
+    /// break; one inside a surrogate pair means before that character.
     fn apply_plain(text: &str, r: Range, new: &str) -> String {
         let off = |p: Position| {
             let mut line = 0u32;
@@ -77,13 +77,12 @@ mod tests {
             let mut it = text.char_indices().peekable();
             while let Some((i, c)) = it.next() {
                 if line == p.line {
-                    let at_end = c == '\n' || (c == '\r' && it.peek().map(|x| x.1) == Some('\n'));
-                    if at_end || units + c.len_utf16() as u32 > p.character {
+                    if c == '\n' || c == '\r' || units + c.len_utf16() as u32 > p.character {
                         return i;
                     }
                     units += c.len_utf16() as u32;
                 }
-                if c == '\n' {
+                if c == '\n' || (c == '\r' && it.peek().map(|x| x.1) != Some('\n')) {
                     line += 1;
                 }
             }
@@ -95,7 +94,7 @@ mod tests {
     }
 
     fn piece() -> impl Strategy<Value = String> {
-        prop::sample::select(vec!["a", "x := 1", "\n", "é", "😀", "日本", "\r\n", "  ", "# c\n", ""]).prop_map(String::from)
+        prop::sample::select(vec!["a", "x := 1", "\n", "é", "😀", "日本", "\r\n", "\r", "  ", "# c\n", ""]).prop_map(String::from)
     }
 
     proptest! {

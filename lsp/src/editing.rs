@@ -305,36 +305,46 @@ fn fun_params_of(a: &Analysis, def: Span) -> Option<&Params> {
 
 // ---- formatting ----------------------------------------------------------------------------
 
+/// Where the line holding byte `i` starts: after a `\n` or a lone `\r` (never between the two
+/// bytes of a `\r\n`).
+fn line_start_at(s: &str, i: usize) -> usize {
+    let b = s.as_bytes();
+    (1..=i.min(b.len())).rev().find(|&j| b[j - 1] == b'\n' || (b[j - 1] == b'\r' && b.get(j) != Some(&b'\n'))).unwrap_or(0)
+}
+
 /// One edit that turns `old` into `new`, covering only the lines that differ.
 pub fn minimal_edit(old: &str, new: &str) -> Option<(Span, String)> {
     if old == new {
         return None;
     }
     let prefix = old.bytes().zip(new.bytes()).take_while(|(a, b)| a == b).count();
-    let prefix = old[..prefix].rfind('\n').map(|i| i + 1).unwrap_or(0);
+    let prefix = line_start_at(old, prefix);
     let max_suffix = (old.len() - prefix).min(new.len() - prefix);
     let suffix = old.bytes().rev().zip(new.bytes().rev()).take(max_suffix).take_while(|(a, b)| a == b).count();
-    // Keep the edit on whole lines so clients show a clean change.
+    // Keep the edit on whole lines so clients show a clean change (and on a character boundary:
+    // `é` and `ĩ` share their last byte).
     let mut suffix = suffix;
-    while suffix > 0 && !old[old.len() - suffix..].starts_with('\n') && old.len() - suffix != prefix {
+    while suffix > 0 && (!old.is_char_boundary(old.len() - suffix) || !old[old.len() - suffix..].starts_with(['\n', '\r'])) && old.len() - suffix != prefix {
         suffix -= 1;
     }
-    // A `\r\n` break stays out of the edit whole: no position may count the `\r`.
-    if suffix > 0
-        && old[..old.len() - suffix].ends_with('\r')
-        && new[..new.len() - suffix].ends_with('\r')
-        && old.len() - suffix > prefix
-        && new.len() - suffix > prefix
-    {
-        suffix += 1;
+    // A `\r\n` break is in or out of the edit whole: no position may count the `\r`. Out of it
+    // when both texts have the `\r` (the edit ends before it), else in it (after the `\n`).
+    let end = old.len() - suffix;
+    if suffix > 0 && old[..end].ends_with('\r') && old[end..].starts_with('\n') {
+        if new[..new.len() - suffix].ends_with('\r') && end > prefix && new.len() - suffix > prefix {
+            suffix += 1;
+        } else {
+            suffix -= 1;
+        }
     }
     Some((Span::new(prefix, old.len() - suffix), new[prefix..new.len() - suffix].to_string()))
 }
 
-/// The line break a text uses: `\r\n` when its first line ends with one.
+/// The line break a text uses: its first line's (`\n` when it has one line).
 pub fn line_break(text: &str) -> &'static str {
-    match text.find('\n') {
-        Some(i) if text[..i].ends_with('\r') => "\r\n",
+    match text.find(['\n', '\r']).map(|i| &text[i..]) {
+        Some(rest) if rest.starts_with("\r\n") => "\r\n",
+        Some(rest) if rest.starts_with('\r') => "\r",
         _ => "\n",
     }
 }
@@ -981,16 +991,12 @@ pub fn quick_fixes(a: &Analysis, range: Span) -> Vec<QuickFix> {
 
 /// After the leading comments and `extern` lines: where a new `extern` goes.
 fn extern_insertion_point(a: &Analysis) -> usize {
-    let mut offset = 0usize;
-    for line in a.text.split_inclusive('\n') {
-        let t = line.trim();
-        if t.starts_with('#') || t.starts_with("extern ") {
-            offset += line.len();
-        } else {
-            break;
-        }
-    }
-    offset
+    let lines = &a.lines;
+    let line = (0..lines.line_count()).find(|&l| {
+        let t = lines.line_text(&a.text, l).trim();
+        !(t.starts_with('#') || t.starts_with("extern "))
+    });
+    line.map_or(a.text.len(), |l| (lines.line_start(l) as usize).min(a.text.len()))
 }
 
 /// The item `name := expr` whose binder is at `span`, at any depth, if it stands alone.
@@ -1127,8 +1133,9 @@ mod tests {
     }
 
     #[test]
-    fn inlay_hints_sit_before_a_crlf() {
+    fn inlay_hints_sit_before_a_crlf_or_a_lone_cr() {
         assert_eq!(hints(&NESTED.replace('\n', "\r\n")), hints(NESTED));
+        assert_eq!(hints(&NESTED.replace('\n', "\r")), hints(NESTED));
     }
 
     fn analysis(src: &str) -> Analysis {
@@ -1150,23 +1157,30 @@ mod tests {
     }
 
     #[test]
-    fn formatting_keeps_crlf() {
+    fn formatting_keeps_crlf_and_lone_cr() {
         let a = analysis("x:=1\r\nf := fun (a,b):   a+b\r\nprint (&stdout,f (x,x))\r\n");
         let (_, text) = format_document(&a).ok().flatten().unwrap_or_default();
         assert!(!text.is_empty() && text.matches('\n').count() == text.matches("\r\n").count(), "{text:?}");
         let (span, new) = format_range(&a, Span::new(7, 9)).ok().flatten().unwrap_or_default();
         let after = format!("{}{new}{}", &a.text[..span.start as usize], &a.text[span.end as usize..]);
         assert_eq!(after, "x:=1\r\nf := fun (a, b): a + b\r\nprint (&stdout,f (x,x))\r\n");
+        let cr = analysis("x:=1\rf := fun (a,b):   a+b\rprint (&stdout,f (x,x))\r");
+        let (span, new) = format_document(&cr).ok().flatten().unwrap_or_default();
+        let after = format!("{}{new}{}", &cr.text[..span.start as usize], &cr.text[span.end as usize..]);
+        assert_eq!(after, "x := 1\rf := fun (a, b): a + b\rprint (&stdout, f (x, x))\r");
         assert!(format_document(&analysis("x := (\n")).is_err(), "a broken file is not formatted");
     }
 
     #[test]
-    fn quick_fixes_keep_crlf() {
-        let src = "# c\r\nprint (&stdout, nope)\r\n";
-        let a = analysis(src);
-        let fixes = quick_fixes(&a, Span::new(0, src.len()));
-        let declare = fixes.iter().find(|q| q.title.starts_with("Declare")).map(|q| q.edits[0].1.clone());
-        assert_eq!(declare.as_deref(), Some("extern nope\r\n"));
+    fn quick_fixes_keep_crlf_and_lone_cr() {
+        for brk in ["\r\n", "\r", "\n"] {
+            let src = format!("# c{brk}print (&stdout, nope){brk}");
+            let a = analysis(&src);
+            let fixes = quick_fixes(&a, Span::new(0, src.len()));
+            let declare = fixes.iter().find(|q| q.title.starts_with("Declare")).map(|q| (q.edits[0].0, q.edits[0].1.clone()));
+            // After the leading comment, with the file's line break.
+            assert_eq!(declare, Some((Span::new(3 + brk.len(), 3 + brk.len()), format!("extern nope{brk}"))), "{brk:?}");
+        }
     }
 
     #[test]
@@ -1175,8 +1189,10 @@ mod tests {
         let a = analysis(src);
         let folds: Vec<(u32, u32)> = folding_ranges(&a).iter().map(|f| (f.start_line, f.end_line)).collect();
         assert_eq!(folds, vec![(0, 2), (4, 5), (6, 7)]);
-        let crlf = analysis(&src.replace('\n', "\r\n"));
-        assert_eq!(folding_ranges(&crlf).iter().map(|f| (f.start_line, f.end_line)).collect::<Vec<_>>(), folds);
+        for brk in ["\r\n", "\r"] {
+            let other = analysis(&src.replace('\n', brk));
+            assert_eq!(folding_ranges(&other).iter().map(|f| (f.start_line, f.end_line)).collect::<Vec<_>>(), folds, "{brk:?}");
+        }
     }
 
     #[test]
@@ -1191,5 +1207,26 @@ mod tests {
         assert!(labels.contains(&"print"));
         let (all, cut) = completion_list(&analysis("x := 1\n"), 7);
         assert!(all.len() <= MAX_COMPLETIONS && cut == (completion(&analysis("x := 1\n"), 7).len() > MAX_COMPLETIONS));
+    }
+
+    proptest::proptest! {
+        /// The edit turns the old text into the new one, starts at a line start, and never
+        /// starts or ends between the `\r` and the `\n` of a line break.
+        #[test]
+        fn minimal_edits_are_exact_and_keep_line_breaks_whole(
+            old in "(a|b|é| |\r\n|\r|\n){0,24}",
+            new in "(a|b|é| |\r\n|\r|\n){0,24}",
+        ) {
+            if let Some((span, text)) = minimal_edit(&old, &new) {
+                let (a, b) = (span.start as usize, span.end as usize);
+                proptest::prop_assert_eq!(format!("{}{text}{}", &old[..a], &old[b..]), new.clone());
+                proptest::prop_assert_eq!(line_start_at(&old, a), a);
+                for i in [a, b] {
+                    proptest::prop_assert!(!(old[..i].ends_with('\r') && old[i..].starts_with('\n')), "{:?} at {}", old, i);
+                }
+            } else {
+                proptest::prop_assert_eq!(old, new);
+            }
+        }
     }
 }

@@ -13,7 +13,7 @@ pub fn after_newline(a: &Analysis, at: Position, options: &FormattingOptions) ->
     if line == 0 {
         return None;
     }
-    let text: Vec<&str> = a.text.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l)).collect();
+    let text: Vec<&str> = (0..a.lines.line_count()).map(|l| a.lines.line_text(&a.text, l)).collect();
     let current = text.get(line)?;
     let above = text[..line.min(text.len())].iter().rev().find(|l| !l.trim().is_empty())?;
     let indent = &above[..above.len() - above.trim_start().len()];

@@ -122,7 +122,8 @@ impl<'a> Positions<'a> {
     }
 
     /// The byte offset of a position; a column past the end of its line means the line's end
-    /// (before the `\n` or `\r\n`), a line past the end of the text means the end of the text.
+    /// (before its `\n`, `\r\n` or lone `\r`), a line past the end of the text means the end of
+    /// the text.
     /// A column inside a character means that character.
     pub fn offset(&self, pos: Position) -> u32 {
         let line = pos.line as usize;
@@ -133,8 +134,7 @@ impl<'a> Positions<'a> {
         let mut units = 0u32;
         let rest = &self.text[start..];
         for (i, c) in rest.char_indices() {
-            let eol = c == '\n' || (c == '\r' && rest[i + 1..].starts_with('\n'));
-            if eol || units >= pos.character {
+            if c == '\n' || c == '\r' || units >= pos.character {
                 return (start + i) as u32;
             }
             units += self.enc.units(c);

@@ -486,3 +486,29 @@ fn whole_file_answers_are_the_same_for_any_uri_and_never_a_stand_in() {
         assert_eq!(c.shutdown(), Some(0));
     }
 }
+
+/// LSP counts `\n`, `\r\n` and a lone `\r` as line breaks, and so does OPAL (LANGUAGE.md is
+/// silent; Python reads all three): a file with lone `\r`s (Neovim's `fileformat=mac`) is
+/// checked, edited and formatted on the lines the editor shows.
+#[test]
+fn a_file_with_lone_cr_line_breaks_is_on_the_lines_the_editor_shows() {
+    let mut c = start();
+    let u = uri("cr.opal");
+    c.open(&u, "x:=1\rlengths := x\rprint (&stdout, x)\r");
+    let d = c.diagnostics(&u, Some(1)).expect("diagnostics");
+    let w = &d[0];
+    assert_eq!((&w["code"], &w["range"]["start"]), (&json!("W0001"), &json!({"line": 1, "character": 0})), "{d}");
+    // An edit on line 2, then a hover past the end of line 1: before its `\r`, on `x`.
+    let change = json!({"range": {"start": {"line": 2, "character": 16}, "end": {"line": 2, "character": 17}}, "text": "lengths"});
+    c.notify("textDocument/didChange", json!({"textDocument": {"uri": u, "version": 2}, "contentChanges": [change]}));
+    let d = c.diagnostics(&u, Some(2)).expect("diagnostics");
+    assert_eq!(d, json!([]), "both names used now: {d}");
+    let hover = c.request("textDocument/hover", json!({"textDocument": {"uri": u}, "position": {"line": 1, "character": 99}})).expect("hover");
+    assert_eq!(hover["range"], json!({"start": {"line": 1, "character": 11}, "end": {"line": 1, "character": 12}}), "{hover}");
+    let opts = json!({"tabSize": 4, "insertSpaces": true});
+    let edits = c.request("textDocument/formatting", json!({"textDocument": {"uri": u}, "options": opts})).expect("formatting");
+    let text = c.request("opal/documentText", json!({"uri": u})).expect("text");
+    assert_eq!(text, json!("x:=1\rlengths := x\rprint (&stdout, lengths)\r"));
+    assert_eq!(edits, json!([{"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 4}}, "newText": "x := 1"}]));
+    assert_eq!(c.shutdown(), Some(0));
+}

@@ -106,6 +106,9 @@ const PUNCTS: &[&str] =
     &["++=", ":=", "+=", "-=", "++", "==", "!=", "<=", ">=", "(", ")", "[", "]", "{", "}", ",", ":", "&", "+", "-", "*", "/", "%", "<", ">", "=", ";"];
 
 pub fn lex(src: &str) -> Lexed {
+    // A lone `\r` ends a line, as `\n` does; offsets are unchanged.
+    let normalized = crate::span::lone_cr_to_lf(src);
+    let src: &str = &normalized;
     // Sized once (a token takes about three bytes of source or more): growing a vector of
     // hundreds of thousands of tokens copies it and faults in fresh pages at each doubling.
     // Capped, so a huge file of comments does not reserve gigabytes it never uses.
