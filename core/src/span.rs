@@ -35,6 +35,17 @@ pub fn lone_cr_to_lf(text: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(String::from_utf8(out).unwrap_or_else(|_| text.to_string()))
 }
 
+/// The text's lines as `str::lines` gives them (no line breaks, no empty line after the last
+/// break), with a lone `\r` ending a line too.
+pub fn lines(text: &str) -> Vec<&str> {
+    let index = LineIndex::new(text);
+    let mut out: Vec<&str> = (0..index.line_count()).map(|l| index.line_text(text, l)).collect();
+    if out.last() == Some(&"") {
+        out.pop();
+    }
+    out
+}
+
 /// Maps byte offsets to 1-based lines and columns (columns count characters).
 #[derive(Clone, Debug)]
 pub struct LineIndex {
@@ -99,9 +110,9 @@ mod tests {
         let lf = "x := 1\nif x > 0:\n    print (&stdout, x)  # shown\n";
         let cr = lf.replace('\n', "\r");
         let mixed = "x := 1\r\nif x > 0:\r    print (&stdout, x)  # shown\n";
-        let lines = |t: &str| LineIndex::new(t).line_starts;
-        assert_eq!(lines(&cr), lines(lf));
-        assert_eq!(lines(mixed).len(), lines(lf).len());
+        let starts = |t: &str| LineIndex::new(t).line_starts;
+        assert_eq!(starts(&cr), starts(lf));
+        assert_eq!(starts(mixed).len(), starts(lf).len());
         let toks = |t: &str| crate::syntax::lexer::lex(t).tokens.iter().map(|t| (format!("{:?}", t.tok), t.span)).collect::<Vec<_>>();
         assert_eq!(toks(&cr), toks(lf));
         for text in [cr.as_str(), mixed] {
@@ -111,5 +122,9 @@ mod tests {
             assert_eq!(LineIndex::new(text).line_col(text, at), LineCol { line: 3, col: 5 });
         }
         assert_eq!(lone_cr_to_lf(lf), std::borrow::Cow::Borrowed(lf));
+        for text in ["", "a", "a\n", "a\n\nb", "a\r\nb\r\n", "\n"] {
+            assert_eq!(lines(text), text.lines().collect::<Vec<_>>(), "{text:?}");
+        }
+        assert_eq!(lines(&cr), lf.lines().collect::<Vec<_>>());
     }
 }

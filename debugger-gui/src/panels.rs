@@ -421,7 +421,7 @@ fn source_panel(app: &mut DebuggerApp, ui: &mut egui::Ui) {
     let last_line = s.last_steps().iter().find_map(|t| t.line);
     let hl = sel_line.or(last_line);
     let scrolled_to = app.scrolled_to;
-    let lines: Vec<&str> = s.source().lines().collect();
+    let lines = opal_core::span::lines(s.source());
     let digits = lines.len().max(1).to_string().len();
     let hl_color = Color32::from_rgb(0xff, 0xd8, 0x60);
     egui::ScrollArea::vertical().id_salt("source").auto_shrink([false, false]).show(ui, |ui| {
