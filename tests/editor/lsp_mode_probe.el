@@ -1,8 +1,10 @@
 ;;; lsp_mode_probe.el --- Emacs 28 + lsp-mode 8 (Debian) against `opal lsp', headless.
 ;; emacs --batch -l lsp_mode_probe.el OPAL FILE LINE COL
-;; lsp-mode sends `shutdown' with `params: {}' (issue 19): the server must answer it and exit 0.
+;; Diagnostics, hover, definition, completion, rename and formatting; lsp-mode sends `shutdown'
+;; with `params: {}' (issue 19): the server must answer it and exit 0.
 (package-initialize)
 (require 'lsp-mode)
+(require 'cl-lib)
 (defun out (fmt &rest args) (princ (concat (apply #'format fmt args) "\n")))
 (defun fail (fmt &rest args) (out "FAIL: %s" (apply #'format fmt args)) (kill-emacs 1))
 (let* ((args command-line-args-left)
@@ -42,6 +44,21 @@
     (let* ((def (lsp-request "textDocument/definition" (lsp--text-document-position-params)))
            (def (if (vectorp def) (aref def 0) def)))
       (out "definition: %s %d" (file-name-nondirectory (lsp-get def :uri)) (lsp-get (lsp-get (lsp-get def :range) :start) :line)))
+;; Completion, rename and formatting through lsp-mode's request machinery (its UIs need a
+    ;; terminal; the requests and answers are the same).
+    (let* ((items (lsp-request "textDocument/completion" (lsp--text-document-position-params)))
+           (items (if (or (vectorp items) (listp items)) items (lsp-get items :items))))
+      (out "completion: %d items" (length items)))
+    (let* ((edit (lsp-request "textDocument/rename" (append (lsp--text-document-position-params) (list :newName "yell"))))
+           (changes (lsp-get edit :changes))
+           (n 0))
+      (if (hash-table-p changes)
+          (maphash (lambda (_ v) (setq n (+ n (length v)))) changes)
+        (cl-loop for (_ v) on changes by #'cddr do (setq n (+ n (length v)))))
+      (out "rename: %d edit(s)" n))
+    (let ((edits (lsp-request "textDocument/formatting"
+                              (list :textDocument (lsp--text-document-identifier) :options (list :tabSize 4 :insertSpaces t)))))
+      (out "formatting: %d edit(s)" (length edits)))
     ;; lsp-mode's own shutdown (`lsp--shutdown-workspace'): `shutdown' with params {} through
     ;; its request machinery, then `exit'. It kills the process right after, so the probe sends
     ;; the same two messages and lets the server exit by itself.

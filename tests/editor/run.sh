@@ -2,8 +2,10 @@
 # Real editor clients against the real `opal lsp` (issues 4 and 19): headless Neovim's built-in
 # LSP client (diagnostics, hover, definition), the vscode-languageserver-protocol Node client
 # (300 back-to-back incremental edits must arrive in order), Emacs 28 with eglot 1.9 and with
-# lsp-mode 8 (`shutdown` with `params: {}` must be answered, exit 0), and Vim 9 with ALE 3.3
-# (hover in plain text, as ALE asks). Installs what it needs (Debian packages).
+# lsp-mode 8, and Vim 9 with ALE 3.3: each of these three opens a program and checks
+# diagnostics, hover, definition, completion, rename and formatting, then shuts the server down
+# (lsp-mode's `shutdown` has `params: {}`; ALE asks for hover in plain text); the server must
+# exit 0. Installs what it needs (Debian packages).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 cargo build --release -q -p opal-cli
@@ -43,13 +45,17 @@ echo "eglot e2e: ok"
 out=$(timeout 60 emacs --batch -l tests/editor/lsp_mode_probe.el "$opal" "$file" 9 21 2>&1) || { echo "$out"; echo "lsp-mode e2e: FAILED"; exit 1; }
 echo "$out" | grep -v '^Loading'
 grep -q '^diagnostics: 1$' <<<"$out" && grep -q '^hover: .*shout' <<<"$out" && grep -q '^definition: tour.opal 4$' <<<"$out" \
-  && grep -q '^shutdown: nil$' <<<"$out" && grep -q '^exit status: 0$' <<<"$out" \
+  && grep -q '^completion: [1-9][0-9]* items$' <<<"$out" && grep -q '^rename: 2 edit(s)$' <<<"$out" \
+  && grep -q '^formatting: 0 edit(s)$' <<<"$out" && grep -q '^shutdown: nil$' <<<"$out" && grep -q '^exit status: 0$' <<<"$out" \
   || { echo "lsp-mode e2e: unexpected answers"; exit 1; }
 echo "lsp-mode e2e: ok"
 
 OPAL="$opal" LSP_FILE="$file" LSP_LINE=9 LSP_COL=21 OUT="$tmp/ale.out" timeout 60 vim -N -u NONE -i NONE -es -S tests/editor/ale_probe.vim || true
 cat "$tmp/ale.out"
-grep -q '^hover kind: plaintext$' "$tmp/ale.out" && ! grep -q '\*\*' "$tmp/ale.out" && grep -q '^definition: tour.opal 4$' "$tmp/ale.out" \
+grep -q '^diagnostics: 1$' "$tmp/ale.out" && grep -q '^hover kind: plaintext$' "$tmp/ale.out" && ! grep -q '\*\*' "$tmp/ale.out" \
+  && grep -q '^definition: tour.opal 4$' "$tmp/ale.out" && grep -q '^completion: [1-9][0-9]* items$' "$tmp/ale.out" \
+  && grep -q '^rename: 2 edit(s)$' "$tmp/ale.out" && grep -q '^formatting: 0 edit(s)$' "$tmp/ale.out" \
+  && grep -q '^shutdown: answered$' "$tmp/ale.out" && grep -q '^exit status: 0$' "$tmp/ale.out" \
   && grep -q '^done$' "$tmp/ale.out" || { echo "ALE e2e: unexpected answers"; exit 1; }
 echo "ALE e2e: ok"
 
