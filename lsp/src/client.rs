@@ -15,6 +15,8 @@ pub struct StdioClient {
     next_id: i64,
     /// Notifications received while waiting for something else, oldest first.
     pub notifications: Vec<Value>,
+    /// Requests the server sent (each answered with `null`), oldest first.
+    pub server_requests: Vec<Value>,
     pub timeout: Duration,
 }
 
@@ -35,7 +37,7 @@ impl StdioClient {
                 }
             }
         });
-        Ok(StdioClient { child, stdin, incoming: rx, next_id: 0, notifications: Vec::new(), timeout: Duration::from_secs(20) })
+        Ok(StdioClient { child, stdin, incoming: rx, next_id: 0, notifications: Vec::new(), server_requests: Vec::new(), timeout: Duration::from_secs(20) })
     }
 
     pub fn send_raw(&mut self, body: &[u8]) {
@@ -95,6 +97,7 @@ impl StdioClient {
             if msg.get("method").is_some() && msg.get("id").is_some() {
                 let id = msg["id"].clone();
                 self.send(&json!({"jsonrpc": "2.0", "id": id, "result": null}));
+                self.server_requests.push(msg);
                 continue;
             }
             return Ok(msg);

@@ -1205,8 +1205,20 @@ mod tests {
         assert!(labels.iter().all(|l| crate::navigation::fuzzy_match("pr", l)), "{labels:?}");
         assert_eq!(&labels[..2], &["progress", "printer"], "bindings in scope first, innermost first: {labels:?}");
         assert!(labels.contains(&"print"));
-        let (all, cut) = completion_list(&analysis("x := 1\n"), 7);
-        assert!(all.len() <= MAX_COMPLETIONS && cut == (completion(&analysis("x := 1\n"), 7).len() > MAX_COMPLETIONS));
+        // 300 bindings that match: the best 200 go out, marked as cut (the server then answers an
+        // incomplete list, so the client asks again as the user types).
+        let many: String = (0..300).map(|i| format!("item{i} := {i}\n")).collect::<String>() + "x := it";
+        let (items, cut) = completion_list(&analysis(&many), many.len() as u32);
+        assert!(cut && items.len() == MAX_COMPLETIONS, "{} items, cut {cut}", items.len());
+        assert_eq!(items[0].label, "item299", "innermost (latest) binding first");
+    }
+
+    #[test]
+    fn completion_inside_unclosed_calls() {
+        for src in ["shout := fun (s, n): s\nx := shout (sh", "shout := 1\nprint (&stdout, sh"] {
+            let (items, _) = completion_list(&analysis(src), src.len() as u32);
+            assert!(items.iter().any(|i| i.label == "shout"), "{src:?}: {:?}", items.iter().map(|i| &i.label).collect::<Vec<_>>());
+        }
     }
 
     proptest::proptest! {

@@ -53,6 +53,7 @@ mod tests {
     fn a_block_header_indents_the_next_line() {
         assert_eq!(enter("f := fun x:\n\n", 1), [("    ".to_string(), 0, 0)]);
         assert_eq!(enter("f := fun x:  # doc\r\n  \r\n", 1), [("    ".to_string(), 0, 2)]);
+        assert_eq!(enter("f := fun x:  # doc\r  \r", 1), [("    ".to_string(), 0, 2)]);
         assert_eq!(enter("if a:\n    if b:\n\n", 2), [("        ".to_string(), 0, 0)]);
     }
 

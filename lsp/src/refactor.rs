@@ -369,6 +369,18 @@ mod tests {
     }
 
     #[test]
+    fn refactors_keep_the_documents_line_breaks() {
+        for brk in ["\r\n", "\r"] {
+            let nl = |s: &str| s.replace('\n', brk);
+            let src = nl("extern ask\nf := fun x:\n    ret [|ask x|] + 1\nprint (&stdout, f 1)\n");
+            let want = nl("extern ask\nf := fun x:\n    value := ask x\n    ret value + 1\nprint (&stdout, f 1)\n");
+            assert_eq!(apply(&src, "Extract"), Some(want), "{brk:?}");
+            let src = nl("extern ask\nq| := ask 1\nprint (&stdout, q + 1)\n");
+            assert_eq!(apply(&src, "Inline"), Some(nl("extern ask\nprint (&stdout, (ask 1) + 1)\n")), "{brk:?}");
+        }
+    }
+
+    #[test]
     fn threading_converts_both_ways() {
         let src = "x := 1\npr|int (&stdout, x)\n";
         assert_eq!(apply(src, "Write").as_deref(), Some("x := 1\nstdout := print (stdout, x)\n"));

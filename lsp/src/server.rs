@@ -293,8 +293,10 @@ impl Backend {
         let Some(mut snap) = self.lock().snapshot(uri) else { return Ok(None) };
         let token = cancel::Token { request: Arc::default(), stale: snap.stale.clone() };
         let _cancel_on_drop = CancelOnDrop(token.request.clone());
-        // The protocol tests make one feature panic to check that the server survives.
+        // The protocol tests make one feature panic to check that the server survives, or stall
+        // (until cancelled or superseded) to change the document while it works.
         let test_panic = std::env::var("OPAL_LSP_TEST_PANIC").is_ok_and(|v| v == what);
+        let test_stall = std::env::var("OPAL_LSP_TEST_STALL").is_ok_and(|v| v.split(',').any(|w| w == what));
         let version = snap.version;
         let job = tokio::task::spawn_blocking({
             let token = token.clone();
@@ -305,6 +307,10 @@ impl Backend {
                     }
                     let a = snap.analysis();
                     cancel::check();
+                    for _ in 0..if test_stall { 12_000 } else { 0 } {
+                        std::thread::sleep(Duration::from_millis(5));
+                        cancel::check();
+                    }
                     f(&a)
                 })
             }

@@ -364,15 +364,16 @@ pub fn check_message(body: &[u8]) -> Checked {
     let checked = match obj.get("method") {
         Some(Value::String(m)) => {
             let m = m.clone();
-            match obj.get("params") {
-                None | Some(Value::Null) | Some(Value::Object(_)) | Some(Value::Array(_)) => {}
-                Some(p) => return err(-32600, format!("invalid request: `params` must be an object or an array, not {p}"), echo),
-            }
+            // `shutdown` and `exit` take no parameters; whatever a client sends is dropped (as
+            // rust-analyzer ignores them), so the session can always end.
             if (m == "shutdown" || m == "exit") && obj.get("params").is_some_and(|p| !p.is_null()) {
                 obj.remove("params");
                 Checked::Rewrite(v.to_string().into_bytes())
             } else {
-                Checked::Pass
+                match obj.get("params") {
+                    None | Some(Value::Null) | Some(Value::Object(_)) | Some(Value::Array(_)) => Checked::Pass,
+                    Some(p) => return err(-32600, format!("invalid request: `params` must be an object or an array, not {p}"), echo),
+                }
             }
         }
         Some(_) => return err(-32600, "invalid request: `method` must be a string".into(), echo),
@@ -540,6 +541,9 @@ mod tests {
         assert_eq!(got, Checked::Rewrite(br#"{"id":1,"jsonrpc":"2.0","method":"shutdown"}"#.to_vec()));
         assert_eq!(check_message(br#"{"jsonrpc":"2.0","id":1,"method":"shutdown","params":null}"#), Checked::Pass);
         assert!(matches!(check_message(br#"{"jsonrpc":"2.0","method":"exit","params":[]}"#), Checked::Rewrite(_)));
+        let got = check_message(br#"{"jsonrpc":"2.0","id":2,"method":"shutdown","params":5}"#);
+        assert_eq!(got, Checked::Rewrite(br#"{"id":2,"jsonrpc":"2.0","method":"shutdown"}"#.to_vec()));
+        assert!(matches!(check_message(br#"{"jsonrpc":"2.0","method":"exit","params":"x"}"#), Checked::Rewrite(_)));
     }
 
     /// Every frame (as its body text, or `!` and the error code) read from a byte stream.

@@ -25,6 +25,9 @@ let g:answers = {}
 let g:diagnostics = v:null
 " The handlers get the whole response.
 function! OnAnswer(name, r) abort
+  if has_key(a:r, 'error')
+    call Out('FAIL: ' . a:name . ' answered an error: ' . string(a:r.error))
+  endif
   let g:answers[a:name] = get(a:r, 'result', v:null)
 endfunction
 " Every message ALE's client reads from the server: the diagnostics it publishes.

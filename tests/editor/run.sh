@@ -26,6 +26,11 @@ echo "neovim e2e: ok"
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# The same program (and its world file) with its last line unformatted, for the clients that
+# format it: one edit.
+sed 's/^print (&stdout, count)$/print (\&stdout,count)/' "$file" > "$tmp/tour.opal"
+cp tests/lsp/tour.world.toml "$tmp/"
+grep -q '^print (&stdout,count)$' "$tmp/tour.opal" || { echo "editor e2e: could not make the unformatted copy"; exit 1; }
 cp tests/editor/probe.js "$tmp/"
 (cd "$tmp" && npm init -y >/dev/null && npm install --silent --no-audit --no-fund vscode-languageserver-protocol@3.18.5 >/dev/null)
 ORDER_TEST=300 timeout 60 node "$tmp/probe.js" "$file" 9 21 -- "$opal" lsp --stdio
@@ -34,27 +39,27 @@ echo "node client e2e (300 ordered edits): ok"
 if ! command -v emacs >/dev/null || ! command -v vim >/dev/null || [ ! -d /usr/share/vim-ale ]; then
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq emacs-nox elpa-eglot elpa-lsp-mode vim-ale vim-nox >/dev/null
 fi
-out=$(timeout 60 emacs --batch -l tests/editor/eglot_probe.el "$opal" "$file" 9 21 2>&1) || { echo "$out"; echo "eglot e2e: FAILED"; exit 1; }
+out=$(timeout 60 emacs --batch -l tests/editor/eglot_probe.el "$opal" "$tmp/tour.opal" 9 21 2>&1) || { echo "$out"; echo "eglot e2e: FAILED"; exit 1; }
 echo "$out" | grep -v '^Loading'
 grep -q '^diagnostics: 1$' <<<"$out" && grep -q '^hover kind: markdown$' <<<"$out" && grep -q '^hover: .*shout' <<<"$out" \
   && grep -q '^definition: tour.opal 4:0$' <<<"$out" && grep -q '^completion: [0-9]* items, snippets: nil$' <<<"$out" \
-  && grep -q '^rename: 2 edit(s)$' <<<"$out" && grep -q '^formatting: 0 edit(s)$' <<<"$out" && grep -q '^shutdown: answered$' <<<"$out" \
+  && grep -q '^rename: 2 edit(s)$' <<<"$out" && grep -q '^formatting: 1 edit(s)$' <<<"$out" && grep -q '^shutdown: answered$' <<<"$out" \
   || { echo "eglot e2e: unexpected answers"; exit 1; }
 echo "eglot e2e: ok"
 
-out=$(timeout 60 emacs --batch -l tests/editor/lsp_mode_probe.el "$opal" "$file" 9 21 2>&1) || { echo "$out"; echo "lsp-mode e2e: FAILED"; exit 1; }
+out=$(timeout 60 emacs --batch -l tests/editor/lsp_mode_probe.el "$opal" "$tmp/tour.opal" 9 21 2>&1) || { echo "$out"; echo "lsp-mode e2e: FAILED"; exit 1; }
 echo "$out" | grep -v '^Loading'
 grep -q '^diagnostics: 1$' <<<"$out" && grep -q '^hover: .*shout' <<<"$out" && grep -q '^definition: tour.opal 4$' <<<"$out" \
   && grep -q '^completion: [1-9][0-9]* items$' <<<"$out" && grep -q '^rename: 2 edit(s)$' <<<"$out" \
-  && grep -q '^formatting: 0 edit(s)$' <<<"$out" && grep -q '^shutdown: nil$' <<<"$out" && grep -q '^exit status: 0$' <<<"$out" \
+  && grep -q '^formatting: 1 edit(s)$' <<<"$out" && grep -q '^shutdown: nil$' <<<"$out" && grep -q '^exit status: 0$' <<<"$out" \
   || { echo "lsp-mode e2e: unexpected answers"; exit 1; }
 echo "lsp-mode e2e: ok"
 
-OPAL="$opal" LSP_FILE="$file" LSP_LINE=9 LSP_COL=21 OUT="$tmp/ale.out" timeout 60 vim -N -u NONE -i NONE -es -S tests/editor/ale_probe.vim || true
+OPAL="$opal" LSP_FILE="$tmp/tour.opal" LSP_LINE=9 LSP_COL=21 OUT="$tmp/ale.out" timeout 60 vim -N -u NONE -i NONE -es -S tests/editor/ale_probe.vim || true
 cat "$tmp/ale.out"
 grep -q '^diagnostics: 1$' "$tmp/ale.out" && grep -q '^hover kind: plaintext$' "$tmp/ale.out" && ! grep -q '\*\*' "$tmp/ale.out" \
   && grep -q '^definition: tour.opal 4$' "$tmp/ale.out" && grep -q '^completion: [1-9][0-9]* items$' "$tmp/ale.out" \
-  && grep -q '^rename: 2 edit(s)$' "$tmp/ale.out" && grep -q '^formatting: 0 edit(s)$' "$tmp/ale.out" \
+  && grep -q '^rename: 2 edit(s)$' "$tmp/ale.out" && grep -q '^formatting: 1 edit(s)$' "$tmp/ale.out" \
   && grep -q '^shutdown: answered$' "$tmp/ale.out" && grep -q '^exit status: 0$' "$tmp/ale.out" \
   && grep -q '^done$' "$tmp/ale.out" || { echo "ALE e2e: unexpected answers"; exit 1; }
 echo "ALE e2e: ok"

@@ -216,9 +216,8 @@ fn a_client_that_declares_nothing_gets_plain_text_no_snippets_flat_symbols_no_re
     assert!(items.iter().all(|i| i["insertTextFormat"] != json!(2)), "no snippets");
     assert!(items.iter().all(|i| i["documentation"].is_null() || i["documentation"].is_string()), "plain documentation");
     let symbols = c.request("textDocument/documentSymbol", json!({"textDocument": {"uri": u}})).expect("symbols");
-    // No `client/registerCapability` was sent: the only server-to-client traffic is notifications.
-    let registrations: Vec<&Value> = c.notifications.iter().filter(|m| m["method"] == "client/registerCapability").collect();
-    assert!(registrations.is_empty(), "{registrations:?}");
+    // No `client/registerCapability` was sent (the requests above let it arrive first).
+    assert!(c.server_requests.iter().all(|m| m["method"] != "client/registerCapability"), "{:?}", c.server_requests);
     insta::assert_snapshot!(
         "plain_client",
         serde_json::to_string_pretty(&json!({"hover": hover, "symbols": symbols})).unwrap_or_default().replace(&dir_uri(), "file:///FIXTURES")
@@ -241,6 +240,26 @@ fn utf8_positions_when_the_client_offers_them() {
         "textDocument/didChange",
         json!({"textDocument": {"uri": u, "version": 2}, "contentChanges": [{"range": {"start": {"line": 0, "character": 12}, "end": {"line": 0, "character": 12}}, "text": "!"}]}),
     );
+    let text = c.request("opal/documentText", json!({"uri": u})).expect("text");
+    assert_eq!(text, json!("s := \"é😀!\"\nt := \"é😀\" ++ s\nprint (&stdout, t)\n"));
+    let tokens = c.request("textDocument/semanticTokens/full", json!({"textDocument": {"uri": u}})).expect("tokens");
+    insta::assert_snapshot!("utf8_positions", serde_json::to_string_pretty(&json!({"hover": hover, "tokens": tokens["data"]})).unwrap_or_default());
+    assert_eq!(c.shutdown(), Some(0));
+}
+
+#[test]
+fn utf32_positions_when_the_client_offers_them_and_not_utf8() {
+    let (mut c, init) = start_with_caps(json!({"general": {"positionEncodings": ["utf-32", "utf-16"]}}));
+    assert_eq!(init["capabilities"]["positionEncoding"], json!("utf-32"));
+    let u = uri("utf32.opal");
+    // `s` on line 1 is at character 13 (the emoji is one character, two UTF-16 units).
+    c.open(&u, "s := \"é😀\"\nt := \"é😀\" ++ s\nprint (&stdout, t)\n");
+    c.diagnostics(&u, Some(1)).expect("diagnostics");
+    let hover = c.request("textDocument/hover", json!({"textDocument": {"uri": u}, "position": {"line": 1, "character": 13}})).expect("hover");
+    assert_eq!(hover["range"], json!({"start": {"line": 1, "character": 13}, "end": {"line": 1, "character": 14}}), "{hover}");
+    // An edit at a character column: after the emoji on line 0.
+    let change = json!({"range": {"start": {"line": 0, "character": 8}, "end": {"line": 0, "character": 8}}, "text": "!"});
+    c.notify("textDocument/didChange", json!({"textDocument": {"uri": u, "version": 2}, "contentChanges": [change]}));
     let text = c.request("opal/documentText", json!({"uri": u})).expect("text");
     assert_eq!(text, json!("s := \"é😀!\"\nt := \"é😀\" ++ s\nprint (&stdout, t)\n"));
     assert_eq!(c.shutdown(), Some(0));
@@ -285,6 +304,21 @@ fn workspace_symbols_come_from_an_index_updated_by_watched_file_events() {
         r.as_array().map(|a| a.iter().filter_map(|s| s["name"].as_str().map(String::from)).collect()).unwrap_or_default()
     };
     assert_eq!(names(&mut c, "alpha"), vec!["alpha"]);
+    // The client offered dynamic registration: the server asked it to watch OPAL and world files.
+    for _ in 0..50 {
+        if !c.server_requests.is_empty() {
+            break;
+        }
+        names(&mut c, "alpha");
+    }
+    let globs: Vec<&Value> = c
+        .server_requests
+        .iter()
+        .filter(|m| m["method"] == "client/registerCapability")
+        .flat_map(|m| m["params"]["registrations"][0]["registerOptions"]["watchers"].as_array().into_iter().flatten())
+        .map(|w| &w["globPattern"])
+        .collect();
+    assert_eq!(globs, [&json!("**/*.world.toml"), &json!("**/*.opal")], "{:?}", c.server_requests);
     // The disk changes: the index does not re-read it until the client says so.
     std::fs::write(&file, "beta := 1\n").expect("write");
     assert_eq!(names(&mut c, "beta"), Vec::<String>::new(), "not re-read from disk on every request");
@@ -332,7 +366,8 @@ fn declaration_linked_editing_call_hierarchy_pull_diagnostics_and_token_ranges()
         "more_capabilities",
         serde_json::to_string_pretty(&json!({
             "declaration of double": declaration, "linked editing of y": linked, "prepare double": prepared,
-            "incoming to double": incoming, "outgoing from quad": outgoing, "pull diagnostics": pulled, "tokens of line 5": range
+            "incoming to double": incoming, "outgoing from quad": outgoing, "pull diagnostics": pulled, "tokens of line 5": range,
+            "first inlay hint, resolved": resolved
         }))
         .unwrap_or_default()
         .replace(&dir_uri(), "file:///FIXTURES")
@@ -358,6 +393,10 @@ fn a_pulling_client_gets_each_diagnostic_once() {
     assert!(pulled["items"].as_array().is_some_and(|i| i.iter().any(|d| d["code"] == "E0100")), "{pulled}");
     let workspace = c.request("workspace/diagnostic", json!({"previousResultIds": []})).expect("workspace pull");
     assert!(workspace["items"].as_array().is_some_and(|i| i.len() == 1 && i[0]["uri"] == json!(u)), "{workspace}");
+    insta::assert_snapshot!(
+        "pulled_diagnostics",
+        serde_json::to_string_pretty(&json!({"document": pulled, "workspace": workspace})).unwrap_or_default().replace(&dir_uri(), "file:///FIXTURES")
+    );
     // Nothing is pushed for the program (a hover answers long after the debounce).
     std::thread::sleep(std::time::Duration::from_millis(300));
     let hover = c.request_async("textDocument/hover", json!({"textDocument": {"uri": u}, "position": {"line": 0, "character": 0}}));
@@ -378,7 +417,7 @@ fn document_links_on_type_formatting_and_commands() {
     let mut c = start();
     // A program beside `tour.world.toml` (its world file), naming a file that exists.
     let u = uri("tour.opal");
-    let src = "extern get_cities_in, get_excursions_in\nnotes := \"broken.opal\"\nshout := fun x:\n\n    ret x\nprint (&stdout, shout notes)\n";
+    let src = "extern get_cities_in, get_excursions_in\nnotes := \"broken.opal\"\nshout := fun x:\n\n    ret x\nprint (&stdout, shout notes)\nstdout := print (stdout, notes)\n";
     c.open(&u, src);
     c.diagnostics(&u, Some(1)).expect("diagnostics");
     let links = c.request("textDocument/documentLink", json!({"textDocument": {"uri": u}})).expect("links");
@@ -408,13 +447,22 @@ fn document_links_on_type_formatting_and_commands() {
         )
         .expect("code actions");
     assert_eq!(only_inline, json!([]), "`only` filters by kind");
+    let action_at = |c: &mut StdioClient, line: u32, from: u32, to: u32| {
+        let range = json!({"start": {"line": line, "character": from}, "end": {"line": line, "character": to}});
+        c.request("textDocument/codeAction", json!({"textDocument": {"uri": u}, "range": range, "context": {"diagnostics": []}})).expect("code actions")
+    };
+    // Inline `notes` (its binder), and the threaded `stdout := print (stdout, notes)` back to `&stdout`.
+    let inline = action_at(&mut c, 1, 0, 5);
+    let back = action_at(&mut c, 6, 0, 6);
     let unknown = c.request("workspace/executeCommand", json!({"command": "opal.nothing", "arguments": []}));
     assert!(unknown.is_err(), "an unknown command is an error: {unknown:?}");
     insta::assert_snapshot!(
         "links_and_on_type",
-        serde_json::to_string_pretty(
-            &json!({"document links": links, "Enter after `shout := fun x:`": on_enter, "refactors on `shout notes`": titles, "extract": actions[0]})
-        )
+        serde_json::to_string_pretty(&json!({
+            "document links": links, "Enter after `shout := fun x:`": on_enter, "refactors on `shout notes`": titles,
+            "actions on `shout notes`": actions, "actions on the binder `notes`": inline, "actions on `stdout := print (stdout, notes)`": back,
+            "executeCommand opal.server.desugar": desugared
+        }))
         .unwrap_or_default()
         .replace(&dir_uri(), "file:///FIXTURES")
     );
@@ -440,6 +488,7 @@ fn completion_documentation_comes_with_resolve_when_the_client_asks() {
     let count = items.iter().find(|i| i["label"] == "count").cloned().expect("count is offered");
     let resolved = c.request("completionItem/resolve", count).expect("resolve");
     assert_eq!(resolved["documentation"]["value"], json!("How many cities to visit."), "{resolved}");
+    insta::assert_snapshot!("completion_resolve", serde_json::to_string_pretty(&resolved).unwrap_or_default().replace(&dir_uri(), "file:///FIXTURES"));
     let at_pri = json!({"textDocument": {"uri": u}, "position": {"line": 3, "character": 3}});
     let list = c.request("textDocument/completion", at_pri).expect("completion");
     let items = list.as_array().cloned().or_else(|| list["items"].as_array().cloned()).unwrap_or_default();
@@ -510,5 +559,66 @@ fn a_file_with_lone_cr_line_breaks_is_on_the_lines_the_editor_shows() {
     let text = c.request("opal/documentText", json!({"uri": u})).expect("text");
     assert_eq!(text, json!("x:=1\rlengths := x\rprint (&stdout, lengths)\r"));
     assert_eq!(edits, json!([{"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 4}}, "newText": "x := 1"}]));
+    assert_eq!(c.shutdown(), Some(0));
+}
+
+/// A request whose document changes while it works answers ContentModified (-32801), and the
+/// work stops (each whole-file feature); one cancelled while it works answers RequestCancelled (-32800). The feature is
+/// made to stall (`OPAL_LSP_TEST_STALL`: a minute, checking for both) so the change and the
+/// cancellation land while it runs; work that did not stop would answer after the client's
+/// 20-second wait.
+#[test]
+fn work_on_a_changed_document_answers_content_modified() {
+    let heavy = "inlayHint (range),semanticTokens/full,documentSymbol,references,formatting";
+    let mut c = StdioClient::spawn(&opal(), &["lsp"], &[("OPAL_LSP_TEST_STALL", heavy)]).expect("start");
+    c.initialize(&dir_uri()).expect("initialize");
+    let u = uri("stall.opal");
+    c.open(&u, TOUR_LIKE);
+    c.diagnostics(&u, Some(1)).expect("diagnostics");
+    let doc = json!({"textDocument": {"uri": u}});
+    let at = json!({"textDocument": {"uri": u}, "position": {"line": 1, "character": 0}, "context": {"includeDeclaration": true}});
+    let range = json!({"textDocument": {"uri": u}, "range": {"start": {"line": 0, "character": 0}, "end": {"line": 9, "character": 0}}});
+    let format = json!({"textDocument": {"uri": u}, "options": {"tabSize": 4, "insertSpaces": true}});
+    let requests = [
+        ("textDocument/inlayHint", range.clone()),
+        ("textDocument/semanticTokens/full", doc.clone()),
+        ("textDocument/documentSymbol", doc),
+        ("textDocument/references", at),
+        ("textDocument/formatting", format),
+    ];
+    for (version, (method, params)) in (2..).zip(requests) {
+        let id = c.request_async(method, params);
+        std::thread::sleep(Duration::from_millis(200));
+        let change = json!({"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}, "text": "# edited\n"});
+        c.notify("textDocument/didChange", json!({"textDocument": {"uri": u, "version": version}, "contentChanges": [change]}));
+        let r = answer(&mut c, json!(id));
+        assert_eq!(r["error"]["code"], json!(-32801), "{method}: {r}");
+    }
+    let id = c.request_async("textDocument/inlayHint", range);
+    std::thread::sleep(Duration::from_millis(200));
+    c.notify("$/cancelRequest", json!({"id": id}));
+    assert_eq!(answer(&mut c, json!(id))["error"]["code"], json!(-32800));
+    assert_eq!(c.shutdown(), Some(0));
+}
+
+/// More matching names than a completion list holds: an incomplete list of the best 200, so
+/// the client asks again as the user types. Formatting a broken file: no edits, and a log line
+/// saying why.
+#[test]
+fn long_completion_lists_are_incomplete_and_broken_files_are_not_formatted() {
+    let mut c = start();
+    let u = uri("many.opal");
+    let text: String = (0..300).map(|i| format!("item{i} := {i}\n")).collect::<String>() + "x := it";
+    c.open(&u, &text);
+    c.diagnostics(&u, Some(1)).expect("diagnostics");
+    let list = c.request("textDocument/completion", json!({"textDocument": {"uri": u}, "position": {"line": 300, "character": 7}})).expect("completion");
+    assert_eq!((&list["isIncomplete"], list["items"].as_array().map(Vec::len)), (&json!(true), Some(200)));
+    let b = uri("broken.opal");
+    c.open(&b, "x := (\n");
+    c.diagnostics(&b, Some(1)).expect("diagnostics");
+    let opts = json!({"tabSize": 4, "insertSpaces": true});
+    assert_eq!(c.request("textDocument/formatting", json!({"textDocument": {"uri": b}, "options": opts})), Ok(Value::Null));
+    let log = c.wait_message(|m| m["method"] == "window/logMessage" && m["params"]["message"].as_str().is_some_and(|t| t.contains("not formatting")));
+    assert!(log.is_ok_and(|m| m["params"]["message"].as_str().is_some_and(|t| t.contains("syntax errors"))));
     assert_eq!(c.shutdown(), Some(0));
 }
