@@ -298,6 +298,7 @@ impl Backend {
         let test_panic = std::env::var("OPAL_LSP_TEST_PANIC").is_ok_and(|v| v == what);
         let test_stall = std::env::var("OPAL_LSP_TEST_STALL").is_ok_and(|v| v.split(',').any(|w| w == what));
         let version = snap.version;
+        let client = self.client.clone();
         let job = tokio::task::spawn_blocking({
             let token = token.clone();
             move || {
@@ -307,9 +308,8 @@ impl Backend {
                     }
                     let a = snap.analysis();
                     cancel::check();
-                    for _ in 0..if test_stall { 12_000 } else { 0 } {
-                        std::thread::sleep(Duration::from_millis(5));
-                        cancel::check();
+                    if test_stall {
+                        stall(what, &client);
                     }
                     f(&a)
                 })
@@ -1103,6 +1103,25 @@ impl Backend {
         for (u, v) in open {
             self.schedule_diagnostics(u, v);
         }
+    }
+}
+
+/// A feature stalled by the protocol tests (`OPAL_LSP_TEST_STALL`): a minute of checking for
+/// cancellation, so a test can change or cancel the request while it works. It logs when
+/// the work stops, which a test can see only if the cancellation reached it.
+fn stall(what: &str, client: &Client) {
+    let stopped = catch_unwind(|| {
+        for _ in 0..12_000 {
+            std::thread::sleep(Duration::from_millis(5));
+            cancel::check();
+        }
+    });
+    if let Err(unwind) = stopped {
+        let (client, message) = (client.clone(), format!("opal lsp: stalled {what} stopped"));
+        if let Ok(rt) = tokio::runtime::Handle::try_current() {
+            rt.spawn(async move { client.log_message(MessageType::INFO, message).await });
+        }
+        std::panic::resume_unwind(unwind);
     }
 }
 

@@ -564,9 +564,8 @@ fn a_file_with_lone_cr_line_breaks_is_on_the_lines_the_editor_shows() {
 
 /// A request whose document changes while it works answers ContentModified (-32801), and the
 /// work stops (each whole-file feature); one cancelled while it works answers RequestCancelled (-32800). The feature is
-/// made to stall (`OPAL_LSP_TEST_STALL`: a minute, checking for both) so the change and the
-/// cancellation land while it runs; work that did not stop would answer after the client's
-/// 20-second wait.
+/// made to stall (`OPAL_LSP_TEST_STALL`: a minute, checking for both, logging when it stops)
+/// so the change and the cancellation land while it runs.
 #[test]
 fn work_on_a_changed_document_answers_content_modified() {
     let heavy = "inlayHint (range),semanticTokens/full,documentSymbol,references,formatting";
@@ -586,18 +585,26 @@ fn work_on_a_changed_document_answers_content_modified() {
         ("textDocument/references", at),
         ("textDocument/formatting", format),
     ];
-    for (version, (method, params)) in (2..).zip(requests) {
+    // The stalled work logs when it stops (which it does only when the change or the
+    // cancellation reaches it: otherwise after a minute, past the client's 20-second wait).
+    let stopped = |c: &mut StdioClient, what: &str| {
+        let line = format!("opal lsp: stalled {what} stopped");
+        c.wait_message(|m| m["method"] == "window/logMessage" && m["params"]["message"] == json!(line)).map(|_| ())
+    };
+    for ((version, (method, params)), what) in (2..).zip(requests).zip(heavy.split(',')) {
         let id = c.request_async(method, params);
         std::thread::sleep(Duration::from_millis(200));
         let change = json!({"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}, "text": "# edited\n"});
         c.notify("textDocument/didChange", json!({"textDocument": {"uri": u, "version": version}, "contentChanges": [change]}));
         let r = answer(&mut c, json!(id));
         assert_eq!(r["error"]["code"], json!(-32801), "{method}: {r}");
+        assert_eq!(stopped(&mut c, what), Ok(()), "{method}");
     }
     let id = c.request_async("textDocument/inlayHint", range);
     std::thread::sleep(Duration::from_millis(200));
     c.notify("$/cancelRequest", json!({"id": id}));
     assert_eq!(answer(&mut c, json!(id))["error"]["code"], json!(-32800));
+    assert_eq!(stopped(&mut c, "inlayHint (range)"), Ok(()), "the cancelled work stopped");
     assert_eq!(c.shutdown(), Some(0));
 }
 
