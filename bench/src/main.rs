@@ -804,9 +804,28 @@ fn bench_lsp_file(exe: &std::path::Path, lines: usize) -> Result<(), String> {
     let screen_tokens = timed("textDocument/semanticTokens/range", &screen)?;
     let screen_hints = timed("textDocument/inlayHint", &screen)?;
     let symbols = timed("textDocument/documentSymbol", &doc)?;
-    // Hover while ten whole-file token requests are queued and cancelled before it.
+    // Typing steadily, slower than the 30 ms debounce (each version is analysed) and faster
+    // than the analysis: 50 keys 40 ms apart, then the wait for the last version's
+    // diagnostics. One analysis of a document runs at a time, so replaced versions do not
+    // pile up.
+    let line = (lines / 2) as u32 / 7 * 7 + 5;
+    for k in 0..50u32 {
+        v += 1;
+        let change = if k % 2 == 0 {
+            json!({"range": {"start": {"line": line, "character": 0}, "end": {"line": line, "character": 0}}, "text": " "})
+        } else {
+            json!({"range": {"start": {"line": line, "character": 0}, "end": {"line": line, "character": 1}}, "text": ""})
+        };
+        c.notify("textDocument/didChange", json!({"textDocument": {"uri": uri, "version": v}, "contentChanges": [change]}));
+        std::thread::sleep(Duration::from_millis(40));
+    }
+    let t = Instant::now();
+    c.diagnostics(uri, Some(v)).map_err(|_| format!("no diagnostics after typing (version {v})"))?;
+    let typing = ms(t.elapsed());
+    // Hover while ten whole-file token requests are queued and cancelled before it (p95 of
+    // 60 rounds: the three slowest are left out).
     let mut hovers = Vec::new();
-    for round in 0..20u32 {
+    for round in 0..60u32 {
         let ids: Vec<i64> = (0..10).map(|_| c.request_async("textDocument/semanticTokens/full", doc.clone())).collect();
         for id in &ids {
             c.notify("$/cancelRequest", json!({"id": id}));
@@ -855,6 +874,7 @@ fn bench_lsp_file(exe: &std::path::Path, lines: usize) -> Result<(), String> {
         rss_edits / 1024,
         rss_edits as f64 / rss_open.max(1) as f64
     );
+    println!("lsp {lines} lines: typing 50 keys 40 ms apart, then the last version's diagnostics after {typing:.1} ms");
     println!("{parts}");
     let _ = c.shutdown();
     Ok(())

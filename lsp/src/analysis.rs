@@ -1,6 +1,7 @@
 //! One snapshot of a document taken through the shared front end, and the questions every
 //! feature asks of it: what is at this offset, what does it refer to, what is in scope.
 
+use crate::cancel;
 use crate::position::{Encoding, Positions};
 use opal_core::desugar::{Def, DefKind, Known, RefTarget};
 use opal_core::diag::Diagnostic;
@@ -53,7 +54,11 @@ pub enum Target {
 
 impl Analysis {
     pub fn new(text: String, world: WorldInfo) -> Analysis {
-        let compiled = opal_core::compile_with(&text, world.world.as_ref());
+        // A checkpoint between the parse and the rest: work on a replaced version of a big
+        // file stops halfway instead of holding up the analysis of the new one.
+        let parsed = opal_core::syntax::parser::parse(&text);
+        cancel::check();
+        let compiled = opal_core::compile_parsed(parsed, world.world.as_ref());
         let lines = LineIndex::new(&text);
         let mut diags = compiled.diags.clone();
         if world.exists {
@@ -187,7 +192,10 @@ impl Analysis {
             out.push((self.defs()[*i].span, true));
             seen.insert(self.defs()[*i].span);
         }
-        for (span, t) in self.refs() {
+        for (k, (span, t)) in self.refs().iter().enumerate() {
+            if k % 4096 == 0 {
+                cancel::check();
+            }
             let same = match (t, target) {
                 (RefTarget::Def(a), Target::Def(b)) => a == b,
                 (RefTarget::External(e), Target::Def(b)) => self.extern_def(e) == Some(*b),

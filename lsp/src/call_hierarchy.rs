@@ -9,7 +9,7 @@ use crate::cancel;
 use opal_core::desugar::RefTarget;
 use opal_core::span::Span;
 use opal_core::syntax::ast::*;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use tower_lsp_server::ls_types::{CallHierarchyIncomingCall, CallHierarchyItem, CallHierarchyOutgoingCall, SymbolKind, Uri};
 
 /// A function of the file: its definition and the span of the item that binds it.
@@ -90,9 +90,45 @@ pub fn prepare(a: &Analysis, uri: &Uri, offset: u32) -> Option<Vec<CallHierarchy
     Some(vec![item(a, uri, f)])
 }
 
-/// The innermost function whose item contains a span, if any.
-fn enclosing(fns: &[Function], s: Span) -> Option<Function> {
-    fns.iter().filter(|f| f.item.start <= s.start && s.end <= f.item.end).min_by_key(|f| f.item.end - f.item.start).copied()
+/// The file's functions sorted by where their items start, each with the innermost function
+/// around it: items nest or are disjoint, so the function around a span is the last one that
+/// starts before it or one of that one's parents (a walk as deep as the nesting, which the
+/// parser caps), and a file's calls are grouped in O(calls · log functions).
+struct Nesting {
+    fns: Vec<Function>,
+    parent: Vec<Option<usize>>,
+}
+
+impl Nesting {
+    fn new(a: &Analysis) -> Nesting {
+        let mut fns = functions(a);
+        fns.sort_by_key(|f| (f.item.start, std::cmp::Reverse(f.item.end)));
+        let mut parent = Vec::with_capacity(fns.len());
+        let mut open: Vec<usize> = Vec::new();
+        for (i, f) in fns.iter().enumerate() {
+            while open.last().is_some_and(|&o| !contains(fns[o].item, f.item)) {
+                open.pop();
+            }
+            parent.push(open.last().copied());
+            open.push(i);
+        }
+        Nesting { fns, parent }
+    }
+
+    /// The innermost function whose item contains a span, if any.
+    fn enclosing(&self, s: Span) -> Option<Function> {
+        let mut i = self.fns.partition_point(|f| f.item.start <= s.start).checked_sub(1)?;
+        loop {
+            if contains(self.fns[i].item, s) {
+                return Some(self.fns[i]);
+            }
+            i = self.parent[i]?;
+        }
+    }
+}
+
+fn contains(outer: Span, inner: Span) -> bool {
+    outer.start <= inner.start && inner.end <= outer.end
 }
 
 /// The function at a call hierarchy item (found again by its selection range).
@@ -109,14 +145,14 @@ type Calls = (Option<Function>, Vec<Span>);
 /// their first call.
 pub fn incoming(a: &Analysis, uri: &Uri, it: &CallHierarchyItem) -> Vec<CallHierarchyIncomingCall> {
     let Some(f) = function_at(a, it) else { return vec![] };
-    let fns = functions(a);
+    let fns = Nesting::new(a);
     let mut by_caller: BTreeMap<Option<(u32, usize)>, Calls> = BTreeMap::new();
     for (s, t) in a.refs() {
         cancel::check();
         if *t != RefTarget::Def(f.def) {
             continue;
         }
-        let caller = enclosing(&fns, *s);
+        let caller = fns.enclosing(*s);
         by_caller.entry(caller.map(|c| (c.item.start, c.def))).or_insert((caller, vec![])).1.push(*s);
     }
     let p = a.pos();
@@ -135,23 +171,22 @@ pub fn incoming(a: &Analysis, uri: &Uri, it: &CallHierarchyItem) -> Vec<CallHier
 /// functions nested in it), grouped by callee.
 pub fn outgoing(a: &Analysis, uri: &Uri, it: &CallHierarchyItem) -> Vec<CallHierarchyOutgoingCall> {
     let Some(f) = function_at(a, it) else { return vec![] };
-    let fns = functions(a);
+    let fns = Nesting::new(a);
+    let by_def: HashMap<usize, Function> = fns.fns.iter().map(|g| (g.def, *g)).collect();
     let mut by_callee: BTreeMap<usize, Vec<Span>> = BTreeMap::new();
     for (s, t) in a.refs() {
         cancel::check();
         let RefTarget::Def(d) = t else { continue };
-        if !(f.item.start <= s.start && s.end <= f.item.end) || enclosing(&fns, *s) != Some(f) {
+        if !contains(f.item, *s) || !by_def.contains_key(d) || fns.enclosing(*s) != Some(f) {
             continue;
         }
-        if fns.iter().any(|g| g.def == *d) {
-            by_callee.entry(*d).or_default().push(*s);
-        }
+        by_callee.entry(*d).or_default().push(*s);
     }
     let p = a.pos();
     by_callee
         .into_iter()
         .filter_map(|(d, spans)| {
-            let g = fns.iter().find(|g| g.def == d)?;
+            let g = by_def.get(&d)?;
             Some(CallHierarchyOutgoingCall { to: item(a, uri, *g), from_ranges: spans.into_iter().map(|s| p.range(s)).collect() })
         })
         .collect()
@@ -176,5 +211,21 @@ mod tests {
         let out: Vec<(String, usize)> = outgoing(&a, &uri, &quad[0]).into_iter().map(|c| (c.to.name, c.from_ranges.len())).collect();
         assert_eq!(out, vec![("double".to_string(), 2)]);
         assert!(prepare(&a, &uri, SRC.find("print").unwrap_or(0) as u32 + 1).is_none(), "a standard external is not in the file");
+    }
+
+    /// The enclosing function by binary search and parents is the innermost one that contains
+    /// the span, found by scanning every function.
+    #[test]
+    fn nesting_finds_the_innermost_function() {
+        let src =
+            "f := fun x:\n    g := fun y:\n        h := fun z: z\n        ret h y\n    k := fun w: g w\n    ret k x\nm := fun v: f v\nprint (&stdout, m 1)\n";
+        let a = Analysis::new(src.into(), WorldInfo::default());
+        let n = Nesting::new(&a);
+        assert_eq!(n.fns.len(), 5);
+        for at in 0..src.len() as u32 {
+            let s = Span::new(at as usize, at as usize);
+            let scan = n.fns.iter().filter(|f| contains(f.item, s)).min_by_key(|f| f.item.end - f.item.start).copied();
+            assert_eq!(n.enclosing(s), scan, "at {at}");
+        }
     }
 }

@@ -77,4 +77,42 @@ mod tests {
         assert!(r.is_err_and(|p| p.is::<Cancelled>()));
         check(); // outside `run`: nothing happens
     }
+
+    /// The server checks once before a feature starts; these check that each whole-file
+    /// feature also checks inside its own work (a cancelled request on a big file stops
+    /// there), by running it with the flag already set.
+    #[test]
+    fn whole_file_features_check_inside_their_work() {
+        use crate::analysis::{Analysis, WorldInfo};
+        use crate::{call_hierarchy, document_link, editing, navigation};
+        use opal_core::span::Span;
+        let src: String = (0..50).map(|i| format!("f{i} := fun x:\n    y := x + {i}\n    ret y\nz{i} := f{i} \"a.b\"\n")).collect();
+        let a = Analysis::new(src, WorldInfo::default());
+        let uri: tower_lsp_server::ls_types::Uri = "file:///t/c.opal".parse().unwrap_or_else(|_| panic!("uri"));
+        let dir = std::env::temp_dir();
+        let whole = Span::new(0, a.text.len());
+        let features: Vec<(&str, Box<dyn Fn(&Analysis)>)> = vec![
+            ("semantic tokens", Box::new(|a| drop(editing::semantic_tokens(a)))),
+            ("inlay hints", Box::new(move |a| drop(editing::inlay_hints(a, whole)))),
+            ("document symbols", Box::new(|a| drop(navigation::document_symbols(a)))),
+            ("folding ranges", Box::new(|a| drop(editing::folding_ranges(a)))),
+            ("references", Box::new(|a| drop(navigation::references(a, 1, true)))),
+            ("document links", Box::new(move |a| drop(document_link::document_links(a, &dir, None)))),
+            (
+                "incoming calls",
+                Box::new(move |a| {
+                    let item = call_hierarchy::prepare(a, &uri, 1).unwrap_or_default().pop();
+                    // `prepare` itself checks; make sure there was an item to ask about.
+                    drop(item.map(|i| call_hierarchy::incoming(a, &uri, &i)));
+                }),
+            ),
+            ("analysis", Box::new(|a| drop(Analysis::new(a.text.clone(), WorldInfo::default())))),
+        ];
+        for (name, f) in features {
+            f(&a); // runs to the end outside `run`
+            let t = Token::default();
+            t.request.store(true, Ordering::Relaxed);
+            assert!(run(t, || f(&a)).is_err_and(|p| p.is::<Cancelled>()), "{name} ran to the end");
+        }
+    }
 }

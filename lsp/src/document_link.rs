@@ -5,6 +5,7 @@
 use crate::analysis::Analysis;
 use opal_core::desugar::DefKind;
 use opal_core::syntax::lexer::{lex, Tok};
+use std::collections::HashMap;
 use std::path::Path;
 use tower_lsp_server::ls_types::{DocumentLink, Uri};
 
@@ -15,7 +16,10 @@ const MAX_PATH: usize = 1024;
 pub fn document_links(a: &Analysis, dir: &Path, world: Option<(&Path, &str)>) -> Vec<DocumentLink> {
     let p = a.pos();
     let mut links = Vec::new();
-    for t in lex(&a.text).tokens {
+    for (k, t) in lex(&a.text).tokens.into_iter().enumerate() {
+        if k % 1024 == 0 {
+            crate::cancel::check();
+        }
         let Tok::Str(s) = &t.tok else { continue };
         if s.is_empty() || s.len() > MAX_PATH || s.contains(['\n', '\0']) || !(s.contains('/') || s.contains('.')) {
             continue;
@@ -33,8 +37,9 @@ pub fn document_links(a: &Analysis, dir: &Path, world: Option<(&Path, &str)>) ->
     }
     if let Some((path, text)) = world {
         let file = path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
+        let tables = Tables::new(text);
         for d in a.defs().iter().filter(|d| d.kind == DefKind::Extern) {
-            let Some(line) = table_line(text, &d.name) else { continue };
+            let Some(line) = tables.line(&d.name) else { continue };
             let Some(base) = Uri::from_file_path(path) else { continue };
             // VS Code and code-server open `#L<n>` at line n (1-based).
             let Ok(target) = format!("{}#L{}", base.as_str(), line + 1).parse::<Uri>() else { continue };
@@ -44,18 +49,36 @@ pub fn document_links(a: &Analysis, dir: &Path, world: Option<(&Path, &str)>) ->
     links
 }
 
-/// The 0-based line of `[name]` (or else the first `[[name.responses]]`) in a world file.
-fn table_line(text: &str, name: &str) -> Option<usize> {
-    let header = |l: &str| {
-        let l = l.trim();
-        let inner = l.strip_prefix("[[").and_then(|r| r.strip_suffix("]]")).or_else(|| l.strip_prefix('[').and_then(|r| r.strip_suffix(']')))?;
-        Some(inner.trim().trim_matches('"').to_string())
-    };
-    let lines: Vec<&str> = text.lines().collect();
-    lines
-        .iter()
-        .position(|l| header(l).as_deref() == Some(name))
-        .or_else(|| lines.iter().position(|l| header(l).is_some_and(|h| h.strip_prefix(name).is_some_and(|r| r.starts_with('.')))))
+/// Where a world file's tables start, read once (a program may declare many externs).
+struct Tables {
+    /// `[name]`: its 0-based line.
+    exact: HashMap<String, usize>,
+    /// `[[name.responses]]` and other `name.…` tables: the first one's line.
+    dotted: HashMap<String, usize>,
+}
+
+impl Tables {
+    fn new(text: &str) -> Tables {
+        let header = |l: &str| {
+            let l = l.trim();
+            let inner = l.strip_prefix("[[").and_then(|r| r.strip_suffix("]]")).or_else(|| l.strip_prefix('[').and_then(|r| r.strip_suffix(']')))?;
+            Some(inner.trim().trim_matches('"').to_string())
+        };
+        let (mut exact, mut dotted) = (HashMap::new(), HashMap::new());
+        for (i, l) in text.lines().enumerate() {
+            let Some(h) = header(l) else { continue };
+            if let Some((base, _)) = h.split_once('.') {
+                dotted.entry(base.to_string()).or_insert(i);
+            }
+            exact.entry(h).or_insert(i);
+        }
+        Tables { exact, dotted }
+    }
+
+    /// The line of `[name]`, or else of the first `[[name.responses]]`.
+    fn line(&self, name: &str) -> Option<usize> {
+        self.exact.get(name).or_else(|| self.dotted.get(name)).copied()
+    }
 }
 
 #[cfg(test)]

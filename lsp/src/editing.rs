@@ -163,7 +163,7 @@ pub fn completion(a: &Analysis, offset: u32) -> Vec<CompletionItem> {
             label: label.to_string(),
             kind: Some(CompletionItemKind::SNIPPET),
             detail: Some(detail.to_string()),
-            insert_text: Some(body.to_string()),
+            insert_text: Some(with_breaks(body.to_string(), line_break(&a.text))),
             insert_text_format: Some(InsertTextFormat::SNIPPET),
             sort_text: Some(format!("4{label}")),
             ..Default::default()
@@ -193,30 +193,38 @@ pub fn completion_documentation(a: &Analysis, data: Option<&serde_json::Value>) 
 
 // ---- signature help ------------------------------------------------------------------------
 
-/// The callee and the active argument of the innermost unclosed `(` before the cursor.
+/// The callee and the active argument of the innermost unclosed `(` before the cursor (none
+/// when it is a `[`). The tokens are read from the last line before the cursor that starts an
+/// item unindented, where the lexer closes any open bracket: strings and comments are skipped
+/// as the lexer skips them, and the work is the statement's, not the file's.
 fn enclosing_call(text: &str, offset: u32) -> Option<(Span, usize)> {
     let before = text.get(..(offset as usize).min(text.len()))?;
-    let mut depth = 0i32;
-    let mut commas = 0usize;
-    let mut in_str = false;
-    for (i, c) in before.char_indices().rev() {
-        match c {
-            '"' => in_str = !in_str,
-            _ if in_str => {}
-            ')' | ']' => depth += 1,
-            '(' | '[' if depth > 0 => depth -= 1,
-            '[' => return None,
-            '(' => {
-                let head = before[..i].trim_end();
-                let end = head.len();
-                let start = head.char_indices().rev().take_while(|(_, c)| c.is_ascii_alphanumeric() || *c == '_').last().map(|(k, _)| k)?;
-                return Some((Span::new(start, end), commas));
+    let mut start = before.rfind(['\n', '\r']).map_or(0, |i| i + 1);
+    while start > 0 && !opal_core::syntax::lexer::starts_item(&before[start..]) {
+        start = before[..start - 1].rfind(['\n', '\r']).map_or(0, |i| i + 1);
+    }
+    // Each open bracket: the callee before a `(` (none for `[`, or `(` after no name), commas.
+    let mut open: Vec<(Option<Span>, usize)> = Vec::new();
+    let mut previous: Option<Span> = None;
+    for t in lex(&before[start..]).tokens {
+        let span = Span::new(start + t.span.start as usize, start + t.span.end as usize);
+        match t.tok {
+            Tok::Punct("(") => open.push((previous, 0)),
+            Tok::Punct("[") => open.push((None, 0)),
+            Tok::Punct(")" | "]") => {
+                open.pop();
             }
-            ',' if depth == 0 => commas += 1,
+            Tok::Punct(",") => {
+                if let Some(top) = open.last_mut() {
+                    top.1 += 1;
+                }
+            }
             _ => {}
         }
+        previous = matches!(t.tok, Tok::Ident(_)).then_some(span);
     }
-    None
+    let (callee, commas) = open.pop()?;
+    Some((callee?, commas))
 }
 
 pub fn signature_help(a: &Analysis, offset: u32) -> Option<SignatureHelp> {
@@ -380,7 +388,7 @@ pub fn format_range(a: &Analysis, range: Span) -> Result<Option<(Span, String)>,
         return Err("the selected statements have syntax errors; fix them before formatting".into());
     }
     let mut out = with_breaks(opal_core::format::format(&parsed), line_break(&a.text));
-    if !slice.ends_with('\n') {
+    if !slice.ends_with(['\n', '\r']) {
         out.truncate(out.trim_end_matches(['\r', '\n']).len());
     }
     Ok(minimal_edit(slice, &out).map(|(s, t)| (Span::new(start + s.start as usize, start + s.end as usize), t)))
@@ -1154,6 +1162,14 @@ mod tests {
         assert_eq!(sig(&format!("{f}x := shout (\"a\", ")), Some(("shout (s, n)".into(), Some(1))));
         assert!(sig("print (&stdout, ").is_some_and(|(l, p)| l.starts_with("print") && p == Some(1)), "{:?}", sig("print (&stdout, "));
         assert!(sig("x := map (").is_some_and(|(l, _)| l.starts_with("map")), "{:?}", sig("x := map ("));
+        // Brackets and commas in strings and comments do not count; a call over several lines does.
+        assert_eq!(sig(&format!("{f}x := shout (\"(a, b\", # )),\n    ")), Some(("shout (s, n)".into(), Some(1))));
+        assert_eq!(sig(&format!("{f}x := shout (\r\n  1,\r  ")), Some(("shout (s, n)".into(), Some(1))));
+        assert_eq!(enclosing_call("x := shout (1,\r\n  2,\r  ", 23).map(|(_, commas)| commas), Some(2));
+        // A call closed, or one left open in an earlier statement, is not the one at the cursor.
+        assert_eq!(sig(&format!("{f}x := shout (1, 2)\ny := 3, ")), None);
+        assert_eq!(sig(&format!("{f}x := shout (1,\ny := [1, ")), None);
+        assert_eq!(sig(&format!("# shout (\n{f}y := 1\nz := ")), None);
     }
 
     #[test]
@@ -1161,9 +1177,21 @@ mod tests {
         let a = analysis("x:=1\r\nf := fun (a,b):   a+b\r\nprint (&stdout,f (x,x))\r\n");
         let (_, text) = format_document(&a).ok().flatten().unwrap_or_default();
         assert!(!text.is_empty() && text.matches('\n').count() == text.matches("\r\n").count(), "{text:?}");
-        let (span, new) = format_range(&a, Span::new(7, 9)).ok().flatten().unwrap_or_default();
-        let after = format!("{}{new}{}", &a.text[..span.start as usize], &a.text[span.end as usize..]);
-        assert_eq!(after, "x:=1\r\nf := fun (a, b): a + b\r\nprint (&stdout,f (x,x))\r\n");
+        for brk in ["\r\n", "\r", "\n"] {
+            for end in [brk, ""] {
+                // The second line, then the last (with and without a final break).
+                let src = format!("x:=1{brk}f := fun (a,b):   a+b{brk}print (&stdout,f (x,x)){end}");
+                let a = analysis(&src);
+                let at = src.find('f').unwrap_or_default();
+                let (span, new) = format_range(&a, Span::new(at, at + 2)).ok().flatten().unwrap_or_default();
+                let after = format!("{}{new}{}", &a.text[..span.start as usize], &a.text[span.end as usize..]);
+                assert_eq!(after, format!("x:=1{brk}f := fun (a, b): a + b{brk}print (&stdout,f (x,x)){end}"), "{brk:?} {end:?}");
+                let at = src.find("print").unwrap_or_default();
+                let (span, new) = format_range(&a, Span::new(at, at + 2)).ok().flatten().unwrap_or_default();
+                let after = format!("{}{new}{}", &a.text[..span.start as usize], &a.text[span.end as usize..]);
+                assert_eq!(after, format!("x:=1{brk}f := fun (a,b):   a+b{brk}print (&stdout, f (x, x)){end}"), "{brk:?} {end:?}");
+            }
+        }
         let cr = analysis("x:=1\rf := fun (a,b):   a+b\rprint (&stdout,f (x,x))\r");
         let (span, new) = format_document(&cr).ok().flatten().unwrap_or_default();
         let after = format!("{}{new}{}", &cr.text[..span.start as usize], &cr.text[span.end as usize..]);
@@ -1211,6 +1239,17 @@ mod tests {
         let (items, cut) = completion_list(&analysis(&many), many.len() as u32);
         assert!(cut && items.len() == MAX_COMPLETIONS, "{} items, cut {cut}", items.len());
         assert_eq!(items[0].label, "item299", "innermost (latest) binding first");
+    }
+
+    #[test]
+    fn snippets_use_the_files_line_break() {
+        for brk in ["\r\n", "\r", "\n"] {
+            let src = format!("x := 1{brk}fo");
+            let (items, _) = completion_list(&analysis(&src), src.len() as u32);
+            let body =
+                items.iter().find(|i| i.label == "for" && i.kind == Some(CompletionItemKind::SNIPPET)).and_then(|i| i.insert_text.clone()).unwrap_or_default();
+            assert_eq!(body, format!("for ${{1:x}} in ${{2:list}}:{brk}    ${{0:pass}}"), "{brk:?}");
+        }
     }
 
     #[test]

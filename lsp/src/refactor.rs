@@ -11,6 +11,7 @@ use crate::analysis::Analysis;
 use opal_core::desugar::{DefKind, RefTarget};
 use opal_core::span::Span;
 use opal_core::syntax::ast::{BinOp, Block, Expr, ExprKind, FPart, FunBody, Item, ItemKind, Pattern};
+use std::collections::{HashMap, HashSet};
 
 pub struct Refactor {
     pub title: String,
@@ -123,12 +124,17 @@ fn indentation_at(a: &Analysis, offset: u32) -> Option<&str> {
 }
 
 fn fresh_name(a: &Analysis, base: &str) -> String {
-    // Every definition's name is in the text.
-    let taken = |n: &str| a.text.contains(n);
-    if !taken(base) {
+    // Every definition's name is in the text: a name is free when the text never has it. One
+    // pass collects the numbers that follow `base` (`value2`, `value37`; none for `value`).
+    let mut taken: HashSet<Option<u64>> = HashSet::new();
+    for (i, _) in a.text.match_indices(base) {
+        let digits: String = a.text[i + base.len()..].chars().take_while(char::is_ascii_digit).take(18).collect();
+        taken.insert(digits.parse().ok());
+    }
+    if !taken.contains(&None) {
         return base.to_string();
     }
-    (2..).map(|i| format!("{base}{i}")).find(|n| !taken(n)).unwrap_or_else(|| base.to_string())
+    (2..).find(|i| !taken.contains(&Some(*i))).map_or_else(|| base.to_string(), |i| format!("{base}{i}"))
 }
 
 fn shorten(s: &str) -> String {
@@ -217,18 +223,25 @@ fn inline(a: &Analysis, offset: u32) -> Option<Refactor> {
         }
     }
     // What `e` names must mean the same at every use (no rebinding in between).
-    let names: Vec<(String, usize)> = a
+    let names: HashSet<(&str, usize)> = a
         .refs()
         .iter()
         .filter(|(s, _)| contains(e.span, *s))
-        .filter_map(|(s, t)| if let RefTarget::Def(i) = t { Some((a.slice(*s).to_string(), *i)) } else { None })
+        .filter_map(|(s, t)| if let RefTarget::Def(i) = t { Some((a.slice(*s), *i)) } else { None })
         .collect();
-    // Once per name, not per use: code actions are asked for at every cursor move, and a
-    // trivial binding may have thousands of uses.
+    // Once per name, not per use, and one pass over the definitions: code actions are asked
+    // for at every cursor move, and a trivial binding may have thousands of uses.
     let last_use = uses.iter().map(|u| u.start).max().unwrap_or(0);
+    let wanted: HashSet<&str> = names.iter().map(|(n, _)| *n).collect();
+    let mut bound_at: HashMap<&str, Vec<u32>> = HashMap::new();
+    for d in a.defs().iter().filter(|d| wanted.contains(d.name.as_str())) {
+        bound_at.entry(d.name.as_str()).or_default().push(d.span.start);
+    }
+    bound_at.values_mut().for_each(|v| v.sort_unstable());
     let rebound = names.iter().any(|(n, i)| {
         let since = a.defs()[*i].span.start;
-        a.defs().iter().filter(|d| d.name == *n && d.span.start > since).map(|d| d.span.start).min().is_some_and(|r| r < last_use)
+        let starts = bound_at.get(n).map(Vec::as_slice).unwrap_or_default();
+        starts.get(starts.partition_point(|&s| s <= since)).is_some_and(|&r| r < last_use)
     });
     if rebound {
         return None;

@@ -44,13 +44,16 @@ struct Open {
     analysis: Arc<OnceLock<Arc<Analysis>>>,
     /// Set (and replaced) when the document changes: work on the old version stops.
     stale: Arc<AtomicBool>,
+    /// Held while an analysis of the document runs (kept across versions): see
+    /// [`Snapshot::analysis`].
+    gate: Arc<Mutex<()>>,
     /// The last semantic tokens sent, for delta requests.
     tokens: Option<(String, Vec<SemanticToken>)>,
 }
 
 impl Open {
     fn new(doc: Document) -> Open {
-        Open { doc, analysis: Arc::default(), stale: Arc::default(), tokens: None }
+        Open { doc, analysis: Arc::default(), stale: Arc::default(), gate: Arc::default(), tokens: None }
     }
 
     /// The text or its world changed: forget the analysis, stop work on the old one.
@@ -73,17 +76,52 @@ struct Snapshot {
     version: i32,
     cell: Arc<OnceLock<Arc<Analysis>>>,
     stale: Arc<AtomicBool>,
+    gate: Arc<Mutex<()>>,
     /// The text, world and position encoding to analyse, when the analysis is not there yet.
-    source: Option<(String, WorldInfo, Encoding)>,
+    source: Option<(String, WorldSource, Encoding)>,
+}
+
+/// The world file of a program, as the snapshot finds it.
+enum WorldSource {
+    None,
+    /// Open in the editor: its text.
+    Text(PathBuf, String),
+    Disk(PathBuf),
+}
+
+impl WorldSource {
+    fn text(self) -> Option<(PathBuf, String)> {
+        match self {
+            WorldSource::None => None,
+            WorldSource::Text(p, t) => Some((p, t)),
+            WorldSource::Disk(p) => std::fs::read_to_string(&p).ok().map(|t| (p, t)),
+        }
+    }
+
+    fn read(self) -> WorldInfo {
+        match self.text() {
+            Some((_, text)) => WorldInfo { world: opal_core::world::parse_world(&text).ok(), exists: true },
+            None => WorldInfo::default(),
+        }
+    }
 }
 
 impl Snapshot {
+    /// The analysis of the snapshot's version, computed here if no one has yet. One analysis
+    /// of a document runs at a time: a key held down on a big file would otherwise start one
+    /// per keystroke side by side, faster than they finish. Work whose version was replaced
+    /// while it waited stops before it starts (inside [`cancel::run`]).
     fn analysis(&mut self) -> Arc<Analysis> {
+        if let Some(a) = self.cell.get() {
+            return a.clone();
+        }
+        let _one_at_a_time = self.gate.lock().unwrap_or_else(PoisonError::into_inner);
+        cancel::check();
         let source = &mut self.source;
         self.cell
             .get_or_init(|| {
-                let (text, world, enc) = source.take().unwrap_or_default();
-                Arc::new(Analysis::with_encoding(text, world, enc))
+                let (text, world, enc) = source.take().unwrap_or((String::new(), WorldSource::None, Encoding::Utf16));
+                Arc::new(Analysis::with_encoding(text, world.read(), enc))
             })
             .clone()
     }
@@ -187,20 +225,13 @@ fn program_path_of(world: &Path) -> Option<PathBuf> {
 }
 
 impl State {
-    /// The world file's text: the editor's copy when it is open, else the disk's.
-    fn world_text(&self, path: &Path) -> Option<String> {
-        let uri = Uri::from_file_path(path)?;
-        match self.docs.get(&uri) {
-            Some(o) => Some(o.doc.text()),
-            None => std::fs::read_to_string(path).ok(),
-        }
-    }
-
-    fn world_for(&self, uri: &Uri) -> WorldInfo {
-        let Some(path) = uri.to_file_path().and_then(|p| opal_core::world::path_beside(&p)) else { return WorldInfo::default() };
-        match self.world_text(&path) {
-            Some(text) => WorldInfo { world: opal_core::world::parse_world(&text).ok(), exists: true },
-            None => WorldInfo::default(),
+    /// Where the world file beside a program is read from: the editor's copy is taken now,
+    /// the disk is read (and the file parsed) by the work that needs it, off the lock.
+    fn world_for(&self, uri: &Uri) -> WorldSource {
+        let Some(path) = uri.to_file_path().and_then(|p| opal_core::world::path_beside(&p)) else { return WorldSource::None };
+        match Uri::from_file_path(&path).and_then(|u| self.docs.get(&u)) {
+            Some(o) => WorldSource::Text(path, o.doc.text()),
+            None => WorldSource::Disk(path),
         }
     }
 
@@ -208,7 +239,7 @@ impl State {
     fn snapshot(&self, uri: &Uri) -> Option<Snapshot> {
         let o = self.docs.get(uri)?;
         let source = if o.analysis.get().is_none() { Some((o.doc.text(), self.world_for(uri), self.caps.encoding)) } else { None };
-        Some(Snapshot { version: o.doc.version, cell: o.analysis.clone(), stale: o.stale.clone(), source })
+        Some(Snapshot { version: o.doc.version, cell: o.analysis.clone(), stale: o.stale.clone(), gate: o.gate.clone(), source })
     }
 
     /// Records semantic tokens computed for `version` under a new result id, returning the
@@ -373,16 +404,18 @@ impl Backend {
             let stale = snap.stale.clone();
             let v = snap.version;
             let u = target.clone();
+            let token = cancel::Token { request: Arc::default(), stale: stale.clone() };
             let job = tokio::task::spawn_blocking(move || {
-                catch_unwind(AssertUnwindSafe(|| {
+                cancel::run(token, || {
                     let a = snap.analysis();
                     let pos = a.pos();
                     a.diags.iter().map(|d| editing::to_lsp_diagnostic(&pos, &u, d)).collect::<Vec<_>>()
-                }))
+                })
             });
             match job.await {
                 Ok(Ok(diags)) if !stale.load(Ordering::Relaxed) => client.publish_diagnostics(target, diags, Some(v)).await,
                 Ok(Ok(_)) => {}
+                Ok(Err(p)) if p.is::<Cancelled>() => {}
                 _ => client.log_message(MessageType::ERROR, format!("opal lsp: diagnostics for {} failed", target.as_str())).await,
             }
         });
@@ -624,8 +657,12 @@ impl LanguageServer for Backend {
     }
 
     async fn did_save(&self, p: DidSaveTextDocumentParams) {
-        if is_world(&p.text_document.uri) {
+        let uri = p.text_document.uri;
+        if is_world(&uri) {
             self.lock().invalidate_programs();
+        } else if uri.as_str().ends_with(".opal") {
+            // Clients that send no file events still say when they write a file.
+            self.lock().index.changed(uri, false);
         }
     }
 
@@ -639,6 +676,9 @@ impl LanguageServer for Backend {
             let w = is_world(&uri);
             if w {
                 st.invalidate_programs();
+            } else if uri.as_str().ends_with(".opal") {
+                // The index answers for the file again; it may have been written or discarded.
+                st.index.changed(uri.clone(), false);
             }
             w
         };
@@ -776,17 +816,17 @@ impl LanguageServer for Backend {
     }
 
     async fn symbol(&self, p: WorkspaceSymbolParams) -> Result<Option<WorkspaceSymbolResponse>> {
-        let (mut index, roots, open, enc) = {
+        let (mut index, roots, open, enc, watched) = {
             let st = self.lock();
             let open: Vec<(Uri, Snapshot)> = st.docs.keys().filter(|u| !is_world(u)).filter_map(|u| Some((u.clone(), st.snapshot(u)?))).collect();
-            (st.index.clone(), st.roots.clone(), open, st.caps.encoding)
+            (st.index.clone(), st.roots.clone(), open, st.caps.encoding, st.caps.watch_registration)
         };
         let token = cancel::Token::default();
         let _cancel_on_drop = CancelOnDrop(token.request.clone());
         let query = p.query;
         let job = tokio::task::spawn_blocking(move || {
             cancel::run(token, move || {
-                index.refresh(&roots, enc);
+                index.refresh(&roots, enc, watched);
                 let open: Vec<(Uri, Arc<Analysis>)> = open.into_iter().map(|(u, mut s)| (u, s.analysis())).collect();
                 let found = workspace::query(&index, &open, &query);
                 (index, found)
@@ -965,8 +1005,9 @@ impl LanguageServer for Backend {
     async fn document_link(&self, p: DocumentLinkParams) -> Result<Option<Vec<DocumentLink>>> {
         let uri = p.text_document.uri;
         let Some(dir) = uri.to_file_path().and_then(|f| f.parent().map(Path::to_path_buf)) else { return Ok(None) };
-        let world = uri.to_file_path().and_then(|f| opal_core::world::path_beside(&f)).and_then(|w| self.lock().world_text(&w).map(|t| (w, t)));
+        let world = self.lock().world_for(&uri);
         self.with_analysis("documentLink", &uri, move |a| {
+            let world = world.text();
             Ok(Some(document_link::document_links(a, &dir, world.as_ref().map(|(p, t)| (p.as_path(), t.as_str())))))
         })
         .await

@@ -201,13 +201,33 @@ impl<R: AsyncRead + Unpin> FrameReader<R> {
         // Where to look for a header next: never past one that more input may still decide
         // (a header split across reads must be seen whole, or the frame after it is lost).
         let mut scanned = 0usize;
+        // A program's text may say `Content-Length:` (in a string, a comment), and a message
+        // carrying it must pass at once. So a body that is all there and a JSON value is taken
+        // without looking inside; until then only a header right after a JSON value (a length
+        // declared too large) is looked at. Any header counts once the declared body is there
+        // and is not a value, or input pauses.
+        let mut thorough = false;
+        // What the last read gave, when a pause made the scan thorough and it runs again
+        // before the pause is acted on.
+        let mut paused: Option<Option<bool>> = None;
         loop {
+            if !thorough && self.buf.len() >= len {
+                if complete_value(&self.buf[..len]).is_some() {
+                    break;
+                }
+                thorough = true;
+                scanned = 0;
+            }
             // A header that starts inside the declared body counts even when it runs past its
             // end (a body declared a few bytes too long ends in the middle of the next header).
             let upto = self.buf.len().min(len.saturating_add(NAME.len() + 1));
             let mut at = scanned;
             let mut first_undecided = None;
             while let Some(i) = find_header(&self.buf[..upto], at).filter(|&i| i < len) {
+                if !thorough && !ends_a_value(&self.buf[..i]) {
+                    at = i + 1;
+                    continue;
+                }
                 match self.split_at(i, len) {
                     Split::Frame(f) => return Some(f),
                     // A later header may still hold a whole message (a garbage header can
@@ -224,7 +244,16 @@ impl<R: AsyncRead + Unpin> FrameReader<R> {
             if self.buf.len() >= len && !undecided && !self.header_may_start_in_tail(len) {
                 break;
             }
-            let more = self.fill_within(STALL).await;
+            let more = match paused.take() {
+                Some(more) => more,
+                None => self.fill_within(STALL).await,
+            };
+            if more != Some(true) && !thorough {
+                thorough = true;
+                scanned = 0;
+                paused = Some(more);
+                continue;
+            }
             if self.buf.len() >= len && more != Some(true) {
                 break;
             }
@@ -299,6 +328,12 @@ fn embedded_message(bytes: &[u8], body: usize) -> Option<bool> {
     let Some(n) = head.lines().next().and_then(|l| l.split_once(':')).and_then(|(_, v)| v.trim().parse::<usize>().ok()) else { return Some(false) };
     let Some(end) = body.checked_add(n) else { return Some(false) };
     bytes.get(body..end).map(|b| complete_value(b).is_some())
+}
+
+/// Whether bytes are empty or end (but for blanks) as a JSON-RPC message does: where a
+/// header that ends a body declared too long can start.
+fn ends_a_value(bytes: &[u8]) -> bool {
+    matches!(bytes.iter().rev().find(|b| !b.is_ascii_whitespace()), None | Some(b'}' | b']'))
 }
 
 /// The bytes as one JSON value (surrounding blanks allowed).
@@ -610,6 +645,38 @@ mod tests {
             for got in [frames(&input), frames_trickled(&input)] {
                 proptest::prop_assert_eq!(got.last().map(String::as_str), Some(ok), "{:?}", String::from_utf8_lossy(&input));
             }
+        }
+    }
+
+    /// A message whose text says `Content-Length:` (a program about HTTP, say) is read as soon
+    /// as it is all there, and a length declared too large is still found by the next header:
+    /// neither waits for input to pause (on a paused clock, any wait shows as elapsed time).
+    #[test]
+    fn a_header_inside_a_string_does_not_hold_the_message() {
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().start_paused(true).build().expect("runtime");
+        let ok = r#"{"jsonrpc":"2.0","id":7,"method":"x"}"#;
+        let text = r#"{"jsonrpc":"2.0","method":"textDocument/didChange","params":{"text":"s := \"Content-Length: 5\r\n\r\n{}\"\n}Content-Length:12"}}"#;
+        let too_large = format!("Content-Length: {}\r\n\r\n{ok}", ok.len() + 200);
+        for (input, want) in [(frame(text), vec![text.to_string()]), (too_large + &frame(ok), vec!["!-32700 7".to_string(), ok.to_string()])] {
+            let got = rt.block_on(async {
+                // The writer stays open: no end of input, and no more input, follows.
+                let (mut tx, rx) = tokio::io::duplex(1 << 16);
+                tx.write_all(input.as_bytes()).await.expect("write");
+                let mut r = FrameReader::new(rx);
+                let start = tokio::time::Instant::now();
+                let mut out = Vec::new();
+                while out.len() < want.len() {
+                    match r.read_frame().await {
+                        Some(Frame::Body(b)) => out.push(String::from_utf8_lossy(&b).into_owned()),
+                        Some(Frame::Bad(e)) => out.push(format!("!{} {}", e["error"]["code"], e["id"])),
+                        None => break,
+                    }
+                }
+                assert!(start.elapsed() < STALL, "waited {:?} for {input:?}", start.elapsed());
+                drop(tx);
+                out
+            });
+            assert_eq!(got, want);
         }
     }
 

@@ -1,7 +1,10 @@
 //! Workspace symbols from an index: the `.opal` files under the workspace roots are read and
-//! analysed once, on the first `workspace/symbol` request; afterwards only the files that
-//! `workspace/didChangeWatchedFiles` reports (created, changed, deleted) are read again. Open
-//! documents answer from their own analysis, so unsaved edits show.
+//! analysed once, on the first `workspace/symbol` request. Afterwards a file is read again only
+//! when it is known to have changed: reported by `workspace/didChangeWatchedFiles` (created,
+//! changed, deleted), saved or closed in the editor, or, for a client that cannot watch files
+//! for the server, found with a new modification time by a walk of the roots (a listing and a
+//! `stat` per file, not a read). Open documents answer from their own analysis, so unsaved
+//! edits show.
 
 use crate::analysis::{Analysis, WorldInfo};
 use crate::position::Encoding;
@@ -9,61 +12,77 @@ use crate::{cancel, navigation};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::SystemTime;
 use tower_lsp_server::ls_types::{Location, OneOf, Range, SymbolKind, Uri, WorkspaceSymbol};
 
 /// One symbol: name, kind, where, container.
 pub type Entry = (String, SymbolKind, Range, Option<String>);
 
+/// The symbols of one file on disk, and its modification time when they were read.
+#[derive(Clone)]
+pub struct Indexed {
+    pub modified: Option<SystemTime>,
+    pub symbols: Arc<Vec<Entry>>,
+}
+
 /// The symbols of files on disk.
 #[derive(Default, Clone)]
 pub struct Index {
     pub built: bool,
-    pub files: HashMap<Uri, Arc<Vec<Entry>>>,
-    /// Files reported changed since they were last read.
+    pub files: HashMap<Uri, Indexed>,
+    /// Files reported changed (or deleted) since they were last read.
     pub dirty: HashSet<Uri>,
 }
 
 impl Index {
-    /// A watched-file event for a `.opal` file.
+    /// A `.opal` file changed on disk (a watched-file event, a save, a close). A deleted file
+    /// leaves the index at once and stays dirty too, so a refresh running meanwhile (on a copy
+    /// that still holds it) cannot bring it back.
     pub fn changed(&mut self, uri: Uri, deleted: bool) {
         if deleted {
             self.files.remove(&uri);
-            self.dirty.remove(&uri);
-        } else if self.built {
+        }
+        if self.built {
             self.dirty.insert(uri);
         }
     }
 
-    /// Brings the index up to date (reads every file the first time, then the dirty ones).
-    pub fn refresh(&mut self, roots: &[PathBuf], enc: Encoding) {
-        if !self.built {
+    /// Brings the index up to date: reads every file the first time, then the dirty ones.
+    /// Without `watched` (the client sends no file events) the roots are walked for files whose
+    /// modification time changed, and for new and removed files.
+    pub fn refresh(&mut self, roots: &[PathBuf], enc: Encoding, watched: bool) {
+        if !self.built || !watched {
             let mut files = Vec::new();
             let mut budget = 2000usize;
             for root in roots {
                 collect_opal_files(root, 0, &mut budget, &mut files);
             }
-            for uri in files {
-                cancel::check();
-                if let Some(entries) = read_symbols(&uri, enc) {
-                    self.files.insert(uri, Arc::new(entries));
+            let on_disk: HashSet<&Uri> = files.iter().map(|(u, _)| u).collect();
+            self.files.retain(|u, _| on_disk.contains(u));
+            for (uri, modified) in &files {
+                if self.files.get(uri).is_none_or(|f| f.modified != *modified || modified.is_none()) {
+                    self.dirty.insert(uri.clone());
                 }
             }
             self.built = true;
-            self.dirty.clear();
         }
         for uri in std::mem::take(&mut self.dirty) {
             cancel::check();
             match read_symbols(&uri, enc) {
-                Some(entries) => self.files.insert(uri, Arc::new(entries)),
+                Some(f) => self.files.insert(uri, f),
                 None => self.files.remove(&uri),
             };
         }
     }
 }
 
-fn read_symbols(uri: &Uri, enc: Encoding) -> Option<Vec<Entry>> {
-    let text = std::fs::read_to_string(uri.to_file_path()?).ok()?;
-    Some(navigation::flat_symbols(&Analysis::with_encoding(text, WorldInfo::default(), enc)))
+fn read_symbols(uri: &Uri, enc: Encoding) -> Option<Indexed> {
+    let path = uri.to_file_path()?;
+    // The time before the read: a write during the read shows as a change next time.
+    let modified = std::fs::metadata(&path).and_then(|m| m.modified()).ok();
+    let text = std::fs::read_to_string(&path).ok()?;
+    let symbols = Arc::new(navigation::flat_symbols(&Analysis::with_encoding(text, WorldInfo::default(), enc)));
+    Some(Indexed { modified, symbols })
 }
 
 /// The symbols matching a query: open documents from their analyses, other files from the
@@ -74,9 +93,9 @@ pub fn query(index: &Index, open: &[(Uri, Arc<Analysis>)], q: &str) -> Vec<Works
     for (u, a) in open {
         sources.push((u, navigation::flat_symbols(a)));
     }
-    for (u, entries) in &index.files {
+    for (u, f) in &index.files {
         if !open_uris.contains(u) {
-            sources.push((u, entries.to_vec()));
+            sources.push((u, f.symbols.to_vec()));
         }
     }
     sources.sort_by(|a, b| a.0.as_str().cmp(b.0.as_str()));
@@ -99,7 +118,7 @@ pub fn query(index: &Index, open: &[(Uri, Arc<Analysis>)], q: &str) -> Vec<Works
     out
 }
 
-fn collect_opal_files(dir: &Path, depth: usize, budget: &mut usize, out: &mut Vec<Uri>) {
+fn collect_opal_files(dir: &Path, depth: usize, budget: &mut usize, out: &mut Vec<(Uri, Option<SystemTime>)>) {
     if depth > 8 || *budget == 0 {
         return;
     }
@@ -109,6 +128,7 @@ fn collect_opal_files(dir: &Path, depth: usize, budget: &mut usize, out: &mut Ve
             return;
         }
         *budget -= 1;
+        cancel::check();
         let p = e.path();
         let name = e.file_name();
         let name = name.to_string_lossy();
@@ -118,7 +138,7 @@ fn collect_opal_files(dir: &Path, depth: usize, budget: &mut usize, out: &mut Ve
             }
         } else if name.ends_with(".opal") {
             if let Some(u) = Uri::from_file_path(&p) {
-                out.push(u);
+                out.push((u, std::fs::metadata(&p).and_then(|m| m.modified()).ok()));
             }
         }
     }

@@ -324,9 +324,52 @@ fn workspace_symbols_come_from_an_index_updated_by_watched_file_events() {
     assert_eq!(names(&mut c, "beta"), Vec::<String>::new(), "not re-read from disk on every request");
     c.notify("workspace/didChangeWatchedFiles", json!({"changes": [{"uri": format!("{root}/a.opal"), "type": 2}]}));
     assert_eq!(names(&mut c, "beta"), vec!["beta"]);
+    // A file written by the editor is read again when it is saved, and when it is closed, even
+    // if no file event follows.
+    let a = format!("{root}/a.opal");
+    c.open(&a, "beta := 1\n");
+    std::fs::write(&file, "gamma := 1\n").expect("write");
+    c.notify("textDocument/didSave", json!({"textDocument": {"uri": a}}));
+    c.notify("textDocument/didClose", json!({"textDocument": {"uri": a}}));
+    assert_eq!(names(&mut c, "gamma"), vec!["gamma"]);
+    c.open(&a, "gamma := 1\n");
+    std::fs::write(&file, "delta := 1\n").expect("write");
+    c.notify("textDocument/didClose", json!({"textDocument": {"uri": a}}));
+    assert_eq!(names(&mut c, "delta"), vec!["delta"]);
     std::fs::remove_file(&file).expect("remove");
-    c.notify("workspace/didChangeWatchedFiles", json!({"changes": [{"uri": format!("{root}/a.opal"), "type": 3}]}));
-    assert_eq!(names(&mut c, "beta"), Vec::<String>::new());
+    c.notify("workspace/didChangeWatchedFiles", json!({"changes": [{"uri": a, "type": 3}]}));
+    assert_eq!(names(&mut c, "delta"), Vec::<String>::new());
+    assert_eq!(c.shutdown(), Some(0));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A client that cannot watch files for the server (ALE, some Neovim setups) still sees files
+/// created, changed and deleted on disk: the index compares modification times.
+#[test]
+fn workspace_symbols_follow_the_disk_for_a_client_that_does_not_watch() {
+    let dir = std::env::temp_dir().join(format!("opal-lsp-index-nowatch-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("sub")).expect("temp dir");
+    std::fs::write(dir.join("a.opal"), "alpha := 1\n").expect("write");
+    let root = format!("file://{}", dir.display());
+    let mut c = StdioClient::spawn(&opal(), &["lsp"], &[]).expect("start");
+    c.initialize_with(&root, json!({})).expect("initialize");
+    let names = |c: &mut StdioClient, q: &str| -> Vec<String> {
+        let r = c.request("workspace/symbol", json!({"query": q})).expect("symbols");
+        let mut v: Vec<String> = r.as_array().map(|a| a.iter().filter_map(|s| s["name"].as_str().map(String::from)).collect()).unwrap_or_default();
+        v.sort();
+        v
+    };
+    assert_eq!(names(&mut c, "a"), vec!["alpha"]);
+    std::fs::write(dir.join("sub/b.opal"), "alphabet := 2\n").expect("write");
+    assert_eq!(names(&mut c, "a"), vec!["alpha", "alphabet"], "a new file");
+    // A different length, so the change shows even where modification times are coarse.
+    std::fs::write(dir.join("a.opal"), "aardvark := 1\n").expect("write");
+    let later = std::time::SystemTime::now() + std::time::Duration::from_secs(5);
+    std::fs::File::options().write(true).open(dir.join("a.opal")).and_then(|f| f.set_modified(later)).expect("touch");
+    assert_eq!(names(&mut c, "a"), vec!["aardvark", "alphabet"], "a changed file");
+    std::fs::remove_file(dir.join("sub/b.opal")).expect("remove");
+    assert_eq!(names(&mut c, "a"), vec!["aardvark"], "a deleted file");
     assert_eq!(c.shutdown(), Some(0));
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -105,6 +105,24 @@ pub struct Lexed {
 const PUNCTS: &[&str] =
     &["++=", ":=", "+=", "-=", "++", "==", "!=", "<=", ">=", "(", ")", "[", "]", "{", "}", ",", ":", "&", "+", "-", "*", "/", "%", "<", ">", "=", ";"];
 
+/// Does the text's first line start, unindented, with `name :=`, `name =` or an item keyword?
+/// No bracket is open at the start of such a line: the lexer closes unclosed ones there.
+pub fn starts_item(text: &str) -> bool {
+    let line = text.split(['\n', '\r']).next().unwrap_or("");
+    if line.starts_with([' ', '\t']) {
+        return false;
+    }
+    let word: String = line.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+    if word.is_empty() {
+        return false;
+    }
+    if matches!(word.as_str(), "for" | "if" | "while" | "do" | "extern" | "rec" | "ret") {
+        return true;
+    }
+    let after = line[word.len()..].trim_start();
+    after.starts_with(":=") || (after.starts_with('=') && !after.starts_with("=="))
+}
+
 pub fn lex(src: &str) -> Lexed {
     // A lone `\r` ends a line, as `\n` does; offsets are unchanged.
     let normalized = crate::span::lone_cr_to_lf(src);
@@ -294,23 +312,10 @@ impl<'a> Lexer<'a> {
         self.push(Tok::Eof, end, end);
     }
 
-    /// Does the line after this newline start, unindented, with `name :=`, `name =` or an
-    /// item keyword? Used only to recover from an unclosed bracket.
+    /// Does the line after this newline start an item (see [`starts_item`])? Used only to
+    /// recover from an unclosed bracket.
     fn next_line_starts_item(&self) -> bool {
-        let rest = &self.src[self.pos..];
-        let line = rest.split('\n').next().unwrap_or("");
-        if line.starts_with([' ', '\t']) {
-            return false;
-        }
-        let word: String = line.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
-        if word.is_empty() {
-            return false;
-        }
-        if matches!(word.as_str(), "for" | "if" | "while" | "do" | "extern" | "rec" | "ret") {
-            return true;
-        }
-        let after = line[word.len()..].trim_start();
-        after.starts_with(":=") || (after.starts_with('=') && !after.starts_with("=="))
+        starts_item(&self.src[self.pos..])
     }
 
     fn comment(&mut self, own_line: bool) {
