@@ -97,7 +97,7 @@ mod tests {
             ("document symbols", Box::new(|a| drop(navigation::document_symbols(a)))),
             ("folding ranges", Box::new(|a| drop(editing::folding_ranges(a)))),
             ("references", Box::new(|a| drop(navigation::references(a, 1, true)))),
-            ("document links", Box::new(move |a| drop(document_link::document_links(a, &dir, None)))),
+            ("document links", Box::new(move |a| drop(document_link::document_links(a, &dir, None, true)))),
             (
                 "incoming calls",
                 Box::new(move |a| {

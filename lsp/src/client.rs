@@ -151,8 +151,8 @@ impl StdioClient {
         Ok(m["params"]["diagnostics"].clone())
     }
 
-    /// `initialize` as VS Code does it (markdown, snippets, hierarchical symbols, dynamic
-    /// registration, UTF-16), but taking pushed diagnostics (VS Code pulls them; see
+    /// `initialize` as VS Code does it (its name, markdown, snippets, hierarchical symbols,
+    /// dynamic registration, UTF-16), but taking pushed diagnostics (VS Code pulls them; see
     /// `a_pulling_client_gets_each_diagnostic_once`), then `initialized`.
     pub fn initialize(&mut self, root_uri: &str) -> Result<Value, Value> {
         let caps = json!({
@@ -165,7 +165,10 @@ impl StdioClient {
             },
             "workspace": {"didChangeWatchedFiles": {"dynamicRegistration": true}}
         });
-        self.initialize_with(root_uri, caps)
+        let r =
+            self.request("initialize", json!({"processId": null, "rootUri": root_uri, "capabilities": caps, "clientInfo": {"name": "Visual Studio Code"}}))?;
+        self.notify("initialized", json!({}));
+        Ok(r)
     }
 
     /// `initialize` with the given client capabilities, then `initialized`.

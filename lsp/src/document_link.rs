@@ -12,8 +12,9 @@ use tower_lsp_server::ls_types::{DocumentLink, Uri};
 /// Longer strings are text, not paths (and are not looked up on disk).
 const MAX_PATH: usize = 1024;
 
-/// `dir`: the program's folder; `world`: the world file beside it and its text, if any.
-pub fn document_links(a: &Analysis, dir: &Path, world: Option<(&Path, &str)>) -> Vec<DocumentLink> {
+/// `dir`: the program's folder; `world`: the world file beside it and its text, if any;
+/// `line_fragments`: the client opens `#L<n>` at line n (else a mock's link names the file).
+pub fn document_links(a: &Analysis, dir: &Path, world: Option<(&Path, &str)>, line_fragments: bool) -> Vec<DocumentLink> {
     let p = a.pos();
     let mut links = Vec::new();
     for (k, t) in lex(&a.text).tokens.into_iter().enumerate() {
@@ -42,7 +43,7 @@ pub fn document_links(a: &Analysis, dir: &Path, world: Option<(&Path, &str)>) ->
             let Some(line) = tables.line(&d.name) else { continue };
             let Some(base) = Uri::from_file_path(path) else { continue };
             // VS Code and code-server open `#L<n>` at line n (1-based).
-            let Ok(target) = format!("{}#L{}", base.as_str(), line + 1).parse::<Uri>() else { continue };
+            let target = if line_fragments { format!("{}#L{}", base.as_str(), line + 1).parse::<Uri>().unwrap_or(base) } else { base };
             links.push(DocumentLink { range: p.range(d.span), target: Some(target), tooltip: Some(format!("the mock of `{}` in {file}", d.name)), data: None });
         }
     }
@@ -95,21 +96,23 @@ mod tests {
         let a = Analysis::new(src.into(), WorldInfo::default());
         let world_path = dir.join("p.world.toml");
         let world = "# mocks\n[ask]\ndefault = '1'\n\n[[fetch.responses]]\narg = '\"data/in.txt\"'\nresult = '\"hello\"'\n";
-        let links = document_links(&a, &dir, Some((&world_path, world)));
-        let shown: Vec<String> = links
-            .iter()
-            .map(|l| {
-                let target = l.target.as_ref().map(|t| t.as_str().rsplit('/').next().unwrap_or_default().to_string()).unwrap_or_default();
-                format!("{}:{}-{} {target}", l.range.start.line, l.range.start.character, l.range.end.character)
-            })
-            .collect();
-        assert_eq!(shown, ["1:12-23 in.txt", "0:7-12 p.world.toml#L5", "0:14-17 p.world.toml#L2"]);
+        let shown = |fragments: bool| -> Vec<String> {
+            document_links(&a, &dir, Some((&world_path, world)), fragments)
+                .iter()
+                .map(|l| {
+                    let target = l.target.as_ref().map(|t| t.as_str().rsplit('/').next().unwrap_or_default().to_string()).unwrap_or_default();
+                    format!("{}:{}-{} {target}", l.range.start.line, l.range.start.character, l.range.end.character)
+                })
+                .collect()
+        };
+        assert_eq!(shown(true), ["1:12-23 in.txt", "0:7-12 p.world.toml#L5", "0:14-17 p.world.toml#L2"]);
+        assert_eq!(shown(false), ["1:12-23 in.txt", "0:7-12 p.world.toml", "0:14-17 p.world.toml"], "a client that may not open #L");
         let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
     fn no_world_file_and_no_paths_means_no_links() {
         let a = Analysis::new("x := \"not a file.\"\nprint (&stdout, x)\n".into(), WorldInfo::default());
-        assert!(document_links(&a, &std::env::temp_dir(), None).is_empty());
+        assert!(document_links(&a, &std::env::temp_dir(), None, true).is_empty());
     }
 }

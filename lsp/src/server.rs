@@ -25,8 +25,11 @@ use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
 use tower_lsp_server::ls_types::*;
 use tower_lsp_server::{Client, LanguageServer, LspService, Server};
 
-/// How long diagnostics wait for more typing before they are computed.
-const DEBOUNCE: Duration = Duration::from_millis(30);
+/// How long diagnostics wait for changes sent together (one editor action may arrive as
+/// several notifications). Typing is not waited for: one analysis of a document runs at a
+/// time and the versions replaced meanwhile are skipped (`Snapshot::analysis`), so an edit
+/// after a pause gets its diagnostics one analysis later, as in rust-analyzer.
+const DEBOUNCE: Duration = Duration::from_millis(5);
 /// Requests whose work grows with the whole file.
 const HEAVY: &[&str] =
     &["semanticTokens/full", "semanticTokens/full/delta", "inlayHint", "documentSymbol", "references", "formatting", "foldingRange", "documentLink"];
@@ -154,6 +157,8 @@ struct ClientCaps {
     /// It takes `workspace/diagnostic/refresh` (a world file changed what a program's
     /// diagnostics are).
     diagnostic_refresh: bool,
+    /// Document links may point at a line (`#L<n>`): see [`opens_line_fragments`].
+    line_fragments: bool,
 }
 
 impl Default for ClientCaps {
@@ -170,6 +175,7 @@ impl Default for ClientCaps {
             watch_registration: false,
             pull_diagnostics: false,
             diagnostic_refresh: false,
+            line_fragments: false,
         }
     }
 }
@@ -177,7 +183,7 @@ impl Default for ClientCaps {
 impl ClientCaps {
     fn from(c: &ClientCapabilities) -> ClientCaps {
         let td = c.text_document.as_ref();
-        // A format list prefers its first entry; markdown anywhere in it is usable.
+        // A format list names the client's preference first: markdown only when it leads.
         let markdown = |formats: Option<&Vec<MarkupKind>>| formats.is_some_and(|f| f.first() == Some(&MarkupKind::Markdown));
         let item = td.and_then(|t| t.completion.as_ref()).and_then(|c| c.completion_item.as_ref());
         ClientCaps {
@@ -190,8 +196,16 @@ impl ClientCaps {
             watch_registration: c.workspace.as_ref().and_then(|w| w.did_change_watched_files.as_ref()).and_then(|d| d.dynamic_registration) == Some(true),
             pull_diagnostics: td.and_then(|t| t.diagnostic.as_ref()).is_some(),
             diagnostic_refresh: c.workspace.as_ref().and_then(|w| w.diagnostics.as_ref()).and_then(|d| d.refresh_support) == Some(true),
+            line_fragments: false,
         }
     }
+}
+
+/// Whether a client (by its `clientInfo.name`) opens `file:…#L<n>` at line n: VS Code and its
+/// builds do (their application names); other clients may take the fragment for part of the
+/// file name, so their links name the file alone.
+fn opens_line_fragments(client: &str) -> bool {
+    ["Visual Studio Code", "VSCodium", "Code - OSS", "code-server"].iter().any(|n| client.contains(n))
 }
 
 #[derive(Default)]
@@ -519,7 +533,10 @@ impl LanguageServer for Backend {
                 .chain(params.root_uri.and_then(|u| u.to_file_path().map(|p| p.into_owned())))
                 .collect();
             st.roots = roots;
-            st.caps = ClientCaps::from(&params.capabilities);
+            st.caps = ClientCaps {
+                line_fragments: params.client_info.as_ref().is_some_and(|c| opens_line_fragments(&c.name)),
+                ..ClientCaps::from(&params.capabilities)
+            };
         }
         let (encoding, pull) = {
             let st = self.lock();
@@ -1005,10 +1022,13 @@ impl LanguageServer for Backend {
     async fn document_link(&self, p: DocumentLinkParams) -> Result<Option<Vec<DocumentLink>>> {
         let uri = p.text_document.uri;
         let Some(dir) = uri.to_file_path().and_then(|f| f.parent().map(Path::to_path_buf)) else { return Ok(None) };
-        let world = self.lock().world_for(&uri);
+        let (world, fragments) = {
+            let st = self.lock();
+            (st.world_for(&uri), st.caps.line_fragments)
+        };
         self.with_analysis("documentLink", &uri, move |a| {
             let world = world.text();
-            Ok(Some(document_link::document_links(a, &dir, world.as_ref().map(|(p, t)| (p.as_path(), t.as_str())))))
+            Ok(Some(document_link::document_links(a, &dir, world.as_ref().map(|(p, t)| (p.as_path(), t.as_str())), fragments)))
         })
         .await
     }

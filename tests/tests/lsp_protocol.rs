@@ -450,6 +450,8 @@ fn a_pulling_client_gets_each_diagnostic_once() {
             break;
         }
     }
+    // Nor among the notifications that arrived while the requests above waited.
+    assert!(c.notifications.iter().all(|m| m["method"] != "textDocument/publishDiagnostics"), "{:?}", c.notifications);
     assert_eq!(c.shutdown(), Some(0));
 }
 
