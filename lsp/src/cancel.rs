@@ -91,7 +91,8 @@ mod tests {
         let uri: tower_lsp_server::ls_types::Uri = "file:///t/c.opal".parse().unwrap_or_else(|_| panic!("uri"));
         let dir = std::env::temp_dir();
         let whole = Span::new(0, a.text.len());
-        let features: Vec<(&str, Box<dyn Fn(&Analysis)>)> = vec![
+        type Feature<'a> = Box<dyn Fn(&Analysis) + 'a>;
+        let features: Vec<(&str, Feature)> = vec![
             ("semantic tokens", Box::new(|a| drop(editing::semantic_tokens(a)))),
             ("inlay hints", Box::new(move |a| drop(editing::inlay_hints(a, whole)))),
             ("document symbols", Box::new(|a| drop(navigation::document_symbols(a)))),
