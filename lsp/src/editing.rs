@@ -203,9 +203,16 @@ fn enclosing_call(text: &str, offset: u32) -> Option<(Span, usize)> {
     while start > 0 && !opal_core::syntax::lexer::starts_item(&before[start..]) {
         start = before[..start - 1].rfind(['\n', '\r']).map_or(0, |i| i + 1);
     }
+    innermost_call(before, start)
+}
+
+/// [`enclosing_call`] on the tokens of `before[start..]`; inside an f-string's open `{` hole,
+/// on the hole's text.
+fn innermost_call(before: &str, start: usize) -> Option<(Span, usize)> {
     // Each open bracket: the callee before a `(` (none for `[`, or `(` after no name), commas.
     let mut open: Vec<(Option<Span>, usize)> = Vec::new();
     let mut previous: Option<Span> = None;
+    let mut last = None;
     for t in lex(&before[start..]).tokens {
         let span = Span::new(start + t.span.start as usize, start + t.span.end as usize);
         match t.tok {
@@ -222,9 +229,59 @@ fn enclosing_call(text: &str, offset: u32) -> Option<(Span, usize)> {
             _ => {}
         }
         previous = matches!(t.tok, Tok::Ident(_)).then_some(span);
+        if !matches!(t.tok, Tok::Newline | Tok::Indent | Tok::Dedent | Tok::Eof) {
+            last = Some((t.tok, span));
+        }
+    }
+    // The cursor is in an f-string (which the window cuts short): a call in an open hole.
+    if let Some((Tok::FStr(_), span)) = last {
+        if span.end as usize == before.len() {
+            let body = span.start as usize + 2;
+            if let Some(hole) = before.get(body..).and_then(open_hole) {
+                return innermost_call(before, body + hole);
+            }
+        }
     }
     let (callee, commas) = open.pop()?;
     Some((callee?, commas))
+}
+
+/// Where the expression of the f-string hole left open at the end of `s` (the text after
+/// `f"`) starts, as the lexer reads holes: `{{` is a brace, brackets and strings may hold `}`.
+fn open_hole(s: &str) -> Option<usize> {
+    let b = s.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'{' if b.get(i + 1) == Some(&b'{') => i += 2,
+            b'{' => {
+                let (start, mut j, mut depth, mut in_str) = (i + 1, i + 1, 0usize, false);
+                loop {
+                    let Some(&c) = b.get(j) else { return Some(start) };
+                    if in_str {
+                        match c {
+                            b'\\' => j += 1,
+                            b'"' => in_str = false,
+                            _ => {}
+                        }
+                    } else {
+                        match c {
+                            b'"' => in_str = true,
+                            b'(' | b'[' | b'{' => depth += 1,
+                            b')' | b']' => depth = depth.saturating_sub(1),
+                            b'}' if depth == 0 => break,
+                            b'}' => depth -= 1,
+                            _ => {}
+                        }
+                    }
+                    j += 1;
+                }
+                i = j + 1;
+            }
+            _ => i += 1,
+        }
+    }
+    None
 }
 
 pub fn signature_help(a: &Analysis, offset: u32) -> Option<SignatureHelp> {
@@ -1170,6 +1227,9 @@ mod tests {
         assert_eq!(sig(&format!("{f}x := shout (1, 2)\ny := 3, ")), None);
         assert_eq!(sig(&format!("{f}x := shout (1,\ny := [1, ")), None);
         assert_eq!(sig(&format!("# shout (\n{f}y := 1\nz := ")), None);
+        // In an f-string's open hole (a closed hole before it, and `{{`, do not count).
+        assert_eq!(sig(&format!("{f}x := f\"{{{{a}} {{shout 1}} {{shout (\"}}\", ")), Some(("shout (s, n)".into(), Some(1))));
+        assert_eq!(sig(&format!("{f}x := f\"{{shout 1}} (")), None);
     }
 
     #[test]

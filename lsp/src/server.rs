@@ -1,10 +1,10 @@
-//! The tower-lsp-server front: document state, debounced diagnostics, world files, and one
-//! guarded call per request.
+//! The tower-lsp-server front: document state, diagnostics, world files, and one guarded call
+//! per request.
 //!
-//! Handlers run concurrently (tower-lsp-server polls up to four at once), so every edit is
-//! applied under the state's `std::sync::Mutex` before any `.await`; work on a snapshot happens
-//! under the same lock, inside `catch_unwind`, so a bug in one feature answers that request with
-//! an error and leaves the server running.
+//! Handlers run concurrently, so every edit is applied under the state's `std::sync::Mutex`
+//! before any `.await`; a request takes a snapshot under that lock and works on it off the lock,
+//! on a blocking thread, inside `catch_unwind` (and `cancel::run`), so a bug in one feature
+//! answers that request with an error and leaves the server running.
 
 use crate::analysis::{Analysis, WorldInfo};
 use crate::cancel::{self, CancelOnDrop, Cancelled};
@@ -118,15 +118,27 @@ impl Snapshot {
         if let Some(a) = self.cell.get() {
             return a.clone();
         }
-        let _one_at_a_time = self.gate.lock().unwrap_or_else(PoisonError::into_inner);
+        let gate = self.gate.clone();
+        let _one_at_a_time = gate.lock().unwrap_or_else(PoisonError::into_inner);
         cancel::check();
-        let source = &mut self.source;
-        self.cell
-            .get_or_init(|| {
+        let a = self.compute();
+        cancel::check();
+        a
+    }
+
+    /// Computes the analysis (once per version). Other requests may wait for it, so a
+    /// cancelled request lets it finish (and stops after it); only a replaced version stops it.
+    fn compute(&mut self) -> Arc<Analysis> {
+        let (source, cell) = (&mut self.source, &self.cell);
+        let only_replaced = cancel::Token { request: Arc::default(), stale: self.stale.clone() };
+        let computed = cancel::run(only_replaced, || {
+            cell.get_or_init(|| {
                 let (text, world, enc) = source.take().unwrap_or((String::new(), WorldSource::None, Encoding::Utf16));
                 Arc::new(Analysis::with_encoding(text, world.read(), enc))
             })
             .clone()
+        });
+        computed.unwrap_or_else(|p| std::panic::resume_unwind(p))
     }
 }
 
@@ -205,7 +217,7 @@ impl ClientCaps {
 /// builds do (their application names); other clients may take the fragment for part of the
 /// file name, so their links name the file alone.
 fn opens_line_fragments(client: &str) -> bool {
-    ["Visual Studio Code", "VSCodium", "Code - OSS", "code-server"].iter().any(|n| client.contains(n))
+    ["Visual Studio Code", "VSCodium", "Code - OSS", "code-server", "Cursor", "Windsurf"].iter().any(|n| client.contains(n))
 }
 
 #[derive(Default)]
@@ -264,6 +276,14 @@ impl State {
         let open = self.docs.get_mut(uri).filter(|o| o.doc.version == version)?;
         let previous = open.tokens.replace((id.clone(), data.clone()));
         Some(TokensUpdate { id, data, previous })
+    }
+
+    /// A program file on disk may have changed: the symbol index reads it again, if the walk
+    /// of the workspace reaches it.
+    fn disk_changed(&mut self, uri: Uri, deleted: bool) {
+        if uri.as_str().ends_with(".opal") && workspace::walked(&self.roots, &uri) {
+            self.index.changed(uri, deleted);
+        }
     }
 
     /// Forgets every program analysis (a world file changed).
@@ -677,9 +697,9 @@ impl LanguageServer for Backend {
         let uri = p.text_document.uri;
         if is_world(&uri) {
             self.lock().invalidate_programs();
-        } else if uri.as_str().ends_with(".opal") {
+        } else {
             // Clients that send no file events still say when they write a file.
-            self.lock().index.changed(uri, false);
+            self.lock().disk_changed(uri, false);
         }
     }
 
@@ -693,9 +713,9 @@ impl LanguageServer for Backend {
             let w = is_world(&uri);
             if w {
                 st.invalidate_programs();
-            } else if uri.as_str().ends_with(".opal") {
+            } else {
                 // The index answers for the file again; it may have been written or discarded.
-                st.index.changed(uri.clone(), false);
+                st.disk_changed(uri.clone(), false);
             }
             w
         };
@@ -713,8 +733,8 @@ impl LanguageServer for Backend {
             for c in p.changes {
                 if is_world(&c.uri) {
                     worlds = true;
-                } else if c.uri.as_str().ends_with(".opal") {
-                    st.index.changed(c.uri, c.typ == FileChangeType::DELETED);
+                } else {
+                    st.disk_changed(c.uri, c.typ == FileChangeType::DELETED);
                 }
             }
             if worlds {
@@ -833,28 +853,37 @@ impl LanguageServer for Backend {
     }
 
     async fn symbol(&self, p: WorkspaceSymbolParams) -> Result<Option<WorkspaceSymbolResponse>> {
-        let (mut index, roots, open, enc, watched) = {
+        // The search reads the files that changed on a copy of the index; when it is done, the
+        // files it read leave the dirty set (unless marked again meanwhile).
+        let (mut index, read, roots, open, enc, watched) = {
             let st = self.lock();
             let open: Vec<(Uri, Snapshot)> = st.docs.keys().filter(|u| !is_world(u)).filter_map(|u| Some((u.clone(), st.snapshot(u)?))).collect();
-            (st.index.clone(), st.roots.clone(), open, st.caps.encoding, st.caps.watch_registration)
+            (st.index.clone(), st.index.dirty.clone(), st.roots.clone(), open, st.caps.encoding, st.caps.watch_registration)
         };
         let token = cancel::Token::default();
         let _cancel_on_drop = CancelOnDrop(token.request.clone());
+        let request = token.request.clone();
         let query = p.query;
         let job = tokio::task::spawn_blocking(move || {
             cancel::run(token, move || {
                 index.refresh(&roots, enc, watched);
-                let open: Vec<(Uri, Arc<Analysis>)> = open.into_iter().map(|(u, mut s)| (u, s.analysis())).collect();
+                // A document that changes meanwhile is left out of this answer (its analysis
+                // stops, so the new version's is not held up); a cancelled search stops.
+                let open: Vec<(Uri, Arc<Analysis>)> = open
+                    .into_iter()
+                    .filter_map(|(u, mut s)| match cancel::run(cancel::Token { request: request.clone(), stale: s.stale.clone() }, || s.analysis()) {
+                        Ok(a) => Some((u, a)),
+                        Err(p) if p.is::<Cancelled>() && !request.load(Ordering::Relaxed) => None,
+                        Err(p) => std::panic::resume_unwind(p),
+                    })
+                    .collect();
                 let found = workspace::query(&index, &open, &query);
                 (index, found)
             })
         });
         match job.await {
             Ok(Ok((index, found))) => {
-                let mut st = self.lock();
-                // Keep what was read; events that arrived meanwhile stay dirty.
-                let dirty = std::mem::take(&mut st.index.dirty);
-                st.index = Index { dirty: dirty.into_iter().chain(index.dirty.iter().cloned()).collect(), ..index };
+                self.lock().index.take_read(index, &read);
                 Ok(Some(WorkspaceSymbolResponse::Nested(found)))
             }
             Ok(Err(p)) if p.is::<Cancelled>() => Err(Error::request_cancelled()),
@@ -1234,4 +1263,31 @@ where
     Server::new(server_in, server_out, socket).concurrency_level(64).serve(service).await;
     let _ = output.await;
     shut_down.load(Ordering::SeqCst)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn snapshot(text: &str) -> Snapshot {
+        let source = Some((text.to_string(), WorldSource::None, Encoding::Utf16));
+        Snapshot { version: 1, cell: Arc::default(), stale: Arc::default(), gate: Arc::default(), source }
+    }
+
+    /// A request cancelled while its analysis runs stops, but the analysis is kept for the
+    /// requests waiting for it; a replaced version's analysis stops and is not kept.
+    #[test]
+    fn a_cancelled_request_keeps_the_analysis_a_replaced_version_does_not() {
+        let mut s = snapshot("x := 1\nprint (&stdout, x)\n");
+        let cell = s.cell.clone();
+        let cancelled = cancel::Token::default();
+        cancelled.request.store(true, Ordering::Relaxed);
+        assert!(cancel::run(cancelled, || s.compute()).is_ok(), "the request's flag does not stop the analysis");
+        assert!(cell.get().is_some());
+        let mut s = snapshot("x := 1\n");
+        s.stale.store(true, Ordering::Relaxed);
+        let cell = s.cell.clone();
+        assert!(cancel::run(cancel::Token::default(), || s.compute()).is_err_and(|p| p.is::<Cancelled>()));
+        assert!(cell.get().is_none(), "a replaced version is not analysed");
+    }
 }

@@ -203,10 +203,12 @@ impl<R: AsyncRead + Unpin> FrameReader<R> {
         let mut scanned = 0usize;
         // A program's text may say `Content-Length:` (in a string, a comment), and a message
         // carrying it must pass at once. So a body that is all there and a JSON value is taken
-        // without looking inside; until then only a header right after a JSON value (a length
-        // declared too large) is looked at. Any header counts once the declared body is there
-        // and is not a value, or input pauses.
+        // without looking inside; until then a header inside what reads as a JSON string is
+        // passed over (a real header needs raw line breaks, which a JSON string cannot hold).
+        // Every header counts once the declared body is there and is not a value, or input
+        // pauses (a garbage body with an odd quote).
         let mut thorough = false;
+        let mut strings = JsonStrings::default();
         // What the last read gave, when a pause made the scan thorough and it runs again
         // before the pause is acted on.
         let mut paused: Option<Option<bool>> = None;
@@ -224,7 +226,7 @@ impl<R: AsyncRead + Unpin> FrameReader<R> {
             let mut at = scanned;
             let mut first_undecided = None;
             while let Some(i) = find_header(&self.buf[..upto], at).filter(|&i| i < len) {
-                if !thorough && !ends_a_value(&self.buf[..i]) {
+                if !thorough && strings.inside(&self.buf, i) {
                     at = i + 1;
                     continue;
                 }
@@ -330,10 +332,43 @@ fn embedded_message(bytes: &[u8], body: usize) -> Option<bool> {
     bytes.get(body..end).map(|b| complete_value(b).is_some())
 }
 
-/// Whether bytes are empty or end (but for blanks) as a JSON-RPC message does: where a
-/// header that ends a body declared too long can start.
-fn ends_a_value(bytes: &[u8]) -> bool {
-    matches!(bytes.iter().rev().find(|b| !b.is_ascii_whitespace()), None | Some(b'}' | b']'))
+/// Whether offsets of a body fall inside a JSON string, read once from the body's start as it
+/// arrives (offsets are asked in increasing order, and again for ones already asked).
+#[derive(Default)]
+struct JsonStrings {
+    /// How far the body has been read, and the state there.
+    read: usize,
+    in_string: bool,
+    escaped: bool,
+    asked: std::collections::HashMap<usize, bool>,
+}
+
+impl JsonStrings {
+    fn inside(&mut self, body: &[u8], at: usize) -> bool {
+        if let Some(&inside) = self.asked.get(&at) {
+            return inside;
+        }
+        if at < self.read {
+            // Not asked before: count it as outside, as every header was counted before.
+            return false;
+        }
+        for &b in &body[self.read..at] {
+            if self.escaped {
+                self.escaped = false;
+            } else if self.in_string {
+                match b {
+                    b'\\' => self.escaped = true,
+                    b'"' => self.in_string = false,
+                    _ => {}
+                }
+            } else if b == b'"' {
+                self.in_string = true;
+            }
+        }
+        self.read = at;
+        self.asked.insert(at, self.in_string);
+        self.in_string
+    }
 }
 
 /// The bytes as one JSON value (surrounding blanks allowed).
@@ -657,7 +692,14 @@ mod tests {
         let ok = r#"{"jsonrpc":"2.0","id":7,"method":"x"}"#;
         let text = r#"{"jsonrpc":"2.0","method":"textDocument/didChange","params":{"text":"s := \"Content-Length: 5\r\n\r\n{}\"\n}Content-Length:12"}}"#;
         let too_large = format!("Content-Length: {}\r\n\r\n{ok}", ok.len() + 200);
-        for (input, want) in [(frame(text), vec![text.to_string()]), (too_large + &frame(ok), vec!["!-32700 7".to_string(), ok.to_string()])] {
+        // Garbage with a header of its own, then a whole message: read at once, as before.
+        let garbage = format!("Content-Length: 500\r\n\r\nxyz{}", frame(ok));
+        let cases = [
+            (frame(text), vec![text.to_string()]),
+            (too_large + &frame(ok), vec!["!-32700 7".to_string(), ok.to_string()]),
+            (garbage, vec!["!-32700 null".to_string(), ok.to_string()]),
+        ];
+        for (input, want) in cases {
             let got = rt.block_on(async {
                 // The writer stays open: no end of input, and no more input, follows.
                 let (mut tx, rx) = tokio::io::duplex(1 << 16);
@@ -683,8 +725,11 @@ mod tests {
     #[test]
     fn the_reader_resynchronises_after_any_garbage() {
         let ok = r#"{"jsonrpc":"2.0","id":7,"method":"x"}"#;
+        let in_string = r#"{"jsonrpc":"2.0","method":"x","params":{"t":"a \"}Content-Length: 5\r\n\r\n{}\" b"}}"#;
         let cases: Vec<(Vec<u8>, Vec<&str>)> = vec![
             ([frame(ok), frame(ok)].concat().into_bytes(), vec![ok, ok]),
+            // A header inside a JSON string is text.
+            (frame(in_string).into_bytes(), vec![in_string]),
             // Non-UTF-8 header lines, before or after Content-Length.
             ([b"\xff\r\n".to_vec(), frame(ok).into_bytes()].concat(), vec![ok]),
             ([format!("Content-Length: {}\r\nX-Name: caf\u{e9}\r\n\r\n{ok}", ok.len()).into_bytes()].concat(), vec![ok]),

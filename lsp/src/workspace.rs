@@ -12,17 +12,39 @@ use crate::{cancel, navigation};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 use tower_lsp_server::ls_types::{Location, OneOf, Range, SymbolKind, Uri, WorkspaceSymbol};
 
 /// One symbol: name, kind, where, container.
 pub type Entry = (String, SymbolKind, Range, Option<String>);
 
-/// The symbols of one file on disk, and its modification time when they were read.
+/// The symbols of one file on disk, and what its metadata said when they were read.
 #[derive(Clone)]
 pub struct Indexed {
-    pub modified: Option<SystemTime>,
+    pub stamp: Stamp,
     pub symbols: Arc<Vec<Entry>>,
+}
+
+/// A file's modification time and length, and when it was read: a file written in the same
+/// tick as the read (coarse file-system clocks) is read again until its time is two seconds
+/// older than the read, as git treats racily clean files.
+#[derive(Clone, Copy, PartialEq)]
+pub struct Stamp {
+    modified: Option<SystemTime>,
+    len: u64,
+}
+
+impl Stamp {
+    fn of(path: &Path) -> Stamp {
+        let meta = std::fs::metadata(path).ok();
+        Stamp { modified: meta.as_ref().and_then(|m| m.modified().ok()), len: meta.map_or(0, |m| m.len()) }
+    }
+
+    /// Whether a file with this stamp must be read again, given the stamp of its last read.
+    fn differs(&self, read: &Indexed, read_at: SystemTime) -> bool {
+        let racy = self.modified.is_none_or(|m| read_at.duration_since(m).map_or(true, |d| d < Duration::from_secs(2)));
+        *self != read.stamp || racy
+    }
 }
 
 /// The symbols of files on disk.
@@ -30,8 +52,12 @@ pub struct Indexed {
 pub struct Index {
     pub built: bool,
     pub files: HashMap<Uri, Indexed>,
-    /// Files reported changed (or deleted) since they were last read.
-    pub dirty: HashSet<Uri>,
+    /// When the files were last read (for [`Stamp::differs`]).
+    read_at: HashMap<Uri, SystemTime>,
+    /// Files reported changed (or deleted) since they were last read, each with the number of
+    /// its mark, so a search on a copy of the index clears only the marks it saw.
+    pub dirty: HashMap<Uri, u64>,
+    marks: u64,
 }
 
 impl Index {
@@ -43,14 +69,23 @@ impl Index {
             self.files.remove(&uri);
         }
         if self.built {
-            self.dirty.insert(uri);
+            self.marks += 1;
+            self.dirty.insert(uri, self.marks);
         }
+    }
+
+    /// Takes the result of a search that ran on a copy of the index taken when the dirty set
+    /// was `read`: its files, and the marks made since.
+    pub fn take_read(&mut self, copy: Index, read: &HashMap<Uri, u64>) {
+        let dirty = std::mem::take(&mut self.dirty).into_iter().filter(|(u, mark)| read.get(u) != Some(mark)).collect();
+        *self = Index { dirty, marks: self.marks, ..copy };
     }
 
     /// Brings the index up to date: reads every file the first time, then the dirty ones.
     /// Without `watched` (the client sends no file events) the roots are walked for files whose
     /// modification time changed, and for new and removed files.
     pub fn refresh(&mut self, roots: &[PathBuf], enc: Encoding, watched: bool) {
+        let mut stale = HashSet::new();
         if !self.built || !watched {
             let mut files = Vec::new();
             let mut budget = 2000usize;
@@ -59,18 +94,28 @@ impl Index {
             }
             let on_disk: HashSet<&Uri> = files.iter().map(|(u, _)| u).collect();
             self.files.retain(|u, _| on_disk.contains(u));
-            for (uri, modified) in &files {
-                if self.files.get(uri).is_none_or(|f| f.modified != *modified || modified.is_none()) {
-                    self.dirty.insert(uri.clone());
+            self.read_at.retain(|u, _| on_disk.contains(u));
+            for (uri, stamp) in &files {
+                let read = self.files.get(uri).zip(self.read_at.get(uri));
+                if read.is_none_or(|(f, at)| stamp.differs(f, *at)) {
+                    stale.insert(uri.clone());
                 }
             }
             self.built = true;
         }
-        for uri in std::mem::take(&mut self.dirty) {
+        stale.extend(std::mem::take(&mut self.dirty).into_keys());
+        for uri in stale {
             cancel::check();
+            let read_at = SystemTime::now();
             match read_symbols(&uri, enc) {
-                Some(f) => self.files.insert(uri, f),
-                None => self.files.remove(&uri),
+                Some(f) => {
+                    self.files.insert(uri.clone(), f);
+                    self.read_at.insert(uri, read_at);
+                }
+                None => {
+                    self.files.remove(&uri);
+                    self.read_at.remove(&uri);
+                }
             };
         }
     }
@@ -78,11 +123,11 @@ impl Index {
 
 fn read_symbols(uri: &Uri, enc: Encoding) -> Option<Indexed> {
     let path = uri.to_file_path()?;
-    // The time before the read: a write during the read shows as a change next time.
-    let modified = std::fs::metadata(&path).and_then(|m| m.modified()).ok();
+    // The stamp before the read: a write during the read shows as a change next time.
+    let stamp = Stamp::of(&path);
     let text = std::fs::read_to_string(&path).ok()?;
     let symbols = Arc::new(navigation::flat_symbols(&Analysis::with_encoding(text, WorldInfo::default(), enc)));
-    Some(Indexed { modified, symbols })
+    Some(Indexed { stamp, symbols })
 }
 
 /// The symbols matching a query: open documents from their analyses, other files from the
@@ -118,7 +163,23 @@ pub fn query(index: &Index, open: &[(Uri, Arc<Analysis>)], q: &str) -> Vec<Works
     out
 }
 
-fn collect_opal_files(dir: &Path, depth: usize, budget: &mut usize, out: &mut Vec<(Uri, Option<SystemTime>)>) {
+/// Whether the walk of the roots reaches a file: under a root, at most 8 folders down, not in a
+/// hidden folder, `target` or `node_modules`. Saves and closes of other files are not indexed.
+pub fn walked(roots: &[PathBuf], uri: &Uri) -> bool {
+    let Some(path) = uri.to_file_path() else { return false };
+    roots.iter().any(|root| {
+        path.strip_prefix(root).is_ok_and(|rel| {
+            let dirs: Vec<_> = rel.parent().map(|p| p.components().collect()).unwrap_or_default();
+            dirs.len() <= 8
+                && dirs.iter().all(|c| {
+                    let name = c.as_os_str().to_string_lossy();
+                    !name.starts_with('.') && name != "target" && name != "node_modules"
+                })
+        })
+    })
+}
+
+fn collect_opal_files(dir: &Path, depth: usize, budget: &mut usize, out: &mut Vec<(Uri, Stamp)>) {
     if depth > 8 || *budget == 0 {
         return;
     }
@@ -138,8 +199,41 @@ fn collect_opal_files(dir: &Path, depth: usize, budget: &mut usize, out: &mut Ve
             }
         } else if name.ends_with(".opal") {
             if let Some(u) = Uri::from_file_path(&p) {
-                out.push((u, std::fs::metadata(&p).and_then(|m| m.modified()).ok()));
+                out.push((u, Stamp::of(&p)));
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_files_the_walk_reaches_are_indexed() {
+        let roots = [PathBuf::from("/w/proj")];
+        let walked = |p: &str| Uri::from_file_path(p).is_some_and(|u| walked(&roots, &u));
+        assert!(walked("/w/proj/a.opal") && walked("/w/proj/src/deep/b.opal"));
+        assert!(!walked("/w/other/a.opal"), "outside the roots");
+        assert!(!walked("/w/proj/.git/a.opal") && !walked("/w/proj/target/a.opal") && !walked("/w/proj/x/node_modules/a.opal"));
+        assert!(!walked("/w/proj/1/2/3/4/5/6/7/8/9/a.opal"), "deeper than the walk goes");
+    }
+
+    /// A search on a copy clears the marks it saw, and keeps those made meanwhile.
+    #[test]
+    fn a_search_clears_only_the_marks_it_read() {
+        let u = |n: &str| Uri::from_file_path(format!("/w/{n}.opal")).unwrap_or_else(|| panic!("uri"));
+        let mut live = Index { built: true, ..Index::default() };
+        live.changed(u("a"), false);
+        live.changed(u("b"), false);
+        let read = live.dirty.clone();
+        let mut copy = live.clone();
+        copy.dirty.clear(); // what `refresh` leaves
+        live.changed(u("b"), false); // marked again during the search
+        live.changed(u("c"), true);
+        live.take_read(copy, &read);
+        let mut left: Vec<&str> = live.dirty.keys().map(|k| k.as_str()).collect();
+        left.sort();
+        assert_eq!(left, ["file:///w/b.opal", "file:///w/c.opal"]);
     }
 }

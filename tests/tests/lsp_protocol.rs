@@ -324,14 +324,25 @@ fn workspace_symbols_come_from_an_index_updated_by_watched_file_events() {
     assert_eq!(names(&mut c, "beta"), Vec::<String>::new(), "not re-read from disk on every request");
     c.notify("workspace/didChangeWatchedFiles", json!({"changes": [{"uri": format!("{root}/a.opal"), "type": 2}]}));
     assert_eq!(names(&mut c, "beta"), vec!["beta"]);
+    // Read once for that event, not again on every later request.
+    std::fs::write(&file, "omega := 1\n").expect("write");
+    assert_eq!(names(&mut c, "beta"), vec!["beta"], "re-read without a new event");
+    assert_eq!(names(&mut c, "omega"), Vec::<String>::new());
     // A file written by the editor is read again when it is saved, and when it is closed, even
     // if no file event follows.
     let a = format!("{root}/a.opal");
     c.open(&a, "beta := 1\n");
     std::fs::write(&file, "gamma := 1\n").expect("write");
     c.notify("textDocument/didSave", json!({"textDocument": {"uri": a}}));
+    // Open documents answer from their own text; the saved file is read for the index.
+    assert_eq!(names(&mut c, "beta"), vec!["beta"]);
     c.notify("textDocument/didClose", json!({"textDocument": {"uri": a}}));
     assert_eq!(names(&mut c, "gamma"), vec!["gamma"]);
+    // A save alone (of a file the index answers for) is enough.
+    std::fs::write(dir.join("b.opal"), "kappa := 1\n").expect("write");
+    assert_eq!(names(&mut c, "kappa"), Vec::<String>::new(), "a new file without an event");
+    c.notify("textDocument/didSave", json!({"textDocument": {"uri": format!("{root}/b.opal")}}));
+    assert_eq!(names(&mut c, "kappa"), vec!["kappa"]);
     c.open(&a, "gamma := 1\n");
     std::fs::write(&file, "delta := 1\n").expect("write");
     c.notify("textDocument/didClose", json!({"textDocument": {"uri": a}}));
@@ -363,7 +374,7 @@ fn workspace_symbols_follow_the_disk_for_a_client_that_does_not_watch() {
     assert_eq!(names(&mut c, "a"), vec!["alpha"]);
     std::fs::write(dir.join("sub/b.opal"), "alphabet := 2\n").expect("write");
     assert_eq!(names(&mut c, "a"), vec!["alpha", "alphabet"], "a new file");
-    // A different length, so the change shows even where modification times are coarse.
+    // Modification time and length both change (either one is enough).
     std::fs::write(dir.join("a.opal"), "aardvark := 1\n").expect("write");
     let later = std::time::SystemTime::now() + std::time::Duration::from_secs(5);
     std::fs::File::options().write(true).open(dir.join("a.opal")).and_then(|f| f.set_modified(later)).expect("touch");
