@@ -20,11 +20,32 @@ pub struct Refactor {
     pub edits: Vec<(Span, String)>,
 }
 
+/// The refactors at a range. In a file with errors (a user in the middle of an edit) they
+/// are offered as rust-analyzer offers assists, where every top-level item they edit is free
+/// of errors: what they check (names, scopes, what runs once) is read from those items.
 pub fn refactors(a: &Analysis, range: Span) -> Vec<Refactor> {
     let mut out = Vec::new();
     out.extend(extract(a, range));
     out.extend(inline(a, range.start));
     out.extend(convert_threading(a, range.start));
+    if a.diags.iter().any(|d| d.is_error()) {
+        // Which top-level items hold an error (items are in order, so each error finds its
+        // items by binary search).
+        let items = &a.block().items;
+        let mut broken = vec![false; items.len()];
+        for e in a.diags.iter().filter(|d| d.is_error()).map(|d| d.span) {
+            let mut i = items.partition_point(|it| it.span.end < e.start);
+            while i < items.len() && items[i].span.start <= e.end {
+                broken[i] = true;
+                i += 1;
+            }
+        }
+        let clean = |at: u32| {
+            let i = items.partition_point(|it| it.span.end < at);
+            items.get(i).is_some_and(|it| it.span.start <= at) && !broken[i]
+        };
+        out.retain(|r| r.edits.iter().all(|(s, _)| clean(s.start)));
+    }
     out
 }
 
@@ -343,6 +364,24 @@ mod tests {
         let after = Analysis::new(out.clone(), WorldInfo::default());
         assert!(!after.compiled.has_errors(), "the result compiles:\n{out}\n{:?}", after.compiled.diags);
         Some(out)
+    }
+
+    /// An error elsewhere (a user in the middle of an edit) does not hide a refactor; an error
+    /// in an item it edits does.
+    #[test]
+    fn refactors_skip_only_items_with_errors() {
+        let titles = |src: &str, at: &str| -> Vec<String> {
+            let a = Analysis::new(src.into(), WorldInfo::default());
+            assert!(a.compiled.has_errors(), "{src}");
+            let at = src.find(at).unwrap_or_default() as u32;
+            refactors(&a, Span::new(at as usize, at as usize)).into_iter().map(|r| r.title).collect()
+        };
+        let elsewhere = "n := 3\nprint (&stdout, n + n)\ny := (1 +\nz := nope\n";
+        assert_eq!(titles(elsewhere, "n :="), ["Inline `n`"]);
+        assert_eq!(titles(elsewhere, "stdout"), ["Write `&stdout` as `stdout := …`"]);
+        // The use is in a broken item: inlining would edit it.
+        assert_eq!(titles("n := 3\nprint (&stdout, n + nope)\n", "n :="), Vec::<String>::new());
+        assert_eq!(titles("n := 3 + nope\nprint (&stdout, n)\n", "n :="), Vec::<String>::new());
     }
 
     #[test]

@@ -1033,16 +1033,14 @@ impl LanguageServer for Backend {
                     })
                 }));
             }
-            if !a.compiled.has_errors() {
-                actions.extend(refactor::refactors(a, pos.span(range)).into_iter().filter(|r| wanted(r.kind)).map(|r| {
-                    CodeActionOrCommand::CodeAction(CodeAction {
-                        title: r.title,
-                        kind: Some(CodeActionKind::from(r.kind.to_string())),
-                        edit: Some(edit(r.edits)),
-                        ..Default::default()
-                    })
-                }));
-            }
+            actions.extend(refactor::refactors(a, pos.span(range)).into_iter().filter(|r| wanted(r.kind)).map(|r| {
+                CodeActionOrCommand::CodeAction(CodeAction {
+                    title: r.title,
+                    kind: Some(CodeActionKind::from(r.kind.to_string())),
+                    edit: Some(edit(r.edits)),
+                    ..Default::default()
+                })
+            }));
             Ok(Some(actions))
         })
         .await
