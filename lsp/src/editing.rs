@@ -247,37 +247,17 @@ fn innermost_call(before: &str, start: usize) -> Option<(Span, usize)> {
 }
 
 /// Where the expression of the f-string hole left open at the end of `s` (the text after
-/// `f"`) starts, as the lexer reads holes: `{{` is a brace, brackets and strings may hold `}`.
+/// `f"`) starts, reading holes as the lexer does (`{{` is a brace).
 fn open_hole(s: &str) -> Option<usize> {
     let b = s.as_bytes();
     let mut i = 0;
     while i < b.len() {
         match b[i] {
             b'{' if b.get(i + 1) == Some(&b'{') => i += 2,
-            b'{' => {
-                let (start, mut j, mut depth, mut in_str) = (i + 1, i + 1, 0usize, false);
-                loop {
-                    let Some(&c) = b.get(j) else { return Some(start) };
-                    if in_str {
-                        match c {
-                            b'\\' => j += 1,
-                            b'"' => in_str = false,
-                            _ => {}
-                        }
-                    } else {
-                        match c {
-                            b'"' => in_str = true,
-                            b'(' | b'[' | b'{' => depth += 1,
-                            b')' | b']' => depth = depth.saturating_sub(1),
-                            b'}' if depth == 0 => break,
-                            b'}' => depth -= 1,
-                            _ => {}
-                        }
-                    }
-                    j += 1;
-                }
-                i = j + 1;
-            }
+            b'{' => match opal_core::syntax::lexer::hole_end(b, i + 1) {
+                Ok(end) => i = end + 1,
+                Err(_) => return Some(i + 1),
+            },
             _ => i += 1,
         }
     }

@@ -193,7 +193,8 @@ impl Default for ClientCaps {
 }
 
 impl ClientCaps {
-    fn from(c: &ClientCapabilities) -> ClientCaps {
+    /// From `initialize`: the capabilities and the client's name (`clientInfo.name`).
+    fn from(c: &ClientCapabilities, client: Option<&str>) -> ClientCaps {
         let td = c.text_document.as_ref();
         // A format list names the client's preference first: markdown only when it leads.
         let markdown = |formats: Option<&Vec<MarkupKind>>| formats.is_some_and(|f| f.first() == Some(&MarkupKind::Markdown));
@@ -208,7 +209,7 @@ impl ClientCaps {
             watch_registration: c.workspace.as_ref().and_then(|w| w.did_change_watched_files.as_ref()).and_then(|d| d.dynamic_registration) == Some(true),
             pull_diagnostics: td.and_then(|t| t.diagnostic.as_ref()).is_some(),
             diagnostic_refresh: c.workspace.as_ref().and_then(|w| w.diagnostics.as_ref()).and_then(|d| d.refresh_support) == Some(true),
-            line_fragments: false,
+            line_fragments: client.is_some_and(opens_line_fragments),
         }
     }
 }
@@ -553,10 +554,7 @@ impl LanguageServer for Backend {
                 .chain(params.root_uri.and_then(|u| u.to_file_path().map(|p| p.into_owned())))
                 .collect();
             st.roots = roots;
-            st.caps = ClientCaps {
-                line_fragments: params.client_info.as_ref().is_some_and(|c| opens_line_fragments(&c.name)),
-                ..ClientCaps::from(&params.capabilities)
-            };
+            st.caps = ClientCaps::from(&params.capabilities, params.client_info.as_ref().map(|c| c.name.as_str()));
         }
         let (encoding, pull) = {
             let st = self.lock();

@@ -18,16 +18,17 @@ use tower_lsp_server::ls_types::{Location, OneOf, Range, SymbolKind, Uri, Worksp
 /// One symbol: name, kind, where, container.
 pub type Entry = (String, SymbolKind, Range, Option<String>);
 
-/// The symbols of one file on disk, and what its metadata said when they were read.
+/// The symbols of one file on disk, what its metadata said when they were read, and when.
 #[derive(Clone)]
 pub struct Indexed {
     pub stamp: Stamp,
+    pub read_at: SystemTime,
     pub symbols: Arc<Vec<Entry>>,
 }
 
-/// A file's modification time and length, and when it was read: a file written in the same
-/// tick as the read (coarse file-system clocks) is read again until its time is two seconds
-/// older than the read, as git treats racily clean files.
+/// A file's modification time and length: a file written in the same tick as its read
+/// (coarse file-system clocks) is read again until its time is two seconds older than the
+/// read, as git treats racily clean files.
 #[derive(Clone, Copy, PartialEq)]
 pub struct Stamp {
     modified: Option<SystemTime>,
@@ -40,9 +41,9 @@ impl Stamp {
         Stamp { modified: meta.as_ref().and_then(|m| m.modified().ok()), len: meta.map_or(0, |m| m.len()) }
     }
 
-    /// Whether a file with this stamp must be read again, given the stamp of its last read.
-    fn differs(&self, read: &Indexed, read_at: SystemTime) -> bool {
-        let racy = self.modified.is_none_or(|m| read_at.duration_since(m).map_or(true, |d| d < Duration::from_secs(2)));
+    /// Whether a file with this stamp must be read again, given its last read.
+    fn differs(&self, read: &Indexed) -> bool {
+        let racy = self.modified.is_none_or(|m| read.read_at.duration_since(m).map_or(true, |d| d < Duration::from_secs(2)));
         *self != read.stamp || racy
     }
 }
@@ -52,8 +53,6 @@ impl Stamp {
 pub struct Index {
     pub built: bool,
     pub files: HashMap<Uri, Indexed>,
-    /// When the files were last read (for [`Stamp::differs`]).
-    read_at: HashMap<Uri, SystemTime>,
     /// Files reported changed (or deleted) since they were last read, each with the number of
     /// its mark, so a search on a copy of the index clears only the marks it saw.
     pub dirty: HashMap<Uri, u64>,
@@ -94,10 +93,8 @@ impl Index {
             }
             let on_disk: HashSet<&Uri> = files.iter().map(|(u, _)| u).collect();
             self.files.retain(|u, _| on_disk.contains(u));
-            self.read_at.retain(|u, _| on_disk.contains(u));
             for (uri, stamp) in &files {
-                let read = self.files.get(uri).zip(self.read_at.get(uri));
-                if read.is_none_or(|(f, at)| stamp.differs(f, *at)) {
+                if self.files.get(uri).is_none_or(|f| stamp.differs(f)) {
                     stale.insert(uri.clone());
                 }
             }
@@ -106,16 +103,9 @@ impl Index {
         stale.extend(std::mem::take(&mut self.dirty).into_keys());
         for uri in stale {
             cancel::check();
-            let read_at = SystemTime::now();
             match read_symbols(&uri, enc) {
-                Some(f) => {
-                    self.files.insert(uri.clone(), f);
-                    self.read_at.insert(uri, read_at);
-                }
-                None => {
-                    self.files.remove(&uri);
-                    self.read_at.remove(&uri);
-                }
+                Some(f) => self.files.insert(uri, f),
+                None => self.files.remove(&uri),
             };
         }
     }
@@ -124,10 +114,10 @@ impl Index {
 fn read_symbols(uri: &Uri, enc: Encoding) -> Option<Indexed> {
     let path = uri.to_file_path()?;
     // The stamp before the read: a write during the read shows as a change next time.
-    let stamp = Stamp::of(&path);
+    let (stamp, read_at) = (Stamp::of(&path), SystemTime::now());
     let text = std::fs::read_to_string(&path).ok()?;
     let symbols = Arc::new(navigation::flat_symbols(&Analysis::with_encoding(text, WorldInfo::default(), enc)));
-    Some(Indexed { stamp, symbols })
+    Some(Indexed { stamp, read_at, symbols })
 }
 
 /// The symbols matching a query: open documents from their analyses, other files from the
@@ -163,24 +153,28 @@ pub fn query(index: &Index, open: &[(Uri, Arc<Analysis>)], q: &str) -> Vec<Works
     out
 }
 
-/// Whether the walk of the roots reaches a file: under a root, at most 8 folders down, not in a
-/// hidden folder, `target` or `node_modules`. Saves and closes of other files are not indexed.
+/// How many folders below a root the walk goes.
+const MAX_DEPTH: usize = 8;
+
+/// Whether the walk enters a folder: not hidden, not a build or package folder.
+fn walks_into(name: &str) -> bool {
+    !name.starts_with('.') && name != "target" && name != "node_modules"
+}
+
+/// Whether the walk of the roots reaches a file (saves and closes of other files are not
+/// indexed).
 pub fn walked(roots: &[PathBuf], uri: &Uri) -> bool {
     let Some(path) = uri.to_file_path() else { return false };
     roots.iter().any(|root| {
         path.strip_prefix(root).is_ok_and(|rel| {
             let dirs: Vec<_> = rel.parent().map(|p| p.components().collect()).unwrap_or_default();
-            dirs.len() <= 8
-                && dirs.iter().all(|c| {
-                    let name = c.as_os_str().to_string_lossy();
-                    !name.starts_with('.') && name != "target" && name != "node_modules"
-                })
+            dirs.len() <= MAX_DEPTH && dirs.iter().all(|c| walks_into(&c.as_os_str().to_string_lossy()))
         })
     })
 }
 
 fn collect_opal_files(dir: &Path, depth: usize, budget: &mut usize, out: &mut Vec<(Uri, Stamp)>) {
-    if depth > 8 || *budget == 0 {
+    if depth > MAX_DEPTH || *budget == 0 {
         return;
     }
     let Ok(entries) = std::fs::read_dir(dir) else { return };
@@ -194,7 +188,7 @@ fn collect_opal_files(dir: &Path, depth: usize, budget: &mut usize, out: &mut Ve
         let name = e.file_name();
         let name = name.to_string_lossy();
         if p.is_dir() {
-            if !name.starts_with('.') && name != "target" && name != "node_modules" {
+            if walks_into(&name) {
                 collect_opal_files(&p, depth + 1, budget, out);
             }
         } else if name.ends_with(".opal") {

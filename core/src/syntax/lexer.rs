@@ -105,6 +105,34 @@ pub struct Lexed {
 const PUNCTS: &[&str] =
     &["++=", ":=", "+=", "-=", "++", "==", "!=", "<=", ">=", "(", ")", "[", "]", "{", "}", ",", ":", "&", "+", "-", "*", "/", "%", "<", ">", "=", ";"];
 
+/// The `}` that closes an f-string hole whose expression starts at `from` (brackets and
+/// strings inside may hold `}` and `"`); `Err` with where the scan stopped when the line ends
+/// first.
+pub fn hole_end(b: &[u8], from: usize) -> Result<usize, usize> {
+    let (mut pos, mut depth, mut in_str) = (from, 0usize, false);
+    while pos < b.len() && b[pos] != b'\n' {
+        let c = b[pos];
+        if in_str {
+            if c == b'\\' {
+                pos += 1;
+            } else if c == b'"' {
+                in_str = false;
+            }
+        } else {
+            match c {
+                b'"' => in_str = true,
+                b'(' | b'[' | b'{' => depth += 1,
+                b')' | b']' => depth = depth.saturating_sub(1),
+                b'}' if depth == 0 => return Ok(pos),
+                b'}' => depth -= 1,
+                _ => {}
+            }
+        }
+        pos += 1;
+    }
+    Err(pos)
+}
+
 /// Does the text's first line start, unindented, with `name :=`, `name =` or an item keyword?
 /// No bracket is open at the start of such a line: the lexer closes unclosed ones there.
 pub fn starts_item(text: &str) -> bool {
@@ -506,45 +534,20 @@ impl<'a> Lexer<'a> {
                 }
                 '{' => {
                     let open = self.pos;
-                    self.pos += 1;
-                    // The hole ends at the `}` that closes it; brackets and strings inside may
-                    // hold `}` and `"`.
-                    let mut depth = 0usize;
-                    let mut in_str = false;
-                    let mut end = None;
-                    while self.pos < self.b.len() && self.b[self.pos] != b'\n' {
-                        let c = self.b[self.pos];
-                        if in_str {
-                            if c == b'\\' {
+                    let end = match hole_end(self.b, open + 1) {
+                        Ok(end) => end,
+                        Err(stopped) => {
+                            self.pos = stopped;
+                            self.diags.push(
+                                Diagnostic::error("E0003", Span::new(open, self.pos), "unclosed `{` in an f-string")
+                                    .with_help("close the expression with `}`; write a literal brace as `{{`"),
+                            );
+                            // Keep the rest of the line out of the program: the string is broken.
+                            while self.pos < self.b.len() && self.b[self.pos] != b'\n' {
                                 self.pos += 1;
-                            } else if c == b'"' {
-                                in_str = false;
                             }
-                        } else {
-                            match c {
-                                b'"' => in_str = true,
-                                b'(' | b'[' | b'{' => depth += 1,
-                                b')' | b']' => depth = depth.saturating_sub(1),
-                                b'}' if depth == 0 => {
-                                    end = Some(self.pos);
-                                    break;
-                                }
-                                b'}' => depth -= 1,
-                                _ => {}
-                            }
+                            break;
                         }
-                        self.pos += 1;
-                    }
-                    let Some(end) = end else {
-                        self.diags.push(
-                            Diagnostic::error("E0003", Span::new(open, self.pos), "unclosed `{` in an f-string")
-                                .with_help("close the expression with `}`; write a literal brace as `{{`"),
-                        );
-                        // Keep the rest of the line out of the program: the string is broken.
-                        while self.pos < self.b.len() && self.b[self.pos] != b'\n' {
-                            self.pos += 1;
-                        }
-                        break;
                     };
                     if !lit.is_empty() {
                         parts.push(FTok::Lit(std::mem::take(&mut lit)));
