@@ -8,7 +8,7 @@ use crate::diag::Diagnostic;
 use crate::externals::{self, ExtDecl};
 use crate::ir::{Expr as CExpr, Fun, Op, Prim, Stmt};
 use crate::names::{FastMap, FastSet, Name, Sym};
-use crate::ordering::{explicit_handle, Plan, HIGHER_ORDER};
+use crate::ordering::{Plan, HIGHER_ORDER};
 use crate::prelude;
 use crate::span::Span;
 use crate::syntax::ast::*;
@@ -467,27 +467,28 @@ impl Desugarer {
         self.current(TOKEN)
     }
 
-    /// How a call of `f` with argument `a` passes the token, and the prelude variant a
-    /// higher-order call uses instead of `f`.
-    fn call_kind(&self, f: &Expr, a: &Expr) -> (CallKind, Option<String>) {
+    /// How a call of `f` passes the token, and the prelude variant a higher-order call uses
+    /// instead of `f`.
+    fn call_kind(&self, f: &Expr) -> (CallKind, Option<String>) {
         if !self.plan.ordered {
             return (CallKind::Plain, None);
         }
         let id = match &f.kind {
             ExprKind::Name(id) => id,
-            ExprKind::Paren(x) => return self.call_kind(x, a),
+            ExprKind::Paren(x) => return self.call_kind(x),
             _ => return (CallKind::User, None),
         };
         if self.find_var(&id.name).is_some() {
             return (if self.plan.takes_token(&id.name) { CallKind::User } else { CallKind::Plain }, None);
         }
-        self.env_kind(&id.name, explicit_handle(a))
+        self.env_kind(&id.name)
     }
 
-    /// How an environment function is called (`handle`: with an explicit handle, `print (&h,
-    /// v)`, ordered by the handle alone).
-    fn env_kind(&self, name: &str, handle: bool) -> (CallKind, Option<String>) {
-        if name == "print" && !handle && !self.externs.iter().any(|(e, _)| e == "print") {
+    /// How an environment function is called. Every `print` of a program that threads the
+    /// token takes it, `print (&h, v)` as well as `print v`: the handle alone would let a
+    /// handle print overtake a `print v` before it (stdout has one order).
+    fn env_kind(&self, name: &str) -> (CallKind, Option<String>) {
+        if name == "print" && !self.externs.iter().any(|(e, _)| e == "print") {
             return (CallKind::Ordered(Order::Sequential), None);
         }
         match self.orders.get(name) {
@@ -556,7 +557,7 @@ impl Desugarer {
         self.emit(Op::Prj(1, p), span, Some(tok));
         self.define_hidden(TOKEN, tok);
         let x = self.emit(Op::Prj(2, p), span, None);
-        let (kind, variant) = self.env_kind(name, false);
+        let (kind, variant) = self.env_kind(name);
         let callee = match variant {
             Some(v) => self.env(&v),
             None => f,
@@ -599,7 +600,7 @@ impl Desugarer {
 
     fn expr_needs_token(&self, e: &Expr) -> bool {
         match &e.kind {
-            ExprKind::App(f, a) => self.call_kind(f, a).0 != CallKind::Plain || self.expr_needs_token(f) || self.expr_needs_token(a),
+            ExprKind::App(f, a) => self.call_kind(f).0 != CallKind::Plain || self.expr_needs_token(f) || self.expr_needs_token(a),
             // An environment function as a value is wrapped, and the wrapper is a function
             // value like any other: making it needs no token.
             ExprKind::Paren(x) | ExprKind::Not(x) | ExprKind::Neg(x) | ExprKind::Prj(_, x) => self.expr_needs_token(x),
@@ -857,8 +858,9 @@ impl Desugarer {
     fn expr(&mut self, e: &Expr, target: Option<Name>) -> Name {
         let span = e.span;
         match &e.kind {
-            ExprKind::Name(id) if self.find_var(&id.name).is_none() && !externals::is_handle(&id.name) && externals::handle_root(&id.name).is_some() => {
-                // A handle made by `fork` (`stdout_1`), written in a result or world file.
+            ExprKind::Name(id) if self.find_var(&id.name).is_none() && !externals::is_handle(&id.name) && externals::is_handle_literal(&id.name) => {
+                // A handle made by `fork` (`stdout_1`) or `create_process` (`proc1_stdin`),
+                // written in a result, a world file or a trace.
                 self.emit(Op::Prim(Prim::Handle(Arc::from(id.name.as_str()))), span, target)
             }
             ExprKind::Name(id) => {
@@ -990,7 +992,7 @@ impl Desugarer {
 
     /// A call `f a`. `&name` arguments are passed and rebound from the result.
     fn call(&mut self, f: &Expr, a: &Expr, span: Span, target: Option<Name>, want_value: bool) -> Name {
-        let (kind, variant) = self.call_kind(f, a);
+        let (kind, variant) = self.call_kind(f);
         let (fname, fknown) = match (&f.kind, variant) {
             (ExprKind::Name(id), Some(v)) => {
                 let known = self.use_name(id, false).1;

@@ -106,6 +106,27 @@ pub fn is_handle(name: &str) -> bool {
     HANDLES.iter().any(|(h, _)| *h == name)
 }
 
+/// The descriptors `create_process` returns for its `n`th child: `proc{n}_stdin` and
+/// `proc{n}_stdout`. They are names a program could write, so a result that holds them prints
+/// as OPAL source that reads back to the same handles (a trace's `result`).
+pub fn process_handles(n: u32) -> (String, String) {
+    (format!("proc{n}_stdin"), format!("proc{n}_stdout"))
+}
+
+/// Is `name` a descriptor made by `create_process` (`proc1_stdin`, `proc12_stdout`)?
+pub fn is_process_handle(name: &str) -> bool {
+    let Some((n, end)) = name.strip_prefix("proc").and_then(|r| r.split_once('_')) else { return false };
+    let number = !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) && !n.starts_with('0');
+    number && (end == "stdin" || end == "stdout")
+}
+
+/// A name that stands for a handle primitive where nothing binds it: a handle made by `fork`
+/// (`stdout_1`) or by `create_process` (`proc1_stdin`), as results, world files and traces
+/// write them.
+pub fn is_handle_literal(name: &str) -> bool {
+    handle_root(name).is_some() || is_process_handle(name)
+}
+
 /// `stdout`, or a handle made from it by `fork` (`stdout_1`, `stdout_1_2`): the root's name.
 pub fn handle_root(name: &str) -> Option<&'static str> {
     let root = name.split('_').next().unwrap_or(name);

@@ -27,10 +27,21 @@ enum Item {
     If,
     /// `print n` (sequential too, but not a world external).
     Print,
+    /// `print (&stdout, n)`: ordered by its handle, and by the token as well.
+    PrintHandle,
 }
 
 fn item() -> impl Strategy<Value = Item> {
-    prop_oneof![Just(Item::Unordered), Just(Item::Seq), Just(Item::Read), Just(Item::Fun), Just(Item::Loop), Just(Item::If), Just(Item::Print),]
+    prop_oneof![
+        Just(Item::Unordered),
+        Just(Item::Seq),
+        Just(Item::Read),
+        Just(Item::Fun),
+        Just(Item::Loop),
+        Just(Item::If),
+        Just(Item::Print),
+        Just(Item::PrintHandle),
+    ]
 }
 
 /// A program whose every call has an argument of its own (so a call is known by it).
@@ -46,6 +57,7 @@ fn render(items: &[Item]) -> String {
             Item::Loop => format!("for v in [{n}, {}]:\n    s v", n + 1),
             Item::If => format!("if {n} > {}:\n    s {n}\nelse:\n    b{i} := r {n}", n / 2 + (i as i64 % 3) * n),
             Item::Print => format!("print {n}"),
+            Item::PrintHandle => format!("print (&stdout, {n})"),
         };
         src.push_str(&line);
         src.push('\n');
@@ -65,7 +77,12 @@ enum Ev {
 /// Runs the program, choosing with `choices` at each turn between stepping every steppable
 /// statement and delivering one of the pending tasks (which one, too): any order of arrivals.
 fn run(src: &str, choices: &[u8], cbv: bool) -> Vec<Ev> {
-    let world = parse_world(WORLD).expect("world");
+    run_in(src, WORLD, choices, cbv)
+}
+
+/// `run` with a world file of its own.
+fn run_in(src: &str, world: &str, choices: &[u8], cbv: bool) -> Vec<Ev> {
+    let world = parse_world(world).expect("world");
     let c = compile_with(src, Some(&world));
     assert!(!c.has_errors(), "{src}\n{:?}", c.diags);
     let mut m = Machine::new(&c.program);
@@ -108,6 +125,10 @@ fn run(src: &str, choices: &[u8], cbv: bool) -> Vec<Ev> {
             if let (Rule::Dispatch, Some(t)) = (ev.rule, ev.task) {
                 let (ext, arg) = (m.tasks[t.0 as usize].ext.to_string(), m.tasks[t.0 as usize].arg.clone());
                 if host.is_pure(&ext) {
+                    // `print` prints at dispatch: its dispatches are the output's order.
+                    if ext == "print" {
+                        out.push(Ev::Dispatch(ext.clone(), arg.to_string()));
+                    }
                     let o = resolve_now(&mut host, &ext, &arg);
                     m.deliver(t, o, 0.0);
                 } else {
@@ -127,6 +148,16 @@ fn sequential(evs: &[Ev]) -> Vec<(String, String)> {
     evs.iter()
         .filter_map(|e| match e {
             Ev::Dispatch(x, a) if x == "s" => Some((x.clone(), a.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+/// What `print` printed, in order (its arguments: `(stdout, 20)` for a handle print).
+fn printed(evs: &[Ev]) -> Vec<String> {
+    evs.iter()
+        .filter_map(|e| match e {
+            Ev::Dispatch(x, a) if x == "print" => Some(a.clone()),
             _ => None,
         })
         .collect()
@@ -161,6 +192,8 @@ proptest! {
         let reference = run(&src, &[0], true);
         let any_order = run(&src, &choices, false);
         prop_assert_eq!(sequential(&any_order), sequential(&reference), "{}", src);
+        // `print v` and `print (&stdout, v)` share one order: stdout's lines in cbv order.
+        prop_assert_eq!(printed(&any_order), printed(&reference), "{}", src);
         // A readonly call dispatches once every sequential call before it resolved, and
         // resolves before the next one dispatches: the same window as in the cbv run.
         let (w, wr) = (windows(&any_order), windows(&reference));
@@ -199,4 +232,19 @@ fn prints_come_out_in_program_order_and_unordered_calls_overlap() {
         }
     }
     assert_eq!(pending.len(), 2, "both unordered calls are in flight at once");
+}
+
+/// Issue 28: `print v` (the token) and `print (&stdout, v)` (the handle) print in one order.
+/// Deliveries wait until nothing else can step, so without the token on the handle prints
+/// `after` and the loop's lines would print before `slow` resolves and `streamed` before the
+/// stream's elements.
+#[test]
+fn handle_prints_and_sequential_prints_share_one_order() {
+    let src = "extern slow\nextern words\nprint \"start\"\nfor w in words 0:\n    print (&stdout, w)\nprint \"streamed\"\nx := slow 1\nprint x\nprint (&stdout, \"after\")\nprint (stdout, \"plain\")\nprint \"done\"\n";
+    let world = "[slow]\ndefault = '\"slow\"'\n[words]\n[[words.responses]]\narg = '0'\nstream = [\"w1\", \"w2\"]\n";
+    let expected = ["\"start\"", "(stdout, \"w1\")", "(stdout, \"w2\")", "\"streamed\"", "\"slow\"", "(stdout, \"after\")", "(stdout, \"plain\")", "\"done\""];
+    for (choices, cbv) in [(&[1u8][..], false), (&[0u8][..], true), (&[0u8, 1, 2, 5][..], false)] {
+        let evs = run_in(src, world, choices, cbv);
+        assert_eq!(printed(&evs), expected, "choices {choices:?}");
+    }
 }

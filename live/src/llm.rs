@@ -49,7 +49,8 @@ impl LlmConfig {
 }
 
 /// The chat messages of a call: `llm "prompt"` is one user message; `llm_chat` takes a
-/// `(role, content)` pair or a tuple of pairs (a bare string is a user message).
+/// `(role, content)` pair, or a list or a tuple of pairs (a bare string in it is a user
+/// message). A list is what `[m1, m2]` or a list the program built reaches an external as.
 pub fn messages(ext: &str, arg: &PExp) -> Result<Vec<(String, String)>, String> {
     let s = |e: &PExp| match e {
         PExp::Prim(Prim::Str(s)) => Some(s.to_string()),
@@ -69,8 +70,10 @@ pub fn messages(ext: &str, arg: &PExp) -> Result<Vec<(String, String)>, String> 
         return Ok(vec![m]);
     }
     match arg {
-        PExp::Tuple(xs) if !xs.is_empty() => xs.iter().map(|x| pair(x).ok_or_else(|| format!("llm_chat: {x} is not a (role, content) message"))).collect(),
-        _ => Err(format!("llm_chat needs (role, content) messages, e.g. ((\"system\", \"Be brief.\"), (\"user\", \"Hi\")); got {arg}")),
+        PExp::Tuple(xs) | PExp::List(xs) if !xs.is_empty() => {
+            xs.iter().map(|x| pair(x).ok_or_else(|| format!("llm_chat: {x} is not a (role, content) message"))).collect()
+        }
+        _ => Err(format!("llm_chat needs (role, content) messages, e.g. [(\"system\", \"Be brief.\"), (\"user\", \"Hi\")]; got {arg}")),
     }
 }
 
@@ -197,6 +200,28 @@ mod tests {
         assert_eq!(messages("llm_chat", &two).unwrap().len(), 2);
         assert!(messages("llm_chat", &PExp::Tuple(vec![])).is_err());
         assert!(messages("llm_chat", &PExp::Tuple(vec![one, PExp::Prim(Prim::Int(1))])).unwrap_err().contains("not a (role, content)"));
+    }
+
+    /// Issue 28: `llm_chat [m1, m2]` (the machine hands a Church list over as `PExp::List`),
+    /// as docs/language.md says, in the order of the list.
+    #[test]
+    fn messages_from_a_list() {
+        let m = |r: &str, c: &str| PExp::Tuple(vec![st(r), st(c)]);
+        let owned = |v: &[(&str, &str)]| v.iter().map(|(r, c)| (r.to_string(), c.to_string())).collect::<Vec<_>>();
+        let list = PExp::List(vec![m("system", "Be brief."), m("user", "Hi"), m("assistant", "Hello."), st("And you?")]);
+        assert_eq!(messages("llm_chat", &list), Ok(owned(&[("system", "Be brief."), ("user", "Hi"), ("assistant", "Hello."), ("user", "And you?")])));
+        // A list of one message is that message, a list of strings user messages.
+        assert_eq!(messages("llm_chat", &PExp::List(vec![m("user", "Hi")])), Ok(owned(&[("user", "Hi")])));
+        assert_eq!(messages("llm_chat", &PExp::List(vec![st("a"), st("b")])), Ok(owned(&[("user", "a"), ("user", "b")])));
+        // The tuple forms are unchanged, and a list says what is wrong with it.
+        assert_eq!(messages("llm_chat", &PExp::Tuple(vec![m("system", "s"), m("user", "u")])), Ok(owned(&[("system", "s"), ("user", "u")])));
+        assert!(messages("llm_chat", &PExp::List(vec![])).unwrap_err().contains("needs (role, content) messages"));
+        let bad_role = PExp::List(vec![m("user", "Hi"), m("wizard", "x")]);
+        assert!(messages("llm_chat", &bad_role).unwrap_err().contains("(\"wizard\", \"x\") is not a (role, content) message"));
+        let nested = PExp::List(vec![PExp::List(vec![st("user"), st("Hi")])]);
+        assert!(messages("llm_chat", &nested).is_err());
+        // `llm` still takes a prompt only.
+        assert!(messages("llm", &list).unwrap_err().contains("string prompt"));
     }
 
     #[test]

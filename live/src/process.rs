@@ -73,7 +73,9 @@ impl Processes {
         self.arm_interrupt();
         let n = self.next.get() + 1;
         self.next.set(n);
-        let (stdin_h, stdout_h): (Arc<str>, Arc<str>) = (Arc::from(format!("proc{n}.stdin")), Arc::from(format!("proc{n}.stdout")));
+        // Names that read back as the same handles (`proc1_stdin`), so a trace can hold them.
+        let (stdin_h, stdout_h) = opal_core::externals::process_handles(n);
+        let (stdin_h, stdout_h): (Arc<str>, Arc<str>) = (Arc::from(stdin_h), Arc::from(stdout_h));
         let mut children = self.children.borrow_mut();
         if let (Some(i), Some(o)) = (child.stdin.take(), child.stdout.take()) {
             self.stdins.borrow_mut().insert(stdin_h.clone(), i);

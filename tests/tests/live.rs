@@ -100,6 +100,34 @@ fn a_recorded_live_stream_replays_with_its_timing() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Issue 28: `llm_chat` takes a list of (role, content) messages (a list the program builds
+/// reaches the external as data), and sends them in the list's order.
+#[test]
+fn llm_chat_sends_a_list_of_messages() {
+    let server = LlmServer::start();
+    let dir = std::env::temp_dir().join(format!("opal-chat-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let f = dir.join("chat.opal");
+    let src = "system := (\"system\", \"Be brief.\")\nfor chunk in llm_chat [system, (\"user\", \"Say hello\")]:\n    print (&stdout, chunk)\n";
+    std::fs::write(&f, src).expect("write program");
+    let o = Command::new(opal())
+        .arg("run")
+        .arg(&f)
+        .env("OPAL_LLM_BASE_URL", &server.url)
+        .env("OPAL_LLM_MODEL", "ok")
+        .env("OPAL_LLM_API_KEY", "test-key")
+        .output()
+        .expect("run opal");
+    let (stdout, stderr, code) = out(&o);
+    assert_eq!((stdout.as_str(), code), ("Hel\nlo\n world\n", Some(0)), "{stderr}");
+    let reqs = server.requests.lock().expect("requests");
+    let body = reqs.first().and_then(|r| r.split("\r\n\r\n").nth(1)).unwrap_or_default();
+    let v: serde_json::Value = serde_json::from_str(body).expect("request body is JSON");
+    let sent = serde_json::json!([{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Say hello"}]);
+    assert_eq!(v["messages"], sent, "{body}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 fn pipe_run(src: &str, allow: bool) -> Output {
     let dir = std::env::temp_dir().join(format!("opal-pipe-{}-{}", std::process::id(), src.len()));
     std::fs::create_dir_all(&dir).expect("temp dir");
@@ -185,5 +213,35 @@ fn ctrl_c_stops_the_children_too() {
     let o = child.wait_with_output().expect("wait");
     assert_eq!(o.status.code(), Some(130), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(!running(&marker), "the child outlived the interrupted run");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Issue 28: a run with real processes records a trace that replays with the same output,
+/// without `--allow-exec` and without starting a process: the descriptors `create_process`
+/// returns are written in the trace as names that read back as the same handles.
+#[test]
+fn a_recorded_process_pipeline_replays_without_allow_exec() {
+    let dir = std::env::temp_dir().join(format!("opal-pipe-replay-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let f = dir.join("pipe.opal");
+    // Two children: `tr` upper-cases, `cat` gives its input back (written as a tuple).
+    let src = "(i, o) := create_process (\"tr\", \"a-z\", \"A-Z\")\n() := fd_write_and_close (i, \"hello\\nworld\\n\")\n(ci, co) := create_process \"cat\"\n() := fd_write_and_close (ci, (\"one\\n\", \"two\\n\"))\nfor line in fd_read_and_close o:\n    print (&stdout, line)\nfor line in fd_read_and_close co:\n    print (&stdout, line)\n";
+    std::fs::write(&f, src).expect("write program");
+    let trace = dir.join("pipe.trace.json");
+    let run = |extra: &[&str]| Command::new(opal()).arg("run").arg(&f).args(extra).output().expect("run opal");
+    let expected = "HELLO\nWORLD\none\ntwo\n";
+    let (stdout, stderr, code) = out(&run(&["--allow-exec", "--record", trace.to_str().expect("path")]));
+    assert_eq!((stdout.as_str(), code), (expected, Some(0)), "{stderr}");
+    // No --allow-exec: every result comes from the trace (a live call would fail).
+    let (stdout, stderr, code) = out(&run(&["--replay", trace.to_str().expect("path")]));
+    assert_eq!((stdout.as_str(), code), (expected, Some(0)), "{stderr}");
+    assert!(stderr.is_empty(), "{stderr}");
+    // The descriptors are written as OPAL names that read back as the same handles.
+    let text = std::fs::read_to_string(&trace).expect("trace");
+    let v: serde_json::Value = serde_json::from_str(&text).expect("json");
+    let mut results: Vec<&str> =
+        v["events"].as_array().expect("events").iter().filter(|e| e["external"] == "create_process").map(|e| e["result"].as_str().unwrap_or("")).collect();
+    results.sort();
+    assert_eq!(results, ["(proc1_stdin, proc1_stdout)", "(proc2_stdin, proc2_stdout)"], "{text}");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -244,7 +244,7 @@ pub fn to_pexp(e: &Expr) -> Option<PExp> {
             PExp::Prim(Prim::Float(f)) => Some(PExp::Prim(Prim::Float(-f))),
             _ => None,
         },
-        ExprKind::Name(id) if crate::externals::handle_root(&id.name).is_some() => Some(PExp::Prim(Prim::Handle(Arc::from(id.name.as_str())))),
+        ExprKind::Name(id) if crate::externals::is_handle_literal(&id.name) => Some(PExp::Prim(Prim::Handle(Arc::from(id.name.as_str())))),
         _ => None,
     }
 }
@@ -477,5 +477,22 @@ mod tests {
             assert_eq!(parse_pexp(src).ok(), by_parser, "{src:?}");
         }
         assert!(plain_literal("\"q1\"").is_some() && plain_literal("-42").is_some(), "the common cases take the shortcut");
+    }
+
+    /// Every handle a run can make prints as a name that reads back as the same handle, so a
+    /// trace can hold results and arguments with handles (issue 28: `create_process`).
+    #[test]
+    fn handles_print_as_names_that_read_back_as_the_same_handles() {
+        let (i, o) = crate::externals::process_handles(12);
+        for name in ["stdout", "stderr", "stdout_1", "stderr_2_1", i.as_str(), o.as_str(), "proc1_stdin"] {
+            let h = PExp::Prim(Prim::Handle(Arc::from(name)));
+            assert_eq!(parse_pexp(&h.to_string()), Ok(h.clone()), "{name}");
+            let pair = PExp::Tuple(vec![h.clone(), PExp::Prim(Prim::Str(Arc::from("x")))]);
+            assert_eq!(parse_pexp(&pair.to_string()), Ok(pair), "{name}");
+        }
+        for not_a_handle in ["proc_stdin", "proc0_stdin", "proc01_stdout", "proc1_stderr", "proc1_stdin_1", "procx_stdout", "process_stdin"] {
+            assert!(!crate::externals::is_handle_literal(not_a_handle), "{not_a_handle}");
+            assert!(parse_pexp(not_a_handle).is_err(), "{not_a_handle}");
+        }
     }
 }
