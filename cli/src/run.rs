@@ -55,28 +55,23 @@ fn report_end(r: &Report, file: &str, quiet: bool, max_steps: Option<u64>, m: &M
         End::Done(Some(v)) if !quiet => println!("{v}"),
         End::Done(_) => {}
         End::Stuck(items) => {
-            // Where each stuck statement came from in the source (file:line:col), when it did.
             let index = opal_core::span::LineIndex::new(text);
-            let at: std::collections::HashMap<String, String> = if items.iter().all(|(l, _)| l.is_empty()) {
+            // Where each statement came from in the source, when it did (statements the
+            // environment added have no place: the prelude's, the externals').
+            let wanted: std::collections::HashSet<&str> = items.iter().map(|f| f.label.as_str()).filter(|l| !l.is_empty()).collect();
+            let at: std::collections::HashMap<String, u32> = if wanted.is_empty() {
                 Default::default()
             } else {
                 m.iter()
                     .filter_map(|s| {
                         let label = m.label_of(s);
                         let off = m.stmt(s).source_offset()?;
-                        items.iter().any(|(l, _)| *l == label).then(|| {
-                            let lc = index.line_col(text, off);
-                            (label, format!("{}:{}", lc.line, lc.col))
-                        })
+                        wanted.contains(label.as_str()).then_some((label, off))
                     })
                     .collect()
             };
-            for (label, why) in items {
-                match (label.is_empty(), at.get(label)) {
-                    (true, _) => eprintln!("{file}: runtime error: {why}"),
-                    (false, Some(pos)) => eprintln!("{file}:{pos}: runtime error (statement {label}): {why}"),
-                    (false, None) => eprintln!("{file}: runtime error at statement {label}: {why}"),
-                }
+            for f in items {
+                eprint!("{}", runtime_error(f, at.get(&f.label).copied(), file, text, &index));
             }
         }
         End::StepBudget => {
@@ -84,6 +79,34 @@ fn report_end(r: &Report, file: &str, quiet: bool, max_steps: Option<u64>, m: &M
             eprintln!("{file}: stopped: did not finish within {n} steps (--max-steps); a larger budget may let it finish, or it diverges")
         }
         End::RoundBudget => {}
+    }
+}
+
+/// A runtime error as rustc writes errors: `file:line:col: error[R0002]: message`, the source
+/// line with a caret at the statement's expression, and what to do (`docs/diagnostics.md`).
+fn runtime_error(f: &opal_core::machine::run::Fault, at: Option<u32>, file: &str, text: &str, index: &opal_core::span::LineIndex) -> String {
+    use opal_core::machine::run as r;
+    let help = match f.code {
+        r::FAILED => "the external call failed for the reason given; check the argument this call is given or, for a mocked external, its world file",
+        r::STUCK => "this statement can never step with the value it was given; check how that value is built",
+        r::UNFINISHED => {
+            "the result waits on this statement, which waits on something that can never come (a failed or never-resolving call, or a value of the wrong shape)"
+        }
+        r::REPLAY => "the trace does not match this run: record it again, or pass --force to replay it anyway",
+        r::STOPPED => "call-by-value stops at the first statement that cannot step; the errors above say why",
+        _ => "see docs/diagnostics.md",
+    };
+    let label = if f.label.is_empty() { String::new() } else { format!(" (statement {})", f.label) };
+    match at {
+        Some(off) => {
+            // The caret covers the name or literal the statement starts at.
+            let start = off as usize;
+            let word = text.get(start..).map_or(1, |t| t.find(|c: char| !(c.is_alphanumeric() || c == '_')).unwrap_or(t.len()).max(1));
+            let d = opal_core::diag::Diagnostic::error(f.code, opal_core::span::Span::new(start, start + word), format!("runtime error{label}: {}", f.message))
+                .with_help(help);
+            opal_core::diag::render(&d, file, text, index)
+        }
+        None => format!("{file}: error[{}]: runtime error{label}: {}\n  = help: {help}\n", f.code, f.message),
     }
 }
 

@@ -1056,6 +1056,7 @@ impl Desugarer {
             _ => (self.expr(a, None), None),
         };
         self.check_call(f, &fknown, arg_shape, span);
+        self.check_argument_order(f, a);
         if amps.is_empty() {
             return self.call_op(kind, fname, arg, span, target);
         }
@@ -1139,6 +1140,38 @@ impl Desugarer {
             self.diags.push(
                 Diagnostic::error("E0103", span, format!("`{fname}` takes {} but is given {}", show(exp), show(got)))
                     .with_help("pass arguments of the shape the function's parameter pattern expects"),
+            );
+        }
+    }
+
+    /// The prelude's higher-order functions take the list first (`map (l, f)`), the reverse of
+    /// Python's `map(f, l)`: a function where the list goes is a clear error here, not a
+    /// stuck `add` deep inside `map` at run time.
+    fn check_argument_order(&mut self, f: &Expr, a: &Expr) {
+        let ExprKind::Name(id) = &f.kind else { return };
+        let shape = match id.name.as_str() {
+            "map" | "filter" => "(list, function)",
+            "sort_by" => "(list, key function)",
+            "fold" => "(list, initial value, function)",
+            _ => return,
+        };
+        // A program's own `map` may take anything.
+        if self.find_var(&id.name).is_some() {
+            return;
+        }
+        let ExprKind::Tuple(es) = &a.kind else { return };
+        let Some(first) = es.first() else { return };
+        let is_function = match (self.known_of_expr(first, Name::plain("?")), &first.kind) {
+            (Known::Fun(_), _) => true,
+            (Known::Ext(e), _) => externals::standard(&e).is_some(),
+            // An external or prelude function used as a value (`map (len, l)`).
+            (Known::Unknown, ExprKind::Name(n)) => self.find_var(&n.name).is_none() && externals::standard(&n.name).is_some(),
+            _ => false,
+        };
+        if is_function {
+            self.diags.push(
+                Diagnostic::error("E0108", first.span, format!("`{}` takes {shape}: this function is where the list goes", id.name))
+                    .with_help(format!("put the list first, as in `{} (items, fun x: …)` (Python's `map(f, l)` order is reversed here)", id.name)),
             );
         }
     }

@@ -50,8 +50,13 @@ fn lists_built_by_the_prelude() {
 
 #[test]
 fn a_function_that_needs_an_external_is_a_function() {
-    // `map` with a function that calls `add` cannot be read back without running it.
-    assert_eq!(result("map ([1, 2], fun x: x + 1)"), "<fun>");
+    // A hand-written list whose element is computed by `add` cannot be read back without
+    // running it.
+    assert_eq!(result("fun (s, a): a (s, 1 + 1)"), "<fun>");
+    // `map` runs its function when it is called (as a comprehension does), so its list reads
+    // back.
+    assert_eq!(result("map ([1, 2], fun x: x + 1)"), "[2, 3]");
+    assert_eq!(result("filter ([1, 2, 3], fun x: x > 1)"), "[2, 3]");
 }
 
 /// A streaming resolution leaves a partial list whose hole is the pending task (paper Fig. 10).

@@ -213,3 +213,20 @@ fn the_command_line_has_help_completions_a_man_page_and_suggestions() {
     }
     let _ = std::fs::remove_dir_all(&base);
 }
+
+/// Issue 28: a runtime error names its place (file:line:col), a code, the source line and what
+/// to do; Python's argument order for `map` is a static error.
+#[test]
+fn runtime_errors_name_their_place_and_map_order_is_checked() {
+    for s in ["opportunistic", "cbv", "lazy"] {
+        let o = run(&["run", "tests/runs/runtime_error_place.opal", "--strategy", s]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(3), "{s}: {err}");
+        assert!(err.contains("tests/runs/runtime_error_place.opal:2:19: error[R0002]"), "{s}: {err}");
+        assert!(err.contains("2 | add_one := fun x: x + 1") && err.contains("= help:"), "{s}: {err}");
+    }
+    let o = run(&["run", "tests/runs/map_argument_order.opal"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains(":3:13: error[E0108]: `map` takes (list, function)"), "{err}");
+}

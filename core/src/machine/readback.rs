@@ -190,6 +190,10 @@ struct Reader<'m> {
     /// The first variable met that is not a value yet (or a pending task's): what a
     /// readback that could not finish waits on.
     blocked: Option<VarId>,
+    /// Every variable met that is not a value yet, when asked for (`readback_needs`).
+    all_blocked: Option<Vec<VarId>>,
+    /// Write the names of unknown values and tasks (for views; not for data or needs).
+    names: bool,
     steps: usize,
     depth: usize,
     max_depth: usize,
@@ -209,7 +213,8 @@ struct NotData;
 impl Machine {
     /// The value of `v` as the paper writes it, within `budget`.
     pub fn readback(&self, v: VarId, budget: Budget) -> Value {
-        let mut r = Reader { m: self, blocked: None, steps: budget.steps, depth: 0, max_depth: budget.depth, parts: Vec::new() };
+        let mut r =
+            Reader { m: self, blocked: None, all_blocked: None, names: true, steps: budget.steps, depth: 0, max_depth: budget.depth, parts: Vec::new() };
         r.value(&Sym::Var(v))
     }
 
@@ -218,10 +223,28 @@ impl Machine {
     /// `None` when it never will be data (a function that is not a list or boolean). Also
     /// returns the symbolic steps it took, so callers can pace repeated checks.
     pub fn data(&self, v: VarId, budget: Budget) -> (Result<PExp, Option<VarId>>, usize) {
-        let mut r = Reader { m: self, blocked: None, steps: budget.steps, depth: 0, max_depth: budget.depth, parts: Vec::new() };
+        let mut r =
+            Reader { m: self, blocked: None, all_blocked: None, names: false, steps: budget.steps, depth: 0, max_depth: budget.depth, parts: Vec::new() };
         let value = r.value(&Sym::Var(v));
         let used = budget.steps - r.steps;
         (value.to_data().ok_or(r.blocked), used)
+    }
+
+    /// Every variable `v`'s read-back meets that is not a value yet (unevaluated, or a pending
+    /// task's), in the order met: what printing `v` needs (lazy evaluation's result).
+    pub fn readback_needs(&self, v: VarId, budget: Budget) -> Vec<VarId> {
+        let mut r = Reader {
+            m: self,
+            blocked: None,
+            all_blocked: Some(Vec::new()),
+            names: false,
+            steps: budget.steps,
+            depth: 0,
+            max_depth: budget.depth,
+            parts: Vec::new(),
+        };
+        r.value(&Sym::Var(v));
+        r.all_blocked.unwrap_or_default()
     }
 
     /// `v`'s value as text (`["a", "b"]`, `true`, `(1, "x")`, `<fun>`) for views and results.
@@ -234,13 +257,22 @@ impl<'m> Reader<'m> {
     /// Notes that `s` is not a value yet (an unevaluated variable or a pending task): the
     /// readback cannot finish until it is.
     fn wait_on(&mut self, s: &Sym<'m>) -> NotData {
-        if let (None, Sym::Var(v) | Sym::Task(v)) = (self.blocked, s) {
-            self.blocked = Some(*v);
+        if let Sym::Var(v) | Sym::Task(v) = s {
+            if self.blocked.is_none() {
+                self.blocked = Some(*v);
+            }
+            if let Some(all) = &mut self.all_blocked {
+                all.push(*v);
+            }
         }
         NotData
     }
 
     fn task_text(&self, v: VarId) -> String {
+        // Data and needs are not shown: no names to write (a deep label costs its depth).
+        if !self.names {
+            return String::new();
+        }
         match self.m.binder(v).map(|b| self.m.stmts[b.0 as usize].op) {
             Some(MOp::Task(t)) => {
                 let task = &self.m.tasks[t.0 as usize];
@@ -293,7 +325,7 @@ impl<'m> Reader<'m> {
             f @ Sym::Clo(..) => self.function(f),
             Sym::Var(v) => {
                 self.wait_on(&Sym::Var(v));
-                Value::Unknown(abbreviate(&self.m.var_name(v)))
+                Value::Unknown(if self.names { abbreviate(&self.m.var_name(v)) } else { String::new() })
             }
             // Probes never escape a readback that succeeded.
             _ => Value::Fun,
@@ -353,7 +385,11 @@ impl<'m> Reader<'m> {
                     .into_iter()
                     .map(|p| match p {
                         PartSym::Item(x) => Part::Item(self.value(&x)),
-                        PartSym::Hole(v) => Part::Hole(self.task_text(v)),
+                        PartSym::Hole(v) => {
+                            // A hole is a task not resolved yet: data that holds it waits on it.
+                            self.wait_on(&Sym::Task(v));
+                            Part::Hole(self.task_text(v))
+                        }
                     })
                     .collect(),
             ),

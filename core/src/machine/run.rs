@@ -7,7 +7,7 @@
 use super::live::{Live, LiveCall};
 use super::template::{TVar, Template};
 use super::trace::{pexp_to_json, sha256_hex, Event, Trace};
-use super::{Lazy, Machine, Outcome, Rule, Status, StepEvent, StmtId, TaskId};
+use super::{Blocked, Lazy, Machine, Outcome, Rule, Status, StepEvent, StmtId, TaskId};
 use crate::externals::{self, ExtKind};
 use crate::ir::{PExp, Prim};
 use crate::names::Name;
@@ -100,12 +100,40 @@ impl Options {
     }
 }
 
+/// Why a run could not finish, at a statement (its label; empty when no statement is to
+/// blame) with a code from `docs/diagnostics.md` ("Runtime errors").
+#[derive(Clone, Debug, PartialEq)]
+pub struct Fault {
+    pub label: String,
+    pub code: &'static str,
+    pub message: String,
+}
+
+impl Fault {
+    pub fn new(label: String, code: &'static str, message: impl Into<String>) -> Fault {
+        Fault { label, code, message: message.into() }
+    }
+}
+
+/// A statement that can never step (R0001).
+pub const STUCK: &str = "R0001";
+/// An external call that failed (R0002).
+pub const FAILED: &str = "R0002";
+/// The result waits on something that can never come (R0003).
+pub const UNFINISHED: &str = "R0003";
+/// A replayed run that does not match its trace (R0004).
+pub const REPLAY: &str = "R0004";
+/// Call-by-value stopped at a statement that waits (R0005).
+pub const STOPPED: &str = "R0005";
+/// The run could not start (R0006).
+pub const NO_RUNTIME: &str = "R0006";
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum End {
     /// The return variable is a value; its literal (None for `()`).
     Done(Option<String>),
-    /// Statements that can never step, with the reason, and failed tasks.
-    Stuck(Vec<(String, String)>),
+    /// Statements that can never step, failed tasks, and why the result cannot be computed.
+    Stuck(Vec<Fault>),
     StepBudget,
     RoundBudget,
 }
@@ -434,7 +462,7 @@ pub fn run(m: &mut Machine, opts: Options, sink: Sink, on_step: Observer<'_>) ->
         Ok(rt) => rt,
         Err(e) => {
             return Report {
-                end: End::Stuck(vec![(String::new(), format!("cannot start the async runtime: {e}"))]),
+                end: End::Stuck(vec![Fault::new(String::new(), NO_RUNTIME, format!("cannot start the async runtime: {e}"))]),
                 rounds: 0,
                 steps: [0; 6],
                 tasks: 0,
@@ -474,7 +502,7 @@ struct Runner<'m> {
     replay: HashMap<String, Vec<Event>>,
     replaying: bool,
     /// Replay errors: a delivery that does not match the run, or nothing left to deliver.
-    replay_errors: Vec<(String, String)>,
+    replay_errors: Vec<Fault>,
     /// The strategy wanted a step the budget did not allow.
     over_budget: bool,
     /// The statements of the current round (a buffer kept across rounds).
@@ -599,14 +627,14 @@ impl<'m> Runner<'m> {
                 let text = format!("warning: {msg} (--force)\n");
                 self.emit("stderr", &text);
             } else {
-                errors.push((label, msg));
+                errors.push(Fault::new(label, REPLAY, msg));
             }
         }
         if errors.is_empty() {
             return end;
         }
         if let End::Stuck(more) = end {
-            errors.extend(more.into_iter().filter(|(_, why)| !why.starts_with("replay: ")));
+            errors.extend(more.into_iter().filter(|f| f.code != REPLAY));
         }
         End::Stuck(errors)
     }
@@ -623,9 +651,12 @@ impl<'m> Runner<'m> {
             let ids: Vec<StmtId> = self.m.iter().collect();
             for s in ids {
                 match self.m.status(s) {
-                    Status::Stuck(why) => stuck.push((self.m.label_of(s), why)),
+                    Status::Stuck(why) => {
+                        let code = if matches!(self.m.steppable(s), Err(Blocked::Failed(_))) { FAILED } else { STUCK };
+                        stuck.push(Fault::new(self.m.label_of(s), code, why))
+                    }
                     Status::Waiting { .. } | Status::Pending if stuck.is_empty() && self.opts.strategy == Strategy::Cbv => {
-                        stuck.push((self.m.label_of(s), "evaluation stopped here".into()))
+                        stuck.push(Fault::new(self.m.label_of(s), STOPPED, "evaluation stopped here"))
                     }
                     _ => {}
                 }
@@ -633,12 +664,40 @@ impl<'m> Runner<'m> {
         }
         if !stuck.is_empty() || !ret_done {
             if stuck.is_empty() {
-                stuck.push((String::new(), "the result is not a value".into()));
+                stuck.push(self.unfinished());
             }
             return End::Stuck(stuck);
         }
         let lit = self.m.readback_text(ret, super::readback::Budget::RESULT);
         End::Done(if lit == "()" { None } else { Some(lit) })
+    }
+
+    /// Why the result is not a value when nothing is stuck: the end of the chain of waits from
+    /// the result (the statement the rest waits for, with what it waits on).
+    fn unfinished(&self) -> Fault {
+        let mut at = None;
+        let mut v = self.m.ret;
+        let mut seen = std::collections::HashSet::new();
+        while let Some(b) = self.m.binder(v) {
+            if !seen.insert(b) {
+                break;
+            }
+            match self.m.status(b) {
+                Status::Waiting { on: Some(w), why } => {
+                    at = Some((b, why));
+                    v = w;
+                }
+                Status::Pending => {
+                    at = Some((b, "its external call never resolved".into()));
+                    break;
+                }
+                _ => break,
+            }
+        }
+        match at {
+            Some((s, why)) => Fault::new(self.m.label_of(s), UNFINISHED, format!("the result cannot be computed: this statement is {why}")),
+            None => Fault::new(String::new(), UNFINISHED, "the result cannot be computed: it is not a value and nothing can step"),
+        }
     }
 
     fn after_step(&mut self, ev: &StepEvent, on_step: &mut Observer<'_>) {
@@ -735,16 +794,20 @@ impl<'m> Runner<'m> {
         self.cands = cands;
     }
 
+    /// The garbage left when call-by-value ends. One scan of the term, then only the
+    /// statements a collection marked dirty (the binder of a variable whose last use went):
+    /// a chain of n values each used by the next (a list's `cons` cells) goes in O(n), where a
+    /// scan per layer took O(n²).
     fn sweep_gc(&mut self, on_step: &mut Observer<'_>) {
-        loop {
-            self.m.take_dirty(&mut self.cands);
-            let ids: Vec<StmtId> = self.m.iter().filter(|s| self.m.steppable(*s) == Ok(Rule::ReduceGc)).collect();
-            if ids.is_empty() || !self.budget_left() {
-                return;
+        self.m.take_dirty(&mut self.cands);
+        let mut ids: Vec<StmtId> = self.m.iter().filter(|s| self.m.steppable(*s) == Ok(Rule::ReduceGc)).collect();
+        while !ids.is_empty() && self.budget_left() {
+            for &s in &ids {
+                if self.m.steppable(s) == Ok(Rule::ReduceGc) && self.budget_left() {
+                    self.step_at(s, on_step);
+                }
             }
-            for s in ids {
-                self.step_at(s, on_step);
-            }
+            self.m.take_dirty(&mut ids);
         }
     }
 
@@ -926,7 +989,7 @@ impl<'m> Runner<'m> {
     /// reporting it), or with `--force` a failed task alone.
     fn replay_mismatch(&mut self, t: TaskId, label: String, msg: String) {
         if !self.opts.replay_force {
-            self.replay_errors.push((label, format!("replay: {msg}")));
+            self.replay_errors.push(Fault::new(label, REPLAY, format!("replay: {msg}")));
         }
         self.fail_now(t, msg)
     }
@@ -1017,7 +1080,7 @@ impl<'m> Runner<'m> {
             let task = &self.m.tasks[t.0 as usize];
             let label = self.m.label_of(task.stmt);
             let msg = format!("the trace has nothing more to deliver to `{}` at label {label} (a recording cut off?)", task.ext);
-            self.replay_errors.push((label, format!("replay: {msg}")));
+            self.replay_errors.push(Fault::new(label, REPLAY, format!("replay: {msg}")));
             self.in_flight = self.in_flight.saturating_sub(1);
             let now = self.now_ms();
             self.m.deliver(t, Outcome::Failed(msg), now);

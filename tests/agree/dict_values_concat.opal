@@ -1,0 +1,3 @@
+extern table
+d := table "t"
+print (d["a"] ++ d["b"])

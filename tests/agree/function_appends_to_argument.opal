@@ -1,0 +1,3 @@
+extern props
+add_z := fun l: l ++ ["z"]
+print (add_z (props "a"))

@@ -1,0 +1,2 @@
+extern props
+print (len (props "a" ++ props "b"))

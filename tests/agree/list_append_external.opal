@@ -1,0 +1,3 @@
+extern props
+xs := props "a" ++ ["z"]
+print (len xs)

@@ -1,0 +1,3 @@
+extern props
+xs := ["z"] ++ props "a"
+print (len xs)

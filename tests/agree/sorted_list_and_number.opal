@@ -1,0 +1,2 @@
+extern nums, num
+print (sorted (nums 1 ++ [num 2]))
