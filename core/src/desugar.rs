@@ -1161,7 +1161,11 @@ impl Desugarer {
         }
         let ExprKind::Tuple(es) = &a.kind else { return };
         let Some(first) = es.first() else { return };
+        // A function of a pair may be a hand-written Church list (`fold (fun (s, a): …, …)`):
+        // only a list where the function goes gives it away.
+        let list_second = es.get(1).is_some_and(|e| matches!(self.known_of_expr(e, Name::plain("?")), Known::List));
         let is_function = match (self.known_of_expr(first, Name::plain("?")), &first.kind) {
+            (Known::Fun(Some(2)), _) => list_second,
             (Known::Fun(_), _) => true,
             (Known::Ext(e), _) => externals::standard(&e).is_some(),
             // An external or prelude function used as a value (`map (len, l)`).

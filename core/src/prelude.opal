@@ -24,8 +24,10 @@ reverse := fun l: fold (l, nil, fun (acc, x): cons (x, acc))
 # list comprehensions do: a Church `map` (a fold that calls `f` at every traversal) would call
 # an external again each time its list is read, and an external's argument could never read it
 # back (the read-back does not run calls). The result is a `cons` list built by the machine.
-map := fun (l, f): reverse (fold (l, nil, fun (acc, x): cons (f x, acc)))
-filter := fun (l, p): reverse (fold (l, nil, fun (acc, x): if_ (p x, fun (): cons (x, acc), fun (): acc)))
+map := fun (l, f):
+    reverse (fold (l, nil, fun (acc, x): cons (f x, acc)))
+filter := fun (l, p):
+    reverse (fold (l, nil, fun (acc, x): if_ (p x, fun (): cons (x, acc), fun (): acc)))
 is_empty := fun l: fold (l, true, fun (b, x): false)
 join_str := fun (l, sep):
     step := fun ((acc, first), x): if_ (first, fun (): (x, false), fun (): (concat_str (concat_str (acc, sep), x), false))

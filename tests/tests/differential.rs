@@ -117,6 +117,10 @@ fn render_world(w: &WorldSpec) -> String {
     let ms: Vec<String> = w.chunk_ms.iter().map(|m| m.to_string()).collect();
     let _ = writeln!(out, "[stream]\n[[stream.responses]]\narg = '1'\nstream = [{}]\nchunk_ms = [{}]", chunks.join(", "), ms.join(", "));
     let _ = writeln!(out, "[log]\norder = \"sequential\"\nlatency_ms = {}\ndefault = '0'", w.latency[0] / 2);
+    let _ = writeln!(out, "[peek]\norder = \"readonly\"\nlatency_ms = {}\ndefault = '1'", w.latency[1] / 2);
+    let pairs: Vec<String> = w.nums.iter().zip(&w.words).map(|(n, s)| format!("({n}, {})", str_lit(s))).collect();
+    let _ = writeln!(out, "[pairs]\nlatency_ms = {}\ndefault = {}", w.latency[2] / 2, toml_str(&list(&pairs)));
+    let _ = writeln!(out, "[doc]\nlatency_ms = {}\ndefault = {}", w.latency[4] / 2, toml_str(&str_lit(&format!("[{}]", ints.join(", ")))));
     out
 }
 
@@ -183,6 +187,16 @@ fn form(r: &Render, ty: Ty, it: &Item, v: &str) -> String {
                 format!("{v} := sum (topk ({}, {}, 2))", li(a), li(a)),
                 format!("{v} := len (items {})", d(a)),
                 format!("{v} := len {}", s(a)),
+                format!("{v} := peek {}", i(a)),
+                format!("{v} := fold ({}, 0, fun (acc, x): acc + num x)", li(a)),
+                format!("{v} := apply (bump, {})", i(a)),
+                format!("{v} := walk ({} % 3)", i(a)),
+                format!("{v} := 0\nwhile {v} < len (nums {}):\n    {v} += 1", i(a)),
+                format!("{v} := len (pairs {})", i(a)),
+                format!("{v} := 0\nfor (k, w) in pairs {}:\n    {v} += k + len w", i(a)),
+                format!("{v} := len (stream 1)"),
+                format!("{v} := sum (map ({}, noisy))", li(a)),
+                format!("{v} := {} + log {}", i(a), i(b)),
             ];
             forms[it.op % forms.len()].clone()
         }
@@ -200,6 +214,13 @@ fn form(r: &Render, ty: Ty, it: &Item, v: &str) -> String {
                 format!("{v} := \"\"\nfor w in {}:\n    {v} := {v} + w", ls(a)),
                 format!("{v} := to_str (sorted {})", ls(a)),
                 format!("{v} := f\"{{{}}}\"", d(a)),
+                format!("{v} := to_str (zip ({}, {}))", li(a), ls(b)),
+                format!("{v} := to_str (items {})", d(a)),
+                format!("{v} := to_str (enumerate {})", ls(a)),
+                format!("{v} := to_str (sorted (zip ({}, {})))", li(a), ls(b)),
+                format!("{v} := json_dump (stream 1)"),
+                format!("{v} := to_str (pairs {})", i(a)),
+                format!("{v} := to_str [{}, [{}]]", li(a), i(b)),
             ];
             forms[it.op % forms.len()].clone()
         }
@@ -227,6 +248,11 @@ fn form(r: &Render, ty: Ty, it: &Item, v: &str) -> String {
                 format!("{v} := nums {} ++ nums {}", i(a), i(b)),
                 format!("{v} := map ({}, fun w: len w)", ls(a)),
                 format!("{v} := build ({} % 4)", i(a)),
+                format!("{v} := json_parse (doc {})", s(a)),
+                format!("{v} := filter ({}, fun x: num x > x)", li(a)),
+                format!("{v} := filter ({}, fun x: log x == 0)", li(a)),
+                format!("{v} := map ({}, noisy)", li(a)),
+                format!("{v} := map ({}, fun x: apply (inc, x))", li(a)),
             ];
             forms[it.op % forms.len()].clone()
         }
@@ -248,6 +274,9 @@ fn form(r: &Render, ty: Ty, it: &Item, v: &str) -> String {
                 format!("{v} := sort_by ({}, fun w: len w)", ls(a)),
                 format!("{v} := reversed ({} ++ stream 1)", ls(a)),
                 format!("g{v} := groups {}\n{v} := g{v}[\"a\"] ++ g{v}[\"b\"]", s(a)),
+                format!("{v} := sorted (stream 1)"),
+                format!("{v} := sort_by ({}, fun w: len (word w))", ls(a)),
+                format!("{v} := map (pairs {}, fun (k, w): w)", i(a)),
             ];
             forms[it.op % forms.len()].clone()
         }
@@ -265,8 +294,12 @@ fn form(r: &Render, ty: Ty, it: &Item, v: &str) -> String {
 /// Renders a generated program. Dictionaries always have the integer keys "a" and "b".
 fn render(items: &[Item]) -> String {
     let mut r = Render { vars: Default::default(), src: String::new(), n: 0 };
-    r.line("extern num, word, nums, words, stream, table, pair, groups");
+    r.line("extern num, word, nums, words, stream, table, pair, groups, pairs, doc");
     r.line("extern sequential log");
+    r.line("extern readonly peek");
+    r.line("noisy := fun x:\n    print f\"n{x}\"\n    x * 2");
+    r.line("apply := fun (g, x): g x");
+    r.line("rec walk := fun n: 0 if n < 1 else num n + walk (n - 1)");
     r.line("inc := fun x: x + 1");
     r.line("bump := fun x: x + num x");
     r.line("twice := fun (g, x): g (g x)");
@@ -297,7 +330,11 @@ fn render(items: &[Item]) -> String {
         r.vars[ty as usize].push(v);
     }
     let last: Vec<String> = r.vars.iter().map(|p| p[p.len() - 1].clone()).collect();
-    r.line(&format!("({})", last.join(", ")));
+    // Sometimes the program ends in a print, so lazy evaluation must print what it needs.
+    match items.first().map_or(0, |it| it.lit % 3) {
+        0 => r.line(&format!("print ({})", last.join(", "))),
+        _ => r.line(&format!("({})", last.join(", "))),
+    }
     r.src
 }
 

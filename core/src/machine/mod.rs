@@ -10,6 +10,7 @@ pub mod data;
 pub mod explore;
 pub mod label;
 pub mod live;
+mod needs;
 pub mod print;
 pub mod readback;
 pub mod run;
@@ -454,12 +455,9 @@ pub struct Machine {
     /// but reduce-gc (`lazy_proposed` tells them apart) drops the chain.
     lazy_stack: Vec<VarId>,
     lazy_proposed: u32,
-    /// The walk over what printing lazy evaluation's result needs (`lazy_print_need`).
-    lazy_print: NeedWalk,
-    /// The walk over what the data argument of the call `lazy_data_owner` needs: lazy
-    /// evaluation computes these in turn instead of reading the argument back after each.
-    lazy_data: NeedWalk,
-    lazy_data_owner: Option<StmtId>,
+    /// What lazy evaluation computes beyond its chain: what printing a result that is a list
+    /// needs, and what a call waiting for a data argument needs (`needs.rs`).
+    walks: needs::LazyWalks,
     /// Dispatches whose data argument is not complete, by the variable each waits on, with
     /// the step count before which a new check is not worth its cost (`data_checks`).
     data_watch: crate::names::FastMap<VarId, Vec<(StmtId, u64)>>,
@@ -506,9 +504,7 @@ impl Machine {
             cbv_hint: NONE,
             lazy_stack: Vec::new(),
             lazy_proposed: NONE,
-            lazy_print: NeedWalk::default(),
-            lazy_data: NeedWalk::default(),
-            lazy_data_owner: None,
+            walks: needs::LazyWalks::default(),
             data_watch: Default::default(),
             data_later: Vec::new(),
             data_cost: std::cell::Cell::new(0),
@@ -582,11 +578,8 @@ impl Machine {
         if n.count == 0 && n.binder == NONE {
             // Its slot may be reused: a cached need is gone (the next read-back finds what
             // replaced it).
-            if !self.lazy_data.seen.is_empty() {
-                self.lazy_data.seen.remove(&v);
-            }
-            if !self.lazy_print.seen.is_empty() {
-                self.lazy_print.seen.remove(&v);
+            if !self.walks.is_idle() {
+                self.walks.forget_var(v);
             }
             let n = &mut self.vars[v.0 as usize];
             n.binder = FREED;
@@ -720,10 +713,8 @@ impl Machine {
     /// A removed statement's slot, reusable at once (see `free_stmts`).
     #[inline]
     fn free_stmt(&mut self, s: StmtId) {
-        if self.lazy_data_owner == Some(s) {
-            // Its slot may be reused by another statement.
-            self.lazy_data_owner = None;
-        }
+        // Its slot may be reused by another statement.
+        self.walks.forget_stmt(s);
         self.stmts[s.0 as usize].next = self.free_stmts;
         self.free_stmts = s.0;
     }
@@ -1147,13 +1138,6 @@ impl Machine {
     /// that steps what it returns.
     pub fn lazy_next_mut(&mut self) -> Lazy {
         let Some(root) = self.lazy_root().or_else(|| self.lazy_print_need_mut()) else { return Lazy::Done };
-        // The data walk moves past what the last step computed, so `lazy_at` finds the next
-        // need on its top.
-        if self.lazy_data_owner.is_some() {
-            let mut walk = std::mem::take(&mut self.lazy_data);
-            self.walk_needs(&mut walk);
-            self.lazy_data = walk;
-        }
         if self.lazy_stack.first() != Some(&root) {
             self.lazy_stack.clear();
             self.lazy_stack.push(root);
@@ -1178,10 +1162,7 @@ impl Machine {
                 Need::On(v) => v,
                 Need::OnData(call, v) => {
                     if let MOp::Call(_, w) = self.stmts[call.0 as usize].op {
-                        let mut walk = NeedWalk { root: w, ..NeedWalk::default() };
-                        self.walk_needs(&mut walk);
-                        self.lazy_data = walk;
-                        self.lazy_data_owner = Some(call);
+                        self.walk_data(call, w);
                     }
                     v
                 }
@@ -1216,84 +1197,6 @@ impl Machine {
         None
     }
 
-    /// Once the result is a value, what printing it still needs. A Church list is a function,
-    /// so without this lazy evaluation would stop at `<fun>` where call-by-value prints the
-    /// list: printing a value needs every variable its closures and tuples mention, as
-    /// call-by-value has them (its read-back reads them all). A depth-first walk from the
-    /// result visits each variable once (`NeedWalk`), so a result of n elements costs O(n);
-    /// when the walk ends, a read-back confirms the value is complete (a variable renamed under
-    /// the walk is found again by a new walk).
-    fn lazy_print_need(&self) -> Option<VarId> {
-        let mut walk = self.lazy_print.clone();
-        self.walk_print(&mut walk)
-    }
-
-    /// `lazy_print_need`, keeping the walk between steps.
-    fn lazy_print_need_mut(&mut self) -> Option<VarId> {
-        let mut walk = std::mem::take(&mut self.lazy_print);
-        let need = self.walk_print(&mut walk);
-        self.lazy_print = walk;
-        need
-    }
-
-    /// Continues `walk` to the next variable printing needs that is not a value yet.
-    fn walk_print(&self, walk: &mut NeedWalk) -> Option<VarId> {
-        for _fresh_walk in 0..2 {
-            if !walk.started {
-                walk.root = self.ret;
-            }
-            if walk.done_at == Some(self.steps_total()) {
-                return None;
-            }
-            if let Some(v) = self.walk_needs(walk) {
-                return Some(v);
-            }
-            if self.print_needs().is_empty() {
-                walk.done_at = Some(self.steps_total());
-                return None;
-            }
-            walk.started = false;
-        }
-        self.print_needs().first().copied()
-    }
-
-    /// Continues `walk` depth first from its root to the next variable that is not a value
-    /// (left on its stack), or `None` when every variable the root mentions is one.
-    fn walk_needs(&self, walk: &mut NeedWalk) -> Option<VarId> {
-        if !walk.started {
-            walk.stack = vec![walk.root];
-            walk.seen = [walk.root].into_iter().collect();
-            walk.started = true;
-            walk.done_at = None;
-        }
-        while let Some(&v) = walk.stack.last() {
-            let op = self.binder(v).map(|b| self.stmts[b.0 as usize].op);
-            let inner: &[VarId] = match op {
-                None | Some(MOp::Gone | MOp::Prim(_)) => &[],
-                Some(MOp::Tuple(xs)) => self.tuple(xs),
-                Some(MOp::Fun(c)) => self.closure(c).map_or(&[], |(_, env)| env),
-                Some(_) => return Some(v),
-            };
-            walk.stack.pop();
-            for &x in inner.iter().rev() {
-                if walk.seen.insert(x) {
-                    walk.stack.push(x);
-                }
-            }
-        }
-        None
-    }
-
-    /// The variables the result's read-back waits on, in the order it meets them.
-    fn print_needs(&self) -> Vec<VarId> {
-        self.readback_needs(self.ret, readback::Budget::RESULT)
-    }
-
-    /// Is `v` bound to a value (a function, tuple or primitive)?
-    fn is_value_var(&self, v: VarId) -> bool {
-        self.binder(v).is_some_and(|b| self.stmts[b.0 as usize].op.is_value())
-    }
-
     /// One link of lazy evaluation's chain: what computing `need` takes next.
     fn lazy_at(&self, need: VarId) -> Need {
         let Some(b) = self.binder(need) else { return Need::Blocked };
@@ -1310,10 +1213,8 @@ impl Machine {
             }
             MOp::Call(..) => {
                 // A data argument known to wait: what it waits on, without reading it back.
-                if self.lazy_data_owner == Some(b) {
-                    if let Some(&v) = self.lazy_data.stack.last().filter(|v| self.binder(**v).is_some() && !self.is_value_var(**v)) {
-                        return Need::On(v);
-                    }
+                if let Some(v) = self.data_need(b) {
+                    return Need::On(v);
                 }
                 // What `explain` calls waiting, without writing its message.
                 match self.steppable(b) {
@@ -1465,6 +1366,7 @@ impl Machine {
                 self.drop_op(op);
                 self.dispatched += 1;
                 ev.task = Some(t);
+                self.walks.forget_stmt(s);
             }
             Rule::Resolve => {
                 let MOp::Task(t) = self.stmts[s.0 as usize].op else { return None };
@@ -1493,6 +1395,7 @@ impl Machine {
                 self.freed_tasks.push(t.0);
             }
         }
+        self.advance_walks();
         Some(ev)
     }
 
@@ -1567,12 +1470,8 @@ impl Machine {
             self.alias_into(y, x);
             return;
         }
-        // The variable a lazy walk waits on lives on as x.
-        for walk in [&mut self.lazy_print, &mut self.lazy_data] {
-            if let Some(top) = walk.stack.last_mut().filter(|top| **top == y) {
-                *top = x;
-                walk.seen.insert(x);
-            }
+        if !self.walks.is_idle() {
+            self.walks.survives(y, x);
         }
         let mut notify = std::mem::take(&mut self.scratch_stmts);
         notify.clear();
@@ -1651,6 +1550,9 @@ impl Machine {
     /// x's binding statement, name and label, so the term reads exactly as if y had become x.
     /// y's own users now see x's binding: they may step if it is a value.
     fn alias_into(&mut self, y: VarId, x: VarId) {
+        if !self.walks.is_idle() {
+            self.walks.survives(x, y);
+        }
         let mut renamed = std::mem::take(&mut self.scratch_stmts);
         renamed.clear();
         self.rename_occurrences(x, y, &mut renamed);
@@ -1909,18 +1811,6 @@ impl Machine {
 }
 
 /// `fun p: st := prj 1 p; ap := prj 2 p; (x_i := <c_i>; st := ap (st, x_i))*; [st := rest (st, ap)]; st`
-/// Lazy evaluation's depth-first walk over the variables a value mentions (its result's,
-/// `Machine::lazy_print_need`, or a data argument's): those still to visit, those met, and
-/// the step count at which the walk and a read-back found the value complete.
-#[derive(Clone, Debug, Default)]
-struct NeedWalk {
-    root: VarId,
-    stack: Vec<VarId>,
-    seen: crate::names::FastSet<VarId>,
-    started: bool,
-    done_at: Option<u64>,
-}
-
 fn partial_list_template(items: &[Prim], more: bool) -> Arc<Template> {
     let mut t = Template::with_names(vec![Name::plain("p"), Name::plain("state"), Name::plain("append")]);
     t.push(1, TOp::Prj(1, TVar::Local(0)));

@@ -676,7 +676,9 @@ impl<'m> Runner<'m> {
     /// the result (the statement the rest waits for, with what it waits on).
     fn unfinished(&self) -> Fault {
         let mut at = None;
-        let mut v = self.m.ret;
+        // Lazy evaluation's result may be a value whose list waits on an element.
+        let lazy_need = if self.opts.strategy == Strategy::Lazy { self.m.lazy_print_waits_on() } else { None };
+        let mut v = lazy_need.unwrap_or(self.m.ret);
         let mut seen = std::collections::HashSet::new();
         while let Some(b) = self.m.binder(v) {
             if !seen.insert(b) {

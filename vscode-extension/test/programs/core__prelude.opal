@@ -18,14 +18,16 @@ concat := fun (l1, l2):
     fun (state, append):
         state := fold (l1, state, append)
         fold (l2, state, append)
-map := fun (l, f):
-    fun (state, append):
-        fold (l, state, fun (s, x): append (s, f x))
-filter := fun (l, p):
-    fun (state, append):
-        fold (l, state, fun (s, x): if_ (p x, fun (): append (s, x), fun (): s))
 length := fun l: fold (l, 0, fun (n, x): add (n, 1))
 reverse := fun l: fold (l, nil, fun (acc, x): cons (x, acc))
+# `map` and `filter` call their function once per element, when they are called, as Python's
+# list comprehensions do: a Church `map` (a fold that calls `f` at every traversal) would call
+# an external again each time its list is read, and an external's argument could never read it
+# back (the read-back does not run calls). The result is a `cons` list built by the machine.
+map := fun (l, f):
+    reverse (fold (l, nil, fun (acc, x): cons (f x, acc)))
+filter := fun (l, p):
+    reverse (fold (l, nil, fun (acc, x): if_ (p x, fun (): cons (x, acc), fun (): acc)))
 is_empty := fun l: fold (l, true, fun (b, x): false)
 join_str := fun (l, sep):
     step := fun ((acc, first), x): if_ (first, fun (): (x, false), fun (): (concat_str (concat_str (acc, sep), x), false))
