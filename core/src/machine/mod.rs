@@ -314,7 +314,8 @@ enum Need {
     Step(StmtId),
     On(VarId),
     /// A call whose data argument is not complete, read back just now: it waits on the
-    /// variable (the first of its needs; `lazy_next_mut` keeps them all, `lazy_data`).
+    /// variable (the first its read-back met; `lazy_next_mut` then walks the whole argument,
+    /// `needs.rs`).
     OnData(StmtId, VarId),
     Value,
     Blocked,
@@ -576,8 +577,7 @@ impl Machine {
     fn release_var(&mut self, v: VarId) {
         let n = &self.vars[v.0 as usize];
         if n.count == 0 && n.binder == NONE {
-            // Its slot may be reused: a cached need is gone (the next read-back finds what
-            // replaced it).
+            // Its slot may be reused: a lazy walk that met it forgets it.
             if !self.walks.is_idle() {
                 self.walks.forget_var(v);
             }

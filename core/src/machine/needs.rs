@@ -151,6 +151,7 @@ impl Machine {
     /// Continues the result's walk; when it ends, a read-back confirms the value complete (a
     /// variable the walk lost to a rename is found by one new walk, or named by the read-back).
     fn walk_print(&self, walk: &mut NeedWalk) -> Option<VarId> {
+        let mut needs = Vec::new();
         for _fresh_walk in 0..2 {
             if !walk.started {
                 walk.root = self.ret;
@@ -161,13 +162,14 @@ impl Machine {
             if let Some(v) = self.walk_needs(walk) {
                 return Some(v);
             }
-            if self.print_needs().is_empty() {
+            needs = self.print_needs();
+            if needs.is_empty() {
                 walk.done_at = Some(self.steps_total());
                 return None;
             }
             walk.started = false;
         }
-        self.print_needs().first().copied()
+        needs.first().copied()
     }
 
     /// Continues `walk` depth first from its root to the next variable that is not a value

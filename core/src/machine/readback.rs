@@ -213,9 +213,7 @@ struct NotData;
 impl Machine {
     /// The value of `v` as the paper writes it, within `budget`.
     pub fn readback(&self, v: VarId, budget: Budget) -> Value {
-        let mut r =
-            Reader { m: self, blocked: None, all_blocked: None, names: true, steps: budget.steps, depth: 0, max_depth: budget.depth, parts: Vec::new() };
-        r.value(&Sym::Var(v))
+        Reader::new(self, budget, true).value(&Sym::Var(v))
     }
 
     /// `v` as data for an external (`PExp`), if it reads back completely within `budget`;
@@ -223,8 +221,7 @@ impl Machine {
     /// `None` when it never will be data (a function that is not a list or boolean). Also
     /// returns the symbolic steps it took, so callers can pace repeated checks.
     pub fn data(&self, v: VarId, budget: Budget) -> (Result<PExp, Option<VarId>>, usize) {
-        let mut r =
-            Reader { m: self, blocked: None, all_blocked: None, names: false, steps: budget.steps, depth: 0, max_depth: budget.depth, parts: Vec::new() };
+        let mut r = Reader::new(self, budget, false);
         let value = r.value(&Sym::Var(v));
         let used = budget.steps - r.steps;
         (value.to_data().ok_or(r.blocked), used)
@@ -233,16 +230,7 @@ impl Machine {
     /// Every variable `v`'s read-back meets that is not a value yet (unevaluated, or a pending
     /// task's), in the order met: what printing `v` needs (lazy evaluation's result).
     pub fn readback_needs(&self, v: VarId, budget: Budget) -> Vec<VarId> {
-        let mut r = Reader {
-            m: self,
-            blocked: None,
-            all_blocked: Some(Vec::new()),
-            names: false,
-            steps: budget.steps,
-            depth: 0,
-            max_depth: budget.depth,
-            parts: Vec::new(),
-        };
+        let mut r = Reader { all_blocked: Some(Vec::new()), ..Reader::new(self, budget, false) };
         r.value(&Sym::Var(v));
         r.all_blocked.unwrap_or_default()
     }
@@ -254,6 +242,10 @@ impl Machine {
 }
 
 impl<'m> Reader<'m> {
+    fn new(m: &'m Machine, budget: Budget, names: bool) -> Reader<'m> {
+        Reader { m, blocked: None, all_blocked: None, names, steps: budget.steps, depth: 0, max_depth: budget.depth, parts: Vec::new() }
+    }
+
     /// Notes that `s` is not a value yet (an unevaluated variable or a pending task): the
     /// readback cannot finish until it is.
     fn wait_on(&mut self, s: &Sym<'m>) -> NotData {
