@@ -30,6 +30,7 @@ pub enum Reply {
 pub struct LiveWorker {
     calls: tokio::sync::mpsc::UnboundedSender<(u64, String, PExp)>,
     replies: mpsc::Receiver<Reply>,
+    thread: std::thread::JoinHandle<()>,
 }
 
 impl LiveWorker {
@@ -38,7 +39,7 @@ impl LiveWorker {
         let (call_tx, mut call_rx) = tokio::sync::mpsc::unbounded_channel::<(u64, String, PExp)>();
         let (reply_tx, replies) = mpsc::channel();
         let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| format!("cannot start the live externals: {e}"))?;
-        std::thread::Builder::new()
+        let thread = std::thread::Builder::new()
             .name("opal-live".into())
             .spawn(move || {
                 let local = tokio::task::LocalSet::new();
@@ -80,7 +81,23 @@ impl LiveWorker {
                 });
             })
             .map_err(|e| format!("cannot start the live externals: {e}"))?;
-        Ok(LiveWorker { calls: call_tx, replies })
+        Ok(LiveWorker { calls: call_tx, replies, thread })
+    }
+
+    /// Ends the worker and waits (at most `wait`) until its live externals have shut down:
+    /// the process externals kill and reap their children then. Dropping the worker ends it
+    /// too, but in the background; a process that is about to exit must wait, or its children
+    /// outlive it. False if the worker did not finish in time.
+    pub fn stop(self, wait: std::time::Duration) -> bool {
+        let LiveWorker { calls, replies, thread } = self;
+        // The worker's loop ends when its last sender is gone; it then calls `Live::shutdown`.
+        drop(calls);
+        let deadline = std::time::Instant::now() + wait;
+        while !thread.is_finished() && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+        drop(replies);
+        thread.is_finished() && thread.join().is_ok()
     }
 
     pub fn call(&self, id: u64, ext: &str, arg: PExp) -> Result<(), String> {
@@ -117,6 +134,11 @@ pub struct LiveCalls {
 impl LiveCalls {
     pub fn new(worker: LiveWorker) -> LiveCalls {
         LiveCalls { worker, calls: HashMap::new(), next: 0, not_live: Default::default() }
+    }
+
+    /// Ends the calls and the worker, waiting for its shutdown ([`LiveWorker::stop`]).
+    pub fn stop(self, wait: std::time::Duration) -> bool {
+        self.worker.stop(wait)
     }
 
     /// Calls still in flight.
