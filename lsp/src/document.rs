@@ -10,20 +10,39 @@ pub struct Document {
     pub language_id: String,
     /// What change positions count (UTF-16 unless the client chose otherwise).
     pub encoding: Encoding,
+    /// Why the text is not the editor's any more (a change that could not be decoded was
+    /// dropped); incremental changes are refused until the whole text is sent again.
+    pub out_of_sync: Option<String>,
 }
+
+/// Changes refused because the document is out of sync and none of them sends the whole text.
+#[derive(Debug, PartialEq)]
+pub struct Refused;
 
 impl Document {
     pub fn new(text: &str, version: i32, language_id: String) -> Document {
-        Document { rope: Rope::from_str(text), version, language_id, encoding: Encoding::Utf16 }
+        Document { rope: Rope::from_str(text), version, language_id, encoding: Encoding::Utf16, out_of_sync: None }
     }
 
     pub fn text(&self) -> String {
         self.rope.to_string()
     }
 
+    /// Applies the changes of one `didChange` notification. Out of sync, an edit would land on
+    /// text the editor does not have: only the changes from the last whole text on are
+    /// applied (and the document is in sync again), or none.
+    pub fn apply_changes(&mut self, changes: &[TextDocumentContentChangeEvent]) -> Result<(), Refused> {
+        let from = if self.out_of_sync.is_some() { changes.iter().rposition(|c| c.range.is_none()).ok_or(Refused)? } else { 0 };
+        self.out_of_sync = None;
+        for c in &changes[from..] {
+            self.apply(c);
+        }
+        Ok(())
+    }
+
     /// Applies one change of a `didChange` notification. Positions are UTF-16; ones past the
     /// end of a line or of the text are clamped (clients disagree about the last line).
-    pub fn apply(&mut self, change: &TextDocumentContentChangeEvent) {
+    fn apply(&mut self, change: &TextDocumentContentChangeEvent) {
         match change.range {
             None => self.rope = Rope::from_str(&change.text),
             Some(r) => {

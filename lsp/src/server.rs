@@ -8,7 +8,7 @@
 
 use crate::analysis::{Analysis, WorldInfo};
 use crate::cancel::{self, CancelOnDrop, Cancelled};
-use crate::document::Document;
+use crate::document::{Document, Refused};
 use crate::position::Encoding;
 use crate::splice::{Splices, Written};
 use crate::workspace::{self, Index};
@@ -264,7 +264,8 @@ impl State {
 
     /// A snapshot of an open program (cheap when its analysis is already there).
     fn snapshot(&self, uri: &Uri) -> Option<Snapshot> {
-        let o = self.docs.get(uri)?;
+        // Out of sync, any answer would be about text the editor does not have.
+        let o = self.docs.get(uri).filter(|o| o.doc.out_of_sync.is_none())?;
         let source = if o.analysis.get().is_none() { Some((o.doc.text(), self.world_for(uri), self.caps.encoding)) } else { None };
         Some(Snapshot { version: o.doc.version, cell: o.analysis.clone(), stale: o.stale.clone(), gate: o.gate.clone(), source })
     }
@@ -489,6 +490,26 @@ impl Backend {
         .map(|t| t.unwrap_or_default())
     }
 
+    /// The editor sent a document's text in a form that cannot be decoded (see
+    /// [`crate::transport::OUT_OF_SYNC`]): the server's copy is no longer the editor's. Until
+    /// the whole text comes again (`didOpen`, or a change without a range), nothing is
+    /// analysed and the user is told, in the window and as the document's one diagnostic.
+    pub async fn out_of_sync(&self, p: OutOfSyncParams) {
+        let message = format!("OPAL's copy of this document is out of sync: {}. Close and reopen the file to repair it.", p.reason);
+        let version = {
+            let mut st = self.lock();
+            let encoding = st.caps.encoding;
+            let o = st.docs.entry(p.uri.clone()).or_insert_with(|| Open::new(Document::new("", p.version.unwrap_or(0), "opal".into())));
+            o.doc.encoding = encoding;
+            o.doc.out_of_sync = Some(message.clone());
+            o.doc.version = p.version.unwrap_or(o.doc.version);
+            o.changed();
+            o.doc.version
+        };
+        self.client.show_message(MessageType::ERROR, format!("{}: {message}", p.uri.as_str())).await;
+        self.client.publish_diagnostics(p.uri, vec![out_of_sync_diagnostic(message)], Some(version)).await;
+    }
+
     pub async fn document_text(&self, p: UriParams) -> Result<Option<String>> {
         let uri = p.uri()?;
         self.guarded("opal/documentText", |st| Ok(st.docs.get(&uri).map(|o| o.doc.text()))).await
@@ -496,6 +517,13 @@ impl Backend {
 }
 
 /// Parameters of OPAL's custom requests: `{"uri": …}` or `{"textDocument": {"uri": …}}`.
+#[derive(Deserialize)]
+pub struct OutOfSyncParams {
+    uri: Uri,
+    version: Option<i32>,
+    reason: String,
+}
+
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct UriParams {
@@ -522,6 +550,12 @@ fn world_diagnostics(st: &mut State, uri: &Uri) -> Vec<(Uri, Vec<Diagnostic>, Op
     };
     st.invalidate_programs();
     vec![(uri.clone(), diags, Some(version))]
+}
+
+/// The one diagnostic of a document whose text the server no longer has.
+fn out_of_sync_diagnostic(message: String) -> Diagnostic {
+    let start = Position::new(0, 0);
+    Diagnostic { range: Range::new(start, start), severity: Some(DiagnosticSeverity::ERROR), source: Some("opal".into()), message, ..Default::default() }
 }
 
 fn content_modified() -> Error {
@@ -673,21 +707,22 @@ impl LanguageServer for Backend {
             let mut st = self.lock();
             let applied = catch_unwind(AssertUnwindSafe(|| match st.docs.get_mut(&uri) {
                 Some(o) => {
-                    for c in &p.content_changes {
-                        o.doc.apply(c);
-                    }
+                    let applied = o.doc.apply_changes(&p.content_changes);
                     o.doc.version = version;
                     o.changed();
-                    true
+                    Some(applied)
                 }
-                None => false,
+                None => None,
             }));
-            applied.unwrap_or(false)
+            applied.unwrap_or(None)
         };
-        if applied {
-            self.schedule_diagnostics(uri, version);
-        } else {
-            self.client.log_message(MessageType::WARNING, format!("opal lsp: change for a document that is not open: {}", uri.as_str())).await;
+        match applied {
+            Some(Ok(())) => self.schedule_diagnostics(uri, version),
+            Some(Err(Refused)) => {
+                let msg = format!("opal lsp: refused an edit of {}: the document is out of sync (reopen it)", uri.as_str());
+                self.client.log_message(MessageType::WARNING, msg).await;
+            }
+            None => self.client.log_message(MessageType::WARNING, format!("opal lsp: change for a document that is not open: {}", uri.as_str())).await,
         }
     }
 
@@ -1117,6 +1152,12 @@ impl LanguageServer for Backend {
     async fn diagnostic(&self, p: DocumentDiagnosticParams) -> Result<DocumentDiagnosticReportResult> {
         // Pull diagnostics: the same list as the pushed one, with the version as result id.
         let uri = p.text_document.uri;
+        if let Some(message) = self.lock().docs.get(&uri).and_then(|o| o.doc.out_of_sync.clone()) {
+            let items = vec![out_of_sync_diagnostic(message)];
+            let report = FullDocumentDiagnosticReport { result_id: None, items };
+            let report = RelatedFullDocumentDiagnosticReport { related_documents: None, full_document_diagnostic_report: report };
+            return Ok(DocumentDiagnosticReportResult::Report(DocumentDiagnosticReport::Full(report)));
+        }
         let u = uri.clone();
         let r = self.off_lock("diagnostic", &uri, move |a| Ok(a.diags.iter().map(|d| editing::to_lsp_diagnostic(&a.pos(), &u, d)).collect::<Vec<_>>())).await?;
         let (result_id, items) = match r {
@@ -1254,6 +1295,7 @@ where
     let (service, socket) = LspService::build(|client| Backend::new(client, shut_down.clone(), splices))
         .custom_method("opal/desugar", Backend::desugar)
         .custom_method("opal/documentText", Backend::document_text)
+        .custom_method(crate::transport::OUT_OF_SYNC, Backend::out_of_sync)
         .finish();
     // Requests wait on blocking threads, not on each other: let many be in flight.
     Server::new(server_in, server_out, socket).concurrency_level(64).serve(service).await;

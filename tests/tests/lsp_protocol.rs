@@ -685,3 +685,39 @@ fn long_completion_lists_are_incomplete_and_broken_files_are_not_formatted() {
     assert!(log.is_ok_and(|m| m["params"]["message"].as_str().is_some_and(|t| t.contains("syntax errors"))));
     assert_eq!(c.shutdown(), Some(0));
 }
+
+/// Issue 29: a `didChange` whose text cannot be decoded (a lone surrogate escape) is never
+/// applied in part nor dropped in silence: the user is told, the document's one diagnostic says
+/// it is out of sync, later incremental edits are refused (no diagnostics for text the editor
+/// does not have), and the whole text sent again repairs it.
+#[test]
+fn undecodable_text_marks_the_document_out_of_sync_until_the_whole_text_comes() {
+    let mut c = start();
+    let u = uri("sync.opal");
+    c.open(&u, "x := 1\nprint (&stdout, x)\n");
+    c.diagnostics(&u, Some(1)).expect("diagnostics");
+    let bad = format!(
+        r#"{{"jsonrpc":"2.0","method":"textDocument/didChange","params":{{"textDocument":{{"uri":"{u}","version":2}},"contentChanges":[{{"range":{{"start":{{"line":0,"character":0}},"end":{{"line":0,"character":0}}}},"text":"\ud800"}}]}}}}"#
+    );
+    c.send_raw(bad.as_bytes());
+    let shown = c.wait_message(|m| m["method"] == "window/showMessage").expect("a message the user sees");
+    assert_eq!(shown["params"]["type"], json!(1), "an error: {shown}");
+    assert!(shown["params"]["message"].as_str().is_some_and(|m| m.contains("out of sync")), "{shown}");
+    let d = c.diagnostics(&u, Some(2)).expect("the out-of-sync diagnostic");
+    assert!(d[0]["message"].as_str().is_some_and(|m| m.contains("reopen")), "{d}");
+    // An incremental edit now would land on the wrong text: refused, and nothing analysed.
+    let edit = json!({"range": {"start": {"line": 1, "character": 0}, "end": {"line": 1, "character": 5}}, "text": "oops"});
+    c.notify("textDocument/didChange", json!({"textDocument": {"uri": u, "version": 3}, "contentChanges": [edit]}));
+    let refused =
+        c.wait_message(|m| m["method"] == "window/logMessage" && m["params"]["message"].as_str().is_some_and(|t| t.contains("refused"))).expect("refused");
+    assert!(refused["params"]["message"].as_str().is_some_and(|t| t.contains("sync.opal")), "{refused}");
+    let hover = c.request("textDocument/hover", json!({"textDocument": {"uri": u}, "position": {"line": 0, "character": 0}}));
+    assert_eq!(hover, Ok(Value::Null), "no answer about stale text");
+    // The whole text repairs it: diagnostics of the new text (an unbound name), version 4.
+    let whole = json!({"text": "x := 1\nprint (&stdout, y)\n"});
+    c.notify("textDocument/didChange", json!({"textDocument": {"uri": u, "version": 4}, "contentChanges": [whole]}));
+    let d = c.diagnostics(&u, Some(4)).expect("diagnostics again");
+    let unbound = d.as_array().into_iter().flatten().any(|d| d["message"].as_str().is_some_and(|m| m.contains("unbound name `y`")));
+    assert!(unbound, "{d}");
+    assert_eq!(c.shutdown(), Some(0));
+}
