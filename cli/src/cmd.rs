@@ -1,5 +1,6 @@
 //! Subcommands. Exit codes: 0 ok, 1 static errors, 2 usage, 3 runtime failure, 4 step budget.
 
+use clap::builder::NonEmptyStringValueParser;
 use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 use opal_core::diag::{render, Diagnostic, Severity};
 use opal_core::span::LineIndex;
@@ -48,7 +49,7 @@ pub enum Command {
     #[command(after_help = EXIT_CODES)]
     Fmt {
         /// OPAL programs to rewrite.
-        #[arg(required = true, value_name = "FILE")]
+        #[arg(required = true, value_name = "FILE", value_parser = NonEmptyStringValueParser::new())]
         files: Vec<String>,
         /// Change nothing; exit 1 if a file would be reformatted.
         #[arg(long)]
@@ -87,7 +88,7 @@ pub enum Command {
         #[arg(long)]
         full: bool,
         /// Write the reduction graph (Graphviz) to this file.
-        #[arg(long, value_name = "FILE")]
+        #[arg(long, value_name = "FILE", value_parser = NonEmptyStringValueParser::new())]
         dot: Option<String>,
     },
     /// Open the step debugger window (no FILE: the bundled examples).
@@ -195,7 +196,7 @@ pub struct RunArgs {
     #[command(flatten)]
     pub eval: EvalArgs,
     /// Record every resolution to a trace file.
-    #[arg(long, value_name = "T")]
+    #[arg(long, value_name = "T", value_parser = NonEmptyStringValueParser::new())]
     pub record: Option<String>,
     /// Replaying, reproduce the recorded resolve times.
     #[arg(long, requires = "replay")]
@@ -265,13 +266,17 @@ fn man(command: Option<&str>, out_dir: Option<&Path>) -> i32 {
     // Building names each subcommand `opal-run` etc., the pages' titles.
     cli.build();
     if let Some(dir) = out_dir {
-        return match std::fs::create_dir_all(dir).and_then(|()| clap_mangen::generate_to(cli, dir)) {
+        if let Err(e) = std::fs::create_dir_all(dir) {
+            eprintln!("opal: cannot create the directory {} for the man pages: {e}", dir.display());
+            return 1;
+        }
+        return match write_man_pages(cli, dir) {
             Ok(()) => {
                 println!("wrote the man pages to {}", dir.display());
                 0
             }
             Err(e) => {
-                eprintln!("opal: cannot write the man pages to {}: {e}", dir.display());
+                eprintln!("opal: {e}");
                 1
             }
         };
@@ -294,6 +299,18 @@ fn man(command: Option<&str>, out_dir: Option<&Path>) -> i32 {
             1
         }
     }
+}
+
+/// What `clap_mangen::generate_to` writes (`opal.1` and a page per visible command, named by
+/// `Man::get_filename`), but through `write_file_safely`, as every file opal writes.
+fn write_man_pages(cmd: clap::Command, dir: &Path) -> Result<(), String> {
+    for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
+        write_man_pages(sub.clone(), dir)?;
+    }
+    let man = clap_mangen::Man::new(cmd);
+    let mut page = Vec::new();
+    man.render(&mut page).map_err(|e| format!("cannot render the man page {}: {e}", man.get_filename()))?;
+    opal_core::files::write_file_safely(&dir.join(man.get_filename()), &page).map_err(|e| e.to_string())
 }
 
 pub fn read_file(path: &str) -> Result<String, String> {
@@ -474,20 +491,13 @@ fn fmt(files: &[String], check: bool) -> i32 {
             if check {
                 eprintln!("{file}: would be reformatted");
                 code = 1;
-            } else if let Err(e) = write_atomic(file, &out) {
-                eprintln!("opal: cannot write `{file}`: {e}");
+            } else if let Err(e) = opal_core::files::write_file_safely(Path::new(file), out.as_bytes()) {
+                eprintln!("opal: {e}");
                 code = 1;
             }
         }
     }
     code
-}
-
-/// Writes via a temporary file and a rename, so a crash never leaves half a file.
-pub fn write_atomic(path: &str, text: &str) -> std::io::Result<()> {
-    let tmp = format!("{path}.opal-tmp");
-    std::fs::write(&tmp, text)?;
-    std::fs::rename(&tmp, path)
 }
 
 fn desugar(file: &str, prelude: bool) -> i32 {

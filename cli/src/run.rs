@@ -1,10 +1,12 @@
 //! `opal run`, `opal step` and `opal explore`.
 
 use crate::cmd::{load, read_file, EvalArgs, RunArgs, StepArgs, StepFormat};
+use opal_core::files::{check_writable, write_file_safely};
 use opal_core::machine::run::{check_trace, run as run_machine, End, Options, Report};
 use opal_core::machine::trace::{sha256_hex, Trace};
 use opal_core::machine::{Machine, Rule};
 use std::io::Write;
+use std::path::Path;
 
 fn options(args: &EvalArgs, text: &str, record: bool) -> Result<Options, i32> {
     let mut o = Options::new(args.strategy.into());
@@ -122,9 +124,8 @@ pub fn run(args: &RunArgs) -> i32 {
     };
     // A trace that cannot be written is known before the run, not after it.
     if let Some(t) = &args.record {
-        let probe = format!("{t}.opal-tmp");
-        if let Err(e) = std::fs::write(&probe, b"").and_then(|_| std::fs::remove_file(&probe)) {
-            eprintln!("opal: cannot write the trace `{t}`: {e}");
+        if let Err(e) = check_writable(Path::new(t)) {
+            eprintln!("opal: --record: {e} (nothing was run)");
             return 1;
         }
     }
@@ -142,8 +143,8 @@ pub fn run(args: &RunArgs) -> i32 {
     let mut failed_record = false;
     if let Some(t) = &args.record {
         let json = serde_json::to_string_pretty(&report.trace).unwrap_or_default();
-        if let Err(e) = crate::cmd::write_atomic(t, &json) {
-            eprintln!("opal: cannot write trace `{t}`: {e}");
+        if let Err(e) = write_file_safely(Path::new(t), json.as_bytes()) {
+            eprintln!("opal: --record: {e}");
             failed_record = true;
         }
     }
@@ -213,11 +214,17 @@ pub fn explore(file: &str, world: Option<&str>, max_states: usize, full: bool, d
         Ok(x) => x,
         Err(c) => return c,
     };
+    if let Some(path) = dot {
+        if let Err(e) = check_writable(Path::new(path)) {
+            eprintln!("opal: --dot: {e} (nothing was explored)");
+            return 1;
+        }
+    }
     let mode = if full { Mode::Full } else { Mode::Reduced };
     let r = explore(&Machine::new(&compiled.program), world, Options { mode, max_states, graph: dot.is_some() });
     if let Some(path) = dot {
-        if let Err(e) = std::fs::write(path, r.to_dot()) {
-            eprintln!("opal: cannot write `{path}`: {e}");
+        if let Err(e) = write_file_safely(Path::new(path), r.to_dot().as_bytes()) {
+            eprintln!("opal: --dot: {e}");
             return 1;
         }
     }

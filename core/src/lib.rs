@@ -5,6 +5,7 @@ pub mod check;
 pub mod desugar;
 pub mod diag;
 pub mod externals;
+pub mod files;
 pub mod format;
 pub mod ir;
 pub mod machine;

@@ -12,6 +12,7 @@ use crate::paths::PathsView;
 use crate::timeline::Timeline;
 use crate::view::GraphView;
 use eframe::egui::{self, Key, KeyboardShortcut, Modifiers};
+use opal_core::files::write_file_safely;
 use opal_core::machine::label::LabelKey;
 use opal_core::machine::trace::Trace;
 use opal_core::machine::StmtId;
@@ -628,7 +629,7 @@ impl DebuggerApp {
         if let Some(dir) = path.parent() {
             let _ = std::fs::create_dir_all(dir);
         }
-        match write_atomically(&path, &s.to_json()) {
+        match write_file_safely(&path, s.to_json().as_bytes()) {
             Ok(()) => self.autosaved = Some((rev, self.now)),
             Err(e) => self.status = format!("autosave failed: {e}"),
         }
@@ -988,7 +989,7 @@ impl DebuggerApp {
                     }
                     Cmd::SaveSession(p) => {
                         self.last_session = Some(p.clone());
-                        write_atomically(&p, &s.to_json()).map(|_| format!("saved the session to {}", p.display()))
+                        write_file_safely(&p, s.to_json().as_bytes()).map_err(|e| e.to_string()).map(|_| format!("saved the session to {}", p.display()))
                     }
                     Cmd::LoadSession(p) => std::fs::read_to_string(&p)
                         .inspect(|_| self.last_session = Some(p.clone()))
@@ -1000,13 +1001,15 @@ impl DebuggerApp {
                         .and_then(|t| s.set_trace(t).map(|_| format!("loaded the trace {}: pending tasks resolve from it", p.display()))),
                     Cmd::ExportDot(p) => {
                         let dot = self.graph.to_dot(|n| crate::panels::node_text(s, n, false).title);
-                        write_atomically(&p, &dot).map(|_| format!("wrote {}", p.display()))
+                        write_file_safely(&p, dot.as_bytes()).map_err(|e| e.to_string()).map(|_| format!("wrote {}", p.display()))
                     }
                     Cmd::ExportSvg(p) => {
                         let svg = self.layout.to_svg(&self.graph, |n| crate::panels::node_text(s, n, false).title);
-                        write_atomically(&p, &svg).map(|_| format!("wrote {}", p.display()))
+                        write_file_safely(&p, svg.as_bytes()).map_err(|e| e.to_string()).map(|_| format!("wrote {}", p.display()))
                     }
-                    Cmd::ExportTimeline(p) => write_atomically(&p, &opal_debugger::timeline::csv(s.calls())).map(|_| format!("wrote {}", p.display())),
+                    Cmd::ExportTimeline(p) => write_file_safely(&p, opal_debugger::timeline::csv(s.calls()).as_bytes())
+                        .map_err(|e| e.to_string())
+                        .map(|_| format!("wrote {}", p.display())),
                     _ => return,
                 };
                 // Saving, exporting or a refused step change nothing: the graph and the
@@ -1219,17 +1222,6 @@ fn apply_theme(ctx: &egui::Context, projector: bool) {
     }
 }
 
-/// Writes `text` to `path` through a temporary file and a rename, so a crash never leaves
-/// half a file where the user's work was.
-pub fn write_atomically(path: &Path, text: &str) -> Result<(), String> {
-    let tmp = path.with_file_name(format!(".{}.tmp-{}", path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(), std::process::id()));
-    std::fs::write(&tmp, text).map_err(|e| format!("{}: cannot write: {e}", tmp.display()))?;
-    std::fs::rename(&tmp, path).map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        format!("{}: cannot write: {e}", path.display())
-    })
-}
-
 /// Opens the debugger window (`opal debug`). `file` None opens the last file, else the first
 /// bundled example.
 pub fn run_native(file: Option<&Path>, world: Option<&Path>, trace: Option<&Path>, live: Option<opal_debugger::live::LiveFactory>) -> Result<(), String> {
@@ -1238,7 +1230,15 @@ pub fn run_native(file: Option<&Path>, world: Option<&Path>, trace: Option<&Path
     // terminal; one that does not compile is reported there too, and the window opens on its
     // errors and reloads it once it is fixed (a lecturer fixes a typo in the editor).
     if let Some(f) = file {
-        std::fs::metadata(f).map_err(|e| format!("{}: cannot read: {e}", f.display()))?;
+        let meta = std::fs::metadata(f).map_err(|e| format!("{}: cannot read: {e}", f.display()))?;
+        // The window polls FILE as a program's text: a directory (or a FIFO) would open on an
+        // error it can never recover from.
+        if meta.is_dir() {
+            return Err(format!("{}: is a directory; give one OPAL program (`opal debug FILE.opal`), or none for the bundled examples", f.display()));
+        }
+        if !meta.is_file() {
+            return Err(format!("{}: is not a regular file; give one OPAL program (`opal debug FILE.opal`)", f.display()));
+        }
         let app = DebuggerApp::from_file(f, world);
         if let (None, Some(e)) = (&app.session, &app.errors) {
             eprintln!("{e}");

@@ -216,6 +216,18 @@ fn sessions_save_and_load_through_files_and_exports_are_written() {
         let text = std::fs::read_to_string(dir.join(name)).expect("written");
         assert!(text.contains(needle), "{name}: {text}");
     }
+    // Saving writes a symlink's target and keeps the link (opal_core::files), and refuses a
+    // directory with a message.
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink("fj.session.json", dir.join("link.json")).expect("symlink");
+        std::fs::write(&path, "").expect("write");
+        h.state_mut().run_cmd(Cmd::SaveSession(dir.join("link.json")));
+        assert!(std::fs::symlink_metadata(dir.join("link.json")).expect("link").file_type().is_symlink(), "{}", h.state().status);
+        assert!(std::fs::read_to_string(&path).expect("read").contains("\"actions\""), "{}", h.state().status);
+    }
+    h.state_mut().run_cmd(Cmd::SaveSession(dir.clone()));
+    assert!(h.state().status.contains("it is a directory"), "{}", h.state().status);
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -230,3 +230,160 @@ fn runtime_errors_name_their_place_and_map_order_is_checked() {
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(err.contains(":3:13: error[E0108]: `map` takes (list, function)"), "{err}");
 }
+
+// ---- writing files (issue 29): every file opal writes goes through opal_core::files --------
+
+/// A private, empty directory for one test.
+fn private_dir(name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("opal-e2e-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("temp dir");
+    d
+}
+
+/// The names in `dir`, sorted (a temporary file left behind shows up here).
+fn names_in(dir: &std::path::Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir).expect("read dir").filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect();
+    v.sort();
+    v
+}
+
+/// Runs opal and kills it after 60 s: a writer that opened a FIFO would wait for ever.
+fn run_within_a_minute(args: &[&str]) -> Output {
+    let mut child = Command::new(opal())
+        .args(args)
+        .current_dir(root())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn opal");
+    let start = std::time::Instant::now();
+    while child.try_wait().expect("wait").is_none() {
+        if start.elapsed() > std::time::Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("opal {args:?} did not finish within a minute (did it open a FIFO?)");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().expect("output")
+}
+
+#[cfg(unix)]
+#[test]
+fn record_writes_through_a_symlink_and_refuses_fifos_devices_directories_and_empty_names() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = private_dir("record-kinds");
+    let at = |n: &str| dir.join(n).to_string_lossy().into_owned();
+    // A symlink: the target gets the trace, the link stays a link.
+    std::os::unix::fs::symlink("real.json", dir.join("link.json")).expect("symlink");
+    let o = run(&["run", "examples/sum.opal", "--record", &at("link.json")]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(std::fs::symlink_metadata(dir.join("link.json")).expect("link").file_type().is_symlink(), "the link was replaced");
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("real.json")).expect("target written")).expect("JSON");
+    assert_eq!(v["version"], 1);
+    // A FIFO: refused before the run (nothing printed), never opened, still a FIFO.
+    assert!(Command::new("mkfifo").arg(dir.join("fifo")).status().expect("mkfifo").success());
+    let o = run_within_a_minute(&["run", "examples/sum.opal", "--record", &at("fifo")]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!((o.status.code(), stdout(&o).as_str()), (Some(1), ""), "{err}");
+    assert!(err.contains("it is a FIFO (named pipe); give the path of a regular file") && err.contains("nothing was run"), "{err}");
+    assert!(std::fs::symlink_metadata(dir.join("fifo")).expect("fifo").file_type().is_fifo(), "the FIFO was replaced");
+    // A directory: refused before the run.
+    std::fs::create_dir(dir.join("d")).expect("mkdir");
+    let o = run(&["run", "examples/sum.opal", "--record", &at("d")]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!((o.status.code(), stdout(&o).as_str()), (Some(1), ""), "{err}");
+    assert!(err.contains("it is a directory"), "{err}");
+    // A missing directory: refused before the run, and it says which.
+    let o = run(&["run", "examples/sum.opal", "--record", &at("no/t.json")]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!((o.status.code(), stdout(&o).as_str()), (Some(1), ""), "{err}");
+    assert!(err.contains("does not exist; create it first"), "{err}");
+    // A device node like /dev/full (made here; only root may): written in place, so the full
+    // device fails with the reason and stays a device. Never the system's own /dev/full: the
+    // old behaviour replaced it with a regular file.
+    let made = Command::new("mknod").arg(dir.join("full")).args(["c", "1", "7"]).status().is_ok_and(|s| s.success());
+    if made {
+        let o = run_within_a_minute(&["run", "examples/sum.opal", "--record", &at("full")]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{err}");
+        assert!(err.contains("No space left on device"), "{err}");
+        assert!(std::fs::symlink_metadata(dir.join("full")).expect("device").file_type().is_char_device(), "the device was replaced");
+    } else {
+        eprintln!("skipped the device node: mknod needs root");
+    }
+    assert_eq!(names_in(&dir), if made { vec!["d", "fifo", "full", "link.json", "real.json"] } else { vec!["d", "fifo", "link.json", "real.json"] });
+    // An empty name is a usage error before anything runs, and leaves nothing behind.
+    let empty = private_dir("record-empty");
+    let sum = root().join("examples/sum.opal");
+    let o = Command::new(opal()).args(["run", &sum.to_string_lossy(), "--record", ""]).current_dir(&empty).output().expect("run opal");
+    assert_eq!((o.status.code(), stdout(&o).as_str()), (Some(2), ""), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(names_in(&empty), Vec::<String>::new());
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&empty);
+}
+
+#[cfg(unix)]
+#[test]
+fn fmt_formats_a_symlinks_target_keeps_the_link_and_fails_cleanly() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let dir = private_dir("fmt-link");
+    let ugly = "x   :=  1+2\nprint (&stdout,x)\n";
+    std::fs::write(dir.join("real.opal"), ugly).expect("write");
+    std::fs::set_permissions(dir.join("real.opal"), std::fs::Permissions::from_mode(0o640)).expect("chmod");
+    std::os::unix::fs::symlink("real.opal", dir.join("link.opal")).expect("symlink");
+    let o = run(&["fmt", &dir.join("link.opal").to_string_lossy()]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(std::fs::symlink_metadata(dir.join("link.opal")).expect("link").file_type().is_symlink(), "the link was replaced");
+    let formatted = std::fs::read_to_string(dir.join("real.opal")).expect("read");
+    assert_ne!(formatted, ugly, "the target was not formatted");
+    assert_eq!(run(&["fmt", "--check", &dir.join("real.opal").to_string_lossy()]).status.code(), Some(0));
+    assert_eq!(std::fs::metadata(dir.join("real.opal")).expect("meta").mode() & 0o777, 0o640, "permissions changed");
+    assert_eq!(names_in(&dir), vec!["link.opal", "real.opal"]);
+    // A write that fails half way (a file-size limit of 0 blocks: EFBIG) leaves the original
+    // and no temporary file.
+    std::fs::write(dir.join("real.opal"), ugly).expect("write");
+    let limited = format!("ulimit -f 0; trap '' XFSZ; exec \"$0\" fmt {}", dir.join("real.opal").to_string_lossy());
+    let o = Command::new("sh").args(["-c", &limited]).arg(opal()).output().expect("sh");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("writing a temporary file") && err.contains("free some space"), "{err}");
+    assert_eq!(std::fs::read_to_string(dir.join("real.opal")).expect("read"), ugly);
+    assert_eq!(names_in(&dir), vec!["link.opal", "real.opal"]);
+    // A directory opal may not write into: a clear error, the original intact. Root writes
+    // anywhere, so as root the command runs as nobody.
+    let ro = private_dir("fmt-ro");
+    std::fs::write(ro.join("p.opal"), ugly).expect("write");
+    std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o555)).expect("chmod");
+    let mut cmd = Command::new(opal());
+    cmd.args(["fmt", &ro.join("p.opal").to_string_lossy()]);
+    if std::fs::metadata(&ro).expect("meta").uid() == 0 {
+        use std::os::unix::process::CommandExt;
+        cmd.uid(65534).gid(65534);
+    }
+    let o = cmd.output().expect("run opal");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("creating a temporary file in") && err.contains("check the permissions of"), "{err}");
+    assert_eq!(std::fs::read_to_string(ro.join("p.opal")).expect("read"), ugly);
+    assert_eq!(names_in(&ro), vec!["p.opal"]);
+    std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let _ = std::fs::remove_dir_all(&ro);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn debug_of_a_directory_exits_1_before_any_window() {
+    let dir = private_dir("debug-dir");
+    let o = Command::new(opal())
+        .args(["debug", &dir.to_string_lossy()])
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .env_remove("WAYLAND_SOCKET")
+        .output()
+        .expect("run opal");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("is a directory; give one OPAL program") && !err.contains("cannot open a window"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
