@@ -8,9 +8,11 @@
 //!   budget, progress and cancellation;
 //! * `graph`: the task graph's models (external calls, statements) and grouping;
 //! * `timeline`: external calls from dispatch to resolve, the critical path;
-//! * `paths`: every reduction path of a small program (`opal explore`'s graph), to travel on;
 //! * `live`: live externals (`llm`, processes) on a worker thread, delivered as resolutions;
 //! * `examples`: the bundled programs.
+//!
+//! The all-paths view (every reduction order of a small program, `opal explore`'s graph) is
+//! the window's own (`opal-debugger-gui`'s `paths` module): it travels through `Session`.
 
 pub mod examples;
 pub mod graph;
