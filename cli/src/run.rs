@@ -31,14 +31,21 @@ fn options(args: &EvalArgs, text: &str, record: bool) -> Result<Options, i32> {
     Ok(o)
 }
 
-fn sink() -> opal_core::machine::run::Sink {
-    Box::new(|handle, text| {
+/// Where the program's prints go. `live` is stopped when stdout's reader goes away.
+fn sink(live: std::rc::Rc<dyn opal_core::machine::live::Live>) -> opal_core::machine::run::Sink {
+    Box::new(move |handle, text| {
         if handle == "stderr" {
             let _ = std::io::stderr().write_all(text.as_bytes());
         } else {
             let mut out = std::io::stdout();
-            let _ = out.write_all(text.as_bytes());
-            let _ = out.flush();
+            if let Err(e) = out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+                // `opal run x | head` and head has read enough: nothing more can be shown, so
+                // the run ends quietly, its children stopped first (SIGPIPE is ignored, main.rs).
+                if e.kind() == std::io::ErrorKind::BrokenPipe {
+                    live.shutdown();
+                    std::process::exit(crate::STDOUT_CLOSED);
+                }
+            }
         }
     })
 }
@@ -131,13 +138,14 @@ pub fn run(args: &RunArgs) -> i32 {
     }
     opts.world = world;
     opts.allow_exec = args.allow_exec;
-    opts.live = Some(std::rc::Rc::new(opal_live::LiveExternals::from_env(args.allow_exec)));
+    let live: std::rc::Rc<dyn opal_core::machine::live::Live> = std::rc::Rc::new(opal_live::LiveExternals::from_env(args.allow_exec));
+    opts.live = Some(live.clone());
     opts.replay_timing = args.timing;
     let mut m = Machine::new(&compiled.program);
     // The syntax tree and core term are not needed while the machine runs.
     drop(compiled);
     let max_steps = opts.max_steps;
-    let report = run_machine(&mut m, opts, sink(), None);
+    let report = run_machine(&mut m, opts, sink(live), None);
     let _ = std::io::stdout().flush();
     report_end(&report, file, args.quiet, max_steps, &m, &text);
     let mut failed_record = false;

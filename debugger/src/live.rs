@@ -28,10 +28,16 @@ pub enum Reply {
 }
 
 pub struct LiveWorker {
-    calls: tokio::sync::mpsc::UnboundedSender<(u64, String, PExp)>,
+    /// `None` once stopped: the worker's loop ends when its last sender is gone, and it then
+    /// calls `Live::shutdown`.
+    calls: Option<tokio::sync::mpsc::UnboundedSender<(u64, String, PExp)>>,
     replies: mpsc::Receiver<Reply>,
-    thread: std::thread::JoinHandle<()>,
+    thread: Option<std::thread::JoinHandle<()>>,
 }
+
+/// How long dropping a worker waits for its shutdown: the process externals' kill and reap
+/// takes at most 2 s (`opal-live`).
+const DROP_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
 
 impl LiveWorker {
     /// Starts the worker thread; `wake` is called whenever a reply arrives (a window repaints).
@@ -81,32 +87,42 @@ impl LiveWorker {
                 });
             })
             .map_err(|e| format!("cannot start the live externals: {e}"))?;
-        Ok(LiveWorker { calls: call_tx, replies, thread })
+        Ok(LiveWorker { calls: Some(call_tx), replies, thread: Some(thread) })
     }
 
     /// Ends the worker and waits (at most `wait`) until its live externals have shut down:
-    /// the process externals kill and reap their children then. Dropping the worker ends it
-    /// too, but in the background; a process that is about to exit must wait, or its children
-    /// outlive it. False if the worker did not finish in time.
-    pub fn stop(self, wait: std::time::Duration) -> bool {
-        let LiveWorker { calls, replies, thread } = self;
-        // The worker's loop ends when its last sender is gone; it then calls `Live::shutdown`.
-        drop(calls);
+    /// the process externals kill and reap their children then. Dropping the worker does the
+    /// same with a wait of 3 s, so a debugger window that closes leaves no child behind; a
+    /// process that ends without dropping it (`std::process::exit`) must call this first.
+    /// False if the worker did not finish in time.
+    pub fn stop(mut self, wait: std::time::Duration) -> bool {
+        self.end(wait)
+    }
+
+    fn end(&mut self, wait: std::time::Duration) -> bool {
+        self.calls = None;
+        let Some(thread) = self.thread.take() else { return true };
         let deadline = std::time::Instant::now() + wait;
         while !thread.is_finished() && std::time::Instant::now() < deadline {
             std::thread::sleep(std::time::Duration::from_millis(2));
         }
-        drop(replies);
         thread.is_finished() && thread.join().is_ok()
     }
 
     pub fn call(&self, id: u64, ext: &str, arg: PExp) -> Result<(), String> {
-        self.calls.send((id, ext.to_string(), arg)).map_err(|_| "the live externals stopped".to_string())
+        let calls = self.calls.as_ref().ok_or("the live externals were stopped")?;
+        calls.send((id, ext.to_string(), arg)).map_err(|_| "the live externals stopped".to_string())
     }
 
     /// Replies that arrived since the last poll (never blocks).
     pub fn poll(&self) -> Vec<Reply> {
         self.replies.try_iter().collect()
+    }
+}
+
+impl Drop for LiveWorker {
+    fn drop(&mut self) {
+        self.end(DROP_WAIT);
     }
 }
 
@@ -159,7 +175,7 @@ impl LiveCalls {
         }
         let (ext, arg) = s.task_call(label)?;
         if self.not_live.contains(&ext) {
-            return Err(format!("`{ext}` is not a live external"));
+            return Err(not_live(&ext));
         }
         let id = self.next;
         self.next += 1;
@@ -185,7 +201,7 @@ impl LiveCalls {
                 Reply::End(_) => c.ended = true,
                 Reply::NotLive(_) => {
                     // The task stays pending for another way of resolving it.
-                    messages.push(format!("`{}` is not a live external: resolve {} by hand, from the world file or a trace", c.ext, c.origin));
+                    messages.push(format!("{}: resolve {} by hand, from the world file or a trace", not_live(&c.ext), c.origin));
                     self.not_live.insert(c.ext.clone());
                     self.calls.remove(&id);
                 }
@@ -235,5 +251,15 @@ impl LiveCalls {
             self.calls.remove(&id);
         }
         (messages, changed)
+    }
+}
+
+/// Why the worker did not call `ext`. Process externals are live only when allowed, as in
+/// `opal run --allow-exec`: the message says how to allow them.
+fn not_live(ext: &str) -> String {
+    if opal_core::externals::standard(ext).is_some_and(|d| d.needs_exec) {
+        format!("`{ext}` runs programs only when allowed: start `opal debug --allow-exec`, or set \"allowExec\": true in the launch configuration")
+    } else {
+        format!("`{ext}` is not a live external")
     }
 }

@@ -6,8 +6,12 @@
 mod llm;
 mod process;
 pub mod sse;
+mod stop;
 
 pub use llm::LlmConfig;
+pub use process::MAX_LINE;
+pub use stop::{stop_children, stopping};
+
 use opal_core::ir::PExp;
 use opal_core::machine::live::{Live, LiveCall};
 use std::cell::OnceCell;

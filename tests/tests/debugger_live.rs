@@ -95,3 +95,111 @@ fn a_failing_live_call_fails_its_task_with_the_servers_message() {
     assert!(app.status.contains("not a live external"), "{}", app.status);
     assert_eq!(session(&app).pending().len(), 1, "the task stays pending for another way");
 }
+
+/// The engine as the adapter drives it: rounds; when only pending tasks are left, each one that
+/// is not being called yet is called live; replies are pumped in between. At most 10 s.
+fn run_with_live_externals(s: &mut opal_debugger::session::Session, live: &mut opal_debugger::live::LiveCalls) -> Vec<String> {
+    use opal_debugger::session::{Standing, Strategy};
+    let mut messages = Vec::new();
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_secs(10) {
+        messages.extend(live.pump(s).0);
+        if s.advance(Strategy::Opportunistic).is_ok() {
+            continue;
+        }
+        match s.standing() {
+            Standing::Waiting(_) => {
+                for label in s.pending_labels() {
+                    if !live.calling(s, &label) {
+                        match live.call(s, &label) {
+                            Ok(m) | Err(m) => messages.push(m),
+                        }
+                    }
+                }
+                if live.in_flight() == 0 {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            _ => break,
+        }
+    }
+    messages
+}
+
+fn process_worker(allow_exec: bool) -> opal_debugger::live::LiveWorker {
+    let config = opal_live::LlmConfig { base_url: "http://127.0.0.1:9/v1".into(), api_key: None, model: None, timeout: Duration::from_millis(500) };
+    opal_debugger::live::LiveWorker::spawn(Box::new(move || std::rc::Rc::new(opal_live::LiveExternals::new(config, allow_exec))), None).expect("worker")
+}
+
+/// Issue 29: `tests/live/pipe.opal` under the debugger's engine with processes allowed prints
+/// what `opal run --allow-exec` prints: the descriptors `create_process` returns resolve as the
+/// same handles there (they were `proc1.stdin`, which the debugger could not read back). Not
+/// allowed, the call stays pending and says how to allow it.
+#[test]
+fn the_pipe_program_prints_under_the_debugger_engine_what_opal_run_prints() {
+    let path = opal_e2e::root().join("tests/live/pipe.opal");
+    let src = std::fs::read_to_string(&path).expect("program");
+    let run = std::process::Command::new(opal_e2e::opal()).arg("run").arg(&path).arg("--allow-exec").output().expect("opal run");
+    let printed = String::from_utf8_lossy(&run.stdout).into_owned();
+    assert_eq!((printed.as_str(), run.status.code()), ("HELLO\nWORLD\n", Some(0)), "{}", String::from_utf8_lossy(&run.stderr));
+
+    let mut s = opal_debugger::session::Session::new(&src, None).expect("compiles");
+    let mut live = opal_debugger::live::LiveCalls::new(process_worker(true));
+    let messages = run_with_live_externals(&mut s, &mut live);
+    assert_eq!(s.output(), printed, "{messages:#?}");
+    assert!(matches!(s.standing(), opal_debugger::session::Standing::Finished), "{:?}", s.standing());
+    assert!(s.history().iter().any(|h| h.contains("by the live external")), "{:?}", s.history());
+
+    let mut s = opal_debugger::session::Session::new(&src, None).expect("compiles");
+    let mut live = opal_debugger::live::LiveCalls::new(process_worker(false));
+    let messages = run_with_live_externals(&mut s, &mut live);
+    assert_eq!(s.output(), "");
+    assert_eq!(s.pending().len(), 1, "create_process stays pending");
+    assert!(
+        messages.iter().any(|m| m.contains("`create_process` runs programs only when allowed") && m.contains("--allow-exec") && m.contains("allowExec")),
+        "{messages:#?}"
+    );
+}
+
+/// The id of a running process whose command line (arguments separated by NUL) contains
+/// `needle` (a zombie's is empty).
+fn running(needle: &str) -> Option<u32> {
+    let dir = std::fs::read_dir("/proc").ok()?;
+    dir.flatten().find_map(|e| {
+        let cmdline = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
+        let pid = e.file_name().to_str()?.parse().ok()?;
+        String::from_utf8_lossy(&cmdline).contains(needle).then_some(pid)
+    })
+}
+
+/// Issue 29: a debugger that ends (its live calls dropped, as when the window closes) leaves
+/// no child behind: the drop waits until the worker has killed and reaped them.
+#[test]
+fn dropping_the_debuggers_live_calls_kills_and_reaps_their_children() {
+    let marker = format!("{}.{}", 500 + std::process::id() % 1000, std::process::id() % 83);
+    let src = format!(
+        "(i, o) := create_process (\"sleep\", \"{marker}\")\n() := fd_write_and_close (i, \"\")\nfor l in fd_read_and_close o:\n    print (&stdout, l)\n"
+    );
+    let mut s = opal_debugger::session::Session::new(&src, None).expect("compiles");
+    let mut live = opal_debugger::live::LiveCalls::new(process_worker(true));
+    let needle = format!("sleep\0{marker}");
+    // Until the child runs and its output is being read (the read never ends by itself).
+    let start = Instant::now();
+    while !(running(&needle).is_some() && live.in_flight() > 0 && s.pending().iter().any(|(_, c)| c.contains("fd_read_and_close"))) {
+        assert!(start.elapsed() < Duration::from_secs(10), "the child never started: {:?}", s.history());
+        live.pump(&mut s);
+        if s.advance(opal_debugger::session::Strategy::Opportunistic).is_err() {
+            for label in s.pending_labels() {
+                if !live.calling(&s, &label) {
+                    let _ = live.call(&s, &label);
+                }
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+    let pid = running(&needle).expect("the child runs");
+    drop(live);
+    // Not even a zombie: the child of this test process was reaped, not only killed.
+    assert!(!std::path::Path::new(&format!("/proc/{pid}")).exists(), "a child outlived the debugger's live externals");
+}

@@ -245,3 +245,117 @@ fn a_recorded_process_pipeline_replays_without_allow_exec() {
     assert_eq!(results, ["(proc1_stdin, proc1_stdout)", "(proc2_stdin, proc2_stdout)"], "{text}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Issue 29: writing to a child that already exited is a failed call naming the child; opal
+/// ignores SIGPIPE (it used to die of it: exit status 141, nothing printed). 1 MiB is more
+/// than a pipe holds, so the write meets the closed pipe whether or not the child has exited
+/// when it starts.
+#[test]
+fn writing_to_a_child_that_exited_is_a_failed_call_naming_it() {
+    let src = "(i, _o) := create_process (\"sh\", \"-c\", \"exit 0\")\ns := \"x\"\nn := 0\nwhile n < 20:\n    s := s + s\n    n := n + 1\nr := fd_write_and_close (i, s)\nprint (&stdout, r)\n";
+    let o = pipe_run(src, true);
+    let (stdout, stderr, code) = out(&o);
+    assert_eq!((stdout.as_str(), code), ("", Some(3)), "{stderr} ({:?})", o.status);
+    assert!(stderr.contains("error[R0002]") && stderr.contains("`sh -c exit 0` stopped reading its input") && stderr.contains("broken pipe"), "{stderr}");
+}
+
+/// The id of a running process whose command line (arguments separated by NUL) contains
+/// `needle` (a zombie's is empty).
+fn pid_of(needle: &str) -> Option<u32> {
+    let dir = std::fs::read_dir("/proc").ok()?;
+    dir.flatten().find_map(|e| {
+        let cmdline = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
+        let pid = e.file_name().to_str()?.parse().ok()?;
+        String::from_utf8_lossy(&cmdline).contains(needle).then_some(pid)
+    })
+}
+
+/// Issue 29: SIGTERM and SIGHUP stop and reap the children as SIGINT does (a `sleep` was left
+/// running under init), and opal exits with 128 + the signal's number.
+#[test]
+fn sigterm_and_sighup_stop_the_children_too() {
+    let dir = std::env::temp_dir().join(format!("opal-term-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    for (signal, code, said) in [("TERM", 143, "terminated (SIGTERM)"), ("HUP", 129, "hung up (SIGHUP)")] {
+        let marker = format!("{}.{}{}", 30 + std::process::id() % 1000, std::process::id() % 79, code);
+        let f = dir.join(format!("{signal}.opal"));
+        let src = format!(
+            "(i, o) := create_process (\"sleep\", \"{marker}\")\n() := fd_write_and_close (i, \"\")\nfor l in fd_read_and_close o:\n    print (&stdout, l)\n"
+        );
+        std::fs::write(&f, src).expect("write");
+        let child =
+            Command::new(opal()).args(["run", f.to_str().expect("path"), "--allow-exec"]).stderr(std::process::Stdio::piped()).spawn().expect("spawn opal");
+        let needle = format!("sleep\0{marker}");
+        let start = std::time::Instant::now();
+        let pid = loop {
+            match pid_of(&needle) {
+                Some(pid) => break pid,
+                None if start.elapsed() < std::time::Duration::from_secs(5) => std::thread::sleep(std::time::Duration::from_millis(25)),
+                None => panic!("the child never started"),
+            }
+        };
+        let _ = Command::new("sh").args(["-c", &format!("kill -{signal} {}", child.id())]).status();
+        let o = child.wait_with_output().expect("wait");
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(code), "{signal}: {stderr} ({:?})", o.status);
+        assert_eq!(stderr.trim(), format!("opal: {said}; child processes stopped"), "{signal}: the child's death is not reported as a failed call");
+        // Reaped by opal, not left to init: not even a zombie.
+        assert!(!std::path::Path::new(&format!("/proc/{pid}")).exists(), "{signal}: the child outlived opal");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Issue 29: when stdout's reader goes away (`opal run x | head`), opal stops its children and
+/// ends quietly with 141 (SIGPIPE ignored, EPIPE handled); other commands end as quietly (no
+/// panic message from a failed print).
+#[test]
+fn a_closed_stdout_ends_opal_quietly_and_stops_the_children() {
+    use std::io::BufRead;
+    let marker = format!("{}.{}", 600 + std::process::id() % 1000, std::process::id() % 71);
+    let dir = std::env::temp_dir().join(format!("opal-head-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let f = dir.join("many.opal");
+    let src = format!("(_i, _o) := create_process (\"sleep\", \"{marker}\")\nn := 0\nwhile n < 1000000:\n    print (&stdout, n)\n    n := n + 1\n");
+    std::fs::write(&f, src).expect("write");
+    let mut child = Command::new(opal())
+        .args(["run", f.to_str().expect("path"), "--allow-exec"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn opal");
+    let mut first = String::new();
+    std::io::BufReader::new(child.stdout.take().expect("stdout")).read_line(&mut first).expect("a line");
+    assert_eq!(first, "0\n");
+    // The reader is dropped here: head has read enough.
+    let o = child.wait_with_output().expect("wait");
+    assert_eq!(o.status.code(), Some(141), "{:?} {}", o.status, String::from_utf8_lossy(&o.stderr));
+    assert_eq!(String::from_utf8_lossy(&o.stderr), "");
+    assert!(pid_of(&format!("sleep\0{marker}")).is_none(), "the child outlived opal");
+    // Another command whose output is cut short: no "failed printing to stdout" panic.
+    let mut child = Command::new(opal())
+        .args(["step", "examples/city_excursions.opal"])
+        .current_dir(root())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let mut first = String::new();
+    std::io::BufReader::new(child.stdout.take().expect("stdout")).read_line(&mut first).expect("a line");
+    let o = child.wait_with_output().expect("wait");
+    assert_eq!((o.status.code(), String::from_utf8_lossy(&o.stderr).as_ref()), (Some(141), ""));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Issue 29: one line read from a child is at most 16 MiB; a longer one fails the list with a
+/// message naming the child instead of growing until memory runs out.
+#[test]
+fn a_line_over_the_limit_fails_the_list_naming_the_child() {
+    let src = "(i, o) := create_process (\"head\", \"-c\", \"17000000\", \"/dev/zero\")\n() := fd_write_and_close (i, \"\")\nfor l in fd_read_and_close o:\n    print (&stdout, \"a line\")\n";
+    let (stdout, stderr, code) = out(&pipe_run(src, true));
+    assert_eq!((stdout.as_str(), code), ("", Some(3)), "{stderr}");
+    assert!(stderr.contains("`head -c 17000000 /dev/zero` wrote a line longer than 16 MiB"), "{stderr}");
+    // Up to the limit a line is read whole.
+    let src = "(i, o) := create_process (\"head\", \"-c\", \"16777216\", \"/dev/zero\")\n() := fd_write_and_close (i, \"\")\nfor l in fd_read_and_close o:\n    print (&stdout, \"a line\")\n";
+    let (stdout, stderr, code) = out(&pipe_run(src, true));
+    assert_eq!((stdout.as_str(), code), ("a line\n", Some(0)), "{stderr}");
+}
