@@ -6,12 +6,16 @@
 //! through the action log. Pending tasks resolve from the trace (`replay`) or the world file
 //! when nothing else can step, chunk by chunk for streams, or by hand in the Debug Console.
 
+mod breakpoints;
+mod launch;
+
+pub use launch::{MAX_DATA, MAX_PROGRAM};
+
 use crate::transport::{Incoming, Writer};
 use opal_core::machine::label::LabelKey;
 use opal_core::machine::{MOp, Rule, StmtId};
 use opal_debugger::session::{Kind, Session, Standing, Strategy};
 use serde_json::{json, Value};
-use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -71,6 +75,8 @@ pub struct Adapter {
     queue: Vec<Value>,
     exit: Option<i32>,
     make_live: Option<crate::LiveMaker>,
+    /// Whether the launch lets the process externals run.
+    allow_exec: bool,
     /// Live externals answering pending tasks that nothing else resolves.
     live: Option<opal_debugger::live::LiveCalls>,
 }
@@ -104,12 +110,21 @@ impl Adapter {
             queue: Vec::new(),
             exit: None,
             make_live,
+            allow_exec: false,
             live: None,
         }
     }
 
     /// Serves until the client disconnects or input ends; the exit code.
     pub fn serve(mut self, rx: mpsc::Receiver<Incoming>) -> i32 {
+        let code = self.serve_until_the_end(&rx);
+        // The client is gone (its pipe closed mid-run, or writes fail) or said goodbye: the
+        // children of process externals must not outlive the adapter.
+        self.stop_live();
+        code
+    }
+
+    fn serve_until_the_end(&mut self, rx: &mpsc::Receiver<Incoming>) -> i32 {
         loop {
             let waiting_live = self.live.as_ref().is_some_and(|l| l.in_flight() > 0);
             let next = if self.run.is_some() {
@@ -132,7 +147,7 @@ impl Adapter {
             };
             match next {
                 Some(Incoming::Message(m)) => self.handle(m),
-                Some(Incoming::Bad(why)) => self.log(&format!("opal dap: ignored input: {why}\n")),
+                Some(Incoming::Bad(why, message)) => self.bad_frame(&why, message),
                 None => {}
             }
             if let Some(code) = self.exit {
@@ -162,18 +177,41 @@ impl Adapter {
         }
     }
 
-    fn handle(&mut self, m: Value) {
-        let seq = m.get("seq").and_then(Value::as_i64).unwrap_or(0);
+    /// A frame that is not a well-formed message: said on the console, and a request it still
+    /// held is answered with why it was not carried out (its client waits for an answer).
+    fn bad_frame(&mut self, why: &str, message: Option<Value>) {
+        self.log(&format!("opal dap: ignored input: {why}\n"));
+        let Some(m) = message.filter(|m| !is_not_ours(m)) else { return };
         let command = m.get("command").and_then(Value::as_str).unwrap_or("").to_string();
-        if m.get("type").and_then(Value::as_str) != Some("request") || command.is_empty() {
-            self.log("opal dap: ignored a message that is not a request\n");
+        self.respond(m.get("seq").cloned().unwrap_or(Value::Null), &command, Err(format!("{why}; the request was not carried out")));
+    }
+
+    /// Answers every request exactly once: one that cannot be carried out (no `seq` a client can
+    /// match, no command, not a request) gets an error response echoing its `seq` as given.
+    fn handle(&mut self, m: Value) {
+        if is_not_ours(&m) {
+            self.log("opal dap: ignored a response or an event from the client (opal dap sends no requests)\n");
             return;
         }
-        let args = m.get("arguments").cloned().unwrap_or(Value::Null);
-        let result = self.request(&command, &args);
+        let seq = m.get("seq").cloned().unwrap_or(Value::Null);
+        let command = m.get("command").and_then(Value::as_str).unwrap_or("").to_string();
+        let result = if m.get("type").and_then(Value::as_str) != Some("request") {
+            Err(format!("not a request: `type` must be \"request\", not {}", m.get("type").unwrap_or(&Value::Null)))
+        } else if seq.as_u64().is_none() {
+            Err(format!("`seq` must be a whole number from 0 to 2^64-1, not {seq}"))
+        } else if command.is_empty() {
+            Err(format!("`command` must name the request, not {}", m.get("command").unwrap_or(&Value::Null)))
+        } else {
+            let args = m.get("arguments").cloned().unwrap_or(Value::Null);
+            self.request(&command, &args)
+        };
+        self.respond(seq, &command, result);
+    }
+
+    fn respond(&mut self, request_seq: Value, command: &str, result: Result<Value, String>) {
         let response = match result {
-            Ok(body) => json!({"type": "response", "request_seq": seq, "command": command, "success": true, "body": body}),
-            Err(message) => json!({"type": "response", "request_seq": seq, "command": command, "success": false, "message": message,
+            Ok(body) => json!({"type": "response", "request_seq": request_seq, "command": command, "success": true, "body": body}),
+            Err(message) => json!({"type": "response", "request_seq": request_seq, "command": command, "success": false, "message": message,
                                    "body": {"error": {"id": 1, "format": message, "showUser": true}}}),
         };
         self.out.send(response);
@@ -282,6 +320,10 @@ impl Adapter {
                 Ok(json!({}))
             }
             "restart" => {
+                self.session()?;
+                // The program runs again from its initial term: the children of the last run go.
+                self.stop_live();
+                self.start_live();
                 let s = self.session()?;
                 s.restart();
                 self.output_sent = 0;
@@ -296,6 +338,8 @@ impl Adapter {
             }
             "disconnect" | "terminate" => {
                 self.run = None;
+                // Before answering: when the client sees the answer, no child is left.
+                self.stop_live();
                 self.queue.push(event("terminated", json!({})));
                 if command == "disconnect" {
                     self.exit = Some(0);
@@ -306,149 +350,6 @@ impl Adapter {
             "opal/taskGraph" => self.task_graph(args),
             other => Err(format!("`{other}` is not supported by opal dap")),
         }
-    }
-
-    fn launch(&mut self, args: &Value) -> Result<Value, String> {
-        let str_arg = |k: &str| -> Result<Option<String>, String> {
-            match args.get(k) {
-                None | Some(Value::Null) => Ok(None),
-                Some(Value::String(s)) => Ok(Some(s.clone())),
-                Some(other) => Err(format!("launch: `{k}` must be a string, not {other}")),
-            }
-        };
-        let bool_arg = |k: &str| -> Result<bool, String> {
-            match args.get(k) {
-                None | Some(Value::Null) => Ok(false),
-                Some(Value::Bool(b)) => Ok(*b),
-                Some(other) => Err(format!("launch: `{k}` must be true or false, not {other}")),
-            }
-        };
-        let program = str_arg("program")?.ok_or("launch: `program` is required: the path of the .opal file to debug")?;
-        let strategy = match str_arg("strategy")? {
-            None => Strategy::Opportunistic,
-            Some(s) => Strategy::parse(&s).ok_or_else(|| format!("launch: unknown strategy `{s}` (use opportunistic, cbv or lazy)"))?,
-        };
-        let max_steps = match args.get("maxSteps") {
-            None | Some(Value::Null) => DEFAULT_MAX_STEPS,
-            Some(v) => v.as_u64().filter(|n| *n > 0).ok_or_else(|| format!("launch: `maxSteps` must be a positive whole number, not {v}"))?,
-        };
-        self.stop_on_entry = bool_arg("stopOnEntry")?;
-        let allow_exec = bool_arg("allowExec")?;
-        let path = PathBuf::from(&program);
-        let source = std::fs::read(&path).map_err(|e| format!("{program}: cannot read: {e}"))?;
-        let source = String::from_utf8(source).map_err(|e| format!("{program}: not UTF-8 text (invalid byte at offset {})", e.utf8_error().valid_up_to()))?;
-        let world_path = match str_arg("world")? {
-            Some(w) => Some(PathBuf::from(w)),
-            None => opal_core::world::path_beside(&path).filter(|w| w.exists()),
-        };
-        let world = match &world_path {
-            Some(w) => {
-                let text = std::fs::read_to_string(w).map_err(|e| format!("{}: cannot read the world file: {e}", w.display()))?;
-                Some(opal_core::world::parse_world(&text).map_err(|diags| rendered(&diags, &w.display().to_string(), &text))?)
-            }
-            None => None,
-        };
-        let mut session = Session::new(&source, world).map_err(|diags| format!("{program} does not compile:\n{}", rendered(&diags, &program, &source)))?;
-        if let Some(t) = str_arg("replay")? {
-            let text = std::fs::read_to_string(&t).map_err(|e| format!("{t}: cannot read the trace: {e}"))?;
-            let trace = opal_core::machine::trace::Trace::parse(&text).map_err(|e| format!("{t}: {e}"))?;
-            session.set_trace(trace).map_err(|e| format!("{t}: {e}"))?;
-        }
-        session.step_budget = max_steps as usize;
-        self.program = Some(std::fs::canonicalize(&path).unwrap_or(path));
-        self.strategy = strategy;
-        self.max_steps = max_steps;
-        self.session = Some(session);
-        self.live = match &self.make_live {
-            Some(make) => match opal_debugger::live::LiveWorker::spawn(make(allow_exec), None) {
-                Ok(w) => Some(opal_debugger::live::LiveCalls::new(w)),
-                Err(e) => {
-                    self.log(&format!("opal dap: {e}; tasks resolve from the world file, a trace or by hand\n"));
-                    None
-                }
-            },
-            None => None,
-        };
-        // Breakpoints set before the program was known.
-        for (p, lines) in std::mem::take(&mut self.early_breakpoints) {
-            if self.is_program(&p) {
-                self.breakpoints = lines.iter().map(|&l| self.verify(l)).map(|(bp, _)| bp).collect();
-            }
-        }
-        self.queue.push(event("initialized", json!({})));
-        Ok(json!({}))
-    }
-
-    fn is_program(&self, path: &str) -> bool {
-        let p = std::fs::canonicalize(path).unwrap_or_else(|_| PathBuf::from(path));
-        self.program.as_deref() == Some(p.as_path())
-    }
-
-    /// A breakpoint at `line`, moved to the next line that has a statement: (breakpoint, the
-    /// message when it cannot stop anywhere).
-    fn verify(&mut self, line: usize) -> (LineBreakpoint, Option<String>) {
-        let id = self.next_id;
-        self.next_id += 1;
-        let lines: BTreeSet<usize> = self.session.as_ref().map(|s| s.statement_lines()).unwrap_or_default();
-        match lines.range(line..).next() {
-            Some(&at) => (LineBreakpoint { id, line: at }, None),
-            None => (LineBreakpoint { id, line: 0 }, Some(format!("no statement on line {line} or after it"))),
-        }
-    }
-
-    fn set_breakpoints(&mut self, args: &Value) -> Result<Value, String> {
-        let path = args.pointer("/source/path").and_then(Value::as_str).unwrap_or("").to_string();
-        let lines: Vec<usize> = args
-            .get("breakpoints")
-            .and_then(Value::as_array)
-            .map(|a| a.iter().filter_map(|b| b.get("line").and_then(Value::as_u64)).map(|l| l as usize).collect())
-            .or_else(|| args.get("lines").and_then(Value::as_array).map(|a| a.iter().filter_map(Value::as_u64).map(|l| l as usize).collect()))
-            .unwrap_or_default();
-        if self.session.is_none() {
-            self.early_breakpoints.push((path, lines.clone()));
-            let bps: Vec<Value> = lines.iter().map(|l| json!({"verified": false, "line": l, "message": "waiting for the program to launch"})).collect();
-            return Ok(json!({"breakpoints": bps}));
-        }
-        if !self.is_program(&path) {
-            let bps: Vec<Value> = lines.iter().map(|l| json!({"verified": false, "line": l, "message": "not the program being debugged"})).collect();
-            return Ok(json!({"breakpoints": bps}));
-        }
-        let mut out = Vec::new();
-        self.breakpoints.clear();
-        for l in lines {
-            let (bp, why) = self.verify(l);
-            match why {
-                None => {
-                    out.push(json!({"id": bp.id, "verified": true, "line": bp.line,
-                                    "message": if bp.line == l { Value::Null } else { json!(format!("moved from line {l} to the next line with a statement")) }}));
-                    self.breakpoints.push(bp);
-                }
-                Some(m) => out.push(json!({"id": bp.id, "verified": false, "line": l, "message": m})),
-            }
-        }
-        Ok(json!({"breakpoints": out}))
-    }
-
-    fn set_function_breakpoints(&mut self, args: &Value) -> Result<Value, String> {
-        let names: Vec<String> = args
-            .get("breakpoints")
-            .and_then(Value::as_array)
-            .map(|a| a.iter().filter_map(|b| b.get("name").and_then(Value::as_str)).map(str::to_string).collect())
-            .unwrap_or_default();
-        let used = self.session.as_ref().map(externals_used).unwrap_or_default();
-        self.function_breakpoints.clear();
-        let mut out = Vec::new();
-        for name in names {
-            let id = self.next_id;
-            self.next_id += 1;
-            if self.session.is_some() && !used.contains(&name) {
-                out.push(json!({"id": id, "verified": false, "message": format!("the program calls no external named `{name}`")}));
-            } else {
-                out.push(json!({"id": id, "verified": true}));
-            }
-            self.function_breakpoints.push((id, name));
-        }
-        Ok(json!({"breakpoints": out}))
     }
 
     // ---- running ----------------------------------------------------------------------
@@ -876,6 +777,11 @@ impl Adapter {
         let ordering: Vec<Value> = g.ordering.iter().map(|(a, b)| json!([a, b])).collect();
         Ok(json!({"nodes": nodes, "edges": edges, "ordering": ordering, "standing": s.standing().text()}))
     }
+}
+
+/// A response or an event from the client: nothing to answer.
+fn is_not_ours(m: &Value) -> bool {
+    matches!(m.get("type").and_then(Value::as_str), Some("response" | "event"))
 }
 
 fn kind_name(k: Kind) -> &'static str {

@@ -10,7 +10,8 @@ use std::time::{Duration, Instant};
 
 struct Dap {
     child: Child,
-    stdin: ChildStdin,
+    /// `None` once closed (end of input for the adapter).
+    stdin: Option<ChildStdin>,
     rx: mpsc::Receiver<Value>,
     seq: i64,
     /// Events seen so far, in order.
@@ -60,15 +61,32 @@ impl Dap {
                 }
             }
         });
-        Dap { child, stdin, rx, seq: 0, events: Vec::new() }
+        Dap { child, stdin: Some(stdin), rx, seq: 0, events: Vec::new() }
     }
 
     fn send(&mut self, command: &str, arguments: Value) -> i64 {
         self.seq += 1;
         let body = json!({"seq": self.seq, "type": "request", "command": command, "arguments": arguments}).to_string();
-        write!(self.stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).expect("write");
-        self.stdin.flush().expect("flush");
+        self.raw(format!("Content-Length: {}\r\n\r\n{body}", body.len()).as_bytes());
         self.seq
+    }
+
+    /// Bytes on the adapter's stdin, as they are.
+    fn raw(&mut self, bytes: &[u8]) {
+        let stdin = self.stdin.as_mut().expect("stdin is open");
+        stdin.write_all(bytes).expect("write");
+        stdin.flush().expect("flush");
+    }
+
+    /// The response with this `request_seq` (events and other responses before it are kept
+    /// as events, or dropped).
+    fn response_to(&mut self, request_seq: &Value) -> Value {
+        loop {
+            let v = self.next();
+            if v["type"] == "response" && v["request_seq"] == *request_seq {
+                return v;
+            }
+        }
     }
 
     fn next(&mut self) -> Value {
@@ -219,7 +237,7 @@ fn bad_launches_are_clear_errors_and_the_adapter_keeps_answering() {
     let r = d.request("stackTrace", json!({"threadId": 1}));
     assert_eq!(r["success"], false, "nothing launched: {r}");
     // Garbage on the wire is skipped; the adapter still answers.
-    write!(d.stdin, "Content-Length: 5\r\n\r\nnope!").expect("write");
+    d.raw(b"Content-Length: 5\r\n\r\nnope!");
     let r = d.request("threads", json!({}));
     assert_eq!(r["body"]["threads"][0]["id"], 1);
     let r = d.request("launch", json!({"program": program("examples/sum.opal")}));
@@ -288,4 +306,200 @@ fn live_externals_answer_what_nothing_else_resolves() {
     d.event("terminated");
     assert_eq!(d.output(), "Hel\nlo\n world\n");
     assert_eq!(server.requests.lock().map(|r| r.len()).unwrap_or(0), 1);
+}
+
+fn frame(body: &str) -> Vec<u8> {
+    format!("Content-Length: {}\r\n\r\n{body}", body.len()).into_bytes()
+}
+
+/// A mebibyte of noise (xorshift: the same bytes every run).
+fn noise() -> Vec<u8> {
+    let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+    (0..1 << 20)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 32) as u8
+        })
+        .collect()
+}
+
+/// Issue 29: one malformed frame made the adapter deaf for the rest of the session. After each,
+/// a valid `initialize` is answered; a request the bad frame still held is answered too.
+#[test]
+fn every_malformed_frame_is_followed_by_an_answered_request() {
+    let threads = r#"{"seq":1000,"type":"request","command":"threads"}"#;
+    let cafe = r#"{"seq":1000,"type":"request","command":"evaluate","arguments":{"expression":"café"}}"#;
+    let cases: Vec<(&str, Vec<u8>)> = vec![
+        ("a length that is not a number", [format!("Content-Length: abc\r\n\r\n{threads}").into_bytes()].concat()),
+        // A client counting characters, not bytes: one short for the `é`.
+        ("a length one byte short", [format!("Content-Length: {}\r\n\r\n{cafe}", cafe.chars().count()).into_bytes()].concat()),
+        ("two lengths", format!("Content-Length: {}\r\nContent-Length: {}\r\n\r\n{threads}", threads.len(), threads.len() + 7).into_bytes()),
+        (
+            "two lengths, the first too small",
+            format!("Content-Length: {}\r\nContent-Length: {}\r\n\r\n{threads}", threads.len() - 9, threads.len()).into_bytes(),
+        ),
+        ("a non-UTF-8 header", [b"X-Caf\xe9: \xff\xfe\r\n".to_vec(), frame(threads)].concat()),
+        ("a length too large", format!("Content-Length: {}\r\n\r\n{threads}", threads.len() + 40).into_bytes()),
+        ("a mebibyte of noise", noise()),
+    ];
+    for (what, bytes) in cases {
+        let mut d = Dap::start();
+        d.seq = 2000;
+        d.raw(&bytes);
+        let start = Instant::now();
+        let r = d.request("initialize", json!({"adapterID": "opal"}));
+        assert_eq!(r["success"], true, "after {what}: {r}");
+        assert!(start.elapsed() < Duration::from_secs(10), "after {what}: answered only after {:?}", start.elapsed());
+        // Nothing is left waiting: the session goes on.
+        let r = d.request("threads", json!({}));
+        assert_eq!(r["body"]["threads"][0]["id"], 1, "after {what}: {r}");
+        let console: String = d.events.iter().filter_map(|e| e["body"]["output"].as_str()).collect();
+        // An unknown header is no error, and bytes outside any frame are logged on stderr.
+        let silent = ["a non-UTF-8 header", "a mebibyte of noise"].contains(&what);
+        assert!(silent || console.contains("ignored input"), "after {what}, the console says what was skipped: {console}");
+    }
+    // The request in a frame whose length was counted in characters is answered, refused.
+    let mut d = Dap::start();
+    d.raw(format!("Content-Length: {}\r\n\r\n{cafe}", cafe.chars().count()).as_bytes());
+    let r = d.response_to(&json!(1000));
+    assert_eq!((r["success"].clone(), r["command"].clone()), (json!(false), json!("evaluate")), "{r}");
+    assert!(r["message"].as_str().unwrap_or("").contains("not characters"), "{r}");
+}
+
+/// One breakpoint per requested breakpoint, in order, before the launch and after it; the
+/// invalid ones unverified with a message.
+#[test]
+fn set_breakpoints_answers_every_requested_breakpoint_in_order() {
+    let mut d = Dap::start();
+    let path = program("examples/city_excursions.opal");
+    let asked = json!({"source": {"path": path}, "breakpoints": [{"line": 6}, {"line": -1}, {"line": 1.5}, {"line": 8}]});
+    d.request("initialize", json!({"adapterID": "opal"}));
+    let early = d.request("setBreakpoints", asked.clone());
+    assert_eq!(early["body"]["breakpoints"].as_array().map(Vec::len), Some(4), "{early}");
+    let r = d.request("launch", json!({"program": path, "stopOnEntry": true}));
+    assert_eq!(r["success"], true, "{r}");
+    for legacy in [false, true] {
+        let args = if legacy { json!({"source": {"path": path}, "lines": [6, -1, 1.5, 8]}) } else { asked.clone() };
+        let r = d.request("setBreakpoints", args);
+        let got = r["body"]["breakpoints"].as_array().expect("breakpoints").clone();
+        assert_eq!(got.len(), 4, "{r}");
+        assert_eq!((got[0]["verified"].clone(), got[0]["line"].clone()), (json!(true), json!(6)), "{got:?}");
+        assert_eq!((got[3]["verified"].clone(), got[3]["line"].clone()), (json!(true), json!(8)), "{got:?}");
+        for (bad, shown) in [(&got[1], "-1"), (&got[2], "1.5")] {
+            assert_eq!(bad["verified"], false, "{got:?}");
+            assert!(bad["message"].as_str().unwrap_or("").contains(shown), "{got:?}");
+        }
+    }
+    let r = d.request("setFunctionBreakpoints", json!({"breakpoints": [{"name": "get_excursions_in"}, {"nom": "x"}, {"name": "nope"}]}));
+    let got = r["body"]["breakpoints"].as_array().expect("breakpoints").clone();
+    let verified: Vec<Value> = got.iter().map(|b| b["verified"].clone()).collect();
+    assert_eq!(verified, [json!(true), json!(false), json!(false)], "{got:?}");
+}
+
+/// A request whose `seq` is not a whole number from 0 gets an error echoing it as given; one
+/// with an empty or missing command is answered with an error; every request once.
+#[test]
+fn every_request_is_answered_once_with_its_seq_as_given() {
+    let mut d = Dap::start();
+    // 2^63 is a whole number: answered, not turned into 0.
+    d.raw(&frame(r#"{"seq":9223372036854775808,"type":"request","command":"threads"}"#));
+    let r = d.response_to(&json!(9223372036854775808u64));
+    assert_eq!(r["success"], true, "{r}");
+    for seq in ["1.5", "-3", "\"seven\"", "18446744073709551616"] {
+        d.raw(&frame(&format!(r#"{{"seq":{seq},"type":"request","command":"threads"}}"#)));
+        let given: Value = serde_json::from_str(seq).expect("json");
+        let r = d.response_to(&given);
+        assert_eq!(r["success"], false, "{seq}: {r}");
+        assert!(r["message"].as_str().unwrap_or("").contains("`seq`"), "{seq}: {r}");
+    }
+    for (seq, body) in [
+        (41, r#"{"seq":41,"type":"request","command":""}"#),
+        (42, r#"{"seq":42,"type":"request"}"#),
+        (43, r#"{"seq":43,"type":"request","command":"frobnicate"}"#),
+    ] {
+        d.raw(&frame(body));
+        let r = d.response_to(&json!(seq));
+        assert_eq!(r["success"], false, "{body}: {r}");
+    }
+    // Exactly once: the next answer is to the next request, with no duplicate in between.
+    let seq = d.send("threads", json!({}));
+    let v = d.next();
+    assert_eq!((v["type"].clone(), v["request_seq"].clone()), (json!("response"), json!(seq)), "{v}");
+}
+
+/// Devices and pipes are not programs: `/dev/zero` exhausted memory and `/proc/self/fd/0` (the
+/// adapter's own stdin) hung. Both, and a file over the size limit, are refused at once.
+#[test]
+fn launching_what_is_not_a_regular_file_is_refused_quickly() {
+    let dir = std::env::temp_dir().join(format!("opal-dap-big-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let big = dir.join("big.opal");
+    // Sparse: no disk space is used.
+    std::fs::File::create(&big).and_then(|f| f.set_len(17 << 20)).expect("a big file");
+    let mut d = Dap::start();
+    d.request("initialize", json!({"adapterID": "opal"}));
+    let cases = [
+        ("/dev/zero", "a device"),
+        ("/proc/self/fd/0", "a pipe"),
+        (dir.to_str().expect("path"), "a directory"),
+        (big.to_str().expect("path"), "over the 16 MiB"),
+    ];
+    for (path, why) in cases {
+        let start = Instant::now();
+        let r = d.request("launch", json!({"program": path}));
+        assert!(start.elapsed() < Duration::from_secs(5), "{path}: {:?}", start.elapsed());
+        assert_eq!(r["success"], false, "{path}: {r}");
+        assert!(r["message"].as_str().unwrap_or("").contains(why), "{path}: {r}");
+    }
+    let r = d.request("launch", json!({"program": program("examples/sum.opal"), "world": "/dev/zero"}));
+    assert!(r["message"].as_str().unwrap_or("").contains("a device"), "{r}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Whether a process with this command line runs (`/proc`, as tests/tests/live.rs reads it).
+fn running(needle: &str) -> bool {
+    let Ok(dir) = std::fs::read_dir("/proc") else { return false };
+    dir.flatten().any(|e| String::from_utf8_lossy(&std::fs::read(e.path().join("cmdline")).unwrap_or_default()).contains(needle))
+}
+
+/// The children of process externals die with the session: when the client's pipe closes
+/// mid-run, and on disconnect (before its answer).
+#[test]
+fn children_are_killed_and_reaped_when_the_client_goes() {
+    let dir = std::env::temp_dir().join(format!("opal-dap-kids-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    for (i, how) in ["end of input", "disconnect"].into_iter().enumerate() {
+        let marker = format!("{}.{}{i}", 500 + std::process::id() % 1000, std::process::id() % 83);
+        let file = dir.join(format!("kid{i}.opal"));
+        let src = format!(
+            "(i, o) := create_process (\"sleep\", \"{marker}\")\n() := fd_write_and_close (i, \"\")\nfor l in fd_read_and_close o:\n    print (&stdout, l)\n"
+        );
+        std::fs::write(&file, src).expect("write");
+        let mut d = Dap::start();
+        let r = d.launch(json!({"program": file.display().to_string(), "allowExec": true}));
+        assert_eq!(r["success"], true, "{r}");
+        d.request("configurationDone", json!({}));
+        let needle = format!("sleep\0{marker}");
+        let start = Instant::now();
+        while !running(&needle) && start.elapsed() < Duration::from_secs(10) {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert!(running(&needle), "{how}: the child never started");
+        if how == "disconnect" {
+            let r = d.request("disconnect", json!({}));
+            assert_eq!(r["success"], true, "{r}");
+            assert!(!running(&needle), "{how}: a child outlived the answer to disconnect");
+        } else {
+            d.stdin = None;
+        }
+        let start = Instant::now();
+        while start.elapsed() < Duration::from_secs(10) && !matches!(d.child.try_wait(), Ok(Some(_))) {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert!(matches!(d.child.try_wait(), Ok(Some(s)) if s.success()), "{how}: opal dap did not exit");
+        assert!(!running(&needle), "{how}: a child outlived opal dap");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }

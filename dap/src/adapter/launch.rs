@@ -1,0 +1,161 @@
+//! `launch`: the program, its world file and trace read from disk, the session started, the
+//! live externals' worker with it.
+
+use super::{event, rendered, Adapter, DEFAULT_MAX_STEPS};
+use opal_debugger::session::{Session, Strategy};
+use serde_json::{json, Value};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// The largest program `launch` reads: far beyond any source written by hand or generated for
+/// the benchmarks, and small enough that a wrong `program` cannot exhaust memory.
+pub const MAX_PROGRAM: u64 = 16 << 20;
+/// The largest world file or trace `launch` reads (a trace of a long run is large).
+pub const MAX_DATA: u64 = 256 << 20;
+/// How long stopping the live externals may take (killing and reaping the children of the
+/// process externals waits up to 2 s of this).
+const STOP_LIVE: Duration = Duration::from_secs(5);
+
+/// What a file that is not a regular file is, for the message.
+fn kind_of(meta: &std::fs::Metadata) -> &'static str {
+    let t = meta.file_type();
+    if t.is_dir() {
+        return "a directory";
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_char_device() || t.is_block_device() {
+            return "a device";
+        }
+        if t.is_fifo() {
+            return "a pipe";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+    }
+    "not a regular file"
+}
+
+/// Reads a file a launch names (`what`: "the program", …). Only a regular file of at most
+/// `limit` bytes: a device such as `/dev/zero` never ends, and a pipe such as
+/// `/proc/self/fd/0` may never end (the adapter's own stdin would wait for ever).
+pub fn read_limited(path: &Path, what: &str, limit: u64) -> Result<Vec<u8>, String> {
+    let shown = path.display();
+    // `metadata`, not opening first: opening a pipe waits for a writer.
+    let meta = std::fs::metadata(path).map_err(|e| format!("{shown}: cannot read {what}: {e}"))?;
+    if !meta.is_file() {
+        return Err(format!("{shown}: cannot read {what}: it is {}; give the path of a regular file", kind_of(&meta)));
+    }
+    let over = |n: u64| format!("{shown}: {what} is {n} bytes, over the {} MiB that opal dap reads", limit >> 20);
+    if meta.len() > limit {
+        return Err(over(meta.len()));
+    }
+    let file = std::fs::File::open(path).map_err(|e| format!("{shown}: cannot read {what}: {e}"))?;
+    // The size may be wrong (files in /proc say 0) or change: never read past the limit.
+    let mut bytes = Vec::new();
+    file.take(limit + 1).read_to_end(&mut bytes).map_err(|e| format!("{shown}: cannot read {what}: {e}"))?;
+    if bytes.len() as u64 > limit {
+        return Err(over(bytes.len() as u64));
+    }
+    Ok(bytes)
+}
+
+/// [`read_limited`], as UTF-8 text.
+fn read_text(path: &Path, what: &str, limit: u64) -> Result<String, String> {
+    let bytes = read_limited(path, what, limit)?;
+    String::from_utf8(bytes).map_err(|e| format!("{}: {what} is not UTF-8 text (invalid byte at offset {})", path.display(), e.utf8_error().valid_up_to()))
+}
+
+impl Adapter {
+    pub(super) fn launch(&mut self, args: &Value) -> Result<Value, String> {
+        let str_arg = |k: &str| -> Result<Option<String>, String> {
+            match args.get(k) {
+                None | Some(Value::Null) => Ok(None),
+                Some(Value::String(s)) => Ok(Some(s.clone())),
+                Some(other) => Err(format!("launch: `{k}` must be a string, not {other}")),
+            }
+        };
+        let bool_arg = |k: &str| -> Result<bool, String> {
+            match args.get(k) {
+                None | Some(Value::Null) => Ok(false),
+                Some(Value::Bool(b)) => Ok(*b),
+                Some(other) => Err(format!("launch: `{k}` must be true or false, not {other}")),
+            }
+        };
+        let program = str_arg("program")?.ok_or("launch: `program` is required: the path of the .opal file to debug")?;
+        let strategy = match str_arg("strategy")? {
+            None => Strategy::Opportunistic,
+            Some(s) => Strategy::parse(&s).ok_or_else(|| format!("launch: unknown strategy `{s}` (use opportunistic, cbv or lazy)"))?,
+        };
+        let max_steps = match args.get("maxSteps") {
+            None | Some(Value::Null) => DEFAULT_MAX_STEPS,
+            Some(v) => v.as_u64().filter(|n| *n > 0).ok_or_else(|| format!("launch: `maxSteps` must be a positive whole number, not {v}"))?,
+        };
+        self.stop_on_entry = bool_arg("stopOnEntry")?;
+        let allow_exec = bool_arg("allowExec")?;
+        let path = PathBuf::from(&program);
+        let source = read_text(&path, "the program", MAX_PROGRAM)?;
+        let world_path = match str_arg("world")? {
+            Some(w) => Some(PathBuf::from(w)),
+            None => opal_core::world::path_beside(&path).filter(|w| w.exists()),
+        };
+        let world = match &world_path {
+            Some(w) => {
+                let text = read_text(w, "the world file", MAX_DATA)?;
+                Some(opal_core::world::parse_world(&text).map_err(|diags| rendered(&diags, &w.display().to_string(), &text))?)
+            }
+            None => None,
+        };
+        let mut session = Session::new(&source, world).map_err(|diags| format!("{program} does not compile:\n{}", rendered(&diags, &program, &source)))?;
+        if let Some(t) = str_arg("replay")? {
+            let text = read_text(Path::new(&t), "the trace", MAX_DATA)?;
+            let trace = opal_core::machine::trace::Trace::parse(&text).map_err(|e| format!("{t}: {e}"))?;
+            session.set_trace(trace).map_err(|e| format!("{t}: {e}"))?;
+        }
+        session.step_budget = max_steps as usize;
+        self.program = Some(std::fs::canonicalize(&path).unwrap_or(path));
+        self.strategy = strategy;
+        self.max_steps = max_steps;
+        self.session = Some(session);
+        self.allow_exec = allow_exec;
+        // A second launch: the first program's children must not outlive it.
+        self.stop_live();
+        self.start_live();
+        // Breakpoints set before the program was known.
+        for (p, lines) in std::mem::take(&mut self.early_breakpoints) {
+            if self.is_program(&p) {
+                self.breakpoints = lines.iter().map(|&l| self.verify(l)).map(|(bp, _)| bp).collect();
+            }
+        }
+        self.queue.push(event("initialized", json!({})));
+        Ok(json!({}))
+    }
+
+    /// Starts the live externals' worker for the launched program, if the adapter has them.
+    pub(super) fn start_live(&mut self) {
+        self.live = match &self.make_live {
+            Some(make) => match opal_debugger::live::LiveWorker::spawn(make(self.allow_exec), None) {
+                Ok(w) => Some(opal_debugger::live::LiveCalls::new(w)),
+                Err(e) => {
+                    self.log(&format!("opal dap: {e}; tasks resolve from the world file, a trace or by hand\n"));
+                    None
+                }
+            },
+            None => None,
+        };
+    }
+
+    /// Stops the live externals' worker and waits until the process externals have killed and
+    /// reaped their children: on disconnect, terminate, restart, a new launch and the end of
+    /// input, none may outlive the run they belong to.
+    pub(super) fn stop_live(&mut self) {
+        if let Some(live) = self.live.take() {
+            if !live.stop(STOP_LIVE) {
+                eprintln!("opal dap: the live externals did not stop within {} s", STOP_LIVE.as_secs());
+            }
+        }
+    }
+}
