@@ -11,10 +11,12 @@ pub mod ir;
 pub mod machine;
 pub mod names;
 pub mod ordering;
-pub mod prelude;
 pub mod span;
 pub mod syntax;
 pub mod world;
+
+/// The prelude is loaded by the desugarer (`desugar::prelude`); its public path stays `opal_core::prelude`.
+pub use desugar::prelude;
 
 use desugar::{Desugarer, Program};
 use diag::Diagnostic;

@@ -1,7 +1,7 @@
 //! The prelude (LANGUAGE.md §4), written in OPAL in `prelude.opal` and desugared once.
 //! Only the definitions a program uses, transitively, join its initial term (labels `0.k`).
 
-use crate::desugar::Desugarer;
+use super::Desugarer;
 use crate::externals;
 use crate::ir::{Op, Prim, Stmt};
 use crate::names::Name;
@@ -10,7 +10,7 @@ use crate::syntax::parser::parse;
 use std::collections::HashSet;
 use std::sync::{Arc, OnceLock};
 
-pub const SOURCE: &str = include_str!("prelude.opal");
+pub const SOURCE: &str = include_str!("../prelude.opal");
 
 pub struct PreludeDef {
     pub name: String,

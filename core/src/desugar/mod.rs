@@ -9,11 +9,12 @@ use crate::externals::{self, ExtDecl};
 use crate::ir::{Expr as CExpr, Fun, Op, Prim, Stmt};
 use crate::names::{FastMap, FastSet, Name, Sym};
 use crate::ordering::{Plan, HIGHER_ORDER};
-use crate::prelude;
 use crate::span::Span;
 use crate::syntax::ast::*;
 use std::collections::HashMap;
 use std::sync::Arc;
+
+pub mod prelude;
 
 /// What a name is known to be, statically, for arity and shape checks and hover.
 #[derive(Clone, Debug, PartialEq)]
