@@ -84,7 +84,7 @@ mod tests {
     #[test]
     fn whole_file_features_check_inside_their_work() {
         use crate::analysis::{Analysis, WorldInfo};
-        use crate::{call_hierarchy, document_link, editing, navigation};
+        use crate::{call_hierarchy, document_link, folding_ranges, inlay_hints, navigation, semantic_tokens};
         use opal_core::span::Span;
         let src: String = (0..50).map(|i| format!("f{i} := fun x:\n    y := x + {i}\n    ret y\nz{i} := f{i} \"a.b\"\n")).collect();
         let a = Analysis::new(src, WorldInfo::default());
@@ -93,10 +93,10 @@ mod tests {
         let whole = Span::new(0, a.text.len());
         type Feature<'a> = Box<dyn Fn(&Analysis) + 'a>;
         let features: Vec<(&str, Feature)> = vec![
-            ("semantic tokens", Box::new(|a| drop(editing::semantic_tokens(a)))),
-            ("inlay hints", Box::new(move |a| drop(editing::inlay_hints(a, whole)))),
+            ("semantic tokens", Box::new(|a| drop(semantic_tokens::semantic_tokens(a)))),
+            ("inlay hints", Box::new(move |a| drop(inlay_hints::inlay_hints(a, whole)))),
             ("document symbols", Box::new(|a| drop(navigation::document_symbols(a)))),
-            ("folding ranges", Box::new(|a| drop(editing::folding_ranges(a)))),
+            ("folding ranges", Box::new(|a| drop(folding_ranges::folding_ranges(a)))),
             ("references", Box::new(|a| drop(navigation::references(a, 1, true)))),
             ("document links", Box::new(move |a| drop(document_link::document_links(a, &dir, None, true)))),
             (

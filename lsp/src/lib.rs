@@ -1,22 +1,32 @@
 //! `opal lsp`: the OPAL language server, on the same front end as the CLI (`opal-core`).
 //!
-//! `analysis` answers questions about one snapshot of a document, `navigation` and `editing`
-//! turn the answers into LSP results, `server` keeps documents and talks the protocol.
+//! `analysis` answers questions about one snapshot of a document; one module per feature
+//! (`completion`, `hover` in `navigation`, `semantic_tokens`, `inlay_hints`, …) turns the
+//! answers into results; `to_proto` converts to LSP types; `server` keeps documents and talks
+//! the protocol.
 
 pub mod analysis;
 pub mod call_hierarchy;
 pub mod cancel;
 pub mod client;
+pub mod code_actions;
+pub mod completion;
 pub mod document;
 pub mod document_link;
-pub mod editing;
+pub mod folding_ranges;
+pub mod formatting;
+pub mod inlay_hints;
 pub mod linked_editing;
 pub mod navigation;
 pub mod on_type;
 pub mod position;
 pub mod refactor;
+pub mod selection_ranges;
+pub mod semantic_tokens;
 pub mod server;
+pub mod signature_help;
 pub mod splice;
+pub mod to_proto;
 pub mod transport;
 pub mod workspace;
 

@@ -207,7 +207,7 @@ fn extract(a: &Analysis, range: Span) -> Option<Refactor> {
     }
     let indent = indentation_at(a, item.span.start)?.to_string();
     let name = fresh_name(a, "value");
-    let nl = crate::editing::line_break(&a.text);
+    let nl = crate::formatting::line_break(&a.text);
     let body = a.slice(e.span).to_string();
     let at = Span::new(item.span.start as usize, item.span.start as usize);
     Some(Refactor {

@@ -12,7 +12,8 @@ use crate::document::{Document, Refused};
 use crate::position::Encoding;
 use crate::splice::{Splices, Written};
 use crate::workspace::{self, Index};
-use crate::{call_hierarchy, document_link, editing, navigation, on_type, refactor};
+use crate::{call_hierarchy, code_actions, completion, document_link, folding_ranges, formatting, inlay_hints, navigation, on_type, refactor};
+use crate::{selection_ranges, semantic_tokens, signature_help, to_proto};
 use opal_core::span::{LineIndex, Span};
 use serde::Deserialize;
 use std::collections::HashMap;
@@ -445,7 +446,7 @@ impl Backend {
                 cancel::run(token, || {
                     let a = snap.analysis();
                     let pos = a.pos();
-                    a.diags.iter().map(|d| editing::to_lsp_diagnostic(&pos, &u, d)).collect::<Vec<_>>()
+                    a.diags.iter().map(|d| to_proto::to_lsp_diagnostic(&pos, &u, d)).collect::<Vec<_>>()
                 })
             });
             match job.await {
@@ -545,8 +546,8 @@ fn world_diagnostics(st: &mut State, uri: &Uri) -> Vec<(Uri, Vec<Diagnostic>, Op
     let lines = LineIndex::new(&text);
     let pos = crate::position::Positions::with_encoding(&text, &lines, st.caps.encoding);
     let diags = match opal_core::world::parse_world(&text) {
-        Ok(w) => w.warnings.iter().map(|d| editing::to_lsp_diagnostic(&pos, uri, d)).collect(),
-        Err(ds) => ds.iter().map(|d| editing::to_lsp_diagnostic(&pos, uri, d)).collect(),
+        Ok(w) => w.warnings.iter().map(|d| to_proto::to_lsp_diagnostic(&pos, uri, d)).collect(),
+        Err(ds) => ds.iter().map(|d| to_proto::to_lsp_diagnostic(&pos, uri, d)).collect(),
     };
     st.invalidate_programs();
     vec![(uri.clone(), diags, Some(version))]
@@ -622,7 +623,7 @@ impl LanguageServer for Backend {
                 folding_range_provider: Some(FoldingRangeProviderCapability::Simple(true)),
                 selection_range_provider: Some(SelectionRangeProviderCapability::Simple(true)),
                 semantic_tokens_provider: Some(SemanticTokensServerCapabilities::SemanticTokensOptions(SemanticTokensOptions {
-                    legend: editing::legend(),
+                    legend: semantic_tokens::legend(),
                     full: Some(SemanticTokensFullOptions::Delta { delta: Some(true) }),
                     range: Some(true),
                     work_done_progress_options: Default::default(),
@@ -930,7 +931,7 @@ impl LanguageServer for Backend {
         let caps = self.lock().caps;
         let u = uri.clone();
         self.with_analysis("completion", &uri, move |a| {
-            let (mut items, cut) = editing::completion_list(a, a.pos().offset(pos));
+            let (mut items, cut) = completion::completion_list(a, a.pos().offset(pos));
             if !caps.snippets {
                 items.retain(|i| i.insert_text_format != Some(InsertTextFormat::SNIPPET));
             }
@@ -943,7 +944,7 @@ impl LanguageServer for Backend {
                 if caps.resolve_documentation {
                     i.documentation = None;
                 } else if i.documentation.is_none() {
-                    i.documentation = editing::completion_documentation(a, i.data.as_ref());
+                    i.documentation = completion::completion_documentation(a, i.data.as_ref());
                 }
             }
             if !caps.completion_markdown {
@@ -965,7 +966,7 @@ impl LanguageServer for Backend {
         let Some(uri) = item.data.as_ref().and_then(|d| d["uri"].as_str()).and_then(|u| u.parse::<Uri>().ok()) else { return Ok(item) };
         let markdown = self.lock().caps.completion_markdown;
         let data = item.data.clone();
-        let doc = self.with_analysis("completionItem/resolve", &uri, move |a| Ok(editing::completion_documentation(a, data.as_ref()))).await?;
+        let doc = self.with_analysis("completionItem/resolve", &uri, move |a| Ok(completion::completion_documentation(a, data.as_ref()))).await?;
         item.documentation = doc.map(|d| match d {
             Documentation::MarkupContent(m) if !markdown => Documentation::String(navigation::plain_text(&m.value)),
             d => d,
@@ -976,12 +977,12 @@ impl LanguageServer for Backend {
     async fn signature_help(&self, p: SignatureHelpParams) -> Result<Option<SignatureHelp>> {
         let uri = p.text_document_position_params.text_document.uri;
         let pos = p.text_document_position_params.position;
-        self.with_analysis("signatureHelp", &uri, move |a| Ok(editing::signature_help(a, a.pos().offset(pos)))).await
+        self.with_analysis("signatureHelp", &uri, move |a| Ok(signature_help::signature_help(a, a.pos().offset(pos)))).await
     }
 
     async fn formatting(&self, p: DocumentFormattingParams) -> Result<Option<Vec<TextEdit>>> {
         let r =
-            self.off_lock("formatting", &p.text_document.uri, |a| Ok(editing::format_document(a).map(|e| edits_to_lsp(a, e.into_iter().collect())))).await?;
+            self.off_lock("formatting", &p.text_document.uri, |a| Ok(formatting::format_document(a).map(|e| edits_to_lsp(a, e.into_iter().collect())))).await?;
         self.edits_or_null(r.map(|(_, r)| r)).await
     }
 
@@ -989,20 +990,20 @@ impl LanguageServer for Backend {
         let range = p.range;
         let r = self
             .off_lock("rangeFormatting", &p.text_document.uri, move |a| {
-                Ok(editing::format_range(a, a.pos().span(range)).map(|e| edits_to_lsp(a, e.into_iter().collect())))
+                Ok(formatting::format_range(a, a.pos().span(range)).map(|e| edits_to_lsp(a, e.into_iter().collect())))
             })
             .await?;
         self.edits_or_null(r.map(|(_, r)| r)).await
     }
 
     async fn folding_range(&self, p: FoldingRangeParams) -> Result<Option<Vec<FoldingRange>>> {
-        self.with_analysis("foldingRange", &p.text_document.uri, |a| Ok(Some(editing::folding_ranges(a)))).await
+        self.with_analysis("foldingRange", &p.text_document.uri, |a| Ok(Some(folding_ranges::folding_ranges(a)))).await
     }
 
     async fn selection_range(&self, p: SelectionRangeParams) -> Result<Option<Vec<SelectionRange>>> {
         let positions = p.positions;
         self.with_analysis("selectionRange", &p.text_document.uri, move |a| {
-            Ok(Some(positions.iter().map(|&x| editing::selection_range(a, a.pos().offset(x))).collect()))
+            Ok(Some(positions.iter().map(|&x| selection_ranges::selection_range(a, a.pos().offset(x))).collect()))
         })
         .await
     }
@@ -1022,7 +1023,7 @@ impl LanguageServer for Backend {
         let Some(t) = self.fresh_tokens("semanticTokens/full/delta", &uri).await? else { return Ok(None) };
         Ok(Some(match t.previous {
             Some((old_id, old)) if old_id == p.previous_result_id => {
-                SemanticTokensFullDeltaResult::TokensDelta(SemanticTokensDelta { result_id: Some(t.id), edits: editing::token_delta(&old, &t.data) })
+                SemanticTokensFullDeltaResult::TokensDelta(SemanticTokensDelta { result_id: Some(t.id), edits: semantic_tokens::token_delta(&old, &t.data) })
             }
             _ => SemanticTokensFullDeltaResult::Tokens(SemanticTokens { result_id: Some(t.id), data: t.data }),
         }))
@@ -1030,15 +1031,15 @@ impl LanguageServer for Backend {
 
     async fn inlay_hint(&self, p: InlayHintParams) -> Result<Option<Vec<InlayHint>>> {
         let range = p.range;
-        // A screenful costs what it touches (editing::inlay_hints): no wait for cancellation.
+        // A screenful costs what it touches (inlay_hints::inlay_hints): no wait for cancellation.
         let what = if range.end.line.saturating_sub(range.start.line) > 1000 { "inlayHint" } else { "inlayHint (range)" };
-        let written = self.with_analysis(what, &p.text_document.uri, move |a| Ok(Some(Written::new(editing::inlay_hints(a, a.pos().span(range)))))).await?;
-        let stand_in = |marker| vec![InlayHint { label: InlayHintLabel::String(marker), ..editing::STAND_IN_HINT }];
+        let written = self.with_analysis(what, &p.text_document.uri, move |a| Ok(Some(Written::new(inlay_hints::inlay_hints(a, a.pos().span(range)))))).await?;
+        let stand_in = |marker| vec![InlayHint { label: InlayHintLabel::String(marker), ..inlay_hints::STAND_IN_HINT }];
         Ok(written.map(|w| self.splices.answer(w, stand_in)))
     }
 
     async fn inlay_hint_resolve(&self, h: InlayHint) -> Result<InlayHint> {
-        Ok(editing::resolve_inlay_hint(h))
+        Ok(inlay_hints::resolve_inlay_hint(h))
     }
 
     async fn code_action(&self, p: CodeActionParams) -> Result<Option<CodeActionResponse>> {
@@ -1055,11 +1056,11 @@ impl LanguageServer for Backend {
             let edit = |edits| WorkspaceEdit { changes: Some(HashMap::from([(u.clone(), edits_to_lsp(a, edits))])), ..Default::default() };
             let mut actions: Vec<CodeActionOrCommand> = Vec::new();
             if wanted(CodeActionKind::QUICKFIX.as_str()) {
-                actions.extend(editing::quick_fixes(a, pos.span(range)).into_iter().map(|q| {
+                actions.extend(code_actions::quick_fixes(a, pos.span(range)).into_iter().map(|q| {
                     CodeActionOrCommand::CodeAction(CodeAction {
                         title: q.title,
                         kind: Some(CodeActionKind::QUICKFIX),
-                        diagnostics: Some(vec![editing::to_lsp_diagnostic(&pos, &u, &q.diag)]),
+                        diagnostics: Some(vec![to_proto::to_lsp_diagnostic(&pos, &u, &q.diag)]),
                         edit: Some(edit(q.edits)),
                         is_preferred: Some(q.preferred),
                         ..Default::default()
@@ -1159,7 +1160,8 @@ impl LanguageServer for Backend {
             return Ok(DocumentDiagnosticReportResult::Report(DocumentDiagnosticReport::Full(report)));
         }
         let u = uri.clone();
-        let r = self.off_lock("diagnostic", &uri, move |a| Ok(a.diags.iter().map(|d| editing::to_lsp_diagnostic(&a.pos(), &u, d)).collect::<Vec<_>>())).await?;
+        let r =
+            self.off_lock("diagnostic", &uri, move |a| Ok(a.diags.iter().map(|d| to_proto::to_lsp_diagnostic(&a.pos(), &u, d)).collect::<Vec<_>>())).await?;
         let (result_id, items) = match r {
             Some((v, items)) => (Some(v.to_string()), items),
             None => (None, vec![]),
@@ -1177,7 +1179,7 @@ impl LanguageServer for Backend {
         for uri in uris {
             let u = uri.clone();
             let r = self
-                .off_lock("workspace/diagnostic", &uri, move |a| Ok(a.diags.iter().map(|d| editing::to_lsp_diagnostic(&a.pos(), &u, d)).collect::<Vec<_>>()))
+                .off_lock("workspace/diagnostic", &uri, move |a| Ok(a.diags.iter().map(|d| to_proto::to_lsp_diagnostic(&a.pos(), &u, d)).collect::<Vec<_>>()))
                 .await?;
             if let Some((v, diags)) = r {
                 items.push(WorkspaceDocumentDiagnosticReport::Full(WorkspaceFullDocumentDiagnosticReport {
@@ -1193,7 +1195,7 @@ impl LanguageServer for Backend {
     async fn semantic_tokens_range(&self, p: SemanticTokensRangeParams) -> Result<Option<SemanticTokensRangeResult>> {
         let range = p.range;
         self.with_analysis("semanticTokens/range", &p.text_document.uri, move |a| {
-            Ok(Some(SemanticTokensRangeResult::Tokens(SemanticTokens { result_id: None, data: editing::semantic_tokens_in(a, a.pos().span(range)) })))
+            Ok(Some(SemanticTokensRangeResult::Tokens(SemanticTokens { result_id: None, data: semantic_tokens::semantic_tokens_in(a, a.pos().span(range)) })))
         })
         .await
     }
@@ -1201,7 +1203,7 @@ impl LanguageServer for Backend {
     async fn code_lens(&self, p: CodeLensParams) -> Result<Option<Vec<CodeLens>>> {
         let uri = p.text_document.uri;
         let u = uri.clone();
-        self.with_analysis("codeLens", &uri, move |_| Ok(Some(editing::code_lenses(&u)))).await
+        self.with_analysis("codeLens", &uri, move |_| Ok(Some(code_actions::code_lenses(&u)))).await
     }
 }
 
@@ -1221,7 +1223,7 @@ impl Backend {
 
     /// Semantic tokens computed off the lock, recorded with a new result id.
     async fn fresh_tokens(&self, what: &'static str, uri: &Uri) -> Result<Option<TokensUpdate>> {
-        let Some((version, data)) = self.off_lock(what, uri, |a| Ok(editing::semantic_tokens(a))).await? else { return Ok(None) };
+        let Some((version, data)) = self.off_lock(what, uri, |a| Ok(semantic_tokens::semantic_tokens(a))).await? else { return Ok(None) };
         self.lock().record_tokens(uri, version, data).map(Some).ok_or_else(content_modified)
     }
 

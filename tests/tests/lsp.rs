@@ -219,7 +219,7 @@ fn semantic_tokens_full_and_delta() {
 
 /// Semantic tokens as `line:col len type` lines, so the snapshot is readable.
 fn decode(data: &Value) -> Vec<String> {
-    let types = opal_lsp::editing::TOKEN_TYPES;
+    let types = opal_lsp::semantic_tokens::TOKEN_TYPES;
     let d: Vec<u64> = data.as_array().expect("data").iter().filter_map(|v| v.as_u64()).collect();
     let (mut line, mut col) = (0, 0);
     d.chunks(5)
