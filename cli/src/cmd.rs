@@ -471,6 +471,13 @@ fn check(files: &[String], json: bool) -> i32 {
 fn fmt(files: &[String], check: bool) -> i32 {
     let mut code = 0;
     for file in files {
+        // What cannot be written back (a FIFO, a directory) is refused before it is read: reading
+        // a FIFO would wait for a writer forever.
+        if let Err(e) = (!check).then(|| opal_core::files::check_writable(Path::new(file))).transpose() {
+            eprintln!("opal: {e}");
+            code = 1;
+            continue;
+        }
         let text = match read_file(file) {
             Ok(t) => t,
             Err(e) => {
