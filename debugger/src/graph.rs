@@ -13,7 +13,8 @@
 //! resolution: labels `ℓ.1 … ℓ.k`) fold into one node for `ℓ`, from the deepest level up,
 //! except the groups the user opened and those where the last step happened.
 
-use crate::session::{kind_of, Kind, Session};
+use crate::kind::{kind_of, Kind};
+use crate::session::Session;
 use opal_core::machine::label::LabelKey;
 use opal_core::machine::{MOp, StmtId};
 use std::collections::{HashMap, HashSet};
@@ -89,7 +90,7 @@ const PARENTS: usize = 4;
 
 impl Session {
     fn parents_of(&self, s: StmtId) -> Vec<LabelKey> {
-        let st = &self.current;
+        let st = self.state();
         let m = &st.machine;
         let mut memo = st.memo.0.borrow_mut();
         let mut out = Vec::new();
@@ -105,7 +106,7 @@ impl Session {
     /// The graph of external calls (see the module's doc); pure externals (`print`, `add`)
     /// only if `show_pure`.
     pub fn call_graph(&self, show_pure: bool) -> Graph {
-        let st = &self.current;
+        let st = self.state();
         let m = &st.machine;
         let mut nodes = Vec::new();
         let mut sources: Vec<(Vec<LabelKey>, Vec<LabelKey>)> = Vec::new();
@@ -123,7 +124,7 @@ impl Session {
                         },
                         _ => continue,
                     };
-                    if !show_pure && self.env.host.is_pure(&ext) {
+                    if !show_pure && self.is_pure(&ext) {
                         // Hidden, but what depends on it depends on what it depends on.
                         hidden.insert(key, st.call_sources(&ext, x));
                         continue;
@@ -160,7 +161,7 @@ impl Session {
                 }
                 MOp::Task(t) => {
                     let task = &m.tasks[t.0 as usize];
-                    if !show_pure && self.env.host.is_pure(&task.ext) {
+                    if !show_pure && self.is_pure(&task.ext) {
                         if let Some(c) = st.call_index(key).and_then(|i| st.calls.get(i)) {
                             hidden.insert(c.key, (c.deps.clone(), c.order.clone()));
                         }
@@ -233,7 +234,7 @@ impl Session {
 
     /// Every top-level statement, def-use edges; the environment (`0.…`) only if `prelude`.
     pub fn statement_graph(&self, prelude: bool) -> Graph {
-        let st = &self.current;
+        let st = self.state();
         let m = &st.machine;
         let mut index = HashMap::new();
         let mut nodes = Vec::new();
@@ -282,7 +283,7 @@ impl Session {
         if g.nodes.len() <= max {
             return g.clone();
         }
-        let m = &self.current.machine;
+        let m = &self.state().machine;
         // Each node's label path; a group never splits below this many levels of it.
         const DEEPEST: usize = 64;
         let mut stmts = Vec::with_capacity(g.nodes.len());
@@ -314,7 +315,7 @@ impl Session {
         }
         let mut out = Graph::default();
         let mut node_of = vec![0usize; g.nodes.len()];
-        let mut memo = self.current.memo.0.borrow_mut();
+        let mut memo = self.state().memo.0.borrow_mut();
         for part in &items {
             let j = out.nodes.len();
             for &i in &part.members {

@@ -1,0 +1,581 @@
+//! The state of a session as the action log makes it: the machine with the calls it made,
+//! their streams and the call graph's origins, and how one `Action` changes it (`Env::apply`).
+//! Views, history and jobs build on this; it knows nothing of them.
+
+use crate::kind::{describe, kind_of, Kind};
+use crate::timeline::Call;
+use opal_core::diag::Diagnostic;
+use opal_core::machine::explore::resolve_now;
+use opal_core::machine::label::{LabelKey, LabelMemo};
+use opal_core::machine::readback::{Budget, Value};
+use opal_core::machine::run::{eval_pure, outcome_record, Host};
+use opal_core::machine::{Lazy, MOp, Machine, Outcome, Rule, Status, StmtId, TaskId, VarId};
+use opal_core::span::LineIndex;
+use opal_core::world::{Reply, World};
+use serde::{Deserialize, Serialize};
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+/// Where a resolution came from.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum By {
+    Hand,
+    World,
+    Trace,
+    /// A live external (`llm`, a process) answered.
+    Live,
+}
+
+/// One thing the user did. A session is a list of these.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "action", rename_all = "snake_case")]
+pub enum Action {
+    /// Step the statement labeled `label` (clicked). `strategy` is kept for session files
+    /// written before cbv and lazy steps had actions of their own.
+    Step {
+        label: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        strategy: Option<String>,
+        #[serde(default)]
+        at_ms: f64,
+    },
+    /// One opportunistic round: every statement steppable at its start steps.
+    Round {
+        #[serde(default)]
+        at_ms: f64,
+    },
+    /// One call-by-value step (the statement cbv chooses when the action applies).
+    Cbv {
+        #[serde(default)]
+        at_ms: f64,
+    },
+    /// One lazy step.
+    Lazy {
+        #[serde(default)]
+        at_ms: f64,
+    },
+    /// Deliver a result to the pending task labeled `label`, as a trace event writes it.
+    Resolve {
+        label: String,
+        by: By,
+        result: String,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        partial: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
+        #[serde(default)]
+        at_ms: f64,
+        /// The call it answered (`ext arg`), filled in when the action is first taken: a
+        /// replay (after the program changed) refuses to give this answer to another call.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        call: Option<String>,
+    },
+}
+
+/// A step taken: the rule and where it applied.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Taken {
+    pub rule: Rule,
+    pub key: LabelKey,
+    pub label: String,
+    /// The source line of the statement that stepped.
+    pub line: Option<usize>,
+    /// The statements the step put in its place (`ℓ.1 …`; the same label for dispatch).
+    pub created: Vec<LabelKey>,
+    /// A dispatch of an external that resolves at once (`print`, `add`): not a call to wait for.
+    pub pure: bool,
+}
+
+/// Label facts for views; a copy of the state starts with an empty memo (it refills in O(1)
+/// per label on use), so checkpoints do not carry it.
+#[derive(Default)]
+pub(crate) struct Memo(pub RefCell<LabelMemo>);
+
+impl Clone for Memo {
+    fn clone(&self) -> Memo {
+        Memo::default()
+    }
+}
+
+/// No call made this statement (`State::origin`).
+const NO_CALL: u32 = u32::MAX;
+
+#[derive(Clone)]
+pub(crate) struct State {
+    pub machine: Machine,
+    pub output: String,
+    pub calls: Vec<Call>,
+    /// A stream's pending continuation task → the index of its call.
+    pub streams: HashMap<LabelKey, usize>,
+    /// For each statement slot, the call whose result made it (directly, or by calling a
+    /// function that a result made): how a later call's argument is traced to the calls it
+    /// depends on (the call graph's edges).
+    pub origin: Vec<u32>,
+    /// The steps of the last action (for the source highlight, the graph, the stepper).
+    pub last: Vec<Taken>,
+    pub memo: Memo,
+    /// Keep `last` (a confluence run does not: it takes up to the step budget at once).
+    pub record: bool,
+    /// Where each call that reduce-call inlined was written (for a debugger's stack frames:
+    /// a statement `ℓ.i` was put there by the call at `ℓ`).
+    pub sites: HashMap<LabelKey, Option<usize>>,
+}
+
+/// What applying an action needs besides the state: the program text (for source lines) and
+/// the host (world file, pure externals, result compilation).
+pub(crate) struct Env {
+    pub source: String,
+    pub lines: LineIndex,
+    pub host: Host,
+}
+
+/// Compiles `source`: what applying actions needs, and the initial state; `Err` with the
+/// errors if it does not compile.
+pub(crate) fn start(source: &str, world: Option<World>) -> Result<(Env, State), Vec<Diagnostic>> {
+    let c = opal_core::compile_with(source, world.as_ref());
+    if c.has_errors() {
+        return Err(c.diags.into_iter().filter(|d| d.is_error()).collect());
+    }
+    let st = State::new(Machine::new(&c.program));
+    Ok((Env { source: source.to_string(), lines: LineIndex::new(source), host: Host::new(world, false) }, st))
+}
+
+impl State {
+    /// The term, one line per statement (environment hidden), values read back; at most
+    /// `rows` statements.
+    pub(crate) fn view(&self, rows: usize) -> String {
+        let m = &self.machine;
+        let mut out = String::new();
+        let mut shown = 0;
+        for s in m.iter() {
+            let label = self.short(s);
+            if label.starts_with("0.") {
+                continue;
+            }
+            if shown == rows {
+                let more = m.iter().count().saturating_sub(shown);
+                out.push_str(&format!("… (and about {more} more statements)\n"));
+                break;
+            }
+            shown += 1;
+            out.push_str(&format!("{label}  {}\n", self.text(s)));
+        }
+        out.push_str(&format!("ret {}\n", m.readback_text(m.ret, Budget::VIEW)));
+        out
+    }
+
+    /// A statement in one line: `x := o`, a function that is a list or a boolean read back.
+    pub(crate) fn text(&self, s: StmtId) -> String {
+        let m = &self.machine;
+        let core = m.stmt_text_with(s, &mut |v| self.name(v));
+        let bind = m.stmt(s).bind;
+        match m.stmt(s).op {
+            MOp::Fun(_) => match m.readback(bind, Budget::VIEW) {
+                v @ (Value::List(_) | Value::Bool(_)) => format!("{} := {v}", self.name(bind)),
+                _ => core.lines().next().unwrap_or("").to_string() + if core.contains('\n') { " …" } else { "" },
+            },
+            // A tuple holding lists, booleans or a dictionary reads as data too.
+            MOp::Tuple(_) => match m.readback(bind, Budget::VIEW) {
+                v if holds_data(&v) => format!("{} := {v}", self.name(bind)),
+                _ => core.lines().next().unwrap_or("").to_string(),
+            },
+            _ => core.lines().next().unwrap_or("").to_string(),
+        }
+    }
+
+    pub(crate) fn new(machine: Machine) -> State {
+        State {
+            machine,
+            output: String::new(),
+            calls: Vec::new(),
+            streams: HashMap::new(),
+            origin: Vec::new(),
+            last: Vec::new(),
+            memo: Memo::default(),
+            record: true,
+            sites: HashMap::new(),
+        }
+    }
+
+    pub(crate) fn key(&self, s: StmtId) -> LabelKey {
+        self.machine.label_key(&mut self.memo.0.borrow_mut(), s)
+    }
+
+    pub(crate) fn short(&self, s: StmtId) -> String {
+        self.machine.label_short(&mut self.memo.0.borrow_mut(), s)
+    }
+
+    pub(crate) fn name(&self, v: VarId) -> String {
+        self.machine.var_name_short(&mut self.memo.0.borrow_mut(), v)
+    }
+
+    /// The live statement labeled `key`.
+    pub(crate) fn find(&self, key: LabelKey) -> Option<StmtId> {
+        let m = &self.machine;
+        let mut memo = self.memo.0.borrow_mut();
+        m.iter().find(|s| m.label_key(&mut memo, *s) == key)
+    }
+
+    fn origin_of(&self, s: StmtId) -> Option<usize> {
+        self.origin.get(s.0 as usize).copied().filter(|&c| c != NO_CALL).map(|c| c as usize)
+    }
+
+    fn set_origin(&mut self, s: StmtId, call: Option<usize>) {
+        let i = s.0 as usize;
+        if self.origin.len() <= i {
+            self.origin.resize(i + 1, NO_CALL);
+        }
+        self.origin[i] = call.map(|c| c as u32).unwrap_or(NO_CALL);
+    }
+
+    /// The call a pending task at `key` belongs to (a stream's continuation belongs to its
+    /// first call).
+    pub(crate) fn call_index(&self, key: LabelKey) -> Option<usize> {
+        self.streams.get(&key).copied().or_else(|| self.calls.iter().rposition(|c| c.key == key))
+    }
+
+    /// The calls whose results `v`'s value came from, by key: a dispatched call (its task, or
+    /// the origin of the statements its value was built of), or a call still queued at the top
+    /// level that computes part of it (bounded: a call's argument is small).
+    /// The calls the argument `x` of a call to `ext` comes from: by its data, and for an
+    /// ordered call (its argument is `(token, data)`) by program order alone.
+    pub(crate) fn call_sources(&self, ext: &str, x: VarId) -> (Vec<LabelKey>, Vec<LabelKey>) {
+        let (mut data, mut order) = (Vec::new(), Vec::new());
+        let m = &self.machine;
+        if m.is_ordered(ext) {
+            if let Some(MOp::Tuple(xs)) = m.binder(x).map(|b| m.stmt(b).op) {
+                if let [tok, v] = m.tuple(xs) {
+                    self.sources_of(*v, &mut data);
+                    self.sources_of(*tok, &mut order);
+                    order.retain(|k| !data.contains(k));
+                    return (data, order);
+                }
+            }
+        }
+        self.sources_of(x, &mut data);
+        (data, order)
+    }
+
+    pub(crate) fn sources_of(&self, v: VarId, out: &mut Vec<LabelKey>) {
+        let m = &self.machine;
+        let push = |k: LabelKey, out: &mut Vec<LabelKey>| {
+            if !out.contains(&k) {
+                out.push(k);
+            }
+        };
+        // With the projections still to apply: `prj 2 (stdout, city)` depends on `city` alone
+        // (following every component made each loop iteration's call depend on the previous
+        // iteration's, through the threaded `stdout`).
+        let mut stack: Vec<(VarId, Vec<u32>)> = vec![(v, Vec::new())];
+        let mut seen = 0;
+        while let Some((v, mut path)) = stack.pop() {
+            seen += 1;
+            if seen > 256 {
+                break;
+            }
+            let Some(b) = m.binder(v) else { continue };
+            if let Some(c) = self.origin_of(b).and_then(|c| self.calls.get(c)) {
+                push(c.key, out);
+            }
+            match m.stmt(b).op {
+                MOp::Task(_) => {
+                    if let Some(c) = self.call_index(self.key(b)).and_then(|c| self.calls.get(c)) {
+                        push(c.key, out);
+                    }
+                }
+                // An external call not dispatched yet: its result is what `v` waits for.
+                MOp::Call(f, _) if matches!(m.binder(f).map(|fb| m.stmt(fb).op), Some(MOp::Prim(p)) if matches!(m.prim(p), opal_core::ir::Prim::Ext(_))) => {
+                    push(self.key(b), out)
+                }
+                MOp::Tuple(xs) => match path.pop() {
+                    Some(i) => match m.tuple(xs).get((i as usize).wrapping_sub(1)) {
+                        Some(&x) => stack.push((x, path)),
+                        None => stack.extend(m.tuple(xs).iter().map(|&x| (x, Vec::new()))),
+                    },
+                    None => stack.extend(m.tuple(xs).iter().map(|&x| (x, Vec::new()))),
+                },
+                MOp::Alias(y) => stack.push((y, path)),
+                MOp::Prj(i, y) => {
+                    path.push(i);
+                    stack.push((y, path));
+                }
+                MOp::Call(f, x) => {
+                    stack.push((x, Vec::new()));
+                    stack.push((f, Vec::new()));
+                }
+                MOp::Prim(_) | MOp::Fun(_) | MOp::Gone => {}
+            }
+        }
+    }
+}
+
+/// A partial answer typed by hand: `["Ho", ...]` is `["Ho"]` with the rest still to come.
+/// `None` if `src` does not end in `...]`.
+pub fn partial_answer(src: &str) -> Option<String> {
+    let body = src.trim().strip_suffix(']')?.trim_end().strip_suffix("...")?.trim_end();
+    let body = body.strip_suffix(',').unwrap_or(body).trim_end();
+    Some(format!("{body}]"))
+}
+
+impl Env {
+    /// Applies `a` to `st`; what it did in words, or why it cannot be done (then nothing has
+    /// changed: every check comes before the first change).
+    pub(crate) fn apply(&mut self, st: &mut State, a: &Action, position: usize) -> Result<String, String> {
+        st.last.clear();
+        match a {
+            Action::Step { label, strategy, at_ms } => {
+                let key = LabelKey::of_text(label).ok_or_else(|| format!("`{label}` is not a label"))?;
+                let s = st.find(key).ok_or_else(|| format!("no statement has label {label} now"))?;
+                let (why, k) = describe(st.machine.status(s));
+                if !matches!(k, Kind::Steppable(_)) {
+                    return Err(format!("{} cannot step: {why}", st.short(s)));
+                }
+                let short = st.short(s);
+                let rule = self.step_in(st, s, position, *at_ms).ok_or_else(|| format!("{short} cannot step"))?;
+                Ok(match strategy {
+                    Some(by) => format!("{by}: {} at {short}", rule.name()),
+                    None => format!("{} at {short}", rule.name()),
+                })
+            }
+            Action::Cbv { at_ms } => {
+                let s = st.machine.cbv_next_mut().ok_or_else(|| Self::blocked(st, "cbv"))?;
+                let short = st.short(s);
+                let rule = self.step_in(st, s, position, *at_ms).ok_or("cbv cannot step")?;
+                Ok(format!("cbv: {} at {short}", rule.name()))
+            }
+            Action::Lazy { at_ms } => {
+                let s = match st.machine.lazy_next_mut() {
+                    Lazy::Step(s) => s,
+                    Lazy::Done => return Err("lazy evaluation is done: the result is a value".into()),
+                    Lazy::Blocked => return Err("lazy evaluation cannot step: what the result needs is pending or stuck".into()),
+                };
+                let short = st.short(s);
+                let rule = self.step_in(st, s, position, *at_ms).ok_or("lazy cannot step")?;
+                Ok(format!("lazy: {} at {short}", rule.name()))
+            }
+            Action::Round { at_ms } => {
+                // In label order, so a round's calls and history read top to bottom.
+                let m = &st.machine;
+                let all: Vec<StmtId> = m.iter().filter(|s| m.steppable(*s).is_ok()).collect();
+                if all.is_empty() {
+                    return Err(Self::blocked(st, "a round"));
+                }
+                let mut by_rule: Vec<(Rule, usize)> = Vec::new();
+                let mut n = 0;
+                for s in all {
+                    if let Some(r) = self.step_in(st, s, position, *at_ms) {
+                        n += 1;
+                        match by_rule.iter_mut().find(|(x, _)| *x == r) {
+                            Some((_, c)) => *c += 1,
+                            None => by_rule.push((r, 1)),
+                        }
+                    }
+                }
+                let parts: Vec<String> = by_rule.iter().map(|(r, c)| format!("{c} {}", r.name())).collect();
+                Ok(format!("round: {n} steps ({})", parts.join(", ")))
+            }
+            Action::Resolve { label, by, result, partial, error, at_ms, call } => {
+                let t = pending_in(st, label)?;
+                let now = st.machine.tasks[t.0 as usize].text();
+                if let Some(was) = call.as_ref().filter(|was| **was != now) {
+                    return Err(format!("the task at {label} is now {now}; the answer was given to {was}"));
+                }
+                let s = st.machine.tasks[t.0 as usize].stmt;
+                let key = st.key(s);
+                let ext = st.machine.tasks[t.0 as usize].ext.clone();
+                let streamed = st.streams.contains_key(&key);
+                let outcome = self.host.outcome_of_record(&ext, streamed, result, *partial, error.clone());
+                if let (By::Hand, Outcome::Failed(e)) = (by, &outcome) {
+                    return Err(format!("`{result}` is not a closed OPAL expression: {e}"));
+                }
+                let failed = matches!(outcome, Outcome::Failed(_));
+                let more = matches!(outcome, Outcome::Partial { more: true, .. });
+                let chunk = matches!(outcome, Outcome::Partial { .. });
+                st.machine.deliver(t, outcome, *at_ms);
+                if let Some(c) = st.call_index(key).and_then(|i| st.calls.get_mut(i)) {
+                    if chunk {
+                        c.chunks.push(result.clone());
+                    }
+                    if !more {
+                        c.resolved_step = Some(position);
+                        c.resolved_ms = Some(*at_ms);
+                    }
+                    c.failed |= failed;
+                }
+                let how = match by {
+                    By::Hand => format!("by hand: {result}{}", if *partial { " + …" } else { "" }),
+                    By::World if chunk => format!("from the world file: {result}{}", if more { " + …" } else { " (the end)" }),
+                    By::World => "from the world file".into(),
+                    By::Trace => "from the trace".into(),
+                    By::Live => "by the live external".into(),
+                };
+                Ok(format!("delivered to {} {how}{}", st.short(s), if failed { " (failed)" } else { "" }))
+            }
+        }
+    }
+
+    fn blocked(st: &State, what: &str) -> String {
+        let m = &st.machine;
+        let pending = m.iter().filter(|s| kind_of(m, *s) == Kind::Pending).count();
+        if pending > 0 {
+            return format!("{what} cannot step: {pending} pending task{} to resolve first", if pending == 1 { "" } else { "s" });
+        }
+        if m.iter().all(|s| kind_of(m, s) == Kind::Value) {
+            return "finished: the term is in normal form".into();
+        }
+        match what {
+            "cbv" => "cbv cannot step: the leftmost statement that is not a value is waiting or stuck".into(),
+            _ => "stuck: nothing can step and no task is pending (hover the red rows for why)".into(),
+        }
+    }
+
+    /// One step; a pure external's task is resolved at once (its output captured).
+    pub(crate) fn step_in(&mut self, st: &mut State, s: StmtId, position: usize, at_ms: f64) -> Option<Rule> {
+        let mut discard = Vec::new();
+        st.machine.take_dirty(&mut discard);
+        let key = st.key(s);
+        let line = self.line_at(st.machine.stmt(s).source_offset());
+        // A reduce-call's new statements come from the function; a proj's from the statement.
+        let inherit = match st.machine.stmt(s).op {
+            MOp::Call(f, _) => st.machine.binder(f).and_then(|b| st.origin_of(b)).or_else(|| st.origin_of(s)),
+            _ => st.origin_of(s),
+        };
+        let arg = match st.machine.stmt(s).op {
+            MOp::Call(_, x) => Some(x),
+            _ => None,
+        };
+        let (mut deps, mut order) = (Vec::new(), Vec::new());
+        if let (Ok(Rule::Dispatch), Some(x)) = (st.machine.steppable(s), arg) {
+            let ext = match st.machine.stmt(s).op {
+                MOp::Call(f, _) => match st.machine.binder(f).map(|b| st.machine.stmt(b).op) {
+                    Some(MOp::Prim(p)) => st.machine.prim(p).to_string(),
+                    _ => String::new(),
+                },
+                _ => String::new(),
+            };
+            (deps, order) = st.call_sources(&ext, x);
+        }
+        let ev = st.machine.step(s)?;
+        let pure = ev.rule == Rule::Dispatch && ev.task.is_some_and(|t| self.host.is_pure(&st.machine.tasks[t.0 as usize].ext));
+        if ev.rule == Rule::ReduceCall && st.record {
+            st.sites.insert(key, line);
+        }
+        let created: Vec<StmtId> = st.machine.created().to_vec();
+        match ev.rule {
+            Rule::Resolve => {
+                let call = st.call_index(key);
+                for &c in &created {
+                    st.set_origin(c, call);
+                }
+            }
+            Rule::Dispatch => {}
+            _ => {
+                for &c in &created {
+                    st.set_origin(c, inherit);
+                }
+            }
+        }
+        if st.record {
+            let label = st.short(s);
+            let created_keys = if ev.rule == Rule::Dispatch { vec![key] } else { created.iter().map(|c| st.key(*c)).collect() };
+            st.last.push(Taken { rule: ev.rule, key, label, line, created: created_keys, pure });
+        }
+        match (ev.rule, ev.task) {
+            (Rule::Dispatch, Some(t)) => {
+                let (ext, arg) = (st.machine.tasks[t.0 as usize].ext.clone(), st.machine.tasks[t.0 as usize].arg.clone());
+                let pure = self.host.is_pure(&ext);
+                let mut call = Call {
+                    label: st.short(s),
+                    full_label: if pure { String::new() } else { st.machine.label_of(s) },
+                    key,
+                    ext: ext.to_string(),
+                    arg: arg.to_string(),
+                    line,
+                    dispatched_step: position,
+                    resolved_step: None,
+                    dispatched_ms: at_ms,
+                    resolved_ms: None,
+                    failed: false,
+                    pure,
+                    chunks: Vec::new(),
+                    deps,
+                    order,
+                };
+                if pure {
+                    let out = &mut st.output;
+                    let r = eval_pure(&ext, &arg, &mut |_, text| out.push_str(text), tokio::time::Instant::now());
+                    let outcome = r.unwrap_or_else(Outcome::Failed);
+                    call.failed = matches!(outcome, Outcome::Failed(_));
+                    call.resolved_step = Some(position);
+                    call.resolved_ms = Some(at_ms);
+                    st.machine.deliver(t, outcome, at_ms);
+                }
+                st.calls.push(call);
+            }
+            (Rule::Resolve, _) => {
+                if let Some(nt) = st.machine.continuation(&ev) {
+                    let next = st.machine.tasks[nt.0 as usize].stmt;
+                    let next = st.key(next);
+                    if let Some(i) = st.call_index(key) {
+                        st.streams.insert(next, i);
+                    }
+                }
+                st.streams.remove(&key);
+            }
+            _ => {}
+        }
+        Some(ev.rule)
+    }
+
+    pub(crate) fn line_at(&self, offset: Option<u32>) -> Option<usize> {
+        offset.filter(|o| (*o as usize) < self.source.len()).map(|o| self.lines.line_of(o) + 1)
+    }
+
+    /// The world file's answer for the pending task at `label`, as an action: a streamed
+    /// response's next chunk (the rest stays pending), or the whole reply.
+    pub(crate) fn world_action(&mut self, st: &State, label: &str, by: By) -> Result<Action, String> {
+        let t = pending_in(st, label)?;
+        let task = &st.machine.tasks[t.0 as usize];
+        let (ext, arg) = (task.ext.clone(), task.arg.clone());
+        let key = st.key(task.stmt);
+        let stream = self.host.world.as_ref().and_then(|w| w.get(&ext)).and_then(|w| match w.reply(&arg) {
+            Some((Reply::Stream(chunks, _), _)) => Some(chunks),
+            _ => None,
+        });
+        let (result, partial, error) = match stream {
+            Some(chunks) => {
+                // Which delivery of its stream this task waits for.
+                let k = st.streams.get(&key).and_then(|&i| st.calls.get(i)).map(|c| c.chunks.len()).unwrap_or(0);
+                match chunks.get(k) {
+                    Some(c) => {
+                        let item = opal_core::ir::Prim::Str(std::sync::Arc::from(c.as_str()));
+                        (format!("[{item}]"), k + 1 < chunks.len(), None)
+                    }
+                    None => ("[]".into(), false, None),
+                }
+            }
+            None => outcome_record(&resolve_now(&mut self.host, &ext, &arg)),
+        };
+        Ok(Action::Resolve { label: label.to_string(), by, result, partial, error, at_ms: 0.0, call: None })
+    }
+}
+
+/// Is there a list, a boolean or a dictionary in this value (so it reads better as data)?
+fn holds_data(v: &Value) -> bool {
+    match v {
+        Value::List(_) | Value::Bool(_) | Value::Dict(_) => true,
+        Value::Tuple(xs) => xs.iter().any(holds_data),
+        _ => false,
+    }
+}
+
+/// The task of the pending statement labeled `label` (whole label text).
+pub(crate) fn pending_in(st: &State, label: &str) -> Result<TaskId, String> {
+    let key = LabelKey::of_text(label).ok_or_else(|| format!("`{label}` is not a label"))?;
+    let s = st.find(key).ok_or_else(|| format!("no statement has label {label} now"))?;
+    match st.machine.stmt(s).op {
+        MOp::Task(t) if matches!(st.machine.status(s), Status::Pending) => Ok(t),
+        _ => Err(format!("{} is not a pending task", st.short(s))),
+    }
+}
