@@ -369,6 +369,14 @@ fn fmt_formats_a_symlinks_target_keeps_the_link_and_fails_cleanly() {
     assert_eq!(names_in(&ro), vec!["p.opal"]);
     std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o755)).expect("chmod");
     let _ = std::fs::remove_dir_all(&ro);
+    // A FIFO cannot be formatted in place: refused before it is read (reading waits for a
+    // writer forever), within the guard's 20 s.
+    let fifo = dir.join("pipe.opal");
+    assert!(Command::new("mkfifo").arg(&fifo).status().is_ok_and(|s| s.success()), "mkfifo");
+    let o = Command::new("timeout").arg("20").arg(opal()).args(["fmt", &fifo.to_string_lossy()]).output().expect("timeout");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("FIFO"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
