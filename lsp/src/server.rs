@@ -1,36 +1,35 @@
-//! The tower-lsp-server front: document state, diagnostics, world files, and one guarded call
-//! per request.
+//! The tower-lsp-server front: one guarded call per request, on the documents [`state`] keeps;
+//! pushed [`diagnostics`] and the [`capabilities`] offered are their own modules.
 //!
 //! Handlers run concurrently, so every edit is applied under the state's `std::sync::Mutex`
 //! before any `.await`; a request takes a snapshot under that lock and works on it off the lock,
 //! on a blocking thread, inside `catch_unwind` (and `cancel::run`), so a bug in one feature
 //! answers that request with an error and leaves the server running.
 
-use crate::analysis::{Analysis, WorldInfo};
+mod capabilities;
+mod diagnostics;
+mod state;
+
+use crate::analysis::Analysis;
 use crate::cancel::{self, CancelOnDrop, Cancelled};
 use crate::document::{Document, Refused};
-use crate::position::Encoding;
 use crate::splice::{Splices, Written};
-use crate::workspace::{self, Index};
+use crate::workspace;
 use crate::{call_hierarchy, code_actions, completion, document_link, folding_ranges, formatting, inlay_hints, navigation, on_type, refactor};
 use crate::{selection_ranges, semantic_tokens, signature_help, to_proto};
-use opal_core::span::{LineIndex, Span};
+use opal_core::span::Span;
 use serde::Deserialize;
+use state::{is_world, ClientCaps, Open, Snapshot, State, TokensUpdate};
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
 use tower_lsp_server::ls_types::*;
 use tower_lsp_server::{Client, LanguageServer, LspService, Server};
 
-/// How long diagnostics wait for changes sent together (one editor action may arrive as
-/// several notifications). Typing is not waited for: one analysis of a document runs at a
-/// time and the versions replaced meanwhile are skipped (`Snapshot::analysis`), so an edit
-/// after a pause gets its diagnostics one analysis later, as in rust-analyzer.
-const DEBOUNCE: Duration = Duration::from_millis(5);
 /// Requests whose work grows with the whole file.
 const HEAVY: &[&str] =
     &["semanticTokens/full", "semanticTokens/full/delta", "inlayHint", "documentSymbol", "references", "formatting", "foldingRange", "documentLink"];
@@ -41,198 +40,6 @@ const DESUGAR_COMMAND: &str = "opal.server.desugar";
 /// How long heavy requests wait for a cancellation before they start.
 const GRACE: Duration = Duration::from_millis(2);
 
-struct Open {
-    doc: Document,
-    /// The analysis of the current version, computed once, off the lock, by whichever request
-    /// needs it first.
-    analysis: Arc<OnceLock<Arc<Analysis>>>,
-    /// Set (and replaced) when the document changes: work on the old version stops.
-    stale: Arc<AtomicBool>,
-    /// Held while an analysis of the document runs (kept across versions): see
-    /// [`Snapshot::analysis`].
-    gate: Arc<Mutex<()>>,
-    /// The last semantic tokens sent, for delta requests.
-    tokens: Option<(String, Vec<SemanticToken>)>,
-}
-
-impl Open {
-    fn new(doc: Document) -> Open {
-        Open { doc, analysis: Arc::default(), stale: Arc::default(), gate: Arc::default(), tokens: None }
-    }
-
-    /// The text or its world changed: forget the analysis, stop work on the old one.
-    fn changed(&mut self) {
-        self.stale.store(true, Ordering::Relaxed);
-        self.stale = Arc::default();
-        let old = std::mem::take(&mut self.analysis);
-        // Freeing a big file's analysis takes a tenth of computing it: not under the lock,
-        // not before the next version's diagnostics.
-        if old.get().is_some() {
-            if let Ok(rt) = tokio::runtime::Handle::try_current() {
-                rt.spawn_blocking(move || drop(old));
-            }
-        }
-    }
-}
-
-/// What a request needs to work on a document without the lock.
-struct Snapshot {
-    version: i32,
-    cell: Arc<OnceLock<Arc<Analysis>>>,
-    stale: Arc<AtomicBool>,
-    gate: Arc<Mutex<()>>,
-    /// The text, world and position encoding to analyse, when the analysis is not there yet.
-    source: Option<(String, WorldSource, Encoding)>,
-}
-
-/// The world file of a program, as the snapshot finds it.
-enum WorldSource {
-    None,
-    /// Open in the editor: its text.
-    Text(PathBuf, String),
-    Disk(PathBuf),
-}
-
-impl WorldSource {
-    fn text(self) -> Option<(PathBuf, String)> {
-        match self {
-            WorldSource::None => None,
-            WorldSource::Text(p, t) => Some((p, t)),
-            WorldSource::Disk(p) => std::fs::read_to_string(&p).ok().map(|t| (p, t)),
-        }
-    }
-
-    fn read(self) -> WorldInfo {
-        match self.text() {
-            Some((_, text)) => WorldInfo { world: opal_core::world::parse_world(&text).ok(), exists: true },
-            None => WorldInfo::default(),
-        }
-    }
-}
-
-impl Snapshot {
-    /// The analysis of the snapshot's version, computed here if no one has yet. One analysis
-    /// of a document runs at a time: a key held down on a big file would otherwise start one
-    /// per keystroke side by side, faster than they finish. Work whose version was replaced
-    /// while it waited stops before it starts (inside [`cancel::run`]).
-    fn analysis(&mut self) -> Arc<Analysis> {
-        if let Some(a) = self.cell.get() {
-            return a.clone();
-        }
-        let gate = self.gate.clone();
-        let _one_at_a_time = gate.lock().unwrap_or_else(PoisonError::into_inner);
-        cancel::check();
-        let a = self.compute();
-        cancel::check();
-        a
-    }
-
-    /// Computes the analysis (once per version). Other requests may wait for it, so a
-    /// cancelled request lets it finish (and stops after it); only a replaced version stops it.
-    fn compute(&mut self) -> Arc<Analysis> {
-        let (source, cell) = (&mut self.source, &self.cell);
-        let only_replaced = cancel::Token { request: Arc::default(), stale: self.stale.clone() };
-        let computed = cancel::run(only_replaced, || {
-            cell.get_or_init(|| {
-                let (text, world, enc) = source.take().unwrap_or((String::new(), WorldSource::None, Encoding::Utf16));
-                Arc::new(Analysis::with_encoding(text, world.read(), enc))
-            })
-            .clone()
-        });
-        computed.unwrap_or_else(|p| std::panic::resume_unwind(p))
-    }
-}
-
-struct TokensUpdate {
-    id: String,
-    data: Vec<SemanticToken>,
-    previous: Option<(String, Vec<SemanticToken>)>,
-}
-
-/// What the client said it supports (`initialize`), as far as the server's answers change.
-#[derive(Clone, Copy, Debug)]
-struct ClientCaps {
-    encoding: Encoding,
-    /// Hover contents as markdown (else plain text).
-    hover_markdown: bool,
-    /// Completion documentation as markdown.
-    completion_markdown: bool,
-    snippets: bool,
-    /// `completionItem/resolve` may fill in `documentation` (the list is sent without it).
-    resolve_documentation: bool,
-    hierarchical_symbols: bool,
-    /// `client/registerCapability` for file watchers.
-    watch_registration: bool,
-    /// The client pulls diagnostics (`textDocument/diagnostic`): the server answers those
-    /// requests and pushes nothing for programs, so a client that does both (VS Code's
-    /// languageclient) does not list every diagnostic twice.
-    pull_diagnostics: bool,
-    /// It takes `workspace/diagnostic/refresh` (a world file changed what a program's
-    /// diagnostics are).
-    diagnostic_refresh: bool,
-    /// Document links may point at a line (`#L<n>`): see [`opens_line_fragments`].
-    line_fragments: bool,
-}
-
-impl Default for ClientCaps {
-    /// A client that says nothing gets the protocol's defaults: UTF-16, plain text, no
-    /// snippets, flat symbols, no dynamic registration.
-    fn default() -> ClientCaps {
-        ClientCaps {
-            encoding: Encoding::Utf16,
-            hover_markdown: false,
-            completion_markdown: false,
-            snippets: false,
-            resolve_documentation: false,
-            hierarchical_symbols: false,
-            watch_registration: false,
-            pull_diagnostics: false,
-            diagnostic_refresh: false,
-            line_fragments: false,
-        }
-    }
-}
-
-impl ClientCaps {
-    /// From `initialize`: the capabilities and the client's name (`clientInfo.name`).
-    fn from(c: &ClientCapabilities, client: Option<&str>) -> ClientCaps {
-        let td = c.text_document.as_ref();
-        // A format list names the client's preference first: markdown only when it leads.
-        let markdown = |formats: Option<&Vec<MarkupKind>>| formats.is_some_and(|f| f.first() == Some(&MarkupKind::Markdown));
-        let item = td.and_then(|t| t.completion.as_ref()).and_then(|c| c.completion_item.as_ref());
-        ClientCaps {
-            encoding: Encoding::choose(c.general.as_ref().and_then(|g| g.position_encodings.as_deref()).unwrap_or(&[])),
-            hover_markdown: markdown(td.and_then(|t| t.hover.as_ref()).and_then(|h| h.content_format.as_ref())),
-            completion_markdown: markdown(item.and_then(|i| i.documentation_format.as_ref())),
-            snippets: item.and_then(|i| i.snippet_support) == Some(true),
-            resolve_documentation: item.and_then(|i| i.resolve_support.as_ref()).is_some_and(|r| r.properties.iter().any(|p| p == "documentation")),
-            hierarchical_symbols: td.and_then(|t| t.document_symbol.as_ref()).and_then(|d| d.hierarchical_document_symbol_support) == Some(true),
-            watch_registration: c.workspace.as_ref().and_then(|w| w.did_change_watched_files.as_ref()).and_then(|d| d.dynamic_registration) == Some(true),
-            pull_diagnostics: td.and_then(|t| t.diagnostic.as_ref()).is_some(),
-            diagnostic_refresh: c.workspace.as_ref().and_then(|w| w.diagnostics.as_ref()).and_then(|d| d.refresh_support) == Some(true),
-            line_fragments: client.is_some_and(opens_line_fragments),
-        }
-    }
-}
-
-/// Whether a client (by its `clientInfo.name`) opens `file:…#L<n>` at line n: VS Code and its
-/// builds do (their application names); other clients may take the fragment for part of the
-/// file name, so their links name the file alone.
-fn opens_line_fragments(client: &str) -> bool {
-    ["Visual Studio Code", "VSCodium", "Code - OSS", "code-server", "Cursor", "Windsurf"].iter().any(|n| client.contains(n))
-}
-
-#[derive(Default)]
-struct State {
-    caps: ClientCaps,
-    docs: HashMap<Uri, Open>,
-    roots: Vec<PathBuf>,
-    /// Workspace symbols of the files on disk.
-    index: Index,
-    next_result: u64,
-    shut_down: bool,
-}
-
 pub struct Backend {
     client: Client,
     state: Arc<Mutex<State>>,
@@ -240,62 +47,6 @@ pub struct Backend {
     shut_down: Arc<AtomicBool>,
     /// Whole-file results written here, not through tower-lsp-server's `Value`.
     splices: Arc<Splices>,
-}
-
-fn is_world(uri: &Uri) -> bool {
-    uri.as_str().ends_with(".world.toml")
-}
-
-/// `dir/NAME.world.toml` → `dir/NAME.opal`.
-fn program_path_of(world: &Path) -> Option<PathBuf> {
-    let name = world.file_name()?.to_str()?;
-    Some(world.with_file_name(format!("{}.opal", name.strip_suffix(".world.toml")?)))
-}
-
-impl State {
-    /// Where the world file beside a program is read from: the editor's copy is taken now,
-    /// the disk is read (and the file parsed) by the work that needs it, off the lock.
-    fn world_for(&self, uri: &Uri) -> WorldSource {
-        let Some(path) = uri.to_file_path().and_then(|p| opal_core::world::path_beside(&p)) else { return WorldSource::None };
-        match Uri::from_file_path(&path).and_then(|u| self.docs.get(&u)) {
-            Some(o) => WorldSource::Text(path, o.doc.text()),
-            None => WorldSource::Disk(path),
-        }
-    }
-
-    /// A snapshot of an open program (cheap when its analysis is already there).
-    fn snapshot(&self, uri: &Uri) -> Option<Snapshot> {
-        // Out of sync, any answer would be about text the editor does not have.
-        let o = self.docs.get(uri).filter(|o| o.doc.out_of_sync.is_none())?;
-        let source = if o.analysis.get().is_none() { Some((o.doc.text(), self.world_for(uri), self.caps.encoding)) } else { None };
-        Some(Snapshot { version: o.doc.version, cell: o.analysis.clone(), stale: o.stale.clone(), gate: o.gate.clone(), source })
-    }
-
-    /// Records semantic tokens computed for `version` under a new result id, returning the
-    /// tokens sent before; `None` if the document moved on meanwhile.
-    fn record_tokens(&mut self, uri: &Uri, version: i32, data: Vec<SemanticToken>) -> Option<TokensUpdate> {
-        self.next_result += 1;
-        let id = self.next_result.to_string();
-        let open = self.docs.get_mut(uri).filter(|o| o.doc.version == version)?;
-        let previous = open.tokens.replace((id.clone(), data.clone()));
-        Some(TokensUpdate { id, data, previous })
-    }
-
-    /// A program file on disk may have changed: the symbol index reads it again, if the walk
-    /// of the workspace reaches it.
-    fn disk_changed(&mut self, uri: Uri, deleted: bool) {
-        if uri.as_str().ends_with(".opal") && workspace::walked(&self.roots, &uri) {
-            self.index.changed(uri, deleted);
-        }
-    }
-
-    /// Forgets every program analysis (a world file changed).
-    fn invalidate_programs(&mut self) {
-        for o in self.docs.values_mut() {
-            o.changed();
-            o.tokens = None;
-        }
-    }
 }
 
 impl Backend {
@@ -399,65 +150,6 @@ impl Backend {
         }
     }
 
-    /// Publishes diagnostics for a document once typing pauses (the version must not move).
-    /// The analysis runs off the lock; diagnostics of a version that was replaced meanwhile
-    /// are dropped.
-    fn schedule_diagnostics(&self, uri: Uri, version: i32) {
-        let state = self.state.clone();
-        let client = self.client.clone();
-        tokio::spawn(async move {
-            tokio::time::sleep(DEBOUNCE).await;
-            let (world_batch, snap, pull, refresh) = {
-                let mut st = state.lock().unwrap_or_else(PoisonError::into_inner);
-                if st.docs.get(&uri).map(|o| o.doc.version) != Some(version) {
-                    return;
-                }
-                let (pull, refresh) = (st.caps.pull_diagnostics, st.caps.diagnostic_refresh);
-                if is_world(&uri) {
-                    let batch = catch_unwind(AssertUnwindSafe(|| world_diagnostics(&mut st, &uri)));
-                    let prog = uri.to_file_path().and_then(|p| program_path_of(&p)).and_then(Uri::from_file_path);
-                    let snap = prog.and_then(|p| Some((p.clone(), st.snapshot(&p)?)));
-                    (batch.ok(), snap, pull, refresh)
-                } else {
-                    (Some(vec![]), st.snapshot(&uri).map(|s| (uri.clone(), s)), pull, refresh)
-                }
-            };
-            let world_changed = world_batch.as_ref().is_some_and(|b| !b.is_empty());
-            for (u, diags, v) in world_batch.unwrap_or_default() {
-                // World files are pushed whatever the client: it pulls only for programs.
-                if !pull || is_world(&u) {
-                    client.publish_diagnostics(u, diags, v).await;
-                }
-            }
-            if pull {
-                // The client asks for programs' diagnostics itself; a world file that changed
-                // theirs makes it ask again.
-                if world_changed && refresh {
-                    let _ = client.workspace_diagnostic_refresh().await;
-                }
-                return;
-            }
-            let Some((target, mut snap)) = snap else { return };
-            let stale = snap.stale.clone();
-            let v = snap.version;
-            let u = target.clone();
-            let token = cancel::Token { request: Arc::default(), stale: stale.clone() };
-            let job = tokio::task::spawn_blocking(move || {
-                cancel::run(token, || {
-                    let a = snap.analysis();
-                    let pos = a.pos();
-                    a.diags.iter().map(|d| to_proto::to_lsp_diagnostic(&pos, &u, d)).collect::<Vec<_>>()
-                })
-            });
-            match job.await {
-                Ok(Ok(diags)) if !stale.load(Ordering::Relaxed) => client.publish_diagnostics(target, diags, Some(v)).await,
-                Ok(Ok(_)) => {}
-                Ok(Err(p)) if p.is::<Cancelled>() => {}
-                _ => client.log_message(MessageType::ERROR, format!("opal lsp: diagnostics for {} failed", target.as_str())).await,
-            }
-        });
-    }
-
     /// Asks the client to watch world files, without holding up `initialized`: a client that
     /// answers late (or never) must not delay anything else, `exit` included.
     fn register_watchers(&self) {
@@ -508,7 +200,7 @@ impl Backend {
             o.doc.version
         };
         self.client.show_message(MessageType::ERROR, format!("{}: {message}", p.uri.as_str())).await;
-        self.client.publish_diagnostics(p.uri, vec![out_of_sync_diagnostic(message)], Some(version)).await;
+        self.client.publish_diagnostics(p.uri, vec![diagnostics::out_of_sync_diagnostic(message)], Some(version)).await;
     }
 
     pub async fn document_text(&self, p: UriParams) -> Result<Option<String>> {
@@ -536,27 +228,6 @@ impl UriParams {
     fn uri(self) -> Result<Uri> {
         self.uri.or(self.text_document.map(|t| t.uri)).ok_or_else(|| invalid("expected {\"uri\": …} or {\"textDocument\": {\"uri\": …}}".into()))
     }
-}
-
-/// Diagnostics of a world file after it changed (its program is re-checked separately).
-fn world_diagnostics(st: &mut State, uri: &Uri) -> Vec<(Uri, Vec<Diagnostic>, Option<i32>)> {
-    let Some(open) = st.docs.get(uri) else { return vec![] };
-    let text = open.doc.text();
-    let version = open.doc.version;
-    let lines = LineIndex::new(&text);
-    let pos = crate::position::Positions::with_encoding(&text, &lines, st.caps.encoding);
-    let diags = match opal_core::world::parse_world(&text) {
-        Ok(w) => w.warnings.iter().map(|d| to_proto::to_lsp_diagnostic(&pos, uri, d)).collect(),
-        Err(ds) => ds.iter().map(|d| to_proto::to_lsp_diagnostic(&pos, uri, d)).collect(),
-    };
-    st.invalidate_programs();
-    vec![(uri.clone(), diags, Some(version))]
-}
-
-/// The one diagnostic of a document whose text the server no longer has.
-fn out_of_sync_diagnostic(message: String) -> Diagnostic {
-    let start = Position::new(0, 0);
-    Diagnostic { range: Range::new(start, start), severity: Some(DiagnosticSeverity::ERROR), source: Some("opal".into()), message, ..Default::default() }
 }
 
 fn content_modified() -> Error {
@@ -597,74 +268,7 @@ impl LanguageServer for Backend {
         };
         Ok(InitializeResult {
             server_info: Some(ServerInfo { name: "opal-lsp".into(), version: Some(env!("CARGO_PKG_VERSION").into()) }),
-            capabilities: ServerCapabilities {
-                position_encoding: Some(encoding.kind()),
-                text_document_sync: Some(TextDocumentSyncCapability::Options(TextDocumentSyncOptions {
-                    open_close: Some(true),
-                    change: Some(TextDocumentSyncKind::INCREMENTAL),
-                    save: Some(TextDocumentSyncSaveOptions::Supported(true)),
-                    ..Default::default()
-                })),
-                hover_provider: Some(HoverProviderCapability::Simple(true)),
-                definition_provider: Some(OneOf::Left(true)),
-                references_provider: Some(OneOf::Left(true)),
-                document_highlight_provider: Some(OneOf::Left(true)),
-                rename_provider: Some(OneOf::Right(RenameOptions { prepare_provider: Some(true), work_done_progress_options: Default::default() })),
-                document_symbol_provider: Some(OneOf::Left(true)),
-                workspace_symbol_provider: Some(OneOf::Left(true)),
-                completion_provider: Some(CompletionOptions { trigger_characters: Some(vec!["&".into()]), resolve_provider: Some(true), ..Default::default() }),
-                signature_help_provider: Some(SignatureHelpOptions {
-                    trigger_characters: Some(vec!["(".into(), ",".into()]),
-                    retrigger_characters: None,
-                    work_done_progress_options: Default::default(),
-                }),
-                document_formatting_provider: Some(OneOf::Left(true)),
-                document_range_formatting_provider: Some(OneOf::Left(true)),
-                folding_range_provider: Some(FoldingRangeProviderCapability::Simple(true)),
-                selection_range_provider: Some(SelectionRangeProviderCapability::Simple(true)),
-                semantic_tokens_provider: Some(SemanticTokensServerCapabilities::SemanticTokensOptions(SemanticTokensOptions {
-                    legend: semantic_tokens::legend(),
-                    full: Some(SemanticTokensFullOptions::Delta { delta: Some(true) }),
-                    range: Some(true),
-                    work_done_progress_options: Default::default(),
-                })),
-                inlay_hint_provider: Some(OneOf::Right(InlayHintServerCapabilities::Options(InlayHintOptions {
-                    resolve_provider: Some(true),
-                    work_done_progress_options: Default::default(),
-                }))),
-                code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
-                    code_action_kinds: Some(vec![
-                        CodeActionKind::QUICKFIX,
-                        CodeActionKind::REFACTOR_EXTRACT,
-                        CodeActionKind::REFACTOR_INLINE,
-                        CodeActionKind::REFACTOR_REWRITE,
-                    ]),
-                    ..Default::default()
-                })),
-                code_lens_provider: Some(CodeLensOptions { resolve_provider: Some(false) }),
-                document_link_provider: Some(DocumentLinkOptions { resolve_provider: Some(false), work_done_progress_options: Default::default() }),
-                document_on_type_formatting_provider: Some(DocumentOnTypeFormattingOptions {
-                    first_trigger_character: "\n".into(),
-                    more_trigger_character: None,
-                }),
-                execute_command_provider: Some(ExecuteCommandOptions {
-                    commands: COMMANDS.iter().map(|c| c.to_string()).collect(),
-                    work_done_progress_options: Default::default(),
-                }),
-                declaration_provider: Some(DeclarationCapability::Simple(true)),
-                call_hierarchy_provider: Some(CallHierarchyServerCapability::Simple(true)),
-                linked_editing_range_provider: Some(LinkedEditingRangeServerCapabilities::Simple(true)),
-                // Offered to clients that pull: those get no pushed diagnostics for programs.
-                diagnostic_provider: pull.then(|| {
-                    DiagnosticServerCapabilities::Options(DiagnosticOptions {
-                        identifier: Some("opal".into()),
-                        inter_file_dependencies: true,
-                        workspace_diagnostics: true,
-                        work_done_progress_options: Default::default(),
-                    })
-                }),
-                ..Default::default()
-            },
+            capabilities: capabilities::server_capabilities(encoding, pull),
             ..Default::default()
         })
     }
@@ -698,7 +302,7 @@ impl LanguageServer for Backend {
                 st.invalidate_programs();
             }
         }
-        self.schedule_diagnostics(uri, version);
+        diagnostics::schedule(self.state.clone(), self.client.clone(), uri, version);
     }
 
     async fn did_change(&self, p: DidChangeTextDocumentParams) {
@@ -718,7 +322,7 @@ impl LanguageServer for Backend {
             applied.unwrap_or(None)
         };
         match applied {
-            Some(Ok(())) => self.schedule_diagnostics(uri, version),
+            Some(Ok(())) => diagnostics::schedule(self.state.clone(), self.client.clone(), uri, version),
             Some(Err(Refused)) => {
                 let msg = format!("opal lsp: refused an edit of {}: the document is out of sync (reopen it)", uri.as_str());
                 self.client.log_message(MessageType::WARNING, msg).await;
@@ -1154,7 +758,7 @@ impl LanguageServer for Backend {
         // Pull diagnostics: the same list as the pushed one, with the version as result id.
         let uri = p.text_document.uri;
         if let Some(message) = self.lock().docs.get(&uri).and_then(|o| o.doc.out_of_sync.clone()) {
-            let items = vec![out_of_sync_diagnostic(message)];
+            let items = vec![diagnostics::out_of_sync_diagnostic(message)];
             let report = FullDocumentDiagnosticReport { result_id: None, items };
             let report = RelatedFullDocumentDiagnosticReport { related_documents: None, full_document_diagnostic_report: report };
             return Ok(DocumentDiagnosticReportResult::Report(DocumentDiagnosticReport::Full(report)));
@@ -1230,7 +834,7 @@ impl Backend {
     async fn republish_all(&self) {
         let open: Vec<(Uri, i32)> = self.lock().docs.iter().map(|(u, o)| (u.clone(), o.doc.version)).collect();
         for (u, v) in open {
-            self.schedule_diagnostics(u, v);
+            diagnostics::schedule(self.state.clone(), self.client.clone(), u, v);
         }
     }
 }
@@ -1303,31 +907,4 @@ where
     Server::new(server_in, server_out, socket).concurrency_level(64).serve(service).await;
     let _ = output.await;
     shut_down.load(Ordering::SeqCst)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn snapshot(text: &str) -> Snapshot {
-        let source = Some((text.to_string(), WorldSource::None, Encoding::Utf16));
-        Snapshot { version: 1, cell: Arc::default(), stale: Arc::default(), gate: Arc::default(), source }
-    }
-
-    /// A request cancelled while its analysis runs stops, but the analysis is kept for the
-    /// requests waiting for it; a replaced version's analysis stops and is not kept.
-    #[test]
-    fn a_cancelled_request_keeps_the_analysis_a_replaced_version_does_not() {
-        let mut s = snapshot("x := 1\nprint (&stdout, x)\n");
-        let cell = s.cell.clone();
-        let cancelled = cancel::Token::default();
-        cancelled.request.store(true, Ordering::Relaxed);
-        assert!(cancel::run(cancelled, || s.compute()).is_ok(), "the request's flag does not stop the analysis");
-        assert!(cell.get().is_some());
-        let mut s = snapshot("x := 1\n");
-        s.stale.store(true, Ordering::Relaxed);
-        let cell = s.cell.clone();
-        assert!(cancel::run(cancel::Token::default(), || s.compute()).is_err_and(|p| p.is::<Cancelled>()));
-        assert!(cell.get().is_none(), "a replaced version is not analysed");
-    }
 }
