@@ -1,0 +1,154 @@
+//! `fun` literals: parameters, patterns, `&` threading and the token through a function body.
+
+use super::token::has_amp_call;
+use super::*;
+
+impl Desugarer {
+    /// `fun params: body` with patterns and `&` threading.
+    pub(super) fn fun(&mut self, params: &Params, body: &FunBody) -> Fun {
+        self.fun_in(params, body, ScopeKind::Fun)
+    }
+
+    /// A `fun` literal; `ScopeKind::Branch` for a branch of a hand-written `if (c, fun …, fun …)`,
+    /// which runs at most once, so a handle used in it once is not used again.
+    pub(super) fn fun_in(&mut self, params: &Params, body: &FunBody, kind: ScopeKind) -> Fun {
+        // A function bound to a name takes the token unless the analysis found that name's
+        // functions plain; any other function value takes it.
+        let owner = self.fun_owner.take();
+        let token = self.plan.ordered && owner.as_deref().is_none_or(|n| self.plan.takes_token(n));
+        self.fun_with(params, kind, token, None, |d| match body {
+            FunBody::Expr(e) => {
+                if has_amp_call(e) {
+                    d.expr_stmt(e);
+                    None
+                } else {
+                    Some(d.expr(e, None))
+                }
+            }
+            FunBody::Block(b) => d.block(b),
+        })
+    }
+
+    /// With `token`, the function takes `(tok, arg)` and gives back `(tok, result)`. With
+    /// `rec`, it is the step of `rec NAME := fun …`: `fix` passes it `(itself, arg)`.
+    pub(super) fn fun_with(&mut self, params: &Params, kind: ScopeKind, token: bool, rec: Option<&Ident>, body: impl FnOnce(&mut Self) -> Option<Name>) -> Fun {
+        let saved = std::mem::take(&mut self.buf);
+        self.scopes.push(Scope { kind, vars: FastMap::default() });
+        let tok_in = token.then(|| {
+            let t = self.user_name(crate::ir::SEQ_TOKEN);
+            self.define_hidden(TOKEN, t);
+            t
+        });
+        let itself = rec.map(|id| {
+            let core = self.user_name(&id.name);
+            let k = match params {
+                Params::Unit(_) => Some(0),
+                Params::List(ps, _) if ps.len() > 1 => Some(ps.len()),
+                _ => None,
+            };
+            self.define(&id.name, id.span, core, Known::Fun(k), DefKind::Param, false);
+            core
+        });
+        let mut amps: Vec<String> = Vec::new();
+        let param = match params {
+            Params::Name(id) => {
+                let core = self.user_name(&id.name);
+                let h = externals::is_handle(&id.name);
+                let vi = self.define(&id.name, id.span, core, if h { Known::Handle } else { Known::Unknown }, DefKind::Param, false);
+                self.vars[vi].handle = h;
+                core
+            }
+            Params::Unit(_) => self.temp("u"),
+            Params::List(ps, _) if ps.len() == 1 => match &ps[0] {
+                Param::Amp(id) => {
+                    amps.push(id.name.clone());
+                    let core = self.user_name(&id.name);
+                    let vi = self.define(&id.name, id.span, core, Known::Handle, DefKind::Param, false);
+                    self.vars[vi].handle = true;
+                    core
+                }
+                Param::Pat(Pattern::Name(id)) => {
+                    let core = self.user_name(&id.name);
+                    let h = externals::is_handle(&id.name);
+                    let vi = self.define(&id.name, id.span, core, if h { Known::Handle } else { Known::Unknown }, DefKind::Param, false);
+                    self.vars[vi].handle = h;
+                    core
+                }
+                Param::Pat(p) => {
+                    let core = self.temp("p");
+                    self.destructure(p, core, Known::Unknown, p.span(), DefKind::Param);
+                    core
+                }
+            },
+            Params::List(ps, _) => {
+                let core = self.temp("p");
+                for (i, prm) in ps.iter().enumerate() {
+                    let span = match prm {
+                        Param::Amp(id) => id.span,
+                        Param::Pat(p) => p.span(),
+                    };
+                    match prm {
+                        Param::Amp(id) => {
+                            amps.push(id.name.clone());
+                            let c = self.user_name(&id.name);
+                            self.emit(Op::Prj(i as u32 + 1, core), span, Some(c));
+                            let vi = self.define(&id.name, id.span, c, Known::Handle, DefKind::Param, false);
+                            self.vars[vi].handle = true;
+                        }
+                        Param::Pat(Pattern::Name(id)) => {
+                            let c = self.user_name(&id.name);
+                            self.emit(Op::Prj(i as u32 + 1, core), span, Some(c));
+                            let h = externals::is_handle(&id.name);
+                            let vi = self.define(&id.name, id.span, c, if h { Known::Handle } else { Known::Unknown }, DefKind::Param, false);
+                            self.vars[vi].handle = h;
+                        }
+                        Param::Pat(Pattern::Wild(_) | Pattern::Unit(_)) => {}
+                        Param::Pat(p) => {
+                            let t = self.temp("t");
+                            self.emit(Op::Prj(i as u32 + 1, core), span, Some(t));
+                            self.destructure(p, t, Known::Unknown, span, DefKind::Param);
+                        }
+                    }
+                }
+                core
+            }
+        };
+        let value = body(self);
+        let mut ret = if amps.is_empty() {
+            value.unwrap_or_else(|| self.emit(Op::Tuple(vec![]), Span::default(), None))
+        } else {
+            let mut xs: Vec<Name> = amps.iter().map(|a| self.current(a)).collect();
+            if let Some(v) = value {
+                xs.push(v);
+            }
+            if xs.len() == 1 {
+                xs[0]
+            } else {
+                self.emit(Op::Tuple(xs), Span::default(), None)
+            }
+        };
+        // The parameters above were bound from `param`; what the function really takes
+        // comes first in the body: `fun (itself, param)` for `rec`, `fun (tok, …)`.
+        let mut param = param;
+        let prj = |bind: Name, i: u32, of: Name| Stmt { bind, op: Op::Prj(i, of), span: Span::default() };
+        // (A function of `()` ignores its argument: nothing binds it.)
+        let unit = matches!(params, Params::Unit(_));
+        if let Some(f) = itself {
+            let p = self.temp("p");
+            let head: Vec<Stmt> = if unit { vec![prj(f, 1, p)] } else { vec![prj(f, 1, p), prj(param, 2, p)] };
+            self.buf.splice(0..0, head);
+            param = p;
+        }
+        if let Some(tok_in) = tok_in {
+            let out = self.token();
+            ret = self.emit(Op::Tuple(vec![out, ret]), Span::default(), None);
+            let p = self.temp("p");
+            let head: Vec<Stmt> = if unit && itself.is_none() { vec![prj(tok_in, 1, p)] } else { vec![prj(tok_in, 1, p), prj(param, 2, p)] };
+            self.buf.splice(0..0, head);
+            param = p;
+        }
+        self.pop_scope();
+        let stmts = std::mem::replace(&mut self.buf, saved);
+        Fun { param, body: CExpr { stmts, ret: Some(ret) } }
+    }
+}
