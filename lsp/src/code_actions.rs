@@ -8,7 +8,6 @@ use opal_core::diag::Diagnostic as ODiag;
 use opal_core::span::Span;
 use opal_core::syntax::ast::Pattern;
 use opal_core::syntax::ast::*;
-use tower_lsp_server::ls_types::*;
 
 /// A quick fix for one diagnostic.
 pub struct QuickFix {
@@ -90,18 +89,9 @@ fn simple_binding_item(b: &Block, span: Span) -> Option<Span> {
     None
 }
 
-pub fn code_lenses(uri: &Uri) -> Vec<CodeLens> {
-    let at = Range::default();
-    let arg = serde_json::Value::String(uri.to_string());
-    vec![
-        CodeLens {
-            range: at,
-            command: Some(Command { title: "▶ Run".into(), command: "opal.runFile".into(), arguments: Some(vec![arg.clone()]) }),
-            data: None,
-        },
-        CodeLens { range: at, command: Some(Command { title: "Debug".into(), command: "opal.debugFile".into(), arguments: Some(vec![arg]) }), data: None },
-    ]
-}
+/// The code lenses at the top of every program: (title, the client command that takes the
+/// file's URI).
+pub const LENSES: &[(&str, &str)] = &[("▶ Run", "opal.runFile"), ("Debug", "opal.debugFile")];
 
 #[cfg(test)]
 mod tests {

@@ -3,9 +3,24 @@
 use crate::analysis::Analysis;
 use opal_core::span::Span;
 use opal_core::syntax::ast::*;
-use tower_lsp_server::ls_types::*;
 
-pub fn folding_ranges(a: &Analysis) -> Vec<FoldingRange> {
+/// A fold over whole lines.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Fold {
+    pub start_line: u32,
+    pub end_line: u32,
+    pub kind: FoldKind,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FoldKind {
+    /// A statement over several lines.
+    Region,
+    /// A run of comment lines.
+    Comment,
+}
+
+pub fn folding_ranges(a: &Analysis) -> Vec<Fold> {
     let mut out = Vec::new();
     fold_block(a, a.block(), &mut out);
     // Runs of two or more comment lines.
@@ -15,22 +30,22 @@ pub fn folding_ranges(a: &Analysis) -> Vec<FoldingRange> {
         run = match run {
             Some((s, e)) if e + 1 == l => Some((s, l)),
             Some((s, e)) => {
-                push_fold(&mut out, s, e, Some(FoldingRangeKind::Comment));
+                push_fold(&mut out, s, e, FoldKind::Comment);
                 Some((l, l))
             }
             None => Some((l, l)),
         };
     }
     if let Some((s, e)) = run {
-        push_fold(&mut out, s, e, Some(FoldingRangeKind::Comment));
+        push_fold(&mut out, s, e, FoldKind::Comment);
     }
     out.sort_by_key(|f| (f.start_line, f.end_line));
     out
 }
 
-fn push_fold(out: &mut Vec<FoldingRange>, start: u32, end: u32, kind: Option<FoldingRangeKind>) {
+fn push_fold(out: &mut Vec<Fold>, start: u32, end: u32, kind: FoldKind) {
     if end > start {
-        out.push(FoldingRange { start_line: start, start_character: None, end_line: end, end_character: None, kind, collapsed_text: None });
+        out.push(Fold { start_line: start, end_line: end, kind });
     }
 }
 
@@ -41,11 +56,11 @@ fn last_line(a: &Analysis, span: Span) -> u32 {
     a.lines.line_of(end.saturating_sub(1).max(span.start)) as u32
 }
 
-fn fold_block(a: &Analysis, b: &Block, out: &mut Vec<FoldingRange>) {
+fn fold_block(a: &Analysis, b: &Block, out: &mut Vec<Fold>) {
     for item in &b.items {
         crate::cancel::check();
         let (s, e) = (a.lines.line_of(item.span.start) as u32, last_line(a, item.span));
-        push_fold(out, s, e, Some(FoldingRangeKind::Region));
+        push_fold(out, s, e, FoldKind::Region);
         for_each_child_block(item, &mut |blk| fold_block(a, blk, out));
     }
 }

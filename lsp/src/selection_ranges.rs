@@ -4,7 +4,6 @@ use crate::analysis::Analysis;
 use opal_core::span::Span;
 use opal_core::syntax::ast::Pattern;
 use opal_core::syntax::ast::*;
-use tower_lsp_server::ls_types::*;
 
 /// Spans of the syntax nodes containing an offset, outermost first.
 pub fn enclosing_spans(a: &Analysis, offset: u32) -> Vec<Span> {
@@ -87,13 +86,4 @@ pub fn enclosing_spans(a: &Analysis, offset: u32) -> Vec<Span> {
 
 fn contains(s: Span, o: u32) -> bool {
     s.start <= o && o <= s.end
-}
-
-pub fn selection_range(a: &Analysis, offset: u32) -> SelectionRange {
-    let p = a.pos();
-    let mut cur: Option<SelectionRange> = None;
-    for s in enclosing_spans(a, offset) {
-        cur = Some(SelectionRange { range: p.range(s), parent: cur.map(Box::new) });
-    }
-    cur.unwrap_or(SelectionRange { range: p.range(Span::new(offset as usize, offset as usize)), parent: None })
 }

@@ -17,7 +17,6 @@ use crate::splice::{Splices, Written};
 use crate::workspace;
 use crate::{call_hierarchy, code_actions, completion, document_link, folding_ranges, formatting, inlay_hints, navigation, on_type, refactor};
 use crate::{selection_ranges, semantic_tokens, signature_help, to_proto};
-use opal_core::span::Span;
 use serde::Deserialize;
 use state::{is_world, ClientCaps, Open, Snapshot, State, TokensUpdate};
 use std::collections::HashMap;
@@ -238,11 +237,6 @@ fn internal(what: &str, msg: &str) -> Error {
     Error { code: ErrorCode::InternalError, message: format!("internal error in {what}: {msg}").into(), data: None }
 }
 
-fn edits_to_lsp(a: &Analysis, edits: Vec<(Span, String)>) -> Vec<TextEdit> {
-    let p = a.pos();
-    edits.into_iter().map(|(s, t)| TextEdit { range: p.range(s), new_text: t }).collect()
-}
-
 fn invalid(msg: String) -> Error {
     Error { code: ErrorCode::InvalidParams, message: msg.into(), data: None }
 }
@@ -445,7 +439,7 @@ impl LanguageServer for Backend {
         let new_name = p.new_name;
         self.with_analysis("rename", &uri, move |a| {
             let edits = navigation::rename(a, a.pos().offset(pos), &new_name).map_err(invalid)?;
-            Ok(Some(WorkspaceEdit { changes: Some(HashMap::from([(u, edits_to_lsp(a, edits))])), ..Default::default() }))
+            Ok(Some(WorkspaceEdit { changes: Some(HashMap::from([(u, to_proto::text_edits(a, edits))])), ..Default::default() }))
         })
         .await
     }
@@ -581,12 +575,13 @@ impl LanguageServer for Backend {
     async fn signature_help(&self, p: SignatureHelpParams) -> Result<Option<SignatureHelp>> {
         let uri = p.text_document_position_params.text_document.uri;
         let pos = p.text_document_position_params.position;
-        self.with_analysis("signatureHelp", &uri, move |a| Ok(signature_help::signature_help(a, a.pos().offset(pos)))).await
+        self.with_analysis("signatureHelp", &uri, move |a| Ok(signature_help::signature_help(a, a.pos().offset(pos)).map(to_proto::signature_help))).await
     }
 
     async fn formatting(&self, p: DocumentFormattingParams) -> Result<Option<Vec<TextEdit>>> {
-        let r =
-            self.off_lock("formatting", &p.text_document.uri, |a| Ok(formatting::format_document(a).map(|e| edits_to_lsp(a, e.into_iter().collect())))).await?;
+        let r = self
+            .off_lock("formatting", &p.text_document.uri, |a| Ok(formatting::format_document(a).map(|e| to_proto::text_edits(a, e.into_iter().collect()))))
+            .await?;
         self.edits_or_null(r.map(|(_, r)| r)).await
     }
 
@@ -594,20 +589,22 @@ impl LanguageServer for Backend {
         let range = p.range;
         let r = self
             .off_lock("rangeFormatting", &p.text_document.uri, move |a| {
-                Ok(formatting::format_range(a, a.pos().span(range)).map(|e| edits_to_lsp(a, e.into_iter().collect())))
+                Ok(formatting::format_range(a, a.pos().span(range)).map(|e| to_proto::text_edits(a, e.into_iter().collect())))
             })
             .await?;
         self.edits_or_null(r.map(|(_, r)| r)).await
     }
 
     async fn folding_range(&self, p: FoldingRangeParams) -> Result<Option<Vec<FoldingRange>>> {
-        self.with_analysis("foldingRange", &p.text_document.uri, |a| Ok(Some(folding_ranges::folding_ranges(a)))).await
+        self.with_analysis("foldingRange", &p.text_document.uri, |a| Ok(Some(folding_ranges::folding_ranges(a).iter().map(to_proto::folding_range).collect())))
+            .await
     }
 
     async fn selection_range(&self, p: SelectionRangeParams) -> Result<Option<Vec<SelectionRange>>> {
         let positions = p.positions;
         self.with_analysis("selectionRange", &p.text_document.uri, move |a| {
-            Ok(Some(positions.iter().map(|&x| selection_ranges::selection_range(a, a.pos().offset(x))).collect()))
+            let at = |o| to_proto::selection_range(a, selection_ranges::enclosing_spans(a, o), o);
+            Ok(Some(positions.iter().map(|&x| at(a.pos().offset(x))).collect()))
         })
         .await
     }
@@ -657,7 +654,7 @@ impl LanguageServer for Backend {
         };
         self.with_analysis("codeAction", &uri, move |a| {
             let pos = a.pos();
-            let edit = |edits| WorkspaceEdit { changes: Some(HashMap::from([(u.clone(), edits_to_lsp(a, edits))])), ..Default::default() };
+            let edit = |edits| WorkspaceEdit { changes: Some(HashMap::from([(u.clone(), to_proto::text_edits(a, edits))])), ..Default::default() };
             let mut actions: Vec<CodeActionOrCommand> = Vec::new();
             if wanted(CodeActionKind::QUICKFIX.as_str()) {
                 actions.extend(code_actions::quick_fixes(a, pos.span(range)).into_iter().map(|q| {
@@ -807,7 +804,7 @@ impl LanguageServer for Backend {
     async fn code_lens(&self, p: CodeLensParams) -> Result<Option<Vec<CodeLens>>> {
         let uri = p.text_document.uri;
         let u = uri.clone();
-        self.with_analysis("codeLens", &uri, move |_| Ok(Some(code_actions::code_lenses(&u)))).await
+        self.with_analysis("codeLens", &uri, move |_| Ok(Some(to_proto::code_lenses(&u)))).await
     }
 }
 

@@ -7,7 +7,6 @@ use opal_core::syntax::ast::Pattern;
 use opal_core::syntax::ast::*;
 use opal_core::syntax::lexer::{lex, Tok};
 use opal_core::{externals, prelude};
-use tower_lsp_server::ls_types::*;
 
 /// The callee and the active argument of the innermost unclosed `(` before the cursor (none
 /// when it is a `[`). The tokens are read from the last line before the cursor that starts an
@@ -80,7 +79,18 @@ fn open_hole(s: &str) -> Option<usize> {
     None
 }
 
-pub fn signature_help(a: &Analysis, offset: u32) -> Option<SignatureHelp> {
+/// The signature of the call around the cursor.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Signature {
+    /// The callee and its parameters as written (`shout (s, n)`).
+    pub label: String,
+    pub params: Vec<String>,
+    pub doc: Option<String>,
+    /// The parameter the cursor is on (the last one past the end).
+    pub active: u32,
+}
+
+pub fn signature_help(a: &Analysis, offset: u32) -> Option<Signature> {
     let (callee, active) = enclosing_call(&a.text, offset)?;
     let name = a.slice(callee);
     // In an unclosed call the line does not parse, so the callee has no reference: resolve
@@ -104,19 +114,8 @@ pub fn signature_help(a: &Analysis, offset: u32) -> Option<SignatureHelp> {
         }
         _ => return None,
     };
-    let parameters: Vec<ParameterInformation> =
-        params.iter().map(|p| ParameterInformation { label: ParameterLabel::Simple(p.clone()), documentation: None }).collect();
-    let n = parameters.len();
-    Some(SignatureHelp {
-        signatures: vec![SignatureInformation {
-            label,
-            documentation: doc.map(Documentation::String),
-            parameters: Some(parameters),
-            active_parameter: Some(active.min(n.saturating_sub(1)) as u32),
-        }],
-        active_signature: Some(0),
-        active_parameter: Some(active.min(n.saturating_sub(1)) as u32),
-    })
+    let active = active.min(params.len().saturating_sub(1)) as u32;
+    Some(Signature { label, params, doc, active })
 }
 
 /// What a name means at an offset when the syntax tree has no reference for it: a binding in
@@ -175,7 +174,7 @@ mod tests {
 
     fn sig(src: &str) -> Option<(String, Option<u32>)> {
         let a = analysis(src);
-        signature_help(&a, src.len() as u32).map(|h| (h.signatures[0].label.clone(), h.active_parameter))
+        signature_help(&a, src.len() as u32).map(|s| (s.label, Some(s.active)))
     }
 
     #[test]

@@ -1,7 +1,12 @@
 //! The conversions to `lsp_types`: only the server layer speaks the protocol; the features
 //! answer in their own terms.
 
+use crate::analysis::Analysis;
+use crate::code_actions;
+use crate::folding_ranges::{Fold, FoldKind};
+use crate::signature_help::Signature;
 use opal_core::diag::{Diagnostic as ODiag, Severity};
+use opal_core::span::Span;
 use tower_lsp_server::ls_types::*;
 
 /// Where each code is explained; `docs/diagnostics.md` has an anchor per code.
@@ -33,4 +38,56 @@ pub fn to_lsp_diagnostic(pos: &crate::position::Positions, uri: &Uri, d: &ODiag)
         tags: (d.code == "W0001").then(|| vec![DiagnosticTag::UNNECESSARY]),
         data: d.fix.as_ref().map(|f| serde_json::json!({ "fix": f })),
     }
+}
+
+/// Edits in byte spans, in the client's positions.
+pub fn text_edits(a: &Analysis, edits: Vec<(Span, String)>) -> Vec<TextEdit> {
+    let p = a.pos();
+    edits.into_iter().map(|(s, t)| TextEdit { range: p.range(s), new_text: t }).collect()
+}
+
+pub fn folding_range(f: &Fold) -> FoldingRange {
+    let kind = match f.kind {
+        FoldKind::Region => FoldingRangeKind::Region,
+        FoldKind::Comment => FoldingRangeKind::Comment,
+    };
+    FoldingRange { start_line: f.start_line, start_character: None, end_line: f.end_line, end_character: None, kind: Some(kind), collapsed_text: None }
+}
+
+/// The nested selection ranges of the spans around an offset (outermost first); the empty
+/// range at the offset when there are none.
+pub fn selection_range(a: &Analysis, spans: Vec<Span>, offset: u32) -> SelectionRange {
+    let p = a.pos();
+    let mut cur: Option<SelectionRange> = None;
+    for s in spans {
+        cur = Some(SelectionRange { range: p.range(s), parent: cur.map(Box::new) });
+    }
+    cur.unwrap_or(SelectionRange { range: p.range(Span::new(offset as usize, offset as usize)), parent: None })
+}
+
+pub fn signature_help(s: Signature) -> SignatureHelp {
+    let parameters = s.params.into_iter().map(|p| ParameterInformation { label: ParameterLabel::Simple(p), documentation: None }).collect();
+    SignatureHelp {
+        signatures: vec![SignatureInformation {
+            label: s.label,
+            documentation: s.doc.map(Documentation::String),
+            parameters: Some(parameters),
+            active_parameter: Some(s.active),
+        }],
+        active_signature: Some(0),
+        active_parameter: Some(s.active),
+    }
+}
+
+/// The lenses of [`code_actions::LENSES`], each a command on the document's URI.
+pub fn code_lenses(uri: &Uri) -> Vec<CodeLens> {
+    let arg = serde_json::Value::String(uri.to_string());
+    code_actions::LENSES
+        .iter()
+        .map(|(title, command)| CodeLens {
+            range: Range::default(),
+            command: Some(Command { title: title.to_string(), command: command.to_string(), arguments: Some(vec![arg.clone()]) }),
+            data: None,
+        })
+        .collect()
 }
