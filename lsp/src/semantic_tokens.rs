@@ -13,13 +13,6 @@ pub const TOKEN_TYPES: &[&str] =
     &["keyword", "number", "string", "comment", "operator", "function", "parameter", "variable", "external", "prelude", "primitive", "label"];
 pub const TOKEN_MODIFIERS: &[&str] = &["declaration", "defaultLibrary", "readonly"];
 
-pub fn legend() -> SemanticTokensLegend {
-    SemanticTokensLegend {
-        token_types: TOKEN_TYPES.iter().map(|t| SemanticTokenType::new(t)).collect(),
-        token_modifiers: TOKEN_MODIFIERS.iter().map(|m| SemanticTokenModifier::new(m)).collect(),
-    }
-}
-
 /// A token type's index in [`TOKEN_TYPES`], found when the server is compiled (a name that is
 /// not there does not compile).
 macro_rules! ty {

@@ -19,7 +19,6 @@ use crate::{call_hierarchy, code_actions, completion, document_link, folding_ran
 use crate::{selection_ranges, semantic_tokens, signature_help, to_proto};
 use serde::Deserialize;
 use state::{is_world, ClientCaps, Open, Snapshot, State, TokensUpdate};
-use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -439,7 +438,7 @@ impl LanguageServer for Backend {
         let new_name = p.new_name;
         self.with_analysis("rename", &uri, move |a| {
             let edits = navigation::rename(a, a.pos().offset(pos), &new_name).map_err(invalid)?;
-            Ok(Some(WorkspaceEdit { changes: Some(HashMap::from([(u, to_proto::text_edits(a, edits))])), ..Default::default() }))
+            Ok(Some(to_proto::workspace_edit(a, &u, edits)))
         })
         .await
     }
@@ -653,29 +652,12 @@ impl LanguageServer for Backend {
             only.as_ref().is_none_or(|o| o.iter().any(|k| kind == k.as_str() || kind.strip_prefix(k.as_str()).is_some_and(|r| r.starts_with('.'))))
         };
         self.with_analysis("codeAction", &uri, move |a| {
-            let pos = a.pos();
-            let edit = |edits| WorkspaceEdit { changes: Some(HashMap::from([(u.clone(), to_proto::text_edits(a, edits))])), ..Default::default() };
+            let span = a.pos().span(range);
             let mut actions: Vec<CodeActionOrCommand> = Vec::new();
             if wanted(CodeActionKind::QUICKFIX.as_str()) {
-                actions.extend(code_actions::quick_fixes(a, pos.span(range)).into_iter().map(|q| {
-                    CodeActionOrCommand::CodeAction(CodeAction {
-                        title: q.title,
-                        kind: Some(CodeActionKind::QUICKFIX),
-                        diagnostics: Some(vec![to_proto::to_lsp_diagnostic(&pos, &u, &q.diag)]),
-                        edit: Some(edit(q.edits)),
-                        is_preferred: Some(q.preferred),
-                        ..Default::default()
-                    })
-                }));
+                actions.extend(code_actions::quick_fixes(a, span).into_iter().map(|q| to_proto::quick_fix(a, &u, q)));
             }
-            actions.extend(refactor::refactors(a, pos.span(range)).into_iter().filter(|r| wanted(r.kind)).map(|r| {
-                CodeActionOrCommand::CodeAction(CodeAction {
-                    title: r.title,
-                    kind: Some(CodeActionKind::from(r.kind.to_string())),
-                    edit: Some(edit(r.edits)),
-                    ..Default::default()
-                })
-            }));
+            actions.extend(refactor::refactors(a, span).into_iter().filter(|r| wanted(r.kind)).map(|r| to_proto::refactor(a, &u, r)));
             Ok(Some(actions))
         })
         .await

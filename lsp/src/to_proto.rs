@@ -2,8 +2,10 @@
 //! answer in their own terms.
 
 use crate::analysis::Analysis;
-use crate::code_actions;
+use crate::code_actions::{self, QuickFix};
 use crate::folding_ranges::{Fold, FoldKind};
+use crate::refactor::Refactor;
+use crate::semantic_tokens::{TOKEN_MODIFIERS, TOKEN_TYPES};
 use crate::signature_help::Signature;
 use opal_core::diag::{Diagnostic as ODiag, Severity};
 use opal_core::span::Span;
@@ -90,4 +92,38 @@ pub fn code_lenses(uri: &Uri) -> Vec<CodeLens> {
             data: None,
         })
         .collect()
+}
+
+/// The fix as a code action: its diagnostic, its edits to the document.
+pub fn quick_fix(a: &Analysis, uri: &Uri, q: QuickFix) -> CodeActionOrCommand {
+    CodeActionOrCommand::CodeAction(CodeAction {
+        title: q.title,
+        kind: Some(CodeActionKind::QUICKFIX),
+        diagnostics: Some(vec![to_lsp_diagnostic(&a.pos(), uri, &q.diag)]),
+        edit: Some(workspace_edit(a, uri, q.edits)),
+        is_preferred: Some(q.preferred),
+        ..Default::default()
+    })
+}
+
+pub fn refactor(a: &Analysis, uri: &Uri, r: Refactor) -> CodeActionOrCommand {
+    CodeActionOrCommand::CodeAction(CodeAction {
+        title: r.title,
+        kind: Some(CodeActionKind::from(r.kind.to_string())),
+        edit: Some(workspace_edit(a, uri, r.edits)),
+        ..Default::default()
+    })
+}
+
+/// Edits to one document.
+pub fn workspace_edit(a: &Analysis, uri: &Uri, edits: Vec<(Span, String)>) -> WorkspaceEdit {
+    WorkspaceEdit { changes: Some(std::collections::HashMap::from([(uri.clone(), text_edits(a, edits))])), ..Default::default() }
+}
+
+/// The legend of [`TOKEN_TYPES`] and [`TOKEN_MODIFIERS`].
+pub fn semantic_tokens_legend() -> SemanticTokensLegend {
+    SemanticTokensLegend {
+        token_types: TOKEN_TYPES.iter().map(|t| SemanticTokenType::new(t)).collect(),
+        token_modifiers: TOKEN_MODIFIERS.iter().map(|m| SemanticTokenModifier::new(m)).collect(),
+    }
 }

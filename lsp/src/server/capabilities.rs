@@ -3,7 +3,7 @@
 
 use super::COMMANDS;
 use crate::position::Encoding;
-use crate::semantic_tokens;
+use crate::to_proto;
 use tower_lsp_server::ls_types::*;
 
 /// The capabilities for a client with this position encoding that pulls diagnostics (`pull`)
@@ -35,7 +35,7 @@ pub(super) fn server_capabilities(encoding: Encoding, pull: bool) -> ServerCapab
         folding_range_provider: Some(FoldingRangeProviderCapability::Simple(true)),
         selection_range_provider: Some(SelectionRangeProviderCapability::Simple(true)),
         semantic_tokens_provider: Some(SemanticTokensServerCapabilities::SemanticTokensOptions(SemanticTokensOptions {
-            legend: semantic_tokens::legend(),
+            legend: to_proto::semantic_tokens_legend(),
             full: Some(SemanticTokensFullOptions::Delta { delta: Some(true) }),
             range: Some(true),
             work_done_progress_options: Default::default(),
