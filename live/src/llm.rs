@@ -133,7 +133,7 @@ async fn stream(client: &reqwest::Client, cfg: &LlmConfig, messages: &[(String, 
             if ev.data.trim() == "[DONE]" {
                 return Ok(());
             }
-            let v: serde_json::Value = serde_json::from_str(&ev.data).map_err(|_| format!("llm: malformed event from {url}: `{}`", clip(&ev.data, 120)))?;
+            let v = event_json(&ev.data, &url)?;
             if ev.event.as_deref() == Some("error") || v.get("error").is_some() {
                 return Err(format!("llm: the server reported an error: {}", server_message(&ev.data)));
             }
@@ -152,6 +152,12 @@ async fn stream(client: &reqwest::Client, cfg: &LlmConfig, messages: &[(String, 
         return Ok(());
     }
     Err(format!("llm: the connection closed before the stream finished, after {chunks} chunk(s)"))
+}
+
+/// One event's JSON. `serde_json` stops at 128 levels of nesting, so a server's deeply nested
+/// event is a malformed event, not a stack overflow; only its text becomes an OPAL value.
+fn event_json(data: &str, url: &str) -> Result<serde_json::Value, String> {
+    serde_json::from_str(data).map_err(|_| format!("llm: malformed event from {url}: `{}`", clip(data, 120)))
 }
 
 /// The `error.message` of an OpenAI-style error body, else the body itself, shortened.
@@ -222,6 +228,15 @@ mod tests {
         assert!(messages("llm_chat", &nested).is_err());
         // `llm` still takes a prompt only.
         assert!(messages("llm", &list).unwrap_err().contains("string prompt"));
+    }
+
+    /// Issue 29: an event nested 100 000 deep is refused on a thread with little stack.
+    #[test]
+    fn a_deeply_nested_event_is_malformed_not_a_stack_overflow() {
+        let deep = format!("{{\"choices\": [{{\"delta\": {}", "[".repeat(100_000));
+        let worker = std::thread::Builder::new().stack_size(256 << 10).spawn(move || event_json(&deep, "http://x").map(|_| ()));
+        let got = worker.expect("spawn").join().expect("no panic");
+        assert!(got.is_err_and(|e| e.starts_with("llm: malformed event from http://x")));
     }
 
     #[test]

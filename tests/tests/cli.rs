@@ -395,3 +395,158 @@ fn debug_of_a_directory_exits_1_before_any_window() {
     assert!(err.contains("is a directory; give one OPAL program") && !err.contains("cannot open a window"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Issue 29, points 1 and 6: a world file or trace nested past every limit is a clean error from
+/// every entry point (no stack overflow on any thread), and errors name the key or event.
+mod limits {
+    use super::{private_dir, run};
+    use opal_e2e::opal;
+    use serde_json::{json, Value};
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+
+    const PROGRAM: &str = "extern ask\nprint(ask(\"q\"))\n";
+
+    /// `dir/p.opal` with `world` beside it as `dir/p.world.toml`.
+    fn program_with_world(name: &str, world: &str) -> std::path::PathBuf {
+        let dir = private_dir(name);
+        std::fs::write(dir.join("p.opal"), PROGRAM).expect("write the program");
+        std::fs::write(dir.join("p.world.toml"), world).expect("write the world file");
+        dir
+    }
+
+    fn stderr_of(o: &std::process::Output) -> String {
+        String::from_utf8_lossy(&o.stderr).into_owned()
+    }
+
+    /// `opal dap`: initialize, launch the program, ask for the threads, disconnect; every answer.
+    fn dap_launch(program: &std::path::Path) -> (Option<i32>, Vec<Value>) {
+        let mut child = Command::new(opal()).arg("dap").stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().expect("opal dap");
+        let requests = [
+            json!({"seq": 1, "type": "request", "command": "initialize", "arguments": {"adapterID": "opal"}}),
+            json!({"seq": 2, "type": "request", "command": "launch", "arguments": {"program": program}}),
+            json!({"seq": 3, "type": "request", "command": "threads"}),
+            json!({"seq": 4, "type": "request", "command": "disconnect"}),
+        ];
+        let mut stdin = child.stdin.take().expect("stdin");
+        for r in requests {
+            let body = r.to_string();
+            write!(stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).expect("write a request");
+        }
+        drop(stdin);
+        let out = child.wait_with_output().expect("opal dap ends");
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        let bodies = text.split("Content-Length:").filter_map(|m| m.find('{').and_then(|i| serde_json::from_str(m[i..].trim()).ok())).collect();
+        (out.status.code(), bodies)
+    }
+
+    fn response(msgs: &[Value], seq: i64) -> &Value {
+        msgs.iter().find(|m| m["type"] == "response" && m["request_seq"] == seq).unwrap_or_else(|| panic!("no response to {seq}: {msgs:?}"))
+    }
+
+    #[test]
+    fn a_world_file_nested_10_000_deep_is_e0200_from_every_entry_point() {
+        let dir = program_with_world("deep-world", &format!("[ask]\nx = {}\n", "[".repeat(10_000)));
+        let p = dir.join("p.opal");
+        let ps = p.to_str().expect("utf-8 path");
+        for cmd in ["check", "run", "step", "explore"] {
+            let o = run(&[cmd, ps]);
+            let err = stderr_of(&o);
+            assert_eq!(o.status.code(), Some(1), "{cmd}: {err}");
+            assert!(err.contains("p.world.toml:2:") && err.contains("error[E0200]") && err.contains("nest at most 80 deep"), "{cmd}: {err}");
+        }
+        // The debugger loads the world file before it opens its window.
+        let o =
+            Command::new(opal()).args(["debug", ps]).env_remove("DISPLAY").env_remove("WAYLAND_DISPLAY").env_remove("WAYLAND_SOCKET").output().expect("debug");
+        let err = stderr_of(&o);
+        assert_eq!(o.status.code(), Some(1), "debug: {err}");
+        assert!(err.contains("p.world.toml:2:") && err.contains("error[E0200]"), "debug: {err}");
+        // The adapter refuses the launch with the same error and keeps answering.
+        let (code, msgs) = dap_launch(&p);
+        assert_eq!(code, Some(0), "dap: {msgs:?}");
+        let launch = response(&msgs, 2);
+        assert_eq!(launch["success"], false, "{launch}");
+        assert!(launch["message"].as_str().is_some_and(|m| m.contains("p.world.toml:2:") && m.contains("error[E0200]")), "{launch}");
+        assert_eq!(response(&msgs, 3)["success"], true);
+        // The language server reads the world file on a worker thread when the program opens: it
+        // answers, and the world file itself gets its E0200.
+        let mut c = opal_lsp::client::StdioClient::spawn(&opal(), &["lsp"], &[]).expect("start opal lsp");
+        c.initialize(&format!("file://{}", dir.display())).expect("initialize");
+        let uri = format!("file://{ps}");
+        c.open(&uri, PROGRAM);
+        c.diagnostics(&uri, Some(1)).expect("the program's diagnostics");
+        let hover = c.request("textDocument/hover", json!({"textDocument": {"uri": uri}, "position": {"line": 1, "character": 7}}));
+        assert!(hover.is_ok_and(|h| h.to_string().contains("extern")), "the server answers after opening the program");
+        let world_uri = format!("file://{}", dir.join("p.world.toml").display());
+        c.open(&world_uri, &std::fs::read_to_string(dir.join("p.world.toml")).expect("read"));
+        let ds = c.diagnostics(&world_uri, Some(1)).expect("the world file's diagnostics");
+        assert!(ds[0]["code"] == "E0200" && ds[0]["range"]["start"]["line"] == 1, "{ds}");
+        assert_eq!(c.shutdown(), Some(0), "the server exits normally");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn an_out_of_range_delay_is_reported_at_its_key_and_readably() {
+        let dir = program_with_world("latency", "[ask]\ndefault = '\"?\"'\nlatency_ms = 1e308\n");
+        let o = run(&["run", dir.join("p.opal").to_str().expect("utf-8 path")]);
+        let err = stderr_of(&o);
+        assert_eq!(o.status.code(), Some(1), "{err}");
+        assert!(err.contains("p.world.toml:3:1: error[E0200]: `latency_ms` of `ask` is 1e308: a delay must be"), "{err}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A recording of city_excursions changed by `edit`, replayed: exit code, stderr and the
+    /// trace's text.
+    fn replay_edited(name: &str, edit: impl FnOnce(&mut Value)) -> (Option<i32>, String, String) {
+        let dir = private_dir(name);
+        let t = dir.join("t.json");
+        let ts = t.to_str().expect("utf-8 path");
+        assert_eq!(run(&["run", "examples/city_excursions.opal", "--record", ts]).status.code(), Some(0));
+        let mut trace: Value = serde_json::from_str(&std::fs::read_to_string(&t).expect("the trace")).expect("JSON");
+        edit(&mut trace);
+        let text = serde_json::to_string_pretty(&trace).expect("JSON");
+        std::fs::write(&t, &text).expect("write the trace");
+        let o = run(&["run", "examples/city_excursions.opal", "--replay", ts]);
+        let _ = std::fs::remove_dir_all(&dir);
+        (o.status.code(), stderr_of(&o), text)
+    }
+
+    /// The first excursion call's event.
+    fn excursion(trace: &mut Value) -> &mut Value {
+        let evs = trace["events"].as_array_mut().expect("events");
+        evs.iter_mut().find(|e| e["external"] == "get_excursions_in").expect("an excursion call")
+    }
+
+    /// The text from the line an error names (`(line N, `) to the end of that event.
+    fn event_at_line<'a>(err: &str, text: &'a str) -> Vec<&'a str> {
+        let n: usize = err.split("(line ").nth(1).and_then(|r| r.split(',').next()).and_then(|n| n.parse().ok()).unwrap_or_else(|| panic!("no line: {err}"));
+        let lines: Vec<&str> = text.lines().skip(n - 1).collect();
+        let end = lines.iter().position(|l| l.trim_start().starts_with('}')).unwrap_or(lines.len());
+        assert_eq!(lines.first().map(|l| l.trim()), Some("{"), "line {n} starts an event");
+        lines[..end].to_vec()
+    }
+
+    #[test]
+    fn a_broken_trace_is_refused_at_load_naming_the_event_and_its_line() {
+        let (code, err, text) = replay_edited("trace-fun", |t| excursion(t)["result"] = json!("fun x:"));
+        assert_eq!(code, Some(1), "{err}");
+        assert!(err.contains("`get_excursions_in`): result `fun x:` is not an OPAL expression"), "{err}");
+        assert!(event_at_line(&err, &text).iter().any(|l| l.contains("\"fun x:\"")), "{err}");
+        assert!(!err.contains("never dispatched"), "the cause alone, not the events a failed run never reached: {err}");
+        let (code, err, text) = replay_edited("trace-order", |t| {
+            let e = excursion(t);
+            e["dispatched_at_ms"] = json!(100.0);
+            e["resolved_at_ms"] = json!(1.0);
+        });
+        assert_eq!(code, Some(1), "{err}");
+        assert!(err.contains("`get_excursions_in`): resolved at 1 ms, before it was dispatched at 100 ms"), "{err}");
+        assert!(event_at_line(&err, &text).iter().any(|l| l.contains("\"resolved_at_ms\": 1.0")), "{err}");
+        let (code, err, text) = replay_edited("trace-strategy", |t| t["strategy"] = json!("weird"));
+        assert_eq!(code, Some(1), "{err}");
+        let line = text.lines().position(|l| l.trim_start().starts_with("\"strategy\"")).map(|i| i + 1);
+        assert!(line.is_some_and(|n| err.contains(&format!("trace (line {n}): `strategy` is \"weird\""))), "{err}");
+        let (code, err, _) = replay_edited("trace-deep", |t| excursion(t)["result"] = json!("[".repeat(10_000)));
+        assert_eq!(code, Some(1), "{err}");
+        assert!(err.contains("`get_excursions_in`): result `[[[[") && err.contains("nesting deeper than 200 levels"), "{err}");
+    }
+}

@@ -424,8 +424,9 @@ fn keys_text(kvs: &[(PExp, PExp)]) -> String {
     format!("{}{more}", ks.join(", "))
 }
 
-/// JSON nests at most this deep in `json_parse` (deeper is an error, never a stack overflow).
-const MAX_JSON_DEPTH: usize = 200;
+/// JSON nests at most this deep in `json_parse` (deeper is an error, never a stack overflow):
+/// the parser's limit, which every reader of nested data shares (docs/cli.md, "Nesting limits").
+const MAX_JSON_DEPTH: usize = crate::syntax::parser::MAX_DEPTH as usize;
 
 fn from_json(v: &serde_json::Value, depth: usize) -> Result<PExp, String> {
     use serde_json::Value;

@@ -277,15 +277,17 @@ impl Host {
 
 /// `ret e` desugared with the prelude it uses, compiled as one closed template.
 pub fn compile_result_source(src: &str) -> Result<Arc<Template>, String> {
+    // A result may be a whole document: the message quotes its start.
+    let quoted = crate::machine::trace::clip(src);
     let e = crate::syntax::parser::parse_expr_source(src).map_err(|ds| {
         ds.first()
-            .map(|d| format!("result `{src}` is not an OPAL expression: {}", d.message))
-            .unwrap_or_else(|| format!("result `{src}` is not an OPAL expression"))
+            .map(|d| format!("result `{quoted}` is not an OPAL expression: {}", d.message))
+            .unwrap_or_else(|| format!("result `{quoted}` is not an OPAL expression"))
     })?;
     let block = crate::syntax::ast::Block { items: vec![crate::syntax::ast::Item { kind: crate::syntax::ast::ItemKind::Ret(e), span: Span::default() }] };
     let (p, diags) = crate::desugar::Desugarer::new(false).program(&block);
     if let Some(d) = diags.iter().find(|d| d.is_error()) {
-        return Err(format!("result `{src}`: {}", d.message));
+        return Err(format!("result `{quoted}`: {}", d.message));
     }
     let mut stmts = p.env;
     stmts.extend(p.body.stmts);
@@ -621,21 +623,26 @@ impl<'m> Runner<'m> {
             self.replay.values().flatten().filter(|e| e.chunk.unwrap_or(0) == 0).map(|e| (e.label.clone(), e.external.clone())).collect();
         unused.sort();
         let mut errors = std::mem::take(&mut self.replay_errors);
+        // Why the run stopped comes before the events it then never reached: those follow from it.
+        let stopped_by = match &end {
+            End::Stuck(faults) => faults.iter().filter(|f| f.code != REPLAY).cloned().collect(),
+            _ => Vec::new(),
+        };
+        let mut never = Vec::new();
         for (label, ext) in unused {
             let msg = format!("replay: the trace has an event for `{ext}` at label {label} that the run never dispatched");
             if self.opts.replay_force {
                 let text = format!("warning: {msg} (--force)\n");
                 self.emit("stderr", &text);
             } else {
-                errors.push(Fault::new(label, REPLAY, msg));
+                never.push(Fault::new(label, REPLAY, msg));
             }
         }
-        if errors.is_empty() {
+        if errors.is_empty() && never.is_empty() {
             return end;
         }
-        if let End::Stuck(more) = end {
-            errors.extend(more.into_iter().filter(|f| f.code != REPLAY));
-        }
+        errors.extend(stopped_by);
+        errors.extend(never);
         End::Stuck(errors)
     }
 
@@ -1105,7 +1112,7 @@ impl<'m> Runner<'m> {
             } else {
                 Instant::now()
             };
-            let outcome = match (ev.error, parse_list_items(&ev.result)) {
+            let outcome = match (ev.error, crate::machine::trace::list_items(&ev.result)) {
                 (Some(e), _) => Outcome::Failed(e),
                 (None, Some(items)) => Outcome::Partial { items, more: ev.partial },
                 (None, None) => Outcome::Failed(format!("trace result `{}` is not a list of literals", ev.result)),
@@ -1237,12 +1244,12 @@ impl Host {
         if let Some(e) = error {
             Outcome::Failed(e)
         } else if partial || result.trim_start().starts_with('[') && streamed {
-            match parse_list_items(result) {
+            match crate::machine::trace::list_items(result) {
                 Some(items) => Outcome::Partial { items, more: partial },
                 None => Outcome::Failed(format!("trace result `{result}` is not a list of literals")),
             }
         } else if is_stream_ext(ext, self) {
-            match parse_list_items(result) {
+            match crate::machine::trace::list_items(result) {
                 Some(items) => Outcome::Partial { items, more: false },
                 None => self.compile_result(result).unwrap_or_else(Outcome::Failed),
             }
@@ -1257,22 +1264,6 @@ impl Host {
 fn delay(ms: f64) -> Duration {
     let ms = if ms.is_nan() { 0.0 } else { ms.clamp(0.0, crate::world::MAX_MS) };
     Duration::from_secs_f64(ms / 1000.0)
-}
-
-/// `["a", "b"]` → its literal elements.
-fn parse_list_items(src: &str) -> Option<Vec<Prim>> {
-    let e = crate::syntax::parser::parse_expr_source(src).ok()?;
-    let crate::syntax::ast::ExprKind::List(es) = e.kind else { return None };
-    es.iter()
-        .map(|x| match &x.kind {
-            crate::syntax::ast::ExprKind::Lit(l) => Some(match l {
-                crate::syntax::ast::Lit::Int(i) => Prim::Int(*i),
-                crate::syntax::ast::Lit::Float(f) => Prim::Float(*f),
-                crate::syntax::ast::Lit::Str(s) => Prim::Str(Arc::from(s.as_str())),
-            }),
-            _ => None,
-        })
-        .collect()
 }
 
 /// Checks a trace against a source before replaying it.

@@ -54,22 +54,34 @@ pub fn pexp_to_json(p: &PExp) -> serde_json::Value {
     }
 }
 
+/// A trace argument as data. `None` for JSON that is no OPAL primitive expression, or that nests
+/// deeper than the parser's [`MAX_DEPTH`](crate::syntax::parser::MAX_DEPTH), checked before each
+/// level is entered: `serde_json` stops reading at 128 levels, but a `Value` built in code (a
+/// debugger request, a session file) has no such bound.
 pub fn json_to_pexp(v: &serde_json::Value) -> Option<PExp> {
+    json_to_pexp_within(v, 0)
+}
+
+fn json_to_pexp_within(v: &serde_json::Value, depth: u32) -> Option<PExp> {
     use serde_json::Value;
+    if depth >= crate::syntax::parser::MAX_DEPTH {
+        return None;
+    }
+    let each = |xs: &[Value]| xs.iter().map(|x| json_to_pexp_within(x, depth + 1)).collect::<Option<Vec<_>>>();
     Some(match v {
         Value::Number(n) => match n.as_i64() {
             Some(i) => PExp::Prim(Prim::Int(i)),
             None => PExp::Prim(Prim::Float(n.as_f64()?)),
         },
         Value::String(s) => PExp::Prim(Prim::Str(Arc::from(s.as_str()))),
-        Value::Array(xs) => PExp::Tuple(xs.iter().map(json_to_pexp).collect::<Option<Vec<_>>>()?),
+        Value::Array(xs) => PExp::Tuple(each(xs)?),
         Value::Bool(b) => PExp::Bool(*b),
         Value::Object(o) => {
             if let Some(Value::Array(xs)) = o.get("list") {
-                PExp::List(xs.iter().map(json_to_pexp).collect::<Option<Vec<_>>>()?)
+                PExp::List(each(xs)?)
             } else if let Some(Value::Array(kvs)) = o.get("dict") {
                 let pair = |kv: &Value| match kv {
-                    Value::Array(p) if p.len() == 2 => Some((json_to_pexp(&p[0])?, json_to_pexp(&p[1])?)),
+                    Value::Array(p) if p.len() == 2 => Some((json_to_pexp_within(&p[0], depth + 2)?, json_to_pexp_within(&p[1], depth + 2)?)),
                     _ => None,
                 };
                 PExp::Dict(kvs.iter().map(pair).collect::<Option<Vec<_>>>()?)
@@ -85,92 +97,242 @@ pub fn json_to_pexp(v: &serde_json::Value) -> Option<PExp> {
     })
 }
 
+/// Why a trace is refused: where, and what is wrong.
+type Invalid = (Part, String);
+
+/// The part of a trace an error is about.
+#[derive(Clone, Copy)]
+enum Part {
+    Strategy,
+    /// An index into `events`.
+    Event(usize),
+}
+
 impl Trace {
     pub fn parse(text: &str) -> Result<Trace, String> {
         let t: Trace = serde_json::from_str(text).map_err(|e| format!("invalid trace file at line {}, column {}: {e}", e.line(), e.column()))?;
         if t.version != 1 {
             return Err(format!("trace version {} is not supported (this opal reads version 1)", t.version));
         }
-        t.validate()?;
+        t.check().map_err(|(part, msg)| t.at(part, Some(&Lines::of(text)), &msg))?;
         Ok(t)
     }
 
-    /// What can be checked without the program: every time is a number of milliseconds within
-    /// a day, every argument a primitive expression, no event is there twice, and each stream's
-    /// chunks run 0, 1, … with `partial` on all but the last (a stream without its end would
-    /// leave its task waiting for ever).
+    /// What can be checked without the program (see [`Trace::check`]); the error names the
+    /// event by its number.
     pub fn validate(&self) -> Result<(), String> {
+        self.check().map_err(|(part, msg)| self.at(part, None, &msg))
+    }
+
+    /// `trace event 5 (line 42, label 5.6.6.6, `ask`): msg`, or `trace (line 4): msg`; the
+    /// lines when the text is at hand.
+    fn at(&self, part: Part, lines: Option<&Lines>, msg: &str) -> String {
+        match part {
+            Part::Event(i) => {
+                let line = lines.and_then(|l| l.events.get(i)).map(|l| format!("line {l}, ")).unwrap_or_default();
+                match self.events.get(i) {
+                    Some(e) => format!("trace event {} ({line}label {}, `{}`): {msg}", i + 1, e.label, e.external),
+                    None => format!("trace event {}: {msg}", i + 1),
+                }
+            }
+            Part::Strategy => match lines.and_then(|l| l.strategy) {
+                Some(l) => format!("trace (line {l}): {msg}"),
+                None => format!("trace: {msg}"),
+            },
+        }
+    }
+
+    /// The strategy is one this opal has; every time is a number of milliseconds within a day and
+    /// no call resolves before it is dispatched; every argument is a primitive expression and
+    /// every result an OPAL expression (a list of literals for a stream's chunk), unless the event
+    /// records an error; no event is there twice, and each stream's chunks run 0, 1, … with
+    /// `partial` on all but the last (a stream without its end would leave its task waiting for
+    /// ever). Checked at load, so a broken event is reported as itself, not as the events a
+    /// failed run never reached.
+    fn check(&self) -> Result<(), Invalid> {
+        if crate::machine::run::Strategy::parse(&self.strategy).is_none() {
+            let msg = format!("`strategy` is \"{}\"; a trace is recorded under \"opportunistic\", \"cbv\" or \"lazy\"", self.strategy);
+            return Err((Part::Strategy, msg));
+        }
         let mut by_label: std::collections::HashMap<&str, Vec<(usize, &Event)>> = Default::default();
         for (i, e) in self.events.iter().enumerate() {
-            let at = || format!("trace event {} (label {}, `{}`)", i + 1, e.label, e.external);
-            for (key, ms) in [("dispatched_at_ms", e.dispatched_at_ms), ("resolved_at_ms", e.resolved_at_ms)] {
-                if !(0.0..=crate::world::MAX_MS).contains(&ms) {
-                    return Err(format!("{}: `{key}` is {ms}: a time must be a number of milliseconds from 0 to 86400000 (a day)", at()));
-                }
-            }
-            if json_to_pexp(&e.arg).is_none() {
-                return Err(format!("{}: `arg` is not a primitive expression (a number, string, handle or a list of them)", at()));
-            }
+            check_event(e).map_err(|msg| (Part::Event(i), msg))?;
             by_label.entry(e.label.as_str()).or_default().push((i, e));
         }
-        for (label, evs) in by_label {
-            if evs.len() == 1 && evs[0].1.chunk.is_none() {
-                continue;
-            }
-            if let Some((i, _)) = evs.iter().find(|(_, e)| e.chunk.is_none()) {
-                return Err(format!(
-                    "trace event {}: label {label} has another event; a call resolves once (only a stream's chunks share a label, numbered by `chunk`)",
-                    i + 1
-                ));
-            }
-            let mut chunks: Vec<(u32, usize, &Event)> = evs.iter().map(|(i, e)| (e.chunk.unwrap_or(0), *i, *e)).collect();
-            chunks.sort_by_key(|c| (c.0, c.1));
-            if let Some(w) = chunks.windows(2).find(|w| w[0].0 == w[1].0) {
-                return Err(format!("trace event {}: chunk {} of the stream at label {label} is there twice (chunks run 0, 1, 2, …)", w[1].1 + 1, w[1].0));
-            }
-            for (want, (chunk, i, e)) in chunks.iter().enumerate() {
-                let want = want as u32;
-                if *chunk != want {
-                    return Err(format!(
-                        "trace event {}: chunk {chunk} of the stream at label {label} comes after a missing chunk {want} (chunks run 0, 1, 2, …)",
-                        i + 1
-                    ));
-                }
-                if let Some((_, _, prev)) = want.checked_sub(1).and_then(|w| chunks.get(w as usize)) {
-                    if e.resolved_at_ms < prev.resolved_at_ms {
-                        return Err(format!(
-                            "trace event {}: chunk {chunk} of the stream at label {label} arrives at {} ms, before chunk {} ({} ms); a stream's chunks arrive in order",
-                            i + 1,
-                            e.resolved_at_ms,
-                            chunk - 1,
-                            prev.resolved_at_ms
-                        ));
-                    }
-                }
-                if e.external != chunks[0].2.external {
-                    return Err(format!(
-                        "trace event {}: chunk {chunk} of the stream at label {label} is from `{}`, chunk 0 from `{}`",
-                        i + 1,
-                        e.external,
-                        chunks[0].2.external
-                    ));
-                }
-                let last = want as usize + 1 == chunks.len();
-                if last && e.partial && e.error.is_none() {
-                    return Err(format!(
-                        "trace event {}: the stream at label {label} stops after chunk {chunk}, which is marked `partial` (the recording was cut off?); the replay would wait for ever",
-                        i + 1
-                    ));
-                }
-                if !last && !e.partial {
-                    return Err(format!(
-                        "trace event {}: chunk {chunk} of the stream at label {label} is not `partial`, but chunk {} follows it",
-                        i + 1,
-                        chunk + 1
-                    ));
-                }
-            }
+        // In file order, so the first broken event is the one reported.
+        let mut labels: Vec<(&str, Vec<(usize, &Event)>)> = by_label.into_iter().collect();
+        labels.sort_by_key(|(_, evs)| evs.first().map(|(i, _)| *i));
+        for (label, evs) in labels {
+            check_stream(label, &evs)?;
         }
         Ok(())
+    }
+}
+
+const TIME_RULE: &str = "a time must be a number of milliseconds from 0 to 86400000 (a day)";
+
+/// One event on its own: times, argument, result.
+fn check_event(e: &Event) -> Result<(), String> {
+    use crate::world::number_text;
+    for (key, ms) in [("dispatched_at_ms", e.dispatched_at_ms), ("resolved_at_ms", e.resolved_at_ms)] {
+        if !(0.0..=crate::world::MAX_MS).contains(&ms) {
+            return Err(format!("`{key}` is {}: {TIME_RULE}", number_text(ms)));
+        }
+    }
+    if e.resolved_at_ms < e.dispatched_at_ms {
+        return Err(format!(
+            "resolved at {} ms, before it was dispatched at {} ms (`resolved_at_ms` < `dispatched_at_ms`); a call resolves after its dispatch",
+            number_text(e.resolved_at_ms),
+            number_text(e.dispatched_at_ms)
+        ));
+    }
+    if json_to_pexp(&e.arg).is_none() {
+        return Err("`arg` is not a primitive expression (a number, string, handle or a list of them)".into());
+    }
+    if e.error.is_some() {
+        return Ok(());
+    }
+    // A stream's chunk (or a partial result) is replayed as the literals of a list; anything
+    // else as an OPAL expression, compiled as a world file's result is.
+    if e.chunk.is_some() || e.partial {
+        if list_items(&e.result).is_none() {
+            let why = crate::syntax::parser::parse_expr_source(&e.result).err().and_then(|ds| ds.first().map(|d| format!(" ({})", d.message)));
+            return Err(format!(
+                "`result` `{}` of a stream's chunk is not a list of literals{}; write e.g. [\"a\", \"b\"]",
+                clip(&e.result),
+                why.unwrap_or_default()
+            ));
+        }
+    } else if crate::world::parse_pexp(&e.result).is_err() {
+        crate::machine::run::compile_result_source(&e.result)?;
+    }
+    Ok(())
+}
+
+/// The events of one label: one call, or the chunks of one stream.
+fn check_stream(label: &str, evs: &[(usize, &Event)]) -> Result<(), Invalid> {
+    if evs.len() == 1 && evs[0].1.chunk.is_none() {
+        return Ok(());
+    }
+    if let Some((i, _)) = evs.iter().skip(1).find(|(_, e)| e.chunk.is_none()).or_else(|| evs.iter().find(|(_, e)| e.chunk.is_none())) {
+        return Err((
+            Part::Event(*i),
+            format!("label {label} has another event; a call resolves once (only a stream's chunks share a label, numbered by `chunk`)"),
+        ));
+    }
+    let mut chunks: Vec<(u32, usize, &Event)> = evs.iter().map(|(i, e)| (e.chunk.unwrap_or(0), *i, *e)).collect();
+    chunks.sort_by_key(|c| (c.0, c.1));
+    if let Some(w) = chunks.windows(2).find(|w| w[0].0 == w[1].0) {
+        return Err((Part::Event(w[1].1), format!("chunk {} of the stream at label {label} is there twice (chunks run 0, 1, 2, …)", w[1].0)));
+    }
+    for (want, (chunk, i, e)) in chunks.iter().enumerate() {
+        let (want, i) = (want as u32, *i);
+        if *chunk != want {
+            return Err((Part::Event(i), format!("chunk {chunk} of the stream at label {label} comes after a missing chunk {want} (chunks run 0, 1, 2, …)")));
+        }
+        if let Some((_, _, prev)) = want.checked_sub(1).and_then(|w| chunks.get(w as usize)) {
+            if e.resolved_at_ms < prev.resolved_at_ms {
+                let msg = format!(
+                    "chunk {chunk} of the stream at label {label} arrives at {} ms, before chunk {} ({} ms); a stream's chunks arrive in order",
+                    e.resolved_at_ms,
+                    chunk - 1,
+                    prev.resolved_at_ms
+                );
+                return Err((Part::Event(i), msg));
+            }
+        }
+        if e.external != chunks[0].2.external {
+            return Err((
+                Part::Event(i),
+                format!("chunk {chunk} of the stream at label {label} is from `{}`, chunk 0 from `{}`", e.external, chunks[0].2.external),
+            ));
+        }
+        let last = want as usize + 1 == chunks.len();
+        if last && e.partial && e.error.is_none() {
+            let msg = format!(
+                "the stream at label {label} stops after chunk {chunk}, which is marked `partial` (the recording was cut off?); the replay would wait for ever"
+            );
+            return Err((Part::Event(i), msg));
+        }
+        if !last && !e.partial {
+            return Err((Part::Event(i), format!("chunk {chunk} of the stream at label {label} is not `partial`, but chunk {} follows it", chunk + 1)));
+        }
+    }
+    Ok(())
+}
+
+/// `["a", "b"]` → its literal elements: what a recorded stream chunk delivers (a negative
+/// number or a handle too, as the recorder prints them).
+pub(crate) fn list_items(src: &str) -> Option<Vec<Prim>> {
+    let e = crate::syntax::parser::parse_expr_source(src).ok()?;
+    let crate::syntax::ast::ExprKind::List(es) = e.kind else { return None };
+    es.iter()
+        .map(|x| match crate::world::to_pexp(x)? {
+            PExp::Prim(p) => Some(p),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Source quoted in an error, cut short: a result may be a whole document.
+pub(crate) fn clip(s: &str) -> String {
+    const MAX: usize = 120;
+    match s.char_indices().nth(MAX) {
+        Some((at, _)) => format!("{}…", &s[..at]),
+        None => s.to_string(),
+    }
+}
+
+/// Where the parts of a trace's text are, as lines from 1.
+struct Lines {
+    /// The line on which each element of the top-level `events` array starts.
+    events: Vec<usize>,
+    /// The line of the top-level `strategy` key.
+    strategy: Option<usize>,
+}
+
+impl Lines {
+    /// The text is JSON that already parsed; this scan keeps a depth counter instead of
+    /// recursing, so it costs one pass and no stack whatever the nesting.
+    fn of(text: &str) -> Lines {
+        let b = text.as_bytes();
+        let (mut depth, mut line, mut i) = (0usize, 1usize, 0usize);
+        let (mut key_events, mut in_events) = (false, false);
+        let mut lines = Lines { events: Vec::new(), strategy: None };
+        while i < b.len() {
+            match b[i] {
+                b'\n' => line += 1,
+                b'"' => {
+                    let start = i + 1;
+                    i += 1;
+                    while i < b.len() && b[i] != b'"' {
+                        i += if b[i] == b'\\' { 2 } else { 1 };
+                    }
+                    // A string of the top-level object: a key, or a value after its key (so
+                    // the last `"strategy"` is the key, or on the key's line).
+                    if depth == 1 {
+                        let s = text.get(start..i);
+                        key_events = s == Some("events");
+                        if s == Some("strategy") {
+                            lines.strategy = Some(line);
+                        }
+                    }
+                }
+                b'{' | b'[' => {
+                    if in_events && depth == 2 {
+                        lines.events.push(line);
+                    }
+                    depth += 1;
+                    in_events |= depth == 2 && b[i] == b'[' && key_events;
+                }
+                b'}' | b']' => {
+                    depth = depth.saturating_sub(1);
+                    in_events &= depth >= 2;
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        lines
     }
 }

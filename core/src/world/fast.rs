@@ -11,7 +11,7 @@ use toml::Spanned;
 
 /// One value on the right of `=`.
 enum Value {
-    Num(f64),
+    Num(Spanned<f64>),
     Str(Spanned<String>),
     Array(Spanned<Vec<Value>>),
 }
@@ -98,7 +98,11 @@ pub(super) fn read(text: &str) -> Option<BTreeMap<String, Spanned<RawExt>>> {
                     }
                     ("chunk_ms", Value::Array(a)) if r.chunk_ms.is_none() => {
                         let span = a.span();
-                        let ms = a.into_inner().into_iter().map(|v| if let Value::Num(n) = v { Some(n) } else { None }).collect::<Option<Vec<f64>>>()?;
+                        let ms = a
+                            .into_inner()
+                            .into_iter()
+                            .map(|v| if let Value::Num(n) = v { Some(n.into_inner()) } else { None })
+                            .collect::<Option<Vec<f64>>>()?;
                         r.chunk_ms = Some(Spanned::new(span, ms));
                     }
                     _ => return None,
@@ -144,10 +148,12 @@ fn parse_value(t: &str, at: usize) -> Option<(Value, &str)> {
                     let end = t.len() - r.len();
                     return Some((Value::Array(Spanned::new(at..at + end, items)), skip_blank(r)));
                 }
-                let (v, r) = parse_value(rest, at + t.len() - rest.len())?;
-                if matches!(v, Value::Array(_)) {
+                // Arrays inside arrays go to `toml` before they are read: reading them here
+                // would recurse once per `[`, and 10 000 of them overflow a thread's stack.
+                if rest.starts_with('[') {
                     return None;
                 }
+                let (v, r) = parse_value(rest, at + t.len() - rest.len())?;
                 items.push(v);
                 rest = match r.strip_prefix(',') {
                     Some(r) => skip_blank(r),
@@ -169,7 +175,7 @@ fn parse_value(t: &str, at: usize) -> Option<(Value, &str)> {
             // An integer is an i64 first (`-0` is 0); one beyond i64, or a float too large to be
             // finite, is declined: `toml` reads or refuses those in its own way.
             let value = if frac.is_none() { n.parse::<i64>().ok()? as f64 } else { n.parse::<f64>().ok().filter(|f| f.is_finite())? };
-            Some((Value::Num(value), skip_blank(&t[end..])))
+            Some((Value::Num(Spanned::new(at..at + end, value)), skip_blank(&t[end..])))
         }
     }
 }
@@ -195,10 +201,11 @@ fn describe(t: &Tables) -> String {
     let mut out = String::new();
     for (name, ext) in t {
         let e = ext.get_ref();
+        let lat = |l: &Option<Spanned<f64>>| l.as_ref().map(|l| (*l.get_ref(), l.span()));
         out += &format!(
             "[{name}]@{:?} lat={:?} order={:?} default={:?} doc={:?}",
             ext.span(),
-            e.latency_ms,
+            lat(&e.latency_ms),
             e.order.as_ref().map(s),
             e.default.as_ref().map(s),
             e.doc
@@ -206,7 +213,7 @@ fn describe(t: &Tables) -> String {
         out += &format!(" choices={:?}\n", e.choices.as_ref().map(|c| c.iter().map(s).collect::<Vec<_>>()));
         for r in &e.responses {
             let ms = r.chunk_ms.as_ref().map(|c| (c.get_ref().clone(), c.span()));
-            out += &format!("  arg={} lat={:?} result={:?} stream={:?} chunk_ms={ms:?}\n", s(&r.arg), r.latency_ms, r.result.as_ref().map(s), r.stream);
+            out += &format!("  arg={} lat={:?} result={:?} stream={:?} chunk_ms={ms:?}\n", s(&r.arg), lat(&r.latency_ms), r.result.as_ref().map(s), r.stream);
         }
     }
     out

@@ -16,7 +16,7 @@ pub use fast::agrees_with_toml;
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawExt {
-    latency_ms: Option<f64>,
+    latency_ms: Option<Spanned<f64>>,
     order: Option<Spanned<String>>,
     default: Option<Spanned<String>>,
     choices: Option<Vec<Spanned<String>>>,
@@ -29,7 +29,7 @@ struct RawExt {
 #[serde(deny_unknown_fields)]
 struct RawResponse {
     arg: Spanned<String>,
-    latency_ms: Option<f64>,
+    latency_ms: Option<Spanned<f64>>,
     result: Option<Spanned<String>>,
     stream: Option<Vec<String>>,
     chunk_ms: Option<Spanned<Vec<f64>>>,
@@ -102,6 +102,31 @@ const DELAY_RULE: &str = "a delay must be a number of milliseconds from 0 to 864
 
 fn delay_ok(ms: f64) -> bool {
     (0.0..=MAX_MS).contains(&ms)
+}
+
+/// A number as a person reads it in an error: `1e308`, not its 309 digits; `nan` and `inf` as
+/// TOML writes them.
+pub fn number_text(x: f64) -> String {
+    if x.is_nan() {
+        "nan".into()
+    } else if x.is_infinite() {
+        if x > 0.0 { "inf" } else { "-inf" }.into()
+    } else if x != 0.0 && !(1e-3..1e9).contains(&x.abs()) {
+        format!("{x:e}")
+    } else {
+        format!("{x}")
+    }
+}
+
+/// The span from `key` to the end of its value. `toml` spans only the value; in TOML only blanks
+/// and `=` stand between a key and its value, on one line, so the last `key` on the value's line
+/// before it is the key (bare, quoted or the end of a dotted key alike). Errors then point at the
+/// line and column of the key, as E0200 promises, not at the table's header.
+fn entry_span(text: &str, key: &str, value: std::ops::Range<usize>) -> Span {
+    let before = text.get(..value.start).unwrap_or("");
+    let line = before.rfind('\n').map_or(0, |i| i + 1);
+    let start = before[line..].rfind(key).map_or(value.start, |i| line + i);
+    Span::new(start, value.end)
 }
 
 /// A hashable key equal for every two arguments `pexp_eq` equates: numbers by their `f64` value
@@ -268,6 +293,79 @@ fn never_an_external(name: &str) -> Option<String> {
     None
 }
 
+/// An E0200 unless `s` is an OPAL expression (its parse error, at the string).
+fn expr_ok(s: &Spanned<String>, key: &str, diags: &mut Vec<Diagnostic>) {
+    if plain_literal(s.get_ref()).is_some() {
+        return;
+    }
+    if let Err(ds) = parse_expr_source(s.get_ref()) {
+        let m = ds.first().map(|d| d.message.clone()).unwrap_or_default();
+        let r = s.span();
+        diags.push(
+            Diagnostic::error("E0200", Span::new(r.start, r.end), format!("`{key}` is not an OPAL expression: {m}"))
+                .with_help("write OPAL source in single quotes, e.g. '[\"Honolulu\", \"Jakarta\"]' or '\"text\"'"),
+        );
+    }
+}
+
+/// One `[[name.responses]]` entry, or `None` (with its errors in `diags`) when it has no usable
+/// argument or reply.
+fn read_response(text: &str, name: &str, resp: RawResponse, diags: &mut Vec<Diagnostic>) -> Option<Response> {
+    let ar = resp.arg.span();
+    let arg = match parse_pexp(resp.arg.get_ref()) {
+        Ok(a) => a,
+        Err(m) => {
+            diags.push(
+                Diagnostic::error("E0200", Span::new(ar.start, ar.end), format!("`arg` of `{name}`: {m}"))
+                    .with_help("write the argument as an OPAL primitive expression, e.g. '\"Oceania\"', '300' or '(\"a\", 2)'"),
+            );
+            return None;
+        }
+    };
+    let reply = match (resp.result, resp.stream) {
+        (Some(res), None) => {
+            expr_ok(&res, "result", diags);
+            Reply::Result(res.into_inner())
+        }
+        (None, Some(chunks)) => {
+            let ms = match resp.chunk_ms {
+                Some(ms) => {
+                    let at = entry_span(text, "chunk_ms", ms.span());
+                    let ms = ms.into_inner();
+                    if ms.len() != chunks.len() {
+                        let msg = format!("`chunk_ms` of `{name}` has {} entries but `stream` has {}", ms.len(), chunks.len());
+                        diags.push(Diagnostic::error("E0200", at, msg).with_help("give one delay per chunk"));
+                    }
+                    if let Some(bad) = ms.iter().find(|m| !delay_ok(**m)) {
+                        diags.push(
+                            Diagnostic::error("E0200", at, format!("`chunk_ms` of `{name}` has {}: {DELAY_RULE}", number_text(*bad)))
+                                .with_help("give each delay in milliseconds, e.g. `chunk_ms = [50, 50]`"),
+                        );
+                    }
+                    ms
+                }
+                None => vec![0.0; chunks.len()],
+            };
+            Reply::Stream(chunks, ms)
+        }
+        _ => {
+            diags.push(
+                Diagnostic::error("E0200", Span::new(ar.start, ar.end), format!("a response of `{name}` needs exactly one of `result` or `stream`"))
+                    .with_help("add `result = '…'` or `stream = [\"chunk\", …]`"),
+            );
+            return None;
+        }
+    };
+    if let Some(l) = resp.latency_ms.as_ref().filter(|l| !delay_ok(*l.get_ref())) {
+        let at = entry_span(text, "latency_ms", l.span());
+        diags.push(
+            Diagnostic::error("E0200", at, format!("`latency_ms` of a `{name}` response is {}: {DELAY_RULE}", number_text(*l.get_ref())))
+                .with_help("give the delay in milliseconds, e.g. `latency_ms = 300`"),
+        );
+    }
+    Some(Response { arg, latency_ms: resp.latency_ms.map(Spanned::into_inner), reply })
+}
+
 /// Parses a world file. Errors carry the span of the offending key or value.
 pub fn parse_world(text: &str) -> Result<World, Vec<Diagnostic>> {
     let parsed = match fast::read(text) {
@@ -279,26 +377,18 @@ pub fn parse_world(text: &str) -> Result<World, Vec<Diagnostic>> {
         Err(e) => {
             let span = e.span().map(|r| Span::new(r.start, r.end)).unwrap_or_default();
             let msg = e.message().to_string();
-            return Err(vec![Diagnostic::error("E0200", span, format!("invalid world file: {msg}"))
-                .with_help("each external is a table `[name]` with `latency_ms`, `default`, `choices` or `[[name.responses]]` entries (LANGUAGE.md §5)")]);
+            // `toml` stops at 80 levels of arrays and inline tables, before it recurses further.
+            let help = if msg.contains("recursion") {
+                "a world file's arrays and inline tables nest at most 80 deep; write nested data as OPAL source in a string, e.g. `result = '[[1, 2], [3]]'`"
+            } else {
+                "each external is a table `[name]` with `latency_ms`, `default`, `choices` or `[[name.responses]]` entries (LANGUAGE.md §5)"
+            };
+            return Err(vec![Diagnostic::error("E0200", span, format!("invalid world file: {msg}")).with_help(help)]);
         }
     };
     let mut diags = Vec::new();
     let mut warnings = Vec::new();
     let mut exts = BTreeMap::new();
-    let expr_ok = |s: &Spanned<String>, key: &str, diags: &mut Vec<Diagnostic>| {
-        if plain_literal(s.get_ref()).is_some() {
-            return;
-        }
-        if let Err(ds) = parse_expr_source(s.get_ref()) {
-            let m = ds.first().map(|d| d.message.clone()).unwrap_or_default();
-            let r = s.span();
-            diags.push(
-                Diagnostic::error("E0200", Span::new(r.start, r.end), format!("`{key}` is not an OPAL expression: {m}"))
-                    .with_help("write OPAL source in single quotes, e.g. '[\"Honolulu\", \"Jakarta\"]' or '\"text\"'"),
-            );
-        }
-    };
     for (name, raw) in raw {
         let r = raw.span();
         let span = Span::new(r.start, r.end);
@@ -306,62 +396,11 @@ pub fn parse_world(text: &str) -> Result<World, Vec<Diagnostic>> {
         let mut responses = Vec::new();
         let mut arg_spans = Vec::new();
         for resp in raw.responses {
-            let ar = resp.arg.span();
-            let arg = match parse_pexp(resp.arg.get_ref()) {
-                Ok(a) => a,
-                Err(m) => {
-                    diags.push(
-                        Diagnostic::error("E0200", Span::new(ar.start, ar.end), format!("`arg` of `{name}`: {m}"))
-                            .with_help("write the argument as an OPAL primitive expression, e.g. '\"Oceania\"', '300' or '(\"a\", 2)'"),
-                    );
-                    continue;
-                }
-            };
-            let reply = match (resp.result, resp.stream) {
-                (Some(res), None) => {
-                    expr_ok(&res, "result", &mut diags);
-                    Reply::Result(res.into_inner())
-                }
-                (None, Some(chunks)) => {
-                    let ms = match resp.chunk_ms {
-                        Some(ms) => {
-                            let cr = ms.span();
-                            let ms = ms.into_inner();
-                            if ms.len() != chunks.len() {
-                                diags.push(
-                                    Diagnostic::error(
-                                        "E0200",
-                                        Span::new(cr.start, cr.end),
-                                        format!("`chunk_ms` of `{name}` has {} entries but `stream` has {}", ms.len(), chunks.len()),
-                                    )
-                                    .with_help("give one delay per chunk"),
-                                );
-                            }
-                            if let Some(bad) = ms.iter().find(|m| !delay_ok(**m)) {
-                                diags.push(
-                                    Diagnostic::error("E0200", Span::new(cr.start, cr.end), format!("`chunk_ms` of `{name}` has {bad}: {DELAY_RULE}"))
-                                        .with_help("give each delay in milliseconds, e.g. `chunk_ms = [50, 50]`"),
-                                );
-                            }
-                            ms
-                        }
-                        None => vec![0.0; chunks.len()],
-                    };
-                    Reply::Stream(chunks, ms)
-                }
-                _ => {
-                    diags.push(
-                        Diagnostic::error("E0200", Span::new(ar.start, ar.end), format!("a response of `{name}` needs exactly one of `result` or `stream`"))
-                            .with_help("add `result = '…'` or `stream = [\"chunk\", …]`"),
-                    );
-                    continue;
-                }
-            };
-            if let Some(l) = resp.latency_ms.filter(|l| !delay_ok(*l)) {
-                diags.push(Diagnostic::error("E0200", Span::new(ar.start, ar.end), format!("`latency_ms` of a `{name}` response is {l}: {DELAY_RULE}")));
+            let at = resp.arg.span();
+            if let Some(r) = read_response(text, &name, resp, &mut diags) {
+                responses.push(r);
+                arg_spans.push(Span::new(at.start, at.end));
             }
-            responses.push(Response { arg, latency_ms: resp.latency_ms, reply });
-            arg_spans.push(Span::new(ar.start, ar.end));
         }
         if let Some(d) = &raw.default {
             expr_ok(d, "default", &mut diags);
@@ -380,9 +419,13 @@ pub fn parse_world(text: &str) -> Result<World, Vec<Diagnostic>> {
             }
             parsed
         });
-        let latency_ms = raw.latency_ms.unwrap_or(0.0);
-        if !delay_ok(latency_ms) {
-            diags.push(Diagnostic::error("E0200", span, format!("`latency_ms` of `{name}` is {latency_ms}: {DELAY_RULE}")));
+        let latency_ms = raw.latency_ms.as_ref().map_or(0.0, |l| *l.get_ref());
+        if let Some(l) = raw.latency_ms.as_ref().filter(|l| !delay_ok(*l.get_ref())) {
+            let at = entry_span(text, "latency_ms", l.span());
+            diags.push(
+                Diagnostic::error("E0200", at, format!("`latency_ms` of `{name}` is {}: {DELAY_RULE}", number_text(latency_ms)))
+                    .with_help("give the delay in milliseconds, e.g. `latency_ms = 300`"),
+            );
         }
         if let Some(why) = never_an_external(&name) {
             warnings.push(
