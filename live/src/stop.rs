@@ -71,9 +71,23 @@ pub fn stop_children() -> usize {
     pids.len()
 }
 
+/// Kills the process group a child leads (it and whatever it started; see `create_process`).
+/// The group's id cannot be reused while any member lives, so this reaches no stranger.
+#[cfg(unix)]
+pub(crate) fn kill_group(pid: u32) {
+    // SAFETY: kill(2) of the group of a child this process started as a group leader.
+    unsafe {
+        libc::kill(-(pid as libc::pid_t), libc::SIGKILL);
+    }
+}
+
+#[cfg(not(unix))]
+pub(crate) fn kill_group(_pid: u32) {}
+
 #[cfg(unix)]
 fn kill_and_reap_pids(pids: &[u32]) {
     for &pid in pids {
+        kill_group(pid);
         // SAFETY: kill(2) on an id from the registry: a child of this process not yet reaped.
         unsafe {
             libc::kill(pid as libc::pid_t, libc::SIGKILL);
