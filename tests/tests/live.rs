@@ -307,7 +307,8 @@ fn sigterm_and_sighup_stop_the_children_too() {
             }
         };
         std::thread::sleep(std::time::Duration::from_millis(100));
-        let running = std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|st| st.rsplit(')').next().is_some_and(|r| !r.trim_start().starts_with('Z')));
+        let running =
+            std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|st| st.rsplit(')').next().is_some_and(|r| !r.trim_start().starts_with('Z')));
         if running {
             let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
         }
