@@ -62,7 +62,10 @@ impl Analysis {
         let lines = LineIndex::new(&text);
         let mut diags = compiled.diags.clone();
         if world.exists {
-            diags.extend(opal_core::check_externs(&compiled.program, world.world.as_ref()));
+            match world.world.as_ref() {
+                Some(w) => diags.extend(opal_core::check_externs(&compiled.program, Some(w))),
+                None => diags.extend(broken_world(&compiled.program)),
+            }
         } else if !compiled.has_errors() {
             diags.extend(opal_core::check_externs(&compiled.program, None));
         }
@@ -464,4 +467,17 @@ pub fn sig_params(sig: &str) -> Vec<String> {
 
 pub fn external_doc(name: &str) -> Option<(&'static str, &'static str, &'static str)> {
     externals::standard(name).map(|e| (e.sig, e.doc, e.kind.as_str()))
+}
+
+/// W0003 when the world file beside the program does not parse: its own errors (E0200) are in
+/// that file, and "no entry" would send the user to add one that may well be there.
+fn broken_world(program: &opal_core::desugar::Program) -> Vec<Diagnostic> {
+    let described = |name: &str| opal_core::externals::standard(name).is_some();
+    let unread = program.externs.iter().filter(|(name, _)| !described(name));
+    unread
+        .map(|(name, span)| {
+            Diagnostic::warning("W0003", *span, format!("`{name}` has no readable world entry: the world file beside this program has errors"))
+                .with_help("fix the errors shown in the world file (NAME.world.toml); until then calls to it fail")
+        })
+        .collect()
 }
