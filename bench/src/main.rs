@@ -1,5 +1,5 @@
 //! `cargo run --release -p opal-bench [-- sum|fanout|examples|table1|soak|lsp|scale|world|frame|all [MAX_EXP]]`: the cost-model benchmarks of
-//! SEMANTICS.md §6. Prints one table per benchmark; README.md quotes the figures.
+//! SEMANTICS.md §6. Prints one table per benchmark; docs/performance.md quotes the figures.
 //! Each phase is timed in-process (front end, building the graph, running), best of a few runs.
 
 use opal_core::machine::run::{run, End, Options, Strategy};
