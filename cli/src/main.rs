@@ -1,20 +1,19 @@
 //! The `opal` command-line tool (LANGUAGE.md §6).
 
+mod args;
 mod cmd;
+mod load;
 mod run;
 
 // The front end allocates many small nodes and frees them in bulk; with mimalloc a 50 000-line
 // program compiles in about half the time of glibc's allocator (`opal-bench lsp`, README), and
-// the language server returns freed memory instead of keeping per-thread arenas.
+// the language server returns freed memory instead of keeping per-thread arenas
+// (`cmd::return_idle_memory`).
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use std::process::ExitCode;
-
-/// The exit code when stdout's reader went away (`opal run … | head`): 128 + SIGPIPE, what a
-/// shell reported when SIGPIPE ended opal, and what it reports for `yes | head`.
-pub const STDOUT_CLOSED: i32 = 141;
 
 fn main() -> ExitCode {
     // SIGPIPE ignored (Rust's default, stated here because opal once restored the default
@@ -47,7 +46,7 @@ fn end_quietly_when_stdout_closes() {
         // the OS error number says EPIPE in any locale.
         let broken_pipe = info.payload_as_str().is_some_and(|m| m.starts_with("failed printing to stdout") && m.ends_with(&format!("(os error {})", epipe())));
         if broken_pipe {
-            std::process::exit(STDOUT_CLOSED);
+            std::process::exit(run::STDOUT_CLOSED);
         }
         default(info)
     }));
@@ -58,20 +57,4 @@ fn epipe() -> i32 {
     return libc::EPIPE;
     #[cfg(not(unix))]
     return 232; // ERROR_NO_DATA, what Windows reports for a pipe closed at the other end
-}
-
-/// For long-lived servers (`opal lsp`): mimalloc returns freed memory to the system only when
-/// it is next called and the memory has been free a while, so an idle server kept its peak (RSS
-/// after 10 000 edits about 2.3× the RSS after opening 50 000 lines). A thread that asks it to
-/// every second, as jemalloc's background thread does, gives the memory back once the editor
-/// goes quiet (1.3–1.4×, `opal-bench lsp`); purging at every free instead cost each analysis
-/// 45 ms of page faults.
-pub fn return_idle_memory() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    let _ = std::thread::Builder::new().name("return-idle-memory".into()).spawn(|| loop {
-        std::thread::sleep(std::time::Duration::from_secs(1));
-        // SAFETY: mi_collect only releases memory the allocator holds free; `true` releases it
-        // whatever its age (mimalloc waits up to ten seconds for arenas otherwise).
-        unsafe { libmimalloc_sys::mi_collect(true) }
-    });
 }

@@ -1,12 +1,17 @@
 //! `opal run`, `opal step` and `opal explore`.
 
-use crate::cmd::{load, read_file, EvalArgs, RunArgs, StepArgs, StepFormat};
+use crate::args::{EvalArgs, RunArgs, StepArgs, StepFormat};
+use crate::load::{load, read_file};
 use opal_core::files::{check_writable, write_file_safely};
 use opal_core::machine::run::{check_trace, run as run_machine, End, Options, Report};
 use opal_core::machine::trace::{sha256_hex, Trace};
 use opal_core::machine::{Machine, Rule};
 use std::io::Write;
 use std::path::Path;
+
+/// The exit code when stdout's reader went away (`opal run … | head`): 128 + SIGPIPE, what a
+/// shell reported when SIGPIPE ended opal, and what it reports for `yes | head`.
+pub const STDOUT_CLOSED: i32 = 141;
 
 fn options(args: &EvalArgs, text: &str, record: bool) -> Result<Options, i32> {
     let mut o = Options::new(args.strategy.into());
@@ -43,7 +48,7 @@ fn sink(live: std::rc::Rc<dyn opal_core::machine::live::Live>) -> opal_core::mac
                 // the run ends quietly, its children stopped first (SIGPIPE is ignored, main.rs).
                 if e.kind() == std::io::ErrorKind::BrokenPipe {
                     live.shutdown();
-                    std::process::exit(crate::STDOUT_CLOSED);
+                    std::process::exit(STDOUT_CLOSED);
                 }
             }
         }
