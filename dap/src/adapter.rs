@@ -459,7 +459,7 @@ impl Adapter {
             return None;
         }
         let row = s.row(*stuck.last()?);
-        let failed = row.status.contains("failed");
+        let failed = row.status.is_failed();
         if self.break_on_stuck || failed && self.break_on_failed {
             return Some(format!("{}: {}", row.label, row.status));
         }
@@ -687,7 +687,7 @@ impl Adapter {
                     vec![
                         var("label", s.label_tip(st)),
                         var("statement", row.text.clone()),
-                        var("status", row.status.clone()),
+                        var("status", row.status.to_string()),
                         var("core", row.core.clone()),
                         var("line", row.line.map(|l| l.to_string()).unwrap_or_else(|| "(none)".into())),
                         var("value", s.value_text(s.machine().stmt(st).bind)),
@@ -703,7 +703,7 @@ impl Adapter {
                 .take(count)
                 .map(|st| {
                     let row = s.row(st);
-                    json!({"name": row.label, "value": row.text, "variablesReference": 0, "type": row.status})
+                    json!({"name": row.label, "value": row.text, "variablesReference": 0, "type": row.status.to_string()})
                 })
                 .collect(),
             SCOPE_TASKS => s.pending().into_iter().map(|(st, call)| var(&s.row(st).label, call)).collect(),
@@ -756,7 +756,7 @@ impl Adapter {
                 let (title, detail) = match (n.title.is_empty(), n.stmt) {
                     (true, Some(st)) => {
                         let row = s.row(st);
-                        (row.text, row.status)
+                        (row.text, row.status.to_string())
                     }
                     _ => (n.title.clone(), n.detail.clone()),
                 };

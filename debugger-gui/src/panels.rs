@@ -11,7 +11,7 @@ use crate::view::{GraphEvent, NodeText};
 use eframe::egui::{self, Color32, Key, RichText};
 use opal_debugger::examples::EXAMPLES;
 use opal_debugger::graph::Node;
-use opal_debugger::session::{Kind, Order, Quiz, Session, Standing, Strategy, Until};
+use opal_debugger::session::{Kind, Order, Quiz, RowStatus, Session, Standing, Strategy, Until};
 use std::path::{Path, PathBuf};
 
 const GREEN: Color32 = Color32::from_rgb(0x20, 0x90, 0x20);
@@ -33,9 +33,9 @@ pub fn node_text(s: &Session, n: &Node, practice: bool) -> NodeText {
     }
     let row = s.row(stmt);
     let core: Vec<&str> = row.core.lines().take(12).collect();
-    let detail = match row.kind {
-        Kind::Steppable(r) => r.name().to_string(),
-        _ => row.status.clone(),
+    let detail = match &row.status {
+        RowStatus::Steppable(r) => r.name().to_string(),
+        _ => row.status.to_string(),
     };
     let tip = if practice { format!("{label}{line}\n{}", core.join("\n")) } else { format!("{label}{line}\n{}\n{}", core.join("\n"), row.status) };
     NodeText { title: row.text, detail, tip }
@@ -504,15 +504,16 @@ fn term_panel(app: &mut DebuggerApp, ui: &mut egui::Ui, cmds: &mut Vec<Cmd>) {
                         }
                     }
                 } else {
-                    let chip = match r.kind {
+                    let chip = match r.status.kind() {
                         Kind::Steppable(rule) => rule.name(),
                         Kind::Value => "value",
                         Kind::Waiting => "waiting",
                         Kind::Pending => "pending",
                         Kind::Stuck => "stuck",
                     };
-                    let b = egui::Button::new(RichText::new(format!("step {}", r.label)).color(Color32::from_gray(15))).fill(crate::view::kind_color(r.kind));
-                    let b = ui.add_enabled(r.steppable, b);
+                    let b = egui::Button::new(RichText::new(format!("step {}", r.label)).color(Color32::from_gray(15)))
+                        .fill(crate::view::kind_color(r.status.kind()));
+                    let b = ui.add_enabled(r.status.is_steppable(), b);
                     let b = b.on_hover_text(format!("{chip}: {}", r.status)).on_disabled_hover_text(format!("{} cannot step: {}", r.label, r.status));
                     if b.clicked() {
                         cmds.push(Cmd::Step(st));

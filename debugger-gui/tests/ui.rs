@@ -31,7 +31,7 @@ fn clicking_a_rows_step_button_steps_that_statement() {
     let mut h = harness(app);
     h.run();
     let rows = session(&h).rows();
-    let last = rows.iter().rfind(|r| r.steppable && !r.prelude).expect("steppable").label.clone();
+    let last = rows.iter().rfind(|r| r.status.is_steppable() && !r.prelude).expect("steppable").label.clone();
     h.get_by_label(&format!("step {last}")).click();
     h.run();
     assert_eq!(session(&h).position(), 1);
@@ -118,7 +118,7 @@ fn practice_mode_checks_the_ticked_rows() {
     h.run();
     h.key_press(egui::Key::Q);
     h.run();
-    let steppable: Vec<String> = session(&h).rows().iter().filter(|r| r.steppable && !r.prelude).map(|r| r.label.clone()).collect();
+    let steppable: Vec<String> = session(&h).rows().iter().filter(|r| r.status.is_steppable() && !r.prelude).map(|r| r.label.clone()).collect();
     assert!(h.query_by_label_contains("step 1").is_none(), "practice mode hides the step buttons");
     // Tick only the first: the check names the one missed.
     h.get_by_label(&format!("tick {}", steppable[0])).click();

@@ -171,7 +171,7 @@ impl Session {
                     let streamed = call.map(|c| c.streamed()).unwrap_or_default();
                     let (state, detail) = match kind {
                         Kind::Steppable(_) => (CallState::Arrived, "arrived: resolve it".to_string()),
-                        Kind::Stuck => (CallState::Failed, self.row(s).status),
+                        Kind::Stuck => (CallState::Failed, self.row(s).status.to_string()),
                         // The count first: a narrow node cuts the end of the line.
                         _ if !streamed.is_empty() => {
                             let n = call.map(|c| c.chunks.iter().filter(|x| !x.trim().trim_matches(['[', ']']).trim().is_empty()).count()).unwrap_or(0);

@@ -1,7 +1,7 @@
 //! How a statement stands (`Kind`, with the words views show) and where the whole program
 //! stands (`Standing`): plain functions of the machine.
 
-use opal_core::machine::{Machine, Rule, Status, StmtId};
+use opal_core::machine::{Blocked, Machine, Rule, Status, StmtId, VarId};
 
 /// How a statement stands, for colours and the practice check.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -13,21 +13,74 @@ pub enum Kind {
     Stuck,
 }
 
-/// A statement's status in words (rows, the practice check, why a step is refused).
-pub(crate) fn describe(s: Status) -> (String, Kind) {
-    match s {
-        Status::Steppable(r) => (format!("steppable by {}", r.name()), Kind::Steppable(r)),
-        Status::Value => ("value (still used)".into(), Kind::Value),
-        Status::Waiting { why, .. } if why.starts_with("waiting") => (why, Kind::Waiting),
-        Status::Waiting { why, .. } => (format!("waiting: {why}"), Kind::Waiting),
-        Status::Pending => ("pending task: resolve it by hand, from the world file or from a trace".into(), Kind::Pending),
-        Status::Stuck(why) => (format!("stuck: {why}"), Kind::Stuck),
+/// How one statement stands, with the rule it steps by or why it cannot: what a row shows
+/// (its `Display` is the words), what the practice check and a refused step say.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RowStatus {
+    /// Steppable now, by this rule.
+    Steppable(Rule),
+    /// A value (function, tuple or primitive) that is still used.
+    Value,
+    /// Cannot step yet, and why, in the machine's words.
+    Waiting(String),
+    /// A dispatched external call whose result has not arrived.
+    Pending,
+    /// Can never step: the program is wrong here.
+    Stuck(String),
+    /// Can never step: its external call failed (the why names the call and the error).
+    Failed(String),
+}
+
+impl RowStatus {
+    /// How statement `s` of `m` stands, and the variable it waits on, if it waits.
+    pub fn of(m: &Machine, s: StmtId) -> (RowStatus, Option<VarId>) {
+        let failed = matches!(m.steppable(s), Err(Blocked::Failed(_)));
+        match m.status(s) {
+            Status::Steppable(r) => (RowStatus::Steppable(r), None),
+            Status::Value => (RowStatus::Value, None),
+            Status::Waiting { on, why } => (RowStatus::Waiting(why), on),
+            Status::Pending => (RowStatus::Pending, None),
+            Status::Stuck(why) if failed => (RowStatus::Failed(why), None),
+            Status::Stuck(why) => (RowStatus::Stuck(why), None),
+        }
+    }
+
+    /// The kind, for colours (a failed call is stuck).
+    pub fn kind(&self) -> Kind {
+        match self {
+            RowStatus::Steppable(r) => Kind::Steppable(*r),
+            RowStatus::Value => Kind::Value,
+            RowStatus::Waiting(_) => Kind::Waiting,
+            RowStatus::Pending => Kind::Pending,
+            RowStatus::Stuck(_) | RowStatus::Failed(_) => Kind::Stuck,
+        }
+    }
+
+    pub fn is_steppable(&self) -> bool {
+        matches!(self, RowStatus::Steppable(_))
+    }
+
+    /// Stuck because its external call failed (exception breakpoints stop on it).
+    pub fn is_failed(&self) -> bool {
+        matches!(self, RowStatus::Failed(_))
+    }
+}
+
+impl std::fmt::Display for RowStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RowStatus::Steppable(r) => write!(f, "steppable by {}", r.name()),
+            RowStatus::Value => f.write_str("value (still used)"),
+            RowStatus::Waiting(why) if why.starts_with("waiting") => f.write_str(why),
+            RowStatus::Waiting(why) => write!(f, "waiting: {why}"),
+            RowStatus::Pending => f.write_str("pending task: resolve it by hand, from the world file or from a trace"),
+            RowStatus::Stuck(why) | RowStatus::Failed(why) => write!(f, "stuck: {why}"),
+        }
     }
 }
 
 /// The kind of a statement without building the words (allocation-free).
 pub fn kind_of(m: &Machine, s: StmtId) -> Kind {
-    use opal_core::machine::Blocked;
     match m.steppable(s) {
         Ok(r) => Kind::Steppable(r),
         Err(Blocked::Value) => Kind::Value,
@@ -100,7 +153,18 @@ mod tests {
         assert!(!c.has_errors());
         let m = Machine::new(&c.program);
         assert!(matches!(standing(&m), Standing::Steppable(n) if n > 0));
-        let (words, k) = describe(Status::Value);
-        assert_eq!((words.as_str(), k), ("value (still used)", Kind::Value));
+        assert_eq!(RowStatus::Value.to_string(), "value (still used)");
+    }
+
+    #[test]
+    fn row_statuses_say_todays_words() {
+        assert_eq!(RowStatus::Steppable(Rule::ReduceCall).to_string(), "steppable by reduce-call");
+        assert_eq!(RowStatus::Waiting("1".into()).to_string(), "waiting: 1");
+        assert_eq!(RowStatus::Waiting("waiting for `x` to become a tuple".into()).to_string(), "waiting for `x` to become a tuple");
+        assert_eq!(RowStatus::Pending.to_string(), "pending task: resolve it by hand, from the world file or from a trace");
+        let failed = RowStatus::Failed("the external call `llm` failed: 401".into());
+        assert_eq!(failed.to_string(), "stuck: the external call `llm` failed: 401");
+        assert!(failed.is_failed() && failed.kind() == Kind::Stuck && !failed.is_steppable());
+        assert!(!RowStatus::Stuck("`x` is not bound".into()).is_failed());
     }
 }

@@ -1,7 +1,7 @@
 //! Practice mode: the student predicts which statements are steppable now, or which calls
 //! dispatch together in the next round, and the debugger answers with reasons.
 
-use crate::kind::Kind;
+use crate::kind::RowStatus;
 use crate::view::Row;
 use opal_core::machine::label::LabelKey;
 use opal_core::machine::Rule;
@@ -37,19 +37,19 @@ pub fn check(rows: Vec<Row>, quiz: Quiz, ticked: &BTreeSet<LabelKey>) -> Verdict
     let mut v = Verdict::default();
     for row in rows {
         let should = match quiz {
-            Quiz::Steppable => row.steppable,
-            Quiz::Dispatch => row.kind == Kind::Steppable(Rule::Dispatch),
+            Quiz::Steppable => row.status.is_steppable(),
+            Quiz::Dispatch => row.status == RowStatus::Steppable(Rule::Dispatch),
         };
         match (ticked.contains(&row.key), should) {
             (true, true) => v.right.push(row.label),
             (true, false) => {
-                let why = match (quiz, row.kind) {
-                    (Quiz::Dispatch, Kind::Steppable(r)) => format!("it steps by {}, not dispatch", r.name()),
-                    _ => row.status,
+                let why = match (quiz, &row.status) {
+                    (Quiz::Dispatch, RowStatus::Steppable(r)) => format!("it steps by {}, not dispatch", r.name()),
+                    _ => row.status.to_string(),
                 };
                 v.wrong.push((row.label, why));
             }
-            (false, true) => v.missed.push((row.label, row.status)),
+            (false, true) => v.missed.push((row.label, row.status.to_string())),
             (false, false) => {}
         }
     }
@@ -61,16 +61,14 @@ mod tests {
     use super::*;
     use opal_core::machine::StmtId;
 
-    fn row(label: &str, kind: Kind, status: &str) -> Row {
+    fn row(label: &str, status: RowStatus) -> Row {
         Row {
             id: StmtId(0),
             key: LabelKey::of_text(label).expect("a label"),
             label: label.into(),
             text: String::new(),
             core: String::new(),
-            status: status.into(),
-            kind,
-            steppable: matches!(kind, Kind::Steppable(_)),
+            status,
             line: None,
             prelude: false,
             waits_on: None,
@@ -83,13 +81,8 @@ mod tests {
 
     #[test]
     fn right_wrong_and_missed_with_reasons() {
-        let rows = || {
-            vec![
-                row("1", Kind::Steppable(Rule::Dispatch), "steppable by dispatch"),
-                row("2", Kind::Steppable(Rule::ReduceCall), "steppable by reduce-call"),
-                row("3", Kind::Waiting, "waiting: 1"),
-            ]
-        };
+        let rows =
+            || vec![row("1", RowStatus::Steppable(Rule::Dispatch)), row("2", RowStatus::Steppable(Rule::ReduceCall)), row("3", RowStatus::Waiting("1".into()))];
         let v = check(rows(), Quiz::Steppable, &[key("1"), key("3")].into_iter().collect());
         assert_eq!(v.right, vec!["1".to_string()]);
         assert_eq!(v.wrong, vec![("3".to_string(), "waiting: 1".to_string())]);

@@ -18,7 +18,7 @@ pub use crate::confluence::{Confluence, Order};
 use crate::history::{parse_saved, read_saved, History};
 pub use crate::jobs::Until;
 use crate::jobs::{Driver, Job, JobSpec, Poll, Progress, Worked};
-pub use crate::kind::{kind_of, Kind, Standing};
+pub use crate::kind::{kind_of, Kind, RowStatus, Standing};
 pub use crate::practice::{Quiz, Verdict};
 use crate::state::State;
 pub use crate::state::{partial_answer, Action, By, Taken};

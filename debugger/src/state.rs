@@ -2,7 +2,7 @@
 //! their streams and the call graph's origins, and how one `Action` changes it (`Env::apply`).
 //! Views, history and jobs build on this; it knows nothing of them.
 
-use crate::kind::{describe, kind_of, Kind};
+use crate::kind::{kind_of, Kind, RowStatus};
 use crate::timeline::Call;
 use opal_core::diag::Diagnostic;
 use opal_core::machine::explore::resolve_now;
@@ -327,8 +327,8 @@ impl Env {
             Action::Step { label, strategy, at_ms } => {
                 let key = LabelKey::of_text(label).ok_or_else(|| format!("`{label}` is not a label"))?;
                 let s = st.find(key).ok_or_else(|| format!("no statement has label {label} now"))?;
-                let (why, k) = describe(st.machine.status(s));
-                if !matches!(k, Kind::Steppable(_)) {
+                let (why, _) = RowStatus::of(&st.machine, s);
+                if !why.is_steppable() {
                     return Err(format!("{} cannot step: {why}", st.short(s)));
                 }
                 let short = st.short(s);

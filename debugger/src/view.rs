@@ -1,10 +1,10 @@
 //! What views show of the state: a row per statement (built once per revision), the
 //! before/after view of the last action (the stepper), where a breakpoint can stop.
 
-use crate::kind::{describe, Kind};
+use crate::kind::RowStatus;
 use crate::state::{Env, State, Taken};
 use opal_core::machine::label::LabelKey;
-use opal_core::machine::{MOp, Machine, Status, StmtId};
+use opal_core::machine::{MOp, Machine, StmtId};
 use std::cell::RefCell;
 use std::collections::{BTreeSet, HashMap};
 
@@ -20,10 +20,9 @@ pub struct Row {
     pub text: String,
     /// The statement in the paper's core notation (a function's body on further lines).
     pub core: String,
-    /// "steppable by reduce-call", "waiting: …", "pending task …", "stuck: …", "value".
-    pub status: String,
-    pub kind: Kind,
-    pub steppable: bool,
+    /// How it stands, with the rule or the reason; shown as "steppable by reduce-call",
+    /// "waiting: …", "pending task …", "stuck: …", "value (still used)".
+    pub status: RowStatus,
     /// The 1-based source line the statement was written at (inlined code maps back).
     pub line: Option<usize>,
     /// A prelude or environment statement (labels `0.…`), folded away by default.
@@ -44,28 +43,12 @@ pub struct Stepper {
 /// The row of statement `s` of `st`.
 pub(crate) fn build_row(st: &State, env: &Env, s: StmtId) -> Row {
     let m = &st.machine;
-    let status = m.status(s);
-    let waits_on = match &status {
-        Status::Waiting { on: Some(v), .. } => m.binder(*v).map(|b| st.key(b)),
-        _ => None,
-    };
-    let (status, kind) = describe(status);
+    let (status, on) = RowStatus::of(m, s);
+    let waits_on = on.and_then(|v| m.binder(v)).map(|b| st.key(b));
     let core = m.stmt_text_with(s, &mut |v| st.name(v));
     let text = st.text(s);
     let label = st.short(s);
-    Row {
-        id: s,
-        key: st.key(s),
-        prelude: label.starts_with("0."),
-        line: env.line_at(m.stmt(s).source_offset()),
-        label,
-        text,
-        core,
-        status,
-        steppable: matches!(kind, Kind::Steppable(_)),
-        kind,
-        waits_on,
-    }
+    Row { id: s, key: st.key(s), prelude: label.starts_with("0."), line: env.line_at(m.stmt(s).source_offset()), label, text, core, status, waits_on }
 }
 
 /// Rows and statements by label, kept for one revision (a view asks for the same rows every
@@ -165,13 +148,25 @@ mod tests {
         let rows: Vec<Row> = st.machine.iter().map(|s| cache.row(0, &st, &env, s)).collect();
         let row = |text: &str| rows.iter().find(|r| r.text == text).cloned().unwrap_or_else(|| panic!("no row {text} in {rows:?}"));
         let (a, b) = (row("a := add t'3"), row("b := add t'5"));
-        assert!(a.steppable && a.kind == Kind::Steppable(opal_core::machine::Rule::Dispatch) && a.line == Some(1), "{a:?}");
-        assert!(b.kind == Kind::Waiting && b.status.starts_with("waiting") && b.line == Some(2), "{b:?}");
+        assert!(a.status == RowStatus::Steppable(opal_core::machine::Rule::Dispatch) && a.line == Some(1), "{a:?}");
+        assert!(matches!(b.status, RowStatus::Waiting(_)) && b.status.to_string().starts_with("waiting") && b.line == Some(2), "{b:?}");
         assert_eq!(b.waits_on, Some(a.key), "b waits on a");
         assert_eq!(cache.find(0, &st, b.key), Some(b.id));
         env.apply(&mut st, &crate::state::Action::Round { at_ms: 0.0 }, 0).expect("a round");
         let again = cache.row(1, &st, &env, a.id);
         assert_ne!(again, a, "a new revision builds the row again");
+    }
+
+    #[test]
+    fn a_call_that_failed_stands_as_failed_and_says_stuck() {
+        let (mut env, mut st) = crate::state::start("a := 1 / 0\nprint (&stdout, a)\n", None).expect("compiles");
+        for at in 0..4 {
+            let _ = env.apply(&mut st, &crate::state::Action::Round { at_ms: at as f64 }, at);
+        }
+        let rows: Vec<Row> = st.machine.iter().map(|s| build_row(&st, &env, s)).collect();
+        let failed = rows.iter().find(|r| r.status.is_failed()).unwrap_or_else(|| panic!("no failed row in {rows:?}"));
+        assert_eq!(failed.status.to_string(), "stuck: the external call `div` failed: division by zero");
+        assert!(!failed.status.is_steppable() && failed.status.kind() == crate::kind::Kind::Stuck);
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! and collapsing, cheap labels however deep they grow, values read back, a clear standing.
 
 use opal_debugger::graph::CallState;
-use opal_debugger::session::{Kind, Order, Session, Standing, Strategy, Until};
+use opal_debugger::session::{Order, RowStatus, Session, Standing, Strategy, Until};
 use opal_debugger::{JobSpec, Poll};
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
@@ -174,7 +174,7 @@ fn the_standing_says_finished_waiting_or_stuck() {
 fn the_stepper_shows_the_redex_before_and_what_replaced_it_after() {
     let mut s = Session::new("f := fun x: x + 1\ny := f 2\ny\n", None).expect("compiles");
     assert!(s.before_last().is_none());
-    let call = s.rows().into_iter().find(|r| r.kind == Kind::Steppable(opal_core::machine::Rule::ReduceCall)).expect("a call to inline");
+    let call = s.rows().into_iter().find(|r| r.status == RowStatus::Steppable(opal_core::machine::Rule::ReduceCall)).expect("a call to inline");
     s.step(&call.label).expect("steps");
     let v = s.before_last().expect("a last step");
     assert!(v.what.starts_with("reduce-call"), "{}", v.what);

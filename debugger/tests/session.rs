@@ -19,11 +19,11 @@ fn clicking_any_steppable_statement_steps_it_and_others_explain_why_not() {
     let rows = s.rows();
     assert!(rows.iter().any(|r| r.prelude), "environment rows are marked");
     let user: Vec<_> = rows.iter().filter(|r| !r.prelude).collect();
-    let steppable: Vec<_> = user.iter().filter(|r| r.steppable).collect();
+    let steppable: Vec<_> = user.iter().filter(|r| r.status.is_steppable()).collect();
     assert!(steppable.len() >= 2, "{user:?}");
-    let blocked = user.iter().find(|r| !r.steppable).expect("a blocked row");
+    let blocked = user.iter().find(|r| !r.status.is_steppable()).expect("a blocked row");
     let err = s.step(&blocked.label.clone()).unwrap_err();
-    assert!(err.contains("cannot step") && err.contains(&blocked.status.replace("waiting: ", "")), "{err}");
+    assert!(err.contains("cannot step") && err.contains(&blocked.status.to_string().replace("waiting: ", "")), "{err}");
     // Step the last steppable first: order does not matter.
     let last = steppable.last().expect("one").label.clone();
     s.step(&last).expect("steps");
@@ -213,9 +213,9 @@ fn confluence_keeps_the_users_hand_resolutions() {
 fn practice_checks_predictions_and_explains() {
     let s = Session::new("a := 1 + 2\nb := 3 + 4\nprint (&stdout, a * b)\n", None).expect("compiles");
     let rows = s.rows();
-    let steppable: BTreeSet<_> = rows.iter().filter(|r| r.steppable).map(|r| r.key).collect();
+    let steppable: BTreeSet<_> = rows.iter().filter(|r| r.status.is_steppable()).map(|r| r.key).collect();
     assert!(s.check(Quiz::Steppable, &steppable).correct());
-    let blocked = rows.iter().find(|r| !r.steppable && !r.prelude).expect("blocked");
+    let blocked = rows.iter().find(|r| !r.status.is_steppable() && !r.prelude).expect("blocked");
     let mut guess = steppable.clone();
     let missed = guess.pop_first().expect("one");
     let missed = rows.iter().find(|r| r.key == missed).expect("row").label.clone();

@@ -82,7 +82,7 @@ fn a_failing_live_call_fails_its_task_with_the_servers_message() {
     frames_until(&mut app, false, |a| a.live_in_flight() == 0);
     let s = session(&app);
     assert!(s.pending().is_empty());
-    assert!(s.rows().iter().any(|r| r.status.contains("failed") && r.status.contains("401")), "{:?}", s.rows());
+    assert!(s.rows().iter().any(|r| r.status.is_failed() && r.status.to_string().contains("401")), "{:?}", s.rows());
     // A task that is not a live external says so.
     let mut app = DebuggerApp::from_source("c.opal", "b := coin ()\nprint (&stdout, b)\n", None);
     app.set_live(worker(&server, "ok"));
