@@ -28,6 +28,17 @@ pub fn opal() -> PathBuf {
         .clone()
 }
 
+/// The id of a running process whose command line (arguments separated by NUL) contains
+/// `needle` (a zombie's is empty). Reads /proc directly, so the tests need no procps.
+pub fn pid_of(needle: &str) -> Option<u32> {
+    let dir = std::fs::read_dir("/proc").ok()?;
+    dir.flatten().find_map(|e| {
+        let cmdline = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
+        let pid = e.file_name().to_str()?.parse().ok()?;
+        String::from_utf8_lossy(&cmdline).contains(needle).then_some(pid)
+    })
+}
+
 /// A scripted OpenAI-compatible chat-completions server on 127.0.0.1 for the `llm` tests.
 /// The request's `model` picks the script: `ok` streams "Hel", "lo", " world" 40 ms apart
 /// then `[DONE]`; `finish` ends with `finish_reason` and no `[DONE]`; `http401` answers an

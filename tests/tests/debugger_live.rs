@@ -5,7 +5,7 @@
 
 use opal_debugger_gui::app::{Cmd, DebuggerApp};
 use opal_debugger_gui::live::LiveWorker;
-use opal_e2e::LlmServer;
+use opal_e2e::{pid_of, LlmServer};
 use std::time::{Duration, Instant};
 
 fn worker(server: &LlmServer, model: &str) -> LiveWorker {
@@ -162,17 +162,6 @@ fn the_pipe_program_prints_under_the_debugger_engine_what_opal_run_prints() {
     );
 }
 
-/// The id of a running process whose command line (arguments separated by NUL) contains
-/// `needle` (a zombie's is empty).
-fn running(needle: &str) -> Option<u32> {
-    let dir = std::fs::read_dir("/proc").ok()?;
-    dir.flatten().find_map(|e| {
-        let cmdline = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
-        let pid = e.file_name().to_str()?.parse().ok()?;
-        String::from_utf8_lossy(&cmdline).contains(needle).then_some(pid)
-    })
-}
-
 /// Issue 29: a debugger that ends (its live calls dropped, as when the window closes) leaves
 /// no child behind: the drop waits until the worker has killed and reaped them.
 #[test]
@@ -186,7 +175,7 @@ fn dropping_the_debuggers_live_calls_kills_and_reaps_their_children() {
     let needle = format!("sleep\0{marker}");
     // Until the child runs and its output is being read (the read never ends by itself).
     let start = Instant::now();
-    while !(running(&needle).is_some() && live.in_flight() > 0 && s.pending().iter().any(|(_, c)| c.contains("fd_read_and_close"))) {
+    while !(pid_of(&needle).is_some() && live.in_flight() > 0 && s.pending().iter().any(|(_, c)| c.contains("fd_read_and_close"))) {
         assert!(start.elapsed() < Duration::from_secs(10), "the child never started: {:?}", s.history());
         live.pump(&mut s);
         if s.advance(opal_debugger::session::Strategy::Opportunistic).is_err() {
@@ -198,7 +187,7 @@ fn dropping_the_debuggers_live_calls_kills_and_reaps_their_children() {
             std::thread::sleep(Duration::from_millis(5));
         }
     }
-    let pid = running(&needle).expect("the child runs");
+    let pid = pid_of(&needle).expect("the child runs");
     drop(live);
     // Not even a zombie: the child of this test process was reaped, not only killed.
     assert!(!std::path::Path::new(&format!("/proc/{pid}")).exists(), "a child outlived the debugger's live externals");

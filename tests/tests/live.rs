@@ -2,7 +2,7 @@
 //! on 127.0.0.1 (success, HTTP errors, malformed events, dropped and stalled connections),
 //! record and replay of a live stream, and process pipelines behind `--allow-exec`.
 
-use opal_e2e::{opal, root, LlmServer};
+use opal_e2e::{opal, pid_of, root, LlmServer};
 use std::process::{Command, Output};
 
 fn llm_run(server: &LlmServer, model: &str, extra: &[&str]) -> Output {
@@ -170,13 +170,8 @@ fn process_failures_are_failed_tasks() {
 }
 
 /// Is a process running whose command line (arguments separated by NUL) contains `needle`?
-/// Reads /proc directly, so the test needs no procps.
 fn running(needle: &str) -> bool {
-    let Ok(dir) = std::fs::read_dir("/proc") else { return false };
-    dir.flatten().any(|e| {
-        let cmdline = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
-        String::from_utf8_lossy(&cmdline).contains(needle)
-    })
+    pid_of(needle).is_some()
 }
 
 #[test]
@@ -257,17 +252,6 @@ fn writing_to_a_child_that_exited_is_a_failed_call_naming_it() {
     let (stdout, stderr, code) = out(&o);
     assert_eq!((stdout.as_str(), code), ("", Some(3)), "{stderr} ({:?})", o.status);
     assert!(stderr.contains("error[R0002]") && stderr.contains("`sh -c exit 0` stopped reading its input") && stderr.contains("broken pipe"), "{stderr}");
-}
-
-/// The id of a running process whose command line (arguments separated by NUL) contains
-/// `needle` (a zombie's is empty).
-fn pid_of(needle: &str) -> Option<u32> {
-    let dir = std::fs::read_dir("/proc").ok()?;
-    dir.flatten().find_map(|e| {
-        let cmdline = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
-        let pid = e.file_name().to_str()?.parse().ok()?;
-        String::from_utf8_lossy(&cmdline).contains(needle).then_some(pid)
-    })
 }
 
 /// Issue 29: SIGTERM and SIGHUP stop and reap the children as SIGINT does (a `sleep` was left
