@@ -5,9 +5,10 @@ use opal_core::diag::{render, Diagnostic};
 use opal_core::span::LineIndex;
 use std::path::{Path, PathBuf};
 
+/// A program, world file or trace the command line names: a regular file of at most
+/// `opal_core::files::MAX_READ` bytes (`/dev/zero` and FIFOs are refused, not read for ever).
 pub fn read_file(path: &str) -> Result<String, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read `{path}`: {e}"))?;
-    String::from_utf8(bytes).map_err(|e| format!("`{path}` is not UTF-8 text (invalid byte at offset {})", e.utf8_error().valid_up_to()))
+    opal_core::files::read_text(Path::new(path), "file", opal_core::files::MAX_READ)
 }
 
 /// The world file for a program: `--world W`, else `NAME.world.toml` beside `NAME.opal`.

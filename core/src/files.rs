@@ -139,6 +139,42 @@ fn plan(path: &Path) -> Result<Target, WriteError> {
     }
 }
 
+/// The most opal reads of any one file (a program, a world file, a trace): far beyond what
+/// anyone writes or records, and a bound on what a wrong path can make it hold in memory.
+pub const MAX_READ: u64 = 1 << 30;
+
+/// Reads a file the user named or that sits beside their program (`what`: "the program",
+/// "the world file", …): only a regular file (after following links), of at most `limit`
+/// bytes. A device such as `/dev/zero` never ends and a FIFO waits for a writer for ever
+/// (opening it already does), so both are refused before anything is opened.
+pub fn read_regular(path: &Path, what: &str, limit: u64) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    let shown = path.display();
+    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read {what} `{shown}`: {e}"))?;
+    if !meta.is_file() {
+        let is = kind(&meta).unwrap_or("a device");
+        return Err(format!("cannot read {what} `{shown}`: it is {is}; give the path of a regular file"));
+    }
+    let over = |n: u64| format!("cannot read {what} `{shown}`: it is {n} bytes, over the {} MiB opal reads", limit >> 20);
+    if meta.len() > limit {
+        return Err(over(meta.len()));
+    }
+    let file = File::open(path).map_err(|e| format!("cannot read {what} `{shown}`: {e}"))?;
+    // The size may be wrong (files in /proc say 0) or grow: never read past the limit.
+    let mut bytes = Vec::new();
+    file.take(limit + 1).read_to_end(&mut bytes).map_err(|e| format!("cannot read {what} `{shown}`: {e}"))?;
+    if bytes.len() as u64 > limit {
+        return Err(over(bytes.len() as u64));
+    }
+    Ok(bytes)
+}
+
+/// [`read_regular`], as UTF-8 text.
+pub fn read_text(path: &Path, what: &str, limit: u64) -> Result<String, String> {
+    let bytes = read_regular(path, what, limit)?;
+    String::from_utf8(bytes).map_err(|e| format!("{what} `{}` is not UTF-8 text (invalid byte at offset {})", path.display(), e.utf8_error().valid_up_to()))
+}
+
 /// What a path that is neither a regular file nor a character device is, for the refusal;
 /// `None` for a character device, which is written in place.
 fn kind(m: &Metadata) -> Option<&'static str> {

@@ -462,18 +462,16 @@ impl DebuggerApp {
 
     fn open(&mut self, path: &Path, world: Option<&Path>, reload: bool) {
         let shown = path.display().to_string();
-        let source = match std::fs::read(path) {
-            Ok(b) => match String::from_utf8(b) {
-                Ok(s) => s,
-                Err(e) => return self.fail(format!("{shown}: not UTF-8 text (invalid byte at offset {})", e.utf8_error().valid_up_to())),
-            },
-            Err(e) => return self.fail(format!("{shown}: cannot read: {e}")),
+        let limit = opal_core::files::MAX_READ;
+        let source = match opal_core::files::read_text(path, "the program", limit) {
+            Ok(s) => s,
+            Err(e) => return self.fail(e),
         };
         let world_path = world.map(Path::to_path_buf).or_else(|| opal_core::world::path_beside(path).filter(|w| w.exists()));
         let world = match &world_path {
-            Some(w) => match std::fs::read_to_string(w) {
+            Some(w) => match opal_core::files::read_text(w, "the world file", limit) {
                 Ok(t) => Some((t, w.display().to_string())),
-                Err(e) => return self.fail(format!("{}: cannot read the world file: {e}", w.display())),
+                Err(e) => return self.fail(e),
             },
             None => None,
         };

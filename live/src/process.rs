@@ -89,10 +89,6 @@ impl Processes {
         let shown = argv.join(" ");
         let mut command = Command::new(&argv[0]);
         command.args(&argv[1..]).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::inherit()).kill_on_drop(true);
-        // Each child leads a process group of its own, so that stopping it stops what it started
-        // too (`sh -c "sleep 9; echo"` forks `sleep`): a kill of the group leaves no grandchild.
-        #[cfg(unix)]
-        command.process_group(0);
         let mut child = match stop::spawn_recorded(|| command.spawn()) {
             Ok(c) => c,
             Err(e) => return failed(format!("create_process: cannot start `{shown}`: {e}")),
@@ -255,7 +251,7 @@ fn kill_and_reap(children: &mut [(String, Option<Running>)]) {
     for (_, slot) in children.iter_mut() {
         if let Some(c) = slot.as_mut() {
             if let Some(pid) = c.child.id() {
-                stop::kill_group(pid);
+                stop::kill_descendants(pid);
             }
             let _ = c.child.start_kill();
         }

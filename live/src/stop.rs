@@ -71,23 +71,50 @@ pub fn stop_children() -> usize {
     pids.len()
 }
 
-/// Kills the process group a child leads (it and whatever it started; see `create_process`).
-/// The group's id cannot be reused while any member lives, so this reaches no stranger.
+/// Kills what a child started (`sh -c "sleep 9; echo"` forks `sleep`), found through its
+/// parent links in /proc at the time of the kill. Children stay in opal's process group, so
+/// one that asks on the terminal (a password prompt) can read it; a descendant that started a
+/// session of its own (`setsid`) or was orphaned earlier is not found.
 #[cfg(unix)]
-pub(crate) fn kill_group(pid: u32) {
-    // SAFETY: kill(2) of the group of a child this process started as a group leader.
-    unsafe {
-        libc::kill(-(pid as libc::pid_t), libc::SIGKILL);
+pub(crate) fn kill_descendants(pid: u32) {
+    for d in descendants(pid) {
+        // SAFETY: kill(2) of a process whose parent chain leads to our child, just read.
+        unsafe {
+            libc::kill(d as libc::pid_t, libc::SIGKILL);
+        }
     }
 }
 
 #[cfg(not(unix))]
-pub(crate) fn kill_group(_pid: u32) {}
+pub(crate) fn kill_descendants(_pid: u32) {}
+
+/// The processes below `root` (children, grandchildren, …), from /proc's parent links.
+#[cfg(unix)]
+fn descendants(root: u32) -> Vec<u32> {
+    let Ok(dir) = std::fs::read_dir("/proc") else { return Vec::new() };
+    let parent_of = |e: std::fs::DirEntry| -> Option<(u32, u32)> {
+        let pid: u32 = e.file_name().to_str()?.parse().ok()?;
+        let stat = std::fs::read_to_string(e.path().join("stat")).ok()?;
+        // `pid (comm) state ppid …`: the command may hold spaces and parentheses.
+        let ppid = stat.rsplit_once(')')?.1.split_whitespace().nth(1)?.parse().ok()?;
+        Some((pid, ppid))
+    };
+    let links: Vec<(u32, u32)> = dir.flatten().filter_map(parent_of).collect();
+    let mut found = vec![root];
+    let mut i = 0;
+    while i < found.len() {
+        let p = found[i];
+        found.extend(links.iter().filter(|(_, pp)| *pp == p).map(|(c, _)| *c));
+        i += 1;
+    }
+    found.remove(0);
+    found
+}
 
 #[cfg(unix)]
 fn kill_and_reap_pids(pids: &[u32]) {
     for &pid in pids {
-        kill_group(pid);
+        kill_descendants(pid);
         // SAFETY: kill(2) on an id from the registry: a child of this process not yet reaped.
         unsafe {
             libc::kill(pid as libc::pid_t, libc::SIGKILL);

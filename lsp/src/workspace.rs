@@ -115,7 +115,8 @@ fn read_symbols(uri: &Uri, enc: Encoding) -> Option<Indexed> {
     let path = uri.to_file_path()?;
     // The stamp before the read: a write during the read shows as a change next time.
     let (stamp, read_at) = (Stamp::of(&path), SystemTime::now());
-    let text = std::fs::read_to_string(&path).ok()?;
+    // Only a regular file: a FIFO named `x.opal` in the workspace would hold the index for ever.
+    let text = opal_core::files::read_text(&path, "the program", opal_core::files::MAX_READ).ok()?;
     let symbols = Arc::new(navigation::flat_symbols(&Analysis::with_encoding(text, WorldInfo::default(), enc)));
     Some(Indexed { stamp, read_at, symbols })
 }

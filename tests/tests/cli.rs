@@ -550,3 +550,25 @@ mod limits {
         assert!(err.contains("`get_excursions_in`): result `[[[[") && err.contains("nesting deeper than 200 levels"), "{err}");
     }
 }
+
+/// Issue 29: the command line reads only regular files: `/dev/zero` as a program (it filled
+/// memory) and a FIFO as the world file beside a program (it waited for a writer) are refused
+/// at once, naming what they are.
+#[cfg(unix)]
+#[test]
+fn devices_and_fifos_are_refused_not_read_for_ever() {
+    let o = Command::new("timeout").arg("20").arg(opal()).args(["check", "/dev/zero"]).output().expect("timeout");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("/dev/zero") && err.contains("a device") && err.contains("regular file"), "{err}");
+    let dir = private_dir("fifo-world");
+    std::fs::write(dir.join("p.opal"), "extern f\nprint (&stdout, f 1)\n").expect("write");
+    assert!(Command::new("mkfifo").arg(dir.join("p.world.toml")).status().is_ok_and(|s| s.success()), "mkfifo");
+    for cmd in ["check", "run"] {
+        let o = Command::new("timeout").arg("20").arg(opal()).args([cmd, &dir.join("p.opal").to_string_lossy()]).output().expect("timeout");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{cmd}: {err}");
+        assert!(err.contains("FIFO"), "{cmd}: {err}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

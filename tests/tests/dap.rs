@@ -442,7 +442,7 @@ fn launching_what_is_not_a_regular_file_is_refused_quickly() {
     d.request("initialize", json!({"adapterID": "opal"}));
     let cases = [
         ("/dev/zero", "a device"),
-        ("/proc/self/fd/0", "a pipe"),
+        ("/proc/self/fd/0", "named pipe"),
         (dir.to_str().expect("path"), "a directory"),
         (big.to_str().expect("path"), "over the 16 MiB"),
     ];

@@ -4,7 +4,6 @@
 use super::{event, rendered, Adapter, DEFAULT_MAX_STEPS};
 use opal_debugger::session::{Session, Strategy};
 use serde_json::{json, Value};
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -17,56 +16,9 @@ pub const MAX_DATA: u64 = 256 << 20;
 /// process externals waits up to 2 s of this).
 const STOP_LIVE: Duration = Duration::from_secs(5);
 
-/// What a file that is not a regular file is, for the message.
-fn kind_of(meta: &std::fs::Metadata) -> &'static str {
-    let t = meta.file_type();
-    if t.is_dir() {
-        return "a directory";
-    }
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        if t.is_char_device() || t.is_block_device() {
-            return "a device";
-        }
-        if t.is_fifo() {
-            return "a pipe";
-        }
-        if t.is_socket() {
-            return "a socket";
-        }
-    }
-    "not a regular file"
-}
-
-/// Reads a file a launch names (`what`: "the program", …). Only a regular file of at most
-/// `limit` bytes: a device such as `/dev/zero` never ends, and a pipe such as
-/// `/proc/self/fd/0` may never end (the adapter's own stdin would wait for ever).
-pub fn read_limited(path: &Path, what: &str, limit: u64) -> Result<Vec<u8>, String> {
-    let shown = path.display();
-    // `metadata`, not opening first: opening a pipe waits for a writer.
-    let meta = std::fs::metadata(path).map_err(|e| format!("{shown}: cannot read {what}: {e}"))?;
-    if !meta.is_file() {
-        return Err(format!("{shown}: cannot read {what}: it is {}; give the path of a regular file", kind_of(&meta)));
-    }
-    let over = |n: u64| format!("{shown}: {what} is {n} bytes, over the {} MiB that opal dap reads", limit >> 20);
-    if meta.len() > limit {
-        return Err(over(meta.len()));
-    }
-    let file = std::fs::File::open(path).map_err(|e| format!("{shown}: cannot read {what}: {e}"))?;
-    // The size may be wrong (files in /proc say 0) or change: never read past the limit.
-    let mut bytes = Vec::new();
-    file.take(limit + 1).read_to_end(&mut bytes).map_err(|e| format!("{shown}: cannot read {what}: {e}"))?;
-    if bytes.len() as u64 > limit {
-        return Err(over(bytes.len() as u64));
-    }
-    Ok(bytes)
-}
-
-/// [`read_limited`], as UTF-8 text.
+/// [`opal_core::files::read_text`], named as `launch` names its errors.
 fn read_text(path: &Path, what: &str, limit: u64) -> Result<String, String> {
-    let bytes = read_limited(path, what, limit)?;
-    String::from_utf8(bytes).map_err(|e| format!("{}: {what} is not UTF-8 text (invalid byte at offset {})", path.display(), e.utf8_error().valid_up_to()))
+    opal_core::files::read_text(path, what, limit)
 }
 
 impl Adapter {

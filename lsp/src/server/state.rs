@@ -69,14 +69,22 @@ impl WorldSource {
         match self {
             WorldSource::None => None,
             WorldSource::Text(p, t) => Some((p, t)),
-            WorldSource::Disk(p) => std::fs::read_to_string(&p).ok().map(|t| (p, t)),
+            // A FIFO or device named like a world file would hang or fill the server: only a
+            // regular file is read.
+            WorldSource::Disk(p) => opal_core::files::read_text(&p, "the world file", opal_core::files::MAX_READ).ok().map(|t| (p, t)),
         }
     }
 
     pub(super) fn read(self) -> WorldInfo {
+        // A world file that is there but cannot be read counts as one with errors, not as none.
+        let exists = match &self {
+            WorldSource::None => false,
+            WorldSource::Text(..) => true,
+            WorldSource::Disk(p) => p.symlink_metadata().is_ok(),
+        };
         match self.text() {
             Some((_, text)) => WorldInfo { world: opal_core::world::parse_world(&text).ok(), exists: true },
-            None => WorldInfo::default(),
+            None => WorldInfo { world: None, exists },
         }
     }
 }
