@@ -8,6 +8,7 @@ pub mod externals;
 pub mod files;
 pub mod format;
 pub mod ir;
+pub mod lenient_json;
 pub mod machine;
 pub mod names;
 pub mod ordering;

@@ -279,6 +279,11 @@ impl FrameReader {
             }
         }
         let e = serde_json::from_slice::<Value>(body).err().map(|e| e.to_string()).unwrap_or_default();
+        // A request whose strings are not Unicode (a lone surrogate escape, bytes that are not
+        // UTF-8) cannot be carried out, but its seq and command can be read: it is answered.
+        if let Some(v) = opal_core::lenient_json::parse(body).filter(Value::is_object) {
+            return refused(format!("the message is not valid JSON text ({e}): strings must be Unicode and the body UTF-8"), v);
+        }
         Incoming::Bad(format!("a message of {} bytes that is not JSON: {e}", body.len()), None)
     }
 

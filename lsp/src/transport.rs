@@ -477,8 +477,7 @@ pub const OUT_OF_SYNC: &str = "opal/outOfSync";
 /// notification naming the document, so the server refuses edits until the whole text comes
 /// again and tells the user. `None` for any other message.
 fn out_of_sync_notice(body: &[u8], cause: &serde_json::Error) -> Option<Value> {
-    let lenient = String::from_utf8_lossy(body);
-    let v: Value = serde_json::from_str(&replace_surrogate_escapes(&lenient)).ok()?;
+    let v = opal_core::lenient_json::parse(body)?;
     let method = v.get("method")?.as_str()?;
     if method != "textDocument/didChange" && method != "textDocument/didOpen" {
         return None;
@@ -487,31 +486,6 @@ fn out_of_sync_notice(body: &[u8], cause: &serde_json::Error) -> Option<Value> {
     let uri = doc.get("uri")?.as_str()?;
     let reason = format!("{method} for this document could not be decoded ({cause})");
     Some(json!({"jsonrpc": "2.0", "method": OUT_OF_SYNC, "params": {"uri": uri, "version": doc.get("version"), "reason": reason}}))
-}
-
-/// `text` with every `\uD800`–`\uDFFF` escape replaced by `\uFFFD`, so that a lenient
-/// parse can read the rest of the message (an escaped backslash is not an escape).
-fn replace_surrogate_escapes(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(i) = rest.find('\\') {
-        out.push_str(&rest[..i]);
-        let esc = &rest[i..];
-        let hex = esc.get(2..6).filter(|h| esc[1..].starts_with('u') && h.chars().all(|c| c.is_ascii_hexdigit()));
-        match hex.and_then(|h| u16::from_str_radix(h, 16).ok()) {
-            Some(unit) if (0xD800..=0xDFFF).contains(&unit) => {
-                out.push_str("\\uFFFD");
-                rest = &esc[6..];
-            }
-            _ => {
-                let n = esc[1..].chars().next().map_or(1, |c| 1 + c.len_utf8());
-                out.push_str(&esc[..n]);
-                rest = &esc[n..];
-            }
-        }
-    }
-    out.push_str(rest);
-    out
 }
 
 /// Copies frames from the editor to the server, answering malformed ones through `inject`.
@@ -628,7 +602,6 @@ mod tests {
 
     #[test]
     fn only_undecodable_document_text_becomes_an_out_of_sync_notice() {
-        assert_eq!(replace_surrogate_escapes(r#"a\ud800b \\ud800 \u00e9 \uDFFF"#), r#"a\uFFFDb \\ud800 \u00e9 \uFFFD"#);
         let change = r#"{"jsonrpc":"2.0","method":"textDocument/didChange","params":{"textDocument":{"uri":"file:///a.opal","version":7},"contentChanges":[{"text":"\ud800"}]}}"#;
         let Checked::Rewrite(b) = check_message(change.as_bytes()) else { panic!("not rewritten") };
         let v: Value = serde_json::from_slice(&b).unwrap_or_default();

@@ -366,6 +366,18 @@ fn every_malformed_frame_is_followed_by_an_answered_request() {
     let r = d.response_to(&json!(1000));
     assert_eq!((r["success"].clone(), r["command"].clone()), (json!(false), json!("evaluate")), "{r}");
     assert!(r["message"].as_str().unwrap_or("").contains("not characters"), "{r}");
+    // A request whose strings are not Unicode (a lone surrogate escape, a byte that is not
+    // UTF-8) is answered too, refused.
+    for body in [
+        r#"{"seq":1001,"type":"request","command":"evaluate","arguments":{"expression":"why \ud800"}}"#.as_bytes(),
+        b"{\"seq\":1001,\"type\":\"request\",\"command\":\"evaluate\",\"arguments\":{\"expression\":\"\xff\"}}",
+    ] {
+        let mut d = Dap::start();
+        d.raw(&[format!("Content-Length: {}\r\n\r\n", body.len()).as_bytes(), body].concat());
+        let r = d.response_to(&json!(1001));
+        assert_eq!((r["success"].clone(), r["command"].clone()), (json!(false), json!("evaluate")), "{r}");
+        assert!(r["message"].as_str().unwrap_or("").contains("Unicode"), "{r}");
+    }
 }
 
 /// One breakpoint per requested breakpoint, in order, before the launch and after it; the
