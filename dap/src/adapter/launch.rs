@@ -2,6 +2,7 @@
 //! live externals' worker with it.
 
 use super::{event, rendered, Adapter, DEFAULT_MAX_STEPS};
+use opal_core::files::read_text;
 use opal_debugger::session::{Session, Strategy};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -15,11 +16,6 @@ pub const MAX_DATA: u64 = 256 << 20;
 /// How long stopping the live externals may take (killing and reaping the children of the
 /// process externals waits up to 2 s of this).
 const STOP_LIVE: Duration = Duration::from_secs(5);
-
-/// [`opal_core::files::read_text`], named as `launch` names its errors.
-fn read_text(path: &Path, what: &str, limit: u64) -> Result<String, String> {
-    opal_core::files::read_text(path, what, limit)
-}
 
 impl Adapter {
     pub(super) fn launch(&mut self, args: &Value) -> Result<Value, String> {
