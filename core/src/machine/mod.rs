@@ -874,10 +874,16 @@ impl Machine {
             }
             Err(_) => false,
         });
-        let now = self.steps_total();
         for (v, s, cost) in watch {
-            self.data_watch.entry(v).or_default().push((s, now + cost));
+            self.watch_data(v, s, cost);
         }
+    }
+
+    /// `s` waits for the data of `v`, whose check just cost `cost`: it is checked again when a
+    /// step changes `v`, once the machine has taken as many steps as that check.
+    fn watch_data(&mut self, v: VarId, s: StmtId, cost: u64) {
+        let due = self.steps_total() + cost;
+        self.data_watch.entry(v).or_default().push((s, due));
     }
 
     /// Moves the paced data checks that are due (all of them with `force`) to the dirty set.
@@ -1636,7 +1642,17 @@ impl Machine {
         let now = match op {
             MOp::Alias(_) => true,
             _ if op.is_value() => false,
-            _ => self.steppable(id).is_ok(),
+            // A dispatch made by this step that waits for its data (a `print xs` in a branch
+            // while `xs` still streams) watches it, as a round's candidate does: nothing else
+            // would mark it dirty when the data completes.
+            _ => match self.steppable(id) {
+                Ok(_) => true,
+                Err(Blocked::WaitData(v)) => {
+                    self.watch_data(v, id, self.data_cost.get());
+                    false
+                }
+                Err(_) => false,
+            },
         };
         if now {
             self.mark_dirty(id);
