@@ -1,6 +1,9 @@
-//! `cargo run --release -p opal-bench [-- sum|fanout|examples|table1|soak|lsp|scale|world|frame|all [MAX_EXP]]`: the cost-model benchmarks of
+//! `cargo run --release -p opal-bench [-- sum|fanout|examples|table1|soak|lsp|scale|world|frame|all [MAX_EXP]]`
+//! or `-- ab OLD_OPAL NEW_OPAL [ROUNDS [FILTER]]` (two builds interleaved, see `ab.rs`): the cost-model benchmarks of
 //! SEMANTICS.md §6. Prints one table per benchmark; docs/performance.md quotes the figures.
 //! Each phase is timed in-process (front end, building the graph, running), best of a few runs.
+
+mod ab;
 
 use opal_core::machine::run::{run, End, Options, Strategy};
 use opal_core::machine::Machine;
@@ -377,6 +380,14 @@ fn heap_in_use() -> usize {
 
 fn main() {
     let what = std::env::args().nth(1).unwrap_or_else(|| "all".into());
+    if what == "ab" {
+        let args: Vec<String> = std::env::args().skip(2).collect();
+        if let Err(e) = ab::bench_ab(&args) {
+            eprintln!("opal-bench ab: {e}");
+            std::process::exit(2);
+        }
+        return;
+    }
     let max_exp = std::env::args().nth(2).and_then(|s| s.parse().ok()).unwrap_or(6);
     if what == "sum" || what == "all" {
         bench_sum(max_exp);
