@@ -2,21 +2,32 @@
 //! (externals answering numbers, strings, lists, dictionaries, tuples and chunked streams from
 //! a generated world file with latencies; `++`, `+=`, the library, dictionaries, conditional
 //! expressions, `if`/`for`/`while`, functions, recursion, higher-order functions, both kinds
-//! of print) run under call-by-value, opportunistic and lazy evaluation, on the virtual clock.
+//! of print; handles: `(stdout, h) := fork stdout` with prints on both branches and a `join`,
+//! `&h` passed to a sequential external (`stamp`), to a function (`tell`) and to a recursive
+//! one (`ticks`); nondeterminism: `coin ()` as a value and as an `if` condition, externals
+//! answering one of their `choices` (`choose`, `pick`)) run under call-by-value, opportunistic
+//! and lazy evaluation, on the virtual clock.
 //!
 //! The oracle is call-by-value, the paper's sequential baseline: opportunistic evaluation must
 //! print the same text and give the same result (confluence); lazy evaluation must give the
 //! same result and may leave out prints nothing needs (its lines are a subsequence of
-//! call-by-value's), but never fails where call-by-value succeeds. Small programs are also
-//! explored (`opal explore`): every interleaving reaches one normal form.
+//! call-by-value's), but never fails where call-by-value succeeds. A nondeterministic program
+//! has no one answer: call-by-value runs it recording a trace (`--record`), and opportunistic
+//! and lazy evaluation replay that trace (`--replay`, each call keeping its recorded latency;
+//! lazy evaluation may leave recorded calls undispatched, nothing else), so all three take the
+//! same path and are compared as above. Call-by-value's path follows the round's seed (its
+//! world fixes what `coin ()` and the `choices` answer). Small programs are also
+//! explored (`opal explore`): every interleaving reaches one normal form per choice sequence.
 //!
 //! CI runs `OPAL_DIFF_CASES` cases (default 160); `OPAL_DIFF_SECONDS=3600` runs new cases for
-//! an hour (`OPAL_DIFF_SEED=N` starts at round N's programs). A failure is shrunk by proptest to a minimal program, printed with its world file;
-//! keep it in `tests/agree/` (`NAME.opal` and `NAME.world.toml`), which this test also runs.
+//! an hour (`OPAL_DIFF_SEED=N` starts at round N's programs). A failure is shrunk by proptest
+//! to a minimal program, printed with its world file; keep it in `tests/agree/` (`NAME.opal`
+//! and `NAME.world.toml`), which this test also runs.
 
 use opal_core::compile_with;
 use opal_core::machine::explore::{explore, Mode, Options as ExploreOptions};
 use opal_core::machine::run::{run, End, Options, Strategy as Eval};
+use opal_core::machine::trace::Trace;
 use opal_core::machine::Machine;
 use opal_core::world::{parse_world, World};
 use proptest::prelude::*;
@@ -61,6 +72,8 @@ struct WorldSpec {
     chunk_ms: Vec<u32>,
     table: (i64, i64),
     latency: [u32; 6],
+    /// What `coin ()`, `choose` and `pick` answer in call-by-value's run (the oracle's path).
+    draws: [bool; 3],
 }
 
 fn word() -> impl proptest::strategy::Strategy<Value = String> {
@@ -73,8 +86,9 @@ fn world_spec() -> impl proptest::strategy::Strategy<Value = WorldSpec> {
         prop::collection::vec((word(), 0u32..30), 1..4),
         (0i64..9, 0i64..9),
         prop::array::uniform6(0u32..60),
+        prop::array::uniform3(any::<bool>()),
     )
-        .prop_map(|((num, word, nums, words), chunks, table, latency)| WorldSpec {
+        .prop_map(|((num, word, nums, words), chunks, table, latency, draws)| WorldSpec {
             num,
             word,
             nums,
@@ -83,6 +97,7 @@ fn world_spec() -> impl proptest::strategy::Strategy<Value = WorldSpec> {
             chunk_ms: chunks.iter().map(|c| c.1).collect(),
             table,
             latency,
+            draws,
         })
 }
 
@@ -94,7 +109,9 @@ fn str_lit(s: &str) -> String {
     format!("{s:?}")
 }
 
-fn render_world(w: &WorldSpec) -> String {
+/// The world file; `drawn`: with the nondeterministic answers fixed by `draws` (`coin ()` too:
+/// a world table overrides the builtin), so call-by-value's path follows the round's seed.
+fn render_world(w: &WorldSpec, drawn: bool) -> String {
     let list = |xs: &[String]| format!("[{}]", xs.join(", "));
     let ints: Vec<String> = w.nums.iter().map(|n| n.to_string()).collect();
     let words: Vec<String> = w.words.iter().map(|s| str_lit(s)).collect();
@@ -121,6 +138,20 @@ fn render_world(w: &WorldSpec) -> String {
     let pairs: Vec<String> = w.nums.iter().zip(&w.words).map(|(n, s)| format!("({n}, {})", str_lit(s))).collect();
     let _ = writeln!(out, "[pairs]\nlatency_ms = {}\ndefault = {}", w.latency[2] / 2, toml_str(&list(&pairs)));
     let _ = writeln!(out, "[doc]\nlatency_ms = {}\ndefault = {}", w.latency[4] / 2, toml_str(&str_lit(&format!("[{}]", ints.join(", ")))));
+    // Takes a handle and gives one back (the world cannot name the argument's, so `stdout`).
+    let _ = writeln!(out, "[stamp]\norder = \"sequential\"\nlatency_ms = {}\ndefault = '(stdout, {})'", w.latency[5] / 2, w.num);
+    // Nondeterministic: each call answers one of its choices.
+    let choose = ["'\"a\"'".to_string(), toml_str(&str_lit(&w.word))];
+    let pick = ["'1'".to_string(), format!("'{}'", w.num)];
+    if drawn {
+        let [coin, c, p] = w.draws;
+        let _ = writeln!(out, "[coin]\ndefault = '{coin}'");
+        let _ = writeln!(out, "[choose]\nlatency_ms = {}\ndefault = {}", w.latency[3] / 3, choose[usize::from(c)]);
+        let _ = writeln!(out, "[pick]\nlatency_ms = {}\ndefault = {}", w.latency[2] / 3, pick[usize::from(p)]);
+    } else {
+        let _ = writeln!(out, "[choose]\nlatency_ms = {}\nchoices = [{}]", w.latency[3] / 3, choose.join(", "));
+        let _ = writeln!(out, "[pick]\nlatency_ms = {}\nchoices = [{}]", w.latency[2] / 3, pick.join(", "));
+    }
     out
 }
 
@@ -291,11 +322,72 @@ fn form(r: &Render, ty: Ty, it: &Item, v: &str) -> String {
     }
 }
 
+/// Handles and nondeterminism: a fork with prints on both branches and a join, `&h` passed
+/// to an external, to a function and to a recursive function, `coin ()` as a value and as a
+/// condition, and externals answering one of their `choices`.
+fn handles_and_choices(r: &mut Render, it: &Item) {
+    let [a, b, c] = it.args;
+    let ty = TYPES[it.ty % 5];
+    let x = r.pick(ty, a);
+    let y = r.pick(TYPES[(it.ty + 1) % 5], c);
+    let n = r.pick(Ty::Int, c);
+    match b % 7 {
+        0 => {
+            r.line("(stdout, h) := fork stdout");
+            r.line(&format!("print (&h, {x})"));
+            r.line(&format!("print (&stdout, {y})"));
+            match c % 4 {
+                0 => {
+                    let v = r.fresh(Ty::Int);
+                    r.line(&format!("{v} := stamp (&h, {n})\nprint (&h, {v})"));
+                    r.vars[Ty::Int as usize].push(v);
+                }
+                1 => r.line(&format!("tell (&h, {y})")),
+                2 => r.line(&format!("ticks (&h, {n} % 3)")),
+                _ => r.line(&format!("print (&stdout, {x})")),
+            }
+            r.line("stdout := join (stdout, h)");
+        }
+        1 => r.line(&format!("tell (&stdout, {x})")),
+        2 => r.line(&format!("ticks (&stdout, {n} % 4)")),
+        3 => {
+            let v = r.fresh(Ty::Int);
+            r.line(&format!("{v} := stamp (&stdout, {n})"));
+            r.vars[Ty::Int as usize].push(v);
+        }
+        4 => {
+            let v = r.fresh(Ty::Int);
+            r.line(&format!("{v} := {n} if coin () else {}", it.lit));
+            r.vars[Ty::Int as usize].push(v);
+        }
+        5 => r.line(&format!("if coin ():\n    print {x}\nelse:\n    print (&stdout, {y})")),
+        _ if c % 2 == 0 => {
+            let v = r.fresh(Ty::Str);
+            r.line(&format!("{v} := choose {n}"));
+            r.vars[Ty::Str as usize].push(v);
+        }
+        _ => {
+            let v = r.fresh(Ty::Int);
+            r.line(&format!("{v} := pick {} + {n}", r.pick(Ty::Str, a)));
+            r.vars[Ty::Int as usize].push(v);
+        }
+    }
+}
+
+/// Whether a program may take more than one path: it tosses a coin or calls an external
+/// that answers one of its `choices`.
+fn nondeterministic(src: &str) -> bool {
+    src.contains("coin ()") || src.contains("choose ") || src.contains("pick ")
+}
+
 /// Renders a generated program. Dictionaries always have the integer keys "a" and "b".
 fn render(items: &[Item]) -> String {
     let mut r = Render { vars: Default::default(), src: String::new(), n: 0 };
     r.line("extern num, word, nums, words, stream, table, pair, groups, pairs, doc");
-    r.line("extern sequential log");
+    r.line("extern sequential log, stamp");
+    r.line("extern choose, pick");
+    r.line("tell := fun (&h, x): print (&h, x)");
+    r.line("rec ticks := fun (&h, n):\n    if n > 0:\n        print (&h, f\"t{n}\")\n        ticks (&h, n - 1)");
     r.line("extern readonly peek");
     r.line("noisy := fun x:\n    print f\"n{x}\"\n    x * 2");
     r.line("apply := fun (g, x): g x");
@@ -323,6 +415,10 @@ fn render(items: &[Item]) -> String {
             r.line(&line);
             continue;
         }
+        if it.op % 8 == 6 {
+            handles_and_choices(&mut r, it);
+            continue;
+        }
         let ty = TYPES[it.ty % 5];
         let v = r.fresh(ty);
         let text = form(&r, ty, it, &v);
@@ -338,25 +434,47 @@ fn render(items: &[Item]) -> String {
     r.src
 }
 
-/// What one strategy did: the printed text and how the run ended.
+/// What one strategy did: the printed text, how the run ended, what it wrote on stderr (a
+/// forced replay's warnings) and its trace of external calls.
 struct Outcome {
     out: String,
+    err: String,
     end: End,
+    trace: Trace,
 }
 
-fn run_one(src: &str, world: &World, strategy: Eval) -> Outcome {
+/// How a run resolves its external calls: from the world file (recording them), or from a
+/// trace (`force`: events the run never dispatches are warnings, as lazy evaluation may skip
+/// calls nothing needs).
+enum Calls<'a> {
+    World,
+    Replay { trace: &'a Trace, force: bool },
+}
+
+fn run_one(src: &str, world: &World, strategy: Eval, calls: Calls) -> Outcome {
     let c = compile_with(src, Some(world));
     assert!(!c.has_errors(), "generated program does not compile:\n{src}\n{:?}", c.diags);
     let mut m = Machine::new(&c.program);
     let out = Rc::new(RefCell::new(String::new()));
-    let sink = out.clone();
+    let err = Rc::new(RefCell::new(String::new()));
+    let (sink, err_sink) = (out.clone(), err.clone());
     let mut opts = Options::new(strategy);
     opts.world = Some(world.clone());
     opts.virtual_clock = true;
     opts.max_steps = Some(2_000_000);
-    let report = run(&mut m, opts, Box::new(move |_, t| sink.borrow_mut().push_str(t)), None);
-    let out = out.borrow().clone();
-    Outcome { out, end: report.end }
+    match calls {
+        Calls::World => opts.record = true,
+        Calls::Replay { trace, force } => {
+            opts.replay = Some(trace.clone());
+            // Each call keeps its recorded latency, whatever the schedule.
+            opts.replay_latencies = true;
+            opts.replay_force = force;
+        }
+    }
+    let sink = move |handle: &str, t: &str| if handle == "stderr" { err_sink.borrow_mut().push_str(t) } else { sink.borrow_mut().push_str(t) };
+    let report = run(&mut m, opts, Box::new(sink), None);
+    let (out, err) = (out.borrow().clone(), err.borrow().clone());
+    Outcome { out, err, end: report.end, trace: report.trace }
 }
 
 fn is_subsequence(part: &str, whole: &str) -> bool {
@@ -364,27 +482,50 @@ fn is_subsequence(part: &str, whole: &str) -> bool {
     part.lines().all(|p| lines.any(|w| w == p))
 }
 
+/// The nondeterministic answers of a trace, to say which path a failing run took.
+fn choices_taken(t: &Trace) -> String {
+    let picks = t.events.iter().filter(|e| matches!(&*e.external, "coin" | "choose" | "pick"));
+    picks.map(|e| format!("{} {} → {}", e.label, e.external, e.result)).collect::<Vec<_>>().join(", ")
+}
+
 /// Runs `src` under every strategy against the oracle; `Err` says how they disagree.
-fn check(src: &str, world_text: &str, explore_too: bool) -> Result<(), String> {
+///
+/// A nondeterministic program has no single answer: call-by-value runs it recording its
+/// calls (against `drawn`, the world with its answers fixed, when given), and opportunistic
+/// and lazy evaluation replay that trace, so all three take the same path and must agree as
+/// a deterministic program's runs do.
+fn check(src: &str, world_text: &str, drawn: Option<&str>, explore_too: bool) -> Result<(), String> {
     let world = parse_world(world_text).map_err(|e| format!("world: {e:?}"))?;
-    let cbv = run_one(src, &world, Eval::Cbv);
-    let opp = run_one(src, &world, Eval::Opportunistic);
-    let lazy = run_one(src, &world, Eval::Lazy);
+    let nondet = nondeterministic(src);
+    let cbv = match drawn {
+        Some(text) if nondet => run_one(src, &parse_world(text).map_err(|e| format!("world: {e:?}"))?, Eval::Cbv, Calls::World),
+        _ => run_one(src, &world, Eval::Cbv, Calls::World),
+    };
+    let (opp, lazy) = if nondet {
+        COUNTS[3].fetch_add(1, Ordering::Relaxed);
+        let opp = run_one(src, &world, Eval::Opportunistic, Calls::Replay { trace: &cbv.trace, force: false });
+        (opp, run_one(src, &world, Eval::Lazy, Calls::Replay { trace: &cbv.trace, force: true }))
+    } else {
+        (run_one(src, &world, Eval::Opportunistic, Calls::World), run_one(src, &world, Eval::Lazy, Calls::World))
+    };
+    let path = if nondet { format!("\ncbv's choices: {}", choices_taken(&cbv.trace)) } else { String::new() };
     let show = |o: &Outcome| format!("{:?} after printing {:?}", o.end, o.out);
     COUNTS[0].fetch_add(1, Ordering::Relaxed);
     if !matches!(cbv.end, End::Done(_)) {
         // No oracle for the output; opportunistic evaluation must not succeed where
         // call-by-value cannot (the same statement fails or sticks in every order).
         if matches!(opp.end, End::Done(_)) {
-            return Err(format!("cbv: {}\nopportunistic: {}", show(&cbv), show(&opp)));
+            return Err(format!("cbv: {}\nopportunistic: {}{path}", show(&cbv), show(&opp)));
         }
         return Ok(());
     }
-    if opp.out != cbv.out || opp.end != cbv.end {
-        return Err(format!("cbv: {}\nopportunistic: {}", show(&cbv), show(&opp)));
+    if opp.out != cbv.out || opp.end != cbv.end || !opp.err.is_empty() {
+        return Err(format!("cbv: {}\nopportunistic: {} {}{path}", show(&cbv), show(&opp), opp.err));
     }
-    if lazy.end != cbv.end || !is_subsequence(&lazy.out, &cbv.out) {
-        return Err(format!("cbv: {}\nlazy: {}", show(&cbv), show(&lazy)));
+    // Lazy evaluation may skip recorded calls nothing needs, but must make no other call.
+    let skipped_only = lazy.err.lines().all(|l| l.contains("that the run never dispatched"));
+    if lazy.end != cbv.end || !is_subsequence(&lazy.out, &cbv.out) || !skipped_only {
+        return Err(format!("cbv: {}\nlazy: {} {}{path}", show(&cbv), show(&lazy), lazy.err));
     }
     COUNTS[1].fetch_add(1, Ordering::Relaxed);
     if std::env::var_os("OPAL_DIFF_SHOW").is_some() {
@@ -404,8 +545,9 @@ fn check(src: &str, world_text: &str, explore_too: bool) -> Result<(), String> {
     Ok(())
 }
 
-/// Programs checked, programs call-by-value ran to the end, programs explored completely.
-static COUNTS: [AtomicU64; 3] = [AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0)];
+/// Programs checked, programs call-by-value ran to the end, programs explored completely,
+/// nondeterministic programs (checked by replaying call-by-value's trace).
+static COUNTS: [AtomicU64; 4] = [AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0)];
 
 fn env_number(name: &str, default: u64) -> u64 {
     std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
@@ -429,9 +571,10 @@ fn every_strategy_prints_what_call_by_value_prints() {
         let mut runner = TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &seed));
         let result = runner.run(&strategy, |(items, w)| {
             let src = render(&items);
-            let world = render_world(&w);
+            let world = render_world(&w, false);
+            let drawn = render_world(&w, true);
             let small = items.len() <= 3;
-            check(&src, &world, small).map_err(|e| TestCaseError::fail(format!("{e}\n--- program\n{src}--- world\n{world}")))
+            check(&src, &world, Some(&drawn), small).map_err(|e| TestCaseError::fail(format!("{e}\n--- program\n{src}--- world\n{world}")))
         });
         total += u64::from(cases);
         if let Err(e) = result {
@@ -442,9 +585,9 @@ fn every_strategy_prints_what_call_by_value_prints() {
             break;
         }
     }
-    let [checked, done, explored] = COUNTS.each_ref().map(|c| c.load(Ordering::Relaxed));
+    let [checked, done, explored, nondet] = COUNTS.each_ref().map(|c| c.load(Ordering::Relaxed));
     let rounds = round - first;
-    eprintln!("differential: {total} programs in {rounds} rounds agreed ({checked} checked, {done} ran to the end under cbv, {explored} explored completely)");
+    eprintln!("differential: {total} programs in {rounds} rounds agreed ({checked} checked, {done} ran to the end under cbv, {explored} explored completely, {nondet} nondeterministic)");
     // A generator whose programs mostly fail under call-by-value tests nothing.
     assert!(done * 4 >= checked * 3, "only {done} of {checked} generated programs ran under cbv");
 }
@@ -459,10 +602,10 @@ fn kept_programs_agree() {
     for path in entries.iter().filter(|p| p.extension().is_some_and(|e| e == "opal")) {
         let src = std::fs::read_to_string(path).expect("read");
         let world = std::fs::read_to_string(path.with_extension("world.toml")).unwrap_or_default();
-        if let Err(e) = check(&src, &world, false) {
+        if let Err(e) = check(&src, &world, None, false) {
             panic!("{}: {e}", path.display());
         }
-        let cbv = run_one(&src, &parse_world(&world).expect("world"), Eval::Cbv);
+        let cbv = run_one(&src, &parse_world(&world).expect("world"), Eval::Cbv, Calls::World);
         assert!(matches!(cbv.end, End::Done(_)), "{}: cbv {:?}", path.display(), cbv.end);
         n += 1;
     }
