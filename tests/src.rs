@@ -39,6 +39,30 @@ pub fn pid_of(needle: &str) -> Option<u32> {
     })
 }
 
+/// Starts `c`'s process with `signals` at their default action and unblocked, whatever this test
+/// process inherited: CI may start the tests with SIGINT, SIGQUIT and SIGHUP ignored, an
+/// ignored signal stays ignored across exec, and opal leaves a signal it was started with
+/// ignored ignored. Every test that sends opal a signal starts it through this.
+#[cfg(unix)]
+pub fn default_signals<'a>(c: &'a mut Command, signals: &[i32]) -> &'a mut Command {
+    use std::os::unix::process::CommandExt;
+    let signals = signals.to_vec();
+    // SAFETY: between fork and exec only signal(2), sigemptyset(3), sigaddset(3) and
+    // sigprocmask(2) run, all async-signal-safe, on a vector allocated before the fork.
+    unsafe {
+        c.pre_exec(move || {
+            let mut set: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut set);
+            for &s in &signals {
+                libc::signal(s, libc::SIG_DFL);
+                libc::sigaddset(&mut set, s);
+            }
+            libc::sigprocmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
+            Ok(())
+        })
+    }
+}
+
 /// A scripted OpenAI-compatible chat-completions server on 127.0.0.1 for the `llm` tests.
 /// The request's `model` picks the script: `ok` streams "Hel", "lo", " world" 40 ms apart
 /// then `[DONE]`; `finish` ends with `finish_reason` and no `[DONE]`; `http401` answers an

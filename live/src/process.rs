@@ -3,13 +3,13 @@
 //! tuple of the program and its arguments) and returns descriptors for its stdin and stdout;
 //! `fd_write_and_close (fd, s)` writes and closes stdin; `fd_read_and_close fd` streams stdout
 //! line by line (without the line ends) and fails if the program exits with an error.
-//! Children are killed and reaped when the run ends, and when opal gets SIGINT, SIGTERM or
-//! SIGHUP (`stop.rs`). A line of output is at most `MAX_LINE` bytes.
+//! Children are killed and reaped when the run ends, and when a signal ends opal (`stop.rs`),
+//! with what they started and left behind. A line of output is at most `MAX_LINE` bytes.
 
 use crate::stop;
 use opal_core::ir::{PExp, Prim};
 use opal_core::machine::live::LiveCall;
-use std::cell::{Cell, RefCell};
+use std::cell::{Cell, OnceCell, RefCell};
 use std::collections::HashMap;
 use std::process::Stdio;
 use std::rc::Rc;
@@ -43,6 +43,8 @@ impl Drop for Running {
 #[derive(Default)]
 pub struct Processes {
     next: Cell<u32>,
+    /// This provider's `OPAL_STARTED_BY` value, given to every child it starts.
+    tag: OnceCell<String>,
     /// Every child started, with its command line for messages; `None` once reaped.
     children: Shared<Vec<(String, Option<Running>)>>,
     /// A stdin descriptor, with the index of its child (to name it in messages).
@@ -88,7 +90,13 @@ impl Processes {
         };
         let shown = argv.join(" ");
         let mut command = Command::new(&argv[0]);
-        command.args(&argv[1..]).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::inherit()).kill_on_drop(true);
+        command
+            .args(&argv[1..])
+            .env(stop::STARTED_BY, self.tag.get_or_init(stop::new_tag))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .kill_on_drop(true);
         let mut child = match stop::spawn_recorded(|| command.spawn()) {
             Ok(c) => c,
             Err(e) => return failed(format!("create_process: cannot start `{shown}`: {e}")),
@@ -167,7 +175,7 @@ impl Processes {
     pub fn kill_all(&self) {
         self.stdins.borrow_mut().clear();
         self.stdouts.borrow_mut().clear();
-        kill_and_reap(&mut self.children.borrow_mut());
+        kill_and_reap(&mut self.children.borrow_mut(), self.tag.get().map(String::as_str));
     }
 
     /// The command line of the child at `index`, for messages.
@@ -247,16 +255,20 @@ async fn next_line<R: AsyncBufRead + Unpin>(r: &mut R, line: &mut Vec<u8>) -> Re
     }
 }
 
-fn kill_and_reap(children: &mut [(String, Option<Running>)]) {
+/// Kills the children, what they started and the orphans handed to opal with this provider's
+/// `tag` (none started a child without one), and reaps them all.
+fn kill_and_reap(children: &mut [(String, Option<Running>)], tag: Option<&str>) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
+    let roots: Vec<u32> = children.iter().filter_map(|(_, c)| c.as_ref().and_then(|c| c.child.id())).collect();
+    let others = match tag {
+        Some(tag) => stop::kill_around(&roots, Some(tag)),
+        None => Vec::new(),
+    };
     for (_, slot) in children.iter_mut() {
         if let Some(c) = slot.as_mut() {
-            if let Some(pid) = c.child.id() {
-                stop::kill_descendants(pid);
-            }
             let _ = c.child.start_kill();
         }
     }
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
     for (_, slot) in children.iter_mut() {
         if let Some(c) = slot.as_mut() {
             while matches!(c.child.try_wait(), Ok(None)) && std::time::Instant::now() < deadline {
@@ -265,6 +277,7 @@ fn kill_and_reap(children: &mut [(String, Option<Running>)]) {
         }
         *slot = None;
     }
+    stop::reap(&others, deadline);
 }
 
 /// A string, or a tuple of strings written one after another.

@@ -2,7 +2,7 @@
 //! on 127.0.0.1 (success, HTTP errors, malformed events, dropped and stalled connections),
 //! record and replay of a live stream, and process pipelines behind `--allow-exec`.
 
-use opal_e2e::{opal, pid_of, root, LlmServer};
+use opal_e2e::{default_signals, opal, pid_of, root, LlmServer};
 use std::process::{Command, Output};
 
 fn llm_run(server: &LlmServer, model: &str, extra: &[&str]) -> Output {
@@ -194,7 +194,9 @@ fn ctrl_c_stops_the_children_too() {
         "(i, o) := create_process (\"sleep\", \"{marker}\")\n() := fd_write_and_close (i, \"\")\nfor l in fd_read_and_close o:\n    print (&stdout, l)\n"
     );
     std::fs::write(&f, src).expect("write");
-    let child = Command::new(opal()).args(["run", f.to_str().expect("path"), "--allow-exec"]).stderr(std::process::Stdio::piped()).spawn().expect("spawn opal");
+    let mut c = Command::new(opal());
+    c.args(["run", f.to_str().expect("path"), "--allow-exec"]).stderr(std::process::Stdio::piped());
+    let child = default_signals(&mut c, &[libc::SIGINT]).spawn().expect("spawn opal");
     let running = |m: &str| running(&format!("sleep\0{m}"));
     for _ in 0..200 {
         if running(&marker) {
@@ -268,8 +270,9 @@ fn sigterm_and_sighup_stop_the_children_too() {
             "(i, o) := create_process (\"sh\", \"-c\", \"sleep {marker}; echo done\")\n() := fd_write_and_close (i, \"\")\nfor l in fd_read_and_close o:\n    print (&stdout, l)\n"
         );
         std::fs::write(&f, src).expect("write");
-        let child =
-            Command::new(opal()).args(["run", f.to_str().expect("path"), "--allow-exec"]).stderr(std::process::Stdio::piped()).spawn().expect("spawn opal");
+        let mut c = Command::new(opal());
+        c.args(["run", f.to_str().expect("path"), "--allow-exec"]).stderr(std::process::Stdio::piped());
+        let child = default_signals(&mut c, &[libc::SIGTERM, libc::SIGHUP]).spawn().expect("spawn opal");
         let needle = format!("sleep\0{marker}");
         let start = std::time::Instant::now();
         let pid = loop {
@@ -360,4 +363,173 @@ fn a_line_over_the_limit_fails_the_list_naming_the_child() {
     let src = "(i, o) := create_process (\"head\", \"-c\", \"16777216\", \"/dev/zero\")\n() := fd_write_and_close (i, \"\")\nfor l in fd_read_and_close o:\n    print (&stdout, \"a line\")\n";
     let (stdout, stderr, code) = out(&pipe_run(src, true));
     assert_eq!((stdout.as_str(), code), ("a line\n", Some(0)), "{stderr}");
+}
+
+/// A run whose one child is `sh -c script` and whose output is printed line by line, started
+/// with `dfl` at their default action and `ign` ignored (whatever the test inherited).
+fn start_script(name: &str, script: &str, dfl: &[i32], ign: &'static [i32]) -> std::process::Child {
+    use std::os::unix::process::CommandExt;
+    let dir = std::env::temp_dir().join(format!("opal-sig-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let f = dir.join(format!("{name}.opal"));
+    let src = format!(
+        "(i, o) := create_process (\"sh\", \"-c\", \"{script}\")\n() := fd_write_and_close (i, \"\")\nfor l in fd_read_and_close o:\n    print (&stdout, l)\n"
+    );
+    std::fs::write(&f, src).expect("write");
+    let mut c = Command::new(opal());
+    c.args(["run", f.to_str().expect("path"), "--allow-exec"]).stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped());
+    default_signals(&mut c, dfl);
+    // SAFETY: only signal(2), async-signal-safe, between fork and exec.
+    unsafe {
+        c.pre_exec(move || {
+            for &s in ign {
+                libc::signal(s, libc::SIG_IGN);
+            }
+            Ok(())
+        });
+    }
+    c.spawn().expect("spawn opal")
+}
+
+/// The id of the running process whose arguments are exactly `sleep marker`, once it runs.
+fn sleeping(marker: &str) -> u32 {
+    let start = std::time::Instant::now();
+    loop {
+        match pid_of(&format!("sleep\0{marker}\0")) {
+            Some(pid) => return pid,
+            None if start.elapsed() < std::time::Duration::from_secs(20) => std::thread::sleep(std::time::Duration::from_millis(25)),
+            None => panic!("`sleep {marker}` never started"),
+        }
+    }
+}
+
+/// Is `pid` gone (or a zombie)? Waits up to 10 s for it; kills it if it still runs then, so a
+/// failing test leaves nothing behind.
+fn gone(pid: u32) -> bool {
+    let dead =
+        || std::fs::read_to_string(format!("/proc/{pid}/stat")).map_or(true, |st| st.rsplit(')').next().is_some_and(|r| r.trim_start().starts_with('Z')));
+    let start = std::time::Instant::now();
+    while !dead() && start.elapsed() < std::time::Duration::from_secs(10) {
+        std::thread::sleep(std::time::Duration::from_millis(25));
+    }
+    let d = dead();
+    if !d {
+        // SAFETY: kill(2) of a leftover `sleep` this test started.
+        unsafe {
+            libc::kill(pid as libc::pid_t, libc::SIGKILL);
+        }
+    }
+    d
+}
+
+/// Opal's exit status, once it exits (killed after 20 s). Its pipes are read later (`output`),
+/// after `gone` has killed what was left running: a descendant would hold stderr open.
+fn ended(child: &mut std::process::Child) -> std::process::ExitStatus {
+    let start = std::time::Instant::now();
+    loop {
+        match child.try_wait() {
+            Ok(Some(st)) => return st,
+            _ if start.elapsed() < std::time::Duration::from_secs(20) => std::thread::sleep(std::time::Duration::from_millis(20)),
+            _ => {
+                let _ = child.kill();
+                return child.wait().expect("wait");
+            }
+        }
+    }
+}
+
+/// Opal's stdout and stderr, once it exited.
+fn output(child: std::process::Child) -> (String, String) {
+    let o = child.wait_with_output().expect("wait");
+    (String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
+}
+
+/// Issue 29: every catchable signal whose default action ends a process ends opal as SIGTERM
+/// does: the child, what it started and the orphan it left behind in a session of its own
+/// (`setsid`, handed to opal as the subreaper) are stopped, and opal exits with 128 + the
+/// signal's number (SIGQUIT without a core dump). They used to end opal at once (SIGQUIT with a
+/// core), leaving the children running.
+#[test]
+fn every_ending_signal_stops_the_children_and_their_orphans() {
+    let mut signals = vec![
+        (libc::SIGQUIT, "SIGQUIT".to_string()),
+        (libc::SIGUSR1, "SIGUSR1".into()),
+        (libc::SIGUSR2, "SIGUSR2".into()),
+        (libc::SIGALRM, "SIGALRM".into()),
+        (libc::SIGABRT, "SIGABRT".into()),
+        (libc::SIGXCPU, "SIGXCPU".into()),
+        (libc::SIGXFSZ, "SIGXFSZ".into()),
+        (libc::SIGVTALRM, "SIGVTALRM".into()),
+        (libc::SIGPROF, "SIGPROF".into()),
+        (libc::SIGIO, "SIGIO".into()),
+        (libc::SIGPWR, "SIGPWR".into()),
+        (libc::SIGSTKFLT, "SIGSTKFLT".into()),
+    ];
+    for k in [0, 5, libc::SIGRTMAX() - 1 - libc::SIGRTMIN()] {
+        signals.push((libc::SIGRTMIN() + k, format!("SIGRTMIN+{k}")));
+    }
+    let base = 700 + std::process::id() % 1000;
+    for (sig, name) in signals {
+        let (orphan_m, child_m) = (format!("{base}.{sig:02}1"), format!("{base}.{sig:02}2"));
+        let script = format!("(setsid sleep {orphan_m} >/dev/null 2>&1 </dev/null &); sleep {child_m}; echo done");
+        let mut child = start_script(&name, &script, &[sig], &[]);
+        let (orphan, grandchild) = (sleeping(&orphan_m), sleeping(&child_m));
+        // SAFETY: kill(2) of the opal this test started.
+        unsafe {
+            libc::kill(child.id() as libc::pid_t, sig);
+        }
+        let status = ended(&mut child);
+        let (orphan_gone, grandchild_gone) = (gone(orphan), gone(grandchild));
+        let (_, stderr) = output(child);
+        assert_eq!(status.code(), Some(128 + sig), "{name}: {stderr} ({status:?})");
+        assert_eq!(stderr.trim(), format!("opal: ended by {name}; child processes stopped"), "{name}");
+        assert!(grandchild_gone, "{name}: what the child started outlived opal");
+        assert!(orphan_gone, "{name}: the child's orphan (setsid) outlived opal");
+    }
+}
+
+/// Issue 29: the orphan a child leaves behind in a session of its own is handed to opal (the
+/// subreaper) and stopped when the run ends; it used to run on under init.
+#[test]
+fn an_orphan_in_its_own_session_is_stopped_when_the_run_ends() {
+    let marker = format!("{}.{}", 800 + std::process::id() % 1000, std::process::id() % 67);
+    let script = format!("(setsid sleep {marker} >/dev/null 2>&1 </dev/null & echo $!)");
+    let mut child = start_script("orphan", &script, &[], &[]);
+    let status = ended(&mut child);
+    let (stdout, stderr) = output(child);
+    assert_eq!(status.code(), Some(0), "{stderr}");
+    // The shell printed the orphan's id before the run ended.
+    let pid: u32 = stdout.trim().parse().expect("the orphan's id");
+    assert!(gone(pid), "the orphan `sleep {marker}` outlived the run");
+}
+
+/// Issue 29: a signal opal was started with ignored (`nohup`, SIGINT and SIGQUIT in a
+/// background job of a non-interactive shell) stays ignored: SIGHUP does not end this run, and
+/// SIGTERM, at its default, still does. Opal used to install its handler over it.
+#[test]
+fn a_signal_ignored_at_start_stays_ignored() {
+    let marker = format!("{}.{}", 900 + std::process::id() % 1000, std::process::id() % 61);
+    let child = start_script("nohup", &format!("sleep {marker}; echo done"), &[libc::SIGTERM], &[libc::SIGHUP]);
+    let sleep = sleeping(&marker);
+    // The child runs, so opal's handlers are installed: SIGHUP must still be ignored.
+    let status = std::fs::read_to_string(format!("/proc/{}/status", child.id())).expect("status");
+    let mask = |key: &str| status.lines().find_map(|l| l.strip_prefix(key)).and_then(|v| u64::from_str_radix(v.trim(), 16).ok()).unwrap_or(0);
+    let hup = 1u64 << (libc::SIGHUP - 1);
+    assert_eq!((mask("SigIgn:") & hup, mask("SigCgt:") & hup), (hup, 0), "{status}");
+    // SAFETY: kill(2) of the opal this test started.
+    unsafe {
+        libc::kill(child.id() as libc::pid_t, libc::SIGHUP);
+    }
+    let mut child = child;
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert!(matches!(child.try_wait(), Ok(None)), "SIGHUP ended opal");
+    // SAFETY: as above.
+    unsafe {
+        libc::kill(child.id() as libc::pid_t, libc::SIGTERM);
+    }
+    let status = ended(&mut child);
+    let sleep_gone = gone(sleep);
+    let (_, stderr) = output(child);
+    assert_eq!(status.code(), Some(143), "{stderr} ({status:?})");
+    assert!(sleep_gone, "the child outlived opal");
 }
