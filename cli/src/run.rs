@@ -111,16 +111,31 @@ fn runtime_error(f: &opal_core::machine::run::Fault, at: Option<u32>, file: &str
         _ => "see docs/diagnostics.md",
     };
     let label = if f.label.is_empty() { String::new() } else { format!(" (statement {})", f.label) };
+    // A library function given arguments of the wrong shape fails inside it: name the call.
+    let inside = f.inside.map(|c| {
+        let span = opal_core::span::Span::new(c.offset as usize, c.offset as usize + c.name.len());
+        (span, format!("this happened inside this call of `{}`, which takes {}", c.name, c.shape))
+    });
     match at {
         Some(off) => {
             // The caret covers the name or literal the statement starts at.
             let start = off as usize;
             let word = text.get(start..).map_or(1, |t| t.find(|c: char| !(c.is_alphanumeric() || c == '_')).unwrap_or(t.len()).max(1));
-            let d = opal_core::diag::Diagnostic::error(f.code, opal_core::span::Span::new(start, start + word), format!("runtime error{label}: {}", f.message))
-                .with_help(help);
+            let mut d =
+                opal_core::diag::Diagnostic::error(f.code, opal_core::span::Span::new(start, start + word), format!("runtime error{label}: {}", f.message))
+                    .with_help(help);
+            if let Some((span, note)) = inside {
+                d = d.with_related(span, note);
+            }
             opal_core::diag::render(&d, file, text, index)
         }
-        None => format!("{file}: error[{}]: runtime error{label}: {}\n  = help: {help}\n", f.code, f.message),
+        None => {
+            let note = inside.map_or(String::new(), |(span, note)| {
+                let lc = index.line_col(text, span.start);
+                format!("  = note: {file}:{}:{}: {note}\n", lc.line, lc.col)
+            });
+            format!("{file}: error[{}]: runtime error{label}: {}\n{note}  = help: {help}\n", f.code, f.message)
+        }
     }
 }
 

@@ -117,8 +117,8 @@ pub(crate) fn stepper(what: String, before: &State, after: &State, taken: &[Take
 pub(crate) fn statement_lines(m: &Machine, env: &Env) -> BTreeSet<usize> {
     fn walk(t: &opal_core::machine::template::Template, env: &Env, out: &mut BTreeSet<usize>) {
         for st in &t.stmts {
-            if st.span != opal_core::span::Span::default() {
-                out.extend(env.line_at(Some(st.span.start)));
+            if let Some(at) = st.source_offset() {
+                out.extend(env.line_at(Some(at)));
             }
             if let opal_core::machine::template::TOp::Fun(i) = st.op {
                 walk(t.fun(i).0, env, out);

@@ -68,12 +68,11 @@ impl Desugarer {
     /// stuck `add` deep inside `map` at run time.
     pub(super) fn check_argument_order(&mut self, f: &Expr, a: &Expr) {
         let ExprKind::Name(id) = &f.kind else { return };
-        let shape = match id.name.as_str() {
-            "map" | "filter" => "(list, function)",
-            "sort_by" => "(list, key function)",
-            "fold" => "(list, initial value, function)",
-            _ => return,
-        };
+        // The functions that take a function after their list.
+        if !matches!(id.name.as_str(), "map" | "filter" | "sort_by" | "fold") {
+            return;
+        }
+        let Some(shape) = prelude::shape(&id.name) else { return };
         // A program's own `map` may take anything.
         if self.find_var(&id.name).is_some() {
             return;
@@ -96,6 +95,19 @@ impl Desugarer {
                 Diagnostic::error("E0108", first.span, format!("`{}` takes {shape}: this function is where the list goes", id.name))
                     .with_help(format!("put the list first, as in `{} (items, fun x: …)` (Python's `map(f, l)` order is reversed here)", id.name)),
             );
+        }
+    }
+
+    /// A call of a prelude list function written in the program (not one the desugaring makes,
+    /// such as a `for` loop's `fold`): a runtime error inside it is reported with a note at
+    /// this call naming the shape the function takes (`Program::library_calls`).
+    pub(super) fn note_library_call(&mut self, f: &Expr, span: Span) {
+        let ExprKind::Name(id) = &f.kind else { return };
+        if self.prelude_mode || self.core_mode || self.find_var(&id.name).is_some() {
+            return;
+        }
+        if let Some(i) = prelude::SHAPES.iter().position(|(n, _)| *n == id.name) {
+            self.library_calls.push((span.start, i as u32));
         }
     }
 

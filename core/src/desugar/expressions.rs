@@ -207,6 +207,7 @@ impl Desugarer {
         };
         self.check_call(f, &fknown, arg_shape, span);
         self.check_argument_order(f, a);
+        self.note_library_call(f, span);
         if amps.is_empty() {
             return self.call_op(kind, fname, arg, span, target);
         }

@@ -84,6 +84,9 @@ pub struct Program {
     pub ordered: Vec<String>,
     /// Every declared external's class (from its `extern` line or the world file).
     pub orders: std::collections::BTreeMap<String, Order>,
+    /// Calls of prelude list functions the program wrote: the start of each call's span, with
+    /// the function's index in `prelude::SHAPES`, sorted by offset.
+    pub library_calls: Vec<(u32, u32)>,
 }
 
 impl Program {
@@ -153,6 +156,8 @@ pub struct Desugarer {
     plan: Plan,
     /// The name the `fun` literal being desugared is bound to (`f := fun …`, `rec f`).
     fun_owner: Option<String>,
+    /// See `Program::library_calls`.
+    library_calls: Vec<(u32, u32)>,
 }
 
 /// The scope key of the sequencing token: no source name can be written like it.
@@ -203,6 +208,7 @@ impl Desugarer {
             world_orders: HashMap::new(),
             plan: Plan::default(),
             fun_owner: None,
+            library_calls: Vec::new(),
         };
         if !prelude_mode {
             // Invented names are numbered per program from 1 (`t'1`, not `t'84` after the
@@ -260,7 +266,10 @@ impl Desugarer {
         }
         ordered.sort();
         let orders = self.orders.into_iter().collect();
-        let program = Program { env, body: CExpr { stmts, ret: Some(ret) }, externs: self.externs, symbols: self.symbols, ordered, orders };
+        let mut library_calls = self.library_calls;
+        library_calls.sort_unstable();
+        library_calls.dedup_by_key(|c| c.0);
+        let program = Program { env, body: CExpr { stmts, ret: Some(ret) }, externs: self.externs, symbols: self.symbols, ordered, orders, library_calls };
         (program, self.diags)
     }
 

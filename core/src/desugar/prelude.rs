@@ -12,6 +12,26 @@ use std::sync::{Arc, OnceLock};
 
 pub const SOURCE: &str = include_str!("../prelude.opal");
 
+/// The prelude's list functions and the shape of what each takes, in the words errors use:
+/// E0108 (a function where the list goes) and the runtime note on an error inside a call a
+/// program wrote (`machine::Machine::library_call_of`) both read this one table.
+pub const SHAPES: &[(&str, &str)] = &[
+    ("map", "(list, function)"),
+    ("filter", "(list, function)"),
+    ("fold", "(list, initial value, function)"),
+    ("sort_by", "(list, key function)"),
+    ("join_str", "(list, separator)"),
+    ("concat", "(list, list)"),
+    ("length", "a list"),
+    ("reverse", "a list"),
+    ("is_empty", "a list"),
+];
+
+/// What the prelude list function `name` takes (`SHAPES`).
+pub fn shape(name: &str) -> Option<&'static str> {
+    SHAPES.iter().find(|(n, _)| *n == name).map(|(_, s)| *s)
+}
+
 pub struct PreludeDef {
     pub name: String,
     pub stmts: Vec<Stmt>,

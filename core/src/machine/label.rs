@@ -248,6 +248,10 @@ impl Labels {
         self.generation = self.generation.wrapping_add(1);
         &self.remap
     }
+    /// Does node `l` stand for a folded chain of levels (`compact`)?
+    pub fn is_run(&self, l: LabelId) -> bool {
+        self.nodes.get(l.0 as usize).is_some_and(|n| n.1 & RUN != 0)
+    }
     /// The label `ℓ` that `ℓ.i` extends; `None` for a top-level label. For a label folded into
     /// a run (which nobody holds) this is where the run starts, skipping levels.
     pub fn parent(&self, l: LabelId) -> Option<LabelId> {

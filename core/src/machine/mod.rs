@@ -24,7 +24,7 @@ use crate::names::Name;
 use crate::span::Span;
 use label::{LabelId, Labels, ROOT};
 use std::sync::Arc;
-use template::{compile_closed, compile_fun, TOp, TVar, Template};
+use template::{compile_closed, compile_fun_marking, TOp, TVar, Template};
 
 pub use print::print_initial;
 
@@ -36,6 +36,32 @@ pub struct StmtId(pub u32);
 pub struct TaskId(pub u32);
 
 const NONE: u32 = u32::MAX;
+/// Marks a statement's source offset (`StmtNode::at`): a call of a prelude list function the
+/// program wrote, whose inlining `inline` records (source files are at most 1 GiB, so no
+/// offset has this bit).
+const LIBRARY_CALL: u32 = 1 << 31;
+
+/// Where a statement of the program was written (`StmtNode::at`): `NONE` if nowhere, marked
+/// `LIBRARY_CALL` if it is a call of a prelude list function the program wrote (`calls`, the
+/// sorted `Program::library_calls`).
+fn marked_place(op: &crate::ir::Op, span: Span, calls: &[(u32, u32)]) -> u32 {
+    let Some(at) = source_pos(span) else { return NONE };
+    let call = matches!(op, crate::ir::Op::Call(..)) && calls.binary_search_by_key(&at, |c| c.0).is_ok();
+    if call {
+        at | LIBRARY_CALL
+    } else {
+        at
+    }
+}
+
+/// A source offset without the `LIBRARY_CALL` mark (`NONE` stays `NONE`).
+fn unmarked(at: u32) -> u32 {
+    if at == NONE {
+        NONE
+    } else {
+        at & !LIBRARY_CALL
+    }
+}
 /// The binder of a variable whose slot is free for reuse.
 const FREED: u32 = u32::MAX - 1;
 /// Externals' arguments may nest tuples this deep (deeper ones are stuck, not a crash).
@@ -252,7 +278,7 @@ impl StmtNode {
     }
     /// The source offset the statement was written at, if it comes from the source.
     pub fn source_offset(&self) -> Option<u32> {
-        (self.at != NONE).then_some(self.at)
+        (self.at != NONE).then_some(self.at & !LIBRARY_CALL)
     }
 }
 
@@ -469,6 +495,22 @@ pub struct Machine {
     data_cost: std::cell::Cell<u64>,
     /// Externals called with the sequencing token (`Program::ordered`).
     ordered: Arc<[Arc<str>]>,
+    /// `Program::library_calls`: the program's calls of prelude list functions.
+    library_sites: Arc<[(u32, u32)]>,
+    /// (label, source offset) of each such call inlined so far: the label is the prefix of
+    /// every statement the call became, which is how `library_call_of` finds the call a
+    /// failing statement ran inside. Pruned with the labels (`compact_labels`).
+    library_entered: Vec<(LabelId, u32)>,
+}
+
+/// A call of a prelude list function the program wrote, that a failing statement ran inside.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LibraryCall {
+    /// Where the call starts in the source.
+    pub offset: u32,
+    pub name: &'static str,
+    /// What the function takes (`desugar::prelude::SHAPES`).
+    pub shape: &'static str,
 }
 
 impl Machine {
@@ -510,6 +552,8 @@ impl Machine {
             data_later: Vec::new(),
             data_cost: std::cell::Cell::new(0),
             ordered: p.ordered.iter().map(|e| Arc::from(e.as_str())).collect(),
+            library_sites: Arc::from(p.library_calls.as_slice()),
+            library_entered: Vec::new(),
         };
         let mut names: crate::names::FastMap<Name, VarId> = Default::default();
         let zero = m.labels.child(ROOT, 0);
@@ -538,13 +582,13 @@ impl Machine {
                 crate::ir::Op::Prj(i, x) => MOp::Prj(*i, resolve(&mut m, *x)),
                 crate::ir::Op::Prim(c) => m.new_prim(c.clone()),
                 crate::ir::Op::Fun(f) => {
-                    let (tpl, caps) = compile_fun(f);
+                    let (tpl, caps) = compile_fun_marking(f, &p.library_calls);
                     let env: Vec<VarId> = caps.into_iter().map(|n| resolve(&mut m, n)).collect();
                     m.new_fun(tpl, env.into_iter())
                 }
             };
             let bind = resolve(&mut m, s.bind);
-            let id = m.push_stmt(label, bind, op, source_pos(s.span).unwrap_or(NONE));
+            let id = m.push_stmt(label, bind, op, marked_place(&s.op, s.span, &p.library_calls));
             m.link_after(m.tail, id);
         }
         m.ret = resolve(&mut m, p.body.ret_name());
@@ -707,6 +751,14 @@ impl Machine {
         for t in self.tasks.iter_mut().filter(|t| t.stmt.0 != NONE) {
             re(&mut t.label);
         }
+        // A call whose label nothing live extends any more can no longer be reported; one
+        // folded into a run no longer names its own label (a note left out, never a wrong one).
+        self.library_entered.retain_mut(|(l, _)| {
+            l.0 = map[l.0 as usize];
+            l.0 != u32::MAX
+        });
+        let labels = &self.labels;
+        self.library_entered.retain(|(l, _)| !labels.is_run(*l));
         self.label_budget = (2 * self.labels.len()).max(self.label_budget);
     }
 
@@ -948,6 +1000,25 @@ impl Machine {
         let b = self.vars[v.0 as usize].binder;
         (b < FREED).then_some(StmtId(b))
     }
+    /// The innermost call of a prelude list function the program wrote that statement `s`
+    /// came from (its label extends the call's). Only computed when a failure is reported.
+    pub fn library_call_of(&self, s: StmtId) -> Option<LibraryCall> {
+        if self.library_entered.is_empty() {
+            return None;
+        }
+        let entered: std::collections::HashMap<LabelId, u32> = self.library_entered.iter().copied().collect();
+        let mut l = self.labels.parent(self.stmts.get(s.0 as usize)?.label);
+        while let Some(p) = l {
+            if let Some(&offset) = entered.get(&p) {
+                let i = self.library_sites.binary_search_by_key(&offset, |c| c.0).ok()?;
+                let (name, shape) = *crate::desugar::prelude::SHAPES.get(self.library_sites[i].1 as usize)?;
+                return Some(LibraryCall { offset, name, shape });
+            }
+            l = self.labels.parent(p);
+        }
+        None
+    }
+
     pub fn label_of(&self, s: StmtId) -> String {
         self.labels.show(self.stmts[s.0 as usize].label)
     }
@@ -1621,7 +1692,8 @@ impl Machine {
     /// Starts replacing statement `s`: it leaves the term; `put` inserts its replacements.
     fn open(&mut self, s: StmtId) -> Insert {
         let n = &self.stmts[s.0 as usize];
-        let (label, bind, at) = (n.label, n.bind, n.at);
+        // What replaces a statement is not the call the program wrote: it keeps the place only.
+        let (label, bind, at) = (n.label, n.bind, unmarked(n.at));
         let prev = self.unlink(s);
         self.free_stmt(s);
         Insert { prev, label, bind, at, next: 1 }
@@ -1664,7 +1736,10 @@ impl Machine {
     /// reduce-call and resolve: `x' := w; s̄'; z := y'` with the body freshened at ℓ.
     /// Statements keep the source span they were written at (the debugger's current line).
     fn inline(&mut self, s: StmtId, tpl: &Template, env: &[VarId], arg: Option<VarId>, ordered: bool) {
-        let label = self.stmts[s.0 as usize].label;
+        let (label, at) = (self.stmts[s.0 as usize].label, self.stmts[s.0 as usize].at);
+        if at != NONE && at & LIBRARY_CALL != 0 {
+            self.library_entered.push((label, at & !LIBRARY_CALL));
+        }
         let mut locals = std::mem::take(&mut self.scratch_locals);
         locals.clear();
         for n in &tpl.names {
@@ -1691,7 +1766,7 @@ impl Machine {
                     self.new_fun(t.clone(), caps.iter().map(|c| map(*c)))
                 }
             };
-            self.put(&mut at, Some(locals[ts.local as usize]), op, source_pos(ts.span));
+            self.put(&mut at, Some(locals[ts.local as usize]), op, (ts.at != NONE).then_some(ts.at));
         }
         self.finish(&mut at, map(tpl.ret), ordered);
         // Binders of the template that no statement uses are garbage already: a value bound
@@ -1872,6 +1947,6 @@ mod tests {
         assert_eq!(std::mem::size_of::<super::StmtNode>(), 32);
         assert_eq!(std::mem::size_of::<super::VarNode>(), 28);
         // A list literal's body is a template of 3 statements per element.
-        assert_eq!(std::mem::size_of::<super::template::TStmt>(), 28);
+        assert_eq!(std::mem::size_of::<super::template::TStmt>(), 24);
     }
 }

@@ -107,11 +107,18 @@ pub struct Fault {
     pub label: String,
     pub code: &'static str,
     pub message: String,
+    /// The call of a prelude list function the program wrote that the statement ran inside
+    /// (reported as a note: a function given arguments of the wrong shape fails inside it).
+    pub inside: Option<super::LibraryCall>,
 }
 
 impl Fault {
     pub fn new(label: String, code: &'static str, message: impl Into<String>) -> Fault {
-        Fault { label, code, message: message.into() }
+        Fault { label, code, message: message.into(), inside: None }
+    }
+    /// The fault at statement `s` of `m`, with the library call it ran inside, if any.
+    pub fn at(m: &Machine, s: StmtId, code: &'static str, message: impl Into<String>) -> Fault {
+        Fault { inside: m.library_call_of(s), ..Fault::new(m.label_of(s), code, message) }
     }
 }
 
@@ -660,10 +667,10 @@ impl<'m> Runner<'m> {
                 match self.m.status(s) {
                     Status::Stuck(why) => {
                         let code = if matches!(self.m.steppable(s), Err(Blocked::Failed(_))) { FAILED } else { STUCK };
-                        stuck.push(Fault::new(self.m.label_of(s), code, why))
+                        stuck.push(Fault::at(self.m, s, code, why))
                     }
                     Status::Waiting { .. } | Status::Pending if stuck.is_empty() && self.opts.strategy == Strategy::Cbv => {
-                        stuck.push(Fault::new(self.m.label_of(s), STOPPED, "evaluation stopped here"))
+                        stuck.push(Fault::at(self.m, s, STOPPED, "evaluation stopped here"))
                     }
                     _ => {}
                 }
@@ -704,7 +711,7 @@ impl<'m> Runner<'m> {
             }
         }
         match at {
-            Some((s, why)) => Fault::new(self.m.label_of(s), UNFINISHED, format!("the result cannot be computed: this statement is {why}")),
+            Some((s, why)) => Fault::at(self.m, s, UNFINISHED, format!("the result cannot be computed: this statement is {why}")),
             None => Fault::new(String::new(), UNFINISHED, "the result cannot be computed: it is not a value and nothing can step"),
         }
     }

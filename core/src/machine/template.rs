@@ -4,7 +4,6 @@
 use crate::ir::{Expr, Fun, Op, Prim};
 use crate::names::FastMap as HashMap;
 use crate::names::{Name, NameTable};
-use crate::span::Span;
 use std::sync::Arc;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,7 +34,10 @@ pub enum TOp {
 pub struct TStmt {
     pub local: u32,
     pub op: TOp,
-    pub span: Span,
+    /// Where the statement was written (the start of its span; `NONE` if nowhere), with the
+    /// `LIBRARY_CALL` mark on a call of a prelude list function the program wrote
+    /// (`Program::library_calls`): what `StmtNode::at` of its copies starts as.
+    pub at: u32,
 }
 
 #[derive(Debug, Default)]
@@ -51,6 +53,13 @@ pub struct Template {
     funs: Vec<(Arc<Template>, Vec<TVar>)>,
 }
 
+impl TStmt {
+    /// The source offset the statement was written at, if it comes from the source.
+    pub fn source_offset(&self) -> Option<u32> {
+        (self.at != super::NONE).then_some(self.at & !super::LIBRARY_CALL)
+    }
+}
+
 impl Default for TVar {
     fn default() -> TVar {
         TVar::Local(0)
@@ -64,7 +73,7 @@ impl Template {
     }
     /// Appends `local := op`.
     pub fn push(&mut self, local: u32, op: TOp) {
-        self.stmts.push(TStmt { local, op, span: Span::default() });
+        self.stmts.push(TStmt { local, op, at: super::NONE });
     }
     pub fn tuple_op(&mut self, parts: impl IntoIterator<Item = TVar>) -> TOp {
         let start = self.vars.len();
@@ -98,9 +107,15 @@ impl Template {
 
 /// Compiles a function; its free variables resolve through `outer` into the returned capture list.
 pub fn compile_fun(f: &Fun) -> (Arc<Template>, Vec<Name>) {
+    compile_fun_marking(f, &[])
+}
+
+/// `compile_fun`, marking the calls whose span starts at one of `calls` (sorted offsets of the
+/// program's calls of prelude list functions) as `TStmt::library_call`.
+pub fn compile_fun_marking(f: &Fun, calls: &[(u32, u32)]) -> (Arc<Template>, Vec<Name>) {
     let mut binders = NameTable::new(4 * f.body.size() + 64);
     let mut next_id = 0;
-    compile_in(f, &mut binders, &mut next_id)
+    compile_in(f, &mut binders, &mut next_id, calls)
 }
 
 /// Compiles a closed expression (a resolution result) as a template whose parameter is unused.
@@ -110,7 +125,7 @@ pub fn compile_closed(e: &Expr) -> (Arc<Template>, Vec<Name>) {
 
 /// `binders` maps every binder seen so far, in this function and the ones nested in it, to
 /// (template, local): names are unique in a desugared term, so one table serves them all.
-fn compile_in(f: &Fun, binders: &mut NameTable<(u32, u32)>, next_id: &mut u32) -> (Arc<Template>, Vec<Name>) {
+fn compile_in(f: &Fun, binders: &mut NameTable<(u32, u32)>, next_id: &mut u32, calls: &[(u32, u32)]) -> (Arc<Template>, Vec<Name>) {
     let id = *next_id;
     *next_id += 1;
     let mut names = Vec::with_capacity(f.body.stmts.len() + 1);
@@ -119,7 +134,7 @@ fn compile_in(f: &Fun, binders: &mut NameTable<(u32, u32)>, next_id: &mut u32) -
     let mut tpl = Template::with_names(names);
     tpl.stmts.reserve(f.body.stmts.len());
     let mut c = Compiler { id, tpl, free_idx: HashMap::default() };
-    c.expr_stmts(&f.body, binders, next_id);
+    c.expr_stmts(&f.body, binders, next_id, calls);
     c.tpl.ret = c.var(f.body.ret_name(), binders);
     let free = c.tpl.free.clone();
     (Arc::new(c.tpl), free)
@@ -147,7 +162,7 @@ impl Compiler {
         self.free_idx.insert(n, i);
         TVar::Free(i)
     }
-    fn expr_stmts(&mut self, e: &Expr, binders: &mut NameTable<(u32, u32)>, next_id: &mut u32) {
+    fn expr_stmts(&mut self, e: &Expr, binders: &mut NameTable<(u32, u32)>, next_id: &mut u32, calls: &[(u32, u32)]) {
         for s in &e.stmts {
             let op = match &s.op {
                 Op::Alias(y) => TOp::Alias(self.var(*y, binders)),
@@ -166,7 +181,7 @@ impl Compiler {
                 Op::Prj(i, x) => TOp::Prj(*i, self.var(*x, binders)),
                 Op::Prim(p) => self.tpl.prim_op(p.clone()),
                 Op::Fun(f) => {
-                    let (t, caps) = compile_in(f, binders, next_id);
+                    let (t, caps) = compile_in(f, binders, next_id, calls);
                     let caps = caps.into_iter().map(|n| self.var(n, binders)).collect();
                     self.tpl.fun_op(t, caps)
                 }
@@ -174,7 +189,8 @@ impl Compiler {
             let local = self.tpl.names.len() as u32;
             self.tpl.names.push(s.bind);
             binders.insert(s.bind, (self.id, local));
-            self.tpl.stmts.push(TStmt { local, op, span: s.span });
+            let at = super::marked_place(&s.op, s.span, calls);
+            self.tpl.stmts.push(TStmt { local, op, at });
         }
     }
 }
