@@ -7,6 +7,7 @@ pub mod diag;
 pub mod externals;
 pub mod files;
 pub mod format;
+pub mod framing;
 pub mod ir;
 pub mod lenient_json;
 pub mod machine;

@@ -380,6 +380,27 @@ fn every_malformed_frame_is_followed_by_an_answered_request() {
     }
 }
 
+/// Issue 29 (found after the transport was made to resynchronise): a header block without its
+/// blank line swallowed the request after it, and a body holding a request and more bytes was
+/// refused without an answer. Both requests are answered now.
+#[test]
+fn a_header_without_its_blank_line_and_a_body_with_two_values_are_answered() {
+    let threads = |seq: i64| format!(r#"{{"seq":{seq},"type":"request","command":"threads"}}"#);
+    let mut d = Dap::start();
+    d.raw(&[b"Content-Length: 2\r\n{}".to_vec(), frame(&threads(3001))].concat());
+    let r = d.response_to(&json!(3001));
+    assert_eq!((r["success"].clone(), r["command"].clone()), (json!(true), json!("threads")), "{r}");
+    for (seq, body) in [(3002, format!("{}{}", threads(3002), threads(3003))), (3004, format!("{} x", threads(3004)))] {
+        d.raw(&frame(&body));
+        let r = d.response_to(&json!(seq));
+        assert_eq!(r["success"], false, "{body}: {r}");
+        assert!(r["message"].as_str().unwrap_or("").contains("more byte"), "{body}: {r}");
+    }
+    // The session goes on.
+    let r = d.request("threads", json!({}));
+    assert_eq!(r["body"]["threads"][0]["id"], 1, "{r}");
+}
+
 /// One breakpoint per requested breakpoint, in order, before the launch and after it; the
 /// invalid ones unverified with a message.
 #[test]

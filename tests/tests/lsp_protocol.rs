@@ -146,6 +146,28 @@ fn a_too_large_length_at_the_end_of_input_is_answered_after_a_pause() {
     assert_eq!(c.shutdown(), Some(0));
 }
 
+/// Issue 29: two `Content-Length` headers that disagree were read with the first; a header block
+/// without its blank line swallowed the message after it; a body holding a message and more
+/// bytes got a parse error without its id. Each is refused with the id, or answered.
+#[test]
+fn disagreeing_lengths_a_header_without_its_blank_line_and_two_values_in_a_body() {
+    let mut c = start();
+    c.open(&uri("a.opal"), "x := 1\n");
+    let body = hover_body("201");
+    c.write_bytes(format!("Content-Length: {}\r\nContent-Length: 5\r\n\r\n{body}", body.len()).as_bytes());
+    let e = answer(&mut c, json!(201));
+    assert_eq!(e["error"]["code"], json!(-32700), "two lengths: {e}");
+    still_serving(&mut c);
+    c.write_bytes(&[b"Content-Length: 2\r\n{}".to_vec(), frame(&hover_body("202"))].concat());
+    let r = answer(&mut c, json!(202));
+    assert!(r.get("error").is_none(), "after a header without its blank line: {r}");
+    c.write_bytes(&frame(&format!("{}{}", hover_body("203"), hover_body("204"))));
+    let e = answer(&mut c, json!(203));
+    assert_eq!(e["error"]["code"], json!(-32700), "two values: {e}");
+    still_serving(&mut c);
+    assert_eq!(c.shutdown(), Some(0));
+}
+
 /// A long program: functions, calls, and `if`s threading `stdout` (as in `opal-bench lsp`).
 fn long_source(blocks: usize) -> String {
     let mut s = String::from("# A long program.\n");

@@ -54,8 +54,14 @@ fn the_reader_resynchronises_after_any_malformed_frame() {
         ([format!("Content-Length: {}\r\n\r\n{e}", e.chars().count()), frame(&ok)].concat().into_bytes(), vec!["!3", "7"]),
         // Much too small: still read whole up to the next header, and refused …
         ([format!("Content-Length: 10\r\n\r\n{ok}"), frame(&ok)].concat().into_bytes(), vec!["!7", "7"]),
+        // … also when more follows the value (one message per frame; the rest is skipped) …
+        ([format!("Content-Length: 10\r\n\r\n{ok}}}"), frame(&ok)].concat().into_bytes(), vec!["!7", "7"]),
         // … unless what follows does not complete it: a truncated body, its tail skipped.
-        ([format!("Content-Length: 10\r\n\r\n{ok}}}"), frame(&ok)].concat().into_bytes(), vec!["!-", "7"]),
+        ([format!("Content-Length: 10\r\n\r\n{}]", &ok[..20]), frame(&ok)].concat().into_bytes(), vec!["!-", "7"]),
+        // A header block without its blank line: the message after it is read (issue 29).
+        (["Content-Length: 2\r\n{}".to_string(), frame(&request(8)), frame(&ok)].concat().into_bytes(), vec!["!-", "8", "7"]),
+        // A value and more bytes in one body: refused with the value's seq (issue 29).
+        ([frame(&format!("{ok}{}", request(8))), frame(&ok)].concat().into_bytes(), vec!["!7", "7"]),
         // Too large: the next header inside the declared body ends it.
         ([format!("Content-Length: {}\r\n\r\n{ok}", ok.len() + 20), frame(&request(8)), frame(&ok)].concat().into_bytes(), vec!["!7", "8", "7"]),
         ([format!("Content-Length: {}\r\n\r\n{ok}", ok.len() + 100), frame(&request(8))].concat().into_bytes(), vec!["!7", "8"]),
