@@ -66,8 +66,9 @@ enum State {
     Header,
     Body(Body),
     /// A declared body that is not JSON, read: the bytes after it may complete a message whose
-    /// length was declared too small.
-    Short(Vec<u8>, Option<String>),
+    /// length was declared too small. With the length of what was last read as one (0: not
+    /// yet).
+    Short(Vec<u8>, Option<String>, usize),
 }
 
 /// A body being read: its declared length, why its header is wrong although a body follows,
@@ -172,7 +173,7 @@ impl Framer {
                 State::Body(mut b) => match self.body(&mut b) {
                     Ok(Some(Frame::Body(body))) => match complete_value(&body) {
                         Some(v) => return Step::Frame(accepted(body, v, b.conflict)),
-                        None => self.state = State::Short(body, b.conflict),
+                        None => self.state = State::Short(body, b.conflict, 0),
                     },
                     Ok(Some(Frame::Bad(why, v))) => {
                         let why = b.conflict.map(|c| format!("{c}; {why}")).unwrap_or(why);
@@ -184,7 +185,7 @@ impl Framer {
                         return Step::NeedInput { pause_decides };
                     }
                 },
-                State::Short(body, conflict) => match self.short(&body) {
+                State::Short(body, conflict, mut tried) => match self.short(&body, &mut tried) {
                     Some(f) => {
                         return Step::Frame(match (f, conflict) {
                             (Frame::Bad(why, v), Some(c)) => Frame::Bad(format!("{c}; {why}"), v),
@@ -193,7 +194,7 @@ impl Framer {
                         })
                     }
                     None => {
-                        self.state = State::Short(body, conflict);
+                        self.state = State::Short(body, conflict, tried);
                         return Step::NeedInput { pause_decides: true };
                     }
                 },
@@ -369,13 +370,20 @@ impl Framer {
     /// the value), the start of a message whose length was counted too small (read on up to
     /// the next header, and refused with it), or bytes the protocol judges. `None` until input
     /// decides.
-    fn short(&mut self, body: &[u8]) -> Option<Frame> {
+    fn short(&mut self, body: &[u8], tried: &mut usize) -> Option<Frame> {
         // A length counted in characters is short by at most three bytes per character.
         let limit = body.len().saturating_mul(3).saturating_add(64);
         let end = find_header(&self.buf, 0).unwrap_or(self.buf.len());
         let tail = &self.buf[..end.min(limit)];
-        let whole = [body, tail].concat();
         let undecided = end == self.buf.len() && end < limit && !self.paused && !self.ended;
+        // A large body whose rest trickles in is read again only when it has grown by a
+        // quarter (or input decides), not once per read: that would be quadratic.
+        let whole_len = body.len() + tail.len();
+        if undecided && *tried > 0 && whole_len > 4096 && whole_len < *tried + *tried / 4 {
+            return None;
+        }
+        *tried = whole_len;
+        let whole = [body, tail].concat();
         match first_value(&whole) {
             First::Value(v, used) if used <= body.len() => {
                 let extra = body[used..].trim_ascii().len();

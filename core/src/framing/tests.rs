@@ -135,6 +135,16 @@ fn a_pause_ends_a_body_declared_too_large() {
     assert_eq!(f.poll(), Step::NeedInput { pause_decides: false });
 }
 
+/// A length declared far too small, the rest of a large message trickling in: still read
+/// whole and refused with its `seq` (read again as it grows by a quarter, not once per read).
+#[test]
+fn a_large_message_declared_too_small_is_read_whole() {
+    let body = format!(r#"{{"seq":5,"x":"{}"}}"#, "a".repeat(600_000));
+    let input = format!("Content-Length: 250000\r\n\r\n{body}");
+    let chunks: Vec<&[u8]> = input.as_bytes().chunks(1024).collect();
+    assert_eq!(read_chunks(&chunks), ["!5"]);
+}
+
 /// JSON nested too deep for a parser is not read as a value, whatever serde_json's features.
 #[test]
 fn deep_nesting_is_not_parsed() {
