@@ -111,6 +111,24 @@ impl Desugarer {
         }
     }
 
+    /// `y := f (&h, x)` binds what `f` returns after its handles, but a `fun (&h, …)` whose
+    /// body ends in a threaded call returns only the handles (LANGUAGE.md §4): nothing to bind,
+    /// which at run time is a projection out of a handle far from the cause.
+    pub(super) fn check_value_of_handles_only(&mut self, f: &Expr, span: Span) {
+        let ExprKind::Name(id) = &f.kind else { return };
+        let Some((vi, _)) = self.find_var(&id.name) else { return };
+        if !self.vars[vi].handles_only {
+            return;
+        }
+        let name = &id.name;
+        self.diags.push(
+            Diagnostic::error("E0109", span, format!("`{name}` returns only its `&` handle: its body ends in a threaded call, so it has no value to bind"))
+                .with_help(format!(
+                    "call it as an item (`{name} (&…, …)` on its own line), or end its body with the value it should return"
+                )),
+        );
+    }
+
     /// `++` joins lists: a tuple or a string on either side is a mistake worth a clear error.
     pub(super) fn check_concat(&mut self, e: &Expr) {
         let what = match self.known_of_expr(e, Name::plain("?")) {

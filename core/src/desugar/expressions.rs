@@ -212,6 +212,9 @@ impl Desugarer {
             return self.call_op(kind, fname, arg, span, target);
         }
         let k = amps.len();
+        if want_value {
+            self.check_value_of_handles_only(f, span);
+        }
         if !want_value {
             if k == 1 {
                 let core = self.user_name(&amps[0].name);

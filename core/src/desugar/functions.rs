@@ -16,7 +16,8 @@ impl Desugarer {
         // functions plain; any other function value takes it.
         let owner = self.fun_owner.take();
         let token = self.plan.ordered && owner.as_deref().is_none_or(|n| self.plan.takes_token(n));
-        self.fun_with(params, kind, token, None, |d| match body {
+        let surely_no_value = self.ends_without_value(body);
+        let f = self.fun_with(params, kind, token, None, |d| match body {
             FunBody::Expr(e) => {
                 if has_amp_call(e) {
                     d.expr_stmt(e);
@@ -26,7 +27,36 @@ impl Desugarer {
                 }
             }
             FunBody::Block(b) => d.block(b),
-        })
+        });
+        self.last_fun_handles_only &= surely_no_value;
+        f
+    }
+
+    /// Whether a body surely ends without a value (E0109 may then be reported on a call that
+    /// binds one). A last item `g (&h, …)` of a `g` that returns a value leaves `(h, value)`
+    /// in `h`, which the function returns: programs rely on it, so only a callee known to
+    /// return just its handle (`print`, or a function of this kind) counts.
+    pub(super) fn ends_without_value(&self, body: &FunBody) -> bool {
+        let last = match body {
+            FunBody::Expr(e) => e,
+            FunBody::Block(b) => match b.items.last().map(|i| &i.kind) {
+                Some(ItemKind::Expr(e)) => e,
+                Some(ItemKind::Ret(_)) | None => return false,
+                Some(_) => return true,
+            },
+        };
+        if !has_amp_call(last) {
+            return false;
+        }
+        let ExprKind::App(f, _) = &last.kind else { return false };
+        let ExprKind::Name(id) = &f.kind else { return false };
+        match self.find_var(&id.name) {
+            Some((vi, _)) => self.vars[vi].handles_only,
+            None => {
+                !self.externs.iter().any(|(x, _)| *x == id.name)
+                    && externals::standard(&id.name).is_some_and(|d| d.sig.ends_with("-> handle"))
+            }
+        }
     }
 
     /// With `token`, the function takes `(tok, arg)` and gives back `(tok, result)`. With
@@ -114,6 +144,7 @@ impl Desugarer {
             }
         };
         let value = body(self);
+        self.last_fun_handles_only = !amps.is_empty() && value.is_none();
         let mut ret = if amps.is_empty() {
             value.unwrap_or_else(|| self.emit(Op::Tuple(vec![]), Span::default(), None))
         } else {

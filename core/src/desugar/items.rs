@@ -77,6 +77,7 @@ impl Desugarer {
                 let ExprKind::Fun(params, body) = &f.kind else { return None };
                 // `rec f := fun P: B` is `f := fix (fun (f, p): B)`, p bound as P binds it.
                 let token = self.plan.ordered && self.plan.takes_token(&id.name);
+                let surely_no_value = self.ends_without_value(body);
                 let step = self.fun_with(params, ScopeKind::Fun, token, Some(id), |d| match body {
                     FunBody::Expr(e) => {
                         if has_amp_call(e) {
@@ -97,7 +98,9 @@ impl Desugarer {
                     Params::List(ps, _) if ps.len() > 1 => Some(ps.len()),
                     _ => None,
                 };
-                self.define(&id.name, id.span, core, Known::Fun(k), DefKind::Binding, true);
+                let handles_only = self.last_fun_handles_only && surely_no_value;
+                let vi = self.define(&id.name, id.span, core, Known::Fun(k), DefKind::Binding, true);
+                self.vars[vi].handles_only = handles_only;
                 None
             }
             ItemKind::Ret(e) => Some(self.expr(e, None)),
@@ -156,8 +159,10 @@ impl Desugarer {
                 let v = self.expr(e, Some(core));
                 let known = self.known_of_expr(e, v);
                 let handle = known == Known::Handle || is_amp_rebinding(e);
+                let handles_only = fun_literal(e) && self.last_fun_handles_only;
                 let vi = self.define(&id.name, id.span, core, known, DefKind::Binding, true);
                 self.vars[vi].handle |= handle;
+                self.vars[vi].handles_only = handles_only;
             }
             Pattern::Wild(_) => {
                 let t = self.temp("_");

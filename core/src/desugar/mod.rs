@@ -117,6 +117,8 @@ struct Var {
     /// Uses as a handle without threading (W0002).
     handle_uses: u32,
     first_use: Option<Span>,
+    /// Bound to a `fun (&h, …)` whose body has no value: it returns only its handles (E0109).
+    handles_only: bool,
 }
 
 /// Handle use counts of a first branch, kept while the second is desugared.
@@ -156,6 +158,8 @@ pub struct Desugarer {
     plan: Plan,
     /// The name the `fun` literal being desugared is bound to (`f := fun …`, `rec f`).
     fun_owner: Option<String>,
+    /// Whether the `fun` desugared last returns only its `&` handles (no value).
+    last_fun_handles_only: bool,
     /// See `Program::library_calls`.
     library_calls: Vec<(u32, u32)>,
 }
@@ -208,6 +212,7 @@ impl Desugarer {
             world_orders: HashMap::new(),
             plan: Plan::default(),
             fun_owner: None,
+            last_fun_handles_only: false,
             library_calls: Vec::new(),
         };
         if !prelude_mode {

@@ -46,7 +46,7 @@ impl Desugarer {
         self.symbols.defs.push(Def { name: id.to_string(), span, kind, core, known: known.clone() });
         let handle = known == Known::Handle;
         let vi = self.vars.len();
-        self.vars.push(Var { core, def, known, handle, used: false, lint_unused: lint, handle_uses: 0, first_use: None });
+        self.vars.push(Var { core, def, known, handle, used: false, lint_unused: lint, handle_uses: 0, first_use: None, handles_only: false });
         let scope = self.scopes.last_mut().map(|s| &mut s.vars);
         if let Some(vars) = scope {
             if let Some(old) = vars.insert(id.to_string(), vi) {
