@@ -123,9 +123,7 @@ impl Desugarer {
         let name = &id.name;
         self.diags.push(
             Diagnostic::error("E0109", span, format!("`{name}` returns only its `&` handle: its body ends in a threaded call, so it has no value to bind"))
-                .with_help(format!(
-                    "call it as an item (`{name} (&…, …)` on its own line), or end its body with the value it should return"
-                )),
+                .with_help(format!("call it as an item (`{name} (&…, …)` on its own line), or end its body with the value it should return")),
         );
     }
 

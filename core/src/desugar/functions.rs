@@ -52,10 +52,7 @@ impl Desugarer {
         let ExprKind::Name(id) = &f.kind else { return false };
         match self.find_var(&id.name) {
             Some((vi, _)) => self.vars[vi].handles_only,
-            None => {
-                !self.externs.iter().any(|(x, _)| *x == id.name)
-                    && externals::standard(&id.name).is_some_and(|d| d.sig.ends_with("-> handle"))
-            }
+            None => !self.externs.iter().any(|(x, _)| *x == id.name) && externals::standard(&id.name).is_some_and(|d| d.sig.ends_with("-> handle")),
         }
     }
 

@@ -7,7 +7,17 @@ impl Desugarer {
     /// Binds a name that has no place in the source (the token) in the current scope.
     pub(super) fn define_hidden(&mut self, key: &str, core: Name) {
         let vi = self.vars.len();
-        self.vars.push(Var { core, def: NO_DEF, known: Known::Unknown, handle: false, used: true, lint_unused: false, handle_uses: 0, first_use: None, handles_only: false });
+        self.vars.push(Var {
+            core,
+            def: NO_DEF,
+            known: Known::Unknown,
+            handle: false,
+            used: true,
+            lint_unused: false,
+            handle_uses: 0,
+            first_use: None,
+            handles_only: false,
+        });
         if let Some(s) = self.scopes.last_mut() {
             s.vars.insert(key.to_string(), vi);
         }
