@@ -104,6 +104,9 @@ pub enum Command {
         /// Allow externals that run programs (create_process …).
         #[arg(long)]
         allow_exec: bool,
+        /// Step budget of run until and the confluence check (More ▸ step budget; remembered).
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+        max_steps: Option<u64>,
     },
     /// Run the language server on stdio.
     Lsp {

@@ -27,7 +27,7 @@ pub fn main() -> i32 {
         Command::Run(a) => run::run(&a),
         Command::Step(a) => run::step(&a),
         Command::Explore { file, world, max_states, full, dot } => run::explore(&file, world.as_deref(), max_states, full, dot.as_deref()),
-        Command::Debug { file, world, replay, allow_exec } => debug(file.as_deref(), world.as_deref(), replay.as_deref(), allow_exec),
+        Command::Debug { file, world, replay, allow_exec, max_steps } => debug(file.as_deref(), world.as_deref(), replay.as_deref(), allow_exec, max_steps),
         Command::Lsp { stdio: _ } => {
             return_idle_memory();
             opal_lsp::run_stdio()
@@ -227,10 +227,10 @@ fn desugar(file: &str, prelude: bool) -> i32 {
 }
 
 /// `opal debug [FILE]`: the step debugger window (`opal-debugger-gui`).
-fn debug(file: Option<&str>, world: Option<&str>, trace: Option<&str>, allow_exec: bool) -> i32 {
+fn debug(file: Option<&str>, world: Option<&str>, trace: Option<&str>, allow_exec: bool, max_steps: Option<u64>) -> i32 {
     let (file, world, trace) = (file.map(Path::new), world.map(Path::new), trace.map(Path::new));
     let live: opal_debugger_gui::live::LiveFactory = Box::new(move || std::rc::Rc::new(opal_live::LiveExternals::from_env(allow_exec)));
-    match opal_debugger_gui::run_native(file, world, trace, Some(live)) {
+    match opal_debugger_gui::run_native(file, world, trace, max_steps.map(|n| usize::try_from(n).unwrap_or(usize::MAX)), Some(live)) {
         Ok(()) => 0,
         Err(e) => {
             eprintln!("opal: {e}");

@@ -38,9 +38,9 @@ for _ in $(seq 50); do xdpyinfo >/dev/null 2>&1 && break; sleep 0.1; done
 
 fail() { echo "debugger: $1"; cat "$shots/debugger.log" 2>/dev/null | tail -20; exit 1; }
 
-# open PROGRAM WIDTH HEIGHT: starts the window at that size; sets $app and $win.
+# open PROGRAM WIDTH HEIGHT [OPTION…]: starts the window at that size; sets $app and $win.
 open_window() {
-  LIBGL_ALWAYS_SOFTWARE=1 "$opal" debug "$1" >"$shots/debugger.log" 2>&1 &
+  LIBGL_ALWAYS_SOFTWARE=1 "$opal" debug "$1" "${@:4}" >"$shots/debugger.log" 2>&1 &
   app=$!
   win=
   for _ in $(seq 150); do
@@ -97,9 +97,11 @@ keys F2 space space space space w space space w space space space space space sp
 shot debugger-720p
 close_window
 
-# 3. §3.4's divergent program: a confluence check runs for seconds; the window keeps drawing
-# (the progress moves between two screenshots), and Esc cancels it.
-open_window examples/diverge.opal 1280 720
+# 3. §3.4's divergent program: a confluence check runs; the window keeps drawing (the progress
+# moves between two screenshots), and Esc cancels it. The default budget (100 000 steps) ends
+# the check within a second on a fast machine, before the first screenshot: a budget of 10^9
+# keeps it running for minutes whatever the machine.
+open_window examples/diverge.opal 1280 720 --max-steps 1000000000
 keys F2 space space space v
 sleep 0.5
 shot debugger-confluence-a
@@ -110,5 +112,10 @@ echo "debugger: $moved pixels changed while the confluence check ran"
 [ "${moved%% *}" != "0" ] || fail "the window did not redraw while the confluence check ran (frozen?)"
 keys Escape
 shot debugger-cancelled
+sleep 1
+shot debugger-cancelled-later
+still=$(compare -metric AE "$shots/debugger-cancelled.png" "$shots/debugger-cancelled-later.png" null: 2>&1 || true)
+echo "debugger: $still pixels changed in the second after Esc"
+[ "${still%% *}" = "0" ] || fail "the confluence check went on after Esc"
 close_window
 echo "debugger: window checks passed"

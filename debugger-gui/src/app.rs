@@ -1222,7 +1222,15 @@ fn apply_theme(ctx: &egui::Context, projector: bool) {
 
 /// Opens the debugger window (`opal debug`). `file` None opens the last file, else the first
 /// bundled example.
-pub fn run_native(file: Option<&Path>, world: Option<&Path>, trace: Option<&Path>, live: Option<opal_debugger::live::LiveFactory>) -> Result<(), String> {
+/// `max_steps` sets the step budget of long-running jobs (run until, confluence) as More ▸ step
+/// budget does, and is remembered like it.
+pub fn run_native(
+    file: Option<&Path>,
+    world: Option<&Path>,
+    trace: Option<&Path>,
+    max_steps: Option<usize>,
+    live: Option<opal_debugger::live::LiveFactory>,
+) -> Result<(), String> {
     const APP_ID: &str = "opal-debugger";
     // Check the program before opening a window: a file that cannot be read is refused on the
     // terminal; one that does not compile is reported there too, and the window opens on its
@@ -1259,7 +1267,10 @@ pub fn run_native(file: Option<&Path>, world: Option<&Path>, trace: Option<&Path
         APP_ID,
         options,
         Box::new(move |cc| {
-            let settings: Settings = cc.storage.and_then(|s| eframe::get_value(s, SETTINGS_KEY)).unwrap_or_default();
+            let mut settings: Settings = cc.storage.and_then(|s| eframe::get_value(s, SETTINGS_KEY)).unwrap_or_default();
+            if let Some(n) = max_steps {
+                settings.step_budget = n.max(1);
+            }
             let mut app = DebuggerApp::empty();
             app.autosave_dir = std::env::var_os("OPAL_DEBUGGER_STATE").map(PathBuf::from).or_else(|| eframe::storage_dir(APP_ID));
             app.settings = settings.clone();
