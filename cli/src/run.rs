@@ -6,6 +6,7 @@ use opal_core::files::{check_writable, write_file_safely};
 use opal_core::machine::run::{check_trace, run as run_machine, End, Options, Report};
 use opal_core::machine::trace::{sha256_hex, Trace};
 use opal_core::machine::{Machine, Rule};
+use std::collections::HashMap;
 use std::io::Write;
 use std::path::Path;
 
@@ -165,17 +166,13 @@ pub fn run(args: &RunArgs) -> i32 {
     // The syntax tree and core term are not needed while the machine runs.
     drop(compiled);
     let max_steps = opts.max_steps;
+    // Where the program's statements are, to name a call a trace cannot hold: a resolved call's
+    // statement is gone from the term by the end of the run.
+    let places = args.record.as_ref().map(|_| places(&m)).unwrap_or_default();
     let report = run_machine(&mut m, opts, sink(live), None);
     let _ = std::io::stdout().flush();
     report_end(&report, file, args.quiet, max_steps, &m, &text);
-    let mut failed_record = false;
-    if let Some(t) = &args.record {
-        let json = serde_json::to_string_pretty(&report.trace).unwrap_or_default();
-        if let Err(e) = write_file_safely(Path::new(t), json.as_bytes()) {
-            eprintln!("opal: --record: {e}");
-            failed_record = true;
-        }
-    }
+    let failed_record = args.record.as_deref().is_some_and(|t| !write_trace(t, &report, &places, file, &text));
     if args.stats {
         eprintln!("rounds: {}", report.rounds);
         for r in Rule::ALL {
@@ -195,6 +192,35 @@ pub fn run(args: &RunArgs) -> i32 {
         0 if failed_record => 1,
         code => code,
     }
+}
+
+/// The source offset of each statement of the program's term, by label.
+fn places(m: &Machine) -> HashMap<String, u32> {
+    m.iter().filter_map(|s| Some((m.label_of(s), m.stmt(s).source_offset()?))).collect()
+}
+
+/// Writes the run's trace to `path`, only if `--replay` can read all of it back (an argument
+/// nested too deep cannot be): the refusal names the call and its place in the program. False
+/// when nothing was written, said on stderr.
+fn write_trace(path: &str, report: &Report, places: &HashMap<String, u32>, file: &str, text: &str) -> bool {
+    if let Err((i, why)) = report.trace.check_recordable() {
+        let call = match report.trace.events.get(i) {
+            Some(e) => {
+                let at = places.get(&e.label).map(|off| opal_core::span::LineIndex::new(text).line_col(text, *off));
+                let at = at.map(|lc| format!("{file}:{}:{}: ", lc.line, lc.col)).unwrap_or_default();
+                format!("{at}the call to `{}` (statement {})", e.external, e.label)
+            }
+            None => format!("event {}", i + 1),
+        };
+        eprintln!("opal: --record: the trace `{path}` was not written: {call}: {why}; pass the external something flatter, or run without --record");
+        return false;
+    }
+    let json = serde_json::to_string_pretty(&report.trace).unwrap_or_default();
+    if let Err(e) = write_file_safely(Path::new(path), json.as_bytes()) {
+        eprintln!("opal: --record: {e}");
+        return false;
+    }
+    true
 }
 
 pub fn step(args: &StepArgs) -> i32 {

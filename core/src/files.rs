@@ -26,6 +26,10 @@ pub enum WriteError {
     EmptyPath,
     /// The path names something other than a file; `what` is "a directory", "a FIFO (named pipe)", ….
     NotAFile { path: PathBuf, what: &'static str },
+    /// The path ends in `/`, `.` or `..`: it names a directory, never a file; `ends` says which.
+    NotAFileName { path: PathBuf, ends: &'static str },
+    /// The file name has more bytes than a directory entry holds ([`MAX_NAME`]).
+    NameTooLong { path: PathBuf, len: usize },
     /// The directory that would hold a new file does not exist, or is not a directory.
     NoDirectory { path: PathBuf, dir: PathBuf },
     /// The file's permissions forbid writing it (it was made read-only on purpose).
@@ -39,6 +43,12 @@ impl fmt::Display for WriteError {
         match self {
             WriteError::EmptyPath => write!(f, "the file name is empty: give the path of the file to write"),
             WriteError::NotAFile { path, what } => write!(f, "cannot write `{}`: it is {what}; give the path of a regular file", path.display()),
+            WriteError::NotAFileName { path, ends } => {
+                write!(f, "cannot write `{}`: it ends in `{ends}`, so it names a directory, not a file; give the path of a file", path.display())
+            }
+            WriteError::NameTooLong { path, len } => {
+                write!(f, "cannot write `{}`: the file name is {len} bytes, over the {MAX_NAME} a file name may have; choose a shorter name", path.display())
+            }
             WriteError::NoDirectory { path, dir } => {
                 write!(f, "cannot write `{}`: the directory `{}` does not exist; create it first, or write elsewhere", path.display(), dir.display())
             }
@@ -107,14 +117,45 @@ enum Target {
 /// Symbolic links are followed at most this many times (Linux's own limit, ELOOP).
 const MAX_LINKS: usize = 40;
 
+/// The most bytes of a file name (one path component): `NAME_MAX` of Linux's file systems, and
+/// of most others.
+pub const MAX_NAME: usize = 255;
+
+/// A name a file can be written under: it does not end in `/`, `.` or `..` (the `Path` API reads
+/// `new.json/` and `x/.` as `new.json` and `x`, and so would the pre-check, but the final rename
+/// fails), and its last component fits a directory entry.
+fn check_name(path: &Path) -> Result<(), WriteError> {
+    let text = path.to_string_lossy();
+    let ends = if text.ends_with('/') {
+        Some("/")
+    } else if text == ".." || text.ends_with("/..") {
+        Some("..")
+    } else if text == "." || text.ends_with("/.") {
+        Some(".")
+    } else {
+        None
+    };
+    if let Some(ends) = ends {
+        return Err(WriteError::NotAFileName { path: path.to_path_buf(), ends });
+    }
+    let len = path.file_name().map_or(0, |n| n.len());
+    if len > MAX_NAME {
+        return Err(WriteError::NameTooLong { path: path.to_path_buf(), len });
+    }
+    Ok(())
+}
+
 fn plan(path: &Path) -> Result<Target, WriteError> {
     if path.as_os_str().is_empty() {
         return Err(WriteError::EmptyPath);
     }
+    check_name(path)?;
     let io_err = |doing: &str, source| WriteError::Io { path: path.to_path_buf(), doing: doing.to_string(), source };
     let Some(real) = follow_links(path).map_err(|e| io_err("following its symbolic links", e))? else {
         return Ok(Target::InPlace { real: path.to_path_buf(), append: true });
     };
+    // A link's target is a name too (`ln -s dir/ link`).
+    check_name(&real)?;
     match std::fs::metadata(&real) {
         Ok(m) if m.is_file() => {
             if m.permissions().readonly() {
@@ -160,8 +201,11 @@ pub fn read_regular(path: &Path, what: &str, limit: u64) -> Result<Vec<u8>, Stri
         return Err(over(meta.len()));
     }
     let file = File::open(path).map_err(|e| format!("cannot read {what} `{shown}`: {e}"))?;
-    // The size may be wrong (files in /proc say 0) or grow: never read past the limit.
+    // The whole file at once, not by doubling (a big world file would pass through vectors of
+    // 2, 4, … 512 MiB). The size may be wrong (files in /proc say 0) or grow: the vector then
+    // grows as needed, and nothing is read past the limit.
     let mut bytes = Vec::new();
+    bytes.try_reserve_exact(meta.len() as usize).map_err(|e| format!("cannot read {what} `{shown}`: {} bytes: {e}", meta.len()))?;
     file.take(limit + 1).read_to_end(&mut bytes).map_err(|e| format!("cannot read {what} `{shown}`: {e}"))?;
     if bytes.len() as u64 > limit {
         return Err(over(bytes.len() as u64));
@@ -249,7 +293,14 @@ fn create_temporary(real: &Path) -> Result<(PathBuf, File), WriteError> {
     let mut last = None;
     for _ in 0..8 {
         let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let tmp = dir.join(format!(".{name}.opal-tmp-{}-{n}", std::process::id()));
+        let suffix = format!(".opal-tmp-{}-{n}", std::process::id());
+        // The target's name is cut so the temporary one fits a directory entry too (a target
+        // of up to MAX_NAME bytes must work).
+        let mut room = MAX_NAME.saturating_sub(1 + suffix.len()).min(name.len());
+        while !name.is_char_boundary(room) {
+            room -= 1;
+        }
+        let tmp = dir.join(format!(".{}{suffix}", &name[..room]));
         match OpenOptions::new().write(true).create_new(true).open(&tmp) {
             Ok(f) => return Ok((tmp, f)),
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = Some(e),
@@ -367,6 +418,55 @@ mod tests {
         let e = check_writable(&missing).map_err(|e| e.to_string());
         assert!(e.as_ref().is_err_and(|e| e.contains("does not exist") && e.contains("no/such")), "{e:?}");
         assert_eq!(leftovers(&d, &[]), Vec::<String>::new());
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    /// Names the `Path` API reads as another name (`new.json/` as `new.json`, `x/.` as `x`) are
+    /// refused by the pre-check, as the final rename would be; nothing is made.
+    #[test]
+    fn names_ending_in_a_slash_a_dot_or_two_dots_are_refused_before_anything_is_written() {
+        let d = temp_dir("names");
+        let _ = std::fs::write(d.join("file.json"), "keep");
+        for name in ["new.json/", "x/.", "x/..", "file.json/", "file.json/.", "."] {
+            let p = if name == "." { PathBuf::from(".") } else { PathBuf::from(format!("{}/{name}", d.display())) };
+            for got in [check_writable(&p), write_file_safely(&p, b"x")] {
+                let e = got.map_err(|e| e.to_string());
+                assert!(e.as_ref().is_err_and(|e| e.contains("so it names a directory, not a file")), "{name}: {e:?}");
+            }
+        }
+        assert_eq!(leftovers(&d, &["file.json"]), Vec::<String>::new());
+        assert_eq!(std::fs::read_to_string(d.join("file.json")).ok().as_deref(), Some("keep"));
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    /// A name of 255 bytes (the most a directory entry holds) is written, though its temporary
+    /// file's name is longer than that uncut; 256 bytes are refused before anything is made.
+    #[test]
+    fn a_name_of_255_bytes_is_written_and_256_refused() {
+        let d = temp_dir("long");
+        let p = d.join("é".repeat(120) + &"a".repeat(MAX_NAME - 240));
+        assert!(check_writable(&p).is_ok());
+        let done = write_file_safely(&p, b"one").and_then(|()| write_file_safely(&p, b"two"));
+        assert!(done.is_ok(), "{done:?}");
+        assert_eq!(std::fs::read_to_string(&p).ok().as_deref(), Some("two"));
+        let too_long = d.join("b".repeat(MAX_NAME + 1));
+        for got in [check_writable(&too_long), write_file_safely(&too_long, b"x")] {
+            let e = got.map_err(|e| e.to_string());
+            assert!(e.as_ref().is_err_and(|e| e.contains("the file name is 256 bytes, over the 255")), "{e:?}");
+        }
+        let kept = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        assert_eq!(leftovers(&d, &[&kept]), Vec::<String>::new());
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    /// The file is read into a vector of its own size, not grown by doubling.
+    #[test]
+    fn a_file_is_read_into_a_vector_of_its_size() {
+        let d = temp_dir("read");
+        let p = d.join("big.txt");
+        let _ = std::fs::write(&p, vec![b'x'; 300_000]);
+        let bytes = read_regular(&p, "the file", MAX_READ).unwrap_or_default();
+        assert_eq!((bytes.len(), bytes.capacity()), (300_000, 300_000));
         let _ = std::fs::remove_dir_all(&d);
     }
 

@@ -132,7 +132,8 @@ fn deeply_nested_traces_are_errors_not_stack_overflows() {
     let deep_unused = base.replacen("\"version\": 1,", &format!("\"version\": 1, \"x\": {}1{},", "{\"a\": ".repeat(10_000), "}".repeat(10_000)), 1);
     let deep_chunk = base.replacen("\"result\": \"[\\\"Suva\\\", -3, 2.5]\"", &format!("\"result\": \"{}\"", "[".repeat(10_000)), 1);
     let got = on_small_stack(move || [deep_arg, deep_result, deep_unused, deep_chunk].map(|t| Trace::parse(&t).err().unwrap_or_default()));
-    assert!(got[0].contains("recursion limit exceeded"), "{}", got[0]);
+    // Refused where the reader stopped, before it went deeper.
+    assert!(got[0].starts_with("invalid trace file at line 9, column 446: `arg` nests deeper than 400 levels of JSON"), "{}", got[0]);
     assert!(got[1].starts_with("trace event 3 (line 8, label 4, `ask`): result `((((") && got[1].contains("nesting deeper than 200 levels"), "{}", got[1]);
     // An unknown key is skipped by `serde_json` without recursing, however deep.
     assert_eq!(got[2], "");
@@ -152,4 +153,47 @@ fn a_trace_argument_deeper_than_the_limit_is_not_data() {
     assert!(json_to_pexp(&nest(MAX_DEPTH as usize)).is_none());
     let list = |n: usize| (0..n).fold(serde_json::json!(1), |v, _| serde_json::json!({"list": [v]}));
     assert!(json_to_pexp(&list(MAX_DEPTH as usize)).is_none());
+}
+
+/// `fine.trace.json` with its first event's argument replaced by `arg`.
+fn with_arg(arg: &serde_json::Value) -> Trace {
+    let mut t = Trace::parse(&fixture("fine.trace.json")).expect("fine.trace.json loads");
+    t.events[0].arg = arg.clone();
+    t
+}
+
+/// What `--record` writes, `--replay` reads: an argument 199 deep (a tuple, a list, which is two
+/// levels of JSON a level, a dictionary, a float at the bottom) is written, read back whole and
+/// is data again, on a small stack; one level more is refused when the trace is made, naming
+/// the event.
+#[test]
+fn the_deepest_argument_a_trace_holds_round_trips_and_a_deeper_one_is_not_recorded() {
+    use opal_core::ir::{PExp, Prim};
+    use opal_core::machine::trace::{arg_depth, pexp_to_json, MAX_ARG_DEPTH};
+    let leaf = PExp::Prim(Prim::Float(2.5));
+    let tuple = |n: usize| (0..n).fold(leaf.clone(), |v, _| PExp::Tuple(vec![v]));
+    let list = |n: usize| (0..n).fold(leaf.clone(), |v, _| PExp::List(vec![PExp::Prim(Prim::Int(1)), v]));
+    let dict = |n: usize| (0..n / 2).fold(leaf.clone(), |v, _| PExp::Dict(vec![(PExp::Prim(Prim::Int(1)), v)]));
+    for (what, arg) in [("tuple", tuple(MAX_ARG_DEPTH)), ("list", list(MAX_ARG_DEPTH)), ("dict", dict(MAX_ARG_DEPTH))] {
+        let json = pexp_to_json(&arg);
+        assert_eq!(arg_depth(&json), MAX_ARG_DEPTH - usize::from(what == "dict"), "{what}");
+        let t = with_arg(&json);
+        assert_eq!(t.check_recordable(), Ok(()), "{what}");
+        let text = serde_json::to_string_pretty(&t).expect("a trace prints");
+        let back = on_small_stack(move || Trace::parse(&text).map(|b| json_to_pexp(&b.events[0].arg).map(|p| p.to_string())));
+        assert_eq!(back, Ok(Some(arg.to_string())), "{what}");
+    }
+    // Were one written anyway, loading it says the same, at the event, or where the reader
+    // stopped for an argument deeper in JSON than any a trace holds.
+    let at_event = "trace event 1 (line 6, label 2, `cities`): the argument nests ";
+    let at_reader = "invalid trace file at line ";
+    for (arg, refused) in [(tuple(MAX_ARG_DEPTH + 1), at_event), (list(MAX_ARG_DEPTH + 1), at_reader), (tuple(1000), at_reader)] {
+        let t = with_arg(&pexp_to_json(&arg));
+        let (i, why) = t.check_recordable().err().unwrap_or_default();
+        assert_eq!(i, 0);
+        assert!(why.starts_with("the argument nests ") && why.ends_with("deep; a trace holds arguments at most 199 deep"), "{why}");
+        let text = serde_json::to_string_pretty(&t).expect("a trace prints");
+        let got = on_small_stack(move || Trace::parse(&text).err().unwrap_or_default());
+        assert!(got.starts_with(refused) && got.contains("a trace holds arguments at most 199 deep"), "{got}");
+    }
 }

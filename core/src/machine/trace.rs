@@ -24,6 +24,7 @@ pub struct Event {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub chunk: Option<u32>,
     pub external: String,
+    #[serde(deserialize_with = "bounded_arg")]
     pub arg: serde_json::Value,
     pub dispatched_at_ms: f64,
     pub resolved_at_ms: f64,
@@ -54,10 +55,136 @@ pub fn pexp_to_json(p: &PExp) -> serde_json::Value {
     }
 }
 
+/// The deepest argument a trace holds: an argument is data only while every part of it is less
+/// than the parser's [`MAX_DEPTH`](crate::syntax::parser::MAX_DEPTH) levels in (a tuple nested
+/// 199 deep around a number), the limit the program's own literals have. `--record` refuses a
+/// deeper one rather than write a trace `--replay` would refuse.
+pub const MAX_ARG_DEPTH: usize = crate::syntax::parser::MAX_DEPTH as usize - 1;
+
+/// JSON levels the reader enters in an argument: each level of an OPAL list is two in JSON
+/// (`{"list": [..]}`), so every argument [`json_to_pexp`] takes fits, with one to spare for a
+/// `{"float": ..}` at the bottom. Checked before each level, so deeper input is an error at
+/// its line and column, never a deep recursion.
+const MAX_ARG_JSON_DEPTH: usize = 2 * (MAX_ARG_DEPTH + 1);
+
+/// How deep an argument nests, counted as [`json_to_pexp`] counts (a tuple or list one level, a
+/// dictionary's keys and values two): the deepest part's level, 0 for a number. Iterative.
+pub fn arg_depth(v: &serde_json::Value) -> usize {
+    use serde_json::Value;
+    let (mut deepest, mut todo) = (0, vec![(v, 0usize)]);
+    while let Some((v, d)) = todo.pop() {
+        deepest = deepest.max(d);
+        match v {
+            Value::Array(xs) => todo.extend(xs.iter().map(|x| (x, d + 1))),
+            Value::Object(o) => match (o.get("list"), o.get("dict")) {
+                (Some(Value::Array(xs)), _) => todo.extend(xs.iter().map(|x| (x, d + 1))),
+                (_, Some(Value::Array(kvs))) => {
+                    for kv in kvs {
+                        match kv {
+                            Value::Array(p) => todo.extend(p.iter().map(|x| (x, d + 2))),
+                            other => todo.push((other, d + 1)),
+                        }
+                    }
+                }
+                _ => {}
+            },
+            _ => {}
+        }
+    }
+    deepest
+}
+
+/// An argument as a trace must hold it: data [`json_to_pexp`] takes back. The error says why
+/// not; its depth first, the usual cause.
+fn check_arg(arg: &serde_json::Value) -> Result<(), String> {
+    let depth = arg_depth(arg);
+    if depth > MAX_ARG_DEPTH {
+        return Err(format!("the argument nests {depth} deep; a trace holds arguments at most {MAX_ARG_DEPTH} deep"));
+    }
+    match json_to_pexp(arg) {
+        Some(_) => Ok(()),
+        None => Err("`arg` is not a primitive expression (a number, string, handle or a list of them)".into()),
+    }
+}
+
+/// `Event::arg` read with a depth bound of its own: the trace is read with `serde_json`'s
+/// limit of 128 levels lifted (an argument 199 deep is more than that in JSON), and this is the
+/// only part of a trace that nests (unknown keys are skipped without recursing).
+fn bounded_arg<'de, D: serde::Deserializer<'de>>(d: D) -> Result<serde_json::Value, D::Error> {
+    serde::de::DeserializeSeed::deserialize(Bounded(MAX_ARG_JSON_DEPTH), d)
+}
+
+/// A JSON value of at most `.0` more levels of arrays and objects.
+struct Bounded(usize);
+
+impl Bounded {
+    /// The bound inside an array or object this one opens.
+    fn enter<E: serde::de::Error>(&self) -> Result<usize, E> {
+        match self.0.checked_sub(1) {
+            Some(left) => Ok(left),
+            None => {
+                Err(E::custom(format!("`arg` nests deeper than {MAX_ARG_JSON_DEPTH} levels of JSON; a trace holds arguments at most {MAX_ARG_DEPTH} deep")))
+            }
+        }
+    }
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for Bounded {
+    type Value = serde_json::Value;
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<serde_json::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for Bounded {
+    type Value = serde_json::Value;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_bool<E>(self, b: bool) -> Result<serde_json::Value, E> {
+        Ok(b.into())
+    }
+    fn visit_i64<E>(self, n: i64) -> Result<serde_json::Value, E> {
+        Ok(n.into())
+    }
+    fn visit_u64<E>(self, n: u64) -> Result<serde_json::Value, E> {
+        Ok(n.into())
+    }
+    fn visit_f64<E>(self, n: f64) -> Result<serde_json::Value, E> {
+        Ok(n.into())
+    }
+    fn visit_str<E>(self, s: &str) -> Result<serde_json::Value, E> {
+        Ok(s.into())
+    }
+    fn visit_string<E>(self, s: String) -> Result<serde_json::Value, E> {
+        Ok(s.into())
+    }
+    fn visit_unit<E>(self) -> Result<serde_json::Value, E> {
+        Ok(serde_json::Value::Null)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<serde_json::Value, A::Error> {
+        let left = self.enter()?;
+        let mut xs = Vec::new();
+        while let Some(x) = seq.next_element_seed(Bounded(left))? {
+            xs.push(x);
+        }
+        Ok(serde_json::Value::Array(xs))
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<serde_json::Value, A::Error> {
+        let left = self.enter()?;
+        let mut o = serde_json::Map::new();
+        while let Some(k) = map.next_key::<String>()? {
+            let v = map.next_value_seed(Bounded(left))?;
+            o.insert(k, v);
+        }
+        Ok(serde_json::Value::Object(o))
+    }
+}
+
 /// A trace argument as data. `None` for JSON that is no OPAL primitive expression, or that nests
 /// deeper than the parser's [`MAX_DEPTH`](crate::syntax::parser::MAX_DEPTH), checked before each
-/// level is entered: `serde_json` stops reading at 128 levels, but a `Value` built in code (a
-/// debugger request, a session file) has no such bound.
+/// level is entered: a trace's reader stops at [`MAX_ARG_JSON_DEPTH`], but a `Value` built in
+/// code (a debugger request, a session file) has no such bound.
 pub fn json_to_pexp(v: &serde_json::Value) -> Option<PExp> {
     json_to_pexp_within(v, 0)
 }
@@ -109,13 +236,45 @@ enum Part {
 }
 
 impl Trace {
+    /// Reads a trace and checks it ([`Trace::check`]). On a thread of its own with a 16 MiB
+    /// stack: an argument is read up to [`MAX_ARG_JSON_DEPTH`] levels deep by recursion (and
+    /// converted up to `MAX_DEPTH`), which needs more than the 2 MiB of a spawned thread in a
+    /// debug build, whatever thread the caller is on.
     pub fn parse(text: &str) -> Result<Trace, String> {
-        let t: Trace = serde_json::from_str(text).map_err(|e| format!("invalid trace file at line {}, column {}: {e}", e.line(), e.column()))?;
+        const STACK: usize = 16 << 20;
+        std::thread::scope(|s| {
+            let reader = std::thread::Builder::new().name("trace reader".into()).stack_size(STACK).spawn_scoped(s, || Trace::parse_here(text));
+            match reader {
+                Ok(r) => r.join().unwrap_or_else(|_| Err("the trace reader stopped unexpectedly (a bug in opal: please report it)".into())),
+                Err(e) => Err(format!("cannot start a thread to read the trace: {e}")),
+            }
+        })
+    }
+
+    fn parse_here(text: &str) -> Result<Trace, String> {
+        use serde::Deserialize;
+        let place = |e: serde_json::Error| {
+            // `serde_json` ends its message with the place; it is said first here.
+            let msg = e.to_string();
+            let msg = msg.strip_suffix(&format!(" at line {} column {}", e.line(), e.column())).unwrap_or(&msg);
+            format!("invalid trace file at line {}, column {}: {msg}", e.line(), e.column())
+        };
+        let mut de = serde_json::Deserializer::from_str(text);
+        de.disable_recursion_limit();
+        let t = Trace::deserialize(&mut de).map_err(place)?;
+        de.end().map_err(place)?;
         if t.version != 1 {
             return Err(format!("trace version {} is not supported (this opal reads version 1)", t.version));
         }
         t.check().map_err(|(part, msg)| t.at(part, Some(&Lines::of(text)), &msg))?;
         Ok(t)
+    }
+
+    /// Whether `--replay` will read every argument back: the first that it will not, by its
+    /// index in `events`, and why. Run before a recording is written, so a trace is refused when
+    /// it is made, naming the call, not when it is replayed.
+    pub fn check_recordable(&self) -> Result<(), (usize, String)> {
+        self.events.iter().enumerate().try_for_each(|(i, e)| check_arg(&e.arg).map_err(|msg| (i, msg)))
     }
 
     /// What can be checked without the program (see [`Trace::check`]); the error names the
@@ -186,9 +345,7 @@ fn check_event(e: &Event) -> Result<(), String> {
             number_text(e.dispatched_at_ms)
         ));
     }
-    if json_to_pexp(&e.arg).is_none() {
-        return Err("`arg` is not a primitive expression (a number, string, handle or a list of them)".into());
-    }
+    check_arg(&e.arg)?;
     if e.error.is_some() {
         return Ok(());
     }
