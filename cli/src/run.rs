@@ -65,6 +65,10 @@ fn exit_code(r: &Report) -> i32 {
     }
 }
 
+/// How many runtime errors a run prints before it counts the rest: a program with 100 000
+/// failed calls is read from its first errors, not scrolled through.
+const SHOWN_ERRORS: usize = 20;
+
 fn report_end(r: &Report, file: &str, quiet: bool, max_steps: Option<u64>, m: &Machine, text: &str) {
     match &r.end {
         End::Done(Some(v)) if !quiet => println!("{v}"),
@@ -85,8 +89,11 @@ fn report_end(r: &Report, file: &str, quiet: bool, max_steps: Option<u64>, m: &M
                     })
                     .collect()
             };
-            for f in items {
+            for f in items.iter().take(SHOWN_ERRORS) {
                 eprint!("{}", runtime_error(f, at.get(&f.label).copied(), file, text, &index));
+            }
+            if items.len() > SHOWN_ERRORS {
+                eprintln!("{file}: and {} more runtime errors (the first {SHOWN_ERRORS} are shown)", items.len() - SHOWN_ERRORS);
             }
         }
         End::StepBudget => {

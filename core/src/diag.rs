@@ -128,3 +128,97 @@ pub fn render(d: &Diagnostic, file: &str, text: &str, index: &LineIndex) -> Stri
     }
     out
 }
+
+/// How many characters of a value an error message quotes (`clip`).
+pub const CLIP_CHARS: usize = 200;
+
+/// `text` as an error message quotes it: whole when it has at most `CLIP_CHARS` characters,
+/// else its first `CLIP_CHARS` characters and `… (N bytes in all)`. A message is for a human
+/// to read: a 100 MB string quoted whole made hundreds of megabytes of stderr.
+pub fn clip(text: &str) -> std::borrow::Cow<'_, str> {
+    match text.char_indices().nth(CLIP_CHARS) {
+        None => std::borrow::Cow::Borrowed(text),
+        Some((end, _)) => std::borrow::Cow::Owned(format!("{}… ({} bytes in all)", &text[..end], text.len())),
+    }
+}
+
+/// `clip` of `v`'s text, without building the whole text: only the first `CLIP_CHARS`
+/// characters are kept, the rest only counted (a value's text can be far bigger than the value).
+pub fn clip_display(v: &(impl std::fmt::Display + ?Sized)) -> String {
+    struct Head {
+        kept: String,
+        chars: usize,
+        bytes: usize,
+    }
+    impl std::fmt::Write for Head {
+        fn write_str(&mut self, s: &str) -> std::fmt::Result {
+            self.bytes += s.len();
+            for c in s.chars() {
+                if self.chars > CLIP_CHARS {
+                    break;
+                }
+                self.chars += 1;
+                if self.chars <= CLIP_CHARS {
+                    self.kept.push(c);
+                }
+            }
+            Ok(())
+        }
+    }
+    let mut h = Head { kept: String::new(), chars: 0, bytes: 0 };
+    let _ = std::fmt::write(&mut h, format_args!("{v}"));
+    if h.chars <= CLIP_CHARS {
+        h.kept
+    } else {
+        format!("{}… ({} bytes in all)", h.kept, h.bytes)
+    }
+}
+
+/// A value as an error message quotes it (`clip_display`): `format!("got {x}", x = Clip(x))`.
+pub struct Clip<T>(pub T);
+
+impl<T: std::fmt::Display> std::fmt::Display for Clip<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&clip_display(&self.0))
+    }
+}
+
+#[cfg(test)]
+mod clip_tests {
+    use super::{clip, clip_display, CLIP_CHARS};
+
+    #[test]
+    fn short_text_is_whole() {
+        assert_eq!(clip("abc"), "abc");
+        assert_eq!(clip(""), "");
+        assert_eq!(clip_display(&"abc"), "abc");
+    }
+
+    #[test]
+    fn exactly_the_limit_is_whole() {
+        let s = "x".repeat(CLIP_CHARS);
+        assert_eq!(clip(&s), s);
+        assert_eq!(clip_display(&s), s);
+        let one_more = "x".repeat(CLIP_CHARS + 1);
+        assert_eq!(clip(&one_more), format!("{s}… (201 bytes in all)"));
+        assert_eq!(clip_display(&one_more), format!("{s}… (201 bytes in all)"));
+    }
+
+    #[test]
+    fn cuts_on_a_char_boundary() {
+        // 'é' is two bytes: byte 200 is inside a character.
+        let s = "é".repeat(1000);
+        let c = clip(&s);
+        assert_eq!(c, format!("{}… (2000 bytes in all)", "é".repeat(CLIP_CHARS)));
+        assert_eq!(clip_display(&s), c);
+        let mixed = format!("a{}", "€".repeat(300));
+        assert!(clip(&mixed).starts_with(&format!("a{}…", "€".repeat(CLIP_CHARS - 1))));
+    }
+
+    #[test]
+    fn a_huge_text_stays_short() {
+        let s = "y".repeat(10_000_000);
+        assert!(clip(&s).len() < 300);
+        assert!(clip_display(&s).ends_with("(10000000 bytes in all)"));
+    }
+}

@@ -1245,6 +1245,14 @@ pub fn run_native(
         if !meta.is_file() {
             return Err(format!("{}: is not a regular file; give one OPAL program (`opal debug FILE.opal`)", f.display()));
         }
+        // A world file named on the command line is read like the program: one that cannot be
+        // read is refused here; one with errors opens the window on them, as a program does.
+        if let Some(w) = world {
+            let meta = std::fs::metadata(w).map_err(|e| format!("{}: cannot read the world file: {e}", w.display()))?;
+            if !meta.is_file() {
+                return Err(format!("{}: the world file is not a regular file; give the path of a `.world.toml` file", w.display()));
+            }
+        }
         let app = DebuggerApp::from_file(f, world);
         if let (None, Some(e)) = (&app.session, &app.errors) {
             eprintln!("{e}");

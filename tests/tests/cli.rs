@@ -396,6 +396,26 @@ fn debug_of_a_directory_exits_1_before_any_window() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+#[test]
+fn debug_with_a_world_file_that_cannot_be_read_exits_1_before_any_window() {
+    let dir = private_dir("debug-world");
+    std::fs::write(dir.join("p.opal"), "extern ask\nprint (ask 1)\n").expect("write the program");
+    for (world, says) in [("missing.world.toml", "cannot read the world file"), (".", "the world file is not a regular file")] {
+        let o = Command::new(opal())
+            .args(["debug", "p.opal", "--world", world])
+            .current_dir(&dir)
+            .env_remove("DISPLAY")
+            .env_remove("WAYLAND_DISPLAY")
+            .env_remove("WAYLAND_SOCKET")
+            .output()
+            .expect("run opal");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{world}: {err}");
+        assert!(err.contains(says) && !err.contains("cannot open a window"), "{world}: {err}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// Issue 29, points 1 and 6: a world file or trace nested past every limit is a clean error from
 /// every entry point (no stack overflow on any thread), and errors name the key or event.
 mod limits {
@@ -442,6 +462,21 @@ mod limits {
 
     fn response(msgs: &[Value], seq: i64) -> &Value {
         msgs.iter().find(|m| m["type"] == "response" && m["request_seq"] == seq).unwrap_or_else(|| panic!("no response to {seq}: {msgs:?}"))
+    }
+
+    #[test]
+    fn a_key_of_20_000_dotted_parts_is_e0200_at_the_part_past_the_limit() {
+        let dir = program_with_world("dotted-world", &format!("[ask]\ndefault = '1'\nx{} = 1\n", ".y".repeat(20_000)));
+        let p = dir.join("p.opal");
+        let ps = p.to_str().expect("utf-8 path");
+        for cmd in ["check", "run"] {
+            let o = run(&[cmd, ps]);
+            let err = stderr_of(&o);
+            assert_eq!(o.status.code(), Some(1), "{cmd}: {err}");
+            // `x` and 79 `.y` end at column 160: the 81st part starts at column 161.
+            assert!(err.contains("p.world.toml:3:161: error[E0200]: invalid world file: a key of 20001 dotted parts (at most 80)"), "{cmd}: {err}");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

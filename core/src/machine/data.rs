@@ -7,6 +7,7 @@
 //! entries a Church list of `(key, value)` pairs in insertion order, a later key replacing an
 //! earlier one.
 
+use crate::diag::Clip;
 use super::Outcome;
 use crate::ir::{Expr, Fun, Op, PExp, Prim, Stmt, DICT_TAG};
 use crate::names::{Name, Sym};
@@ -174,14 +175,14 @@ fn elements<'a>(p: &'a PExp, ext: &str) -> Result<Vec<&'a PExp>, String> {
     match p {
         PExp::List(xs) | PExp::Tuple(xs) => Ok(xs.iter().collect()),
         PExp::Dict(kvs) => Ok(kvs.iter().map(|(k, _)| k).collect()),
-        other => Err(format!("{ext} needs a list, got {} ({other})", kind(other))),
+        other => Err(format!("{ext} needs a list, got {} ({other})", kind(other), other = Clip(other))),
     }
 }
 
 fn int(p: &PExp, what: &str) -> Result<i64, String> {
     match p {
         PExp::Prim(Prim::Int(i)) => Ok(*i),
-        other => Err(format!("{what} must be an integer, got {} ({other})", kind(other))),
+        other => Err(format!("{what} must be an integer, got {} ({other})", kind(other), other = Clip(other))),
     }
 }
 
@@ -191,7 +192,7 @@ fn args<'a, const N: usize>(arg: &'a PExp, ext: &str, shape: &str) -> Result<[&'
             let v: Vec<&PExp> = xs.iter().collect();
             v.try_into().map_err(|_| String::new())
         }
-        other => Err(format!("{ext} takes {shape}, got {other}")),
+        other => Err(format!("{ext} takes {shape}, got {other}", other = Clip(other))),
     }
 }
 
@@ -203,7 +204,7 @@ fn bool_of(b: bool) -> PExp {
 fn position(i: i64, n: usize, what: &str) -> Result<usize, String> {
     let j = if i < 0 { i + n as i64 } else { i };
     if j < 0 || j >= n as i64 {
-        return Err(format!("index {i} is out of range for {what} of {n} element{}", if n == 1 { "" } else { "s" }));
+        return Err(format!("index {i} is out of range for {what} of {n} element{}", if n == 1 { "" } else { "s" }, i = Clip(i)));
     }
     Ok(j as usize)
 }
@@ -212,7 +213,7 @@ fn sort(xs: &mut [PExp], ext: &str) -> Result<(), String> {
     let mut err = None;
     xs.sort_by(|a, b| {
         compare(a, b).unwrap_or_else(|| {
-            err.get_or_insert_with(|| format!("{ext} cannot compare {} ({a}) with {} ({b})", kind(a), kind(b)));
+            err.get_or_insert_with(|| format!("{ext} cannot compare {} ({a}) with {} ({b})", kind(a), kind(b), a = Clip(a), b = Clip(b)));
             Ordering::Equal
         })
     });
@@ -271,13 +272,13 @@ pub fn eval(ext: &str, arg: &PExp) -> Result<PExp, String> {
             PExp::Prim(Prim::Str(s)) => s.chars().count(),
             PExp::List(xs) | PExp::Tuple(xs) => xs.len(),
             PExp::Dict(kvs) => kvs.len(),
-            other => return Err(format!("len needs a string, list, tuple or dictionary, got {} ({other})", kind(other))),
+            other => return Err(format!("len needs a string, list, tuple or dictionary, got {} ({other})", kind(other), other = Clip(other))),
         } as i64),
         "contains" => {
             let [coll, x] = args::<2>(arg, ext, "(collection, value)")?;
             bool_of(match (coll, x) {
                 (PExp::Prim(Prim::Str(s)), PExp::Prim(Prim::Str(sub))) => s.contains(&**sub),
-                (PExp::Prim(Prim::Str(_)), other) => return Err(format!("`in` a string needs a string on its left, got {} ({other})", kind(other))),
+                (PExp::Prim(Prim::Str(_)), other) => return Err(format!("`in` a string needs a string on its left, got {} ({other})", kind(other), other = Clip(other))),
                 _ => elements(coll, "`in`")?.into_iter().any(|e| equal(e, x)),
             })
         }
@@ -294,16 +295,16 @@ pub fn eval(ext: &str, arg: &PExp) -> Result<PExp, String> {
                 }
                 PExp::Dict(kvs) => match kvs.iter().rev().find(|(k, _)| equal(k, i)) {
                     Some((_, v)) => v.clone(),
-                    None => return Err(format!("key {i} is not in the dictionary (its keys: {})", keys_text(kvs))),
+                    None => return Err(format!("key {i} is not in the dictionary (its keys: {})", keys_text(kvs), i = Clip(i))),
                 },
-                other => return Err(format!("cannot index {} ({other})", kind(other))),
+                other => return Err(format!("cannot index {} ({other})", kind(other), other = Clip(other))),
             }
         }
         "get" => {
             let [d, k, default] = args::<3>(arg, ext, "(dictionary, key, default)")?;
             match d {
                 PExp::Dict(kvs) => kvs.iter().rev().find(|(key, _)| equal(key, k)).map(|(_, v)| v.clone()).unwrap_or_else(|| default.clone()),
-                other => return Err(format!("get needs a dictionary, got {} ({other})", kind(other))),
+                other => return Err(format!("get needs a dictionary, got {} ({other})", kind(other), other = Clip(other))),
             }
         }
         "keys" | "values" | "items" => match arg {
@@ -316,7 +317,7 @@ pub fn eval(ext: &str, arg: &PExp) -> Result<PExp, String> {
                     })
                     .collect(),
             ),
-            other => return Err(format!("{ext} needs a dictionary, got {} ({other})", kind(other))),
+            other => return Err(format!("{ext} needs a dictionary, got {} ({other})", kind(other), other = Clip(other))),
         },
         "sum" => {
             let xs = elements(arg, ext)?;
@@ -329,7 +330,7 @@ pub fn eval(ext: &str, arg: &PExp) -> Result<PExp, String> {
             } else {
                 let mut total = 0.0;
                 for x in xs {
-                    total += num(x).ok_or_else(|| format!("sum needs numbers, got {} ({x})", kind(x)))?;
+                    total += num(x).ok_or_else(|| format!("sum needs numbers, got {} ({x})", kind(x), x = Clip(x)))?;
                 }
                 PExp::Prim(Prim::Float(total))
             }
@@ -344,7 +345,7 @@ pub fn eval(ext: &str, arg: &PExp) -> Result<PExp, String> {
                 best = Some(match best {
                     None => x,
                     Some(b) => {
-                        let o = compare(x, b).ok_or_else(|| format!("{ext} cannot compare {} ({x}) with {} ({b})", kind(x), kind(b)))?;
+                        let o = compare(x, b).ok_or_else(|| format!("{ext} cannot compare {} ({x}) with {} ({b})", kind(x), kind(b), x = Clip(x), b = Clip(b)))?;
                         // The first of equal elements wins, as in Python.
                         if (ext == "max" && o == Ordering::Greater) || (ext == "min" && o == Ordering::Less) {
                             x
@@ -370,7 +371,7 @@ pub fn eval(ext: &str, arg: &PExp) -> Result<PExp, String> {
             let mut err = None;
             idx.sort_by(|&a, &b| {
                 compare(scores[a], scores[b]).unwrap_or_else(|| {
-                    err.get_or_insert_with(|| format!("sort_by cannot compare the keys {} and {}", scores[a], scores[b]));
+                    err.get_or_insert_with(|| format!("sort_by cannot compare the keys {} and {}", Clip(&scores[a]), Clip(&scores[b])));
                     Ordering::Equal
                 })
             });
@@ -391,7 +392,7 @@ pub fn eval(ext: &str, arg: &PExp) -> Result<PExp, String> {
             // Highest score first; the sort is stable, so earlier items win ties.
             idx.sort_by(|&a, &b| {
                 compare(scores[b], scores[a]).unwrap_or_else(|| {
-                    err.get_or_insert_with(|| format!("topk cannot compare the scores {} and {}", scores[a], scores[b]));
+                    err.get_or_insert_with(|| format!("topk cannot compare the scores {} and {}", Clip(&scores[a]), Clip(&scores[b])));
                     Ordering::Equal
                 })
             });
@@ -407,20 +408,20 @@ pub fn eval(ext: &str, arg: &PExp) -> Result<PExp, String> {
         }
         "enumerate" => PExp::List(elements(arg, ext)?.into_iter().enumerate().map(|(i, x)| PExp::Tuple(vec![PExp::int(i as i64), x.clone()])).collect()),
         "json_parse" => {
-            let PExp::Prim(Prim::Str(s)) = arg else { return Err(format!("json_parse needs a string, got {} ({arg})", kind(arg))) };
+            let PExp::Prim(Prim::Str(s)) = arg else { return Err(format!("json_parse needs a string, got {} ({arg})", kind(arg), arg = Clip(arg))) };
             let v: serde_json::Value = serde_json::from_str(s).map_err(|e| format!("json_parse: {e}"))?;
             from_json(&v, 0)?
         }
         "json_dump" => PExp::str(&to_json(arg)?.to_string()),
         "error" => return Err(display(arg)),
         "to_str" => PExp::str(&display(arg)),
-        other => return Err(format!("`{other}` is not a library external")),
+        other => return Err(format!("`{other}` is not a library external", other = Clip(other))),
     })
 }
 
 fn keys_text(kvs: &[(PExp, PExp)]) -> String {
-    let ks: Vec<String> = kvs.iter().take(8).map(|(k, _)| k.to_string()).collect();
-    let more = if kvs.len() > 8 { ", …" } else { "" };
+    let ks: Vec<String> = kvs.iter().take(8).map(|(k, _)| crate::diag::clip_display(k)).collect();
+    let more = if kvs.len() > 8 { format!(", … ({} keys in all)", kvs.len()) } else { String::new() };
     format!("{}{more}", ks.join(", "))
 }
 
@@ -458,11 +459,11 @@ fn to_json(p: &PExp) -> Result<serde_json::Value, String> {
         PExp::Dict(kvs) => {
             let mut o = serde_json::Map::new();
             for (k, v) in kvs {
-                let PExp::Prim(Prim::Str(k)) = k else { return Err(format!("json_dump: a JSON object's keys are strings, not {} ({k})", kind(k))) };
+                let PExp::Prim(Prim::Str(k)) = k else { return Err(format!("json_dump: a JSON object's keys are strings, not {} ({k})", kind(k), k = Clip(k))) };
                 o.insert(k.to_string(), to_json(v)?);
             }
             Value::Object(o)
         }
-        other => return Err(format!("json_dump cannot write {} ({other})", kind(other))),
+        other => return Err(format!("json_dump cannot write {} ({other})", kind(other), other = Clip(other))),
     })
 }

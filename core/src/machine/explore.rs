@@ -16,6 +16,7 @@
 //! programs). The full exploration (`Mode::Full`, every interleaving, breadth first) is kept
 //! for teaching: it draws the diamonds.
 
+use crate::diag::Clip;
 use super::run::{eval_pure, Host};
 use super::{Machine, Outcome, Rule, StmtId, TaskId};
 use crate::ir::PExp;
@@ -136,7 +137,7 @@ pub fn resolutions(host: &mut Host, ext: &str, arg: &PExp) -> Vec<(Option<String
             Some((Reply::Stream(chunks, _), _)) => {
                 Outcome::Partial { items: chunks.iter().map(|c| crate::ir::Prim::Str(Arc::from(c.as_str()))).collect(), more: false }
             }
-            None => Outcome::Failed(format!("no world response for `{ext}` {arg}")),
+            None => Outcome::Failed(format!("no world response for `{ext}` {arg}", arg = Clip(arg))),
         };
         return vec![(None, o)];
     }

@@ -81,6 +81,10 @@ pub enum Blocked {
     NotBound(VarId),
     FunInArg(VarId),
     ArgTooDeep,
+    /// The argument holds a list or dictionary nested deeper than a read-back goes.
+    DataTooDeep,
+    /// The argument holds a list or dictionary too big to read back.
+    DataTooBig,
     WaitPrim(VarId),
     CallPrim(VarId),
     CallTuple(VarId),
@@ -1136,8 +1140,10 @@ impl Machine {
         self.data_cost.set(cost as u64);
         match r {
             Ok(p) => Ok(p),
-            Err(Some(v)) => Err(Blocked::WaitData(v)),
-            Err(None) => Err(Blocked::FunInArg(w)),
+            Err(readback::NoData::Waits(v)) => Err(Blocked::WaitData(v)),
+            Err(readback::NoData::TooDeep) => Err(Blocked::DataTooDeep),
+            Err(readback::NoData::TooBig) => Err(Blocked::DataTooBig),
+            Err(readback::NoData::Function) => Err(Blocked::FunInArg(w)),
         }
     }
 
@@ -1338,7 +1344,7 @@ impl Machine {
     fn explain(&self, b: Blocked) -> Status {
         let name = |v: VarId| self.var_name(v);
         let prim = |v: VarId| match self.binder(v).map(|b| self.stmts[b.0 as usize].op) {
-            Some(MOp::Prim(p)) => self.prim(p).to_string(),
+            Some(MOp::Prim(p)) => crate::diag::clip_display(self.prim(p)),
             _ => name(v),
         };
         let waiting = |on: VarId, why: String| Status::Waiting { on: Some(on), why };
@@ -1351,6 +1357,14 @@ impl Machine {
                 Status::Stuck(format!("the argument contains a function (`{}`); externals take only primitives and tuples of them", name(v)))
             }
             Blocked::ArgTooDeep => Status::Stuck(format!("the argument nests tuples more than {MAX_ARG_DEPTH} deep; pass an external something flatter")),
+            Blocked::DataTooDeep => Status::Stuck(format!(
+                "the argument nests lists, dictionaries or tuples more than {} levels deep; pass an external something flatter",
+                readback::Budget::RESULT.depth
+            )),
+            Blocked::DataTooBig => Status::Stuck(format!(
+                "the argument could not be read back as data within {} steps (a list of millions of items, or a function that loops); pass an external something smaller",
+                readback::Budget::RESULT.steps
+            )),
             Blocked::WaitPrim(v) => waiting(v, format!("waiting for `{}` to become a primitive value", name(v))),
             Blocked::CallPrim(v) => Status::Stuck(format!("`{}` is the primitive {}, not a function, so it cannot be called", name(v), prim(v))),
             Blocked::CallTuple(v) => Status::Stuck(format!("`{}` is a tuple, not a function, so it cannot be called", name(v))),

@@ -54,7 +54,7 @@ impl Budget {
     /// For one row or tooltip of the debugger: small, so a frame stays fast.
     pub const VIEW: Budget = Budget { steps: 20_000, depth: 64 };
     /// For a program's printed result: big enough for a 10^6-element list.
-    pub const RESULT: Budget = Budget { steps: 50_000_000, depth: 200 };
+    pub const RESULT: Budget = Budget { steps: 50_000_000, depth: 1000 };
 }
 
 impl Value {
@@ -199,6 +199,8 @@ struct Reader<'m> {
     max_depth: usize,
     /// The persistent list of parts: (part, previous).
     parts: Vec<(PartSym<'m>, Option<u32>)>,
+    /// The budget ran out somewhere (a value read back as `…` or a function).
+    spent: Option<Spent>,
 }
 
 #[derive(Clone)]
@@ -210,6 +212,26 @@ enum PartSym<'m> {
 /// Reading back failed (out of budget, or not a boolean or list): the value is a function.
 struct NotData;
 
+/// Why a value is not data an external can take (`Machine::data`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NoData {
+    /// It holds this variable, not a value yet (or a pending task's): it may become data.
+    Waits(VarId),
+    /// It nests deeper than the budget's depth.
+    TooDeep,
+    /// Reading it back took more than the budget's steps.
+    TooBig,
+    /// A function that is neither a boolean nor a list.
+    Function,
+}
+
+/// Which part of a budget a read-back ran out of.
+#[derive(Clone, Copy)]
+enum Spent {
+    Depth,
+    Steps,
+}
+
 impl Machine {
     /// The value of `v` as the paper writes it, within `budget`.
     pub fn readback(&self, v: VarId, budget: Budget) -> Value {
@@ -217,14 +239,20 @@ impl Machine {
     }
 
     /// `v` as data for an external (`PExp`), if it reads back completely within `budget`;
-    /// else what it waits on (`Some(var)`: a variable not a value yet, or a pending task's), or
-    /// `None` when it never will be data (a function that is not a list or boolean). Also
-    /// returns the symbolic steps it took, so callers can pace repeated checks.
-    pub fn data(&self, v: VarId, budget: Budget) -> (Result<PExp, Option<VarId>>, usize) {
+    /// else why not: what it waits on (a variable not a value yet, or a pending task's), a
+    /// budget it exceeds, or a function that is not a list or boolean. Also returns the
+    /// symbolic steps it took, so callers can pace repeated checks.
+    pub fn data(&self, v: VarId, budget: Budget) -> (Result<PExp, NoData>, usize) {
         let mut r = Reader::new(self, budget, false);
         let value = r.value(&Sym::Var(v));
         let used = budget.steps - r.steps;
-        (value.to_data().ok_or(r.blocked), used)
+        let why = match (r.blocked, r.spent) {
+            (Some(v), _) => NoData::Waits(v),
+            (None, Some(Spent::Depth)) => NoData::TooDeep,
+            (None, Some(Spent::Steps)) => NoData::TooBig,
+            (None, None) => NoData::Function,
+        };
+        (value.to_data().ok_or(why), used)
     }
 
     /// Every variable `v`'s read-back meets that is not a value yet (unevaluated, or a pending
@@ -243,7 +271,7 @@ impl Machine {
 
 impl<'m> Reader<'m> {
     fn new(m: &'m Machine, budget: Budget, names: bool) -> Reader<'m> {
-        Reader { m, blocked: None, all_blocked: None, names, steps: budget.steps, depth: 0, max_depth: budget.depth, parts: Vec::new() }
+        Reader { m, blocked: None, all_blocked: None, names, steps: budget.steps, depth: 0, max_depth: budget.depth, parts: Vec::new(), spent: None }
     }
 
     /// Notes that `s` is not a value yet (an unevaluated variable or a pending task): the
@@ -298,6 +326,7 @@ impl<'m> Reader<'m> {
 
     fn value(&mut self, s: &Sym<'m>) -> Value {
         if self.depth >= self.max_depth {
+            self.spent = Some(Spent::Depth);
             return Value::Unknown("…".into());
         }
         self.depth += 1;
@@ -401,6 +430,7 @@ impl<'m> Reader<'m> {
         // costs no stack.
         loop {
             if self.steps == 0 {
+                self.spent = Some(Spent::Steps);
                 return Err(NotData);
             }
             self.steps -= 1;
@@ -441,6 +471,7 @@ impl<'m> Reader<'m> {
     /// Runs a function body with parameter `x`; a call in tail position is returned, not made.
     fn body(&mut self, t: &'m Template, env: &Rc<[Sym<'m>]>, x: Sym<'m>) -> Result<Next<'m>, NotData> {
         if self.depth >= self.max_depth {
+            self.spent = Some(Spent::Depth);
             return Err(NotData);
         }
         let mut locals: Vec<Option<Sym<'m>>> = vec![None; t.names.len()];
@@ -454,6 +485,7 @@ impl<'m> Reader<'m> {
         let last = t.stmts.len().checked_sub(1);
         for (k, s) in t.stmts.iter().enumerate() {
             if self.steps == 0 {
+                self.spent = Some(Spent::Steps);
                 return Err(NotData);
             }
             self.steps -= 1;

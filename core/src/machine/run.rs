@@ -4,6 +4,7 @@
 //! dispatch + resolve); others run on a current-thread tokio runtime and report through a
 //! channel, so a run that waits only on tasks sleeps until one completes.
 
+use crate::diag::Clip;
 use super::live::{Live, LiveCall};
 use super::template::{TVar, Template};
 use super::trace::{pexp_to_json, sha256_hex, Event, Trace};
@@ -128,6 +129,9 @@ pub const STUCK: &str = "R0001";
 pub const FAILED: &str = "R0002";
 /// The result waits on something that can never come (R0003).
 pub const UNFINISHED: &str = "R0003";
+/// How many never-dispatched trace events a replay names before it counts the rest.
+const NAMED_EVENTS: usize = 10;
+
 /// A replayed run that does not match its trace (R0004).
 pub const REPLAY: &str = "R0004";
 /// Call-by-value stopped at a statement that waits (R0005).
@@ -285,7 +289,7 @@ impl Host {
 /// `ret e` desugared with the prelude it uses, compiled as one closed template.
 pub fn compile_result_source(src: &str) -> Result<Arc<Template>, String> {
     // A result may be a whole document: the message quotes its start.
-    let quoted = crate::machine::trace::clip(src);
+    let quoted = crate::diag::clip(src);
     let e = crate::syntax::parser::parse_expr_source(src).map_err(|ds| {
         ds.first()
             .map(|d| format!("result `{quoted}` is not an OPAL expression: {}", d.message))
@@ -326,7 +330,7 @@ fn bool_outcome(b: bool) -> Outcome {
 fn pair(arg: &PExp) -> Result<(&PExp, &PExp), String> {
     match arg {
         PExp::Tuple(xs) if xs.len() == 2 => Ok((&xs[0], &xs[1])),
-        other => Err(format!("expected a pair (a, b), got {other}")),
+        other => Err(format!("expected a pair (a, b), got {other}", other = Clip(other))),
     }
 }
 
@@ -352,12 +356,12 @@ pub fn eval_pure(ext: &str, arg: &PExp, sink: &mut dyn FnMut(&str, &str), starte
                     "mod" if y == 0 => return Err("remainder by zero".into()),
                     _ => x.checked_rem(y),
                 };
-                r.map(Prim::Int).ok_or_else(|| format!("integer overflow in {op} ({x}, {y})"))
+                r.map(Prim::Int).ok_or_else(|| format!("integer overflow in {op} ({x}, {y})", x = Clip(x), y = Clip(y)))
             }
             (P(Prim::Str(x)), P(Prim::Str(y))) if op == "add" => Ok(Prim::Str(Arc::from(format!("{x}{y}")))),
             _ => {
                 let (Some(x), Some(y)) = (num(a), num(b)) else {
-                    return Err(format!("{op} needs two numbers, got ({a}, {b})"));
+                    return Err(format!("{op} needs two numbers, got ({a}, {b})", a = Clip(a), b = Clip(b)));
                 };
                 Ok(Prim::Float(match op {
                     "add" => x + y,
@@ -372,7 +376,7 @@ pub fn eval_pure(ext: &str, arg: &PExp, sink: &mut dyn FnMut(&str, &str), starte
     let string = |p: &PExp| -> Result<Arc<str>, String> {
         match p {
             P(Prim::Str(s)) => Ok(s.clone()),
-            other => Err(format!("expected a string, got {other}")),
+            other => Err(format!("expected a string, got {other}", other = Clip(other))),
         }
     };
     Ok(match ext {
@@ -389,7 +393,7 @@ pub fn eval_pure(ext: &str, arg: &PExp, sink: &mut dyn FnMut(&str, &str), starte
         "neg" => match arg {
             P(Prim::Int(i)) => Outcome::Value(Prim::Int(i.checked_neg().ok_or("integer overflow in neg")?)),
             P(Prim::Float(f)) => Outcome::Value(Prim::Float(-f)),
-            other => return Err(format!("neg needs a number, got {other}")),
+            other => return Err(format!("neg needs a number, got {other}", other = Clip(other))),
         },
         "eq" | "ne" => {
             let (a, b) = pair(arg)?;
@@ -397,7 +401,7 @@ pub fn eval_pure(ext: &str, arg: &PExp, sink: &mut dyn FnMut(&str, &str), starte
         }
         "lt" | "le" | "gt" | "ge" => {
             let (a, b) = pair(arg)?;
-            let o = compare(a, b).ok_or_else(|| format!("{ext} cannot compare {a} and {b}"))?;
+            let o = compare(a, b).ok_or_else(|| format!("{ext} cannot compare {a} and {b}", a = Clip(a), b = Clip(b)))?;
             bool_outcome(match ext {
                 "lt" => o.is_lt(),
                 "le" => o.is_le(),
@@ -411,7 +415,7 @@ pub fn eval_pure(ext: &str, arg: &PExp, sink: &mut dyn FnMut(&str, &str), starte
         }
         "parse_int" => {
             let s = string(arg)?;
-            Outcome::Value(Prim::Int(s.trim().parse().map_err(|_| format!("parse_int: `{s}` is not an integer"))?))
+            Outcome::Value(Prim::Int(s.trim().parse().map_err(|_| format!("parse_int: `{s}` is not an integer", s = Clip(s)))?))
         }
         "split_lines" => {
             let s = string(arg)?;
@@ -440,19 +444,19 @@ pub fn eval_pure(ext: &str, arg: &PExp, sink: &mut dyn FnMut(&str, &str), starte
         },
         "now" => Outcome::Value(Prim::Float(started.elapsed().as_secs_f64() * 1000.0)),
         "fork" => {
-            let P(Prim::Handle(h)) = arg else { return Err(format!("fork needs a handle, got {arg}")) };
+            let P(Prim::Handle(h)) = arg else { return Err(format!("fork needs a handle, got {arg}", arg = Clip(arg))) };
             let a = Prim::Handle(Arc::from(format!("{h}_1")));
             let b = Prim::Handle(Arc::from(format!("{h}_2")));
             super::data::outcome(PExp::Tuple(vec![P(a), P(b)]))
         }
         "join" => {
             let (a, _) = pair(arg)?;
-            let P(Prim::Handle(h)) = a else { return Err(format!("join needs two handles, got {arg}")) };
+            let P(Prim::Handle(h)) = a else { return Err(format!("join needs two handles, got {arg}", arg = Clip(arg))) };
             let parent = h.rsplit_once('_').filter(|(_, k)| k.bytes().all(|b| b.is_ascii_digit())).map(|(p, _)| p).unwrap_or(h);
             Outcome::Value(Prim::Handle(Arc::from(parent)))
         }
         lib if data::is_library(lib) => data::outcome(data::eval(lib, arg)?),
-        other => return Err(format!("`{other}` is not a pure external")),
+        other => return Err(format!("`{other}` is not a pure external", other = Clip(other))),
     })
 }
 
@@ -512,6 +516,9 @@ struct Runner<'m> {
     replaying: bool,
     /// Replay errors: a delivery that does not match the run, or nothing left to deliver.
     replay_errors: Vec<Fault>,
+    /// Calls that did not match the trace and were replayed anyway (`--force`): the first
+    /// `NAMED_EVENTS` are warned about one by one, the rest counted at the end.
+    forced_mismatches: usize,
     /// The strategy wanted a step the budget did not allow.
     over_budget: bool,
     /// The statements of the current round (a buffer kept across rounds).
@@ -549,6 +556,7 @@ impl<'m> Runner<'m> {
             replay,
             replaying,
             replay_errors: Vec::new(),
+            forced_mismatches: 0,
             over_budget: false,
             cands: Vec::new(),
         }
@@ -623,6 +631,10 @@ impl<'m> Runner<'m> {
     /// A replay that diverged from its trace, or left some of it unused, must not look like a
     /// faithful one: its errors replace a normal end (`--force` makes unused events warnings).
     fn replay_verdict(&mut self, end: End) -> End {
+        if self.forced_mismatches > NAMED_EVENTS {
+            let more = self.forced_mismatches - NAMED_EVENTS;
+            self.emit("stderr", &format!("warning: and {more} more calls that do not match the trace (replaying the recorded results, --force)\n"));
+        }
         if !self.replaying || matches!(end, End::StepBudget | End::RoundBudget) {
             return end;
         }
@@ -636,13 +648,23 @@ impl<'m> Runner<'m> {
             _ => Vec::new(),
         };
         let mut never = Vec::new();
-        for (label, ext) in unused {
+        let more = unused.len().saturating_sub(NAMED_EVENTS);
+        for (label, ext) in unused.into_iter().take(NAMED_EVENTS) {
             let msg = format!("replay: the trace has an event for `{ext}` at label {label} that the run never dispatched");
             if self.opts.replay_force {
                 let text = format!("warning: {msg} (--force)\n");
                 self.emit("stderr", &text);
             } else {
                 never.push(Fault::new(label, REPLAY, msg));
+            }
+        }
+        // A trace of another program can hold a million events: name a few, count the rest.
+        if more > 0 {
+            let msg = format!("replay: and {more} more events in the trace that the run never dispatched");
+            if self.opts.replay_force {
+                self.emit("stderr", &format!("warning: {msg} (--force)\n"));
+            } else {
+                never.push(Fault::new(String::new(), REPLAY, msg));
             }
         }
         if errors.is_empty() && never.is_empty() {
@@ -878,17 +900,20 @@ impl<'m> Runner<'m> {
         if self.replaying {
             let label = self.m.label_of(stmt);
             let Some(mut evs) = self.replay.remove(&label).filter(|evs| !evs.is_empty()) else {
-                let msg = format!("the trace has no event for `{ext}` {arg} at label {label}");
+                let msg = format!("the trace has no event for `{ext}` {arg} at label {label}", arg = Clip(arg));
                 return self.replay_mismatch(t, label, msg);
             };
             let recorded = crate::machine::trace::json_to_pexp(&evs[0].arg);
             if evs[0].external != *ext || !recorded.as_ref().is_some_and(|a| crate::world::pexp_eq(a, &arg)) {
                 let was = recorded.map(|a| a.to_string()).unwrap_or_else(|| evs[0].arg.to_string());
-                let msg = format!("the trace has `{}` {was} at label {label}, but the run calls `{ext}` {arg} there", evs[0].external);
+                let msg = format!("the trace has `{}` {was} at label {label}, but the run calls `{ext}` {arg} there", evs[0].external, was = Clip(was), arg = Clip(arg));
                 if !self.opts.replay_force {
                     return self.replay_mismatch(t, label, msg);
                 }
-                self.emit("stderr", &format!("warning: {msg} (replaying the recorded result, --force)\n"));
+                self.forced_mismatches += 1;
+                if self.forced_mismatches <= NAMED_EVENTS {
+                    self.emit("stderr", &format!("warning: {msg} (replaying the recorded result, --force)\n"));
+                }
             }
             if evs[0].chunk.is_some() {
                 self.replay_stream(t, evs);
@@ -921,7 +946,7 @@ impl<'m> Runner<'m> {
                         self.schedule_at(at, Arrival::Chunk { stream: si, item: Some(Prim::Str(Arc::from(c.as_str()))), last: i + 1 == n });
                     }
                 }
-                None => self.fail_now(t, format!("the world file has no response for `{ext}` with argument {arg} and no `default`")),
+                None => self.fail_now(t, format!("the world file has no response for `{ext}` with argument {arg} and no `default`", arg = Clip(arg))),
             }
             return;
         }
@@ -934,7 +959,7 @@ impl<'m> Runner<'m> {
                 let ms = match &arg {
                     PExp::Prim(Prim::Int(i)) => *i as f64,
                     PExp::Prim(Prim::Float(f)) => *f,
-                    other => return self.fail_now(t, format!("sleep needs a number of milliseconds, got {other}")),
+                    other => return self.fail_now(t, format!("sleep needs a number of milliseconds, got {other}", other = Clip(other))),
                 };
                 if !(0.0..=crate::world::MAX_MS).contains(&ms) {
                     return self.fail_now(t, format!("sleep needs 0 to 86400000 milliseconds (a day), got {ms}"));
@@ -1253,7 +1278,7 @@ impl Host {
         } else if partial || result.trim_start().starts_with('[') && streamed {
             match crate::machine::trace::list_items(result) {
                 Some(items) => Outcome::Partial { items, more: partial },
-                None => Outcome::Failed(format!("trace result `{result}` is not a list of literals")),
+                None => Outcome::Failed(format!("trace result `{result}` is not a list of literals", result = Clip(result))),
             }
         } else if is_stream_ext(ext, self) {
             match crate::machine::trace::list_items(result) {

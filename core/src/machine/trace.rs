@@ -356,7 +356,7 @@ fn check_event(e: &Event) -> Result<(), String> {
             let why = crate::syntax::parser::parse_expr_source(&e.result).err().and_then(|ds| ds.first().map(|d| format!(" ({})", d.message)));
             return Err(format!(
                 "`result` `{}` of a stream's chunk is not a list of literals{}; write e.g. [\"a\", \"b\"]",
-                clip(&e.result),
+                crate::diag::clip(&e.result),
                 why.unwrap_or_default()
             ));
         }
@@ -429,15 +429,6 @@ pub(crate) fn list_items(src: &str) -> Option<Vec<Prim>> {
             _ => None,
         })
         .collect()
-}
-
-/// Source quoted in an error, cut short: a result may be a whole document.
-pub(crate) fn clip(s: &str) -> String {
-    const MAX: usize = 120;
-    match s.char_indices().nth(MAX) {
-        Some((at, _)) => format!("{}…", &s[..at]),
-        None => s.to_string(),
-    }
 }
 
 /// Where the parts of a trace's text are, as lines from 1.

@@ -10,6 +10,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use toml::Spanned;
 
+mod deep_key;
 mod fast;
 pub use fast::agrees_with_toml;
 
@@ -377,6 +378,15 @@ pub fn parse_world(text: &str) -> Result<World, Vec<Diagnostic>> {
         Err(e) => {
             let span = e.span().map(|r| Span::new(r.start, r.end)).unwrap_or_default();
             let msg = e.message().to_string();
+            // `toml` gives no position for a key of too many dotted parts: find it.
+            if e.span().is_none() && msg.contains("recursion") {
+                if let Some((at, parts)) = deep_key::find(text) {
+                    let msg = format!("invalid world file: a key of {parts} dotted parts (at most {})", deep_key::MAX_KEY_PARTS);
+                    let help = "each external is a table `[name]` with a few keys (LANGUAGE.md §5); write nested data as OPAL source in a string, e.g. `result = '[[1, 2], [3]]'`";
+                    return Err(vec![Diagnostic::error("E0200", Span::new(at, at + 1), msg).with_help(help)]);
+                }
+            }
+
             // `toml` stops at 80 levels of arrays and inline tables, before it recurses further.
             let help = if msg.contains("recursion") {
                 "a world file's arrays and inline tables nest at most 80 deep; write nested data as OPAL source in a string, e.g. `result = '[[1, 2], [3]]'`"
