@@ -113,7 +113,9 @@ fn a_list_nested_990_deep_prints_and_1200_deep_is_an_error_that_says_so() {
         let err = text(&o.stderr);
         assert_eq!(o.status.code(), Some(3), "{strategy}: {err}");
         assert!(
-            err.contains("deep.opal:4:8: error[R0001]: runtime error (statement 7): the argument nests lists, dictionaries or tuples more than 1000 levels deep"),
+            err.contains(
+                "deep.opal:4:8: error[R0001]: runtime error (statement 7): the argument nests lists, dictionaries or tuples more than 1000 levels deep"
+            ),
             "{strategy}: {err}"
         );
     }

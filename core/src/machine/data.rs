@@ -7,8 +7,8 @@
 //! entries a Church list of `(key, value)` pairs in insertion order, a later key replacing an
 //! earlier one.
 
-use crate::diag::Clip;
 use super::Outcome;
+use crate::diag::Clip;
 use crate::ir::{Expr, Fun, Op, PExp, Prim, Stmt, DICT_TAG};
 use crate::names::{Name, Sym};
 use crate::span::Span;
@@ -278,7 +278,9 @@ pub fn eval(ext: &str, arg: &PExp) -> Result<PExp, String> {
             let [coll, x] = args::<2>(arg, ext, "(collection, value)")?;
             bool_of(match (coll, x) {
                 (PExp::Prim(Prim::Str(s)), PExp::Prim(Prim::Str(sub))) => s.contains(&**sub),
-                (PExp::Prim(Prim::Str(_)), other) => return Err(format!("`in` a string needs a string on its left, got {} ({other})", kind(other), other = Clip(other))),
+                (PExp::Prim(Prim::Str(_)), other) => {
+                    return Err(format!("`in` a string needs a string on its left, got {} ({other})", kind(other), other = Clip(other)))
+                }
                 _ => elements(coll, "`in`")?.into_iter().any(|e| equal(e, x)),
             })
         }
@@ -345,7 +347,8 @@ pub fn eval(ext: &str, arg: &PExp) -> Result<PExp, String> {
                 best = Some(match best {
                     None => x,
                     Some(b) => {
-                        let o = compare(x, b).ok_or_else(|| format!("{ext} cannot compare {} ({x}) with {} ({b})", kind(x), kind(b), x = Clip(x), b = Clip(b)))?;
+                        let o =
+                            compare(x, b).ok_or_else(|| format!("{ext} cannot compare {} ({x}) with {} ({b})", kind(x), kind(b), x = Clip(x), b = Clip(b)))?;
                         // The first of equal elements wins, as in Python.
                         if (ext == "max" && o == Ordering::Greater) || (ext == "min" && o == Ordering::Less) {
                             x
@@ -459,7 +462,9 @@ fn to_json(p: &PExp) -> Result<serde_json::Value, String> {
         PExp::Dict(kvs) => {
             let mut o = serde_json::Map::new();
             for (k, v) in kvs {
-                let PExp::Prim(Prim::Str(k)) = k else { return Err(format!("json_dump: a JSON object's keys are strings, not {} ({k})", kind(k), k = Clip(k))) };
+                let PExp::Prim(Prim::Str(k)) = k else {
+                    return Err(format!("json_dump: a JSON object's keys are strings, not {} ({k})", kind(k), k = Clip(k)));
+                };
                 o.insert(k.to_string(), to_json(v)?);
             }
             Value::Object(o)

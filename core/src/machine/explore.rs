@@ -16,9 +16,9 @@
 //! programs). The full exploration (`Mode::Full`, every interleaving, breadth first) is kept
 //! for teaching: it draws the diamonds.
 
-use crate::diag::Clip;
 use super::run::{eval_pure, Host};
 use super::{Machine, Outcome, Rule, StmtId, TaskId};
+use crate::diag::Clip;
 use crate::ir::PExp;
 use crate::world::{Reply, World};
 use std::collections::{BTreeMap, HashMap, VecDeque};

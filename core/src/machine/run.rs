@@ -4,11 +4,11 @@
 //! dispatch + resolve); others run on a current-thread tokio runtime and report through a
 //! channel, so a run that waits only on tasks sleeps until one completes.
 
-use crate::diag::Clip;
 use super::live::{Live, LiveCall};
 use super::template::{TVar, Template};
 use super::trace::{pexp_to_json, sha256_hex, Event, Trace};
 use super::{Blocked, Lazy, Machine, Outcome, Rule, Status, StepEvent, StmtId, TaskId};
+use crate::diag::Clip;
 use crate::externals::{self, ExtKind};
 use crate::ir::{PExp, Prim};
 use crate::names::Name;
@@ -906,7 +906,12 @@ impl<'m> Runner<'m> {
             let recorded = crate::machine::trace::json_to_pexp(&evs[0].arg);
             if evs[0].external != *ext || !recorded.as_ref().is_some_and(|a| crate::world::pexp_eq(a, &arg)) {
                 let was = recorded.map(|a| a.to_string()).unwrap_or_else(|| evs[0].arg.to_string());
-                let msg = format!("the trace has `{}` {was} at label {label}, but the run calls `{ext}` {arg} there", evs[0].external, was = Clip(was), arg = Clip(arg));
+                let msg = format!(
+                    "the trace has `{}` {was} at label {label}, but the run calls `{ext}` {arg} there",
+                    evs[0].external,
+                    was = Clip(was),
+                    arg = Clip(arg)
+                );
                 if !self.opts.replay_force {
                     return self.replay_mismatch(t, label, msg);
                 }
