@@ -480,6 +480,19 @@ mod limits {
     }
 
     #[test]
+    fn a_world_file_of_too_many_tokens_is_refused_before_toml_reads_it() {
+        // 600 000 headers: `toml` held some 2 GB for a file like this; the scan refuses it at
+        // the line where it crosses 4 000 000 tokens (7 a line).
+        let dir = program_with_world("token-world", &"[[f.f.f]]\n".repeat(600_000));
+        let p = dir.join("p.opal");
+        let o = run(&["check", p.to_str().expect("utf-8 path")]);
+        let err = stderr_of(&o);
+        assert_eq!(o.status.code(), Some(1), "{err}");
+        assert!(err.contains("p.world.toml:571429:1: error[E0200]: invalid world file: more than 4000000 keys, values and punctuation marks"), "{err}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
     fn a_world_file_nested_10_000_deep_is_e0200_from_every_entry_point() {
         let dir = program_with_world("deep-world", &format!("[ask]\nx = {}\n", "[".repeat(10_000)));
         let p = dir.join("p.opal");

@@ -10,8 +10,8 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use toml::Spanned;
 
-mod deep_key;
 mod fast;
+mod scan;
 pub use fast::agrees_with_toml;
 
 #[derive(Deserialize)]
@@ -367,26 +367,39 @@ fn read_response(text: &str, name: &str, resp: RawResponse, diags: &mut Vec<Diag
     Some(Response { arg, latency_ms: resp.latency_ms.map(Spanned::into_inner), reply })
 }
 
+/// The error for what `scan` refuses before `toml` reads the file.
+fn refused(r: scan::Refusal) -> Diagnostic {
+    let (at, msg, help) = match r {
+        scan::Refusal::DeepKey(at, parts) => (
+            at,
+            format!("invalid world file: a key of {parts} dotted parts (at most {})", scan::MAX_KEY_PARTS),
+            "each external is a table `[name]` with a few keys (LANGUAGE.md §5); write nested data as OPAL source in a string, e.g. `result = '[[1, 2], [3]]'`",
+        ),
+        scan::Refusal::TooManyTokens(at) => (
+            at,
+            format!("invalid world file: more than {} keys, values and punctuation marks from here on", scan::MAX_TOKENS),
+            "split the world file, or write it in the plain shape (`[name]`, `[[name.responses]]`, one `key = value` per line), which is read without this limit (docs/cli.md)",
+        ),
+    };
+    Diagnostic::error("E0200", Span::new(at, at + 1), msg).with_help(help)
+}
+
 /// Parses a world file. Errors carry the span of the offending key or value.
 pub fn parse_world(text: &str) -> Result<World, Vec<Diagnostic>> {
     let parsed = match fast::read(text) {
         Some(r) => Ok(r),
-        None => toml::from_str(text),
+        None => {
+            if let Some(refusal) = scan::find(text) {
+                return Err(vec![refused(refusal)]);
+            }
+            toml::from_str(text)
+        }
     };
     let raw: BTreeMap<String, Spanned<RawExt>> = match parsed {
         Ok(r) => r,
         Err(e) => {
             let span = e.span().map(|r| Span::new(r.start, r.end)).unwrap_or_default();
             let msg = e.message().to_string();
-            // `toml` gives no position for a key of too many dotted parts: find it.
-            if e.span().is_none() && msg.contains("recursion") {
-                if let Some((at, parts)) = deep_key::find(text) {
-                    let msg = format!("invalid world file: a key of {parts} dotted parts (at most {})", deep_key::MAX_KEY_PARTS);
-                    let help = "each external is a table `[name]` with a few keys (LANGUAGE.md §5); write nested data as OPAL source in a string, e.g. `result = '[[1, 2], [3]]'`";
-                    return Err(vec![Diagnostic::error("E0200", Span::new(at, at + 1), msg).with_help(help)]);
-                }
-            }
-
             // `toml` stops at 80 levels of arrays and inline tables, before it recurses further.
             let help = if msg.contains("recursion") {
                 "a world file's arrays and inline tables nest at most 80 deep; write nested data as OPAL source in a string, e.g. `result = '[[1, 2], [3]]'`"
