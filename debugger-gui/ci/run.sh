@@ -3,7 +3,8 @@
 # would: CityExcursions at 1920×1080 and in the projector theme at 1280×720 after a few rounds,
 # and §3.4's divergent program while a confluence check runs. Screenshots go to
 # target/ci-screenshots/; it fails if no window appears, the process dies, a window is blank,
-# the keys changed nothing, or the window stops drawing while the confluence check runs.
+# the keys changed nothing, the window stops drawing while the confluence check runs, or fixing a
+# world file does not reload the session.
 # Installs what it needs (Debian, as root).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -117,5 +118,18 @@ shot debugger-cancelled-later
 still=$(compare -metric AE "$shots/debugger-cancelled.png" "$shots/debugger-cancelled-later.png" null: 2>&1 || true)
 echo "debugger: $still pixels changed in the second after Esc"
 [ "${still%% *}" = "0" ] || fail "the confluence check went on after Esc"
+close_window
+# 4. A world file with an error opens the window on it; fixing the world file (not the
+# program) reloads the session within a couple of seconds, without a key press.
+printf 'extern ask\nprint (ask 1)\n' > "$state/w.opal"
+printf '[ask]\nlatency_ms = -5\ndefault = "1"\n' > "$state/w.world.toml"
+open_window "$state/w.opal" 1280 720
+shot debugger-world-error
+printf '[ask]\nlatency_ms = 5\ndefault = "1"\n' > "$state/w.world.toml"
+sleep 2
+shot debugger-world-fixed
+fixed=$(compare -metric AE "$shots/debugger-world-error.png" "$shots/debugger-world-fixed.png" null: 2>&1 || true)
+echo "debugger: $fixed pixels changed after the world file was fixed"
+[ "${fixed%% *}" != "0" ] || fail "fixing the world file did not reload the session"
 close_window
 echo "debugger: window checks passed"

@@ -312,6 +312,11 @@ pub struct DebuggerApp {
     last_session: Option<PathBuf>,
     live: Option<opal_debugger::live::LiveCalls>,
     mtime: Option<SystemTime>,
+    /// The world file given with `--world` (else `NAME.world.toml` beside the program is
+    /// used), kept across reloads.
+    world_file: Option<PathBuf>,
+    /// When the world file in use was last changed (`None`: there is none): a change reloads.
+    world_mtime: Option<SystemTime>,
     /// Why the last typed answer was refused, for the task it was typed for.
     pub hand_error: Option<(String, String)>,
     /// The file is missing (deleted, or moved away by an editor saving it).
@@ -366,6 +371,8 @@ impl DebuggerApp {
             last_session: None,
             live: None,
             mtime: None,
+            world_file: None,
+            world_mtime: None,
             hand_error: None,
             file_gone: false,
             kept: None,
@@ -467,7 +474,9 @@ impl DebuggerApp {
             Ok(s) => s,
             Err(e) => return self.fail(e),
         };
-        let world_path = world.map(Path::to_path_buf).or_else(|| opal_core::world::path_beside(path).filter(|w| w.exists()));
+        self.world_file = world.map(Path::to_path_buf);
+        let world_path = self.world_path(path);
+        self.world_mtime = world_path.as_deref().and_then(modified);
         let world = match &world_path {
             Some(w) => match opal_core::files::read_text(w, "the world file", limit) {
                 Ok(t) => Some((t, w.display().to_string())),
@@ -479,6 +488,11 @@ impl DebuggerApp {
         self.name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or(shown.clone());
         self.mtime = std::fs::metadata(path).and_then(|m| m.modified()).ok();
         self.load(&source, world.as_ref().map(|(t, n)| (t.as_str(), n.as_str())), &shown, reload);
+    }
+
+    /// The world file a program at `path` is run with: `--world`'s, else the one beside it.
+    fn world_path(&self, path: &Path) -> Option<PathBuf> {
+        self.world_file.clone().or_else(|| opal_core::world::path_beside(path).filter(|w| w.exists()))
     }
 
     fn fail(&mut self, e: String) {
@@ -786,8 +800,8 @@ impl DebuggerApp {
             Cmd::Reload => {
                 match &self.origin {
                     Origin::File(p) => {
-                        let p = p.clone();
-                        self.open(&p, None, true);
+                        let (p, world) = (p.clone(), self.world_file.clone());
+                        self.open(&p, world.as_deref(), true);
                     }
                     Origin::Example(i) => {
                         let i = *i;
@@ -1137,7 +1151,10 @@ impl DebuggerApp {
                     Ok(meta) => {
                         self.file_gone = false;
                         let m = meta.modified().ok();
-                        if m.is_some() && m != self.mtime {
+                        let world_changed = self.world_path(p).as_deref().and_then(modified) != self.world_mtime;
+                        if world_changed && (m.is_none() || m == self.mtime) {
+                            cmds.push(Cmd::Reload);
+                        } else if m.is_some() && m != self.mtime {
                             if meta.len() == 0 {
                                 // Editors empty a file before writing it: wait for the text.
                                 self.mtime = m;
@@ -1312,4 +1329,9 @@ pub fn run_native(
         return Err(e);
     }
     result.map_err(|e| format!("cannot open a window: {e}"))
+}
+
+/// When `path` was last changed, if it exists.
+fn modified(path: &Path) -> Option<SystemTime> {
+    std::fs::metadata(path).and_then(|m| m.modified()).ok()
 }

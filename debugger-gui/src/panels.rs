@@ -59,9 +59,9 @@ pub(crate) fn frame(app: &mut DebuggerApp, ui: &mut egui::Ui, cmds: &mut Vec<Cmd
                 ui.colored_label(RED, RichText::new(e).monospace());
             });
             ui.label(if kept {
-                "Fix the program: it reloads when saved (or press F5). The session below is the last one that compiled."
+                "Fix the program or its world file: it reloads when saved (or press F5). The session below is the last one that compiled."
             } else {
-                "Fix the program: it opens when saved (or press F5)."
+                "Fix the program or its world file: it opens when saved (or press F5)."
             });
         });
     }

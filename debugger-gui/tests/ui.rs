@@ -256,6 +256,26 @@ fn a_broken_edit_on_disk_keeps_the_session_and_a_fixed_one_replays_the_work() {
 }
 
 #[test]
+fn a_reload_keeps_the_world_file_given_on_the_command_line() {
+    let dir = std::env::temp_dir().join(format!("opal-gui-reload-world-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let (file, world) = (dir.join("p.opal"), dir.join("other.toml"));
+    std::fs::write(&file, "extern ask\nprint (ask 1)\n").expect("write");
+    std::fs::write(&world, "[ask]\nlatency_ms = -5\ndefault = '\"a\"'\n").expect("write");
+    let mut app = DebuggerApp::from_file(&file, Some(&world));
+    let e = app.errors.clone().expect("the world file's error is shown");
+    assert!(e.contains("other.toml:2:1: error[E0200]"), "{e}");
+    std::fs::write(&world, "[ask]\nlatency_ms = 5\ndefault = '\"a\"'\n").expect("write");
+    app.run_cmd(Cmd::Reload);
+    assert!(app.errors.is_none(), "{:?}", app.errors);
+    // Another edit of the program: still run with other.toml (it fails without a world file).
+    std::fs::write(&world, "[ask]\nlatency_ms = nope\n").expect("write");
+    app.run_cmd(Cmd::Reload);
+    assert!(app.errors.as_deref().unwrap_or("").contains("other.toml:2:"), "{:?}", app.errors);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn hostile_files_get_clear_errors_not_crashes() {
     let dir = std::env::temp_dir().join(format!("opal-gui-bad-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
