@@ -309,7 +309,7 @@ impl Trace {
     /// ever). Checked at load, so a broken event is reported as itself, not as the events a
     /// failed run never reached.
     fn check(&self) -> Result<(), Invalid> {
-        if crate::machine::run::Strategy::parse(&self.strategy).is_none() {
+        if crate::machine::strategy::Strategy::parse(&self.strategy).is_none() {
             let msg = format!("`strategy` is \"{}\"; a trace is recorded under \"opportunistic\", \"cbv\" or \"lazy\"", self.strategy);
             return Err((Part::Strategy, msg));
         }
@@ -361,7 +361,7 @@ fn check_event(e: &Event) -> Result<(), String> {
             ));
         }
     } else if crate::world::parse_pexp(&e.result).is_err() {
-        crate::machine::run::compile_result_source(&e.result)?;
+        crate::machine::results::compile_result_source(&e.result)?;
     }
     Ok(())
 }

@@ -4,47 +4,28 @@
 //! dispatch + resolve); others run on a current-thread tokio runtime and report through a
 //! channel, so a run that waits only on tasks sleeps until one completes.
 
+pub use super::results::{compile_result_source, outcome_record};
+pub use super::strategy::Strategy;
+pub use pure::eval_pure;
+pub use replay::check_trace;
+
+mod pure;
+mod replay;
+
 use super::live::{Live, LiveCall};
-use super::template::{TVar, Template};
+use super::results::bool_outcome;
+use super::template::Template;
 use super::trace::{pexp_to_json, sha256_hex, Event, Trace};
 use super::{Blocked, Lazy, Machine, Outcome, Rule, Status, StepEvent, StmtId, TaskId};
 use crate::diag::Clip;
 use crate::externals::{self, ExtKind};
 use crate::ir::{PExp, Prim};
-use crate::names::Name;
-use crate::span::Span;
 use crate::world::{Reply, World};
 use std::collections::HashMap;
 use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::time::Instant;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Strategy {
-    Opportunistic,
-    Cbv,
-    Lazy,
-}
-
-impl Strategy {
-    pub const ALL: [Strategy; 3] = [Strategy::Opportunistic, Strategy::Cbv, Strategy::Lazy];
-    pub fn parse(s: &str) -> Option<Strategy> {
-        match s {
-            "opportunistic" => Some(Strategy::Opportunistic),
-            "cbv" => Some(Strategy::Cbv),
-            "lazy" => Some(Strategy::Lazy),
-            _ => None,
-        }
-    }
-    pub fn name(self) -> &'static str {
-        match self {
-            Strategy::Opportunistic => "opportunistic",
-            Strategy::Cbv => "cbv",
-            Strategy::Lazy => "lazy",
-        }
-    }
-}
 
 /// Sees every step (for `opal step` and the debugger).
 pub type Observer<'a> = Option<&'a mut dyn FnMut(&Machine, &StepEvent)>;
@@ -286,180 +267,6 @@ impl Host {
     }
 }
 
-/// `ret e` desugared with the prelude it uses, compiled as one closed template.
-pub fn compile_result_source(src: &str) -> Result<Arc<Template>, String> {
-    // A result may be a whole document: the message quotes its start.
-    let quoted = crate::diag::clip(src);
-    let e = crate::syntax::parser::parse_expr_source(src).map_err(|ds| {
-        ds.first()
-            .map(|d| format!("result `{quoted}` is not an OPAL expression: {}", d.message))
-            .unwrap_or_else(|| format!("result `{quoted}` is not an OPAL expression"))
-    })?;
-    let block = crate::syntax::ast::Block { items: vec![crate::syntax::ast::Item { kind: crate::syntax::ast::ItemKind::Ret(e), span: Span::default() }] };
-    let (p, diags) = crate::desugar::Desugarer::new(false).program(&block);
-    if let Some(d) = diags.iter().find(|d| d.is_error()) {
-        return Err(format!("result `{quoted}`: {}", d.message));
-    }
-    let mut stmts = p.env;
-    stmts.extend(p.body.stmts);
-    Ok(super::template::compile_closed(&crate::ir::Expr { stmts, ret: p.body.ret }).0)
-}
-
-fn prim_template(c: Prim) -> Arc<Template> {
-    let mut t = Template::with_names(vec![Name::plain("_"), Name::plain("v")]);
-    let op = t.prim_op(c);
-    t.push(1, op);
-    t.ret = TVar::Local(1);
-    Arc::new(t)
-}
-
-fn bool_outcome(b: bool) -> Outcome {
-    static T: std::sync::OnceLock<(Arc<Template>, Arc<Template>)> = std::sync::OnceLock::new();
-    let (t, f) = T.get_or_init(|| {
-        let t = compile_result_source("true").unwrap_or_else(|_| prim_template(Prim::Int(1)));
-        let f = compile_result_source("false").unwrap_or_else(|_| prim_template(Prim::Int(0)));
-        (t, f)
-    });
-    if b {
-        Outcome::Expr(t.clone(), "true".into())
-    } else {
-        Outcome::Expr(f.clone(), "false".into())
-    }
-}
-
-fn pair(arg: &PExp) -> Result<(&PExp, &PExp), String> {
-    match arg {
-        PExp::Tuple(xs) if xs.len() == 2 => Ok((&xs[0], &xs[1])),
-        other => Err(format!("expected a pair (a, b), got {other}", other = Clip(other))),
-    }
-}
-
-/// Evaluates a pure standard external. `print` output goes to `sink`.
-pub fn eval_pure(ext: &str, arg: &PExp, sink: &mut dyn FnMut(&str, &str), started: Instant) -> Result<Outcome, String> {
-    use super::data::{self, compare};
-    use PExp::Prim as P;
-    let num = |p: &PExp| match p {
-        P(Prim::Int(i)) => Some(*i as f64),
-        P(Prim::Float(f)) => Some(*f),
-        _ => None,
-    };
-    let arith = |op: &str, a: &PExp, b: &PExp| -> Result<Prim, String> {
-        match (a, b) {
-            (P(Prim::Int(x)), P(Prim::Int(y))) => {
-                let (x, y) = (*x, *y);
-                let r = match op {
-                    "add" => x.checked_add(y),
-                    "sub" => x.checked_sub(y),
-                    "mul" => x.checked_mul(y),
-                    "div" if y == 0 => return Err("division by zero".into()),
-                    "div" => x.checked_div(y),
-                    "mod" if y == 0 => return Err("remainder by zero".into()),
-                    _ => x.checked_rem(y),
-                };
-                r.map(Prim::Int).ok_or_else(|| format!("integer overflow in {op} ({x}, {y})", x = Clip(x), y = Clip(y)))
-            }
-            (P(Prim::Str(x)), P(Prim::Str(y))) if op == "add" => Ok(Prim::Str(Arc::from(format!("{x}{y}")))),
-            _ => {
-                let (Some(x), Some(y)) = (num(a), num(b)) else {
-                    return Err(format!("{op} needs two numbers, got ({a}, {b})", a = Clip(a), b = Clip(b)));
-                };
-                Ok(Prim::Float(match op {
-                    "add" => x + y,
-                    "sub" => x - y,
-                    "mul" => x * y,
-                    "div" => x / y,
-                    _ => x % y,
-                }))
-            }
-        }
-    };
-    let string = |p: &PExp| -> Result<Arc<str>, String> {
-        match p {
-            P(Prim::Str(s)) => Ok(s.clone()),
-            other => Err(format!("expected a string, got {other}", other = Clip(other))),
-        }
-    };
-    Ok(match ext {
-        "add" => match pair(arg)? {
-            // `+` concatenates lists and tuples, as in Python.
-            (PExp::List(a), PExp::List(b)) => data::outcome(PExp::List(a.iter().chain(b).cloned().collect())),
-            (PExp::Tuple(a), PExp::Tuple(b)) => data::outcome(PExp::Tuple(a.iter().chain(b).cloned().collect())),
-            (a, b) => Outcome::Value(arith(ext, a, b)?),
-        },
-        "sub" | "mul" | "div" | "mod" => {
-            let (a, b) = pair(arg)?;
-            Outcome::Value(arith(ext, a, b)?)
-        }
-        "neg" => match arg {
-            P(Prim::Int(i)) => Outcome::Value(Prim::Int(i.checked_neg().ok_or("integer overflow in neg")?)),
-            P(Prim::Float(f)) => Outcome::Value(Prim::Float(-f)),
-            other => return Err(format!("neg needs a number, got {other}", other = Clip(other))),
-        },
-        "eq" | "ne" => {
-            let (a, b) = pair(arg)?;
-            bool_outcome(data::equal(a, b) == (ext == "eq"))
-        }
-        "lt" | "le" | "gt" | "ge" => {
-            let (a, b) = pair(arg)?;
-            let o = compare(a, b).ok_or_else(|| format!("{ext} cannot compare {a} and {b}", a = Clip(a), b = Clip(b)))?;
-            bool_outcome(match ext {
-                "lt" => o.is_lt(),
-                "le" => o.is_le(),
-                "gt" => o.is_gt(),
-                _ => o.is_ge(),
-            })
-        }
-        "concat_str" => {
-            let (a, b) = pair(arg)?;
-            Outcome::Value(Prim::Str(Arc::from(format!("{}{}", string(a)?, string(b)?))))
-        }
-        "parse_int" => {
-            let s = string(arg)?;
-            Outcome::Value(Prim::Int(s.trim().parse().map_err(|_| format!("parse_int: `{s}` is not an integer", s = Clip(s)))?))
-        }
-        "split_lines" => {
-            let s = string(arg)?;
-            Outcome::Partial { items: s.lines().map(|l| Prim::Str(Arc::from(l))).collect(), more: false }
-        }
-        "split_words" => {
-            let s = string(arg)?;
-            Outcome::Partial { items: s.split_whitespace().map(|l| Prim::Str(Arc::from(l))).collect(), more: false }
-        }
-        "print" => match arg {
-            PExp::Tuple(xs) if xs.len() == 2 && matches!(xs[0], P(Prim::Handle(_))) => {
-                let P(Prim::Handle(name)) = &xs[0] else { return Err("print needs a handle".into()) };
-                let root = externals::handle_root(name).unwrap_or("stdout");
-                let mut text = data::display(&xs[1]);
-                text.push('\n');
-                sink(root, &text);
-                Outcome::Value(Prim::Handle(name.clone()))
-            }
-            v => {
-                // `print v` (the paper's §3.4 form) writes to stdout and returns ().
-                let mut text = data::display(v);
-                text.push('\n');
-                sink("stdout", &text);
-                super::data::outcome(PExp::Tuple(vec![]))
-            }
-        },
-        "now" => Outcome::Value(Prim::Float(started.elapsed().as_secs_f64() * 1000.0)),
-        "fork" => {
-            let P(Prim::Handle(h)) = arg else { return Err(format!("fork needs a handle, got {arg}", arg = Clip(arg))) };
-            let a = Prim::Handle(Arc::from(format!("{h}_1")));
-            let b = Prim::Handle(Arc::from(format!("{h}_2")));
-            super::data::outcome(PExp::Tuple(vec![P(a), P(b)]))
-        }
-        "join" => {
-            let (a, _) = pair(arg)?;
-            let P(Prim::Handle(h)) = a else { return Err(format!("join needs two handles, got {arg}", arg = Clip(arg))) };
-            let parent = h.rsplit_once('_').filter(|(_, k)| k.bytes().all(|b| b.is_ascii_digit())).map(|(p, _)| p).unwrap_or(h);
-            Outcome::Value(Prim::Handle(Arc::from(parent)))
-        }
-        lib if data::is_library(lib) => data::outcome(data::eval(lib, arg)?),
-        other => return Err(format!("`{other}` is not a pure external", other = Clip(other))),
-    })
-}
-
 /// Runs a program to the end under a strategy. `on_step` sees every step (for `opal step`).
 pub fn run(m: &mut Machine, opts: Options, sink: Sink, on_step: Observer<'_>) -> Report {
     let mut builder = tokio::runtime::Builder::new_current_thread();
@@ -626,53 +433,6 @@ impl<'m> Runner<'m> {
             trace,
             max_in_flight: self.max_in_flight,
         }
-    }
-
-    /// A replay that diverged from its trace, or left some of it unused, must not look like a
-    /// faithful one: its errors replace a normal end (`--force` makes unused events warnings).
-    fn replay_verdict(&mut self, end: End) -> End {
-        if self.forced_mismatches > NAMED_EVENTS {
-            let more = self.forced_mismatches - NAMED_EVENTS;
-            self.emit("stderr", &format!("warning: and {more} more calls that do not match the trace (replaying the recorded results, --force)\n"));
-        }
-        if !self.replaying || matches!(end, End::StepBudget | End::RoundBudget) {
-            return end;
-        }
-        let mut unused: Vec<(String, String)> =
-            self.replay.values().flatten().filter(|e| e.chunk.unwrap_or(0) == 0).map(|e| (e.label.clone(), e.external.clone())).collect();
-        unused.sort();
-        let mut errors = std::mem::take(&mut self.replay_errors);
-        // Why the run stopped comes before the events it then never reached: those follow from it.
-        let stopped_by = match &end {
-            End::Stuck(faults) => faults.iter().filter(|f| f.code != REPLAY).cloned().collect(),
-            _ => Vec::new(),
-        };
-        let mut never = Vec::new();
-        let more = unused.len().saturating_sub(NAMED_EVENTS);
-        for (label, ext) in unused.into_iter().take(NAMED_EVENTS) {
-            let msg = format!("replay: the trace has an event for `{ext}` at label {label} that the run never dispatched");
-            if self.opts.replay_force {
-                let text = format!("warning: {msg} (--force)\n");
-                self.emit("stderr", &text);
-            } else {
-                never.push(Fault::new(label, REPLAY, msg));
-            }
-        }
-        // A trace of another program can hold a million events: name a few, count the rest.
-        if more > 0 {
-            let msg = format!("replay: and {more} more events in the trace that the run never dispatched");
-            if self.opts.replay_force {
-                self.emit("stderr", &format!("warning: {msg} (--force)\n"));
-            } else {
-                never.push(Fault::new(String::new(), REPLAY, msg));
-            }
-        }
-        if errors.is_empty() && never.is_empty() {
-            return end;
-        }
-        errors.extend(stopped_by);
-        errors.extend(never);
-        End::Stuck(errors)
     }
 
     fn finish(&mut self) -> End {
@@ -1031,15 +791,6 @@ impl<'m> Runner<'m> {
         }
     }
 
-    /// A replayed run diverged from its trace: an error (the task fails, and the run ends
-    /// reporting it), or with `--force` a failed task alone.
-    fn replay_mismatch(&mut self, t: TaskId, label: String, msg: String) {
-        if !self.opts.replay_force {
-            self.replay_errors.push(Fault::new(label, REPLAY, format!("replay: {msg}")));
-        }
-        self.fail_now(t, msg)
-    }
-
     fn fail_now(&mut self, t: TaskId, msg: String) {
         self.schedule(t, Outcome::Failed(msg), 0.0);
     }
@@ -1116,60 +867,6 @@ impl<'m> Runner<'m> {
         }
         self.fire_due();
         true
-    }
-
-    /// Fails every task still waiting on a replay that has nothing left for it.
-    fn replay_starved(&mut self) {
-        let waiting: Vec<TaskId> =
-            (0..self.m.tasks.len() as u32).map(TaskId).filter(|t| self.m.task_live(*t) && self.m.tasks[t.0 as usize].outcome.is_none()).collect();
-        for t in waiting {
-            let task = &self.m.tasks[t.0 as usize];
-            let label = self.m.label_of(task.stmt);
-            let msg = format!("the trace has nothing more to deliver to `{}` at label {label} (a recording cut off?)", task.ext);
-            self.replay_errors.push(Fault::new(label, REPLAY, format!("replay: {msg}")));
-            self.in_flight = self.in_flight.saturating_sub(1);
-            let now = self.now_ms();
-            self.m.deliver(t, Outcome::Failed(msg), now);
-        }
-        self.in_flight = 0;
-    }
-
-    /// A recorded stream: its deliveries arrive at their recorded times (or at once).
-    fn replay_stream(&mut self, t: TaskId, evs: Vec<Event>) {
-        let si = self.new_stream(t);
-        let mut prev = evs.first().map(|e| e.dispatched_at_ms).unwrap_or(0.0);
-        let mut at_latency = Instant::now();
-        for ev in evs {
-            at_latency += delay(ev.resolved_at_ms - prev);
-            prev = ev.resolved_at_ms;
-            let at = if self.opts.replay_latencies {
-                at_latency
-            } else if self.opts.replay_timing {
-                self.started + delay(ev.resolved_at_ms)
-            } else {
-                Instant::now()
-            };
-            let outcome = match (ev.error, crate::machine::trace::list_items(&ev.result)) {
-                (Some(e), _) => Outcome::Failed(e),
-                (None, Some(items)) => Outcome::Partial { items, more: ev.partial },
-                (None, None) => Outcome::Failed(format!("trace result `{}` is not a list of literals", ev.result)),
-            };
-            self.schedule_at(at, Arrival::Replayed { stream: si, outcome });
-        }
-    }
-
-    fn schedule_replay(&mut self, t: TaskId, ev: Event) {
-        let task = &self.m.tasks[t.0 as usize];
-        let (ext, streamed) = (task.ext.clone(), task.stream.is_some());
-        let outcome = self.host.outcome_of_record(&ext, streamed, &ev.result, ev.partial, ev.error.clone());
-        let delay = if self.opts.replay_latencies {
-            ev.resolved_at_ms - ev.dispatched_at_ms
-        } else if self.opts.replay_timing {
-            ev.resolved_at_ms - self.now_ms()
-        } else {
-            0.0
-        };
-        self.schedule(t, outcome, delay);
     }
 
     fn arrive(&mut self, a: Arrival) {
@@ -1261,57 +958,9 @@ fn is_stream_ext(ext: &str, host: &Host) -> bool {
     externals::standard(ext).map(|d| d.kind == ExtKind::Streaming).unwrap_or(false)
 }
 
-/// An outcome as a trace event writes it: (result source, partial, error).
-pub fn outcome_record(outcome: &Outcome) -> (String, bool, Option<String>) {
-    match outcome {
-        Outcome::Expr(_, src) => (src.clone(), false, None),
-        Outcome::Value(c) => (c.to_string(), false, None),
-        Outcome::Partial { items, more } => {
-            let lits: Vec<String> = items.iter().map(|p| p.to_string()).collect();
-            (format!("[{}]", lits.join(", ")), *more, None)
-        }
-        Outcome::Failed(e) => (String::new(), false, Some(e.clone())),
-    }
-}
-
-impl Host {
-    /// The outcome a recorded event stands for (`outcome_record` read back). `streamed`: the
-    /// task continues a stream, so a list result is a delivery of its elements.
-    pub fn outcome_of_record(&mut self, ext: &str, streamed: bool, result: &str, partial: bool, error: Option<String>) -> Outcome {
-        if let Some(e) = error {
-            Outcome::Failed(e)
-        } else if partial || result.trim_start().starts_with('[') && streamed {
-            match crate::machine::trace::list_items(result) {
-                Some(items) => Outcome::Partial { items, more: partial },
-                None => Outcome::Failed(format!("trace result `{result}` is not a list of literals", result = Clip(result))),
-            }
-        } else if is_stream_ext(ext, self) {
-            match crate::machine::trace::list_items(result) {
-                Some(items) => Outcome::Partial { items, more: false },
-                None => self.compile_result(result).unwrap_or_else(Outcome::Failed),
-            }
-        } else {
-            self.compile_result(result).unwrap_or_else(Outcome::Failed)
-        }
-    }
-}
-
 /// A delay in milliseconds as a timer duration; world and trace files are range-checked at
 /// load, and anything else (a program's `sleep`) is clamped to [0, a day] so no timer overflows.
 fn delay(ms: f64) -> Duration {
     let ms = if ms.is_nan() { 0.0 } else { ms.clamp(0.0, crate::world::MAX_MS) };
     Duration::from_secs_f64(ms / 1000.0)
-}
-
-/// Checks a trace against a source before replaying it.
-pub fn check_trace(trace: &Trace, source: &str, force: bool) -> Result<(), String> {
-    let sha = sha256_hex(source);
-    if trace.source_sha256 != sha && !force {
-        return Err(format!(
-            "this trace was recorded from a different source (sha256 {}…, this file is {}…); pass --force to replay it anyway",
-            trace.source_sha256.get(..12).unwrap_or(&trace.source_sha256),
-            &sha[..12]
-        ));
-    }
-    trace.validate()
 }

@@ -1,0 +1,142 @@
+//! The pure standard externals (arithmetic, comparison, strings, handles, the data library):
+//! evaluated at dispatch, resolved at once.
+
+use super::super::results::bool_outcome;
+use super::super::Outcome;
+use crate::diag::Clip;
+use crate::ir::{PExp, Prim};
+use std::sync::Arc;
+use tokio::time::Instant;
+
+fn pair(arg: &PExp) -> Result<(&PExp, &PExp), String> {
+    match arg {
+        PExp::Tuple(xs) if xs.len() == 2 => Ok((&xs[0], &xs[1])),
+        other => Err(format!("expected a pair (a, b), got {other}", other = Clip(other))),
+    }
+}
+
+/// Evaluates a pure standard external. `print` output goes to `sink`.
+pub fn eval_pure(ext: &str, arg: &PExp, sink: &mut dyn FnMut(&str, &str), started: Instant) -> Result<Outcome, String> {
+    use crate::machine::data::{self, compare};
+    use PExp::Prim as P;
+    let num = |p: &PExp| match p {
+        P(Prim::Int(i)) => Some(*i as f64),
+        P(Prim::Float(f)) => Some(*f),
+        _ => None,
+    };
+    let arith = |op: &str, a: &PExp, b: &PExp| -> Result<Prim, String> {
+        match (a, b) {
+            (P(Prim::Int(x)), P(Prim::Int(y))) => {
+                let (x, y) = (*x, *y);
+                let r = match op {
+                    "add" => x.checked_add(y),
+                    "sub" => x.checked_sub(y),
+                    "mul" => x.checked_mul(y),
+                    "div" if y == 0 => return Err("division by zero".into()),
+                    "div" => x.checked_div(y),
+                    "mod" if y == 0 => return Err("remainder by zero".into()),
+                    _ => x.checked_rem(y),
+                };
+                r.map(Prim::Int).ok_or_else(|| format!("integer overflow in {op} ({x}, {y})", x = Clip(x), y = Clip(y)))
+            }
+            (P(Prim::Str(x)), P(Prim::Str(y))) if op == "add" => Ok(Prim::Str(Arc::from(format!("{x}{y}")))),
+            _ => {
+                let (Some(x), Some(y)) = (num(a), num(b)) else {
+                    return Err(format!("{op} needs two numbers, got ({a}, {b})", a = Clip(a), b = Clip(b)));
+                };
+                Ok(Prim::Float(match op {
+                    "add" => x + y,
+                    "sub" => x - y,
+                    "mul" => x * y,
+                    "div" => x / y,
+                    _ => x % y,
+                }))
+            }
+        }
+    };
+    let string = |p: &PExp| -> Result<Arc<str>, String> {
+        match p {
+            P(Prim::Str(s)) => Ok(s.clone()),
+            other => Err(format!("expected a string, got {other}", other = Clip(other))),
+        }
+    };
+    Ok(match ext {
+        "add" => match pair(arg)? {
+            // `+` concatenates lists and tuples, as in Python.
+            (PExp::List(a), PExp::List(b)) => data::outcome(PExp::List(a.iter().chain(b).cloned().collect())),
+            (PExp::Tuple(a), PExp::Tuple(b)) => data::outcome(PExp::Tuple(a.iter().chain(b).cloned().collect())),
+            (a, b) => Outcome::Value(arith(ext, a, b)?),
+        },
+        "sub" | "mul" | "div" | "mod" => {
+            let (a, b) = pair(arg)?;
+            Outcome::Value(arith(ext, a, b)?)
+        }
+        "neg" => match arg {
+            P(Prim::Int(i)) => Outcome::Value(Prim::Int(i.checked_neg().ok_or("integer overflow in neg")?)),
+            P(Prim::Float(f)) => Outcome::Value(Prim::Float(-f)),
+            other => return Err(format!("neg needs a number, got {other}", other = Clip(other))),
+        },
+        "eq" | "ne" => {
+            let (a, b) = pair(arg)?;
+            bool_outcome(data::equal(a, b) == (ext == "eq"))
+        }
+        "lt" | "le" | "gt" | "ge" => {
+            let (a, b) = pair(arg)?;
+            let o = compare(a, b).ok_or_else(|| format!("{ext} cannot compare {a} and {b}", a = Clip(a), b = Clip(b)))?;
+            bool_outcome(match ext {
+                "lt" => o.is_lt(),
+                "le" => o.is_le(),
+                "gt" => o.is_gt(),
+                _ => o.is_ge(),
+            })
+        }
+        "concat_str" => {
+            let (a, b) = pair(arg)?;
+            Outcome::Value(Prim::Str(Arc::from(format!("{}{}", string(a)?, string(b)?))))
+        }
+        "parse_int" => {
+            let s = string(arg)?;
+            Outcome::Value(Prim::Int(s.trim().parse().map_err(|_| format!("parse_int: `{s}` is not an integer", s = Clip(s)))?))
+        }
+        "split_lines" => {
+            let s = string(arg)?;
+            Outcome::Partial { items: s.lines().map(|l| Prim::Str(Arc::from(l))).collect(), more: false }
+        }
+        "split_words" => {
+            let s = string(arg)?;
+            Outcome::Partial { items: s.split_whitespace().map(|l| Prim::Str(Arc::from(l))).collect(), more: false }
+        }
+        "print" => match arg {
+            PExp::Tuple(xs) if xs.len() == 2 && matches!(xs[0], P(Prim::Handle(_))) => {
+                let P(Prim::Handle(name)) = &xs[0] else { return Err("print needs a handle".into()) };
+                let root = crate::externals::handle_root(name).unwrap_or("stdout");
+                let mut text = data::display(&xs[1]);
+                text.push('\n');
+                sink(root, &text);
+                Outcome::Value(Prim::Handle(name.clone()))
+            }
+            v => {
+                // `print v` (the paper's §3.4 form) writes to stdout and returns ().
+                let mut text = data::display(v);
+                text.push('\n');
+                sink("stdout", &text);
+                crate::machine::data::outcome(PExp::Tuple(vec![]))
+            }
+        },
+        "now" => Outcome::Value(Prim::Float(started.elapsed().as_secs_f64() * 1000.0)),
+        "fork" => {
+            let P(Prim::Handle(h)) = arg else { return Err(format!("fork needs a handle, got {arg}", arg = Clip(arg))) };
+            let a = Prim::Handle(Arc::from(format!("{h}_1")));
+            let b = Prim::Handle(Arc::from(format!("{h}_2")));
+            crate::machine::data::outcome(PExp::Tuple(vec![P(a), P(b)]))
+        }
+        "join" => {
+            let (a, _) = pair(arg)?;
+            let P(Prim::Handle(h)) = a else { return Err(format!("join needs two handles, got {arg}", arg = Clip(arg))) };
+            let parent = h.rsplit_once('_').filter(|(_, k)| k.bytes().all(|b| b.is_ascii_digit())).map(|(p, _)| p).unwrap_or(h);
+            Outcome::Value(Prim::Handle(Arc::from(parent)))
+        }
+        lib if data::is_library(lib) => data::outcome(data::eval(lib, arg)?),
+        other => return Err(format!("`{other}` is not a pure external", other = Clip(other))),
+    })
+}
