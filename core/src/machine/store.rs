@@ -1,0 +1,213 @@
+//! The machine's storage: typed ids of statements, variables and tasks, the operand arena of
+//! tuples and environments, slabs for primitives and closures, and the node types.
+
+use super::label::LabelId;
+use super::template::Template;
+use super::uses;
+use super::{LIBRARY_CALL, NONE};
+use crate::names::Name;
+use std::sync::Arc;
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct VarId(pub u32);
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct StmtId(pub u32);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TaskId(pub u32);
+
+/// A run of the machine's operand arena: a tuple's components or a closure's environment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Operands {
+    pub(super) start: u32,
+    pub(super) len: u32,
+}
+
+impl Operands {
+    const EMPTY: Operands = Operands { start: 0, len: 0 };
+    pub fn len(self) -> usize {
+        self.len as usize
+    }
+    pub fn is_empty(self) -> bool {
+        self.len == 0
+    }
+    pub(super) fn range(self) -> std::ops::Range<usize> {
+        self.start as usize..(self.start + self.len) as usize
+    }
+}
+
+/// Tuples and closure environments of the running term, in one arena with free lists by
+/// length, so a statement node stays small and a tuple costs no allocation of its own.
+#[derive(Clone, Default)]
+pub(super) struct Arena {
+    pub(super) data: Vec<VarId>,
+    pub(super) free: Vec<Vec<u32>>,
+}
+
+impl Arena {
+    pub(super) fn alloc(&mut self, xs: impl ExactSizeIterator<Item = VarId>) -> Operands {
+        let len = xs.len();
+        if len == 0 {
+            return Operands::EMPTY;
+        }
+        match self.free.get_mut(len).and_then(|f| f.pop()) {
+            Some(start) => {
+                for (slot, x) in self.data[start as usize..start as usize + len].iter_mut().zip(xs) {
+                    *slot = x;
+                }
+                Operands { start, len: len as u32 }
+            }
+            None => {
+                let start = self.data.len() as u32;
+                self.data.extend(xs);
+                Operands { start, len: len as u32 }
+            }
+        }
+    }
+    pub(super) fn release(&mut self, o: Operands) {
+        if o.len == 0 {
+            return;
+        }
+        let len = o.len as usize;
+        if self.free.len() <= len {
+            self.free.resize_with(len + 1, Vec::new);
+        }
+        self.free[len].push(o.start);
+    }
+    pub(super) fn get(&self, o: Operands) -> &[VarId] {
+        &self.data[o.range()]
+    }
+}
+
+/// Slots for values too big for a statement node (primitives, closures), reused once freed.
+#[derive(Clone)]
+pub(super) struct Slab<T> {
+    pub(super) items: Vec<Option<T>>,
+    pub(super) free: Vec<u32>,
+}
+
+impl<T> Default for Slab<T> {
+    fn default() -> Self {
+        Slab { items: Vec::new(), free: Vec::new() }
+    }
+}
+
+impl<T> Slab<T> {
+    pub(super) fn insert(&mut self, x: T) -> u32 {
+        match self.free.pop() {
+            Some(i) => {
+                self.items[i as usize] = Some(x);
+                i
+            }
+            None => {
+                self.items.push(Some(x));
+                self.items.len() as u32 - 1
+            }
+        }
+    }
+    pub(super) fn remove(&mut self, i: u32) -> Option<T> {
+        let x = self.items.get_mut(i as usize)?.take();
+        if x.is_some() {
+            self.free.push(i);
+        }
+        x
+    }
+    pub(super) fn get(&self, i: u32) -> Option<&T> {
+        self.items.get(i as usize).and_then(|x| x.as_ref())
+    }
+}
+
+/// A function value: its body and the variables its free names denote.
+#[derive(Clone, Debug)]
+pub struct Closure {
+    pub tpl: Arc<Template>,
+    pub env: Operands,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ClosureId(pub(super) u32);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PrimId(pub(super) u32);
+
+/// A top-level operation `o` of the running term. Twelve bytes: tuples and environments
+/// live in the machine's arena, primitives and closures in slabs (`Machine::tuple`,
+/// `Machine::prim`, `Machine::closure` read them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MOp {
+    Alias(VarId),
+    Fun(ClosureId),
+    Call(VarId, VarId),
+    Tuple(Operands),
+    Prj(u32, VarId),
+    Prim(PrimId),
+    Task(TaskId),
+    /// The operation of a statement that has left the term.
+    Gone,
+}
+
+impl MOp {
+    pub fn is_value(self) -> bool {
+        matches!(self, MOp::Fun(_) | MOp::Tuple(_) | MOp::Prim(_))
+    }
+}
+
+/// The variables of one operation, without allocating.
+pub(super) enum OpVars<'a> {
+    Two([VarId; 2], usize),
+    Slice(&'a [VarId]),
+}
+
+impl OpVars<'_> {
+    pub(super) fn as_slice(&self) -> &[VarId] {
+        match self {
+            OpVars::Two(xs, n) => &xs[..*n],
+            OpVars::Slice(xs) => xs,
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct StmtNode {
+    pub label: LabelId,
+    pub bind: VarId,
+    pub op: MOp,
+    /// Where the statement was written: the start of its source span (`NONE` if nowhere).
+    /// Only the debugger's current line reads it, so the end is not kept.
+    pub(super) at: u32,
+    pub(super) prev: u32,
+    pub(super) next: u32,
+}
+
+impl StmtNode {
+    pub fn is_alive(&self) -> bool {
+        self.op != MOp::Gone
+    }
+    /// The source offset the statement was written at, if it comes from the source.
+    pub fn source_offset(&self) -> Option<u32> {
+        (self.at != NONE).then_some(self.at & !LIBRARY_CALL)
+    }
+}
+
+/// Does statement `s` (still) use variable `v`? Its slot may be free or hold another statement.
+pub(super) fn still_uses(stmts: &[StmtNode], operands: &Arena, closures: &Slab<Closure>, s: StmtId, v: VarId) -> bool {
+    let Some(n) = stmts.get(s.0 as usize) else { return false };
+    match n.op {
+        MOp::Alias(y) | MOp::Prj(_, y) => y == v,
+        MOp::Call(a, b) => a == v || b == v,
+        MOp::Tuple(o) => operands.get(o).contains(&v),
+        MOp::Fun(c) => closures.get(c.0).is_some_and(|c| operands.get(c.env).contains(&v)),
+        MOp::Prim(_) | MOp::Task(_) | MOp::Gone => false,
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct VarNode {
+    pub name: Name,
+    /// The label of the step that freshened this binder (`y@3.2`); `ROOT` if none.
+    pub(super) fresh: LabelId,
+    pub binder: u32,
+    pub(super) uses: uses::Uses,
+    pub(super) count: u32,
+}
