@@ -98,8 +98,8 @@ fn run_in(src: &str, world: &str, choices: &[u8], cbv: bool) -> Vec<Ev> {
         if !pending.is_empty() && (cbv || idle || pick.is_multiple_of(3)) {
             idle = false;
             let t = pending.remove(if cbv { 0 } else { pick % pending.len() });
-            let (ext, arg) = (m.tasks[t.0 as usize].ext.to_string(), m.tasks[t.0 as usize].arg.to_string());
-            let o = resolve_now(&mut host, &ext, &m.tasks[t.0 as usize].arg.clone());
+            let (ext, arg) = (m.tasks[t].ext.to_string(), m.tasks[t].arg.to_string());
+            let o = resolve_now(&mut host, &ext, &m.tasks[t].arg.clone());
             m.deliver(t, o, 0.0);
             if ordered(&ext) {
                 out.push(Ev::Resolve(ext, arg));
@@ -123,7 +123,7 @@ fn run_in(src: &str, world: &str, choices: &[u8], cbv: bool) -> Vec<Ev> {
         for s in steps {
             let Some(ev) = m.step(s) else { continue };
             if let (Rule::Dispatch, Some(t)) = (ev.rule, ev.task) {
-                let (ext, arg) = (m.tasks[t.0 as usize].ext.to_string(), m.tasks[t.0 as usize].arg.clone());
+                let (ext, arg) = (m.tasks[t].ext.to_string(), m.tasks[t].arg.clone());
                 if host.is_pure(&ext) {
                     // `print` prints at dispatch: its dispatches are the output's order.
                     if ext == "print" {
@@ -220,9 +220,9 @@ fn prints_come_out_in_program_order_and_unordered_calls_overlap() {
         for s in cands {
             if let Some(ev) = m.step(s) {
                 if let (Rule::Dispatch, Some(t)) = (ev.rule, ev.task) {
-                    if host.is_pure(&m.tasks[t.0 as usize].ext) {
-                        let arg = m.tasks[t.0 as usize].arg.clone();
-                        let o = resolve_now(&mut host, &m.tasks[t.0 as usize].ext.clone(), &arg);
+                    if host.is_pure(&m.tasks[t].ext) {
+                        let arg = m.tasks[t].arg.clone();
+                        let o = resolve_now(&mut host, &m.tasks[t].ext.clone(), &arg);
                         m.deliver(t, o, 0.0);
                     } else {
                         pending.push(t);

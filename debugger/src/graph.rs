@@ -160,7 +160,7 @@ impl Session {
                     (node, (deps, order))
                 }
                 MOp::Task(t) => {
-                    let task = &m.tasks[t.0 as usize];
+                    let task = &m.tasks[t];
                     if !show_pure && self.is_pure(&task.ext) {
                         if let Some(c) = st.call_index(key).and_then(|i| st.calls.get(i)) {
                             hidden.insert(c.key, (c.deps.clone(), c.order.clone()));
@@ -288,7 +288,7 @@ impl Session {
         const DEEPEST: usize = 64;
         let mut stmts = Vec::with_capacity(g.nodes.len());
         for n in &g.nodes {
-            let Some(s) = n.stmt.filter(|s| m.stmts.get(s.0 as usize).is_some_and(|x| x.is_alive())) else { return g.clone() };
+            let Some(s) = n.stmt.filter(|s| m.stmts.get(*s).is_some_and(|x| x.is_alive())) else { return g.clone() };
             stmts.push(m.label_id(s));
         }
         let paths = m.labels.prefixes(stmts.into_iter(), DEEPEST);

@@ -96,7 +96,7 @@ impl History {
     /// Does `a` at the position shown: later actions of this branch are dropped.
     pub(crate) fn act(&mut self, env: &mut Env, mut a: Action) -> Result<String, String> {
         if let Action::Resolve { label, call: call @ None, .. } = &mut a {
-            *call = pending_in(&self.current, label).ok().map(|t| self.current.machine.tasks[t.0 as usize].text());
+            *call = pending_in(&self.current, label).ok().map(|t| self.current.machine.tasks[t].text());
         }
         // In place, not on a copy (a copy per action made long runs quadratic): `apply` checks
         // everything before it changes anything, so an error leaves the state as it was.

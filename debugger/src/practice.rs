@@ -63,7 +63,7 @@ mod tests {
 
     fn row(label: &str, status: RowStatus) -> Row {
         Row {
-            id: StmtId(0),
+            id: StmtId::default(),
             key: LabelKey::of_text(label).expect("a label"),
             label: label.into(),
             text: String::new(),

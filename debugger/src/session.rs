@@ -352,7 +352,7 @@ impl Session {
     /// file's `choices`); empty when the set is not finite.
     pub fn choices(&self, label: &str) -> Vec<String> {
         let Ok(t) = self.pending_task(label) else { return vec![] };
-        let ext = &self.machine().tasks[t.0 as usize].ext;
+        let ext = &self.machine().tasks[t].ext;
         if let Some(w) = self.env.host.world.as_ref().and_then(|w| w.get(ext)) {
             return w.choices.clone();
         }
@@ -371,7 +371,7 @@ impl Session {
     pub fn resolve_with(&mut self, label: &str, src: &str) -> Result<String, String> {
         let t = self.pending_task(label)?;
         if let Some(items) = partial_answer(src) {
-            let ext = self.machine().tasks[t.0 as usize].ext.clone();
+            let ext = self.machine().tasks[t].ext.clone();
             return match self.env.host.outcome_of_record(&ext, true, &items, true, None) {
                 Outcome::Partial { .. } => self.resolve(label, By::Hand, items, true, None),
                 _ => Err(format!("`{src}`: the known part of a partial answer must be a list of literals, e.g. [\"Ho\", ...]")),
@@ -420,7 +420,7 @@ impl Session {
     /// The external and argument of the pending task at `label` (to call it live).
     pub fn task_call(&self, label: &str) -> Result<(String, opal_core::ir::PExp), String> {
         let t = self.pending_task(label)?;
-        let task = &self.machine().tasks[t.0 as usize];
+        let task = &self.machine().tasks[t];
         Ok((task.ext.to_string(), task.arg.clone()))
     }
 

@@ -218,11 +218,11 @@ impl State {
     }
 
     fn origin_of(&self, s: StmtId) -> Option<usize> {
-        self.origin.get(s.0 as usize).copied().filter(|&c| c != NO_CALL).map(|c| c as usize)
+        self.origin.get(s.index()).copied().filter(|&c| c != NO_CALL).map(|c| c as usize)
     }
 
     fn set_origin(&mut self, s: StmtId, call: Option<usize>) {
-        let i = s.0 as usize;
+        let i = s.index();
         if self.origin.len() <= i {
             self.origin.resize(i + 1, NO_CALL);
         }
@@ -377,13 +377,13 @@ impl Env {
             }
             Action::Resolve { label, by, result, partial, error, at_ms, call } => {
                 let t = pending_in(st, label)?;
-                let now = st.machine.tasks[t.0 as usize].text();
+                let now = st.machine.tasks[t].text();
                 if let Some(was) = call.as_ref().filter(|was| **was != now) {
                     return Err(format!("the task at {label} is now {now}; the answer was given to {was}"));
                 }
-                let s = st.machine.tasks[t.0 as usize].stmt;
+                let s = st.machine.tasks[t].stmt;
                 let key = st.key(s);
-                let ext = st.machine.tasks[t.0 as usize].ext.clone();
+                let ext = st.machine.tasks[t].ext.clone();
                 let streamed = st.streams.contains_key(&key);
                 let outcome = self.host.outcome_of_record(&ext, streamed, result, *partial, error.clone());
                 if let (By::Hand, Outcome::Failed(e)) = (by, &outcome) {
@@ -457,7 +457,7 @@ impl Env {
             (deps, order) = st.call_sources(&ext, x);
         }
         let ev = st.machine.step(s)?;
-        let pure = ev.rule == Rule::Dispatch && ev.task.is_some_and(|t| self.host.is_pure(&st.machine.tasks[t.0 as usize].ext));
+        let pure = ev.rule == Rule::Dispatch && ev.task.is_some_and(|t| self.host.is_pure(&st.machine.tasks[t].ext));
         if ev.rule == Rule::ReduceCall && st.record {
             st.sites.insert(key, line);
         }
@@ -483,7 +483,7 @@ impl Env {
         }
         match (ev.rule, ev.task) {
             (Rule::Dispatch, Some(t)) => {
-                let (ext, arg) = (st.machine.tasks[t.0 as usize].ext.clone(), st.machine.tasks[t.0 as usize].arg.clone());
+                let (ext, arg) = (st.machine.tasks[t].ext.clone(), st.machine.tasks[t].arg.clone());
                 let pure = self.host.is_pure(&ext);
                 let mut call = Call {
                     label: st.short(s),
@@ -515,7 +515,7 @@ impl Env {
             }
             (Rule::Resolve, _) => {
                 if let Some(nt) = st.machine.continuation(&ev) {
-                    let next = st.machine.tasks[nt.0 as usize].stmt;
+                    let next = st.machine.tasks[nt].stmt;
                     let next = st.key(next);
                     if let Some(i) = st.call_index(key) {
                         st.streams.insert(next, i);
@@ -536,7 +536,7 @@ impl Env {
     /// response's next chunk (the rest stays pending), or the whole reply.
     pub(crate) fn world_action(&mut self, st: &State, label: &str, by: By) -> Result<Action, String> {
         let t = pending_in(st, label)?;
-        let task = &st.machine.tasks[t.0 as usize];
+        let task = &st.machine.tasks[t];
         let (ext, arg) = (task.ext.clone(), task.arg.clone());
         let key = st.key(task.stmt);
         let stream = self.host.world.as_ref().and_then(|w| w.get(&ext)).and_then(|w| match w.reply(&arg) {

@@ -162,7 +162,7 @@ pub fn step_resolving(m: &mut Machine, host: &mut Host, s: StmtId) -> Option<sup
 }
 
 pub fn deliver_now(m: &mut Machine, host: &mut Host, t: TaskId) {
-    let (ext, arg) = (m.tasks[t.0 as usize].ext.clone(), m.tasks[t.0 as usize].arg.clone());
+    let (ext, arg) = (m.tasks[t].ext.clone(), m.tasks[t].arg.clone());
     let o = resolve_now(host, &ext, &arg);
     m.deliver(t, o, 0.0);
 }
@@ -182,7 +182,7 @@ fn successors(m: &Machine, host: &mut Host, s: StmtId) -> Vec<Successor> {
     let mut next = m.clone();
     let Some(ev) = next.step(s) else { return vec![] };
     let Some(t) = ev.task.filter(|_| ev.rule == Rule::Dispatch) else { return vec![(next, ev.rule, None, None)] };
-    let (ext, arg) = (next.tasks[t.0 as usize].ext.clone(), next.tasks[t.0 as usize].arg.clone());
+    let (ext, arg) = (next.tasks[t].ext.clone(), next.tasks[t].arg.clone());
     let mut outcomes = resolutions(host, &ext, &arg);
     let record = |o: &Outcome| {
         let (r, p, e) = super::run::outcome_record(o);
@@ -215,7 +215,7 @@ fn state_key(m: &Machine) -> [u8; 16] {
     h.update(m.print_term(true).as_bytes());
     for s in m.iter() {
         if let super::MOp::Task(t) = m.stmt(s).op {
-            if let Some(o) = &m.tasks[t.0 as usize].outcome {
+            if let Some(o) = &m.tasks[t].outcome {
                 let (res, partial, err) = super::run::outcome_record(o);
                 h.update(format!("\n{} = {res} {partial} {err:?}", m.label_of(s)).as_bytes());
             }
@@ -342,7 +342,7 @@ fn explore_reduced(start: &Machine, world: Option<World>, opts: Options) -> Expl
             let mut delivered = None;
             let mut choice = None;
             if let (Rule::Dispatch, Some(t)) = (ev.rule, ev.task) {
-                let (ext, arg) = (m.tasks[t.0 as usize].ext.clone(), m.tasks[t.0 as usize].arg.clone());
+                let (ext, arg) = (m.tasks[t].ext.clone(), m.tasks[t].arg.clone());
                 let mut outcomes = resolutions(&mut host, &ext, &arg);
                 let record = |o: &Outcome| {
                     let (res, p, e) = super::run::outcome_record(o);

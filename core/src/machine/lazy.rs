@@ -39,7 +39,7 @@ impl Machine {
     /// What cbv steps next: the leftmost statement that is not a value, if it is steppable
     /// (SEMANTICS.md §5; a task or a stuck statement there stops it).
     pub fn cbv_next(&self) -> Option<StmtId> {
-        let s = self.iter().find(|s| !self.stmts[s.0 as usize].op.is_value())?;
+        let s = self.iter().find(|s| !self.stmts[*s].op.is_value())?;
         self.steppable(s).is_ok().then_some(s)
     }
 
@@ -47,15 +47,15 @@ impl Machine {
     /// debugger's cbv action).
     pub fn cbv_next_mut(&mut self) -> Option<StmtId> {
         let mut cur = if self.cbv_hint == NONE { self.head } else { self.cbv_hint };
-        while cur != NONE && self.stmts[cur as usize].op.is_value() {
+        while cur != NONE && self.stmts[StmtId::from_raw(cur)].op.is_value() {
             self.cbv_hint = cur;
-            cur = self.stmts[cur as usize].next;
+            cur = self.stmts[StmtId::from_raw(cur)].next;
         }
         if cur == NONE {
             return None;
         }
         self.cbv_hint = cur;
-        let s = StmtId(cur);
+        let s = StmtId::from_raw(cur);
         self.steppable(s).is_ok().then_some(s)
     }
 
@@ -80,13 +80,13 @@ impl Machine {
             let Some(&top) = self.lazy_stack.last() else { return Lazy::Blocked };
             let next = match self.lazy_at(top) {
                 Need::Step(b) => {
-                    self.lazy_proposed = b.0;
+                    self.lazy_proposed = b.raw();
                     return Lazy::Step(b);
                 }
                 Need::Blocked | Need::Value => return Lazy::Blocked,
                 Need::On(v) => v,
                 Need::OnData(call, v) => {
-                    if let MOp::Call(_, w) = self.stmts[call.0 as usize].op {
+                    if let MOp::Call(_, w) = self.stmts[call].op {
                         self.walk_data(call, w);
                     }
                     v
@@ -102,7 +102,7 @@ impl Machine {
     /// The first part of the result lazy evaluation still has to compute: the return variable,
     /// or once that is a tuple, its first component (depth first) that is not a value.
     pub(super) fn lazy_root(&self) -> Option<VarId> {
-        match self.binder(self.ret).map(|b| self.stmts[b.0 as usize].op) {
+        match self.binder(self.ret).map(|b| self.stmts[b].op) {
             Some(MOp::Tuple(_)) => {}
             Some(MOp::Fun(_) | MOp::Prim(_)) | None => return None,
             Some(_) => return Some(self.ret),
@@ -113,7 +113,7 @@ impl Machine {
             if !seen.insert(v) {
                 continue;
             }
-            match self.binder(v).map(|b| self.stmts[b.0 as usize].op) {
+            match self.binder(v).map(|b| self.stmts[b].op) {
                 Some(MOp::Tuple(xs)) => result.extend(self.tuple(xs).iter().rev()),
                 Some(MOp::Fun(_) | MOp::Prim(_)) | None => {}
                 Some(_) => return Some(v),
@@ -125,7 +125,7 @@ impl Machine {
     /// One link of lazy evaluation's chain: what computing `need` takes next.
     pub(super) fn lazy_at(&self, need: VarId) -> Need {
         let Some(b) = self.binder(need) else { return Need::Blocked };
-        match self.stmts[b.0 as usize].op {
+        match self.stmts[b].op {
             MOp::Fun(_) | MOp::Tuple(_) | MOp::Prim(_) => Need::Value,
             MOp::Gone => Need::Blocked,
             MOp::Alias(_) => Need::Step(b),

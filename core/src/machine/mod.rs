@@ -36,7 +36,7 @@ pub use lazy::Lazy;
 pub use print::print_initial;
 pub use steppable::{Blocked, Rule, Status, MAX_ARG_DEPTH};
 use store::{still_uses, Arena, OpVars, Slab};
-pub use store::{Closure, ClosureId, MOp, Operands, PrimId, StmtId, StmtNode, TaskId, VarId, VarNode};
+pub use store::{Closure, ClosureId, Id, MOp, Operands, PrimId, StmtId, StmtNode, Store, TaskId, VarId, VarNode};
 
 const NONE: u32 = u32::MAX;
 /// Marks a statement's source offset (`StmtNode::at`): a call of a prelude list function the
@@ -132,14 +132,14 @@ pub struct StepEvent {
 #[derive(Clone)]
 pub struct Machine {
     pub labels: Labels,
-    pub stmts: Vec<StmtNode>,
-    pub vars: Vec<VarNode>,
-    pub tasks: Vec<TaskRec>,
+    pub stmts: Store<StmtId, StmtNode>,
+    pub vars: Store<VarId, VarNode>,
+    pub tasks: Store<TaskId, TaskRec>,
     head: u32,
     tail: u32,
     pub ret: VarId,
     dirty: Vec<StmtId>,
-    in_dirty: Vec<bool>,
+    in_dirty: Store<StmtId, bool>,
     pub steps: [u64; 6],
     pub live: usize,
     /// Tasks dispatched so far (task slots are reused once resolved).
@@ -214,14 +214,14 @@ impl Machine {
     pub fn new(p: &Program) -> Machine {
         let mut m = Machine {
             labels: Labels::default(),
-            stmts: Vec::new(),
-            vars: Vec::new(),
-            tasks: Vec::new(),
+            stmts: Store::default(),
+            vars: Store::default(),
+            tasks: Store::default(),
             head: NONE,
             tail: NONE,
-            ret: VarId(0),
+            ret: VarId::from_raw(0),
             dirty: Vec::new(),
-            in_dirty: Vec::new(),
+            in_dirty: Store::default(),
             steps: [0; 6],
             live: 0,
             dispatched: 0,
@@ -288,7 +288,7 @@ impl Machine {
             m.link_after(m.tail, id);
         }
         m.ret = resolve(&mut m, p.body.ret_name());
-        m.vars[m.ret.0 as usize].count += 1;
+        m.vars[m.ret].count += 1;
         let all: Vec<StmtId> = m.iter().collect();
         for s in all {
             m.mark_dirty(s);
@@ -299,32 +299,32 @@ impl Machine {
     fn new_var(&mut self, name: Name, fresh: LabelId) -> VarId {
         let i = self.free_vars;
         if i != NONE {
-            let v = &mut self.vars[i as usize];
+            let v = &mut self.vars[VarId::from_raw(i)];
             self.free_vars = v.count;
             v.name = name;
             v.fresh = fresh;
             v.binder = NONE;
             v.count = 0;
             self.spill.clear(&mut v.uses);
-            return VarId(i);
+            return VarId::from_raw(i);
         }
         self.vars.push(VarNode { name, fresh, binder: NONE, uses: uses::Uses::default(), count: 0 });
-        VarId(self.vars.len() as u32 - 1)
+        VarId::from_raw(self.vars.len() as u32 - 1)
     }
 
     /// A variable nothing mentions and nothing binds can never be mentioned again.
     #[inline]
     fn release_var(&mut self, v: VarId) {
-        let n = &self.vars[v.0 as usize];
+        let n = &self.vars[v];
         if n.count == 0 && n.binder == NONE {
             // Its slot may be reused: a lazy walk that met it forgets it.
             if !self.walks.is_idle() {
                 self.walks.forget_var(v);
             }
-            let n = &mut self.vars[v.0 as usize];
+            let n = &mut self.vars[v];
             n.binder = FREED;
             n.count = self.free_vars;
-            self.free_vars = v.0;
+            self.free_vars = v.raw();
         }
     }
 
@@ -360,7 +360,7 @@ impl Machine {
     /// The variables statement `s` uses, a closure's environment included (the def-use edges
     /// of the debugger's task graph).
     pub fn uses_of(&self, s: StmtId) -> Vec<VarId> {
-        self.op_vars(self.stmts[s.0 as usize].op).as_slice().to_vec()
+        self.op_vars(self.stmts[s].op).as_slice().to_vec()
     }
     /// `op_vars` for callers that change the machine for each variable.
     fn each_op_var(&mut self, op: MOp, mut f: impl FnMut(&mut Machine, VarId)) {
@@ -393,21 +393,21 @@ impl Machine {
         let node = StmtNode { label, bind, op: MOp::Gone, at, prev: NONE, next: NONE };
         let id = match self.free_stmts {
             i if i != NONE => {
-                self.free_stmts = self.stmts[i as usize].next;
-                self.stmts[i as usize] = node;
-                StmtId(i)
+                self.free_stmts = self.stmts[StmtId::from_raw(i)].next;
+                self.stmts[StmtId::from_raw(i)] = node;
+                StmtId::from_raw(i)
             }
             _ => {
                 self.stmts.push(node);
                 self.in_dirty.push(false);
-                StmtId(self.stmts.len() as u32 - 1)
+                StmtId::from_raw(self.stmts.len() as u32 - 1)
             }
         };
         // The operation goes in first: adding a use may compact the variable's use list, which
         // keeps only live statements, and this one must already count as live.
-        self.stmts[id.0 as usize].op = op;
+        self.stmts[id].op = op;
         self.each_op_var(op, |m, v| m.add_use(v, id));
-        self.vars[bind.0 as usize].binder = id.0;
+        self.vars[bind].binder = id.raw();
         self.live += 1;
         id
     }
@@ -432,19 +432,19 @@ impl Machine {
     /// Label ids held outside the machine are invalid after a recycle.
     fn compact_labels(&mut self) {
         let live_stmts: Vec<StmtId> = self.iter().collect();
-        let stmts = live_stmts.iter().map(|s| self.stmts[s.0 as usize].label);
+        let stmts = live_stmts.iter().map(|s| self.stmts[*s].label);
         let vars = self.vars.iter().filter(|v| v.binder != FREED).map(|v| v.fresh);
-        let tasks = self.tasks.iter().filter(|t| t.stmt.0 != NONE).map(|t| t.label);
+        let tasks = self.tasks.iter().filter(|t| t.stmt.raw() != NONE).map(|t| t.label);
         let roots: Vec<LabelId> = stmts.chain(vars).chain(tasks).collect();
         let map = self.labels.compact(roots.into_iter());
         let re = |l: &mut LabelId| l.0 = map[l.0 as usize];
         for s in &live_stmts {
-            re(&mut self.stmts[s.0 as usize].label);
+            re(&mut self.stmts[*s].label);
         }
         for v in self.vars.iter_mut().filter(|v| v.binder != FREED) {
             re(&mut v.fresh);
         }
-        for t in self.tasks.iter_mut().filter(|t| t.stmt.0 != NONE) {
+        for t in self.tasks.iter_mut().filter(|t| t.stmt.raw() != NONE) {
             re(&mut t.label);
         }
         // A call whose label nothing live extends any more can no longer be reported; one
@@ -463,13 +463,13 @@ impl Machine {
     fn free_stmt(&mut self, s: StmtId) {
         // Its slot may be reused by another statement.
         self.walks.forget_stmt(s);
-        self.stmts[s.0 as usize].next = self.free_stmts;
-        self.free_stmts = s.0;
+        self.stmts[s].next = self.free_stmts;
+        self.free_stmts = s.raw();
     }
 
     #[inline]
     fn add_use(&mut self, v: VarId, s: StmtId) {
-        let var = &mut self.vars[v.0 as usize];
+        let var = &mut self.vars[v];
         var.count += 1;
         let (stmts, operands, closures) = (&self.stmts, &self.operands, &self.closures);
         if self.spill.last(&var.uses) != Some(s) {
@@ -482,13 +482,13 @@ impl Machine {
         if var.uses.is_spilled() && self.spill.slice(&var.uses).len() > 2 * var.count as usize + 16 {
             let mut uses = std::mem::take(&mut var.uses);
             self.spill.compact(&mut uses, |u| still_uses(stmts, operands, closures, u, v));
-            self.vars[v.0 as usize].uses = uses;
+            self.vars[v].uses = uses;
         }
     }
 
     #[inline]
     fn drop_use(&mut self, v: VarId) {
-        let var = &mut self.vars[v.0 as usize];
+        let var = &mut self.vars[v];
         if var.count == 0 {
             return;
         }
@@ -497,7 +497,7 @@ impl Machine {
             if var.binder == NONE {
                 self.release_var(v);
             } else {
-                let b = StmtId(var.binder);
+                let b = StmtId::from_raw(var.binder);
                 self.mark_dirty(b);
             }
         }
@@ -505,28 +505,28 @@ impl Machine {
 
     #[inline]
     fn link_after(&mut self, prev: u32, id: StmtId) {
-        let next = if prev == NONE { self.head } else { self.stmts[prev as usize].next };
+        let next = if prev == NONE { self.head } else { self.stmts[StmtId::from_raw(prev)].next };
         if next == self.cbv_hint && next != NONE {
-            self.cbv_hint = id.0;
+            self.cbv_hint = id.raw();
         }
-        self.stmts[id.0 as usize].prev = prev;
-        self.stmts[id.0 as usize].next = next;
+        self.stmts[id].prev = prev;
+        self.stmts[id].next = next;
         if prev == NONE {
-            self.head = id.0;
+            self.head = id.raw();
         } else {
-            self.stmts[prev as usize].next = id.0;
+            self.stmts[StmtId::from_raw(prev)].next = id.raw();
         }
         if next == NONE {
-            self.tail = id.0;
+            self.tail = id.raw();
         } else {
-            self.stmts[next as usize].prev = id.0;
+            self.stmts[StmtId::from_raw(next)].prev = id.raw();
         }
     }
 
     /// Removes a statement for good: its slot and, if unused, its variable are freed.
     fn remove(&mut self, id: StmtId) {
         self.unlink(id);
-        let b = self.stmts[id.0 as usize].bind;
+        let b = self.stmts[id].bind;
         self.release_var(b);
         self.free_stmt(id);
     }
@@ -534,27 +534,27 @@ impl Machine {
     /// Removes a statement whose variable a replacement binds; returns the statement before it.
     fn unlink(&mut self, id: StmtId) -> u32 {
         let (prev, next) = {
-            let n = &self.stmts[id.0 as usize];
+            let n = &self.stmts[id];
             (n.prev, n.next)
         };
-        if self.cbv_hint == id.0 {
+        if self.cbv_hint == id.raw() {
             self.cbv_hint = prev;
         }
         if prev == NONE {
             self.head = next;
         } else {
-            self.stmts[prev as usize].next = next;
+            self.stmts[StmtId::from_raw(prev)].next = next;
         }
         if next == NONE {
             self.tail = prev;
         } else {
-            self.stmts[next as usize].prev = prev;
+            self.stmts[StmtId::from_raw(next)].prev = prev;
         }
-        let op = std::mem::replace(&mut self.stmts[id.0 as usize].op, MOp::Gone);
+        let op = std::mem::replace(&mut self.stmts[id].op, MOp::Gone);
         self.drop_op(op);
-        let b = self.stmts[id.0 as usize].bind;
-        if self.vars[b.0 as usize].binder == id.0 {
-            self.vars[b.0 as usize].binder = NONE;
+        let b = self.stmts[id].bind;
+        if self.vars[b].binder == id.raw() {
+            self.vars[b].binder = NONE;
         }
         self.live -= 1;
         prev
@@ -579,8 +579,8 @@ impl Machine {
 
     #[inline]
     pub fn mark_dirty(&mut self, s: StmtId) {
-        if !self.in_dirty[s.0 as usize] {
-            self.in_dirty[s.0 as usize] = true;
+        if !self.in_dirty[s] {
+            self.in_dirty[s] = true;
             self.dirty.push(s);
         }
     }
@@ -592,7 +592,7 @@ impl Machine {
         out.clear();
         std::mem::swap(&mut self.dirty, out);
         for s in out.iter() {
-            self.in_dirty[s.0 as usize] = false;
+            self.in_dirty[*s] = false;
         }
     }
 
@@ -675,26 +675,26 @@ impl Machine {
             if cur == NONE {
                 return None;
             }
-            let id = StmtId(cur);
-            cur = self.stmts[cur as usize].next;
+            let id = StmtId::from_raw(cur);
+            cur = self.stmts[StmtId::from_raw(cur)].next;
             Some(id)
         })
     }
 
     pub fn first(&self) -> Option<StmtId> {
-        (self.head != NONE).then_some(StmtId(self.head))
+        (self.head != NONE).then_some(StmtId::from_raw(self.head))
     }
     pub fn next_of(&self, s: StmtId) -> Option<StmtId> {
-        let n = self.stmts[s.0 as usize].next;
-        (n != NONE).then_some(StmtId(n))
+        let n = self.stmts[s].next;
+        (n != NONE).then_some(StmtId::from_raw(n))
     }
 
     pub fn stmt(&self, s: StmtId) -> &StmtNode {
-        &self.stmts[s.0 as usize]
+        &self.stmts[s]
     }
     pub fn binder(&self, v: VarId) -> Option<StmtId> {
-        let b = self.vars[v.0 as usize].binder;
-        (b < FREED).then_some(StmtId(b))
+        let b = self.vars[v].binder;
+        (b < FREED).then_some(StmtId::from_raw(b))
     }
     /// The innermost call of a prelude list function the program wrote that statement `s`
     /// came from (its label extends the call's). Only computed when a failure is reported.
@@ -703,7 +703,7 @@ impl Machine {
             return None;
         }
         let entered: std::collections::HashMap<LabelId, u32> = self.library_entered.iter().copied().collect();
-        let mut l = self.labels.parent(self.stmts.get(s.0 as usize)?.label);
+        let mut l = self.labels.parent(self.stmts.get(s)?.label);
         while let Some(p) = l {
             if let Some(&offset) = entered.get(&p) {
                 let i = self.library_sites.binary_search_by_key(&offset, |c| c.0).ok()?;
@@ -716,10 +716,10 @@ impl Machine {
     }
 
     pub fn label_of(&self, s: StmtId) -> String {
-        self.labels.show(self.stmts[s.0 as usize].label)
+        self.labels.show(self.stmts[s].label)
     }
     pub fn use_count(&self, v: VarId) -> u32 {
-        self.vars[v.0 as usize].count
+        self.vars[v].count
     }
     pub fn steps_total(&self) -> u64 {
         self.steps.iter().sum()
@@ -728,7 +728,7 @@ impl Machine {
         self.steps[r as usize]
     }
     pub fn var_name(&self, v: VarId) -> String {
-        let n = &self.vars[v.0 as usize];
+        let n = &self.vars[v];
         if n.fresh == ROOT {
             n.name.to_string()
         } else {
@@ -737,7 +737,7 @@ impl Machine {
     }
     /// `var_name` with a deep freshening label abbreviated (`y@5.6.…6.6`), in O(1).
     pub fn var_name_short(&self, memo: &mut label::LabelMemo, v: VarId) -> String {
-        let n = &self.vars[v.0 as usize];
+        let n = &self.vars[v];
         if n.fresh == ROOT {
             n.name.to_string()
         } else {
@@ -746,15 +746,15 @@ impl Machine {
     }
     /// A statement's label, abbreviated past a few levels (`5.6.…6.6`), in O(1).
     pub fn label_short(&self, memo: &mut label::LabelMemo, s: StmtId) -> String {
-        memo.short(&self.labels, self.stmts[s.0 as usize].label)
+        memo.short(&self.labels, self.stmts[s].label)
     }
     /// A statement's label id (valid until the label table is next compacted).
     pub fn label_id(&self, s: StmtId) -> LabelId {
-        self.stmts[s.0 as usize].label
+        self.stmts[s].label
     }
     /// A statement's label as a key for views (the same in every copy of the machine).
     pub fn label_key(&self, memo: &mut label::LabelMemo, s: StmtId) -> label::LabelKey {
-        memo.key(&self.labels, self.stmts[s.0 as usize].label)
+        memo.key(&self.labels, self.stmts[s].label)
     }
 
     /// Is `ext` called with the sequencing token (`Program::ordered`)?
@@ -769,8 +769,8 @@ impl Machine {
 
     /// Is task `t` a live statement's task (pending, failed or resolvable)?
     pub fn task_live(&self, t: TaskId) -> bool {
-        let s = self.tasks[t.0 as usize].stmt;
-        s.0 != NONE && matches!(self.stmts[s.0 as usize].op, MOp::Task(x) if x == t)
+        let s = self.tasks[t].stmt;
+        s.raw() != NONE && matches!(self.stmts[s].op, MOp::Task(x) if x == t)
     }
 
     /// Compiles a closed core expression into an outcome.
@@ -784,10 +784,10 @@ impl Machine {
             v.capacity() * std::mem::size_of::<T>()
         }
         vec![
-            ("statements", cap(&self.stmts) + cap(&self.in_dirty)),
-            ("variables", cap(&self.vars) + self.spill.memory()),
+            ("statements", self.stmts.memory() + self.in_dirty.memory()),
+            ("variables", self.vars.memory() + self.spill.memory()),
             ("labels", self.labels.memory()),
-            ("tasks", cap(&self.tasks)),
+            ("tasks", self.tasks.memory()),
             ("operands", cap(&self.operands.data) + self.operands.free.iter().map(cap).sum::<usize>()),
             ("primitives", cap(&self.prims.items) + cap(&self.prims.free)),
             ("closures", cap(&self.closures.items) + cap(&self.closures.free)),
@@ -801,7 +801,7 @@ impl Machine {
         if order.len() != self.live {
             return Err(format!("{} linked statements but {} live", order.len(), self.live));
         }
-        let paths: Vec<Vec<u32>> = order.iter().map(|s| self.labels.path(self.stmts[s.0 as usize].label)).collect();
+        let paths: Vec<Vec<u32>> = order.iter().map(|s| self.labels.path(self.stmts[*s].label)).collect();
         for w in paths.windows(2) {
             if w[0] >= w[1] {
                 return Err(format!("labels out of order: {:?} then {:?}", w[0], w[1]));
@@ -812,22 +812,22 @@ impl Machine {
         }
         let mut counts = vec![0u32; self.vars.len()];
         for s in &order {
-            let n = &self.stmts[s.0 as usize];
-            if self.vars[n.bind.0 as usize].binder != s.0 {
+            let n = &self.stmts[*s];
+            if self.vars[n.bind].binder != s.raw() {
                 return Err(format!("`{}` does not point back to its binder", self.var_name(n.bind)));
             }
             let vars = self.op_vars(n.op);
-            vars.as_slice().iter().for_each(|v| counts[v.0 as usize] += 1);
-            let missing = vars.as_slice().iter().find(|v| !self.spill.slice(&self.vars[v.0 as usize].uses).contains(s));
+            vars.as_slice().iter().for_each(|v| counts[v.raw() as usize] += 1);
+            let missing = vars.as_slice().iter().find(|v| !self.spill.slice(&self.vars[**v].uses).contains(s));
             if let Some(v) = missing {
                 return Err(format!("use of `{}` at {} is not in its use list", self.var_name(*v), self.label_of(*s)));
             }
         }
-        counts[self.ret.0 as usize] += 1;
+        counts[self.ret.raw() as usize] += 1;
         for (i, v) in self.vars.iter().enumerate() {
             // A free slot's `count` links the free list.
             if v.binder != FREED && counts[i] != v.count {
-                return Err(format!("`{}` has count {} but {} uses", self.var_name(VarId(i as u32)), v.count, counts[i]));
+                return Err(format!("`{}` has count {} but {} uses", self.var_name(VarId::from_raw(i as u32)), v.count, counts[i]));
             }
         }
         Ok(())

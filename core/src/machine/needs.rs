@@ -183,7 +183,7 @@ impl Machine {
                 walk.stack.pop();
                 continue;
             }
-            let op = self.binder(v).map(|b| self.stmts[b.0 as usize].op);
+            let op = self.binder(v).map(|b| self.stmts[b].op);
             let inner: &[VarId] = match op {
                 None | Some(MOp::Gone | MOp::Prim(_)) => &[],
                 Some(MOp::Tuple(xs)) => self.tuple(xs),
@@ -211,7 +211,7 @@ impl Machine {
 
     /// Is `v` bound to a value (a function, tuple or primitive)?
     pub(super) fn is_value_var(&self, v: VarId) -> bool {
-        self.binder(v).is_some_and(|b| self.stmts[b.0 as usize].op.is_value())
+        self.binder(v).is_some_and(|b| self.stmts[b].op.is_value())
     }
 
     /// The variable lazy evaluation's result waits on, for a message about why it cannot be

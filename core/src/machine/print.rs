@@ -49,7 +49,7 @@ impl Machine {
 
     /// `stmt_text` with the variables named by `name` (a view abbreviates deep labels).
     pub fn stmt_text_with(&self, s: StmtId, name: &mut dyn FnMut(VarId) -> String) -> String {
-        let n = &self.stmts[s.0 as usize];
+        let n = &self.stmts[s];
         let mut out = format!("{} := ", name(n.bind));
         self.op_text(&mut out, &n.op, name);
         out
@@ -72,7 +72,7 @@ impl Machine {
                 let _ = write!(out, "<{}>", self.prim(*p));
             }
             MOp::Task(t) => {
-                let task = &self.tasks[t.0 as usize];
+                let task = &self.tasks[*t];
                 out.push_str(&task.text());
             }
             MOp::Fun(c) => {

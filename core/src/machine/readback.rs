@@ -293,9 +293,9 @@ impl<'m> Reader<'m> {
         if !self.names {
             return String::new();
         }
-        match self.m.binder(v).map(|b| self.m.stmts[b.0 as usize].op) {
+        match self.m.binder(v).map(|b| self.m.stmts[b].op) {
             Some(MOp::Task(t)) => {
-                let task = &self.m.tasks[t.0 as usize];
+                let task = &self.m.tasks[t];
                 task.text()
             }
             _ => self.m.var_name(v),
@@ -309,7 +309,7 @@ impl<'m> Reader<'m> {
         for _ in 0..=self.m.stmts.len() {
             let Sym::Var(v) = s else { return s };
             let Some(b) = self.m.binder(v) else { return Sym::Var(v) };
-            s = match self.m.stmts[b.0 as usize].op {
+            s = match self.m.stmts[b].op {
                 MOp::Prim(p) => Sym::Prim(self.m.prim(p).clone()),
                 MOp::Tuple(xs) => Sym::Tuple(self.m.tuple(xs).iter().map(|x| Sym::Var(*x)).collect()),
                 MOp::Fun(c) => match self.m.closure(c) {

@@ -60,12 +60,12 @@ impl Machine {
     pub fn step(&mut self, s: StmtId) -> Option<StepEvent> {
         let rule = self.steppable(s).ok()?;
         // Garbage is used by nothing, so it is never on the chain of needs.
-        if s.0 != self.lazy_proposed && rule != Rule::ReduceGc {
+        if s.raw() != self.lazy_proposed && rule != Rule::ReduceGc {
             self.lazy_stack.clear();
         }
-        let label = self.stmts[s.0 as usize].label;
+        let label = self.stmts[s].label;
         if !self.data_watch.is_empty() {
-            self.data_changed(self.stmts[s.0 as usize].bind);
+            self.data_changed(self.stmts[s].bind);
         }
         self.steps[rule as usize] += 1;
         self.created.clear();
@@ -74,17 +74,17 @@ impl Machine {
             Rule::ReduceAlias => self.reduce_alias(s),
             Rule::ReduceGc => self.remove(s),
             Rule::ReduceProj => {
-                let MOp::Prj(i, x) = self.stmts[s.0 as usize].op else { return None };
+                let MOp::Prj(i, x) = self.stmts[s].op else { return None };
                 let xb = self.binder(x)?;
-                let MOp::Tuple(xs) = self.stmts[xb.0 as usize].op else { return None };
+                let MOp::Tuple(xs) = self.stmts[xb].op else { return None };
                 let xi = *self.tuple(xs).get(i as usize - 1)?;
                 let mut at = self.open(s);
                 self.put(&mut at, None, MOp::Alias(xi), None);
             }
             Rule::ReduceCall => {
-                let MOp::Call(f, w) = self.stmts[s.0 as usize].op else { return None };
+                let MOp::Call(f, w) = self.stmts[s].op else { return None };
                 let fb = self.binder(f)?;
-                let MOp::Fun(clo) = self.stmts[fb.0 as usize].op else { return None };
+                let MOp::Fun(clo) = self.stmts[fb].op else { return None };
                 let mut env = std::mem::take(&mut self.scratch_env);
                 env.clear();
                 let Some((tpl, clo_env)) = self.closure(clo) else {
@@ -97,8 +97,8 @@ impl Machine {
                 self.scratch_env = env;
             }
             Rule::Dispatch => {
-                let MOp::Call(f, w) = self.stmts[s.0 as usize].op else { return None };
-                let ext = match self.binder(f).map(|b| self.stmts[b.0 as usize].op) {
+                let MOp::Call(f, w) = self.stmts[s].op else { return None };
+                let ext = match self.binder(f).map(|b| self.stmts[b].op) {
                     Some(MOp::Prim(p)) => match self.prim(p) {
                         Prim::Ext(e) => e.clone(),
                         _ => return None,
@@ -120,21 +120,21 @@ impl Machine {
                 };
                 let rec = TaskRec { stmt: s, label, ext, arg, outcome: None, stream: None, dispatched_at_ms: 0.0, resolved_at_ms: None, ordered };
                 let t = self.new_task(rec);
-                let op = std::mem::replace(&mut self.stmts[s.0 as usize].op, MOp::Task(t));
+                let op = std::mem::replace(&mut self.stmts[s].op, MOp::Task(t));
                 self.drop_op(op);
                 self.dispatched += 1;
                 ev.task = Some(t);
                 self.walks.forget_stmt(s);
             }
             Rule::Resolve => {
-                let MOp::Task(t) = self.stmts[s.0 as usize].op else { return None };
+                let MOp::Task(t) = self.stmts[s].op else { return None };
                 ev.task = Some(t);
-                if let Some(Outcome::Failed(_)) = self.tasks[t.0 as usize].outcome {
+                if let Some(Outcome::Failed(_)) = self.tasks[t].outcome {
                     return None;
                 }
                 // Taken out while the resolution inlines it (which needs `&mut self`), then put back.
-                let outcome = self.tasks[t.0 as usize].outcome.take()?;
-                let ordered = self.tasks[t.0 as usize].ordered;
+                let outcome = self.tasks[t].outcome.take()?;
+                let ordered = self.tasks[t].ordered;
                 match &outcome {
                     Outcome::Expr(tpl, _) => self.inline(s, tpl, &[], None, ordered),
                     Outcome::Value(c) => {
@@ -147,10 +147,10 @@ impl Machine {
                     Outcome::Partial { items, more } => self.resolve_partial(s, t, items, *more, ordered),
                     Outcome::Failed(_) => {}
                 }
-                self.tasks[t.0 as usize].outcome = Some(outcome);
+                self.tasks[t].outcome = Some(outcome);
                 // The task's record stays readable until the strategies next recycle slots.
-                self.tasks[t.0 as usize].stmt = StmtId(NONE);
-                self.freed_tasks.push(t.0);
+                self.tasks[t].stmt = StmtId::from_raw(NONE);
+                self.freed_tasks.push(t.raw());
             }
         }
         self.advance_walks();
@@ -160,12 +160,12 @@ impl Machine {
     pub(super) fn new_task(&mut self, rec: TaskRec) -> TaskId {
         match self.free_tasks.pop() {
             Some(i) => {
-                self.tasks[i as usize] = rec;
-                TaskId(i)
+                self.tasks[TaskId::from_raw(i)] = rec;
+                TaskId::from_raw(i)
             }
             None => {
                 self.tasks.push(rec);
-                TaskId(self.tasks.len() as u32 - 1)
+                TaskId::from_raw(self.tasks.len() as u32 - 1)
             }
         }
     }
@@ -175,7 +175,7 @@ impl Machine {
         if !self.task_live(t) {
             return;
         }
-        let task = &mut self.tasks[t.0 as usize];
+        let task = &mut self.tasks[t];
         if task.outcome.is_some() {
             return;
         }
@@ -187,7 +187,7 @@ impl Machine {
 
     pub(super) fn reduce_alias(&mut self, s: StmtId) {
         let (y, x) = {
-            let n = &self.stmts[s.0 as usize];
+            let n = &self.stmts[s];
             match n.op {
                 MOp::Alias(x) => (n.bind, x),
                 _ => return,
@@ -195,7 +195,7 @@ impl Machine {
         };
         // Hold x while the alias leaves, so its use count does not pass through zero (which
         // would mark its binder dirty for nothing when y's uses are about to become x's).
-        self.vars[x.0 as usize].count += 1;
+        self.vars[x].count += 1;
         self.remove(s);
         if x == y {
             self.drop_use(x);
@@ -207,8 +207,8 @@ impl Machine {
         // aliases (a lazy left fold defers one call per element, all using one function,
         // renamed at every element) costs O(n log n) in all instead of O(n²).
         // (A y nothing uses was freed by the removal: its slot is not ours to rename into.)
-        let len = |v: VarId| self.spill.slice(&self.vars[v.0 as usize].uses).len();
-        if self.vars[y.0 as usize].binder != FREED && len(x) < len(y) && x != self.ret && !self.on_lazy_stack(x, y) && !self.data_watch.contains_key(&x) {
+        let len = |v: VarId| self.spill.slice(&self.vars[v].uses).len();
+        if self.vars[y].binder != FREED && len(x) < len(y) && x != self.ret && !self.on_lazy_stack(x, y) && !self.data_watch.contains_key(&x) {
             self.alias_into(y, x);
             return;
         }
@@ -220,8 +220,8 @@ impl Machine {
         self.rename_occurrences(y, x, &mut notify);
         if self.ret == y {
             self.ret = x;
-            self.vars[x.0 as usize].count += 1;
-            self.vars[y.0 as usize].count = self.vars[y.0 as usize].count.saturating_sub(1);
+            self.vars[x].count += 1;
+            self.vars[y].count = self.vars[y].count.saturating_sub(1);
         }
         self.drop_use(x);
         self.release_var(y);
@@ -234,7 +234,7 @@ impl Machine {
     /// Every occurrence of `from` becomes `to`: the operands, the use counts and the use lists
     /// move over; the statements that changed are appended to `renamed`.
     pub(super) fn rename_occurrences(&mut self, from: VarId, to: VarId, renamed: &mut Vec<StmtId>) {
-        let mut uses = std::mem::take(&mut self.vars[from.0 as usize].uses);
+        let mut uses = std::mem::take(&mut self.vars[from].uses);
         let mut users = std::mem::take(&mut self.scratch_users);
         users.clear();
         users.extend_from_slice(self.spill.slice(&uses));
@@ -247,7 +247,7 @@ impl Machine {
                     n += 1;
                 }
             };
-            match &mut self.stmts[u.0 as usize].op {
+            match &mut self.stmts[u].op {
                 MOp::Alias(v) | MOp::Prj(_, v) => sub(v),
                 MOp::Call(a, b) => {
                     sub(a);
@@ -264,16 +264,16 @@ impl Machine {
             if n == 0 {
                 continue;
             }
-            let tv = &mut self.vars[to.0 as usize];
+            let tv = &mut self.vars[to];
             tv.count += n;
             if self.spill.last(&tv.uses) != Some(u) {
                 let (stmts, operands, closures) = (&self.stmts, &self.operands, &self.closures);
                 self.spill.push(&mut tv.uses, u, |u| still_uses(stmts, operands, closures, u, to));
             }
-            self.vars[from.0 as usize].count -= n.min(self.vars[from.0 as usize].count);
+            self.vars[from].count -= n.min(self.vars[from].count);
             renamed.push(u);
         }
-        self.vars[from.0 as usize].uses = uses;
+        self.vars[from].uses = uses;
         self.scratch_users = users;
     }
 
@@ -300,41 +300,41 @@ impl Machine {
         self.rename_occurrences(x, y, &mut renamed);
         self.scratch_stmts = renamed;
         // y is x now: its binding statement, and the name and label it prints with.
-        let b = self.vars[x.0 as usize].binder;
-        let (name, fresh) = (self.vars[x.0 as usize].name, self.vars[x.0 as usize].fresh);
-        let yv = &mut self.vars[y.0 as usize];
+        let b = self.vars[x].binder;
+        let (name, fresh) = (self.vars[x].name, self.vars[x].fresh);
+        let yv = &mut self.vars[y];
         yv.binder = b;
         yv.name = name;
         yv.fresh = fresh;
         if b < FREED {
-            self.stmts[b as usize].bind = y;
+            self.stmts[StmtId::from_raw(b)].bind = y;
         }
-        let xv = &mut self.vars[x.0 as usize];
+        let xv = &mut self.vars[x];
         xv.binder = NONE;
         xv.count = 0; // the hold taken for the alias's removal
         self.release_var(x);
         // y's users waited for y's binding (an alias): a value there may let them step. A
         // binding that is not a value becomes one only through a step that renames y, which
         // tells them then.
-        if b < FREED && self.stmts[b as usize].op.is_value() {
+        if b < FREED && self.stmts[StmtId::from_raw(b)].op.is_value() {
             let mut users = std::mem::take(&mut self.scratch_users);
             users.clear();
-            users.extend_from_slice(self.spill.slice(&self.vars[y.0 as usize].uses));
+            users.extend_from_slice(self.spill.slice(&self.vars[y].uses));
             for &u in &users {
                 self.notify(u);
             }
             self.scratch_users = users;
         }
         // Nothing may use y any more (its statements were garbage): it is then garbage too.
-        if self.vars[y.0 as usize].count == 0 && b < FREED {
-            self.mark_dirty(StmtId(b));
+        if self.vars[y].count == 0 && b < FREED {
+            self.mark_dirty(StmtId::from_raw(b));
         }
     }
 
     /// A statement's operands changed: it and, through tuples, its users may now step.
     pub(super) fn notify(&mut self, s: StmtId) {
         self.mark_dirty(s);
-        if !matches!(self.stmts[s.0 as usize].op, MOp::Tuple(_)) {
+        if !matches!(self.stmts[s].op, MOp::Tuple(_)) {
             return;
         }
         let mut stack = std::mem::take(&mut self.scratch_notify);
@@ -342,10 +342,10 @@ impl Machine {
         stack.push(s);
         while let Some(u) = stack.pop() {
             self.mark_dirty(u);
-            if let MOp::Tuple(_) = self.stmts[u.0 as usize].op {
-                let b = self.stmts[u.0 as usize].bind;
-                for &w in self.spill.slice(&self.vars[b.0 as usize].uses) {
-                    if self.stmts[w.0 as usize].is_alive() && !self.in_dirty[w.0 as usize] {
+            if let MOp::Tuple(_) = self.stmts[u].op {
+                let b = self.stmts[u].bind;
+                for &w in self.spill.slice(&self.vars[b].uses) {
+                    if self.stmts[w].is_alive() && !self.in_dirty[w] {
                         stack.push(w);
                     }
                 }
@@ -356,7 +356,7 @@ impl Machine {
 
     /// Starts replacing statement `s`: it leaves the term; `put` inserts its replacements.
     pub(super) fn open(&mut self, s: StmtId) -> Insert {
-        let n = &self.stmts[s.0 as usize];
+        let n = &self.stmts[s];
         // What replaces a statement is not the call the program wrote: it keeps the place only.
         let (label, bind, at) = (n.label, n.bind, unmarked(n.at));
         let prev = self.unlink(s);
@@ -370,7 +370,7 @@ impl Machine {
         at.next += 1;
         let id = self.push_stmt(l, bind.unwrap_or(at.bind), op, pos.unwrap_or(at.at));
         self.link_after(at.prev, id);
-        at.prev = id.0;
+        at.prev = id.raw();
         // Only what can step goes in the dirty set now, decided while the node is in cache:
         // every later change that could make a statement steppable marks it then. A new value
         // can only step by reduce-gc, and only if nothing uses it once the step is done
@@ -401,7 +401,7 @@ impl Machine {
     /// reduce-call and resolve: `x' := w; s̄'; z := y'` with the body freshened at ℓ.
     /// Statements keep the source span they were written at (the debugger's current line).
     pub(super) fn inline(&mut self, s: StmtId, tpl: &Template, env: &[VarId], arg: Option<VarId>, ordered: bool) {
-        let (label, at) = (self.stmts[s.0 as usize].label, self.stmts[s.0 as usize].at);
+        let (label, at) = (self.stmts[s].label, self.stmts[s].at);
         if at != NONE && at & LIBRARY_CALL != 0 {
             self.library_entered.push((label, at & !LIBRARY_CALL));
         }
@@ -437,7 +437,7 @@ impl Machine {
         // Binders of the template that no statement uses are garbage already: a value bound
         // to one is steppable by reduce-gc (`put` left it unmarked).
         for &v in &locals {
-            if self.vars[v.0 as usize].count == 0 {
+            if self.vars[v].count == 0 {
                 if let Some(b) = self.binder(v) {
                     self.mark_dirty(b);
                 }
@@ -466,15 +466,15 @@ impl Machine {
 
     /// resolve of a streaming task: `h := <<rest>>` (if more), the partial list, `z := l`.
     pub(super) fn resolve_partial(&mut self, s: StmtId, t: TaskId, items: &[Prim], more: bool, ordered: bool) {
-        let label = self.stmts[s.0 as usize].label;
+        let label = self.stmts[s].label;
         let tpl = partial_list_template(items, more);
         let mut at = self.open(s);
         let mut env = Vec::new();
         if more {
             let h = self.new_var(Name::plain("rest"), label);
-            let old = &self.tasks[t.0 as usize];
+            let old = &self.tasks[t];
             let rec = TaskRec {
-                stmt: StmtId(NONE),
+                stmt: StmtId::from_raw(NONE),
                 label: ROOT,
                 ext: old.ext.clone(),
                 arg: old.arg.clone(),
@@ -486,8 +486,8 @@ impl Machine {
             };
             let nt = self.new_task(rec);
             let hs = self.put(&mut at, Some(h), MOp::Task(nt), None);
-            self.tasks[nt.0 as usize].stmt = hs;
-            self.tasks[nt.0 as usize].label = self.stmts[hs.0 as usize].label;
+            self.tasks[nt].stmt = hs;
+            self.tasks[nt].label = self.stmts[hs].label;
             self.dispatched += 1;
             env.push(h);
         }
@@ -499,7 +499,7 @@ impl Machine {
 
     /// The task that continues a stream's list, if the last step (a resolve) created one.
     pub fn continuation(&self, ev: &StepEvent) -> Option<TaskId> {
-        self.created.first().and_then(|s| match self.stmts[s.0 as usize].op {
+        self.created.first().and_then(|s| match self.stmts[*s].op {
             MOp::Task(nt) if ev.rule == Rule::Resolve => Some(nt),
             _ => None,
         })

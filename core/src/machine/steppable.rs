@@ -78,7 +78,7 @@ pub enum Status {
 impl Machine {
     /// Builds the primitive expression of a variable that `pexp_ready` accepted.
     pub(super) fn pexp_of(&self, x: VarId) -> PExp {
-        match self.binder(x).map(|b| self.stmts[b.0 as usize].op) {
+        match self.binder(x).map(|b| self.stmts[b].op) {
             Some(MOp::Prim(c)) => PExp::Prim(self.prim(c).clone()),
             Some(MOp::Tuple(xs)) => PExp::Tuple(self.tuple(xs).iter().map(|x| self.pexp_of(*x)).collect()),
             _ => PExp::Tuple(vec![]),
@@ -92,7 +92,7 @@ impl Machine {
         // The answer for a leaf (a variable that is not bound to a tuple); `None` for a tuple.
         let leaf = |v: VarId| -> Option<Result<(), Blocked>> {
             let Some(b) = self.binder(v) else { return Some(Err(Blocked::NotBound(v))) };
-            match self.stmts[b.0 as usize].op {
+            match self.stmts[b].op {
                 MOp::Prim(_) => Some(Ok(())),
                 MOp::Tuple(_) => None,
                 MOp::Fun(_) => Some(Err(Blocked::FunInArg(v))),
@@ -102,7 +102,7 @@ impl Machine {
         // Also without allocating: a flat tuple, or one whose last components up to the first
         // one in the way are leaves. The walk below visits components last first, so it would
         // report the same one.
-        match self.binder(x).map(|b| self.stmts[b.0 as usize].op) {
+        match self.binder(x).map(|b| self.stmts[b].op) {
             Some(MOp::Tuple(xs)) => {
                 let mut nested = false;
                 for v in self.tuple(xs).iter().rev() {
@@ -133,7 +133,7 @@ impl Machine {
             match leaf(x) {
                 Some(r) => r?,
                 None => {
-                    if let Some(MOp::Tuple(xs)) = self.binder(x).map(|b| self.stmts[b.0 as usize].op) {
+                    if let Some(MOp::Tuple(xs)) = self.binder(x).map(|b| self.stmts[b].op) {
                         stack.extend(self.tuple(xs).iter().map(|x| (*x, depth + 1)));
                     }
                 }
@@ -159,12 +159,12 @@ impl Machine {
     /// The rule that applies at `s`, or why none does. Allocation-free: the strategies call
     /// it for every statement a step touched.
     pub fn steppable(&self, s: StmtId) -> Result<Rule, Blocked> {
-        let node = &self.stmts[s.0 as usize];
+        let node = &self.stmts[s];
         match node.op {
             MOp::Gone => Err(Blocked::Gone),
             MOp::Alias(_) => Ok(Rule::ReduceAlias),
             MOp::Fun(_) | MOp::Tuple(_) | MOp::Prim(_) => {
-                if self.vars[node.bind.0 as usize].count == 0 {
+                if self.vars[node.bind].count == 0 {
                     Ok(Rule::ReduceGc)
                 } else {
                     Err(Blocked::Value)
@@ -172,7 +172,7 @@ impl Machine {
             }
             MOp::Call(f, w) => {
                 let Some(fb) = self.binder(f) else { return Err(Blocked::NotBound(f)) };
-                match self.stmts[fb.0 as usize].op {
+                match self.stmts[fb].op {
                     MOp::Fun(_) => Ok(Rule::ReduceCall),
                     MOp::Prim(p) if matches!(self.prim(p), Prim::Ext(_)) => match self.pexp_ready(w) {
                         Ok(()) => Ok(Rule::Dispatch),
@@ -187,7 +187,7 @@ impl Machine {
             }
             MOp::Prj(i, x) => {
                 let Some(xb) = self.binder(x) else { return Err(Blocked::NotBound(x)) };
-                match self.stmts[xb.0 as usize].op {
+                match self.stmts[xb].op {
                     MOp::Tuple(xs) if (i as usize) >= 1 && (i as usize) <= xs.len() => Ok(Rule::ReduceProj),
                     MOp::Tuple(xs) => Err(Blocked::PrjRange(i, xs.len())),
                     MOp::Fun(_) => Err(Blocked::PrjFun(i, x)),
@@ -195,7 +195,7 @@ impl Machine {
                     _ => Err(Blocked::WaitTuple(x)),
                 }
             }
-            MOp::Task(t) => match &self.tasks[t.0 as usize].outcome {
+            MOp::Task(t) => match &self.tasks[t].outcome {
                 None => Err(Blocked::Pending),
                 Some(Outcome::Failed(_)) => Err(Blocked::Failed(t)),
                 Some(_) => Ok(Rule::Resolve),
@@ -213,7 +213,7 @@ impl Machine {
     /// Why a statement cannot step, in words.
     pub(super) fn explain(&self, b: Blocked) -> Status {
         let name = |v: VarId| self.var_name(v);
-        let prim = |v: VarId| match self.binder(v).map(|b| self.stmts[b.0 as usize].op) {
+        let prim = |v: VarId| match self.binder(v).map(|b| self.stmts[b].op) {
             Some(MOp::Prim(p)) => crate::diag::clip_display(self.prim(p)),
             _ => name(v),
         };
@@ -246,7 +246,7 @@ impl Machine {
             Blocked::WaitTuple(v) => waiting(v, format!("waiting for `{}` to become a tuple", name(v))),
             Blocked::WaitData(v) => waiting(v, format!("waiting for `{}`: the argument's list (or dictionary) is not complete yet", name(v))),
             Blocked::Failed(t) => {
-                let task = &self.tasks[t.0 as usize];
+                let task = &self.tasks[t];
                 let e = match &task.outcome {
                     Some(Outcome::Failed(e)) => e.as_str(),
                     _ => "",

@@ -8,14 +8,120 @@ use super::{LIBRARY_CALL, NONE};
 use crate::names::Name;
 use std::sync::Arc;
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct VarId(pub u32);
+/// Typed ids, as la-arena's `Idx<T>`: the raw index is private, so a `VarId` cannot index the
+/// statements, and ids are made only by the `Store` that holds their slots.
+macro_rules! typed_id {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub struct $name(u32);
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct StmtId(pub u32);
+        impl $name {
+            /// The slot this id names, for tables kept beside the machine's (a debugger's
+            /// per-statement cache).
+            pub fn index(self) -> usize {
+                self.0 as usize
+            }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct TaskId(pub u32);
+            /// The id of slot `i`. Slots are numbered by `Store::push`; a table kept beside a
+            /// store may name its slots back.
+            pub fn from_index(i: usize) -> Self {
+                $name(u32::try_from(i).unwrap_or(u32::MAX))
+            }
+        }
+
+        impl $name {
+            /// The raw slot number, for the machine's own links (`NONE` marks no slot).
+            pub(crate) const fn raw(self) -> u32 {
+                self.0
+            }
+            pub(crate) const fn from_raw(raw: u32) -> Self {
+                $name(raw)
+            }
+        }
+
+        impl Id for $name {
+            fn index(self) -> usize {
+                self.0 as usize
+            }
+        }
+    };
+}
+
+/// What a `Store` is indexed by.
+pub trait Id: Copy {
+    fn index(self) -> usize;
+}
+
+typed_id!(
+    /// A variable of the term (a binder and its uses).
+    VarId
+);
+typed_id!(
+    /// A statement of the term (`label x := o`).
+    StmtId
+);
+typed_id!(
+    /// A task: a dispatched external call, pending or resolved.
+    TaskId
+);
+
+/// A vector indexed by one kind of id.
+#[derive(Clone, Debug)]
+pub struct Store<I, T> {
+    items: Vec<T>,
+    _id: std::marker::PhantomData<fn() -> I>,
+}
+
+impl<I, T> Default for Store<I, T> {
+    fn default() -> Self {
+        Store { items: Vec::new(), _id: std::marker::PhantomData }
+    }
+}
+
+impl<I, T> From<Vec<T>> for Store<I, T> {
+    fn from(items: Vec<T>) -> Self {
+        Store { items, _id: std::marker::PhantomData }
+    }
+}
+
+impl<I: Id, T> Store<I, T> {
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+    pub fn get(&self, i: I) -> Option<&T> {
+        self.items.get(i.index())
+    }
+    pub fn iter(&self) -> std::slice::Iter<'_, T> {
+        self.items.iter()
+    }
+    /// Bytes the slots take (for the memory benchmark).
+    pub fn memory(&self) -> usize {
+        self.items.capacity() * std::mem::size_of::<T>()
+    }
+    pub(super) fn push(&mut self, t: T) {
+        self.items.push(t);
+    }
+    pub(super) fn iter_mut(&mut self) -> std::slice::IterMut<'_, T> {
+        self.items.iter_mut()
+    }
+}
+
+impl<I: Id, T> std::ops::Index<I> for Store<I, T> {
+    type Output = T;
+    fn index(&self, i: I) -> &T {
+        &self.items[i.index()]
+    }
+}
+
+impl<I: Id, T> std::ops::IndexMut<I> for Store<I, T> {
+    fn index_mut(&mut self, i: I) -> &mut T {
+        &mut self.items[i.index()]
+    }
+}
 
 /// A run of the machine's operand arena: a tuple's components or a closure's environment.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -191,8 +297,8 @@ impl StmtNode {
 }
 
 /// Does statement `s` (still) use variable `v`? Its slot may be free or hold another statement.
-pub(super) fn still_uses(stmts: &[StmtNode], operands: &Arena, closures: &Slab<Closure>, s: StmtId, v: VarId) -> bool {
-    let Some(n) = stmts.get(s.0 as usize) else { return false };
+pub(super) fn still_uses(stmts: &Store<StmtId, StmtNode>, operands: &Arena, closures: &Slab<Closure>, s: StmtId, v: VarId) -> bool {
+    let Some(n) = stmts.get(s) else { return false };
     match n.op {
         MOp::Alias(y) | MOp::Prj(_, y) => y == v,
         MOp::Call(a, b) => a == v || b == v,

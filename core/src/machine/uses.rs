@@ -4,10 +4,10 @@
 use super::StmtId;
 
 /// An empty inline entry.
-const EMPTY: StmtId = StmtId(u32::MAX);
+const EMPTY: StmtId = StmtId::from_raw(u32::MAX);
 /// In `xs[0]`: the uses spilled into `Spill::lists[xs[1]]`. Statement ids stay below
 /// `u32::MAX - 1` (the machine's `FREED`), so neither marker is ever a real statement.
-const SPILLED: StmtId = StmtId(u32::MAX - 1);
+const SPILLED: StmtId = StmtId::from_raw(u32::MAX - 1);
 
 /// Eight bytes: up to two uses inline (empty entries are `EMPTY`), or where the spilled list is.
 #[derive(Clone, Copy, Debug)]
@@ -37,7 +37,7 @@ impl Spill {
     #[inline]
     pub fn slice<'a>(&'a self, u: &'a Uses) -> &'a [StmtId] {
         match u.xs {
-            [SPILLED, i] => &self.lists[i.0 as usize],
+            [SPILLED, i] => &self.lists[i.raw() as usize],
             [EMPTY, _] => &[],
             [_, EMPTY] => &u.xs[..1],
             _ => &u.xs,
@@ -53,7 +53,7 @@ impl Spill {
     #[inline]
     pub fn push(&mut self, u: &mut Uses, s: StmtId, live: impl Fn(StmtId) -> bool) {
         if u.xs[0] == SPILLED {
-            self.lists[u.xs[1].0 as usize].push(s);
+            self.lists[u.xs[1].raw() as usize].push(s);
             return;
         }
         if u.xs[1] != EMPTY {
@@ -80,13 +80,13 @@ impl Spill {
                     self.lists.len() as u32 - 1
                 }
             };
-            u.xs = [SPILLED, StmtId(i)];
+            u.xs = [SPILLED, StmtId::from_raw(i)];
         }
     }
 
     pub fn clear(&mut self, u: &mut Uses) {
         if u.xs[0] == SPILLED {
-            let i = u.xs[1].0;
+            let i = u.xs[1].raw();
             self.lists[i as usize].clear();
             self.free.push(i);
         }
@@ -120,23 +120,23 @@ mod tests {
         let mut spill = Spill::default();
         let (mut u, mut w) = (Uses::default(), Uses::default());
         for s in 0..5 {
-            spill.push(&mut u, StmtId(s), |_| true);
+            spill.push(&mut u, StmtId::from_raw(s), |_| true);
         }
-        assert_eq!(spill.slice(&u), &[StmtId(0), StmtId(1), StmtId(2), StmtId(3), StmtId(4)]);
+        assert_eq!(spill.slice(&u), &[StmtId::from_raw(0), StmtId::from_raw(1), StmtId::from_raw(2), StmtId::from_raw(3), StmtId::from_raw(4)]);
         spill.clear(&mut u);
         assert!(spill.slice(&u).is_empty());
         // The freed list is reused, not leaked.
         for s in 0..3 {
-            spill.push(&mut w, StmtId(10 + s), |_| true);
+            spill.push(&mut w, StmtId::from_raw(10 + s), |_| true);
         }
         assert_eq!(spill.lists.len(), 1);
         // Full inline uses whose statements are dead make room instead of spilling.
         let mut v = Uses::default();
-        spill.push(&mut v, StmtId(1), |_| true);
-        spill.push(&mut v, StmtId(2), |_| true);
-        spill.push(&mut v, StmtId(3), |s| s != StmtId(1));
-        assert_eq!(spill.slice(&v), &[StmtId(2), StmtId(3)]);
-        spill.compact(&mut w, |s| s != StmtId(11));
-        assert_eq!(spill.slice(&w), &[StmtId(10), StmtId(12)]);
+        spill.push(&mut v, StmtId::from_raw(1), |_| true);
+        spill.push(&mut v, StmtId::from_raw(2), |_| true);
+        spill.push(&mut v, StmtId::from_raw(3), |s| s != StmtId::from_raw(1));
+        assert_eq!(spill.slice(&v), &[StmtId::from_raw(2), StmtId::from_raw(3)]);
+        spill.compact(&mut w, |s| s != StmtId::from_raw(11));
+        assert_eq!(spill.slice(&w), &[StmtId::from_raw(10), StmtId::from_raw(12)]);
     }
 }

@@ -512,11 +512,11 @@ impl<'m> Runner<'m> {
                 if let Some(nt) = self.m.continuation(ev) {
                     // The new rest-of-stream task continues the same stream.
                     if ev.task.is_some() {
-                        if let Some(si) = self.m.tasks[nt.0 as usize].stream {
+                        if let Some(si) = self.m.tasks[nt].stream {
                             self.streams[si as usize].current = nt;
                             self.in_flight += 1;
                             self.flush_stream(si as usize);
-                        } else if let Some(ev2) = self.replay.remove(&self.m.label_of(self.m.tasks[nt.0 as usize].stmt)).and_then(|mut v| v.drain(..).next()) {
+                        } else if let Some(ev2) = self.replay.remove(&self.m.label_of(self.m.tasks[nt].stmt)).and_then(|mut v| v.drain(..).next()) {
                             self.in_flight += 1;
                             self.schedule_replay(nt, ev2);
                         } else {
@@ -638,8 +638,8 @@ impl<'m> Runner<'m> {
     /// Starts the external call of a freshly dispatched task.
     fn start(&mut self, t: TaskId, on_step: &mut Observer<'_>) {
         let now = self.now_ms();
-        self.m.tasks[t.0 as usize].dispatched_at_ms = now;
-        let task = &self.m.tasks[t.0 as usize];
+        self.m.tasks[t].dispatched_at_ms = now;
+        let task = &self.m.tasks[t];
         let stmt = task.stmt;
         if self.host.is_pure(&task.ext) {
             let started = self.started;
@@ -751,10 +751,10 @@ impl<'m> Runner<'m> {
     /// Starts a stream whose first delivery task `t` is; when recording, the call's label
     /// names all its deliveries in the trace.
     fn new_stream(&mut self, t: TaskId) -> usize {
-        let origin = self.opts.record.then(|| self.m.label_of(self.m.tasks[t.0 as usize].stmt));
+        let origin = self.opts.record.then(|| self.m.label_of(self.m.tasks[t].stmt));
         let si = self.streams.len();
         self.streams.push(StreamState { current: t, origin, delivered: 0, replayed: Default::default(), buffer: Vec::new(), done: false, error: None });
-        self.m.tasks[t.0 as usize].stream = Some(si as u32);
+        self.m.tasks[t].stream = Some(si as u32);
         si
     }
 
@@ -896,7 +896,7 @@ impl<'m> Runner<'m> {
     fn flush_stream(&mut self, si: usize) {
         let st = &mut self.streams[si];
         let t = st.current;
-        if self.m.tasks[t.0 as usize].outcome.is_some() {
+        if self.m.tasks[t].outcome.is_some() {
             return;
         }
         if let Some(outcome) = st.replayed.pop_front() {
@@ -927,7 +927,7 @@ impl<'m> Runner<'m> {
         if !self.opts.record {
             return;
         }
-        let task = &self.m.tasks[t.0 as usize];
+        let task = &self.m.tasks[t];
         let (label, chunk) = match task.stream.map(|si| &mut self.streams[si as usize]) {
             Some(st) => {
                 st.delivered += 1;
@@ -935,7 +935,7 @@ impl<'m> Runner<'m> {
             }
             None => (self.m.labels.show(task.label), None),
         };
-        let task = &self.m.tasks[t.0 as usize];
+        let task = &self.m.tasks[t];
         let (result, partial, error) = outcome_record(outcome);
         self.events.push(Event {
             label,

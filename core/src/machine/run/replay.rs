@@ -63,9 +63,9 @@ impl Runner<'_> {
     /// Fails every task still waiting on a replay that has nothing left for it.
     pub(super) fn replay_starved(&mut self) {
         let waiting: Vec<TaskId> =
-            (0..self.m.tasks.len() as u32).map(TaskId).filter(|t| self.m.task_live(*t) && self.m.tasks[t.0 as usize].outcome.is_none()).collect();
+            (0..self.m.tasks.len() as u32).map(TaskId::from_raw).filter(|t| self.m.task_live(*t) && self.m.tasks[*t].outcome.is_none()).collect();
         for t in waiting {
-            let task = &self.m.tasks[t.0 as usize];
+            let task = &self.m.tasks[t];
             let label = self.m.label_of(task.stmt);
             let msg = format!("the trace has nothing more to deliver to `{}` at label {label} (a recording cut off?)", task.ext);
             self.replay_errors.push(Fault::new(label, REPLAY, format!("replay: {msg}")));
@@ -101,7 +101,7 @@ impl Runner<'_> {
     }
 
     pub(super) fn schedule_replay(&mut self, t: TaskId, ev: Event) {
-        let task = &self.m.tasks[t.0 as usize];
+        let task = &self.m.tasks[t];
         let (ext, streamed) = (task.ext.clone(), task.stream.is_some());
         let outcome = self.host.outcome_of_record(&ext, streamed, &ev.result, ev.partial, ev.error.clone());
         let delay = if self.opts.replay_latencies {
