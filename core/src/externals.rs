@@ -1,5 +1,7 @@
-//! Declarations of the standard externals (LANGUAGE.md §5): what the checker, hover and
-//! completion know about them. Their behaviour is in `machine::host`.
+//! The one table of the standard externals (LANGUAGE.md §5): what the checker, hover and
+//! completion know about them, and which implementation runs each: pure ones in
+//! `machine::run::pure` (library functions on data in `machine::data`), the others in the
+//! runner (`sleep`, `coin`) or in `opal-live` (`llm`, processes).
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ExtKind {
@@ -36,10 +38,18 @@ pub struct ExtDecl {
     pub results: &'static [&'static str],
     /// Only available with `--allow-exec`.
     pub needs_exec: bool,
+    /// A library function on data (`len`, `sorted`, `json_dump`, …): its argument is read back
+    /// as data (lists, booleans, dictionaries) and `machine::data::eval` computes it.
+    pub data: bool,
 }
 
 const fn ext(name: &'static str, sig: &'static str, doc: &'static str, kind: ExtKind, arity: Option<usize>) -> ExtDecl {
-    ExtDecl { name, sig, doc, kind, arity, results: &[], needs_exec: false }
+    ExtDecl { name, sig, doc, kind, arity, results: &[], needs_exec: false, data: false }
+}
+
+/// A pure library function on data (`ExtDecl::data`).
+const fn lib(name: &'static str, sig: &'static str, doc: &'static str, arity: Option<usize>) -> ExtDecl {
+    ExtDecl { data: true, ..ext(name, sig, doc, Pure, arity) }
 }
 
 use ExtKind::*;
@@ -58,8 +68,8 @@ pub static STANDARD: &[ExtDecl] = &[
     ext("gt", "gt (a, b) -> bool", "Church boolean: a > b.", Pure, Some(2)),
     ext("ge", "ge (a, b) -> bool", "Church boolean: a >= b.", Pure, Some(2)),
     ext("concat_str", "concat_str (a, b) -> string", "Concatenates two strings.", Pure, Some(2)),
-    ext("len", "len x -> int", "Number of characters of a string, elements of a list or tuple, or entries of a dictionary.", Pure, None),
-    ext("to_str", "to_str v -> string", "Any value as text: strings unchanged, others as literals (`[1, \"a\"]`, `true`, `{\"k\": 2}`).", Pure, None),
+    lib("len", "len x -> int", "Number of characters of a string, elements of a list or tuple, or entries of a dictionary.", None),
+    lib("to_str", "to_str v -> string", "Any value as text: strings unchanged, others as literals (`[1, \"a\"]`, `true`, `{\"k\": 2}`).", None),
     ext("parse_int", "parse_int s -> int", "Parses a decimal integer (fails if it is not one).", Pure, None),
     ext("split_lines", "split_lines s -> list of strings", "The lines of a string, as a Church list.", Pure, None),
     ext("split_words", "split_words s -> list of strings", "The whitespace-separated words of a string, as a Church list.", Pure, None),
@@ -71,25 +81,25 @@ pub static STANDARD: &[ExtDecl] = &[
     ext("join", "join (h1, h2) -> h", "Joins two handles: what comes after waits for both.", Pure, Some(2)),
     ext("llm", "llm prompt -> list of strings", "Streams a chat completion for prompt from an OpenAI-compatible endpoint (OPAL_LLM_BASE_URL, OPAL_LLM_API_KEY, OPAL_LLM_MODEL).", Streaming, None),
     ext("llm_chat", "llm_chat messages -> list of strings", "Streams a chat completion for a list of messages.", Streaming, None),
-    ext("range", "range n -> list of ints", "The integers 0, 1, …, n-1; `range (a, b)` from a to b-1, `range (a, b, step)` by step.", Pure, None),
-    ext("contains", "contains (collection, x) -> bool", "`x in c`: x is an element of a list or tuple, a key of a dictionary, or a substring of a string.", Pure, Some(2)),
-    ext("index", "index (collection, i) -> value", "`c[i]`: element i of a list, tuple or string (negative counts from the end), or a dictionary's value for key i; fails when it is not there.", Pure, Some(2)),
-    ext("get", "get (dict, key, default) -> value", "The dictionary's value for key, or default when the key is not there.", Pure, Some(3)),
-    ext("keys", "keys dict -> list", "A dictionary's keys, in insertion order.", Pure, None),
-    ext("values", "values dict -> list", "A dictionary's values, in insertion order.", Pure, None),
-    ext("items", "items dict -> list of (key, value)", "A dictionary's entries as pairs, in insertion order.", Pure, None),
-    ext("sum", "sum l -> number", "The sum of a list of numbers.", Pure, None),
-    ext("max", "max l -> value", "The largest element of a list (or of a tuple `max (a, b)`); the first of equals.", Pure, None),
-    ext("min", "min l -> value", "The smallest element of a list (or of a tuple `min (a, b)`); the first of equals.", Pure, None),
-    ext("sorted", "sorted l -> list", "The elements in ascending order (numbers, strings, tuples and lists compare as in Python).", Pure, None),
-    ext("reversed", "reversed l -> list", "The elements in reverse order.", Pure, None),
-    ext("topk", "topk (items, scores, k) -> list", "The k items with the highest scores, highest first; earlier items first on ties.", Pure, Some(3)),
-    ext("order_by", "order_by (items, keys) -> list", "The items sorted by their keys, ascending and stable (what `sort_by` uses).", Pure, Some(2)),
-    ext("zip", "zip (a, b) -> list of pairs", "Pairs of the elements of a and b at the same position, as long as the shorter.", Pure, Some(2)),
-    ext("enumerate", "enumerate l -> list of (i, x)", "Each element with its position from 0.", Pure, None),
-    ext("json_parse", "json_parse s -> value", "Parses JSON text: objects become dictionaries, arrays lists, null ().", Pure, None),
-    ext("json_dump", "json_dump v -> string", "Writes a value as JSON text: dictionaries as objects, lists and tuples as arrays, () as null.", Pure, None),
-    ext("error", "error message -> never", "Fails with the message: the call is a failed task, and the run ends with it (exit 3).", Pure, None),
+    lib("range", "range n -> list of ints", "The integers 0, 1, …, n-1; `range (a, b)` from a to b-1, `range (a, b, step)` by step.", None),
+    lib("contains", "contains (collection, x) -> bool", "`x in c`: x is an element of a list or tuple, a key of a dictionary, or a substring of a string.", Some(2)),
+    lib("index", "index (collection, i) -> value", "`c[i]`: element i of a list, tuple or string (negative counts from the end), or a dictionary's value for key i; fails when it is not there.", Some(2)),
+    lib("get", "get (dict, key, default) -> value", "The dictionary's value for key, or default when the key is not there.", Some(3)),
+    lib("keys", "keys dict -> list", "A dictionary's keys, in insertion order.", None),
+    lib("values", "values dict -> list", "A dictionary's values, in insertion order.", None),
+    lib("items", "items dict -> list of (key, value)", "A dictionary's entries as pairs, in insertion order.", None),
+    lib("sum", "sum l -> number", "The sum of a list of numbers.", None),
+    lib("max", "max l -> value", "The largest element of a list (or of a tuple `max (a, b)`); the first of equals.", None),
+    lib("min", "min l -> value", "The smallest element of a list (or of a tuple `min (a, b)`); the first of equals.", None),
+    lib("sorted", "sorted l -> list", "The elements in ascending order (numbers, strings, tuples and lists compare as in Python).", None),
+    lib("reversed", "reversed l -> list", "The elements in reverse order.", None),
+    lib("topk", "topk (items, scores, k) -> list", "The k items with the highest scores, highest first; earlier items first on ties.", Some(3)),
+    lib("order_by", "order_by (items, keys) -> list", "The items sorted by their keys, ascending and stable (what `sort_by` uses).", Some(2)),
+    lib("zip", "zip (a, b) -> list of pairs", "Pairs of the elements of a and b at the same position, as long as the shorter.", Some(2)),
+    lib("enumerate", "enumerate l -> list of (i, x)", "Each element with its position from 0.", None),
+    lib("json_parse", "json_parse s -> value", "Parses JSON text: objects become dictionaries, arrays lists, null ().", None),
+    lib("json_dump", "json_dump v -> string", "Writes a value as JSON text: dictionaries as objects, lists and tuples as arrays, () as null.", None),
+    lib("error", "error message -> never", "Fails with the message: the call is a failed task, and the run ends with it (exit 3).", None),
     ExtDecl { needs_exec: true, ..ext("create_process", "create_process cmd -> (stdin, stdout)", "Starts a process (no shell); returns its stdin and stdout descriptors. Needs --allow-exec.", Async, None) },
     ExtDecl { needs_exec: true, ..ext("fd_write_and_close", "fd_write_and_close (fd, s) -> ()", "Writes s to a descriptor and closes it. Needs --allow-exec.", Async, Some(2)) },
     ExtDecl { needs_exec: true, ..ext("fd_read_and_close", "fd_read_and_close fd -> list of strings", "Streams a descriptor until end of file. Needs --allow-exec.", Streaming, None) },

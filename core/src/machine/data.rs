@@ -220,35 +220,6 @@ fn sort(xs: &mut [PExp], ext: &str) -> Result<(), String> {
     err.map_or(Ok(()), Err)
 }
 
-/// Is `ext` one of the library externals computed here?
-pub fn is_library(ext: &str) -> bool {
-    LIBRARY.contains(&ext)
-}
-
-pub const LIBRARY: &[&str] = &[
-    "range",
-    "len",
-    "contains",
-    "index",
-    "get",
-    "keys",
-    "values",
-    "items",
-    "sum",
-    "max",
-    "min",
-    "sorted",
-    "reversed",
-    "topk",
-    "order_by",
-    "zip",
-    "enumerate",
-    "json_parse",
-    "json_dump",
-    "error",
-    "to_str",
-];
-
 /// Evaluates a library external on its (data) argument.
 pub fn eval(ext: &str, arg: &PExp) -> Result<PExp, String> {
     Ok(match ext {
