@@ -223,56 +223,10 @@ fn sort(xs: &mut [PExp], ext: &str) -> Result<(), String> {
 /// Evaluates a library external on its (data) argument.
 pub fn eval(ext: &str, arg: &PExp) -> Result<PExp, String> {
     Ok(match ext {
-        "range" => {
-            let (a, b, step) = match arg {
-                PExp::Tuple(xs) if xs.len() == 2 => (int(&xs[0], "range's start")?, int(&xs[1], "range's end")?, 1),
-                PExp::Tuple(xs) if xs.len() == 3 => (int(&xs[0], "range's start")?, int(&xs[1], "range's end")?, int(&xs[2], "range's step")?),
-                other => (0, int(other, "range's argument")?, 1),
-            };
-            if step == 0 {
-                return Err("range's step must not be zero".into());
-            }
-            let (span, stride) = if step > 0 { (b as i128 - a as i128, step as i128) } else { (a as i128 - b as i128, -(step as i128)) };
-            let n = (span.max(0) + stride - 1) / stride;
-            if n > MAX_RANGE as i128 {
-                return Err(format!("range of {n} elements is too long (at most {MAX_RANGE})"));
-            }
-            PExp::List((0..n as i64).map(|k| PExp::int(a + k * step)).collect())
-        }
-        "len" => PExp::int(match arg {
-            PExp::Prim(Prim::Str(s)) => s.chars().count(),
-            PExp::List(xs) | PExp::Tuple(xs) => xs.len(),
-            PExp::Dict(kvs) => kvs.len(),
-            other => return Err(format!("len needs a string, list, tuple or dictionary, got {} ({other})", kind(other), other = Clip(other))),
-        } as i64),
-        "contains" => {
-            let [coll, x] = args::<2>(arg, ext, "(collection, value)")?;
-            bool_of(match (coll, x) {
-                (PExp::Prim(Prim::Str(s)), PExp::Prim(Prim::Str(sub))) => s.contains(&**sub),
-                (PExp::Prim(Prim::Str(_)), other) => {
-                    return Err(format!("`in` a string needs a string on its left, got {} ({other})", kind(other), other = Clip(other)))
-                }
-                _ => elements(coll, "`in`")?.into_iter().any(|e| equal(e, x)),
-            })
-        }
-        "index" => {
-            let [coll, i] = args::<2>(arg, ext, "(collection, index)")?;
-            match coll {
-                PExp::List(xs) | PExp::Tuple(xs) => {
-                    let what = if matches!(coll, PExp::List(_)) { "a list" } else { "a tuple" };
-                    xs[position(int(i, "a list index")?, xs.len(), what)?].clone()
-                }
-                PExp::Prim(Prim::Str(s)) => {
-                    let chars: Vec<char> = s.chars().collect();
-                    PExp::str(&chars[position(int(i, "a string index")?, chars.len(), "a string")?].to_string())
-                }
-                PExp::Dict(kvs) => match kvs.iter().rev().find(|(k, _)| equal(k, i)) {
-                    Some((_, v)) => v.clone(),
-                    None => return Err(format!("key {i} is not in the dictionary (its keys: {})", keys_text(kvs), i = Clip(i))),
-                },
-                other => return Err(format!("cannot index {} ({other})", kind(other), other = Clip(other))),
-            }
-        }
+        "range" => range(arg)?,
+        "len" => len(arg)?,
+        "contains" => contains(arg)?,
+        "index" => index(arg)?,
         "get" => {
             let [d, k, default] = args::<3>(arg, ext, "(dictionary, key, default)")?;
             match d {
@@ -280,57 +234,9 @@ pub fn eval(ext: &str, arg: &PExp) -> Result<PExp, String> {
                 other => return Err(format!("get needs a dictionary, got {} ({other})", kind(other), other = Clip(other))),
             }
         }
-        "keys" | "values" | "items" => match arg {
-            PExp::Dict(kvs) => PExp::List(
-                kvs.iter()
-                    .map(|(k, v)| match ext {
-                        "keys" => k.clone(),
-                        "values" => v.clone(),
-                        _ => PExp::Tuple(vec![k.clone(), v.clone()]),
-                    })
-                    .collect(),
-            ),
-            other => return Err(format!("{ext} needs a dictionary, got {} ({other})", kind(other), other = Clip(other))),
-        },
-        "sum" => {
-            let xs = elements(arg, ext)?;
-            if xs.iter().all(|x| matches!(x, PExp::Prim(Prim::Int(_)))) {
-                let mut total: i64 = 0;
-                for x in &xs {
-                    total = total.checked_add(int(x, "")?).ok_or("integer overflow in sum")?;
-                }
-                PExp::int(total)
-            } else {
-                let mut total = 0.0;
-                for x in xs {
-                    total += num(x).ok_or_else(|| format!("sum needs numbers, got {} ({x})", kind(x), x = Clip(x)))?;
-                }
-                PExp::Prim(Prim::Float(total))
-            }
-        }
-        "max" | "min" => {
-            let xs = match arg {
-                PExp::Tuple(xs) if xs.len() >= 2 => xs.iter().collect(),
-                other => elements(other, ext)?,
-            };
-            let mut best: Option<&PExp> = None;
-            for x in xs {
-                best = Some(match best {
-                    None => x,
-                    Some(b) => {
-                        let o =
-                            compare(x, b).ok_or_else(|| format!("{ext} cannot compare {} ({x}) with {} ({b})", kind(x), kind(b), x = Clip(x), b = Clip(b)))?;
-                        // The first of equal elements wins, as in Python.
-                        if (ext == "max" && o == Ordering::Greater) || (ext == "min" && o == Ordering::Less) {
-                            x
-                        } else {
-                            b
-                        }
-                    }
-                });
-            }
-            best.cloned().ok_or_else(|| format!("{ext} of an empty list"))?
-        }
+        "keys" | "values" | "items" => dict_view(ext, arg)?,
+        "sum" => sum(arg)?,
+        "max" | "min" => extreme(ext, arg)?,
         "sorted" => {
             let mut xs: Vec<PExp> = elements(arg, ext)?.into_iter().cloned().collect();
             sort(&mut xs, ext)?;
@@ -339,42 +245,12 @@ pub fn eval(ext: &str, arg: &PExp) -> Result<PExp, String> {
         "reversed" => PExp::List(elements(arg, ext)?.into_iter().rev().cloned().collect()),
         "order_by" => {
             // `sort_by (l, key)` in the prelude computes the keys, then this stable sort.
-            let [items, scores] = args::<2>(arg, ext, "(items, keys)")?;
-            let (items, scores) = (elements(items, "sort_by")?, elements(scores, "sort_by")?);
-            let mut idx: Vec<usize> = (0..items.len().min(scores.len())).collect();
-            let mut err = None;
-            idx.sort_by(|&a, &b| {
-                compare(scores[a], scores[b]).unwrap_or_else(|| {
-                    err.get_or_insert_with(|| format!("sort_by cannot compare the keys {} and {}", Clip(&scores[a]), Clip(&scores[b])));
-                    Ordering::Equal
-                })
-            });
-            if let Some(e) = err {
-                return Err(e);
-            }
+            let [items, keys] = args::<2>(arg, ext, "(items, keys)")?;
+            let (items, keys) = (elements(items, "sort_by")?, elements(keys, "sort_by")?);
+            let idx = ranked(&keys[..items.len().min(keys.len())], false, "sort_by cannot compare the keys")?;
             PExp::List(idx.into_iter().map(|i| items[i].clone()).collect())
         }
-        "topk" => {
-            let [items, scores, k] = args::<3>(arg, ext, "(items, scores, k)")?;
-            let (items, scores) = (elements(items, ext)?, elements(scores, ext)?);
-            if items.len() != scores.len() {
-                return Err(format!("topk has {} items but {} scores", items.len(), scores.len()));
-            }
-            let k = int(k, "topk's k")?.max(0) as usize;
-            let mut idx: Vec<usize> = (0..items.len()).collect();
-            let mut err = None;
-            // Highest score first; the sort is stable, so earlier items win ties.
-            idx.sort_by(|&a, &b| {
-                compare(scores[b], scores[a]).unwrap_or_else(|| {
-                    err.get_or_insert_with(|| format!("topk cannot compare the scores {} and {}", Clip(&scores[a]), Clip(&scores[b])));
-                    Ordering::Equal
-                })
-            });
-            if let Some(e) = err {
-                return Err(e);
-            }
-            PExp::List(idx.into_iter().take(k).map(|i| items[i].clone()).collect())
-        }
+        "topk" => topk(arg)?,
         "zip" => {
             let [a, b] = args::<2>(arg, ext, "(list, list)")?;
             let (a, b) = (elements(a, ext)?, elements(b, ext)?);
@@ -391,6 +267,148 @@ pub fn eval(ext: &str, arg: &PExp) -> Result<PExp, String> {
         "to_str" => PExp::str(&display(arg)),
         other => return Err(format!("`{other}` is not a library external", other = Clip(other))),
     })
+}
+
+/// `range n`, `range (a, b)`, `range (a, b, step)`, as Python's.
+fn range(arg: &PExp) -> Result<PExp, String> {
+    let (a, b, step) = match arg {
+        PExp::Tuple(xs) if xs.len() == 2 => (int(&xs[0], "range's start")?, int(&xs[1], "range's end")?, 1),
+        PExp::Tuple(xs) if xs.len() == 3 => (int(&xs[0], "range's start")?, int(&xs[1], "range's end")?, int(&xs[2], "range's step")?),
+        other => (0, int(other, "range's argument")?, 1),
+    };
+    if step == 0 {
+        return Err("range's step must not be zero".into());
+    }
+    let (span, stride) = if step > 0 { (b as i128 - a as i128, step as i128) } else { (a as i128 - b as i128, -(step as i128)) };
+    let n = (span.max(0) + stride - 1) / stride;
+    if n > MAX_RANGE as i128 {
+        return Err(format!("range of {n} elements is too long (at most {MAX_RANGE})"));
+    }
+    Ok(PExp::List((0..n as i64).map(|k| PExp::int(a + k * step)).collect()))
+}
+
+fn len(arg: &PExp) -> Result<PExp, String> {
+    Ok(PExp::int(match arg {
+        PExp::Prim(Prim::Str(s)) => s.chars().count(),
+        PExp::List(xs) | PExp::Tuple(xs) => xs.len(),
+        PExp::Dict(kvs) => kvs.len(),
+        other => return Err(format!("len needs a string, list, tuple or dictionary, got {} ({other})", kind(other), other = Clip(other))),
+    } as i64))
+}
+
+/// `x in c`: an element of a list or tuple, a key of a dictionary, a substring of a string.
+fn contains(arg: &PExp) -> Result<PExp, String> {
+    let [coll, x] = args::<2>(arg, "contains", "(collection, value)")?;
+    Ok(bool_of(match (coll, x) {
+        (PExp::Prim(Prim::Str(s)), PExp::Prim(Prim::Str(sub))) => s.contains(&**sub),
+        (PExp::Prim(Prim::Str(_)), other) => {
+            return Err(format!("`in` a string needs a string on its left, got {} ({other})", kind(other), other = Clip(other)))
+        }
+        _ => elements(coll, "`in`")?.into_iter().any(|e| equal(e, x)),
+    }))
+}
+
+/// `c[i]`: element i of a list, tuple or string (negative counts from the end), or a
+/// dictionary's value for key i (the last one written).
+fn index(arg: &PExp) -> Result<PExp, String> {
+    let [coll, i] = args::<2>(arg, "index", "(collection, index)")?;
+    Ok(match coll {
+        PExp::List(xs) | PExp::Tuple(xs) => {
+            let what = if matches!(coll, PExp::List(_)) { "a list" } else { "a tuple" };
+            xs[position(int(i, "a list index")?, xs.len(), what)?].clone()
+        }
+        PExp::Prim(Prim::Str(s)) => {
+            let chars: Vec<char> = s.chars().collect();
+            PExp::str(&chars[position(int(i, "a string index")?, chars.len(), "a string")?].to_string())
+        }
+        PExp::Dict(kvs) => match kvs.iter().rev().find(|(k, _)| equal(k, i)) {
+            Some((_, v)) => v.clone(),
+            None => return Err(format!("key {i} is not in the dictionary (its keys: {})", keys_text(kvs), i = Clip(i))),
+        },
+        other => return Err(format!("cannot index {} ({other})", kind(other), other = Clip(other))),
+    })
+}
+
+/// `keys`, `values` or `items` of a dictionary, in insertion order.
+fn dict_view(ext: &str, arg: &PExp) -> Result<PExp, String> {
+    let PExp::Dict(kvs) = arg else { return Err(format!("{ext} needs a dictionary, got {} ({arg})", kind(arg), arg = Clip(arg))) };
+    Ok(PExp::List(
+        kvs.iter()
+            .map(|(k, v)| match ext {
+                "keys" => k.clone(),
+                "values" => v.clone(),
+                _ => PExp::Tuple(vec![k.clone(), v.clone()]),
+            })
+            .collect(),
+    ))
+}
+
+/// The sum of integers (checked), or of numbers as a float.
+fn sum(arg: &PExp) -> Result<PExp, String> {
+    let xs = elements(arg, "sum")?;
+    if xs.iter().all(|x| matches!(x, PExp::Prim(Prim::Int(_)))) {
+        let mut total: i64 = 0;
+        for x in &xs {
+            total = total.checked_add(int(x, "")?).ok_or("integer overflow in sum")?;
+        }
+        return Ok(PExp::int(total));
+    }
+    let mut total = 0.0;
+    for x in xs {
+        total += num(x).ok_or_else(|| format!("sum needs numbers, got {} ({x})", kind(x), x = Clip(x)))?;
+    }
+    Ok(PExp::Prim(Prim::Float(total)))
+}
+
+/// `max` or `min` of a list, or of a tuple of two or more; the first of equals, as in Python.
+fn extreme(ext: &str, arg: &PExp) -> Result<PExp, String> {
+    let xs = match arg {
+        PExp::Tuple(xs) if xs.len() >= 2 => xs.iter().collect(),
+        other => elements(other, ext)?,
+    };
+    let wanted = if ext == "max" { Ordering::Greater } else { Ordering::Less };
+    let mut best: Option<&PExp> = None;
+    for x in xs {
+        best = Some(match best {
+            None => x,
+            Some(b) => {
+                let o = compare(x, b).ok_or_else(|| format!("{ext} cannot compare {} ({x}) with {} ({b})", kind(x), kind(b), x = Clip(x), b = Clip(b)))?;
+                if o == wanted {
+                    x
+                } else {
+                    b
+                }
+            }
+        });
+    }
+    best.cloned().ok_or_else(|| format!("{ext} of an empty list"))
+}
+
+/// The k items with the highest scores, highest first; earlier items first on ties.
+fn topk(arg: &PExp) -> Result<PExp, String> {
+    let [items, scores, k] = args::<3>(arg, "topk", "(items, scores, k)")?;
+    let (items, scores) = (elements(items, "topk")?, elements(scores, "topk")?);
+    if items.len() != scores.len() {
+        return Err(format!("topk has {} items but {} scores", items.len(), scores.len()));
+    }
+    let k = int(k, "topk's k")?.max(0) as usize;
+    let idx = ranked(&scores, true, "topk cannot compare the scores")?;
+    Ok(PExp::List(idx.into_iter().take(k).map(|i| items[i].clone()).collect()))
+}
+
+/// The positions of `keys` in ascending (or, `descending`, descending) order of their keys,
+/// stable: equal keys keep their order. `what` begins the error for keys that do not compare.
+fn ranked(keys: &[&PExp], descending: bool, what: &str) -> Result<Vec<usize>, String> {
+    let mut idx: Vec<usize> = (0..keys.len()).collect();
+    let mut err = None;
+    idx.sort_by(|&a, &b| {
+        let o = if descending { compare(keys[b], keys[a]) } else { compare(keys[a], keys[b]) };
+        o.unwrap_or_else(|| {
+            err.get_or_insert_with(|| format!("{what} {} and {}", Clip(keys[a]), Clip(keys[b])));
+            Ordering::Equal
+        })
+    });
+    err.map_or(Ok(idx), Err)
 }
 
 fn keys_text(kvs: &[(PExp, PExp)]) -> String {
