@@ -174,6 +174,16 @@ struct Lexer<'a> {
     blank_before: Vec<u32>,
 }
 
+/// The layout state of `Lexer::run`: indentation levels, bracket depth (newlines inside
+/// brackets are ignored), and where lines start.
+struct Layout {
+    indents: Vec<usize>,
+    depth: usize,
+    at_line_start: bool,
+    saw_blank: bool,
+    any_line: bool,
+}
+
 impl<'a> Lexer<'a> {
     fn push(&mut self, tok: Tok, start: usize, end: usize) {
         self.out.push(Token { tok, span: Span::new(start, end) });
@@ -184,160 +194,167 @@ impl<'a> Lexer<'a> {
         if self.src.starts_with('\u{feff}') {
             self.pos = '\u{feff}'.len_utf8();
         }
-        let mut indents: Vec<usize> = vec![0];
-        let mut depth: usize = 0; // bracket nesting: newlines inside are ignored
-        let mut at_line_start = true;
-        let mut saw_blank = false;
-        let mut any_line = false;
+        let mut lay = Layout { indents: vec![0], depth: 0, at_line_start: true, saw_blank: false, any_line: false };
         while self.pos < self.b.len() {
-            if at_line_start && depth == 0 {
-                // Measure indentation.
-                let line_start = self.pos;
-                let mut col = 0;
-                let mut tab_at = None;
-                while self.pos < self.b.len() && (self.b[self.pos] == b' ' || self.b[self.pos] == b'\t') {
-                    if self.b[self.pos] == b'\t' && tab_at.is_none() {
-                        tab_at = Some(self.pos);
-                    }
-                    col += 1;
-                    self.pos += 1;
-                }
-                let rest = self.b.get(self.pos).copied();
-                if matches!(rest, None | Some(b'\n') | Some(b'\r') | Some(b'#')) {
-                    if rest == Some(b'#') {
-                        self.comment(true);
-                    } else if any_line {
-                        saw_blank = true;
-                    }
-                    if self.pos < self.b.len() && self.b[self.pos] == b'\r' {
-                        self.pos += 1;
-                    }
-                    if self.pos < self.b.len() && self.b[self.pos] == b'\n' {
-                        self.pos += 1;
-                    }
-                    continue;
-                }
-                if let Some(t) = tab_at {
-                    self.diags.push(
-                        Diagnostic::error("E0002", Span::new(t, t + 1), "tab character in indentation")
-                            .with_help("indent with spaces only (4 per level is canonical; `opal fmt` rewrites the file)")
-                            .with_fix("    "),
-                    );
-                }
-                at_line_start = false;
-                if saw_blank {
-                    self.blank_before.push(self.pos as u32);
-                }
-                saw_blank = false;
-                any_line = true;
-                let cur = *indents.last().unwrap_or(&0);
-                if col > cur {
-                    indents.push(col);
-                    self.push(Tok::Indent, line_start, self.pos);
-                } else if col < cur {
-                    while indents.len() > 1 && col < *indents.last().unwrap_or(&0) {
-                        indents.pop();
-                        self.push(Tok::Dedent, self.pos, self.pos);
-                    }
-                    if col != *indents.last().unwrap_or(&0) {
-                        self.diags.push(
-                            Diagnostic::error("E0008", Span::new(line_start, self.pos), "this line's indentation matches no enclosing block")
-                                .with_help("indent it exactly like the block it belongs to"),
-                        );
-                        indents.push(col);
-                    }
-                }
+            if lay.at_line_start && lay.depth == 0 && !self.indentation(&mut lay) {
+                continue;
             }
-            let c = self.b[self.pos];
-            let start = self.pos;
-            match c {
-                b' ' | b'\t' | b'\r' => self.pos += 1,
-                b'\n' => {
-                    self.pos += 1;
-                    if depth > 0 && self.next_line_starts_item() {
-                        // An unclosed bracket: recover at the next line that starts an item,
-                        // so one missing `)` does not swallow the rest of the file.
-                        depth = 0;
-                    }
-                    if depth == 0 {
-                        self.push(Tok::Newline, start, start + 1);
-                        at_line_start = true;
-                    }
-                }
-                b'#' => self.comment(false),
-                b'"' => {
-                    if let Some(s) = self.string() {
-                        self.push(Tok::Str(s), start, self.pos);
-                    }
-                }
-                b'0'..=b'9' => {
-                    let t = self.number(false);
-                    self.push(t, start, self.pos);
-                }
-                b'f' if self.b.get(self.pos + 1) == Some(&b'"') => {
-                    self.pos += 1;
-                    let parts = self.fstring(start);
-                    self.push(Tok::FStr(parts), start, self.pos);
-                }
-                b'A'..=b'Z' | b'a'..=b'z' | b'_' => {
-                    let id = self.ident();
-                    let tok = match KEYWORDS.iter().find(|(s, _)| *s == id) {
-                        Some((_, k)) => Tok::Kw(*k),
-                        None => Tok::Ident(id.to_string()),
-                    };
-                    self.push(tok, start, self.pos);
-                }
-                b'<' if self.b.get(self.pos + 1) == Some(&b'<') => {
-                    // `<<…>>`: a task. Skip to the matching `>>` so we report it once.
-                    let end = self.src[self.pos..]
-                        .find(">>")
-                        .map(|i| self.pos + i + 2)
-                        .unwrap_or_else(|| self.src[self.pos..].find('\n').map(|i| self.pos + i).unwrap_or(self.b.len()));
-                    self.diags.push(
-                        Diagnostic::error("E0004", Span::new(start, end), "a task `<<…>>` cannot be written in source")
-                            .with_help("tasks are created by dispatch when an external call starts; write the call itself, e.g. `y := f x`"),
-                    );
-                    self.pos = end;
-                    self.push(Tok::Ident("<<task>>".into()), start, end);
-                }
-                b'<' if self.prim_literal_ahead() => {
-                    if let Some(t) = self.prim_literal() {
-                        self.push(t, start, self.pos);
-                    }
-                }
-                _ => {
-                    let p = PUNCTS.iter().find(|p| self.b[self.pos..].starts_with(p.as_bytes()));
-                    match p {
-                        Some(p) => {
-                            self.pos += p.len();
-                            match *p {
-                                "(" | "[" | "{" => depth += 1,
-                                ")" | "]" | "}" => depth = depth.saturating_sub(1),
-                                _ => {}
-                            }
-                            self.push(Tok::Punct(p), start, self.pos);
-                        }
-                        None => {
-                            let ch = self.src[self.pos..].chars().next().unwrap_or('?');
-                            self.pos += ch.len_utf8();
-                            self.diags.push(
-                                Diagnostic::error("E0003", Span::new(start, self.pos), format!("unexpected character `{ch}`"))
-                                    .with_help("remove it; OPAL identifiers are ASCII letters, digits and `_`, strings go in double quotes"),
-                            );
-                        }
-                    }
-                }
-            }
+            self.token(&mut lay);
         }
         let end = self.b.len();
         if self.out.last().map(|t| t.tok != Tok::Newline).unwrap_or(false) {
             self.push(Tok::Newline, end, end);
         }
-        while indents.len() > 1 {
-            indents.pop();
+        while lay.indents.len() > 1 {
+            lay.indents.pop();
             self.push(Tok::Dedent, end, end);
         }
         self.push(Tok::Eof, end, end);
+    }
+
+    /// At the start of a line outside brackets: measures its indentation and pushes `Indent`
+    /// and `Dedent`s. False for a blank or comment-only line, which it consumes.
+    fn indentation(&mut self, lay: &mut Layout) -> bool {
+        let line_start = self.pos;
+        let mut col = 0;
+        let mut tab_at = None;
+        while self.pos < self.b.len() && (self.b[self.pos] == b' ' || self.b[self.pos] == b'\t') {
+            if self.b[self.pos] == b'\t' && tab_at.is_none() {
+                tab_at = Some(self.pos);
+            }
+            col += 1;
+            self.pos += 1;
+        }
+        let rest = self.b.get(self.pos).copied();
+        if matches!(rest, None | Some(b'\n') | Some(b'\r') | Some(b'#')) {
+            if rest == Some(b'#') {
+                self.comment(true);
+            } else if lay.any_line {
+                lay.saw_blank = true;
+            }
+            if self.pos < self.b.len() && self.b[self.pos] == b'\r' {
+                self.pos += 1;
+            }
+            if self.pos < self.b.len() && self.b[self.pos] == b'\n' {
+                self.pos += 1;
+            }
+            return false;
+        }
+        if let Some(t) = tab_at {
+            self.diags.push(
+                Diagnostic::error("E0002", Span::new(t, t + 1), "tab character in indentation")
+                    .with_help("indent with spaces only (4 per level is canonical; `opal fmt` rewrites the file)")
+                    .with_fix("    "),
+            );
+        }
+        lay.at_line_start = false;
+        if lay.saw_blank {
+            self.blank_before.push(self.pos as u32);
+        }
+        lay.saw_blank = false;
+        lay.any_line = true;
+        let cur = *lay.indents.last().unwrap_or(&0);
+        if col > cur {
+            lay.indents.push(col);
+            self.push(Tok::Indent, line_start, self.pos);
+        } else if col < cur {
+            while lay.indents.len() > 1 && col < *lay.indents.last().unwrap_or(&0) {
+                lay.indents.pop();
+                self.push(Tok::Dedent, self.pos, self.pos);
+            }
+            if col != *lay.indents.last().unwrap_or(&0) {
+                self.diags.push(
+                    Diagnostic::error("E0008", Span::new(line_start, self.pos), "this line's indentation matches no enclosing block")
+                        .with_help("indent it exactly like the block it belongs to"),
+                );
+                lay.indents.push(col);
+            }
+        }
+        true
+    }
+
+    /// One token (or a skipped space, a comment, an error) at `self.pos`.
+    fn token(&mut self, lay: &mut Layout) {
+        let c = self.b[self.pos];
+        let start = self.pos;
+        match c {
+            b' ' | b'\t' | b'\r' => self.pos += 1,
+            b'\n' => {
+                self.pos += 1;
+                if lay.depth > 0 && self.next_line_starts_item() {
+                    // An unclosed bracket: recover at the next line that starts an item,
+                    // so one missing `)` does not swallow the rest of the file.
+                    lay.depth = 0;
+                }
+                if lay.depth == 0 {
+                    self.push(Tok::Newline, start, start + 1);
+                    lay.at_line_start = true;
+                }
+            }
+            b'#' => self.comment(false),
+            b'"' => {
+                if let Some(s) = self.string() {
+                    self.push(Tok::Str(s), start, self.pos);
+                }
+            }
+            b'0'..=b'9' => {
+                let t = self.number(false);
+                self.push(t, start, self.pos);
+            }
+            b'f' if self.b.get(self.pos + 1) == Some(&b'"') => {
+                self.pos += 1;
+                let parts = self.fstring(start);
+                self.push(Tok::FStr(parts), start, self.pos);
+            }
+            b'A'..=b'Z' | b'a'..=b'z' | b'_' => {
+                let id = self.ident();
+                let tok = match KEYWORDS.iter().find(|(s, _)| *s == id) {
+                    Some((_, k)) => Tok::Kw(*k),
+                    None => Tok::Ident(id.to_string()),
+                };
+                self.push(tok, start, self.pos);
+            }
+            b'<' if self.b.get(self.pos + 1) == Some(&b'<') => {
+                // `<<…>>`: a task. Skip to the matching `>>` so we report it once.
+                let end = self.src[self.pos..]
+                    .find(">>")
+                    .map(|i| self.pos + i + 2)
+                    .unwrap_or_else(|| self.src[self.pos..].find('\n').map(|i| self.pos + i).unwrap_or(self.b.len()));
+                self.diags.push(
+                    Diagnostic::error("E0004", Span::new(start, end), "a task `<<…>>` cannot be written in source")
+                        .with_help("tasks are created by dispatch when an external call starts; write the call itself, e.g. `y := f x`"),
+                );
+                self.pos = end;
+                self.push(Tok::Ident("<<task>>".into()), start, end);
+            }
+            b'<' if self.prim_literal_ahead() => {
+                if let Some(t) = self.prim_literal() {
+                    self.push(t, start, self.pos);
+                }
+            }
+            _ => {
+                let p = PUNCTS.iter().find(|p| self.b[self.pos..].starts_with(p.as_bytes()));
+                match p {
+                    Some(p) => {
+                        self.pos += p.len();
+                        match *p {
+                            "(" | "[" | "{" => lay.depth += 1,
+                            ")" | "]" | "}" => lay.depth = lay.depth.saturating_sub(1),
+                            _ => {}
+                        }
+                        self.push(Tok::Punct(p), start, self.pos);
+                    }
+                    None => {
+                        let ch = self.src[self.pos..].chars().next().unwrap_or('?');
+                        self.pos += ch.len_utf8();
+                        self.diags.push(
+                            Diagnostic::error("E0003", Span::new(start, self.pos), format!("unexpected character `{ch}`"))
+                                .with_help("remove it; OPAL identifiers are ASCII letters, digits and `_`, strings go in double quotes"),
+                        );
+                    }
+                }
+            }
+        }
     }
 
     /// Does the line after this newline start an item (see [`starts_item`])? Used only to
