@@ -11,8 +11,20 @@
 use std::cmp::Ordering;
 use std::fmt::Write;
 
+/// An interned label. The raw index is private: ids are made by `Labels` and renumbered only
+/// through `Relabel` after a compaction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct LabelId(pub u32);
+pub struct LabelId(u32);
+
+/// How `Labels::compact` renumbered the labels it kept.
+pub struct Relabel<'a>(&'a [u32]);
+
+impl Relabel<'_> {
+    /// The new id of `l`, or `None` if the compaction dropped it (nothing live held it).
+    pub fn get(&self, l: LabelId) -> Option<LabelId> {
+        self.0.get(l.0 as usize).copied().filter(|&n| n != u32::MAX).map(LabelId)
+    }
+}
 
 pub const ROOT: LabelId = LabelId(0);
 
@@ -159,7 +171,7 @@ impl Labels {
     /// fold into runs (see the module's doc); the labels in `roots` keep their ids' meaning.
     /// O(table), in place, with reused buffers, so repeated compactions do not churn the
     /// allocator.
-    pub fn compact(&mut self, roots: impl Iterator<Item = LabelId>) -> &[u32] {
+    pub fn compact(&mut self, roots: impl Iterator<Item = LabelId>) -> Relabel<'_> {
         const DROP: u32 = u32::MAX;
         const HELD: u8 = 0x80;
         let n = self.nodes.len();
@@ -246,7 +258,7 @@ impl Labels {
         self.nodes.truncate(j);
         self.runs = runs;
         self.generation = self.generation.wrapping_add(1);
-        &self.remap
+        Relabel(&self.remap)
     }
     /// Does node `l` stand for a folded chain of levels (`compact`)?
     pub fn is_run(&self, l: LabelId) -> bool {
@@ -444,8 +456,7 @@ mod tests {
         assert!(short.starts_with("5.6.…") && full.ends_with(short.trim_start_matches("5.6.…")), "{short} of {full}");
         // A compaction renumbers labels: the memo notices and keys stay the same.
         let key = memo.key(&labels, deep);
-        let map = labels.compact([deep].into_iter()).to_vec();
-        let deep = LabelId(map[deep.0 as usize]);
+        let deep = labels.compact([deep].into_iter()).get(deep).expect("a held label is kept");
         assert_eq!(memo.key(&labels, deep), key);
         assert_eq!(labels.show(deep), full);
         assert_ne!(LabelKey::of_text("1.2"), LabelKey::of_text("2.1"));
@@ -504,9 +515,11 @@ mod tests {
                         held.swap_remove(k);
                     }
                     _ => {
-                        let map = labels.compact(held.iter().map(|h| h.0)).to_vec();
-                        for h in &mut held {
-                            h.0 = LabelId(map[h.0.0 as usize]);
+                        let roots: Vec<LabelId> = held.iter().map(|h| h.0).collect();
+                        let map = labels.compact(roots.into_iter());
+                        let kept: Vec<Option<LabelId>> = held.iter().map(|h| map.get(h.0)).collect();
+                        for (h, k) in held.iter_mut().zip(kept) {
+                            h.0 = k.expect("a held label is kept");
                         }
                     }
                 }
@@ -533,8 +546,7 @@ mod tests {
                 deep = labels.child(deep, 2);
                 path.extend([3, 2]);
             }
-            let map = labels.compact([deep].into_iter()).to_vec();
-            deep = LabelId(map[deep.0 as usize]);
+            deep = labels.compact([deep].into_iter()).get(deep).expect("a held label is kept");
             most = most.max(labels.len());
             if round % 10 == 0 {
                 check_held(&labels, &mut memo, &[(deep, path.clone())], plain);

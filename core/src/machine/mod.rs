@@ -437,7 +437,8 @@ impl Machine {
         let tasks = self.tasks.iter().filter(|t| t.stmt.raw() != NONE).map(|t| t.label);
         let roots: Vec<LabelId> = stmts.chain(vars).chain(tasks).collect();
         let map = self.labels.compact(roots.into_iter());
-        let re = |l: &mut LabelId| l.0 = map[l.0 as usize];
+        // Every label held by a live statement, variable or task was a root: it is kept.
+        let re = |l: &mut LabelId| *l = map.get(*l).unwrap_or(*l);
         for s in &live_stmts {
             re(&mut self.stmts[*s].label);
         }
@@ -449,9 +450,12 @@ impl Machine {
         }
         // A call whose label nothing live extends any more can no longer be reported; one
         // folded into a run no longer names its own label (a note left out, never a wrong one).
-        self.library_entered.retain_mut(|(l, _)| {
-            l.0 = map[l.0 as usize];
-            l.0 != u32::MAX
+        self.library_entered.retain_mut(|(l, _)| match map.get(*l) {
+            Some(k) => {
+                *l = k;
+                true
+            }
+            None => false,
         });
         let labels = &self.labels;
         self.library_entered.retain(|(l, _)| !labels.is_run(*l));
