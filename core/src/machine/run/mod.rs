@@ -635,93 +635,77 @@ impl<'m> Runner<'m> {
         (self.sink)(handle, text);
     }
 
-    /// Starts the external call of a freshly dispatched task.
+    /// Starts the external call of a freshly dispatched task: computed at once if it is pure,
+    /// else from the trace being replayed, the world file, a live external, or the runner's own
+    /// `sleep` and `coin`.
     fn start(&mut self, t: TaskId, on_step: &mut Observer<'_>) {
         let now = self.now_ms();
         self.m.tasks[t].dispatched_at_ms = now;
-        let task = &self.m.tasks[t];
-        let stmt = task.stmt;
-        if self.host.is_pure(&task.ext) {
-            let started = self.started;
-            let mut out: Vec<(String, String)> = Vec::new();
-            let r = eval_pure(&task.ext, &task.arg, &mut |h, s| out.push((h.to_string(), s.to_string())), started);
-            for (h, s) in out {
-                self.emit(&h, &s);
-            }
-            let outcome = r.unwrap_or_else(Outcome::Failed);
-            self.m.deliver(t, outcome, now);
-            // Pure externals resolve synchronously at dispatch.
-            self.step_at(stmt, on_step);
-            return;
+        if self.host.is_pure(&self.m.tasks[t].ext) {
+            return self.start_pure(t, now, on_step);
         }
-        let (ext, arg) = (task.ext.clone(), task.arg.clone());
+        let (ext, arg) = (self.m.tasks[t].ext.clone(), self.m.tasks[t].arg.clone());
         self.in_flight += 1;
         self.max_in_flight = self.max_in_flight.max(self.in_flight);
         if self.replaying {
-            let label = self.m.label_of(stmt);
-            let Some(mut evs) = self.replay.remove(&label).filter(|evs| !evs.is_empty()) else {
-                let msg = format!("the trace has no event for `{ext}` {arg} at label {label}", arg = Clip(arg));
-                return self.replay_mismatch(t, label, msg);
-            };
-            let recorded = crate::machine::trace::json_to_pexp(&evs[0].arg);
-            if evs[0].external != *ext || !recorded.as_ref().is_some_and(|a| crate::world::pexp_eq(a, &arg)) {
-                let was = recorded.map(|a| a.to_string()).unwrap_or_else(|| evs[0].arg.to_string());
-                let msg = format!(
-                    "the trace has `{}` {was} at label {label}, but the run calls `{ext}` {arg} there",
-                    evs[0].external,
-                    was = Clip(was),
-                    arg = Clip(arg)
-                );
-                if !self.opts.replay_force {
-                    return self.replay_mismatch(t, label, msg);
-                }
-                self.forced_mismatches += 1;
-                if self.forced_mismatches <= NAMED_EVENTS {
-                    self.emit("stderr", &format!("warning: {msg} (replaying the recorded result, --force)\n"));
-                }
-            }
-            if evs[0].chunk.is_some() {
-                self.replay_stream(t, evs);
-            } else {
-                self.schedule_replay(t, evs.swap_remove(0));
-            }
-            return;
+            return self.start_replay(t, &ext, &arg);
         }
-        let world_ext = self.host.world.as_ref().and_then(|w| w.get_shared(&ext));
-        if let Some(w) = world_ext {
-            if let Some(outcome) = self.host.choose(&w, Choice::Random) {
-                self.schedule(t, outcome, w.latency_ms);
-                return;
-            }
-            match w.reply(&arg) {
-                Some((Reply::Result(src), lat)) => {
-                    let outcome = self.host.compile_result(&src).unwrap_or_else(Outcome::Failed);
-                    self.schedule(t, outcome, lat);
-                }
-                Some((Reply::Stream(chunks, ms), lat)) => {
-                    let si = self.new_stream(t);
-                    // Deadlines count from dispatch: chunk i arrives chunk_ms[i] after chunk i-1.
-                    let mut at = Instant::now() + delay(lat);
-                    let n = chunks.len();
-                    if n == 0 {
-                        self.schedule_at(at, Arrival::Chunk { stream: si, item: None, last: true });
-                    }
-                    for (i, c) in chunks.into_iter().enumerate() {
-                        at += delay(ms.get(i).copied().unwrap_or(0.0));
-                        self.schedule_at(at, Arrival::Chunk { stream: si, item: Some(Prim::Str(Arc::from(c.as_str()))), last: i + 1 == n });
-                    }
-                }
-                None => self.fail_now(t, format!("the world file has no response for `{ext}` with argument {arg} and no `default`", arg = Clip(arg))),
-            }
-            return;
+        if let Some(w) = self.host.world.as_ref().and_then(|w| w.get_shared(&ext)) {
+            return self.start_world(t, &w, &ext, &arg);
         }
         if let Some(call) = self.opts.live.as_ref().and_then(|l| l.start(&ext, &arg)) {
-            self.start_live(t, call);
+            return self.start_live(t, call);
+        }
+        self.start_builtin(t, &ext, &arg)
+    }
+
+    /// A pure external: computed and resolved at dispatch, its prints emitted in order.
+    fn start_pure(&mut self, t: TaskId, now: f64, on_step: &mut Observer<'_>) {
+        let task = &self.m.tasks[t];
+        let stmt = task.stmt;
+        let mut out: Vec<(String, String)> = Vec::new();
+        let r = eval_pure(&task.ext, &task.arg, &mut |h, s| out.push((h.to_string(), s.to_string())), self.started);
+        for (h, s) in out {
+            self.emit(&h, &s);
+        }
+        let outcome = r.unwrap_or_else(Outcome::Failed);
+        self.m.deliver(t, outcome, now);
+        self.step_at(stmt, on_step);
+    }
+
+    /// An external the world file describes: a choice, a result or a stream, after its latency.
+    fn start_world(&mut self, t: TaskId, w: &crate::world::WorldExt, ext: &str, arg: &PExp) {
+        if let Some(outcome) = self.host.choose(w, Choice::Random) {
+            self.schedule(t, outcome, w.latency_ms);
             return;
         }
-        match &*ext {
+        match w.reply(arg) {
+            Some((Reply::Result(src), lat)) => {
+                let outcome = self.host.compile_result(&src).unwrap_or_else(Outcome::Failed);
+                self.schedule(t, outcome, lat);
+            }
+            Some((Reply::Stream(chunks, ms), lat)) => {
+                let si = self.new_stream(t);
+                // Deadlines count from dispatch: chunk i arrives chunk_ms[i] after chunk i-1.
+                let mut at = Instant::now() + delay(lat);
+                let n = chunks.len();
+                if n == 0 {
+                    self.schedule_at(at, Arrival::Chunk { stream: si, item: None, last: true });
+                }
+                for (i, c) in chunks.into_iter().enumerate() {
+                    at += delay(ms.get(i).copied().unwrap_or(0.0));
+                    self.schedule_at(at, Arrival::Chunk { stream: si, item: Some(Prim::Str(Arc::from(c.as_str()))), last: i + 1 == n });
+                }
+            }
+            None => self.fail_now(t, format!("the world file has no response for `{ext}` with argument {arg} and no `default`", arg = Clip(arg))),
+        }
+    }
+
+    /// The runner's own externals (`sleep`, `coin`), or why an external has no implementation.
+    fn start_builtin(&mut self, t: TaskId, ext: &str, arg: &PExp) {
+        match ext {
             "sleep" => {
-                let ms = match &arg {
+                let ms = match arg {
                     PExp::Prim(Prim::Int(i)) => *i as f64,
                     PExp::Prim(Prim::Float(f)) => *f,
                     other => return self.fail_now(t, format!("sleep needs a number of milliseconds, got {other}", other = Clip(other))),

@@ -4,6 +4,35 @@
 use super::*;
 
 impl Runner<'_> {
+    /// A dispatched call replayed from the trace: its recorded event must match the call
+    /// (else an error, or with `--force` a warning), then its result arrives at its time.
+    pub(super) fn start_replay(&mut self, t: TaskId, ext: &str, arg: &PExp) {
+        let stmt = self.m.tasks[t].stmt;
+        let label = self.m.label_of(stmt);
+        let Some(mut evs) = self.replay.remove(&label).filter(|evs| !evs.is_empty()) else {
+            let msg = format!("the trace has no event for `{ext}` {arg} at label {label}", arg = Clip(arg));
+            return self.replay_mismatch(t, label, msg);
+        };
+        let recorded = crate::machine::trace::json_to_pexp(&evs[0].arg);
+        if evs[0].external != *ext || !recorded.as_ref().is_some_and(|a| crate::world::pexp_eq(a, arg)) {
+            let was = recorded.map(|a| a.to_string()).unwrap_or_else(|| evs[0].arg.to_string());
+            let msg =
+                format!("the trace has `{}` {was} at label {label}, but the run calls `{ext}` {arg} there", evs[0].external, was = Clip(was), arg = Clip(arg));
+            if !self.opts.replay_force {
+                return self.replay_mismatch(t, label, msg);
+            }
+            self.forced_mismatches += 1;
+            if self.forced_mismatches <= NAMED_EVENTS {
+                self.emit("stderr", &format!("warning: {msg} (replaying the recorded result, --force)\n"));
+            }
+        }
+        if evs[0].chunk.is_some() {
+            self.replay_stream(t, evs);
+        } else {
+            self.schedule_replay(t, evs.swap_remove(0));
+        }
+    }
+
     /// A replay that diverged from its trace, or left some of it unused, must not look like a
     /// faithful one: its errors replace a normal end (`--force` makes unused events warnings).
     pub(super) fn replay_verdict(&mut self, end: End) -> End {
