@@ -413,93 +413,107 @@ pub fn parse_world(text: &str) -> Result<World, Vec<Diagnostic>> {
     let mut warnings = Vec::new();
     let mut exts = BTreeMap::new();
     for (name, raw) in raw {
-        let r = raw.span();
-        let span = Span::new(r.start, r.end);
-        let raw = raw.into_inner();
-        let mut responses = Vec::new();
-        let mut arg_spans = Vec::new();
-        for resp in raw.responses {
-            let at = resp.arg.span();
-            if let Some(r) = read_response(text, &name, resp, &mut diags) {
-                responses.push(r);
-                arg_spans.push(Span::new(at.start, at.end));
-            }
-        }
-        if let Some(d) = &raw.default {
-            expr_ok(d, "default", &mut diags);
-        }
-        for c in raw.choices.iter().flatten() {
-            expr_ok(c, "choices", &mut diags);
-        }
-        let order = raw.order.as_ref().and_then(|o| {
-            let parsed = crate::syntax::ast::Order::parse(o.get_ref());
-            if parsed.is_none() {
-                let r = o.span();
-                diags.push(
-                    Diagnostic::error("E0200", Span::new(r.start, r.end), format!("`order` of `{name}` is \"{}\"", o.get_ref()))
-                        .with_help("write \"sequential\", \"readonly\" or \"unordered\" (PopPy's classes; docs/language.md)"),
-                );
-            }
-            parsed
-        });
-        let latency_ms = raw.latency_ms.as_ref().map_or(0.0, |l| *l.get_ref());
-        if let Some(l) = raw.latency_ms.as_ref().filter(|l| !delay_ok(*l.get_ref())) {
-            let at = entry_span(text, "latency_ms", l.span());
-            diags.push(
-                Diagnostic::error("E0200", at, format!("`latency_ms` of `{name}` is {}: {DELAY_RULE}", number_text(latency_ms)))
-                    .with_help("give the delay in milliseconds, e.g. `latency_ms = 300`"),
-            );
-        }
-        if let Some(why) = never_an_external(&name) {
-            warnings.push(
-                Diagnostic::warning("W0007", span, format!("the world file's `[{name}]` is never read: {why}"))
-                    .with_help("name each table after an external: one the program declares with `extern`, or a standard one such as `llm` or `sleep`"),
-            );
-        }
-        // Mocking what reaches outside (`llm`, `sleep`, processes, `coin`) is what world files
-        // are for; replacing a built-in computation (`print`, `add`) is almost always a mistake.
-        if crate::externals::standard(&name).is_some_and(|d| d.kind == crate::externals::ExtKind::Pure) {
-            let what = if name == "print" { "so `print` writes nothing" } else { "instead of computing them" };
-            warnings.push(
-                Diagnostic::warning("W0004", span, format!("the world file's `[{name}]` replaces the standard external `{name}`"))
-                    .with_help(format!("calls to `{name}` now answer from this table, {what}; rename the table if that was not meant")),
-            );
-        }
-        let mut ext = WorldExt {
-            name: name.clone(),
-            latency_ms,
-            index: HashMap::with_capacity(responses.len()),
-            same_hash: vec![CHAIN_END; responses.len()],
-            responses: Vec::new(),
-            default: raw.default.map(|d| d.into_inner()),
-            choices: raw.choices.unwrap_or_default().into_iter().map(|c| c.into_inner()).collect(),
-            doc: raw.doc,
-            order,
-            span,
-        };
-        // Chains are built back to front so each runs in file order.
-        let mut buf = String::new();
-        let hashes: Vec<u64> = responses.iter().map(|r| arg_hash(&r.arg, &mut buf)).collect();
-        for (i, &h) in hashes.iter().enumerate().rev() {
-            if let Some(next) = ext.index.insert(h, i as u32) {
-                ext.same_hash[i] = next;
-            }
-        }
-        ext.responses = responses;
-        for (i, r) in ext.responses.iter().enumerate() {
-            if ext.candidates(hashes[i]).take_while(|c| !std::ptr::eq(*c, r)).any(|c| pexp_eq(&c.arg, &r.arg)) {
-                warnings.push(
-                    Diagnostic::warning("W0006", arg_spans[i], format!("a second response of `{name}` for the argument {}", r.arg))
-                        .with_help("the first one answers every call with this argument; remove or change this one"),
-                );
-            }
-        }
+        let ext = read_ext(text, name.clone(), raw, &mut diags, &mut warnings);
         exts.insert(name, Arc::new(ext));
     }
     if diags.is_empty() {
         Ok(World { exts, warnings })
     } else {
         Err(diags)
+    }
+}
+
+/// One external's table: its entries checked (errors into `diags`, warnings into
+/// `warnings`) and its responses indexed by their argument.
+fn read_ext(text: &str, name: String, raw: Spanned<RawExt>, diags: &mut Vec<Diagnostic>, warnings: &mut Vec<Diagnostic>) -> WorldExt {
+    let r = raw.span();
+    let span = Span::new(r.start, r.end);
+    let raw = raw.into_inner();
+    let mut responses = Vec::new();
+    let mut arg_spans = Vec::new();
+    for resp in raw.responses {
+        let at = resp.arg.span();
+        if let Some(r) = read_response(text, &name, resp, diags) {
+            responses.push(r);
+            arg_spans.push(Span::new(at.start, at.end));
+        }
+    }
+    if let Some(d) = &raw.default {
+        expr_ok(d, "default", diags);
+    }
+    for c in raw.choices.iter().flatten() {
+        expr_ok(c, "choices", diags);
+    }
+    let order = raw.order.as_ref().and_then(|o| {
+        let parsed = crate::syntax::ast::Order::parse(o.get_ref());
+        if parsed.is_none() {
+            let r = o.span();
+            diags.push(
+                Diagnostic::error("E0200", Span::new(r.start, r.end), format!("`order` of `{name}` is \"{}\"", o.get_ref()))
+                    .with_help("write \"sequential\", \"readonly\" or \"unordered\" (PopPy's classes; docs/language.md)"),
+            );
+        }
+        parsed
+    });
+    let latency_ms = raw.latency_ms.as_ref().map_or(0.0, |l| *l.get_ref());
+    if let Some(l) = raw.latency_ms.as_ref().filter(|l| !delay_ok(*l.get_ref())) {
+        let at = entry_span(text, "latency_ms", l.span());
+        diags.push(
+            Diagnostic::error("E0200", at, format!("`latency_ms` of `{name}` is {}: {DELAY_RULE}", number_text(latency_ms)))
+                .with_help("give the delay in milliseconds, e.g. `latency_ms = 300`"),
+        );
+    }
+    if let Some(why) = never_an_external(&name) {
+        warnings.push(
+            Diagnostic::warning("W0007", span, format!("the world file's `[{name}]` is never read: {why}"))
+                .with_help("name each table after an external: one the program declares with `extern`, or a standard one such as `llm` or `sleep`"),
+        );
+    }
+    // Mocking what reaches outside (`llm`, `sleep`, processes, `coin`) is what world files
+    // are for; replacing a built-in computation (`print`, `add`) is almost always a mistake.
+    if crate::externals::standard(&name).is_some_and(|d| d.kind == crate::externals::ExtKind::Pure) {
+        let what = if name == "print" { "so `print` writes nothing" } else { "instead of computing them" };
+        warnings.push(
+            Diagnostic::warning("W0004", span, format!("the world file's `[{name}]` replaces the standard external `{name}`"))
+                .with_help(format!("calls to `{name}` now answer from this table, {what}; rename the table if that was not meant")),
+        );
+    }
+    let mut ext = WorldExt {
+        name: name.clone(),
+        latency_ms,
+        index: HashMap::with_capacity(responses.len()),
+        same_hash: vec![CHAIN_END; responses.len()],
+        responses: Vec::new(),
+        default: raw.default.map(|d| d.into_inner()),
+        choices: raw.choices.unwrap_or_default().into_iter().map(|c| c.into_inner()).collect(),
+        doc: raw.doc,
+        order,
+        span,
+    };
+    index_responses(&mut ext, responses, &arg_spans, warnings);
+    ext
+}
+
+/// Indexes `responses` by a hash of their argument, warning about a second response for the
+/// same argument (W0006: the first one always answers).
+fn index_responses(ext: &mut WorldExt, responses: Vec<Response>, arg_spans: &[Span], warnings: &mut Vec<Diagnostic>) {
+    let name = &ext.name;
+    // Chains are built back to front so each runs in file order.
+    let mut buf = String::new();
+    let hashes: Vec<u64> = responses.iter().map(|r| arg_hash(&r.arg, &mut buf)).collect();
+    for (i, &h) in hashes.iter().enumerate().rev() {
+        if let Some(next) = ext.index.insert(h, i as u32) {
+            ext.same_hash[i] = next;
+        }
+    }
+    ext.responses = responses;
+    for (i, r) in ext.responses.iter().enumerate() {
+        if ext.candidates(hashes[i]).take_while(|c| !std::ptr::eq(*c, r)).any(|c| pexp_eq(&c.arg, &r.arg)) {
+            warnings.push(
+                Diagnostic::warning("W0006", arg_spans[i], format!("a second response of `{name}` for the argument {}", r.arg))
+                    .with_help("the first one answers every call with this argument; remove or change this one"),
+            );
+        }
     }
 }
 
