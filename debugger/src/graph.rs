@@ -16,9 +16,53 @@
 use crate::kind::{kind_of, Kind};
 use crate::session::Session;
 use opal_core::machine::label::LabelKey;
-use opal_core::machine::{MOp, StmtId};
+use opal_core::machine::{MOp, StmtId, TaskId, VarId};
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
+
+/// What a call depends on: the calls its argument's data comes from, and the calls it is
+/// ordered after (the sequencing token).
+type Sources = (Vec<LabelKey>, Vec<LabelKey>);
+
+/// An edge between two nodes of a graph, by their positions.
+type Edge = (usize, usize);
+
+/// The edges between call nodes: data edges, and the ones that only order two calls; through
+/// a hidden pure call, to what it depends on.
+fn call_edges(nodes: &[Node], sources: &[Sources], hidden: &HashMap<LabelKey, Sources>) -> (Vec<Edge>, Vec<Edge>) {
+    let index: HashMap<LabelKey, usize> = nodes.iter().enumerate().map(|(i, n)| (n.key, i)).collect();
+    let (mut edges, mut ordering) = (Vec::new(), Vec::new());
+    for (to, (deps, order)) in sources.iter().enumerate() {
+        // Popped in the order given; a source reached through data is a data edge even if
+        // program order reaches it too.
+        let mut todo: Vec<(LabelKey, bool)> = deps.iter().map(|d| (*d, false)).chain(order.iter().map(|d| (*d, true))).rev().collect();
+        let mut seen = HashSet::new();
+        let mut from_nodes: Vec<(usize, bool)> = Vec::new();
+        while let Some((d, by_order)) = todo.pop() {
+            if !seen.insert((d, by_order)) {
+                continue;
+            }
+            if let Some(&from) = index.get(&d) {
+                match from_nodes.iter_mut().find(|(f, _)| *f == from) {
+                    Some(f) => f.1 &= by_order,
+                    None => from_nodes.push((from, by_order)),
+                }
+            } else if let Some((data, ord)) = hidden.get(&d) {
+                // Through a hidden pure call (`fork`, `add`): to what it depends on.
+                todo.extend(data.iter().map(|x| (*x, by_order)).chain(ord.iter().map(|x| (*x, true))).rev());
+            }
+        }
+        for (from, by_order) in from_nodes {
+            if from != to && !edges.contains(&(from, to)) {
+                edges.push((from, to));
+                if by_order {
+                    ordering.push((from, to));
+                }
+            }
+        }
+    }
+    (edges, ordering)
+}
 
 /// Where an external call stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -109,127 +153,112 @@ impl Session {
         let st = self.state();
         let m = &st.machine;
         let mut nodes = Vec::new();
-        let mut sources: Vec<(Vec<LabelKey>, Vec<LabelKey>)> = Vec::new();
-        let mut hidden: HashMap<LabelKey, (Vec<LabelKey>, Vec<LabelKey>)> = HashMap::new();
+        let mut sources: Vec<Sources> = Vec::new();
+        let mut hidden: HashMap<LabelKey, Sources> = HashMap::new();
         for s in m.iter() {
-            let op = m.stmt(s).op;
-            let kind = kind_of(m, s);
-            let key = st.key(s);
-            let (node, deps) = match op {
-                MOp::Call(f, x) => {
-                    let ext = match m.binder(f).map(|b| m.stmt(b).op) {
-                        Some(MOp::Prim(p)) => match m.prim(p) {
-                            opal_core::ir::Prim::Ext(e) => e.clone(),
-                            _ => continue,
-                        },
-                        _ => continue,
-                    };
-                    if !show_pure && self.is_pure(&ext) {
-                        // Hidden, but what depends on it depends on what it depends on.
-                        hidden.insert(key, st.call_sources(&ext, x));
-                        continue;
-                    }
-                    let ready = kind == Kind::Steppable(opal_core::machine::Rule::Dispatch);
-                    let arg = m.readback(x, opal_core::machine::readback::Budget::VIEW);
-                    let detail = match m.status(s) {
-                        _ if ready => "ready to dispatch".to_string(),
-                        opal_core::machine::Status::Waiting { on: Some(v), .. } => format!("waits for `{}`", st.name(v)),
-                        opal_core::machine::Status::Stuck(why) => format!("stuck: {why}"),
-                        _ => "queued".to_string(),
-                    };
-                    let (deps, order) = st.call_sources(&ext, x);
-                    let call = if kind == Kind::Stuck {
-                        CallState::Failed
-                    } else if ready {
-                        CallState::Ready
-                    } else {
-                        CallState::Queued
-                    };
-                    let node = Node {
-                        key,
-                        stmt: Some(s),
-                        label: st.short(s),
-                        title: format!("{ext} {arg}"),
-                        detail,
-                        kind,
-                        call: Some(call),
-                        members: 1,
-                        line: self.line_of(s),
-                        parents: self.parents_of(s),
-                    };
-                    (node, (deps, order))
-                }
-                MOp::Task(t) => {
-                    let task = &m.tasks[t];
-                    if !show_pure && self.is_pure(&task.ext) {
-                        if let Some(c) = st.call_index(key).and_then(|i| st.calls.get(i)) {
-                            hidden.insert(c.key, (c.deps.clone(), c.order.clone()));
-                        }
-                        continue;
-                    }
-                    let call = st.call_index(key).and_then(|i| st.calls.get(i));
-                    let streamed = call.map(|c| c.streamed()).unwrap_or_default();
-                    let (state, detail) = match kind {
-                        Kind::Steppable(_) => (CallState::Arrived, "arrived: resolve it".to_string()),
-                        Kind::Stuck => (CallState::Failed, self.row(s).status.to_string()),
-                        // The count first: a narrow node cuts the end of the line.
-                        _ if !streamed.is_empty() => {
-                            let n = call.map(|c| c.chunks.iter().filter(|x| !x.trim().trim_matches(['[', ']']).trim().is_empty()).count()).unwrap_or(0);
-                            (CallState::Streaming, format!("{n} streamed: {streamed} + …"))
-                        }
-                        _ => (CallState::Pending, "pending".to_string()),
-                    };
-                    let node = Node {
-                        key: call.map(|c| c.key).unwrap_or(key),
-                        stmt: Some(s),
-                        label: call.map(|c| c.label.clone()).unwrap_or_else(|| st.short(s)),
-                        title: format!("{} {}", task.ext, task.arg),
-                        detail,
-                        kind,
-                        call: Some(state),
-                        members: 1,
-                        line: call.and_then(|c| c.line).or_else(|| self.line_of(s)),
-                        parents: self.parents_of(s),
-                    };
-                    (node, call.map(|c| (c.deps.clone(), c.order.clone())).unwrap_or_default())
-                }
-                _ => continue,
+            let found = match m.stmt(s).op {
+                MOp::Call(f, x) => self.call_node(s, f, x, show_pure, &mut hidden),
+                MOp::Task(t) => self.task_node(s, t, show_pure, &mut hidden),
+                _ => None,
             };
-            nodes.push(node);
-            sources.push(deps);
-        }
-        let index: HashMap<LabelKey, usize> = nodes.iter().enumerate().map(|(i, n)| (n.key, i)).collect();
-        let (mut edges, mut ordering) = (Vec::new(), Vec::new());
-        for (to, (deps, order)) in sources.iter().enumerate() {
-            // Popped in the order given; a source reached through data is a data edge even if
-            // program order reaches it too.
-            let mut todo: Vec<(LabelKey, bool)> = deps.iter().map(|d| (*d, false)).chain(order.iter().map(|d| (*d, true))).rev().collect();
-            let mut seen = HashSet::new();
-            let mut from_nodes: Vec<(usize, bool)> = Vec::new();
-            while let Some((d, by_order)) = todo.pop() {
-                if !seen.insert((d, by_order)) {
-                    continue;
-                }
-                if let Some(&from) = index.get(&d) {
-                    match from_nodes.iter_mut().find(|(f, _)| *f == from) {
-                        Some(f) => f.1 &= by_order,
-                        None => from_nodes.push((from, by_order)),
-                    }
-                } else if let Some((data, ord)) = hidden.get(&d) {
-                    // Through a hidden pure call (`fork`, `add`): to what it depends on.
-                    todo.extend(data.iter().map(|x| (*x, by_order)).chain(ord.iter().map(|x| (*x, true))).rev());
-                }
-            }
-            for (from, by_order) in from_nodes {
-                if from != to && !edges.contains(&(from, to)) {
-                    edges.push((from, to));
-                    if by_order {
-                        ordering.push((from, to));
-                    }
-                }
+            if let Some((node, deps)) = found {
+                nodes.push(node);
+                sources.push(deps);
             }
         }
+        let (edges, ordering) = call_edges(&nodes, &sources, &hidden);
         Graph { nodes, edges, ordering }
+    }
+
+    /// The node of a call `f x` not dispatched yet, with what it depends on; `None` for a call
+    /// of a function or, unless `show_pure`, of a pure external (then recorded in `hidden`, so
+    /// what depends on it depends on what it depends on).
+    fn call_node(&self, s: StmtId, f: VarId, x: VarId, show_pure: bool, hidden: &mut HashMap<LabelKey, Sources>) -> Option<(Node, Sources)> {
+        let st = self.state();
+        let m = &st.machine;
+        let kind = kind_of(m, s);
+        let key = st.key(s);
+        let ext = match m.binder(f).map(|b| m.stmt(b).op) {
+            Some(MOp::Prim(p)) => match m.prim(p) {
+                opal_core::ir::Prim::Ext(e) => e.clone(),
+                _ => return None,
+            },
+            _ => return None,
+        };
+        if !show_pure && self.is_pure(&ext) {
+            // Hidden, but what depends on it depends on what it depends on.
+            hidden.insert(key, st.call_sources(&ext, x));
+            return None;
+        }
+        let ready = kind == Kind::Steppable(opal_core::machine::Rule::Dispatch);
+        let arg = m.readback(x, opal_core::machine::readback::Budget::VIEW);
+        let detail = match m.status(s) {
+            _ if ready => "ready to dispatch".to_string(),
+            opal_core::machine::Status::Waiting { on: Some(v), .. } => format!("waits for `{}`", st.name(v)),
+            opal_core::machine::Status::Stuck(why) => format!("stuck: {why}"),
+            _ => "queued".to_string(),
+        };
+        let (deps, order) = st.call_sources(&ext, x);
+        let call = if kind == Kind::Stuck {
+            CallState::Failed
+        } else if ready {
+            CallState::Ready
+        } else {
+            CallState::Queued
+        };
+        let node = Node {
+            key,
+            stmt: Some(s),
+            label: st.short(s),
+            title: format!("{ext} {arg}"),
+            detail,
+            kind,
+            call: Some(call),
+            members: 1,
+            line: self.line_of(s),
+            parents: self.parents_of(s),
+        };
+        Some((node, (deps, order)))
+    }
+
+    /// The node of a dispatched call (a task), pending, streaming, arrived or failed.
+    fn task_node(&self, s: StmtId, t: TaskId, show_pure: bool, hidden: &mut HashMap<LabelKey, Sources>) -> Option<(Node, Sources)> {
+        let st = self.state();
+        let m = &st.machine;
+        let kind = kind_of(m, s);
+        let key = st.key(s);
+        let task = &m.tasks[t];
+        if !show_pure && self.is_pure(&task.ext) {
+            if let Some(c) = st.call_index(key).and_then(|i| st.calls.get(i)) {
+                hidden.insert(c.key, (c.deps.clone(), c.order.clone()));
+            }
+            return None;
+        }
+        let call = st.call_index(key).and_then(|i| st.calls.get(i));
+        let streamed = call.map(|c| c.streamed()).unwrap_or_default();
+        let (state, detail) = match kind {
+            Kind::Steppable(_) => (CallState::Arrived, "arrived: resolve it".to_string()),
+            Kind::Stuck => (CallState::Failed, self.row(s).status.to_string()),
+            // The count first: a narrow node cuts the end of the line.
+            _ if !streamed.is_empty() => {
+                let n = call.map(|c| c.chunks.iter().filter(|x| !x.trim().trim_matches(['[', ']']).trim().is_empty()).count()).unwrap_or(0);
+                (CallState::Streaming, format!("{n} streamed: {streamed} + …"))
+            }
+            _ => (CallState::Pending, "pending".to_string()),
+        };
+        let node = Node {
+            key: call.map(|c| c.key).unwrap_or(key),
+            stmt: Some(s),
+            label: call.map(|c| c.label.clone()).unwrap_or_else(|| st.short(s)),
+            title: format!("{} {}", task.ext, task.arg),
+            detail,
+            kind,
+            call: Some(state),
+            members: 1,
+            line: call.and_then(|c| c.line).or_else(|| self.line_of(s)),
+            parents: self.parents_of(s),
+        };
+        Some((node, call.map(|c| (c.deps.clone(), c.order.clone())).unwrap_or_default()))
     }
 
     /// Every top-level statement, def-use edges; the environment (`0.…`) only if `prelude`.
