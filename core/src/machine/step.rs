@@ -69,92 +69,118 @@ impl Machine {
         }
         self.steps[rule as usize] += 1;
         self.created.clear();
-        let mut ev = StepEvent { rule, label, task: None };
-        match rule {
-            Rule::ReduceAlias => self.reduce_alias(s),
-            Rule::ReduceGc => self.remove(s),
+        let task = match rule {
+            Rule::ReduceAlias => {
+                self.reduce_alias(s);
+                None
+            }
+            Rule::ReduceGc => {
+                self.remove(s);
+                None
+            }
             Rule::ReduceProj => {
-                let MOp::Prj(i, x) = self.stmts[s].op else { return None };
-                let xb = self.binder(x)?;
-                let MOp::Tuple(xs) = self.stmts[xb].op else { return None };
-                let xi = *self.tuple(xs).get(i as usize - 1)?;
-                let mut at = self.open(s);
-                self.put(&mut at, None, MOp::Alias(xi), None);
+                self.reduce_proj(s)?;
+                None
             }
             Rule::ReduceCall => {
-                let MOp::Call(f, w) = self.stmts[s].op else { return None };
-                let fb = self.binder(f)?;
-                let MOp::Fun(clo) = self.stmts[fb].op else { return None };
-                let mut env = std::mem::take(&mut self.scratch_env);
-                env.clear();
-                let Some((tpl, clo_env)) = self.closure(clo) else {
-                    self.scratch_env = env;
-                    return None;
-                };
-                let tpl = tpl.clone();
-                env.extend_from_slice(clo_env);
-                self.inline(s, &tpl, &env, Some(w), false);
-                self.scratch_env = env;
+                self.reduce_call(s)?;
+                None
             }
-            Rule::Dispatch => {
-                let MOp::Call(f, w) = self.stmts[s].op else { return None };
-                let ext = match self.binder(f).map(|b| self.stmts[b].op) {
-                    Some(MOp::Prim(p)) => match self.prim(p) {
-                        Prim::Ext(e) => e.clone(),
-                        _ => return None,
-                    },
-                    _ => return None,
-                };
-                let arg = match self.pexp_ready(w) {
-                    Ok(()) => self.pexp_of(w),
-                    Err(_) => self.data_arg(w).ok()?,
-                };
-                // An ordered call's argument is `(seq, x)`: the external sees x alone. (`join`
-                // takes tokens too, as data: only an ordered external's token is taken off.)
-                let is_ordered = self.ordered.contains(&ext);
-                let (arg, ordered) = match arg {
-                    PExp::Tuple(mut xs) if is_ordered && xs.len() == 2 && matches!(&xs[0], PExp::Prim(Prim::Handle(h)) if &**h == crate::ir::SEQ_TOKEN) => {
-                        (xs.pop().unwrap_or(PExp::Tuple(vec![])), true)
-                    }
-                    other => (other, false),
-                };
-                let rec = TaskRec { stmt: s, label, ext, arg, outcome: None, stream: None, dispatched_at_ms: 0.0, resolved_at_ms: None, ordered };
-                let t = self.new_task(rec);
-                let op = std::mem::replace(&mut self.stmts[s].op, MOp::Task(t));
-                self.drop_op(op);
-                self.dispatched += 1;
-                ev.task = Some(t);
-                self.walks.forget_stmt(s);
-            }
-            Rule::Resolve => {
-                let MOp::Task(t) = self.stmts[s].op else { return None };
-                ev.task = Some(t);
-                if let Some(Outcome::Failed(_)) = self.tasks[t].outcome {
-                    return None;
-                }
-                // Taken out while the resolution inlines it (which needs `&mut self`), then put back.
-                let outcome = self.tasks[t].outcome.take()?;
-                let ordered = self.tasks[t].ordered;
-                match &outcome {
-                    Outcome::Expr(tpl, _) => self.inline(s, tpl, &[], None, ordered),
-                    Outcome::Value(c) => {
-                        let v = self.new_var(Name { base: sym_v(), idx: 0 }, label);
-                        let mut at = self.open(s);
-                        let c = self.new_prim(c.clone());
-                        self.put(&mut at, Some(v), c, None);
-                        self.finish(&mut at, v, ordered);
-                    }
-                    Outcome::Partial { items, more } => self.resolve_partial(s, t, items, *more, ordered),
-                    Outcome::Failed(_) => {}
-                }
-                self.tasks[t].outcome = Some(outcome);
-                // The task's record stays readable until the strategies next recycle slots.
-                self.tasks[t].stmt = StmtId::from_raw(NONE);
-                self.freed_tasks.push(t.raw());
-            }
-        }
+            Rule::Dispatch => Some(self.dispatch(s, label)?),
+            Rule::Resolve => Some(self.resolve(s, label)?),
+        };
         self.advance_walks();
-        Some(ev)
+        Some(StepEvent { rule, label, task })
+    }
+
+    /// reduce-proj: `x := prj i y` with `y` bound to a tuple becomes an alias of component i.
+    fn reduce_proj(&mut self, s: StmtId) -> Option<()> {
+        let MOp::Prj(i, x) = self.stmts[s].op else { return None };
+        let xb = self.binder(x)?;
+        let MOp::Tuple(xs) = self.stmts[xb].op else { return None };
+        let xi = *self.tuple(xs).get(i as usize - 1)?;
+        let mut at = self.open(s);
+        self.put(&mut at, None, MOp::Alias(xi), None);
+        Some(())
+    }
+
+    /// reduce-call: `x := f w` with `f` bound to a function inlines its body with `w`.
+    fn reduce_call(&mut self, s: StmtId) -> Option<()> {
+        let MOp::Call(f, w) = self.stmts[s].op else { return None };
+        let fb = self.binder(f)?;
+        let MOp::Fun(clo) = self.stmts[fb].op else { return None };
+        let mut env = std::mem::take(&mut self.scratch_env);
+        env.clear();
+        let Some((tpl, clo_env)) = self.closure(clo) else {
+            self.scratch_env = env;
+            return None;
+        };
+        let tpl = tpl.clone();
+        env.extend_from_slice(clo_env);
+        self.inline(s, &tpl, &env, Some(w), false);
+        self.scratch_env = env;
+        Some(())
+    }
+
+    /// dispatch: `x := f w` with `f` an external and `w` ready becomes a pending task.
+    fn dispatch(&mut self, s: StmtId, label: LabelId) -> Option<TaskId> {
+        let MOp::Call(f, w) = self.stmts[s].op else { return None };
+        let ext = match self.binder(f).map(|b| self.stmts[b].op) {
+            Some(MOp::Prim(p)) => match self.prim(p) {
+                Prim::Ext(e) => e.clone(),
+                _ => return None,
+            },
+            _ => return None,
+        };
+        let arg = match self.pexp_ready(w) {
+            Ok(()) => self.pexp_of(w),
+            Err(_) => self.data_arg(w).ok()?,
+        };
+        // An ordered call's argument is `(seq, x)`: the external sees x alone. (`join`
+        // takes tokens too, as data: only an ordered external's token is taken off.)
+        let is_ordered = self.ordered.contains(&ext);
+        let (arg, ordered) = match arg {
+            PExp::Tuple(mut xs) if is_ordered && xs.len() == 2 && matches!(&xs[0], PExp::Prim(Prim::Handle(h)) if &**h == crate::ir::SEQ_TOKEN) => {
+                (xs.pop().unwrap_or(PExp::Tuple(vec![])), true)
+            }
+            other => (other, false),
+        };
+        let rec = TaskRec { stmt: s, label, ext, arg, outcome: None, stream: None, dispatched_at_ms: 0.0, resolved_at_ms: None, ordered };
+        let t = self.new_task(rec);
+        let op = std::mem::replace(&mut self.stmts[s].op, MOp::Task(t));
+        self.drop_op(op);
+        self.dispatched += 1;
+        self.walks.forget_stmt(s);
+        Some(t)
+    }
+
+    /// resolve: a task whose outcome arrived is replaced by its result (inlined in label
+    /// order), a value, or a partial list; a failed task stays.
+    fn resolve(&mut self, s: StmtId, label: LabelId) -> Option<TaskId> {
+        let MOp::Task(t) = self.stmts[s].op else { return None };
+        if let Some(Outcome::Failed(_)) = self.tasks[t].outcome {
+            return None;
+        }
+        // Taken out while the resolution inlines it (which needs `&mut self`), then put back.
+        let outcome = self.tasks[t].outcome.take()?;
+        let ordered = self.tasks[t].ordered;
+        match &outcome {
+            Outcome::Expr(tpl, _) => self.inline(s, tpl, &[], None, ordered),
+            Outcome::Value(c) => {
+                let v = self.new_var(Name { base: sym_v(), idx: 0 }, label);
+                let mut at = self.open(s);
+                let c = self.new_prim(c.clone());
+                self.put(&mut at, Some(v), c, None);
+                self.finish(&mut at, v, ordered);
+            }
+            Outcome::Partial { items, more } => self.resolve_partial(s, t, items, *more, ordered),
+            Outcome::Failed(_) => {}
+        }
+        self.tasks[t].outcome = Some(outcome);
+        // The task's record stays readable until the strategies next recycle slots.
+        self.tasks[t].stmt = StmtId::from_raw(NONE);
+        self.freed_tasks.push(t.raw());
+        Some(t)
     }
 
     pub(super) fn new_task(&mut self, rec: TaskRec) -> TaskId {
