@@ -321,121 +321,140 @@ impl Session {
             stmts.push(m.label_id(s));
         }
         let paths = m.labels.prefixes(stmts.into_iter(), DEEPEST);
-        let mut items: Vec<Part> = vec![Part { prefix: vec![], range: None, members: (0..g.nodes.len()).collect() }];
-        // Open groups while the budget allows: the ones asked for first, then the biggest.
-        loop {
-            let count = items.len();
-            let want = |p: &Part| {
-                let forced = p.members.iter().any(|&i| hot.contains(&g.nodes[i].key)) || open.contains(&p.key());
-                (p.members.len() > 1, forced, p.members.len())
-            };
-            let Some(k) = (0..items.len()).filter(|&k| items[k].members.len() > 1).max_by_key(|&k| {
-                let (_, forced, size) = want(&items[k]);
-                (forced, size)
-            }) else {
-                break;
-            };
-            let children = items[k].split(&paths);
-            let forced = want(&items[k]).1;
-            if count - 1 + children.len() > max && !(forced && count - 1 + children.len() <= max * 2) {
-                break;
-            }
-            items.splice(k..k + 1, children);
-        }
+        let items = open_parts(g, &paths, max, open, hot);
         let mut out = Graph::default();
         let mut node_of = vec![0usize; g.nodes.len()];
-        let mut memo = self.state().memo.0.borrow_mut();
         for part in &items {
             let j = out.nodes.len();
             for &i in &part.members {
                 node_of[i] = j;
             }
-            if let [i] = part.members[..] {
-                out.nodes.push(g.nodes[i].clone());
-                continue;
-            }
-            let first = &g.nodes[part.members[0]];
-            let kind = part.members.iter().fold(Kind::Value, |k, &i| more_urgent(k, g.nodes[i].kind));
-            let prefix: Vec<String> = part.prefix.iter().map(|x| x.to_string()).collect();
-            let mut label = if prefix.len() > opal_core::machine::label::SHORT_DEPTH {
-                format!("{}.{}.…{}.{}", prefix[0], prefix[1], prefix[prefix.len() - 2], prefix[prefix.len() - 1])
-            } else {
-                prefix.join(".")
-            };
-            if let Some((lo, hi)) = part.range {
-                label = if label.is_empty() { format!("[{lo}–{hi}]") } else { format!("{label}.[{lo}–{hi}]") };
-            }
-            let members: usize = part.members.iter().map(|&i| g.nodes[i].members).sum();
-            let parents = first.stmt.map(|s| {
-                let mut out = Vec::new();
-                let mut l = m.label_id(s);
-                while let Some(p) = m.labels.parent(l) {
-                    if memo.depth(&m.labels, p) <= part.prefix.len() {
-                        out.push(memo.key(&m.labels, p));
-                    }
-                    l = p;
-                }
-                out.truncate(PARENTS);
-                out
-            });
-            // "12 × get_excursions_in" when the members call one external (their titles start
-            // with its name); what they are doing in the detail line.
-            let what = if first.call.is_some() { "calls" } else { "statements" };
-            let head = |i: &usize| g.nodes[*i].title.split_whitespace().next().unwrap_or("").to_string();
-            let ext = head(&part.members[0]);
-            let title = if first.call.is_some() && !ext.is_empty() && part.members.iter().all(|i| head(i) == ext) {
-                format!("{members} × {ext}")
-            } else {
-                format!("{members} {what}")
-            };
-            let mut states: Vec<(&'static str, usize)> = Vec::new();
-            for &i in &part.members {
-                let word = match g.nodes[i].call {
-                    Some(c) => c.words().split(':').next().unwrap_or(""),
-                    None => kind_word(g.nodes[i].kind),
-                };
-                match states.iter_mut().find(|(w, _)| *w == word) {
-                    Some((_, n)) => *n += g.nodes[i].members,
-                    None => states.push((word, g.nodes[i].members)),
-                }
-            }
-            let detail = states.iter().map(|(w, n)| format!("{n} {w}")).collect::<Vec<_>>().join(", ");
-            out.nodes.push(Node {
-                key: part.key(),
-                stmt: None,
-                label: format!("{label}.…"),
-                title,
-                detail: format!("{detail} · click to open"),
-                kind,
-                call: None,
-                members,
-                line: first.line,
-                parents: parents.unwrap_or_default(),
-            });
-        }
-        // A folded edge orders only if every edge it stands for does.
-        let ordering: HashSet<(usize, usize)> = g.ordering.iter().copied().collect();
-        let mut data = HashSet::new();
-        let mut seen = HashSet::new();
-        for &(a0, b0) in &g.edges {
-            let (a, b) = (node_of[a0], node_of[b0]);
-            if a == b {
-                continue;
-            }
-            if !ordering.contains(&(a0, b0)) {
-                data.insert((a, b));
-            }
-            if seen.insert((a, b)) {
-                out.edges.push((a, b));
+            match part.members[..] {
+                [i] => out.nodes.push(g.nodes[i].clone()),
+                _ => out.nodes.push(self.group_node(g, part)),
             }
         }
-        out.ordering = out.edges.iter().copied().filter(|e| !data.contains(e)).collect();
+        fold_edges(g, &node_of, &mut out);
         out
+    }
+
+    /// The node standing for a group of several: its label prefix, "12 × ext" or "12 calls",
+    /// and how many members are in each state.
+    fn group_node(&self, g: &Graph, part: &Part) -> Node {
+        let m = &self.state().machine;
+        let mut memo = self.state().memo.0.borrow_mut();
+        let first = &g.nodes[part.members[0]];
+        let kind = part.members.iter().fold(Kind::Value, |k, &i| more_urgent(k, g.nodes[i].kind));
+        let prefix: Vec<String> = part.prefix.iter().map(|x| x.to_string()).collect();
+        let mut label = if prefix.len() > opal_core::machine::label::SHORT_DEPTH {
+            format!("{}.{}.…{}.{}", prefix[0], prefix[1], prefix[prefix.len() - 2], prefix[prefix.len() - 1])
+        } else {
+            prefix.join(".")
+        };
+        if let Some((lo, hi)) = part.range {
+            label = if label.is_empty() { format!("[{lo}–{hi}]") } else { format!("{label}.[{lo}–{hi}]") };
+        }
+        let members: usize = part.members.iter().map(|&i| g.nodes[i].members).sum();
+        let parents = first.stmt.map(|s| {
+            let mut out = Vec::new();
+            let mut l = m.label_id(s);
+            while let Some(p) = m.labels.parent(l) {
+                if memo.depth(&m.labels, p) <= part.prefix.len() {
+                    out.push(memo.key(&m.labels, p));
+                }
+                l = p;
+            }
+            out.truncate(PARENTS);
+            out
+        });
+        // "12 × get_excursions_in" when the members call one external (their titles start
+        // with its name); what they are doing in the detail line.
+        let what = if first.call.is_some() { "calls" } else { "statements" };
+        let head = |i: &usize| g.nodes[*i].title.split_whitespace().next().unwrap_or("").to_string();
+        let ext = head(&part.members[0]);
+        let title = if first.call.is_some() && !ext.is_empty() && part.members.iter().all(|i| head(i) == ext) {
+            format!("{members} × {ext}")
+        } else {
+            format!("{members} {what}")
+        };
+        let mut states: Vec<(&'static str, usize)> = Vec::new();
+        for &i in &part.members {
+            let word = match g.nodes[i].call {
+                Some(c) => c.words().split(':').next().unwrap_or(""),
+                None => kind_word(g.nodes[i].kind),
+            };
+            match states.iter_mut().find(|(w, _)| *w == word) {
+                Some((_, n)) => *n += g.nodes[i].members,
+                None => states.push((word, g.nodes[i].members)),
+            }
+        }
+        let detail = states.iter().map(|(w, n)| format!("{n} {w}")).collect::<Vec<_>>().join(", ");
+        Node {
+            key: part.key(),
+            stmt: None,
+            label: format!("{label}.…"),
+            title,
+            detail: format!("{detail} · click to open"),
+            kind,
+            call: None,
+            members,
+            line: first.line,
+            parents: parents.unwrap_or_default(),
+        }
     }
 }
 
 /// A group of nodes while grouping: those whose label starts with `prefix` (and whose next
 /// index is within `range`, for a range of a wide group).
+/// The groups shown: one group of every node, opened while the budget `max` allows, the ones
+/// asked for (`open`, or holding a `hot` node) first, then the biggest.
+fn open_parts(g: &Graph, paths: &[std::rc::Rc<[u32]>], max: usize, open: &HashSet<LabelKey>, hot: &HashSet<LabelKey>) -> Vec<Part> {
+    let mut items: Vec<Part> = vec![Part { prefix: vec![], range: None, members: (0..g.nodes.len()).collect() }];
+    // Open groups while the budget allows: the ones asked for first, then the biggest.
+    loop {
+        let count = items.len();
+        let want = |p: &Part| {
+            let forced = p.members.iter().any(|&i| hot.contains(&g.nodes[i].key)) || open.contains(&p.key());
+            (p.members.len() > 1, forced, p.members.len())
+        };
+        let Some(k) = (0..items.len()).filter(|&k| items[k].members.len() > 1).max_by_key(|&k| {
+            let (_, forced, size) = want(&items[k]);
+            (forced, size)
+        }) else {
+            break;
+        };
+        let children = items[k].split(paths);
+        let forced = want(&items[k]).1;
+        if count - 1 + children.len() > max && !(forced && count - 1 + children.len() <= max * 2) {
+            break;
+        }
+        items.splice(k..k + 1, children);
+    }
+    items
+}
+
+/// The edges between groups: one per pair of groups, an ordering edge only if every edge it
+/// stands for orders.
+fn fold_edges(g: &Graph, node_of: &[usize], out: &mut Graph) {
+    // A folded edge orders only if every edge it stands for does.
+    let ordering: HashSet<(usize, usize)> = g.ordering.iter().copied().collect();
+    let mut data = HashSet::new();
+    let mut seen = HashSet::new();
+    for &(a0, b0) in &g.edges {
+        let (a, b) = (node_of[a0], node_of[b0]);
+        if a == b {
+            continue;
+        }
+        if !ordering.contains(&(a0, b0)) {
+            data.insert((a, b));
+        }
+        if seen.insert((a, b)) {
+            out.edges.push((a, b));
+        }
+    }
+    out.ordering = out.edges.iter().copied().filter(|e| !data.contains(e)).collect();
+}
+
 struct Part {
     prefix: Vec<u32>,
     range: Option<(u32, u32)>,
