@@ -18,48 +18,6 @@ fn pair(arg: &PExp) -> Result<(&PExp, &PExp), String> {
 /// Evaluates a pure standard external. `print` output goes to `sink`.
 pub fn eval_pure(ext: &str, arg: &PExp, sink: &mut dyn FnMut(&str, &str), started: Instant) -> Result<Outcome, String> {
     use crate::machine::data::{self, compare};
-    use PExp::Prim as P;
-    let num = |p: &PExp| match p {
-        P(Prim::Int(i)) => Some(*i as f64),
-        P(Prim::Float(f)) => Some(*f),
-        _ => None,
-    };
-    let arith = |op: &str, a: &PExp, b: &PExp| -> Result<Prim, String> {
-        match (a, b) {
-            (P(Prim::Int(x)), P(Prim::Int(y))) => {
-                let (x, y) = (*x, *y);
-                let r = match op {
-                    "add" => x.checked_add(y),
-                    "sub" => x.checked_sub(y),
-                    "mul" => x.checked_mul(y),
-                    "div" if y == 0 => return Err("division by zero".into()),
-                    "div" => x.checked_div(y),
-                    "mod" if y == 0 => return Err("remainder by zero".into()),
-                    _ => x.checked_rem(y),
-                };
-                r.map(Prim::Int).ok_or_else(|| format!("integer overflow in {op} ({x}, {y})", x = Clip(x), y = Clip(y)))
-            }
-            (P(Prim::Str(x)), P(Prim::Str(y))) if op == "add" => Ok(Prim::Str(Arc::from(format!("{x}{y}")))),
-            _ => {
-                let (Some(x), Some(y)) = (num(a), num(b)) else {
-                    return Err(format!("{op} needs two numbers, got ({a}, {b})", a = Clip(a), b = Clip(b)));
-                };
-                Ok(Prim::Float(match op {
-                    "add" => x + y,
-                    "sub" => x - y,
-                    "mul" => x * y,
-                    "div" => x / y,
-                    _ => x % y,
-                }))
-            }
-        }
-    };
-    let string = |p: &PExp| -> Result<Arc<str>, String> {
-        match p {
-            P(Prim::Str(s)) => Ok(s.clone()),
-            other => Err(format!("expected a string, got {other}", other = Clip(other))),
-        }
-    };
     Ok(match ext {
         "add" => match pair(arg)? {
             // `+` concatenates lists and tuples, as in Python.
@@ -90,6 +48,68 @@ pub fn eval_pure(ext: &str, arg: &PExp, sink: &mut dyn FnMut(&str, &str), starte
                 _ => o.is_ge(),
             })
         }
+        "concat_str" | "parse_int" | "split_lines" | "split_words" => text(ext, arg)?,
+        "print" => print(arg, sink)?,
+        "now" => Outcome::Value(Prim::Float(started.elapsed().as_secs_f64() * 1000.0)),
+        "fork" | "join" => handles(ext, arg)?,
+        lib if crate::externals::standard(lib).is_some_and(|d| d.data) => data::outcome(data::eval(lib, arg)?),
+        other => return Err(format!("`{other}` is not a pure external", other = Clip(other))),
+    })
+}
+
+use PExp::Prim as P;
+
+fn num(p: &PExp) -> Option<f64> {
+    match p {
+        P(Prim::Int(i)) => Some(*i as f64),
+        P(Prim::Float(f)) => Some(*f),
+        _ => None,
+    }
+}
+
+/// `add`, `sub`, `mul`, `div`, `mod` of two primitives: checked on integers, floats if either
+/// is one, strings concatenated by `add`.
+fn arith(op: &str, a: &PExp, b: &PExp) -> Result<Prim, String> {
+    match (a, b) {
+        (P(Prim::Int(x)), P(Prim::Int(y))) => {
+            let (x, y) = (*x, *y);
+            let r = match op {
+                "add" => x.checked_add(y),
+                "sub" => x.checked_sub(y),
+                "mul" => x.checked_mul(y),
+                "div" if y == 0 => return Err("division by zero".into()),
+                "div" => x.checked_div(y),
+                "mod" if y == 0 => return Err("remainder by zero".into()),
+                _ => x.checked_rem(y),
+            };
+            r.map(Prim::Int).ok_or_else(|| format!("integer overflow in {op} ({x}, {y})", x = Clip(x), y = Clip(y)))
+        }
+        (P(Prim::Str(x)), P(Prim::Str(y))) if op == "add" => Ok(Prim::Str(Arc::from(format!("{x}{y}")))),
+        _ => {
+            let (Some(x), Some(y)) = (num(a), num(b)) else {
+                return Err(format!("{op} needs two numbers, got ({a}, {b})", a = Clip(a), b = Clip(b)));
+            };
+            Ok(Prim::Float(match op {
+                "add" => x + y,
+                "sub" => x - y,
+                "mul" => x * y,
+                "div" => x / y,
+                _ => x % y,
+            }))
+        }
+    }
+}
+
+fn string(p: &PExp) -> Result<Arc<str>, String> {
+    match p {
+        P(Prim::Str(s)) => Ok(s.clone()),
+        other => Err(format!("expected a string, got {other}", other = Clip(other))),
+    }
+}
+
+/// The string externals: `concat_str`, `parse_int`, `split_lines`, `split_words`.
+fn text(ext: &str, arg: &PExp) -> Result<Outcome, String> {
+    Ok(match ext {
         "concat_str" => {
             let (a, b) = pair(arg)?;
             Outcome::Value(Prim::Str(Arc::from(format!("{}{}", string(a)?, string(b)?))))
@@ -98,47 +118,45 @@ pub fn eval_pure(ext: &str, arg: &PExp, sink: &mut dyn FnMut(&str, &str), starte
             let s = string(arg)?;
             Outcome::Value(Prim::Int(s.trim().parse().map_err(|_| format!("parse_int: `{s}` is not an integer", s = Clip(s)))?))
         }
-        "split_lines" => {
-            let s = string(arg)?;
-            Outcome::Partial { items: s.lines().map(|l| Prim::Str(Arc::from(l))).collect(), more: false }
-        }
-        "split_words" => {
-            let s = string(arg)?;
-            Outcome::Partial { items: s.split_whitespace().map(|l| Prim::Str(Arc::from(l))).collect(), more: false }
-        }
-        "print" => match arg {
-            PExp::Tuple(xs) if xs.len() == 2 && matches!(xs[0], P(Prim::Handle(_))) => {
-                let P(Prim::Handle(name)) = &xs[0] else { return Err("print needs a handle".into()) };
-                let root = crate::externals::handle_root(name).unwrap_or("stdout");
-                let mut text = data::display(&xs[1]);
-                text.push('\n');
-                sink(root, &text);
-                Outcome::Value(Prim::Handle(name.clone()))
-            }
-            v => {
-                // `print v` (the paper's §3.4 form) writes to stdout and returns ().
-                let mut text = data::display(v);
-                text.push('\n');
-                sink("stdout", &text);
-                crate::machine::data::outcome(PExp::Tuple(vec![]))
-            }
-        },
-        "now" => Outcome::Value(Prim::Float(started.elapsed().as_secs_f64() * 1000.0)),
-        "fork" => {
-            let P(Prim::Handle(h)) = arg else { return Err(format!("fork needs a handle, got {arg}", arg = Clip(arg))) };
-            let a = Prim::Handle(Arc::from(format!("{h}_1")));
-            let b = Prim::Handle(Arc::from(format!("{h}_2")));
-            crate::machine::data::outcome(PExp::Tuple(vec![P(a), P(b)]))
-        }
-        "join" => {
-            let (a, _) = pair(arg)?;
-            let P(Prim::Handle(h)) = a else { return Err(format!("join needs two handles, got {arg}", arg = Clip(arg))) };
-            let parent = h.rsplit_once('_').filter(|(_, k)| k.bytes().all(|b| b.is_ascii_digit())).map(|(p, _)| p).unwrap_or(h);
-            Outcome::Value(Prim::Handle(Arc::from(parent)))
-        }
-        lib if crate::externals::standard(lib).is_some_and(|d| d.data) => data::outcome(data::eval(lib, arg)?),
-        other => return Err(format!("`{other}` is not a pure external", other = Clip(other))),
+        "split_lines" => Outcome::Partial { items: string(arg)?.lines().map(|l| Prim::Str(Arc::from(l))).collect(), more: false },
+        _ => Outcome::Partial { items: string(arg)?.split_whitespace().map(|l| Prim::Str(Arc::from(l))).collect(), more: false },
     })
+}
+
+/// `print (&h, v)` writes v to h's root and returns h; `print v` (§3.4's form) writes to
+/// stdout and returns ().
+fn print(arg: &PExp, sink: &mut dyn FnMut(&str, &str)) -> Result<Outcome, String> {
+    use crate::machine::data;
+    Ok(match arg {
+        PExp::Tuple(xs) if xs.len() == 2 && matches!(xs[0], P(Prim::Handle(_))) => {
+            let P(Prim::Handle(name)) = &xs[0] else { return Err("print needs a handle".into()) };
+            let root = crate::externals::handle_root(name).unwrap_or("stdout");
+            let mut text = data::display(&xs[1]);
+            text.push('\n');
+            sink(root, &text);
+            Outcome::Value(Prim::Handle(name.clone()))
+        }
+        v => {
+            let mut text = data::display(v);
+            text.push('\n');
+            sink("stdout", &text);
+            data::outcome(PExp::Tuple(vec![]))
+        }
+    })
+}
+
+/// `fork h` splits a handle into `h_1` and `h_2`; `join (h_1, h_2)` gives back `h`.
+fn handles(ext: &str, arg: &PExp) -> Result<Outcome, String> {
+    if ext == "fork" {
+        let P(Prim::Handle(h)) = arg else { return Err(format!("fork needs a handle, got {arg}", arg = Clip(arg))) };
+        let a = Prim::Handle(Arc::from(format!("{h}_1")));
+        let b = Prim::Handle(Arc::from(format!("{h}_2")));
+        return Ok(crate::machine::data::outcome(PExp::Tuple(vec![P(a), P(b)])));
+    }
+    let (a, _) = pair(arg)?;
+    let P(Prim::Handle(h)) = a else { return Err(format!("join needs two handles, got {arg}", arg = Clip(arg))) };
+    let parent = h.rsplit_once('_').filter(|(_, k)| k.bytes().all(|b| b.is_ascii_digit())).map(|(p, _)| p).unwrap_or(h);
+    Ok(Outcome::Value(Prim::Handle(Arc::from(parent))))
 }
 
 #[cfg(test)]
