@@ -77,69 +77,7 @@ impl Desugarer {
             core
         });
         let mut amps: Vec<String> = Vec::new();
-        let param = match params {
-            Params::Name(id) => {
-                let core = self.user_name(&id.name);
-                let h = externals::is_handle(&id.name);
-                let vi = self.define(&id.name, id.span, core, if h { Known::Handle } else { Known::Unknown }, DefKind::Param, false);
-                self.vars[vi].handle = h;
-                core
-            }
-            Params::Unit(_) => self.temp("u"),
-            Params::List(ps, _) if ps.len() == 1 => match &ps[0] {
-                Param::Amp(id) => {
-                    amps.push(id.name.clone());
-                    let core = self.user_name(&id.name);
-                    let vi = self.define(&id.name, id.span, core, Known::Handle, DefKind::Param, false);
-                    self.vars[vi].handle = true;
-                    core
-                }
-                Param::Pat(Pattern::Name(id)) => {
-                    let core = self.user_name(&id.name);
-                    let h = externals::is_handle(&id.name);
-                    let vi = self.define(&id.name, id.span, core, if h { Known::Handle } else { Known::Unknown }, DefKind::Param, false);
-                    self.vars[vi].handle = h;
-                    core
-                }
-                Param::Pat(p) => {
-                    let core = self.temp("p");
-                    self.destructure(p, core, Known::Unknown, p.span(), DefKind::Param);
-                    core
-                }
-            },
-            Params::List(ps, _) => {
-                let core = self.temp("p");
-                for (i, prm) in ps.iter().enumerate() {
-                    let span = match prm {
-                        Param::Amp(id) => id.span,
-                        Param::Pat(p) => p.span(),
-                    };
-                    match prm {
-                        Param::Amp(id) => {
-                            amps.push(id.name.clone());
-                            let c = self.user_name(&id.name);
-                            self.emit(Op::Prj(i as u32 + 1, core), span, Some(c));
-                            let vi = self.define(&id.name, id.span, c, Known::Handle, DefKind::Param, false);
-                            self.vars[vi].handle = true;
-                        }
-                        Param::Pat(Pattern::Name(id)) => {
-                            let c = self.user_name(&id.name);
-                            self.emit(Op::Prj(i as u32 + 1, core), span, Some(c));
-                            let h = externals::is_handle(&id.name);
-                            let vi = self.define(&id.name, id.span, c, if h { Known::Handle } else { Known::Unknown }, DefKind::Param, false);
-                            self.vars[vi].handle = h;
-                        }
-                        Param::Pat(Pattern::Wild(_) | Pattern::Unit(_)) => {}
-                        Param::Pat(p) => {
-                            let t = self.temp("t");
-                            self.emit(Op::Prj(i as u32 + 1, core), span, Some(t));
-                            self.destructure(p, t, Known::Unknown, span, DefKind::Param);
-                        }
-                    }
-                }
-                core
-            }
-        };
+        let param = self.bind_params(params, &mut amps);
         let value = body(self);
         self.last_fun_handles_only = !amps.is_empty() && value.is_none();
         let mut ret = if amps.is_empty() {
@@ -178,5 +116,78 @@ impl Desugarer {
         self.pop_scope();
         let stmts = std::mem::replace(&mut self.buf, saved);
         Fun { param, body: CExpr { stmts, ret: Some(ret) } }
+    }
+
+    /// Binds the parameters as the body sees them, from the one argument the function takes
+    /// (a tuple is projected); returns that argument's name. `&h` parameters go to `amps`.
+    fn bind_params(&mut self, params: &Params, amps: &mut Vec<String>) -> Name {
+        match params {
+            Params::Name(id) => {
+                let core = self.user_name(&id.name);
+                self.param_name(id, core);
+                core
+            }
+            Params::Unit(_) => self.temp("u"),
+            Params::List(ps, _) if ps.len() == 1 => match &ps[0] {
+                Param::Amp(id) => {
+                    amps.push(id.name.clone());
+                    let core = self.user_name(&id.name);
+                    self.param_amp(id, core);
+                    core
+                }
+                Param::Pat(Pattern::Name(id)) => {
+                    let core = self.user_name(&id.name);
+                    self.param_name(id, core);
+                    core
+                }
+                Param::Pat(p) => {
+                    let core = self.temp("p");
+                    self.destructure(p, core, Known::Unknown, p.span(), DefKind::Param);
+                    core
+                }
+            },
+            Params::List(ps, _) => {
+                let core = self.temp("p");
+                for (i, prm) in ps.iter().enumerate() {
+                    let span = match prm {
+                        Param::Amp(id) => id.span,
+                        Param::Pat(p) => p.span(),
+                    };
+                    match prm {
+                        Param::Amp(id) => {
+                            amps.push(id.name.clone());
+                            let c = self.user_name(&id.name);
+                            self.emit(Op::Prj(i as u32 + 1, core), span, Some(c));
+                            self.param_amp(id, c);
+                        }
+                        Param::Pat(Pattern::Name(id)) => {
+                            let c = self.user_name(&id.name);
+                            self.emit(Op::Prj(i as u32 + 1, core), span, Some(c));
+                            self.param_name(id, c);
+                        }
+                        Param::Pat(Pattern::Wild(_) | Pattern::Unit(_)) => {}
+                        Param::Pat(p) => {
+                            let t = self.temp("t");
+                            self.emit(Op::Prj(i as u32 + 1, core), span, Some(t));
+                            self.destructure(p, t, Known::Unknown, span, DefKind::Param);
+                        }
+                    }
+                }
+                core
+            }
+        }
+    }
+
+    /// A parameter written as a name (`stdout` and the other handles' names stay handles).
+    fn param_name(&mut self, id: &Ident, core: Name) {
+        let h = externals::is_handle(&id.name);
+        let vi = self.define(&id.name, id.span, core, if h { Known::Handle } else { Known::Unknown }, DefKind::Param, false);
+        self.vars[vi].handle = h;
+    }
+
+    /// A `&h` parameter: a handle the function threads and gives back.
+    fn param_amp(&mut self, id: &Ident, core: Name) {
+        let vi = self.define(&id.name, id.span, core, Known::Handle, DefKind::Param, false);
+        self.vars[vi].handle = true;
     }
 }
