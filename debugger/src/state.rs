@@ -354,65 +354,76 @@ impl Env {
                 let rule = self.step_in(st, s, position, *at_ms).ok_or("lazy cannot step")?;
                 Ok(format!("lazy: {} at {short}", rule.name()))
             }
-            Action::Round { at_ms } => {
-                // In label order, so a round's calls and history read top to bottom.
-                let m = &st.machine;
-                let all: Vec<StmtId> = m.iter().filter(|s| m.steppable(*s).is_ok()).collect();
-                if all.is_empty() {
-                    return Err(Self::blocked(st, "a round"));
-                }
-                let mut by_rule: Vec<(Rule, usize)> = Vec::new();
-                let mut n = 0;
-                for s in all {
-                    if let Some(r) = self.step_in(st, s, position, *at_ms) {
-                        n += 1;
-                        match by_rule.iter_mut().find(|(x, _)| *x == r) {
-                            Some((_, c)) => *c += 1,
-                            None => by_rule.push((r, 1)),
-                        }
-                    }
-                }
-                let parts: Vec<String> = by_rule.iter().map(|(r, c)| format!("{c} {}", r.name())).collect();
-                Ok(format!("round: {n} steps ({})", parts.join(", ")))
-            }
+            Action::Round { at_ms } => self.round(st, position, *at_ms),
             Action::Resolve { label, by, result, partial, error, at_ms, call } => {
-                let t = pending_in(st, label)?;
-                let now = st.machine.tasks[t].text();
-                if let Some(was) = call.as_ref().filter(|was| **was != now) {
-                    return Err(format!("the task at {label} is now {now}; the answer was given to {was}"));
-                }
-                let s = st.machine.tasks[t].stmt;
-                let key = st.key(s);
-                let ext = st.machine.tasks[t].ext.clone();
-                let streamed = st.streams.contains_key(&key);
-                let outcome = self.host.outcome_of_record(&ext, streamed, result, *partial, error.clone());
-                if let (By::Hand, Outcome::Failed(e)) = (by, &outcome) {
-                    return Err(format!("`{result}` is not a closed OPAL expression: {e}"));
-                }
-                let failed = matches!(outcome, Outcome::Failed(_));
-                let more = matches!(outcome, Outcome::Partial { more: true, .. });
-                let chunk = matches!(outcome, Outcome::Partial { .. });
-                st.machine.deliver(t, outcome, *at_ms);
-                if let Some(c) = st.call_index(key).and_then(|i| st.calls.get_mut(i)) {
-                    if chunk {
-                        c.chunks.push(result.clone());
-                    }
-                    if !more {
-                        c.resolved_step = Some(position);
-                        c.resolved_ms = Some(*at_ms);
-                    }
-                    c.failed |= failed;
-                }
-                let how = match by {
-                    By::Hand => format!("by hand: {result}{}", if *partial { " + …" } else { "" }),
-                    By::World if chunk => format!("from the world file: {result}{}", if more { " + …" } else { " (the end)" }),
-                    By::World => "from the world file".into(),
-                    By::Trace => "from the trace".into(),
-                    By::Live => "by the live external".into(),
-                };
-                Ok(format!("delivered to {} {how}{}", st.short(s), if failed { " (failed)" } else { "" }))
+                let answer = Answer { by: *by, result, partial: *partial, error: error.clone(), at_ms: *at_ms, call: call.as_deref() };
+                self.resolve(st, label, answer, position)
             }
         }
+    }
+
+    /// A round: every steppable statement steps, in label order (so a round's calls and
+    /// history read top to bottom).
+    fn round(&mut self, st: &mut State, position: usize, at_ms: f64) -> Result<String, String> {
+        // In label order, so a round's calls and history read top to bottom.
+        let m = &st.machine;
+        let all: Vec<StmtId> = m.iter().filter(|s| m.steppable(*s).is_ok()).collect();
+        if all.is_empty() {
+            return Err(Self::blocked(st, "a round"));
+        }
+        let mut by_rule: Vec<(Rule, usize)> = Vec::new();
+        let mut n = 0;
+        for s in all {
+            if let Some(r) = self.step_in(st, s, position, at_ms) {
+                n += 1;
+                match by_rule.iter_mut().find(|(x, _)| *x == r) {
+                    Some((_, c)) => *c += 1,
+                    None => by_rule.push((r, 1)),
+                }
+            }
+        }
+        let parts: Vec<String> = by_rule.iter().map(|(r, c)| format!("{c} {}", r.name())).collect();
+        Ok(format!("round: {n} steps ({})", parts.join(", ")))
+    }
+
+    /// Delivers an answer to the pending task at `label`.
+    fn resolve(&mut self, st: &mut State, label: &str, answer: Answer<'_>, position: usize) -> Result<String, String> {
+        let Answer { by, result, partial, error, at_ms, call } = answer;
+        let t = pending_in(st, label)?;
+        let now = st.machine.tasks[t].text();
+        if let Some(was) = call.as_ref().filter(|was| **was != now) {
+            return Err(format!("the task at {label} is now {now}; the answer was given to {was}"));
+        }
+        let s = st.machine.tasks[t].stmt;
+        let key = st.key(s);
+        let ext = st.machine.tasks[t].ext.clone();
+        let streamed = st.streams.contains_key(&key);
+        let outcome = self.host.outcome_of_record(&ext, streamed, result, partial, error);
+        if let (By::Hand, Outcome::Failed(e)) = (by, &outcome) {
+            return Err(format!("`{result}` is not a closed OPAL expression: {e}"));
+        }
+        let failed = matches!(outcome, Outcome::Failed(_));
+        let more = matches!(outcome, Outcome::Partial { more: true, .. });
+        let chunk = matches!(outcome, Outcome::Partial { .. });
+        st.machine.deliver(t, outcome, at_ms);
+        if let Some(c) = st.call_index(key).and_then(|i| st.calls.get_mut(i)) {
+            if chunk {
+                c.chunks.push(result.clone());
+            }
+            if !more {
+                c.resolved_step = Some(position);
+                c.resolved_ms = Some(at_ms);
+            }
+            c.failed |= failed;
+        }
+        let how = match by {
+            By::Hand => format!("by hand: {result}{}", if partial { " + …" } else { "" }),
+            By::World if chunk => format!("from the world file: {result}{}", if more { " + …" } else { " (the end)" }),
+            By::World => "from the world file".into(),
+            By::Trace => "from the trace".into(),
+            By::Live => "by the live external".into(),
+        };
+        Ok(format!("delivered to {} {how}{}", st.short(s), if failed { " (failed)" } else { "" }))
     }
 
     fn blocked(st: &State, what: &str) -> String {
@@ -578,4 +589,15 @@ pub(crate) fn pending_in(st: &State, label: &str) -> Result<TaskId, String> {
         MOp::Task(t) if matches!(st.machine.status(s), Status::Pending) => Ok(t),
         _ => Err(format!("{} is not a pending task", st.short(s))),
     }
+}
+
+/// An answer to a pending task, as an `Action::Resolve` gives it.
+struct Answer<'a> {
+    by: By,
+    result: &'a String,
+    partial: bool,
+    error: Option<String>,
+    at_ms: f64,
+    /// The task's text when the answer was given: it must still be the same call.
+    call: Option<&'a str>,
 }
