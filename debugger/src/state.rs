@@ -456,17 +456,11 @@ impl Env {
             MOp::Call(_, x) => Some(x),
             _ => None,
         };
-        let (mut deps, mut order) = (Vec::new(), Vec::new());
-        if let (Ok(Rule::Dispatch), Some(x)) = (st.machine.steppable(s), arg) {
-            let ext = match st.machine.stmt(s).op {
-                MOp::Call(f, _) => match st.machine.binder(f).map(|b| st.machine.stmt(b).op) {
-                    Some(MOp::Prim(p)) => st.machine.prim(p).to_string(),
-                    _ => String::new(),
-                },
-                _ => String::new(),
-            };
-            (deps, order) = st.call_sources(&ext, x);
-        }
+        // What a call to be dispatched depends on, read before the step replaces it.
+        let (deps, order) = match (st.machine.steppable(s), arg) {
+            (Ok(Rule::Dispatch), Some(x)) => st.call_sources(&called_ext(st, s), x),
+            _ => Default::default(),
+        };
         let ev = st.machine.step(s)?;
         let pure = ev.rule == Rule::Dispatch && ev.task.is_some_and(|t| self.host.is_pure(&st.machine.tasks[t].ext));
         if ev.rule == Rule::ReduceCall && st.record {
@@ -494,35 +488,7 @@ impl Env {
         }
         match (ev.rule, ev.task) {
             (Rule::Dispatch, Some(t)) => {
-                let (ext, arg) = (st.machine.tasks[t].ext.clone(), st.machine.tasks[t].arg.clone());
-                let pure = self.host.is_pure(&ext);
-                let mut call = Call {
-                    label: st.short(s),
-                    full_label: if pure { String::new() } else { st.machine.label_of(s) },
-                    key,
-                    ext: ext.to_string(),
-                    arg: arg.to_string(),
-                    line,
-                    dispatched_step: position,
-                    resolved_step: None,
-                    dispatched_ms: at_ms,
-                    resolved_ms: None,
-                    failed: false,
-                    pure,
-                    chunks: Vec::new(),
-                    deps,
-                    order,
-                };
-                if pure {
-                    let out = &mut st.output;
-                    let r = eval_pure(&ext, &arg, &mut |_, text| out.push_str(text), tokio::time::Instant::now());
-                    let outcome = r.unwrap_or_else(Outcome::Failed);
-                    call.failed = matches!(outcome, Outcome::Failed(_));
-                    call.resolved_step = Some(position);
-                    call.resolved_ms = Some(at_ms);
-                    st.machine.deliver(t, outcome, at_ms);
-                }
-                st.calls.push(call);
+                self.record_call(st, s, t, Dispatched { key, line, position, at_ms, deps, order });
             }
             (Rule::Resolve, _) => {
                 if let Some(nt) = st.machine.continuation(&ev) {
@@ -537,6 +503,40 @@ impl Env {
             _ => {}
         }
         Some(ev.rule)
+    }
+
+    /// Records a call just dispatched; a pure one is computed at once, as the runner does.
+    fn record_call(&mut self, st: &mut State, s: StmtId, t: TaskId, d: Dispatched) {
+        let Dispatched { key, line, position, at_ms, deps, order } = d;
+        let (ext, arg) = (st.machine.tasks[t].ext.clone(), st.machine.tasks[t].arg.clone());
+        let pure = self.host.is_pure(&ext);
+        let mut call = Call {
+            label: st.short(s),
+            full_label: if pure { String::new() } else { st.machine.label_of(s) },
+            key,
+            ext: ext.to_string(),
+            arg: arg.to_string(),
+            line,
+            dispatched_step: position,
+            resolved_step: None,
+            dispatched_ms: at_ms,
+            resolved_ms: None,
+            failed: false,
+            pure,
+            chunks: Vec::new(),
+            deps,
+            order,
+        };
+        if pure {
+            let out = &mut st.output;
+            let r = eval_pure(&ext, &arg, &mut |_, text| out.push_str(text), tokio::time::Instant::now());
+            let outcome = r.unwrap_or_else(Outcome::Failed);
+            call.failed = matches!(outcome, Outcome::Failed(_));
+            call.resolved_step = Some(position);
+            call.resolved_ms = Some(at_ms);
+            st.machine.deliver(t, outcome, at_ms);
+        }
+        st.calls.push(call);
     }
 
     pub(crate) fn line_at(&self, offset: Option<u32>) -> Option<usize> {
@@ -600,4 +600,25 @@ struct Answer<'a> {
     at_ms: f64,
     /// The task's text when the answer was given: it must still be the same call.
     call: Option<&'a str>,
+}
+
+/// Where and when a call was dispatched, and what it depends on (`State::record_call`).
+struct Dispatched {
+    key: LabelKey,
+    line: Option<usize>,
+    position: usize,
+    at_ms: f64,
+    deps: Vec<LabelKey>,
+    order: Vec<LabelKey>,
+}
+
+/// The external a call `f x` calls, if `f` is one (else "").
+fn called_ext(st: &State, s: StmtId) -> String {
+    match st.machine.stmt(s).op {
+        MOp::Call(f, _) => match st.machine.binder(f).map(|b| st.machine.stmt(b).op) {
+            Some(MOp::Prim(p)) => st.machine.prim(p).to_string(),
+            _ => String::new(),
+        },
+        _ => String::new(),
+    }
 }
