@@ -464,32 +464,38 @@ mod limits {
         msgs.iter().find(|m| m["type"] == "response" && m["request_seq"] == seq).unwrap_or_else(|| panic!("no response to {seq}: {msgs:?}"))
     }
 
-    #[test]
-    fn a_key_of_20_000_dotted_parts_is_e0200_at_the_part_past_the_limit() {
-        let dir = program_with_world("dotted-world", &format!("[ask]\ndefault = '1'\nx{} = 1\n", ".y".repeat(20_000)));
+    /// Each of `cmds` on a program beside the world file `world` exits 1 with `error`.
+    fn refused_world(name: &str, world: &str, cmds: &[&str], error: &str) {
+        let dir = program_with_world(name, world);
         let p = dir.join("p.opal");
-        let ps = p.to_str().expect("utf-8 path");
-        for cmd in ["check", "run"] {
-            let o = run(&[cmd, ps]);
+        for cmd in cmds {
+            let o = run(&[cmd, p.to_str().expect("utf-8 path")]);
             let err = stderr_of(&o);
             assert_eq!(o.status.code(), Some(1), "{cmd}: {err}");
-            // `x` and 79 `.y` end at column 160: the 81st part starts at column 161.
-            assert!(err.contains("p.world.toml:3:161: error[E0200]: invalid world file: a key of 20001 dotted parts (at most 80)"), "{cmd}: {err}");
+            assert!(err.contains(error), "{cmd}: {err}");
         }
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_key_of_20_000_dotted_parts_is_e0200_at_the_part_past_the_limit() {
+        // `x` and 79 `.y` end at column 160: the 81st part starts at column 161.
+        let world = format!("[ask]\ndefault = '1'\nx{} = 1\n", ".y".repeat(20_000));
+        refused_world(
+            "dotted-world",
+            &world,
+            &["check", "run"],
+            "p.world.toml:3:161: error[E0200]: invalid world file: a key of 20001 dotted parts (at most 80)",
+        );
     }
 
     #[test]
     fn a_world_file_of_too_many_tokens_is_refused_before_toml_reads_it() {
         // 600 000 headers: `toml` held some 2 GB for a file like this; the scan refuses it at
         // the line where it crosses 4 000 000 tokens (7 a line).
-        let dir = program_with_world("token-world", &"[[f.f.f]]\n".repeat(600_000));
-        let p = dir.join("p.opal");
-        let o = run(&["check", p.to_str().expect("utf-8 path")]);
-        let err = stderr_of(&o);
-        assert_eq!(o.status.code(), Some(1), "{err}");
-        assert!(err.contains("p.world.toml:571429:1: error[E0200]: invalid world file: more than 4000000 keys, values and punctuation marks"), "{err}");
-        let _ = std::fs::remove_dir_all(&dir);
+        let world = "[[f.f.f]]\n".repeat(600_000);
+        let error = "p.world.toml:571429:1: error[E0200]: invalid world file: more than 4000000 keys, values and punctuation marks";
+        refused_world("token-world", &world, &["check"], error);
     }
 
     #[test]
