@@ -550,34 +550,9 @@ impl<'a> Lexer<'a> {
                     self.pos += 2;
                 }
                 '{' => {
-                    let open = self.pos;
-                    let end = match hole_end(self.b, open + 1) {
-                        Ok(end) => end,
-                        Err(stopped) => {
-                            self.pos = stopped;
-                            self.diags.push(
-                                Diagnostic::error("E0003", Span::new(open, self.pos), "unclosed `{` in an f-string")
-                                    .with_help("close the expression with `}`; write a literal brace as `{{`"),
-                            );
-                            // Keep the rest of the line out of the program: the string is broken.
-                            while self.pos < self.b.len() && self.b[self.pos] != b'\n' {
-                                self.pos += 1;
-                            }
-                            break;
-                        }
-                    };
-                    if !lit.is_empty() {
-                        parts.push(FTok::Lit(std::mem::take(&mut lit)));
+                    if !self.fstring_hole(&mut parts, &mut lit) {
+                        break;
                     }
-                    if self.src[open + 1..end].trim().is_empty() {
-                        self.diags.push(
-                            Diagnostic::error("E0003", Span::new(open, end + 1), "empty `{}` in an f-string")
-                                .with_help("put an expression inside the braces, or write `{{}}` for literal braces"),
-                        );
-                    } else {
-                        parts.push(FTok::Expr(open + 1, end));
-                    }
-                    self.pos = end + 1;
                 }
                 '}' => {
                     self.diags.push(
@@ -586,32 +561,7 @@ impl<'a> Lexer<'a> {
                     self.pos += 1;
                 }
                 '\\' => {
-                    let esc_start = self.pos;
-                    self.pos += 1;
-                    let e = self.src[self.pos..].chars().next();
-                    match e {
-                        Some('n') => lit.push('\n'),
-                        Some('t') => lit.push('\t'),
-                        Some('"') => lit.push('"'),
-                        Some('\\') => lit.push('\\'),
-                        Some('u') if self.b.get(self.pos + 1) == Some(&b'{') => match self.unicode_escape() {
-                            Some(ch) => lit.push(ch),
-                            None => self.diags.push(
-                                Diagnostic::error("E0003", Span::new(esc_start, self.pos + 1), "invalid unicode escape")
-                                    .with_help("write `\\u{…}` with 1 to 6 hex digits of a valid code point"),
-                            ),
-                        },
-                        _ => {
-                            let l = e.map(|c| c.len_utf8()).unwrap_or(0);
-                            self.diags.push(
-                                Diagnostic::error("E0003", Span::new(esc_start, self.pos + l), "unknown escape sequence in an f-string")
-                                    .with_help("valid escapes are \\n \\t \\\" \\\\ and {{ }}"),
-                            );
-                        }
-                    }
-                    if let Some(c) = e {
-                        self.pos += c.len_utf8();
-                    }
+                    self.fstring_escape(&mut lit);
                 }
                 c => {
                     lit.push(c);
@@ -623,6 +573,70 @@ impl<'a> Lexer<'a> {
             parts.push(FTok::Lit(lit));
         }
         parts
+    }
+
+    /// The `{expression}` of an f-string at `self.pos`; false if it is not closed on the line
+    /// (reported, and the rest of the line skipped).
+    fn fstring_hole(&mut self, parts: &mut Vec<FTok>, lit: &mut String) -> bool {
+        let open = self.pos;
+        let end = match hole_end(self.b, open + 1) {
+            Ok(end) => end,
+            Err(stopped) => {
+                self.pos = stopped;
+                self.diags.push(
+                    Diagnostic::error("E0003", Span::new(open, self.pos), "unclosed `{` in an f-string")
+                        .with_help("close the expression with `}`; write a literal brace as `{{`"),
+                );
+                // Keep the rest of the line out of the program: the string is broken.
+                while self.pos < self.b.len() && self.b[self.pos] != b'\n' {
+                    self.pos += 1;
+                }
+                return false;
+            }
+        };
+        if !lit.is_empty() {
+            parts.push(FTok::Lit(std::mem::take(lit)));
+        }
+        if self.src[open + 1..end].trim().is_empty() {
+            self.diags.push(
+                Diagnostic::error("E0003", Span::new(open, end + 1), "empty `{}` in an f-string")
+                    .with_help("put an expression inside the braces, or write `{{}}` for literal braces"),
+            );
+        } else {
+            parts.push(FTok::Expr(open + 1, end));
+        }
+        self.pos = end + 1;
+        true
+    }
+
+    /// An escape `\n`, `\t`, `\"`, `\\` or `\u{…}` in an f-string, at `self.pos`.
+    fn fstring_escape(&mut self, lit: &mut String) {
+        let esc_start = self.pos;
+        self.pos += 1;
+        let e = self.src[self.pos..].chars().next();
+        match e {
+            Some('n') => lit.push('\n'),
+            Some('t') => lit.push('\t'),
+            Some('"') => lit.push('"'),
+            Some('\\') => lit.push('\\'),
+            Some('u') if self.b.get(self.pos + 1) == Some(&b'{') => match self.unicode_escape() {
+                Some(ch) => lit.push(ch),
+                None => self.diags.push(
+                    Diagnostic::error("E0003", Span::new(esc_start, self.pos + 1), "invalid unicode escape")
+                        .with_help("write `\\u{…}` with 1 to 6 hex digits of a valid code point"),
+                ),
+            },
+            _ => {
+                let l = e.map(|c| c.len_utf8()).unwrap_or(0);
+                self.diags.push(
+                    Diagnostic::error("E0003", Span::new(esc_start, self.pos + l), "unknown escape sequence in an f-string")
+                        .with_help("valid escapes are \\n \\t \\\" \\\\ and {{ }}"),
+                );
+            }
+        }
+        if let Some(c) = e {
+            self.pos += c.len_utf8();
+        }
     }
 
     /// `<` directly followed by a literal or name and `>`, with no space inside.
