@@ -212,45 +212,7 @@ pub struct LibraryCall {
 impl Machine {
     /// Builds the initial labeled term: environment statements `0.1 … 0.k`, then `1 … n`.
     pub fn new(p: &Program) -> Machine {
-        let mut m = Machine {
-            labels: Labels::default(),
-            stmts: Store::default(),
-            vars: Store::default(),
-            tasks: Store::default(),
-            head: NONE,
-            tail: NONE,
-            ret: VarId::from_raw(0),
-            dirty: Vec::new(),
-            in_dirty: Store::default(),
-            steps: [0; 6],
-            live: 0,
-            dispatched: 0,
-            created: Vec::new(),
-            free_stmts: NONE,
-            free_vars: NONE,
-            freed_tasks: Vec::new(),
-            free_tasks: Vec::new(),
-            spill: uses::Spill::default(),
-            operands: Arena::default(),
-            prims: Slab::default(),
-            closures: Slab::default(),
-            scratch_env: Vec::new(),
-            label_budget: LABEL_BUDGET,
-            scratch_locals: Vec::new(),
-            scratch_stmts: Vec::new(),
-            scratch_users: Vec::new(),
-            scratch_notify: Vec::new(),
-            cbv_hint: NONE,
-            lazy_stack: Vec::new(),
-            lazy_proposed: NONE,
-            walks: needs::LazyWalks::default(),
-            data_watch: Default::default(),
-            data_later: Vec::new(),
-            data_cost: std::cell::Cell::new(0),
-            ordered: p.ordered.iter().map(|e| Arc::from(e.as_str())).collect(),
-            library_sites: Arc::from(p.library_calls.as_slice()),
-            library_entered: Vec::new(),
-        };
+        let mut m = Machine::empty(p);
         let mut names: crate::names::FastMap<Name, VarId> = Default::default();
         let zero = m.labels.child(ROOT, 0);
         let mut resolve = |m: &mut Machine, n: Name| -> VarId { *names.entry(n).or_insert_with(|| m.new_var(n, ROOT)) };
@@ -294,6 +256,49 @@ impl Machine {
             m.mark_dirty(s);
         }
         m
+    }
+
+    /// A machine holding no statement yet, for `p`'s ordered externals and library calls.
+    fn empty(p: &Program) -> Machine {
+        Machine {
+            labels: Labels::default(),
+            stmts: Store::default(),
+            vars: Store::default(),
+            tasks: Store::default(),
+            head: NONE,
+            tail: NONE,
+            ret: VarId::from_raw(0),
+            dirty: Vec::new(),
+            in_dirty: Store::default(),
+            steps: [0; 6],
+            live: 0,
+            dispatched: 0,
+            created: Vec::new(),
+            free_stmts: NONE,
+            free_vars: NONE,
+            freed_tasks: Vec::new(),
+            free_tasks: Vec::new(),
+            spill: uses::Spill::default(),
+            operands: Arena::default(),
+            prims: Slab::default(),
+            closures: Slab::default(),
+            scratch_env: Vec::new(),
+            label_budget: LABEL_BUDGET,
+            scratch_locals: Vec::new(),
+            scratch_stmts: Vec::new(),
+            scratch_users: Vec::new(),
+            scratch_notify: Vec::new(),
+            cbv_hint: NONE,
+            lazy_stack: Vec::new(),
+            lazy_proposed: NONE,
+            walks: needs::LazyWalks::default(),
+            data_watch: Default::default(),
+            data_later: Vec::new(),
+            data_cost: std::cell::Cell::new(0),
+            ordered: p.ordered.iter().map(|e| Arc::from(e.as_str())).collect(),
+            library_sites: Arc::from(p.library_calls.as_slice()),
+            library_entered: Vec::new(),
+        }
     }
 
     fn new_var(&mut self, name: Name, fresh: LabelId) -> VarId {
