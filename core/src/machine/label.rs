@@ -11,6 +11,11 @@
 use std::cmp::Ordering;
 use std::fmt::Write;
 
+/// `remap` of a label `compact` drops.
+const DROP: u32 = u32::MAX;
+/// In a label's first fact byte: a root of `compact` holds it.
+const HELD: u8 = 0x80;
+
 /// An interned label. The raw index is private: ids are made by `Labels` and renumbered only
 /// through `Relabel` after a compaction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -172,42 +177,8 @@ impl Labels {
     /// O(table), in place, with reused buffers, so repeated compactions do not churn the
     /// allocator.
     pub fn compact(&mut self, roots: impl Iterator<Item = LabelId>) -> Relabel<'_> {
-        const DROP: u32 = u32::MAX;
-        const HELD: u8 = 0x80;
-        let n = self.nodes.len();
-        let map = &mut self.remap;
-        map.clear();
-        map.resize(n, DROP);
-        map[0] = 0;
-        let facts = &mut self.facts;
-        facts.clear();
-        facts.resize(n, [0; 3]);
-        for l in roots {
-            let mut i = l.0 as usize;
-            facts[i][0] |= HELD;
-            while map[i] == DROP {
-                map[i] = 0; // kept; numbered below
-                i = self.nodes[i].0 as usize;
-            }
-        }
-        for i in 1..n {
-            if map[i] != DROP {
-                let p = &mut facts[self.nodes[i].0 as usize][0];
-                if *p & 3 < 2 {
-                    *p += 1;
-                }
-            }
-        }
-        // Children are younger than their parents: in reverse order, each node's distance to
-        // the nearest held label or branch below is known before its parent's.
-        for i in (1..n).rev() {
-            if map[i] != DROP {
-                let f = facts[i];
-                let d = if f[0] & HELD != 0 || f[0] & 3 != 1 { 0 } else { f[1] };
-                facts[i][1] = d;
-                facts[self.nodes[i].0 as usize][1] = d.saturating_add(1);
-            }
-        }
+        self.mark(roots);
+        let (n, map, facts) = (self.nodes.len(), &mut self.remap, &mut self.facts);
         let Plain { top, bottom } = self.plain;
         let mut runs: Vec<Run> = Vec::new();
         let mut old_runs = std::mem::take(&mut self.runs);
@@ -259,6 +230,46 @@ impl Labels {
         self.runs = runs;
         self.generation = self.generation.wrapping_add(1);
         Relabel(&self.remap)
+    }
+
+    /// The first pass of `compact`: which labels are kept (`remap` not `DROP`: the roots and
+    /// their ancestors), and for each its facts: held, children kept (0, 1, 2 or more), and
+    /// distance to the nearest held label or branch below.
+    fn mark(&mut self, roots: impl Iterator<Item = LabelId>) {
+        let n = self.nodes.len();
+        let map = &mut self.remap;
+        map.clear();
+        map.resize(n, DROP);
+        map[0] = 0;
+        let facts = &mut self.facts;
+        facts.clear();
+        facts.resize(n, [0; 3]);
+        for l in roots {
+            let mut i = l.0 as usize;
+            facts[i][0] |= HELD;
+            while map[i] == DROP {
+                map[i] = 0; // kept; numbered below
+                i = self.nodes[i].0 as usize;
+            }
+        }
+        for i in 1..n {
+            if map[i] != DROP {
+                let p = &mut facts[self.nodes[i].0 as usize][0];
+                if *p & 3 < 2 {
+                    *p += 1;
+                }
+            }
+        }
+        // Children are younger than their parents: in reverse order, each node's distance to
+        // the nearest held label or branch below is known before its parent's.
+        for i in (1..n).rev() {
+            if map[i] != DROP {
+                let f = facts[i];
+                let d = if f[0] & HELD != 0 || f[0] & 3 != 1 { 0 } else { f[1] };
+                facts[i][1] = d;
+                facts[self.nodes[i].0 as usize][1] = d.saturating_add(1);
+            }
+        }
     }
     /// Does node `l` stand for a folded chain of levels (`compact`)?
     pub fn is_run(&self, l: LabelId) -> bool {
