@@ -105,18 +105,29 @@ pub fn stop_children() -> usize {
 /// but the children.
 #[cfg(unix)]
 pub(crate) fn kill_around(roots: &[u32], tag: Option<&str>) -> Vec<u32> {
-    let links = parent_links();
     let me = std::process::id();
-    let mine = |pid: u32| started_by(pid).is_some_and(|v| tag.map_or_else(|| v.split('.').next() == Some(&me.to_string()), |t| v == t));
-    let orphans = links.iter().filter(|(pid, ppid)| *ppid == me && !roots.contains(pid) && mine(*pid)).map(|(pid, _)| *pid);
-    let starts: Vec<u32> = roots.iter().copied().chain(orphans).collect();
-    let mut killed = descendants(&links, &starts);
-    killed.retain(|p| !roots.contains(p));
-    for &d in roots.iter().chain(&killed) {
-        // SAFETY: kill(2) of a child not reaped, of our own orphan, or of a process whose
-        // parent chain leads to one of them, just read.
-        unsafe {
-            libc::kill(d as libc::pid_t, libc::SIGKILL);
+    let mine = |pid: u32| started_by_settled(pid).is_some_and(|v| tag.map_or_else(|| v.split('.').next() == Some(&me.to_string()), |t| v == t));
+    let mut killed: Vec<u32> = Vec::new();
+    // Twice: a process exiting closes its files (the end of a child's output, which may end
+    // the run) before the kernel hands its children to opal, so an orphan can reach opal just
+    // after the first look (seen under load in CI).
+    for pass in 0..2 {
+        let links = parent_links();
+        let orphans = links.iter().filter(|(pid, ppid)| *ppid == me && !roots.contains(pid) && !killed.contains(pid) && mine(*pid)).map(|(pid, _)| *pid);
+        let starts: Vec<u32> = if pass == 0 { roots.iter().copied().chain(orphans).collect() } else { orphans.collect() };
+        let mut found = descendants(&links, &starts);
+        found.retain(|p| !roots.contains(p) && !killed.contains(p));
+        let targets: Vec<u32> = if pass == 0 { roots.iter().copied().chain(found.iter().copied()).collect() } else { found.clone() };
+        for d in targets {
+            // SAFETY: kill(2) of a child not reaped, of our own orphan, or of a process whose
+            // parent chain leads to one of them, just read.
+            unsafe {
+                libc::kill(d as libc::pid_t, libc::SIGKILL);
+            }
+        }
+        killed.extend(found);
+        if pass == 0 {
+            std::thread::sleep(Duration::from_millis(20));
         }
     }
     killed
@@ -139,6 +150,26 @@ fn parent_links() -> Vec<(u32, u32)> {
         Some((pid, ppid))
     };
     dir.flatten().filter_map(parent_of).collect()
+}
+
+/// `started_by`, for a process that may be in the middle of `execve`: its environment reads
+/// as empty (or not at all) until the new program's is in place, so an empty read is tried
+/// again for up to 50 ms (an orphan that cleared its environment costs that wait).
+#[cfg(unix)]
+fn started_by_settled(pid: u32) -> Option<String> {
+    // A zombie's environment is gone for good.
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    if stat.rsplit_once(')').is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')) {
+        return None;
+    }
+    for _ in 0..10 {
+        match std::fs::read(format!("/proc/{pid}/environ")) {
+            Ok(env) if !env.is_empty() => return started_by(pid),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
+            _ => std::thread::sleep(Duration::from_millis(5)),
+        }
+    }
+    started_by(pid)
 }
 
 /// The `STARTED_BY` value in a process's environment (as it was at its start, or as it set it).
