@@ -7,16 +7,35 @@
 //! edits show.
 
 use crate::analysis::{Analysis, WorldInfo};
-use crate::position::Encoding;
-use crate::{cancel, navigation};
+use crate::cancel;
+use crate::navigation::{self, SymbolKind};
+use crate::position::{Encoding, LineCol};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
-use tower_lsp_server::ls_types::{Location, OneOf, Range, SymbolKind, Uri, WorkspaceSymbol};
+// The index is keyed by the documents' URIs, as the server names documents (and file events).
+use tower_lsp_server::ls_types::Uri;
 
-/// One symbol: name, kind, where, container.
-pub type Entry = (String, SymbolKind, Range, Option<String>);
+/// One symbol: its name, kind, where its name is (in the client's position encoding, so the
+/// index needs no text) and the name of the symbol it is in.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Entry {
+    pub name: String,
+    pub kind: SymbolKind,
+    pub start: LineCol,
+    pub end: LineCol,
+    pub container: Option<String>,
+}
+
+/// The symbols of one analysed file (its outline, flattened).
+pub fn entries(a: &Analysis) -> Vec<Entry> {
+    let p = a.pos();
+    navigation::flat_symbols(a)
+        .into_iter()
+        .map(|s| Entry { name: s.name, kind: s.kind, start: p.line_col(s.selection.start), end: p.line_col(s.selection.end), container: s.container })
+        .collect()
+}
 
 /// The symbols of one file on disk, what its metadata said when they were read, and when.
 #[derive(Clone)]
@@ -117,17 +136,17 @@ fn read_symbols(uri: &Uri, enc: Encoding) -> Option<Indexed> {
     let (stamp, read_at) = (Stamp::of(&path), SystemTime::now());
     // Only a regular file: a FIFO named `x.opal` in the workspace would hold the index for ever.
     let text = opal_core::files::read_text(&path, "the program", opal_core::files::MAX_READ).ok()?;
-    let symbols = Arc::new(navigation::flat_symbols(&Analysis::with_encoding(text, WorldInfo::default(), enc)));
+    let symbols = Arc::new(entries(&Analysis::with_encoding(text, WorldInfo::default(), enc)));
     Some(Indexed { stamp, read_at, symbols })
 }
 
 /// The symbols matching a query: open documents from their analyses, other files from the
 /// index; sorted by file.
-pub fn query(index: &Index, open: &[(Uri, Arc<Analysis>)], q: &str) -> Vec<WorkspaceSymbol> {
+pub fn query(index: &Index, open: &[(Uri, Arc<Analysis>)], q: &str) -> Vec<(Uri, Entry)> {
     let open_uris: HashSet<&Uri> = open.iter().map(|(u, _)| u).collect();
     let mut sources: Vec<(&Uri, Vec<Entry>)> = Vec::new();
     for (u, a) in open {
-        sources.push((u, navigation::flat_symbols(a)));
+        sources.push((u, entries(a)));
     }
     for (u, f) in &index.files {
         if !open_uris.contains(u) {
@@ -138,20 +157,14 @@ pub fn query(index: &Index, open: &[(Uri, Arc<Analysis>)], q: &str) -> Vec<Works
     let mut out = Vec::new();
     for (uri, entries) in sources {
         cancel::check();
-        for (name, kind, range, container) in entries {
-            if navigation::fuzzy_match(q, &name) {
-                out.push(WorkspaceSymbol {
-                    name,
-                    kind,
-                    tags: None,
-                    container_name: container,
-                    location: OneOf::Left(Location { uri: uri.clone(), range }),
-                    data: None,
-                });
-            }
-        }
+        out.extend(matching(entries, q).into_iter().map(|e| (uri.clone(), e)));
     }
     out
+}
+
+/// The symbols whose names match a query (its characters in order, ignoring case).
+pub fn matching(entries: Vec<Entry>, q: &str) -> Vec<Entry> {
+    entries.into_iter().filter(|e| navigation::fuzzy_match(q, &e.name)).collect()
 }
 
 /// How many folders below a root the walk goes.
