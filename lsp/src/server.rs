@@ -8,15 +8,16 @@
 
 mod capabilities;
 mod diagnostics;
+pub mod document;
+pub mod index;
 mod state;
 
 use crate::analysis::Analysis;
 use crate::cancel::{self, CancelOnDrop, Cancelled};
-use crate::document::{Document, Refused};
 use crate::splice::{Splices, Written};
-use crate::workspace;
 use crate::{call_hierarchy, code_actions, completion, document_link, folding_ranges, formatting, inlay_hints, navigation, on_type, refactor};
 use crate::{selection_ranges, semantic_tokens, signature_help, to_proto};
+use document::{Document, Refused};
 use serde::Deserialize;
 use state::{is_world, ClientCaps, Open, Snapshot, State, TokensUpdate};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -498,7 +499,7 @@ impl LanguageServer for Backend {
                         Err(p) => std::panic::resume_unwind(p),
                     })
                     .collect();
-                let found = workspace::query(&index, &open, &query);
+                let found = index::query(&index, &open, &query);
                 (index, found)
             })
         });

@@ -15,7 +15,7 @@ use crate::refactor::Refactor;
 use crate::semantic_tokens::Token;
 use crate::semantic_tokens::{TOKEN_MODIFIERS, TOKEN_TYPES};
 use crate::signature_help::Signature;
-use crate::workspace::Entry;
+use crate::workspace_symbols::Entry;
 use opal_core::diag::{Diagnostic as ODiag, Severity};
 use opal_core::span::Span;
 use tower_lsp_server::ls_types::*;

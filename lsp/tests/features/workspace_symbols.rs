@@ -2,12 +2,12 @@
 //! container at line:col`).
 
 use crate::fixture::{check_text, fixture};
-use opal_lsp::workspace;
+use opal_lsp::workspace_symbols;
 
 #[track_caller]
 fn check(src: &str, query: &str, expect: &str) {
     let f = fixture(src);
-    let lines: Vec<String> = workspace::matching(workspace::entries(&f.analysis), query)
+    let lines: Vec<String> = workspace_symbols::matching(workspace_symbols::entries(&f.analysis), query)
         .iter()
         .map(|e| {
             let container = e.container.as_ref().map(|c| format!(" in {c}")).unwrap_or_default();

@@ -1,41 +1,22 @@
-//! Workspace symbols from an index: the `.opal` files under the workspace roots are read and
+//! The index of workspace symbols (the server's: it follows file events): the `.opal` files under the workspace roots are read and
 //! analysed once, on the first `workspace/symbol` request. Afterwards a file is read again only
 //! when it is known to have changed: reported by `workspace/didChangeWatchedFiles` (created,
 //! changed, deleted), saved or closed in the editor, or, for a client that cannot watch files
 //! for the server, found with a new modification time by a walk of the roots (a listing and a
 //! `stat` per file, not a read). Open documents answer from their own analysis, so unsaved
-//! edits show.
+//! edits show. What a file's symbols are and which match a query is the feature
+//! [`crate::workspace_symbols`].
 
 use crate::analysis::{Analysis, WorldInfo};
 use crate::cancel;
-use crate::navigation::{self, SymbolKind};
-use crate::position::{Encoding, LineCol};
+use crate::position::Encoding;
+use crate::workspace_symbols::{entries, matching, Entry};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 // The index is keyed by the documents' URIs, as the server names documents (and file events).
 use tower_lsp_server::ls_types::Uri;
-
-/// One symbol: its name, kind, where its name is (in the client's position encoding, so the
-/// index needs no text) and the name of the symbol it is in.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Entry {
-    pub name: String,
-    pub kind: SymbolKind,
-    pub start: LineCol,
-    pub end: LineCol,
-    pub container: Option<String>,
-}
-
-/// The symbols of one analysed file (its outline, flattened).
-pub fn entries(a: &Analysis) -> Vec<Entry> {
-    let p = a.pos();
-    navigation::flat_symbols(a)
-        .into_iter()
-        .map(|s| Entry { name: s.name, kind: s.kind, start: p.line_col(s.selection.start), end: p.line_col(s.selection.end), container: s.container })
-        .collect()
-}
 
 /// The symbols of one file on disk, what its metadata said when they were read, and when.
 #[derive(Clone)]
@@ -160,11 +141,6 @@ pub fn query(index: &Index, open: &[(Uri, Arc<Analysis>)], q: &str) -> Vec<(Uri,
         out.extend(matching(entries, q).into_iter().map(|e| (uri.clone(), e)));
     }
     out
-}
-
-/// The symbols whose names match a query (its characters in order, ignoring case).
-pub fn matching(entries: Vec<Entry>, q: &str) -> Vec<Entry> {
-    entries.into_iter().filter(|e| navigation::fuzzy_match(q, &e.name)).collect()
 }
 
 /// How many folders below a root the walk goes.
