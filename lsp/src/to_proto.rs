@@ -368,3 +368,25 @@ pub fn token_delta(old: &[SemanticToken], new: &[SemanticToken]) -> Vec<Semantic
         data: Some(new[prefix..new.len() - suffix].to_vec()),
     }]
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::WorldInfo;
+
+    /// A mock's link opens its table's line (`#L<n>`, 1-based) only for clients that open such
+    /// fragments; a file's link is the file.
+    #[test]
+    fn document_links_name_a_line_only_for_clients_that_open_it() {
+        let a = Analysis::new("extern ask\nx := ask \"data/in.txt\"\n".into(), WorldInfo::default());
+        let world = std::path::PathBuf::from("/w/p.world.toml");
+        let mock = Link { span: Span::new(7, 10), target: world.clone(), line: Some(4), tooltip: "the mock".into() };
+        let file = Link { span: Span::new(20, 31), target: "/w/data/in.txt".into(), line: None, tooltip: "open".into() };
+        let target = |l: &Link, fragments: bool| document_link(&a, l.clone(), fragments).and_then(|d| d.target).map(|t| t.as_str().to_string());
+        assert_eq!(target(&mock, true).as_deref(), Some("file:///w/p.world.toml#L5"));
+        assert_eq!(target(&mock, false).as_deref(), Some("file:///w/p.world.toml"));
+        assert_eq!(target(&file, true).as_deref(), Some("file:///w/data/in.txt"));
+        let range = document_link(&a, mock, true).map(|d| d.range);
+        assert_eq!(range, Some(Range { start: Position { line: 0, character: 7 }, end: Position { line: 0, character: 10 } }));
+    }
+}

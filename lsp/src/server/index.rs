@@ -1,11 +1,11 @@
-//! The index of workspace symbols (the server's: it follows file events): the `.opal` files under the workspace roots are read and
-//! analysed once, on the first `workspace/symbol` request. Afterwards a file is read again only
-//! when it is known to have changed: reported by `workspace/didChangeWatchedFiles` (created,
-//! changed, deleted), saved or closed in the editor, or, for a client that cannot watch files
-//! for the server, found with a new modification time by a walk of the roots (a listing and a
-//! `stat` per file, not a read). Open documents answer from their own analysis, so unsaved
-//! edits show. What a file's symbols are and which match a query is the feature
-//! [`crate::workspace_symbols`].
+//! The index of workspace symbols (the server's: it follows file events): the `.opal` files
+//! under the workspace roots are read and analysed once, on the first `workspace/symbol`
+//! request. Afterwards a file is read again only when it is known to have changed: reported by
+//! `workspace/didChangeWatchedFiles` (created, changed, deleted), saved or closed in the
+//! editor, or, for a client that cannot watch files for the server, found with a new
+//! modification time by a walk of the roots (a listing and a `stat` per file, not a read).
+//! Open documents answer from their own analysis, so unsaved edits show. What a file's symbols
+//! are and which match a query is the feature [`crate::workspace_symbols`].
 
 use crate::analysis::{Analysis, WorldInfo};
 use crate::cancel;
