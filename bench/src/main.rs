@@ -719,7 +719,14 @@ fn lsp_parts(text: &str) -> String {
     let tree = held(&|| Box::new(opal_core::syntax::parser::parse(text)));
     let compiled = held(&|| Box::new(opal_core::compile(text)));
     let whole = opal_core::span::Span::new(0, text.len());
-    let tokens = opal_lsp::semantic_tokens::semantic_tokens(&a);
+    // The features answer in their own types; the server converts them (`to_proto`), and so
+    // do the timings here, so they count what a request computes.
+    let tokens_of = |range: opal_core::span::Span| opal_lsp::to_proto::semantic_tokens(&a, &opal_lsp::semantic_tokens::semantic_tokens_in(&a, range));
+    let hints_of = |range: opal_core::span::Span| {
+        let p = a.pos();
+        opal_lsp::inlay_hints::inlay_hints(&a, range).into_iter().map(|h| opal_lsp::to_proto::inlay_hint(&p, h)).collect::<Vec<_>>()
+    };
+    let tokens = opal_lsp::to_proto::semantic_tokens(&a, &opal_lsp::semantic_tokens::semantic_tokens(&a));
     // As the protocol sends them: five integers per token.
     let flat: Vec<u32> = tokens.iter().flat_map(|t| [t.delta_line, t.delta_start, t.length, t.token_type, t.token_modifiers_bitset]).collect();
     let json = serde_json::to_string(&flat).unwrap_or_default();
@@ -730,10 +737,10 @@ fn lsp_parts(text: &str) -> String {
         "lsp {} lines, in-process: one analysis holds {} MiB (the syntax tree {tree} MiB, with the core program and its symbols {compiled} MiB); one screen: tokens {:.2} ms, inlay hints {:.2} ms\n",
         text.lines().count(),
         live >> 20,
-        best_of_3(|| drop(opal_lsp::semantic_tokens::semantic_tokens_in(&a, screen))),
-        best_of_3(|| drop(opal_lsp::inlay_hints::inlay_hints(&a, screen))),
+        best_of_3(|| drop(tokens_of(screen))),
+        best_of_3(|| drop(hints_of(screen))),
     );
-    let hints = opal_lsp::inlay_hints::inlay_hints(&a, whole);
+    let hints = hints_of(whole);
     let hints_json = serde_json::to_string(&hints).unwrap_or_default();
     out += &format!(
         "  {} inlay hints: to JSON through a Value (tower-lsp-server's way) {:.1} ms, directly (the server's, lsp/src/splice.rs) {:.1} ms ({} KiB); from JSON to a Value {:.1} ms\n",
@@ -745,12 +752,12 @@ fn lsp_parts(text: &str) -> String {
     );
     out += &format!(
         "  whole file: semantic tokens {:.1} ms (to JSON {:.1} ms, {} KiB; from JSON to a Value {:.1} ms), inlay hints {:.1} ms, document symbols {:.1} ms",
-        best_of_3(|| drop(opal_lsp::semantic_tokens::semantic_tokens(&a))),
+        best_of_3(|| drop(opal_lsp::to_proto::semantic_tokens(&a, &opal_lsp::semantic_tokens::semantic_tokens(&a)))),
         best_of_3(|| drop(serde_json::to_string(&flat))),
         json.len() / 1024,
         best_of_3(|| drop(serde_json::from_str::<serde_json::Value>(&json))),
-        best_of_3(|| drop(opal_lsp::inlay_hints::inlay_hints(&a, whole))),
-        best_of_3(|| drop(opal_lsp::navigation::document_symbols(&a))),
+        best_of_3(|| drop(hints_of(whole))),
+        best_of_3(|| drop(opal_lsp::navigation::document_symbols(&a).into_iter().map(|s| opal_lsp::to_proto::document_symbol(&a, s)).collect::<Vec<_>>())),
     );
     out
 }

@@ -10,13 +10,48 @@ use opal_core::desugar::RefTarget;
 use opal_core::span::Span;
 use opal_core::syntax::ast::*;
 use std::collections::{BTreeMap, HashMap};
-use tower_lsp_server::ls_types::{CallHierarchyIncomingCall, CallHierarchyItem, CallHierarchyOutgoingCall, SymbolKind, Uri};
 
 /// A function of the file: its definition and the span of the item that binds it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Function {
     pub def: usize,
     pub item: Span,
+}
+
+/// An item of the hierarchy: a function, or the file itself (for calls outside every
+/// function; the server names it after the file).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CallItem {
+    Function {
+        name: String,
+        /// `line <n>`, 1-based.
+        detail: String,
+        /// The item that binds the function.
+        range: Span,
+        /// The function's name there.
+        selection: Span,
+    },
+    File {
+        /// The whole text.
+        range: Span,
+    },
+}
+
+impl CallItem {
+    /// The function's name; `None` for the file.
+    pub fn name(&self) -> Option<&str> {
+        match self {
+            CallItem::Function { name, .. } => Some(name),
+            CallItem::File { .. } => None,
+        }
+    }
+}
+
+/// The calls from one caller, or to one callee: the item and the spans of the calls.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Calls {
+    pub item: CallItem,
+    pub ranges: Vec<Span>,
 }
 
 /// Every `fun` binding of the file, outer ones before the ones nested in them.
@@ -62,32 +97,15 @@ pub fn functions(a: &Analysis) -> Vec<Function> {
     out
 }
 
-fn item(a: &Analysis, uri: &Uri, f: Function) -> CallHierarchyItem {
+fn item(a: &Analysis, f: Function) -> CallItem {
     let d = &a.defs()[f.def];
     let line = a.lines.line_of(d.span.start);
-    CallHierarchyItem {
-        name: d.name.clone(),
-        kind: SymbolKind::FUNCTION,
-        tags: None,
-        detail: Some(format!("line {}", line + 1)),
-        uri: uri.clone(),
-        range: a.pos().range(f.item),
-        selection_range: a.pos().range(d.span),
-        data: None,
-    }
-}
-
-fn file_item(a: &Analysis, uri: &Uri) -> CallHierarchyItem {
-    let name = uri.as_str().rsplit('/').next().unwrap_or("program").to_string();
-    let whole = a.pos().range(Span::new(0, a.text.len()));
-    CallHierarchyItem { name, kind: SymbolKind::FILE, tags: None, detail: None, uri: uri.clone(), range: whole, selection_range: whole, data: None }
+    CallItem::Function { name: d.name.clone(), detail: format!("line {}", line + 1), range: f.item, selection: d.span }
 }
 
 /// The function named at an offset (its definition or a use).
-pub fn prepare(a: &Analysis, uri: &Uri, offset: u32) -> Option<Vec<CallHierarchyItem>> {
-    let Some((_, Target::Def(def))) = a.target_at(offset) else { return None };
-    let f = functions(a).into_iter().find(|f| f.def == def)?;
-    Some(vec![item(a, uri, f)])
+pub fn prepare(a: &Analysis, offset: u32) -> Option<CallItem> {
+    Some(item(a, function_at(a, offset)?))
 }
 
 /// The file's functions sorted by where their items start, each with the innermost function
@@ -131,22 +149,21 @@ fn contains(outer: Span, inner: Span) -> bool {
     outer.start <= inner.start && inner.end <= outer.end
 }
 
-/// The function at a call hierarchy item (found again by its selection range).
-fn function_at(a: &Analysis, it: &CallHierarchyItem) -> Option<Function> {
-    let offset = a.pos().offset(it.selection_range.start);
+/// The function named at an offset.
+fn function_at(a: &Analysis, offset: u32) -> Option<Function> {
     let Some((_, Target::Def(def))) = a.target_at(offset) else { return None };
     functions(a).into_iter().find(|f| f.def == def)
 }
 
 /// The calls from one caller (`None`: the file).
-type Calls = (Option<Function>, Vec<Span>);
+type CallerCalls = (Option<Function>, Vec<Span>);
 
-/// Who calls the function: grouped by the enclosing function (or the file), in the order of
-/// their first call.
-pub fn incoming(a: &Analysis, uri: &Uri, it: &CallHierarchyItem) -> Vec<CallHierarchyIncomingCall> {
-    let Some(f) = function_at(a, it) else { return vec![] };
+/// Who calls the function named at `offset` (an item's selection start): grouped by the
+/// enclosing function (or the file), in the order of their first call.
+pub fn incoming(a: &Analysis, offset: u32) -> Vec<Calls> {
+    let Some(f) = function_at(a, offset) else { return vec![] };
     let fns = Nesting::new(a);
-    let mut by_caller: BTreeMap<Option<(u32, usize)>, Calls> = BTreeMap::new();
+    let mut by_caller: BTreeMap<Option<(u32, usize)>, CallerCalls> = BTreeMap::new();
     for (s, t) in a.refs() {
         cancel::check();
         if *t != RefTarget::Def(f.def) {
@@ -155,22 +172,16 @@ pub fn incoming(a: &Analysis, uri: &Uri, it: &CallHierarchyItem) -> Vec<CallHier
         let caller = fns.enclosing(*s);
         by_caller.entry(caller.map(|c| (c.item.start, c.def))).or_insert((caller, vec![])).1.push(*s);
     }
-    let p = a.pos();
-    let mut callers: Vec<Calls> = by_caller.into_values().collect();
+    let mut callers: Vec<CallerCalls> = by_caller.into_values().collect();
     callers.sort_by_key(|(_, spans)| spans.first().map(|s| s.start));
-    callers
-        .into_iter()
-        .map(|(caller, spans)| CallHierarchyIncomingCall {
-            from: caller.map_or_else(|| file_item(a, uri), |c| item(a, uri, c)),
-            from_ranges: spans.into_iter().map(|s| p.range(s)).collect(),
-        })
-        .collect()
+    let file = CallItem::File { range: Span::new(0, a.text.len()) };
+    callers.into_iter().map(|(caller, ranges)| Calls { item: caller.map_or_else(|| file.clone(), |c| item(a, c)), ranges }).collect()
 }
 
-/// What the function calls: the functions of the file referred to inside it (not inside the
-/// functions nested in it), grouped by callee.
-pub fn outgoing(a: &Analysis, uri: &Uri, it: &CallHierarchyItem) -> Vec<CallHierarchyOutgoingCall> {
-    let Some(f) = function_at(a, it) else { return vec![] };
+/// What the function named at `offset` calls: the functions of the file referred to inside
+/// it (not inside the functions nested in it), grouped by callee.
+pub fn outgoing(a: &Analysis, offset: u32) -> Vec<Calls> {
+    let Some(f) = function_at(a, offset) else { return vec![] };
     let fns = Nesting::new(a);
     let by_def: HashMap<usize, Function> = fns.fns.iter().map(|g| (g.def, *g)).collect();
     let mut by_callee: BTreeMap<usize, Vec<Span>> = BTreeMap::new();
@@ -182,14 +193,7 @@ pub fn outgoing(a: &Analysis, uri: &Uri, it: &CallHierarchyItem) -> Vec<CallHier
         }
         by_callee.entry(*d).or_default().push(*s);
     }
-    let p = a.pos();
-    by_callee
-        .into_iter()
-        .filter_map(|(d, spans)| {
-            let g = by_def.get(&d)?;
-            Some(CallHierarchyOutgoingCall { to: item(a, uri, *g), from_ranges: spans.into_iter().map(|s| p.range(s)).collect() })
-        })
-        .collect()
+    by_callee.into_iter().filter_map(|(d, ranges)| Some(Calls { item: item(a, *by_def.get(&d)?), ranges })).collect()
 }
 
 #[cfg(test)]
@@ -202,15 +206,12 @@ mod tests {
     #[test]
     fn incoming_and_outgoing_calls() {
         let a = Analysis::new(SRC.into(), WorldInfo::default());
-        let uri: Uri = "file:///t/calls.opal".parse().unwrap_or_else(|_| panic!("uri"));
-        let items = prepare(&a, &uri, 1).unwrap_or_default();
-        assert_eq!(items.iter().map(|i| i.name.as_str()).collect::<Vec<_>>(), vec!["double"]);
-        let inc: Vec<(String, usize)> = incoming(&a, &uri, &items[0]).into_iter().map(|c| (c.from.name, c.from_ranges.len())).collect();
-        assert_eq!(inc, vec![("quad".to_string(), 2), ("calls.opal".to_string(), 1)]);
-        let quad = prepare(&a, &uri, 24).unwrap_or_default();
-        let out: Vec<(String, usize)> = outgoing(&a, &uri, &quad[0]).into_iter().map(|c| (c.to.name, c.from_ranges.len())).collect();
-        assert_eq!(out, vec![("double".to_string(), 2)]);
-        assert!(prepare(&a, &uri, SRC.find("print").unwrap_or(0) as u32 + 1).is_none(), "a standard external is not in the file");
+        assert_eq!(prepare(&a, 1).as_ref().and_then(CallItem::name), Some("double"));
+        let inc: Vec<(Option<String>, usize)> = incoming(&a, 1).iter().map(|c| (c.item.name().map(String::from), c.ranges.len())).collect();
+        assert_eq!(inc, vec![(Some("quad".to_string()), 2), (None, 1)]);
+        let out: Vec<(Option<String>, usize)> = outgoing(&a, 24).iter().map(|c| (c.item.name().map(String::from), c.ranges.len())).collect();
+        assert_eq!(out, vec![(Some("double".to_string()), 2)]);
+        assert!(prepare(&a, SRC.find("print").unwrap_or(0) as u32 + 1).is_none(), "a standard external is not in the file");
     }
 
     /// The enclosing function by binary search and parents is the innermost one that contains

@@ -7,7 +7,6 @@ use opal_core::desugar::{DefKind, Known};
 use opal_core::syntax::lexer::{lex, Tok, KEYWORDS};
 use opal_core::{externals, prelude};
 use std::collections::HashSet;
-use tower_lsp_server::ls_types::*;
 
 const SNIPPETS: &[(&str, &str, &str)] = &[
     ("fun", "fun ${1:x}: ${0:x}", "function"),
@@ -17,6 +16,53 @@ const SNIPPETS: &[(&str, &str, &str)] = &[
     ("rec", "rec ${1:f} := fun ${2:x}:\n    ${0}", "recursive function"),
     ("do", "do:\n    ${1}\nwhile ${0:cond}", "loop at least once"),
 ];
+
+/// What a completion is, for its icon.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CompletionKind {
+    Variable,
+    Function,
+    /// An `extern` of the file.
+    Interface,
+    Keyword,
+    Snippet,
+}
+
+/// Where a completion's documentation comes from (looked up when the client resolves it).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DocSource {
+    /// A binding of the file, defined at this offset.
+    Def(u32),
+    /// A standard external.
+    External(String),
+    /// A standard handle.
+    Handle(String),
+}
+
+/// Documentation text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Doc {
+    Markdown(String),
+    Plain(String),
+}
+
+/// One completion.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Completion {
+    pub label: String,
+    pub kind: CompletionKind,
+    pub detail: Option<String>,
+    pub sort_text: String,
+    /// A snippet's body (LSP snippet syntax), inserted instead of the label.
+    pub snippet: Option<String>,
+    pub doc: Option<DocSource>,
+}
+
+impl Completion {
+    fn new(label: &str, kind: CompletionKind, sort_group: char) -> Completion {
+        Completion { label: label.to_string(), kind, detail: None, sort_text: format!("{sort_group}{label}"), snippet: None, doc: None }
+    }
+}
 
 /// True when the offset is inside a comment or a string literal, where completion is noise.
 fn in_comment_or_string(a: &Analysis, offset: u32) -> bool {
@@ -36,9 +82,9 @@ pub fn typed_prefix(text: &str, offset: u32) -> &str {
 
 /// Completion items matching the typed prefix (its characters in order, ignoring case),
 /// best first, at most [`MAX_COMPLETIONS`]; `true` when some were cut.
-pub fn completion_list(a: &Analysis, offset: u32) -> (Vec<CompletionItem>, bool) {
+pub fn completion_list(a: &Analysis, offset: u32) -> (Vec<Completion>, bool) {
     let prefix = typed_prefix(&a.text, offset);
-    let mut items: Vec<CompletionItem> = completion(a, offset).into_iter().filter(|i| crate::navigation::fuzzy_match(prefix, &i.label)).collect();
+    let mut items: Vec<Completion> = completion(a, offset).into_iter().filter(|i| crate::navigation::fuzzy_match(prefix, &i.label)).collect();
     // Names that start with the prefix come before ones that only contain its letters; else
     // the order stays (scope innermost first, prelude, externals, handles, keywords, snippets).
     let lower = prefix.to_lowercase();
@@ -48,7 +94,7 @@ pub fn completion_list(a: &Analysis, offset: u32) -> (Vec<CompletionItem>, bool)
     (items, cut)
 }
 
-pub fn completion(a: &Analysis, offset: u32) -> Vec<CompletionItem> {
+pub fn completion(a: &Analysis, offset: u32) -> Vec<Completion> {
     if in_comment_or_string(a, offset) {
         return vec![];
     }
@@ -63,9 +109,9 @@ pub fn completion(a: &Analysis, offset: u32) -> Vec<CompletionItem> {
         let known = def.map(|d| d.known.clone()).unwrap_or(Known::Unknown);
         let is_extern = def.is_some_and(|d| d.kind == DefKind::Extern);
         let kind = match (&known, is_extern) {
-            (_, true) => CompletionItemKind::INTERFACE,
-            (Known::Fun(_), _) => CompletionItemKind::FUNCTION,
-            _ => CompletionItemKind::VARIABLE,
+            (_, true) => CompletionKind::Interface,
+            (Known::Fun(_), _) => CompletionKind::Function,
+            _ => CompletionKind::Variable,
         };
         let detail = if is_extern {
             "extern".to_string()
@@ -74,84 +120,57 @@ pub fn completion(a: &Analysis, offset: u32) -> Vec<CompletionItem> {
         } else {
             describe_known(&known)
         };
-        items.push(CompletionItem {
-            label: v.name.clone(),
-            kind: Some(kind),
-            detail: Some(detail),
-            sort_text: Some(format!("0{}", v.name)),
-            data: Some(serde_json::json!({ "def": v.span.start })),
-            ..Default::default()
-        });
+        items.push(Completion { detail: Some(detail), doc: Some(DocSource::Def(v.span.start)), ..Completion::new(&v.name, kind, '0') });
     }
     for p in prelude::names() {
         if seen.insert(p.to_string()) && !p.ends_with('_') && !p.starts_with("fix_") {
-            items.push(CompletionItem {
-                label: p.to_string(),
-                kind: Some(CompletionItemKind::FUNCTION),
-                detail: prelude_signature(p).map(|s| format!("prelude: {s}")),
-                sort_text: Some(format!("1{p}")),
-                ..Default::default()
-            });
+            items.push(Completion { detail: prelude_signature(p).map(|s| format!("prelude: {s}")), ..Completion::new(p, CompletionKind::Function, '1') });
         }
     }
     for e in externals::STANDARD {
         if seen.insert(e.name.to_string()) {
-            items.push(CompletionItem {
-                label: e.name.to_string(),
-                kind: Some(CompletionItemKind::FUNCTION),
-                detail: Some(e.sig.to_string()),
-                sort_text: Some(format!("2{}", e.name)),
-                data: Some(serde_json::json!({ "external": e.name })),
-                ..Default::default()
-            });
+            let doc = Some(DocSource::External(e.name.to_string()));
+            items.push(Completion { detail: Some(e.sig.to_string()), doc, ..Completion::new(e.name, CompletionKind::Function, '2') });
         }
     }
     for (h, _) in externals::HANDLES {
         if seen.insert(h.to_string()) {
-            items.push(CompletionItem {
-                label: h.to_string(),
-                kind: Some(CompletionItemKind::VARIABLE),
-                detail: Some("handle".into()),
-                sort_text: Some(format!("2{h}")),
-                data: Some(serde_json::json!({ "handle": h })),
-                ..Default::default()
-            });
+            let doc = Some(DocSource::Handle(h.to_string()));
+            items.push(Completion { detail: Some("handle".into()), doc, ..Completion::new(h, CompletionKind::Variable, '2') });
         }
     }
     for (k, _) in KEYWORDS {
-        items.push(CompletionItem { label: k.to_string(), kind: Some(CompletionItemKind::KEYWORD), sort_text: Some(format!("3{k}")), ..Default::default() });
+        items.push(Completion::new(k, CompletionKind::Keyword, '3'));
     }
     for (label, body, detail) in SNIPPETS {
-        items.push(CompletionItem {
-            label: label.to_string(),
-            kind: Some(CompletionItemKind::SNIPPET),
+        items.push(Completion {
             detail: Some(detail.to_string()),
-            insert_text: Some(with_breaks(body.to_string(), line_break(&a.text))),
-            insert_text_format: Some(InsertTextFormat::SNIPPET),
-            sort_text: Some(format!("4{label}")),
-            ..Default::default()
+            snippet: Some(with_breaks(body.to_string(), line_break(&a.text))),
+            ..Completion::new(label, CompletionKind::Snippet, '4')
         });
     }
     items
 }
 
-/// The documentation of a completion item, from its `data`: a standard external's or a
-/// handle's doc, or the doc comment above a binding of the file.
-pub fn completion_documentation(a: &Analysis, data: Option<&serde_json::Value>) -> Option<Documentation> {
-    let data = data?;
-    if let Some(name) = data["external"].as_str() {
-        let e = externals::STANDARD.iter().find(|e| e.name == name)?;
-        return Some(Documentation::MarkupContent(MarkupContent { kind: MarkupKind::Markdown, value: format!("{} ({} external)", e.doc, e.kind.as_str()) }));
+/// The documentation of a completion: a standard external's or a handle's doc, or the doc
+/// comment above a binding of the file.
+pub fn completion_documentation(a: &Analysis, source: &DocSource) -> Option<Doc> {
+    match source {
+        DocSource::External(name) => {
+            let e = externals::STANDARD.iter().find(|e| e.name == name)?;
+            Some(Doc::Markdown(format!("{} ({} external)", e.doc, e.kind.as_str())))
+        }
+        DocSource::Handle(name) => {
+            let (_, doc) = externals::HANDLES.iter().find(|(h, _)| h == name)?;
+            Some(Doc::Plain(doc.to_string()))
+        }
+        DocSource::Def(at) => {
+            if *at as usize > a.text.len() {
+                return None;
+            }
+            a.doc_above(*at).map(Doc::Markdown)
+        }
     }
-    if let Some(name) = data["handle"].as_str() {
-        let (_, doc) = externals::HANDLES.iter().find(|(h, _)| *h == name)?;
-        return Some(Documentation::String(doc.to_string()));
-    }
-    let at = u32::try_from(data["def"].as_u64()?).ok()?;
-    if at as usize > a.text.len() {
-        return None;
-    }
-    a.doc_above(at).map(|d| Documentation::MarkupContent(MarkupContent { kind: MarkupKind::Markdown, value: d }))
 }
 
 #[cfg(test)]
@@ -186,8 +205,7 @@ mod tests {
         for brk in ["\r\n", "\r", "\n"] {
             let src = format!("x := 1{brk}fo");
             let (items, _) = completion_list(&analysis(&src), src.len() as u32);
-            let body =
-                items.iter().find(|i| i.label == "for" && i.kind == Some(CompletionItemKind::SNIPPET)).and_then(|i| i.insert_text.clone()).unwrap_or_default();
+            let body = items.iter().find(|i| i.label == "for" && i.kind == CompletionKind::Snippet).and_then(|i| i.snippet.clone()).unwrap_or_default();
             assert_eq!(body, format!("for ${{1:x}} in ${{2:list}}:{brk}    ${{0:pass}}"), "{brk:?}");
         }
     }

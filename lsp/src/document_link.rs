@@ -4,18 +4,25 @@
 
 use crate::analysis::Analysis;
 use opal_core::desugar::DefKind;
+use opal_core::span::Span;
 use opal_core::syntax::lexer::{lex, Tok};
 use std::collections::HashMap;
-use std::path::Path;
-use tower_lsp_server::ls_types::{DocumentLink, Uri};
+use std::path::{Path, PathBuf};
 
 /// Longer strings are text, not paths (and are not looked up on disk).
 const MAX_PATH: usize = 1024;
 
-/// `dir`: the program's folder; `world`: the world file beside it and its text, if any;
-/// `line_fragments`: the client opens `#L<n>` at line n (else a mock's link names the file).
-pub fn document_links(a: &Analysis, dir: &Path, world: Option<(&Path, &str)>, line_fragments: bool) -> Vec<DocumentLink> {
-    let p = a.pos();
+/// A link: the span it covers, the file it opens and, for a mock, the 0-based line of its table.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Link {
+    pub span: Span,
+    pub target: PathBuf,
+    pub line: Option<usize>,
+    pub tooltip: String,
+}
+
+/// `dir`: the program's folder; `world`: the world file beside it and its text, if any.
+pub fn document_links(a: &Analysis, dir: &Path, world: Option<(&Path, &str)>) -> Vec<Link> {
     let mut links = Vec::new();
     for (k, t) in lex(&a.text).tokens.into_iter().enumerate() {
         if k % 1024 == 0 {
@@ -25,26 +32,22 @@ pub fn document_links(a: &Analysis, dir: &Path, world: Option<(&Path, &str)>, li
         if s.is_empty() || s.len() > MAX_PATH || s.contains(['\n', '\0']) || !(s.contains('/') || s.contains('.')) {
             continue;
         }
-        let path = dir.join(s);
-        if !path.is_file() {
+        let target = dir.join(s);
+        if !target.is_file() {
             continue;
         }
-        let Some(target) = Uri::from_file_path(&path) else { continue };
         // Inside the quotes.
         let mut span = t.span;
         span.start += 1;
         span.end = span.end.saturating_sub(1).max(span.start);
-        links.push(DocumentLink { range: p.range(span), target: Some(target), tooltip: Some(format!("open {s}")), data: None });
+        links.push(Link { span, target, line: None, tooltip: format!("open {s}") });
     }
     if let Some((path, text)) = world {
         let file = path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
         let tables = Tables::new(text);
         for d in a.defs().iter().filter(|d| d.kind == DefKind::Extern) {
             let Some(line) = tables.line(&d.name) else { continue };
-            let Some(base) = Uri::from_file_path(path) else { continue };
-            // VS Code and code-server open `#L<n>` at line n (1-based).
-            let target = if line_fragments { format!("{}#L{}", base.as_str(), line + 1).parse::<Uri>().unwrap_or(base) } else { base };
-            links.push(DocumentLink { range: p.range(d.span), target: Some(target), tooltip: Some(format!("the mock of `{}` in {file}", d.name)), data: None });
+            links.push(Link { span: d.span, target: path.to_path_buf(), line: Some(line), tooltip: format!("the mock of `{}` in {file}", d.name) });
         }
     }
     links
@@ -96,23 +99,22 @@ mod tests {
         let a = Analysis::new(src.into(), WorldInfo::default());
         let world_path = dir.join("p.world.toml");
         let world = "# mocks\n[ask]\ndefault = '1'\n\n[[fetch.responses]]\narg = '\"data/in.txt\"'\nresult = '\"hello\"'\n";
-        let shown = |fragments: bool| -> Vec<String> {
-            document_links(&a, &dir, Some((&world_path, world)), fragments)
-                .iter()
-                .map(|l| {
-                    let target = l.target.as_ref().map(|t| t.as_str().rsplit('/').next().unwrap_or_default().to_string()).unwrap_or_default();
-                    format!("{}:{}-{} {target}", l.range.start.line, l.range.start.character, l.range.end.character)
-                })
-                .collect()
-        };
-        assert_eq!(shown(true), ["1:12-23 in.txt", "0:7-12 p.world.toml#L5", "0:14-17 p.world.toml#L2"]);
-        assert_eq!(shown(false), ["1:12-23 in.txt", "0:7-12 p.world.toml", "0:14-17 p.world.toml"], "a client that may not open #L");
+        let p = a.pos();
+        let shown: Vec<String> = document_links(&a, &dir, Some((&world_path, world)))
+            .iter()
+            .map(|l| {
+                let target = l.target.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
+                let (start, end) = (p.line_col(l.span.start), p.line_col(l.span.end));
+                format!("{}:{}-{} {target}{}", start.line, start.col, end.col, l.line.map(|n| format!(" line {n}")).unwrap_or_default())
+            })
+            .collect();
+        assert_eq!(shown, ["1:12-23 in.txt", "0:7-12 p.world.toml line 4", "0:14-17 p.world.toml line 1"]);
         let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
     fn no_world_file_and_no_paths_means_no_links() {
         let a = Analysis::new("x := \"not a file.\"\nprint (&stdout, x)\n".into(), WorldInfo::default());
-        assert!(document_links(&a, &std::env::temp_dir(), None, true).is_empty());
+        assert!(document_links(&a, &std::env::temp_dir(), None).is_empty());
     }
 }

@@ -8,40 +8,50 @@ use opal_core::names::FastMap;
 use opal_core::span::Span;
 use opal_core::syntax::ast::Pattern;
 use opal_core::syntax::ast::*;
-use tower_lsp_server::ls_types::*;
 
-/// The fields of a stand-in for a whole answer of inlay hints ([`crate::splice`]) but its label.
-pub const STAND_IN_HINT: InlayHint = InlayHint {
-    position: Position { line: 0, character: 0 },
-    label: InlayHintLabel::String(String::new()),
-    kind: None,
-    text_edits: None,
-    tooltip: None,
-    padding_left: None,
-    padding_right: None,
-    data: None,
-};
+/// What a hint shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HintKind {
+    /// The initial labels of the core statements a top-level statement desugars to.
+    Labels,
+    /// The variables a loop or an `if` threads.
+    Threads,
+}
 
-/// The `data` of a label hint and of a `threads` hint, for `inlayHint/resolve`.
-pub const HINT_LABELS: &str = "labels";
-pub const HINT_THREADS: &str = "threads";
+impl HintKind {
+    /// The name the server puts in a hint's `data`, for `inlayHint/resolve`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HintKind::Labels => "labels",
+            HintKind::Threads => "threads",
+        }
+    }
 
-/// Fills in a hint's tooltip (left out of `textDocument/inlayHint` to keep big answers small).
-pub fn resolve_inlay_hint(mut h: InlayHint) -> InlayHint {
-    let tip = match h.data.as_ref().and_then(|d| d.as_str()) {
-        Some(HINT_LABELS) => "initial label(s) of the core statements this line desugars to (SEMANTICS.md §2)",
-        Some(HINT_THREADS) => "variables bound before and rebound inside: passed in and returned by the desugared function (LANGUAGE.md §3.6)",
-        _ => return h,
-    };
-    h.tooltip = Some(InlayHintTooltip::String(tip.into()));
-    h
+    pub fn from_name(s: &str) -> Option<HintKind> {
+        [HintKind::Labels, HintKind::Threads].into_iter().find(|k| k.as_str() == s)
+    }
+
+    /// The hint's tooltip (left out of the first answer to keep big answers small).
+    pub fn tooltip(self) -> &'static str {
+        match self {
+            HintKind::Labels => "initial label(s) of the core statements this line desugars to (SEMANTICS.md §2)",
+            HintKind::Threads => "variables bound before and rebound inside: passed in and returned by the desugared function (LANGUAGE.md §3.6)",
+        }
+    }
+}
+
+/// A hint: a label shown at an offset (after the text there).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InlayHint {
+    pub offset: u32,
+    pub label: String,
+    pub kind: HintKind,
 }
 
 /// Label hints after each top-level statement and `threads …` hints after loop and `if`
 /// headers, for the items that overlap `range`. One walk of the syntax tree with the names in
 /// scope kept on a stack, and one pass over the core statements: linear in the file.
 pub fn inlay_hints(a: &Analysis, range: Span) -> Vec<InlayHint> {
-    let p = a.pos();
     let mut out = Vec::new();
     let items = &a.block().items;
     // A range costs what it touches: the items before it are skipped by binary search, and
@@ -57,17 +67,8 @@ pub fn inlay_hints(a: &Analysis, range: Span) -> Vec<InlayHint> {
         let line = a.lines.line_of(item.span.start);
         let eol = a.lines.line_start(line) + line_len(a, line);
         if let Some(labels) = labels {
-            out.push(InlayHint {
-                position: p.position(eol),
-                label: InlayHintLabel::String(format!("@{labels}")),
-                kind: None,
-                text_edits: None,
-                // The tooltip comes with `inlayHint/resolve` (50 000 lines make 28 000 hints).
-                tooltip: None,
-                padding_left: Some(true),
-                padding_right: None,
-                data: Some(serde_json::json!(HINT_LABELS)),
-            });
+            // The tooltip comes with `inlayHint/resolve` (50 000 lines make 28 000 hints).
+            out.push(InlayHint { offset: eol, label: format!("@{labels}"), kind: HintKind::Labels });
         }
         threaded_hints(a, item, &mut scope, &mut out);
         scope.bind_item(item);
@@ -188,16 +189,7 @@ fn threaded_hints(a: &Analysis, item: &Item, scope: &mut Scope, out: &mut Vec<In
         let line = a.lines.line_of(item.span.start);
         let header = &a.lines.line_text(&a.text, line)[..line_len(a, line) as usize];
         let col = header.rfind(':').map(|c| c + 1).unwrap_or(header.len()) as u32;
-        out.push(InlayHint {
-            position: a.pos().position(a.lines.line_start(line) + col),
-            label: InlayHintLabel::String(format!("threads {}", threaded.join(", "))),
-            kind: None,
-            text_edits: None,
-            tooltip: None,
-            padding_left: Some(true),
-            padding_right: None,
-            data: Some(serde_json::json!(HINT_THREADS)),
-        });
+        out.push(InlayHint { offset: a.lines.line_start(line) + col, label: format!("threads {}", threaded.join(", ")), kind: HintKind::Threads });
     }
     let m = scope.mark();
     if let ItemKind::For(p, _, _) = &item.kind {
@@ -255,11 +247,8 @@ mod tests {
         inlay_hints(&a, Span::new(0, src.len()))
             .iter()
             .map(|h| {
-                let label = match &h.label {
-                    InlayHintLabel::String(s) => s.clone(),
-                    InlayHintLabel::LabelParts(_) => String::new(),
-                };
-                format!("{}:{} {label}", h.position.line, h.position.character)
+                let at = a.pos().line_col(h.offset);
+                format!("{}:{} {}", at.line, at.col, h.label)
             })
             .collect::<Vec<_>>()
             .join("\n")
@@ -276,7 +265,7 @@ mod tests {
         let src = format!("{NESTED}count := 0\nwhile count < 3:\n    count += 1\n    total += count\n");
         let a = analysis(&src);
         let all: Vec<(u32, u32, String)> =
-            inlay_hints(&a, Span::new(0, src.len())).into_iter().map(|h| (h.position.line, h.position.character, format!("{:?}", h.label))).collect();
+            inlay_hints(&a, Span::new(0, src.len())).into_iter().map(|h| (a.pos().line_col(h.offset), h.label)).map(|(p, l)| (p.line, p.col, l)).collect();
         assert!(all.iter().any(|h| h.2.contains("threads count, total")), "{all:?}");
         let lines = src.lines().count();
         for first in 0..lines {
@@ -290,7 +279,7 @@ mod tests {
                     }
                     _ => vec![],
                 };
-                let got: Vec<_> = inlay_hints(&a, range).into_iter().map(|h| (h.position.line, h.position.character, format!("{:?}", h.label))).collect();
+                let got: Vec<_> = inlay_hints(&a, range).into_iter().map(|h| (a.pos().line_col(h.offset), h.label)).map(|(p, l)| (p.line, p.col, l)).collect();
                 assert_eq!(got, expect, "lines {first}..={last}");
             }
         }

@@ -7,9 +7,53 @@ use opal_core::syntax::ast::Pattern;
 use opal_core::syntax::ast::*;
 use opal_core::syntax::lexer::KEYWORDS;
 use std::collections::HashMap;
-use tower_lsp_server::ls_types::*;
 
-pub fn hover(a: &Analysis, offset: u32) -> Option<Hover> {
+/// A hover: Markdown about the name (or keyword) at `span`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HoverResult {
+    pub markdown: String,
+    pub span: Span,
+}
+
+/// Whether an occurrence binds the name (a definition) or uses it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HighlightKind {
+    Read,
+    Write,
+}
+
+/// What a symbol is, for its icon.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SymbolKind {
+    Function,
+    Variable,
+    /// A tuple.
+    Array,
+    /// An `extern`.
+    Interface,
+}
+
+/// A symbol of the outline: the whole item (`range`) and its name (`selection`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Symbol {
+    pub name: String,
+    pub detail: Option<String>,
+    pub kind: SymbolKind,
+    pub range: Span,
+    pub selection: Span,
+    pub children: Vec<Symbol>,
+}
+
+/// A symbol of the flattened outline, with the name of the symbol it is in.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FlatSymbol {
+    pub name: String,
+    pub kind: SymbolKind,
+    pub selection: Span,
+    pub container: Option<String>,
+}
+
+pub fn hover(a: &Analysis, offset: u32) -> Option<HoverResult> {
     let (span, target) = match a.target_at(offset) {
         Some(t) => t,
         None => return keyword_hover(a, offset),
@@ -66,7 +110,7 @@ pub fn hover(a: &Analysis, offset: u32) -> Option<Hover> {
             md.push_str(&core_block(a, item.span));
         }
     }
-    Some(Hover { contents: HoverContents::Markup(MarkupContent { kind: MarkupKind::Markdown, value: md }), range: Some(a.pos().range(span)) })
+    Some(HoverResult { markdown: md, span })
 }
 
 fn world_summary(a: &Analysis, name: &str) -> String {
@@ -106,7 +150,7 @@ fn core_block(a: &Analysis, span: Span) -> String {
     s
 }
 
-fn keyword_hover(a: &Analysis, offset: u32) -> Option<Hover> {
+fn keyword_hover(a: &Analysis, offset: u32) -> Option<HoverResult> {
     let (span, word) = word_at(&a.text, offset)?;
     if !KEYWORDS.iter().any(|(k, _)| *k == word) {
         return None;
@@ -124,10 +168,7 @@ fn keyword_hover(a: &Analysis, offset: u32) -> Option<Hover> {
         "and" | "or" | "not" => "Church-boolean operators (prelude `and`, `or`, `not`).",
         _ => return None,
     };
-    Some(Hover {
-        contents: HoverContents::Markup(MarkupContent { kind: MarkupKind::Markdown, value: format!("**{word}** — keyword\n\n{doc}\n") }),
-        range: Some(a.pos().range(span)),
-    })
+    Some(HoverResult { markdown: format!("**{word}** — keyword\n\n{doc}\n"), span })
 }
 
 /// The identifier-like word touching an offset.
@@ -152,13 +193,9 @@ pub fn references(a: &Analysis, offset: u32, include_decl: bool) -> Vec<Span> {
     a.occurrences(&t).into_iter().filter(|(_, is_def)| include_decl || !is_def).map(|(s, _)| s).collect()
 }
 
-pub fn highlights(a: &Analysis, offset: u32) -> Vec<DocumentHighlight> {
+pub fn highlights(a: &Analysis, offset: u32) -> Vec<(Span, HighlightKind)> {
     let Some((_, t)) = a.target_at(offset) else { return vec![] };
-    let p = a.pos();
-    a.occurrences(&t)
-        .into_iter()
-        .map(|(s, is_def)| DocumentHighlight { range: p.range(s), kind: Some(if is_def { DocumentHighlightKind::WRITE } else { DocumentHighlightKind::READ }) })
-        .collect()
+    a.occurrences(&t).into_iter().map(|(s, is_def)| (s, if is_def { HighlightKind::Write } else { HighlightKind::Read })).collect()
 }
 
 /// Why a rename cannot happen, in words for the user.
@@ -249,28 +286,17 @@ fn shifted_key(a: &Analysis, t: &opal_core::desugar::RefTarget, shift: &dyn Fn(S
 }
 
 /// Nested document symbols: functions contain the bindings of their bodies.
-pub fn document_symbols(a: &Analysis) -> Vec<DocumentSymbol> {
+pub fn document_symbols(a: &Analysis) -> Vec<Symbol> {
     let mut out = Vec::new();
     block_symbols(a, a.block(), &mut out);
     out
 }
 
-#[allow(deprecated)] // `DocumentSymbol::deprecated` must still be written out.
-fn symbol(a: &Analysis, name: &str, detail: Option<String>, kind: SymbolKind, range: Span, sel: Span, children: Vec<DocumentSymbol>) -> DocumentSymbol {
-    let p = a.pos();
-    DocumentSymbol {
-        name: name.to_string(),
-        detail,
-        kind,
-        tags: None,
-        deprecated: None,
-        range: p.range(range),
-        selection_range: p.range(sel),
-        children: (!children.is_empty()).then_some(children),
-    }
+fn symbol(name: &str, detail: Option<String>, kind: SymbolKind, range: Span, selection: Span, children: Vec<Symbol>) -> Symbol {
+    Symbol { name: name.to_string(), detail, kind, range, selection, children }
 }
 
-fn block_symbols(a: &Analysis, b: &Block, out: &mut Vec<DocumentSymbol>) {
+fn block_symbols(a: &Analysis, b: &Block, out: &mut Vec<Symbol>) {
     for item in &b.items {
         crate::cancel::check();
         match &item.kind {
@@ -279,7 +305,7 @@ fn block_symbols(a: &Analysis, b: &Block, out: &mut Vec<DocumentSymbol>) {
                 let mut names = Vec::new();
                 p.names(&mut names);
                 for id in names {
-                    out.push(symbol(a, &id.name, None, SymbolKind::VARIABLE, item.span, id.span, vec![]));
+                    out.push(symbol(&id.name, None, SymbolKind::Variable, item.span, id.span, vec![]));
                 }
                 let mut inner = Vec::new();
                 expr_children(a, e, &mut inner);
@@ -288,7 +314,7 @@ fn block_symbols(a: &Analysis, b: &Block, out: &mut Vec<DocumentSymbol>) {
             ItemKind::Rec(id, e) => out.push(expr_symbol(a, id, e, item.span)),
             ItemKind::Extern(ids, _) => {
                 for id in ids {
-                    out.push(symbol(a, &id.name, Some("extern".into()), SymbolKind::INTERFACE, item.span, id.span, vec![]));
+                    out.push(symbol(&id.name, Some("extern".into()), SymbolKind::Interface, item.span, id.span, vec![]));
                 }
             }
             ItemKind::For(_, _, body) | ItemKind::While(_, body) | ItemKind::DoWhile(body, _) => block_symbols(a, body, out),
@@ -305,27 +331,27 @@ fn block_symbols(a: &Analysis, b: &Block, out: &mut Vec<DocumentSymbol>) {
     }
 }
 
-fn expr_symbol(a: &Analysis, id: &Ident, e: &Expr, item: Span) -> DocumentSymbol {
+fn expr_symbol(a: &Analysis, id: &Ident, e: &Expr, item: Span) -> Symbol {
     let mut children = Vec::new();
     expr_children(a, e, &mut children);
     match &e.kind {
         ExprKind::Fun(ps, _) => {
             let (params, _) = crate::analysis::params_text(&a.text, ps);
-            symbol(a, &id.name, Some(format!("fun {params}")), SymbolKind::FUNCTION, item, id.span, children)
+            symbol(&id.name, Some(format!("fun {params}")), SymbolKind::Function, item, id.span, children)
         }
         _ => {
             let known = a.def_at(id.span).map(|i| a.defs()[i].known.clone()).unwrap_or(Known::Unknown);
             let kind = match known {
-                Known::Fun(_) => SymbolKind::FUNCTION,
-                Known::Tuple(_) => SymbolKind::ARRAY,
-                _ => SymbolKind::VARIABLE,
+                Known::Fun(_) => SymbolKind::Function,
+                Known::Tuple(_) => SymbolKind::Array,
+                _ => SymbolKind::Variable,
             };
-            symbol(a, &id.name, Some(describe_known(&known)), kind, item, id.span, children)
+            symbol(&id.name, Some(describe_known(&known)), kind, item, id.span, children)
         }
     }
 }
 
-fn expr_children(a: &Analysis, e: &Expr, out: &mut Vec<DocumentSymbol>) {
+fn expr_children(a: &Analysis, e: &Expr, out: &mut Vec<Symbol>) {
     match &e.kind {
         ExprKind::Fun(_, FunBody::Block(b)) => block_symbols(a, b, out),
         ExprKind::Fun(_, FunBody::Expr(x)) => expr_children(a, x, out),
@@ -339,12 +365,12 @@ fn expr_children(a: &Analysis, e: &Expr, out: &mut Vec<DocumentSymbol>) {
     }
 }
 
-/// Flattened symbols of one file (name, kind, selection range, container), for workspace
-/// symbol search.
-pub fn flat_symbols(a: &Analysis) -> Vec<(String, SymbolKind, Range, Option<String>)> {
-    fn walk(s: &DocumentSymbol, container: Option<&str>, out: &mut Vec<(String, SymbolKind, Range, Option<String>)>) {
-        out.push((s.name.clone(), s.kind, s.selection_range, container.map(String::from)));
-        for c in s.children.iter().flatten() {
+/// Flattened symbols of one file, outer ones before their children, for workspace symbol
+/// search and for clients without nested symbols.
+pub fn flat_symbols(a: &Analysis) -> Vec<FlatSymbol> {
+    fn walk(s: &Symbol, container: Option<&str>, out: &mut Vec<FlatSymbol>) {
+        out.push(FlatSymbol { name: s.name.clone(), kind: s.kind, selection: s.selection, container: container.map(String::from) });
+        for c in &s.children {
             walk(c, Some(&s.name), out);
         }
     }
@@ -359,17 +385,6 @@ pub fn flat_symbols(a: &Analysis) -> Vec<(String, SymbolKind, Range, Option<Stri
 pub fn fuzzy_match(query: &str, name: &str) -> bool {
     let mut it = name.chars().map(|c| c.to_ascii_lowercase());
     query.chars().map(|c| c.to_ascii_lowercase()).all(|q| it.any(|c| c == q))
-}
-
-/// A hover for a client that asked for plain text.
-pub fn plain_hover(h: Hover) -> Hover {
-    let contents = match h.contents {
-        HoverContents::Markup(m) if m.kind == MarkupKind::Markdown => {
-            HoverContents::Markup(MarkupContent { kind: MarkupKind::PlainText, value: plain_text(&m.value) })
-        }
-        c => c,
-    };
-    Hover { contents, range: h.range }
 }
 
 /// Markdown as plain text: code fences dropped (their code kept), `**bold**` and

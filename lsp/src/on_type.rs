@@ -6,10 +6,20 @@
 use crate::analysis::Analysis;
 use opal_core::span::Span;
 use opal_core::syntax::lexer::{lex, Tok};
-use tower_lsp_server::ls_types::{FormattingOptions, Position, TextEdit};
 
-pub fn after_newline(a: &Analysis, at: Position, options: &FormattingOptions) -> Option<Vec<TextEdit>> {
-    let line = at.line as usize;
+/// One level of indentation: `tab_size` spaces (1 to 16), or a tab.
+pub fn indent_unit(tab_size: u32, insert_spaces: bool) -> String {
+    if insert_spaces {
+        " ".repeat(tab_size.clamp(1, 16) as usize)
+    } else {
+        "\t".into()
+    }
+}
+
+/// The edit that indents `line` (the line Enter made), as `(span, new text)`; no edit when
+/// it is indented right; `None` on the first line.
+pub fn after_newline(a: &Analysis, line: u32, unit: &str) -> Option<Vec<(Span, String)>> {
+    let line = line as usize;
     if line == 0 {
         return None;
     }
@@ -17,16 +27,13 @@ pub fn after_newline(a: &Analysis, at: Position, options: &FormattingOptions) ->
     let current = text.get(line)?;
     let above = text[..line.min(text.len())].iter().rev().find(|l| !l.trim().is_empty())?;
     let indent = &above[..above.len() - above.trim_start().len()];
-    let unit = if options.insert_spaces { " ".repeat(options.tab_size.clamp(1, 16) as usize) } else { "\t".into() };
     let want = if opens_block(above) { format!("{indent}{unit}") } else { indent.to_string() };
     let have = &current[..current.len() - current.trim_start().len()];
     if have == want {
         return Some(vec![]);
     }
-    let p = a.pos();
-    let start = p.offset(Position { line: at.line, character: 0 });
-    let range = p.range(Span::new(start as usize, start as usize + have.len()));
-    Some(vec![TextEdit { range, new_text: want }])
+    let start = a.lines.line_start(line) as usize;
+    Some(vec![(Span::new(start, start + have.len()), want)])
 }
 
 /// Whether a line's last token is `:` (strings and comments do not count).
@@ -41,11 +48,11 @@ mod tests {
 
     fn enter(src: &str, line: u32) -> Vec<(String, u32, u32)> {
         let a = Analysis::new(src.into(), WorldInfo::default());
-        let o = FormattingOptions { tab_size: 4, insert_spaces: true, ..Default::default() };
-        after_newline(&a, Position { line, character: 0 }, &o)
+        let p = a.pos();
+        after_newline(&a, line, &indent_unit(4, true))
             .unwrap_or_default()
             .into_iter()
-            .map(|e| (e.new_text, e.range.start.character, e.range.end.character))
+            .map(|(s, t)| (t, p.line_col(s.start).col, p.line_col(s.end).col))
             .collect()
     }
 

@@ -71,6 +71,15 @@ impl Cursor<'_, '_> {
     }
 }
 
+/// A line and a column (0-based; the column in the [`Encoding`] of the [`Positions`] that made
+/// it): a position in the crate's own terms, for results kept without their text (the
+/// workspace symbol index).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub struct LineCol {
+    pub line: u32,
+    pub col: u32,
+}
+
 /// Converts between byte offsets and LSP positions for one snapshot of a text.
 pub struct Positions<'a> {
     text: &'a str,
@@ -92,6 +101,11 @@ impl<'a> Positions<'a> {
         let line = self.lines.line_of(offset as u32);
         let start = (self.lines.line_start(line) as usize).min(offset);
         Position { line: line as u32, character: self.units(start, offset) }
+    }
+
+    pub fn line_col(&self, offset: u32) -> LineCol {
+        let p = self.position(offset);
+        LineCol { line: p.line, col: p.character }
     }
 
     /// The offset, inside the text and moved back to a character boundary.

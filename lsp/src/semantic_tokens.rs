@@ -6,12 +6,20 @@ use opal_core::desugar::{DefKind, Known, RefTarget};
 use opal_core::span::Span;
 use opal_core::syntax::ast::*;
 use opal_core::syntax::lexer::{lex, Kw, Tok};
-use tower_lsp_server::ls_types::*;
 
 /// The legend: standard types first, then OPAL's own (clients map unknown types by name).
 pub const TOKEN_TYPES: &[&str] =
     &["keyword", "number", "string", "comment", "operator", "function", "parameter", "variable", "external", "prelude", "primitive", "label"];
 pub const TOKEN_MODIFIERS: &[&str] = &["declaration", "defaultLibrary", "readonly"];
+
+/// A classified token: its span, its type (an index in [`TOKEN_TYPES`]) and its modifiers (bit
+/// `i` set: [`TOKEN_MODIFIERS`]`[i]`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Token {
+    pub span: Span,
+    pub ty: u32,
+    pub mods: u32,
+}
 
 /// A token type's index in [`TOKEN_TYPES`], found when the server is compiled (a name that is
 /// not there does not compile).
@@ -37,12 +45,11 @@ const fn token_type(name: &str) -> u32 {
     panic!("not a token type")
 }
 
-pub fn semantic_tokens(a: &Analysis) -> Vec<SemanticToken> {
+pub fn semantic_tokens(a: &Analysis) -> Vec<Token> {
     semantic_tokens_in(a, Span::new(0, a.text.len()))
 }
 
-/// The tokens that overlap a range (lines before it are not encoded; deltas start from the
-/// document's start, as the protocol wants).
+/// The tokens that overlap a range, in the order of the text.
 ///
 /// The work is what the range touches: in text the lexer accepts, every token ends on its
 /// line, so lexing the range's lines alone gives the same words, numbers and strings as
@@ -50,7 +57,7 @@ pub fn semantic_tokens(a: &Analysis) -> Vec<SemanticToken> {
 /// references are found by binary search. A token crosses a line break only in text the
 /// lexer rejects (E0003: a `\` before the break inside a string; E0004: a task `<<…>>`):
 /// then the whole file is lexed.
-pub fn semantic_tokens_in(a: &Analysis, range: Span) -> Vec<SemanticToken> {
+pub fn semantic_tokens_in(a: &Analysis, range: Span) -> Vec<Token> {
     let len = a.text.len() as u32;
     let crossing = a.compiled.parsed.diags.iter().any(|d| matches!(d.code, "E0003" | "E0004"));
     let (first, last) = if crossing { (0, a.lines.line_count()) } else { (a.lines.line_of(range.start.min(len)), a.lines.line_of(range.end.min(len))) };
@@ -107,7 +114,7 @@ pub fn semantic_tokens_in(a: &Analysis, range: Span) -> Vec<SemanticToken> {
     }
     spans.retain(|(s, _, _)| s.end >= range.start && s.start <= range.end);
     spans.sort_unstable_by_key(|s| s.0.start);
-    encode(a, &spans)
+    spans.into_iter().map(|(span, ty, mods)| Token { span, ty, mods }).collect()
 }
 
 fn def_class(d: Option<&opal_core::desugar::Def>, decl: bool) -> (u32, u32) {
@@ -120,41 +127,6 @@ fn def_class(d: Option<&opal_core::desugar::Def>, decl: bool) -> (u32, u32) {
     }
 }
 
-fn encode(a: &Analysis, spans: &[(Span, u32, u32)]) -> Vec<SemanticToken> {
-    let p = a.pos();
-    let mut cursor = p.cursor();
-    let mut out = Vec::with_capacity(spans.len());
-    let (mut pl, mut pc) = (0u32, 0u32);
-    for (i, (s, k, m)) in spans.iter().enumerate() {
-        if i % 1024 == 0 {
-            crate::cancel::check();
-        }
-        let (start, end) = (cursor.position(s.start), cursor.position(s.end));
-        if start.line != end.line || end.character <= start.character {
-            continue;
-        }
-        let dl = start.line - pl;
-        let dc = if dl == 0 { start.character - pc } else { start.character };
-        out.push(SemanticToken { delta_line: dl, delta_start: dc, length: end.character - start.character, token_type: *k, token_modifiers_bitset: *m });
-        (pl, pc) = (start.line, start.character);
-    }
-    out
-}
-
-/// The single edit between two token arrays (in units of u32, as the protocol counts).
-pub fn token_delta(old: &[SemanticToken], new: &[SemanticToken]) -> Vec<SemanticTokensEdit> {
-    let prefix = old.iter().zip(new).take_while(|(a, b)| a == b).count();
-    let suffix = old[prefix..].iter().rev().zip(new[prefix..].iter().rev()).take_while(|(a, b)| a == b).count();
-    if prefix == old.len() && prefix == new.len() {
-        return vec![];
-    }
-    vec![SemanticTokensEdit {
-        start: 5 * prefix as u32,
-        delete_count: 5 * (old.len() - prefix - suffix) as u32,
-        data: Some(new[prefix..new.len() - suffix].to_vec()),
-    }]
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -165,10 +137,10 @@ mod tests {
         Analysis::new(src.to_string(), WorldInfo::default())
     }
 
-    /// Tokens as absolute `(line, col, len, type, mods)`.
-    fn absolute(tokens: &[SemanticToken]) -> Vec<(u32, u32, u32, u32, u32)> {
+    /// Tokens as the client gets them, absolute: `(line, col, len, type, mods)`.
+    fn absolute(a: &Analysis, tokens: &[Token]) -> Vec<(u32, u32, u32, u32, u32)> {
         let (mut line, mut col) = (0, 0);
-        tokens
+        crate::to_proto::semantic_tokens(a, tokens)
             .iter()
             .map(|t| {
                 line += t.delta_line;
@@ -195,7 +167,7 @@ mod tests {
 
     fn same_tokens_on_every_line_range(src: &str) {
         let a = analysis(src);
-        let full = absolute(&semantic_tokens(&a));
+        let full = absolute(&a, &semantic_tokens(&a));
         let lines = src.lines().count();
         for first in 0..lines {
             for last in first..lines {
@@ -206,7 +178,7 @@ mod tests {
                 let (from, to) = (p.position(range.start), p.position(range.end));
                 let expect: Vec<_> =
                     full.iter().copied().filter(|t| (t.0, t.1 + t.2) >= (from.line, from.character) && (t.0, t.1) <= (to.line, to.character)).collect();
-                assert_eq!(absolute(&semantic_tokens_in(&a, range)), expect, "lines {first}..={last}");
+                assert_eq!(absolute(&a, &semantic_tokens_in(&a, range)), expect, "lines {first}..={last}");
             }
         }
     }

@@ -8,15 +8,16 @@
 
 mod capabilities;
 mod diagnostics;
+pub mod document;
+pub mod index;
 mod state;
 
 use crate::analysis::Analysis;
 use crate::cancel::{self, CancelOnDrop, Cancelled};
-use crate::document::{Document, Refused};
 use crate::splice::{Splices, Written};
-use crate::workspace;
 use crate::{call_hierarchy, code_actions, completion, document_link, folding_ranges, formatting, inlay_hints, navigation, on_type, refactor};
 use crate::{selection_ranges, semantic_tokens, signature_help, to_proto};
+use document::{Document, Refused};
 use serde::Deserialize;
 use state::{is_world, ClientCaps, Open, Snapshot, State, TokensUpdate};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -381,8 +382,7 @@ impl LanguageServer for Backend {
         let uri = p.text_document_position_params.text_document.uri;
         let pos = p.text_document_position_params.position;
         let markdown = self.lock().caps.hover_markdown;
-        self.with_analysis("hover", &uri, move |a| Ok(navigation::hover(a, a.pos().offset(pos)).map(|h| if markdown { h } else { navigation::plain_hover(h) })))
-            .await
+        self.with_analysis("hover", &uri, move |a| Ok(navigation::hover(a, a.pos().offset(pos)).map(|h| to_proto::hover(a, h, markdown)))).await
     }
 
     async fn goto_definition(&self, p: GotoDefinitionParams) -> Result<Option<GotoDefinitionResponse>> {
@@ -418,7 +418,7 @@ impl LanguageServer for Backend {
     async fn document_highlight(&self, p: DocumentHighlightParams) -> Result<Option<Vec<DocumentHighlight>>> {
         let uri = p.text_document_position_params.text_document.uri;
         let pos = p.text_document_position_params.position;
-        self.with_analysis("documentHighlight", &uri, move |a| Ok(Some(navigation::highlights(a, a.pos().offset(pos))))).await
+        self.with_analysis("documentHighlight", &uri, move |a| Ok(Some(to_proto::highlights(a, navigation::highlights(a, a.pos().offset(pos)))))).await
     }
 
     async fn prepare_rename(&self, p: TextDocumentPositionParams) -> Result<Option<PrepareRenameResponse>> {
@@ -463,20 +463,11 @@ impl LanguageServer for Backend {
         let written = self
             .with_analysis("documentSymbol", &uri, move |a| {
                 if hierarchical {
-                    return Ok(Some(Written::new(DocumentSymbolResponse::Nested(navigation::document_symbols(a)))));
+                    return Ok(Some(Written::new(DocumentSymbolResponse::Nested(
+                        navigation::document_symbols(a).into_iter().map(|s| to_proto::document_symbol(a, s)).collect(),
+                    ))));
                 }
-                #[allow(deprecated)] // `SymbolInformation::deprecated` must still be written out.
-                let flat = navigation::flat_symbols(a)
-                    .into_iter()
-                    .map(|(name, kind, range, container_name)| SymbolInformation {
-                        name,
-                        kind,
-                        tags: None,
-                        deprecated: None,
-                        location: Location { uri: u.clone(), range },
-                        container_name,
-                    })
-                    .collect();
+                let flat = navigation::flat_symbols(a).into_iter().map(|s| to_proto::symbol_information(a, &u, s)).collect();
                 Ok(Some(Written::new(DocumentSymbolResponse::Flat(flat))))
             })
             .await?;
@@ -508,14 +499,14 @@ impl LanguageServer for Backend {
                         Err(p) => std::panic::resume_unwind(p),
                     })
                     .collect();
-                let found = workspace::query(&index, &open, &query);
+                let found = index::query(&index, &open, &query);
                 (index, found)
             })
         });
         match job.await {
             Ok(Ok((index, found))) => {
                 self.lock().index.take_read(index, &read);
-                Ok(Some(WorkspaceSymbolResponse::Nested(found)))
+                Ok(Some(WorkspaceSymbolResponse::Nested(found.into_iter().map(|(u, e)| to_proto::workspace_symbol(u, e)).collect())))
             }
             Ok(Err(p)) if p.is::<Cancelled>() => Err(Error::request_cancelled()),
             _ => Err(internal("workspace/symbol", "the symbol search failed")),
@@ -528,29 +519,24 @@ impl LanguageServer for Backend {
         let caps = self.lock().caps;
         let u = uri.clone();
         self.with_analysis("completion", &uri, move |a| {
-            let (mut items, cut) = completion::completion_list(a, a.pos().offset(pos));
+            let (mut completions, cut) = completion::completion_list(a, a.pos().offset(pos));
             if !caps.snippets {
-                items.retain(|i| i.insert_text_format != Some(InsertTextFormat::SNIPPET));
+                completions.retain(|c| c.snippet.is_none());
             }
             // Documentation comes with `completionItem/resolve` when the client asks for it
             // that way (a list of 200 items stays small); the item's `data` says where from.
-            for i in &mut items {
-                if let Some(d) = &mut i.data {
-                    d["uri"] = serde_json::Value::String(u.to_string());
-                }
-                if caps.resolve_documentation {
-                    i.documentation = None;
-                } else if i.documentation.is_none() {
-                    i.documentation = completion::completion_documentation(a, i.data.as_ref());
-                }
-            }
-            if !caps.completion_markdown {
-                for i in &mut items {
-                    if let Some(Documentation::MarkupContent(m)) = &i.documentation {
-                        i.documentation = Some(Documentation::String(navigation::plain_text(&m.value)));
+            let items = completions
+                .into_iter()
+                .map(|c| {
+                    let doc = if caps.resolve_documentation { None } else { c.doc.as_ref().and_then(|d| completion::completion_documentation(a, d)) };
+                    let mut i = to_proto::completion_item(c);
+                    if let Some(d) = &mut i.data {
+                        d["uri"] = serde_json::Value::String(u.to_string());
                     }
-                }
-            }
+                    i.documentation = doc.map(|d| to_proto::documentation(d, caps.completion_markdown));
+                    i
+                })
+                .collect();
             Ok(Some(if cut { CompletionResponse::List(CompletionList { is_incomplete: true, items }) } else { CompletionResponse::Array(items) }))
         })
         .await
@@ -562,12 +548,9 @@ impl LanguageServer for Backend {
         }
         let Some(uri) = item.data.as_ref().and_then(|d| d["uri"].as_str()).and_then(|u| u.parse::<Uri>().ok()) else { return Ok(item) };
         let markdown = self.lock().caps.completion_markdown;
-        let data = item.data.clone();
-        let doc = self.with_analysis("completionItem/resolve", &uri, move |a| Ok(completion::completion_documentation(a, data.as_ref()))).await?;
-        item.documentation = doc.map(|d| match d {
-            Documentation::MarkupContent(m) if !markdown => Documentation::String(navigation::plain_text(&m.value)),
-            d => d,
-        });
+        let Some(source) = to_proto::completion_doc_source(item.data.as_ref()) else { return Ok(item) };
+        let doc = self.with_analysis("completionItem/resolve", &uri, move |a| Ok(completion::completion_documentation(a, &source))).await?;
+        item.documentation = doc.map(|d| to_proto::documentation(d, markdown));
         Ok(item)
     }
 
@@ -623,7 +606,7 @@ impl LanguageServer for Backend {
         let Some(t) = self.fresh_tokens("semanticTokens/full/delta", &uri).await? else { return Ok(None) };
         Ok(Some(match t.previous {
             Some((old_id, old)) if old_id == p.previous_result_id => {
-                SemanticTokensFullDeltaResult::TokensDelta(SemanticTokensDelta { result_id: Some(t.id), edits: semantic_tokens::token_delta(&old, &t.data) })
+                SemanticTokensFullDeltaResult::TokensDelta(SemanticTokensDelta { result_id: Some(t.id), edits: to_proto::token_delta(&old, &t.data) })
             }
             _ => SemanticTokensFullDeltaResult::Tokens(SemanticTokens { result_id: Some(t.id), data: t.data }),
         }))
@@ -633,13 +616,18 @@ impl LanguageServer for Backend {
         let range = p.range;
         // A screenful costs what it touches (inlay_hints::inlay_hints): no wait for cancellation.
         let what = if range.end.line.saturating_sub(range.start.line) > 1000 { "inlayHint" } else { "inlayHint (range)" };
-        let written = self.with_analysis(what, &p.text_document.uri, move |a| Ok(Some(Written::new(inlay_hints::inlay_hints(a, a.pos().span(range)))))).await?;
-        let stand_in = |marker| vec![InlayHint { label: InlayHintLabel::String(marker), ..inlay_hints::STAND_IN_HINT }];
+        let written = self
+            .with_analysis(what, &p.text_document.uri, move |a| {
+                let p = a.pos();
+                Ok(Some(Written::new(inlay_hints::inlay_hints(a, p.span(range)).into_iter().map(|h| to_proto::inlay_hint(&p, h)).collect::<Vec<_>>())))
+            })
+            .await?;
+        let stand_in = |marker| vec![InlayHint { label: InlayHintLabel::String(marker), ..to_proto::STAND_IN_HINT }];
         Ok(written.map(|w| self.splices.answer(w, stand_in)))
     }
 
     async fn inlay_hint_resolve(&self, h: InlayHint) -> Result<InlayHint> {
-        Ok(inlay_hints::resolve_inlay_hint(h))
+        Ok(to_proto::resolve_inlay_hint(h))
     }
 
     async fn code_action(&self, p: CodeActionParams) -> Result<Option<CodeActionResponse>> {
@@ -672,7 +660,8 @@ impl LanguageServer for Backend {
         };
         self.with_analysis("documentLink", &uri, move |a| {
             let world = world.text();
-            Ok(Some(document_link::document_links(a, &dir, world.as_ref().map(|(p, t)| (p.as_path(), t.as_str())), fragments)))
+            let links = document_link::document_links(a, &dir, world.as_ref().map(|(p, t)| (p.as_path(), t.as_str())));
+            Ok(Some(links.into_iter().filter_map(|l| to_proto::document_link(a, l, fragments)).collect()))
         })
         .await
     }
@@ -681,9 +670,12 @@ impl LanguageServer for Backend {
         if p.ch != "\n" {
             return Ok(None);
         }
-        let at = p.text_document_position.position;
-        let options = p.options;
-        self.with_analysis("onTypeFormatting", &p.text_document_position.text_document.uri, move |a| Ok(on_type::after_newline(a, at, &options))).await
+        let line = p.text_document_position.position.line;
+        let unit = on_type::indent_unit(p.options.tab_size, p.options.insert_spaces);
+        self.with_analysis("onTypeFormatting", &p.text_document_position.text_document.uri, move |a| {
+            Ok(on_type::after_newline(a, line, &unit).map(|e| to_proto::text_edits(a, e)))
+        })
+        .await
     }
 
     async fn execute_command(&self, p: ExecuteCommandParams) -> Result<Option<LSPAny>> {
@@ -711,26 +703,38 @@ impl LanguageServer for Backend {
     async fn linked_editing_range(&self, p: LinkedEditingRangeParams) -> Result<Option<LinkedEditingRanges>> {
         let uri = p.text_document_position_params.text_document.uri;
         let pos = p.text_document_position_params.position;
-        self.with_analysis("linkedEditingRange", &uri, move |a| Ok(crate::linked_editing::ranges(a, a.pos().offset(pos)))).await
+        self.with_analysis("linkedEditingRange", &uri, move |a| {
+            Ok(crate::linked_editing::ranges(a, a.pos().offset(pos)).map(|r| to_proto::linked_editing_ranges(a, r)))
+        })
+        .await
     }
 
     async fn prepare_call_hierarchy(&self, p: CallHierarchyPrepareParams) -> Result<Option<Vec<CallHierarchyItem>>> {
         let uri = p.text_document_position_params.text_document.uri;
         let pos = p.text_document_position_params.position;
         let u = uri.clone();
-        self.with_analysis("prepareCallHierarchy", &uri, move |a| Ok(call_hierarchy::prepare(a, &u, a.pos().offset(pos)))).await
+        self.with_analysis("prepareCallHierarchy", &uri, move |a| {
+            Ok(call_hierarchy::prepare(a, a.pos().offset(pos)).map(|it| vec![to_proto::call_item(a, &u, it)]))
+        })
+        .await
     }
 
     async fn incoming_calls(&self, p: CallHierarchyIncomingCallsParams) -> Result<Option<Vec<CallHierarchyIncomingCall>>> {
         let uri = p.item.uri.clone();
         let u = uri.clone();
-        self.with_analysis("callHierarchy/incomingCalls", &uri, move |a| Ok(Some(call_hierarchy::incoming(a, &u, &p.item)))).await
+        self.with_analysis("callHierarchy/incomingCalls", &uri, move |a| {
+            Ok(Some(to_proto::incoming_calls(a, &u, call_hierarchy::incoming(a, a.pos().offset(p.item.selection_range.start)))))
+        })
+        .await
     }
 
     async fn outgoing_calls(&self, p: CallHierarchyOutgoingCallsParams) -> Result<Option<Vec<CallHierarchyOutgoingCall>>> {
         let uri = p.item.uri.clone();
         let u = uri.clone();
-        self.with_analysis("callHierarchy/outgoingCalls", &uri, move |a| Ok(Some(call_hierarchy::outgoing(a, &u, &p.item)))).await
+        self.with_analysis("callHierarchy/outgoingCalls", &uri, move |a| {
+            Ok(Some(to_proto::outgoing_calls(a, &u, call_hierarchy::outgoing(a, a.pos().offset(p.item.selection_range.start)))))
+        })
+        .await
     }
 
     async fn diagnostic(&self, p: DocumentDiagnosticParams) -> Result<DocumentDiagnosticReportResult> {
@@ -778,7 +782,10 @@ impl LanguageServer for Backend {
     async fn semantic_tokens_range(&self, p: SemanticTokensRangeParams) -> Result<Option<SemanticTokensRangeResult>> {
         let range = p.range;
         self.with_analysis("semanticTokens/range", &p.text_document.uri, move |a| {
-            Ok(Some(SemanticTokensRangeResult::Tokens(SemanticTokens { result_id: None, data: semantic_tokens::semantic_tokens_in(a, a.pos().span(range)) })))
+            Ok(Some(SemanticTokensRangeResult::Tokens(SemanticTokens {
+                result_id: None,
+                data: to_proto::semantic_tokens(a, &semantic_tokens::semantic_tokens_in(a, a.pos().span(range))),
+            })))
         })
         .await
     }
@@ -806,7 +813,9 @@ impl Backend {
 
     /// Semantic tokens computed off the lock, recorded with a new result id.
     async fn fresh_tokens(&self, what: &'static str, uri: &Uri) -> Result<Option<TokensUpdate>> {
-        let Some((version, data)) = self.off_lock(what, uri, |a| Ok(semantic_tokens::semantic_tokens(a))).await? else { return Ok(None) };
+        let Some((version, data)) = self.off_lock(what, uri, |a| Ok(to_proto::semantic_tokens(a, &semantic_tokens::semantic_tokens(a)))).await? else {
+            return Ok(None);
+        };
         self.lock().record_tokens(uri, version, data).map(Some).ok_or_else(content_modified)
     }
 

@@ -2,11 +2,20 @@
 //! answer in their own terms.
 
 use crate::analysis::Analysis;
+use crate::call_hierarchy::{CallItem, Calls};
 use crate::code_actions::{self, QuickFix};
+use crate::completion::{Completion, CompletionKind, Doc, DocSource};
+use crate::document_link::Link;
 use crate::folding_ranges::{Fold, FoldKind};
+use crate::inlay_hints::{self, HintKind};
+use crate::linked_editing;
+use crate::navigation::{self, FlatSymbol, HighlightKind, HoverResult, Symbol};
+use crate::position::{LineCol, Positions};
 use crate::refactor::Refactor;
+use crate::semantic_tokens::Token;
 use crate::semantic_tokens::{TOKEN_MODIFIERS, TOKEN_TYPES};
 use crate::signature_help::Signature;
+use crate::workspace_symbols::Entry;
 use opal_core::diag::{Diagnostic as ODiag, Severity};
 use opal_core::span::Span;
 use tower_lsp_server::ls_types::*;
@@ -125,5 +134,259 @@ pub fn semantic_tokens_legend() -> SemanticTokensLegend {
     SemanticTokensLegend {
         token_types: TOKEN_TYPES.iter().map(|t| SemanticTokenType::new(t)).collect(),
         token_modifiers: TOKEN_MODIFIERS.iter().map(|m| SemanticTokenModifier::new(m)).collect(),
+    }
+}
+
+/// A completion item; its `data` says where its documentation comes from (read back by
+/// [`completion_doc_source`] on `completionItem/resolve`).
+pub fn completion_item(c: Completion) -> CompletionItem {
+    let kind = match c.kind {
+        CompletionKind::Variable => CompletionItemKind::VARIABLE,
+        CompletionKind::Function => CompletionItemKind::FUNCTION,
+        CompletionKind::Interface => CompletionItemKind::INTERFACE,
+        CompletionKind::Keyword => CompletionItemKind::KEYWORD,
+        CompletionKind::Snippet => CompletionItemKind::SNIPPET,
+    };
+    let data = c.doc.map(|d| match d {
+        DocSource::Def(at) => serde_json::json!({ "def": at }),
+        DocSource::External(e) => serde_json::json!({ "external": e }),
+        DocSource::Handle(h) => serde_json::json!({ "handle": h }),
+    });
+    CompletionItem {
+        label: c.label,
+        kind: Some(kind),
+        detail: c.detail,
+        insert_text_format: c.snippet.is_some().then_some(InsertTextFormat::SNIPPET),
+        insert_text: c.snippet,
+        sort_text: Some(c.sort_text),
+        data,
+        ..Default::default()
+    }
+}
+
+/// Where a completion item's documentation comes from, read from its `data`.
+pub fn completion_doc_source(data: Option<&serde_json::Value>) -> Option<DocSource> {
+    let data = data?;
+    if let Some(name) = data["external"].as_str() {
+        return Some(DocSource::External(name.to_string()));
+    }
+    if let Some(name) = data["handle"].as_str() {
+        return Some(DocSource::Handle(name.to_string()));
+    }
+    Some(DocSource::Def(u32::try_from(data["def"].as_u64()?).ok()?))
+}
+
+/// Documentation, as Markdown when the client shows it, else as plain text.
+pub fn documentation(d: Doc, markdown: bool) -> Documentation {
+    match d {
+        Doc::Markdown(m) if markdown => Documentation::MarkupContent(MarkupContent { kind: MarkupKind::Markdown, value: m }),
+        Doc::Markdown(m) => Documentation::String(navigation::plain_text(&m)),
+        Doc::Plain(s) => Documentation::String(s),
+    }
+}
+
+/// A hover, as Markdown or (for a client that asked for plain text) as plain text.
+pub fn hover(a: &Analysis, h: HoverResult, markdown: bool) -> Hover {
+    let (kind, value) = if markdown { (MarkupKind::Markdown, h.markdown) } else { (MarkupKind::PlainText, navigation::plain_text(&h.markdown)) };
+    Hover { contents: HoverContents::Markup(MarkupContent { kind, value }), range: Some(a.pos().range(h.span)) }
+}
+
+pub fn highlights(a: &Analysis, hs: Vec<(Span, HighlightKind)>) -> Vec<DocumentHighlight> {
+    let p = a.pos();
+    hs.into_iter()
+        .map(|(s, k)| DocumentHighlight {
+            range: p.range(s),
+            kind: Some(match k {
+                HighlightKind::Write => DocumentHighlightKind::WRITE,
+                HighlightKind::Read => DocumentHighlightKind::READ,
+            }),
+        })
+        .collect()
+}
+
+pub fn symbol_kind(k: navigation::SymbolKind) -> SymbolKind {
+    match k {
+        navigation::SymbolKind::Function => SymbolKind::FUNCTION,
+        navigation::SymbolKind::Variable => SymbolKind::VARIABLE,
+        navigation::SymbolKind::Array => SymbolKind::ARRAY,
+        navigation::SymbolKind::Interface => SymbolKind::INTERFACE,
+    }
+}
+
+#[allow(deprecated)] // `DocumentSymbol::deprecated` must still be written out.
+pub fn document_symbol(a: &Analysis, s: Symbol) -> DocumentSymbol {
+    let p = a.pos();
+    let children: Vec<DocumentSymbol> = s.children.into_iter().map(|c| document_symbol(a, c)).collect();
+    DocumentSymbol {
+        name: s.name,
+        detail: s.detail,
+        kind: symbol_kind(s.kind),
+        tags: None,
+        deprecated: None,
+        range: p.range(s.range),
+        selection_range: p.range(s.selection),
+        children: (!children.is_empty()).then_some(children),
+    }
+}
+
+#[allow(deprecated)] // `SymbolInformation::deprecated` must still be written out.
+pub fn symbol_information(a: &Analysis, uri: &Uri, s: FlatSymbol) -> SymbolInformation {
+    SymbolInformation {
+        name: s.name,
+        kind: symbol_kind(s.kind),
+        tags: None,
+        deprecated: None,
+        location: Location { uri: uri.clone(), range: a.pos().range(s.selection) },
+        container_name: s.container,
+    }
+}
+
+pub fn workspace_symbol(uri: Uri, e: Entry) -> WorkspaceSymbol {
+    let at = |p: LineCol| Position { line: p.line, character: p.col };
+    let range = Range { start: at(e.start), end: at(e.end) };
+    WorkspaceSymbol {
+        name: e.name,
+        kind: symbol_kind(e.kind),
+        tags: None,
+        container_name: e.container,
+        location: OneOf::Left(Location { uri, range }),
+        data: None,
+    }
+}
+
+/// A call hierarchy item of the document `uri`; the file's item is named after the file.
+pub fn call_item(a: &Analysis, uri: &Uri, it: CallItem) -> CallHierarchyItem {
+    let p = a.pos();
+    let (name, kind, detail, range, selection) = match it {
+        CallItem::Function { name, detail, range, selection } => (name, SymbolKind::FUNCTION, Some(detail), range, selection),
+        CallItem::File { range } => (uri.as_str().rsplit('/').next().unwrap_or("program").to_string(), SymbolKind::FILE, None, range, range),
+    };
+    CallHierarchyItem { name, kind, tags: None, detail, uri: uri.clone(), range: p.range(range), selection_range: p.range(selection), data: None }
+}
+
+pub fn incoming_calls(a: &Analysis, uri: &Uri, calls: Vec<Calls>) -> Vec<CallHierarchyIncomingCall> {
+    let p = a.pos();
+    calls
+        .into_iter()
+        .map(|c| CallHierarchyIncomingCall { from_ranges: c.ranges.iter().map(|s| p.range(*s)).collect(), from: call_item(a, uri, c.item) })
+        .collect()
+}
+
+pub fn outgoing_calls(a: &Analysis, uri: &Uri, calls: Vec<Calls>) -> Vec<CallHierarchyOutgoingCall> {
+    let p = a.pos();
+    calls
+        .into_iter()
+        .map(|c| CallHierarchyOutgoingCall { from_ranges: c.ranges.iter().map(|s| p.range(*s)).collect(), to: call_item(a, uri, c.item) })
+        .collect()
+}
+
+/// A document link; `line_fragments`: the client opens `#L<n>` at line n (else a mock's link
+/// names the file). A path that is not a URI is left out.
+pub fn document_link(a: &Analysis, l: Link, line_fragments: bool) -> Option<DocumentLink> {
+    let base = Uri::from_file_path(&l.target)?;
+    let target = match l.line {
+        // VS Code and code-server open `#L<n>` at line n (1-based).
+        Some(line) if line_fragments => format!("{}#L{}", base.as_str(), line + 1).parse::<Uri>().unwrap_or(base),
+        _ => base,
+    };
+    Some(DocumentLink { range: a.pos().range(l.span), target: Some(target), tooltip: Some(l.tooltip), data: None })
+}
+
+pub fn linked_editing_ranges(a: &Analysis, spans: Vec<Span>) -> LinkedEditingRanges {
+    let p = a.pos();
+    LinkedEditingRanges { ranges: spans.into_iter().map(|s| p.range(s)).collect(), word_pattern: Some(linked_editing::WORD_PATTERN.into()) }
+}
+
+/// The fields of a stand-in for a whole answer of inlay hints ([`crate::splice`]) but its label.
+pub const STAND_IN_HINT: InlayHint = InlayHint {
+    position: Position { line: 0, character: 0 },
+    label: InlayHintLabel::String(String::new()),
+    kind: None,
+    text_edits: None,
+    tooltip: None,
+    padding_left: None,
+    padding_right: None,
+    data: None,
+};
+
+/// An inlay hint without its tooltip (which comes with `inlayHint/resolve`: 50 000 lines make
+/// 28 000 hints); its `data` names its kind.
+pub fn inlay_hint(p: &Positions, h: inlay_hints::InlayHint) -> InlayHint {
+    InlayHint {
+        position: p.position(h.offset),
+        label: InlayHintLabel::String(h.label),
+        kind: None,
+        text_edits: None,
+        tooltip: None,
+        padding_left: Some(true),
+        padding_right: None,
+        data: Some(serde_json::json!(h.kind.as_str())),
+    }
+}
+
+/// Fills in a hint's tooltip, by the kind in its `data`.
+pub fn resolve_inlay_hint(mut h: InlayHint) -> InlayHint {
+    if let Some(kind) = h.data.as_ref().and_then(|d| d.as_str()).and_then(HintKind::from_name) {
+        h.tooltip = Some(InlayHintTooltip::String(kind.tooltip().into()));
+    }
+    h
+}
+
+/// Tokens in the protocol's relative encoding (deltas from the document's start); a token
+/// that crosses a line or is empty in the client's columns is left out.
+pub fn semantic_tokens(a: &Analysis, tokens: &[Token]) -> Vec<SemanticToken> {
+    let p = a.pos();
+    let mut cursor = p.cursor();
+    let mut out = Vec::with_capacity(tokens.len());
+    let (mut pl, mut pc) = (0u32, 0u32);
+    for (i, t) in tokens.iter().enumerate() {
+        if i % 1024 == 0 {
+            crate::cancel::check();
+        }
+        let (start, end) = (cursor.position(t.span.start), cursor.position(t.span.end));
+        if start.line != end.line || end.character <= start.character {
+            continue;
+        }
+        let dl = start.line - pl;
+        let dc = if dl == 0 { start.character - pc } else { start.character };
+        out.push(SemanticToken { delta_line: dl, delta_start: dc, length: end.character - start.character, token_type: t.ty, token_modifiers_bitset: t.mods });
+        (pl, pc) = (start.line, start.character);
+    }
+    out
+}
+
+/// The single edit between two token arrays (in units of u32, as the protocol counts).
+pub fn token_delta(old: &[SemanticToken], new: &[SemanticToken]) -> Vec<SemanticTokensEdit> {
+    let prefix = old.iter().zip(new).take_while(|(a, b)| a == b).count();
+    let suffix = old[prefix..].iter().rev().zip(new[prefix..].iter().rev()).take_while(|(a, b)| a == b).count();
+    if prefix == old.len() && prefix == new.len() {
+        return vec![];
+    }
+    vec![SemanticTokensEdit {
+        start: 5 * prefix as u32,
+        delete_count: 5 * (old.len() - prefix - suffix) as u32,
+        data: Some(new[prefix..new.len() - suffix].to_vec()),
+    }]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::WorldInfo;
+
+    /// A mock's link opens its table's line (`#L<n>`, 1-based) only for clients that open such
+    /// fragments; a file's link is the file.
+    #[test]
+    fn document_links_name_a_line_only_for_clients_that_open_it() {
+        let a = Analysis::new("extern ask\nx := ask \"data/in.txt\"\n".into(), WorldInfo::default());
+        let world = std::path::PathBuf::from("/w/p.world.toml");
+        let mock = Link { span: Span::new(7, 10), target: world.clone(), line: Some(4), tooltip: "the mock".into() };
+        let file = Link { span: Span::new(20, 31), target: "/w/data/in.txt".into(), line: None, tooltip: "open".into() };
+        let target = |l: &Link, fragments: bool| document_link(&a, l.clone(), fragments).and_then(|d| d.target).map(|t| t.as_str().to_string());
+        assert_eq!(target(&mock, true).as_deref(), Some("file:///w/p.world.toml#L5"));
+        assert_eq!(target(&mock, false).as_deref(), Some("file:///w/p.world.toml"));
+        assert_eq!(target(&file, true).as_deref(), Some("file:///w/data/in.txt"));
+        let range = document_link(&a, mock, true).map(|d| d.range);
+        assert_eq!(range, Some(Range { start: Position { line: 0, character: 7 }, end: Position { line: 0, character: 10 } }));
     }
 }

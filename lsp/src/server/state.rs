@@ -1,11 +1,11 @@
 //! What the server keeps: the open documents (each with its analysis, computed once per
 //! version off the lock), the client's capabilities, and the snapshots requests work on.
 
+use super::document::Document;
+use super::index::{self, Index};
 use crate::analysis::{Analysis, WorldInfo};
 use crate::cancel;
-use crate::document::Document;
 use crate::position::Encoding;
-use crate::workspace::{self, Index};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -254,7 +254,7 @@ impl State {
     /// A program file on disk may have changed: the symbol index reads it again, if the walk
     /// of the workspace reaches it.
     pub(super) fn disk_changed(&mut self, uri: Uri, deleted: bool) {
-        if uri.as_str().ends_with(".opal") && workspace::walked(&self.roots, &uri) {
+        if uri.as_str().ends_with(".opal") && index::walked(&self.roots, &uri) {
             self.index.changed(uri, deleted);
         }
     }

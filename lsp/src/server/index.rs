@@ -1,22 +1,22 @@
-//! Workspace symbols from an index: the `.opal` files under the workspace roots are read and
-//! analysed once, on the first `workspace/symbol` request. Afterwards a file is read again only
-//! when it is known to have changed: reported by `workspace/didChangeWatchedFiles` (created,
-//! changed, deleted), saved or closed in the editor, or, for a client that cannot watch files
-//! for the server, found with a new modification time by a walk of the roots (a listing and a
-//! `stat` per file, not a read). Open documents answer from their own analysis, so unsaved
-//! edits show.
+//! The index of workspace symbols (the server's: it follows file events): the `.opal` files
+//! under the workspace roots are read and analysed once, on the first `workspace/symbol`
+//! request. Afterwards a file is read again only when it is known to have changed: reported by
+//! `workspace/didChangeWatchedFiles` (created, changed, deleted), saved or closed in the
+//! editor, or, for a client that cannot watch files for the server, found with a new
+//! modification time by a walk of the roots (a listing and a `stat` per file, not a read).
+//! Open documents answer from their own analysis, so unsaved edits show. What a file's symbols
+//! are and which match a query is the feature [`crate::workspace_symbols`].
 
 use crate::analysis::{Analysis, WorldInfo};
+use crate::cancel;
 use crate::position::Encoding;
-use crate::{cancel, navigation};
+use crate::workspace_symbols::{entries, matching, Entry};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
-use tower_lsp_server::ls_types::{Location, OneOf, Range, SymbolKind, Uri, WorkspaceSymbol};
-
-/// One symbol: name, kind, where, container.
-pub type Entry = (String, SymbolKind, Range, Option<String>);
+// The index is keyed by the documents' URIs, as the server names documents (and file events).
+use tower_lsp_server::ls_types::Uri;
 
 /// The symbols of one file on disk, what its metadata said when they were read, and when.
 #[derive(Clone)]
@@ -117,17 +117,17 @@ fn read_symbols(uri: &Uri, enc: Encoding) -> Option<Indexed> {
     let (stamp, read_at) = (Stamp::of(&path), SystemTime::now());
     // Only a regular file: a FIFO named `x.opal` in the workspace would hold the index for ever.
     let text = opal_core::files::read_text(&path, "the program", opal_core::files::MAX_READ).ok()?;
-    let symbols = Arc::new(navigation::flat_symbols(&Analysis::with_encoding(text, WorldInfo::default(), enc)));
+    let symbols = Arc::new(entries(&Analysis::with_encoding(text, WorldInfo::default(), enc)));
     Some(Indexed { stamp, read_at, symbols })
 }
 
 /// The symbols matching a query: open documents from their analyses, other files from the
 /// index; sorted by file.
-pub fn query(index: &Index, open: &[(Uri, Arc<Analysis>)], q: &str) -> Vec<WorkspaceSymbol> {
+pub fn query(index: &Index, open: &[(Uri, Arc<Analysis>)], q: &str) -> Vec<(Uri, Entry)> {
     let open_uris: HashSet<&Uri> = open.iter().map(|(u, _)| u).collect();
     let mut sources: Vec<(&Uri, Vec<Entry>)> = Vec::new();
     for (u, a) in open {
-        sources.push((u, navigation::flat_symbols(a)));
+        sources.push((u, entries(a)));
     }
     for (u, f) in &index.files {
         if !open_uris.contains(u) {
@@ -138,18 +138,7 @@ pub fn query(index: &Index, open: &[(Uri, Arc<Analysis>)], q: &str) -> Vec<Works
     let mut out = Vec::new();
     for (uri, entries) in sources {
         cancel::check();
-        for (name, kind, range, container) in entries {
-            if navigation::fuzzy_match(q, &name) {
-                out.push(WorkspaceSymbol {
-                    name,
-                    kind,
-                    tags: None,
-                    container_name: container,
-                    location: OneOf::Left(Location { uri: uri.clone(), range }),
-                    data: None,
-                });
-            }
-        }
+        out.extend(matching(entries, q).into_iter().map(|e| (uri.clone(), e)));
     }
     out
 }
