@@ -256,39 +256,12 @@ impl Desugarer {
         let result = match (pre, post) {
             (Some(c), _) => {
                 let cn = self.expr(c, None);
-                // then: B; loop V'
-                let saved2 = std::mem::take(&mut self.buf);
-                self.scopes.push(Scope { kind: ScopeKind::Branch, vars: FastMap::default() });
-                let u = self.temp("u");
-                self.block(body);
-                let a = if vs.is_empty() { self.emit(Op::Tuple(vec![]), span, None) } else { self.tuple_of(&vs, span) };
-                let r = self.emit(Op::Call(lp, a), span, None);
-                let sc = self.pop_scope();
-                for name in sc.vars.keys() {
-                    if !vs.contains(name) {
-                        self.block_locals.insert(name.clone(), what);
-                    }
-                }
-                let then_stmts = std::mem::replace(&mut self.buf, saved2);
-                let tn = self.emit(Op::Fun(Box::new(Fun { param: u, body: CExpr { stmts: then_stmts, ret: Some(r) } })), span, None);
-                let en = self.done_branch(&vs, span);
-                let t = self.emit(Op::Tuple(vec![cn, tn, en]), span, None);
-                let iff = self.env("if");
-                self.emit(Op::Call(iff, t), span, None)
+                self.loop_again(cn, lp, &vs, Some(body), what, span)
             }
             (None, Some(c)) => {
                 self.block(body);
                 let cn = self.expr(c, None);
-                let saved2 = std::mem::take(&mut self.buf);
-                let u = self.temp("u");
-                let a = if vs.is_empty() { self.emit(Op::Tuple(vec![]), span, None) } else { self.tuple_of(&vs, span) };
-                let r = self.emit(Op::Call(lp, a), span, None);
-                let then_stmts = std::mem::replace(&mut self.buf, saved2);
-                let tn = self.emit(Op::Fun(Box::new(Fun { param: u, body: CExpr { stmts: then_stmts, ret: Some(r) } })), span, None);
-                let en = self.done_branch(&vs, span);
-                let t = self.emit(Op::Tuple(vec![cn, tn, en]), span, None);
-                let iff = self.env("if");
-                self.emit(Op::Call(iff, t), span, None)
+                self.loop_again(cn, lp, &vs, None, what, span)
             }
             _ => self.emit(Op::Tuple(vec![]), span, None),
         };
@@ -313,6 +286,36 @@ impl Desugarer {
         } else if vs.len() > 1 {
             self.unpack_carried(&vs, r, span);
         }
+    }
+
+    /// The end of a loop step: `if (c, fun u: B; loop V', done)`, where `B` is the body for a
+    /// `while` (run in its own branch scope) and nothing for a `do … while` (the body ran
+    /// before the condition).
+    fn loop_again(&mut self, cn: Name, lp: Name, vs: &[String], body: Option<&Block>, what: &'static str, span: Span) -> Name {
+        let saved = std::mem::take(&mut self.buf);
+        if body.is_some() {
+            self.scopes.push(Scope { kind: ScopeKind::Branch, vars: FastMap::default() });
+        }
+        let u = self.temp("u");
+        if let Some(b) = body {
+            self.block(b);
+        }
+        let a = if vs.is_empty() { self.emit(Op::Tuple(vec![]), span, None) } else { self.tuple_of(vs, span) };
+        let r = self.emit(Op::Call(lp, a), span, None);
+        if body.is_some() {
+            let sc = self.pop_scope();
+            for name in sc.vars.keys() {
+                if !vs.contains(name) {
+                    self.block_locals.insert(name.clone(), what);
+                }
+            }
+        }
+        let then_stmts = std::mem::replace(&mut self.buf, saved);
+        let tn = self.emit(Op::Fun(Box::new(Fun { param: u, body: CExpr { stmts: then_stmts, ret: Some(r) } })), span, None);
+        let en = self.done_branch(vs, span);
+        let t = self.emit(Op::Tuple(vec![cn, tn, en]), span, None);
+        let iff = self.env("if");
+        self.emit(Op::Call(iff, t), span, None)
     }
 
     /// `fun u: V` — the branch that leaves a loop with the carried variables.
