@@ -5,9 +5,11 @@
 //! `timeline` draws the calls over time, `paths` every reduction path.
 
 pub mod app;
+pub mod cmd;
 pub mod layout;
 pub mod panels;
 pub mod paths;
+pub mod settings;
 pub mod timeline;
 pub mod view;
 

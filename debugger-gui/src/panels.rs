@@ -189,7 +189,7 @@ fn strategy_box(app: &mut DebuggerApp, ui: &mut egui::Ui) {
             ui.selectable_value(&mut strategy, s, strategy_label(s));
         }
     });
-    app.settings.strategy = strategy.name().to_string();
+    app.settings.strategy = strategy;
 }
 
 /// The strategy as a row of choices (inside the More menu, where a combo box's own popup
@@ -202,7 +202,7 @@ fn strategy_choice(app: &mut DebuggerApp, ui: &mut egui::Ui) {
             ui.selectable_value(&mut strategy, s, strategy_label(s));
         }
     });
-    app.settings.strategy = strategy.name().to_string();
+    app.settings.strategy = strategy;
 }
 
 fn until_choice(app: &mut DebuggerApp, ui: &mut egui::Ui) {
