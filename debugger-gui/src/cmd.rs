@@ -5,7 +5,7 @@
 use eframe::egui::{self, Key, KeyboardShortcut, Modifiers};
 use opal_core::machine::label::LabelKey;
 use opal_core::machine::StmtId;
-use opal_debugger::session::{Action, Order};
+use opal_debugger::session::{Action, Order, Strategy};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
@@ -15,6 +15,8 @@ pub enum Cmd {
     Round,
     Advance,
     NextStrategy,
+    /// The strategy chosen in the tool row or the More menu.
+    SetStrategy(Strategy),
     Cbv,
     Lazy,
     Step(StmtId),

@@ -49,6 +49,10 @@ impl DebuggerApp {
                 self.status = format!("strategy: {} (N steps it, Run and Run until use it)", strategy_label(next));
                 return Ok(None);
             }
+            Cmd::SetStrategy(s) => {
+                self.settings.strategy = s;
+                return Ok(None);
+            }
             Cmd::Panel(p) => {
                 let (term, dock) = (self.term_shown(), self.dock_shown());
                 let s = &mut self.settings;

@@ -36,7 +36,7 @@ pub(super) fn bar(app: &mut DebuggerApp, ui: &mut egui::Ui, cmds: &mut Vec<Cmd>)
             cmds.push(Cmd::RunPause);
         }
         if mid {
-            strategy_box(app, ui);
+            strategy_box(app, ui, cmds);
         }
         if ui.button("Run until").on_hover_text(tip("run until the chosen event, within the step budget", &Cmd::RunUntil)).clicked() {
             cmds.push(Cmd::RunUntil);
@@ -52,7 +52,7 @@ pub(super) fn bar(app: &mut DebuggerApp, ui: &mut egui::Ui, cmds: &mut Vec<Cmd>)
         let more = egui::containers::menu::MenuConfig::new().close_behavior(egui::PopupCloseBehavior::CloseOnClickOutside);
         egui::containers::menu::MenuButton::new("More").config(more).ui(ui, |ui| {
             if !mid {
-                strategy_choice(app, ui);
+                strategy_choice(app, ui, cmds);
                 until_choice(app, ui);
                 ui.separator();
             }
@@ -89,7 +89,7 @@ pub(super) fn bar(app: &mut DebuggerApp, ui: &mut egui::Ui, cmds: &mut Vec<Cmd>)
     });
 }
 
-pub(super) fn strategy_box(app: &mut DebuggerApp, ui: &mut egui::Ui) {
+pub(super) fn strategy_box(app: &DebuggerApp, ui: &mut egui::Ui, cmds: &mut Vec<Cmd>) {
     let mut strategy = app.strategy();
     let name = |s: Strategy| match s {
         Strategy::Opportunistic => "opportunistic",
@@ -101,12 +101,14 @@ pub(super) fn strategy_box(app: &mut DebuggerApp, ui: &mut egui::Ui) {
             ui.selectable_value(&mut strategy, s, strategy_label(s));
         }
     });
-    app.settings.strategy = strategy;
+    if strategy != app.strategy() {
+        cmds.push(Cmd::SetStrategy(strategy));
+    }
 }
 
 /// The strategy as a row of choices (inside the More menu, where a combo box's own popup
 /// would fight the menu's).
-pub(super) fn strategy_choice(app: &mut DebuggerApp, ui: &mut egui::Ui) {
+pub(super) fn strategy_choice(app: &DebuggerApp, ui: &mut egui::Ui, cmds: &mut Vec<Cmd>) {
     let mut strategy = app.strategy();
     ui.label("strategy:");
     ui.horizontal(|ui| {
@@ -114,7 +116,9 @@ pub(super) fn strategy_choice(app: &mut DebuggerApp, ui: &mut egui::Ui) {
             ui.selectable_value(&mut strategy, s, strategy_label(s));
         }
     });
-    app.settings.strategy = strategy;
+    if strategy != app.strategy() {
+        cmds.push(Cmd::SetStrategy(strategy));
+    }
 }
 
 pub(super) fn until_choice(app: &mut DebuggerApp, ui: &mut egui::Ui) {
