@@ -2,6 +2,7 @@
 //! history, and the before/after view of the last step (the timeline is `crate::timeline`).
 
 use super::*;
+
 pub(super) fn dock(app: &mut DebuggerApp, ui: &mut egui::Ui, cmds: &mut Vec<Cmd>) {
     ui.horizontal(|ui| {
         for t in Tab::ALL {

@@ -1,6 +1,7 @@
 //! The centre: the task graph (`crate::view` draws it) with its mode and tidy controls.
 
 use super::*;
+
 pub(super) fn graph_panel(app: &mut DebuggerApp, ui: &mut egui::Ui, cmds: &mut Vec<Cmd>) {
     ui.horizontal_wrapped(|ui| {
         for (mode, label) in [(GraphMode::Calls, "Calls"), (GraphMode::Statements, "Statements")] {

@@ -3,7 +3,8 @@
 //! right, and a bottom dock (pending tasks, history, timeline, before/after). Every panel can
 //! be hidden (F3, F4, F6, View menu) and resized; on a narrow window (a projector at
 //! 1280×720) the term panel and the dock start hidden so the graph keeps most of the screen.
-//! Panels only draw and push `Cmd`s. One module per part of the window: `toolbar` (tool row,
+//! Panels draw and push `Cmd`s; they still write the window's own state (settings, the
+//! run-until goal, practice ticks, open windows) in `DebuggerApp` directly. One module per part of the window: `toolbar` (tool row,
 //! menus, status line), `text` (source, output, labeled term), `graph`, `dock` (its tabs) and
 //! `windows` (help, file dialog, confluence, all paths).
 

@@ -2,6 +2,7 @@
 //! term, one row per statement.
 
 use super::*;
+
 pub(super) fn source_panel(app: &mut DebuggerApp, ui: &mut egui::Ui) {
     let Some(s) = &app.session else {
         ui.heading("Source");

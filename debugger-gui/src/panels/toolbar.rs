@@ -2,6 +2,7 @@
 //! choices, and the status line under the graph.
 
 use super::*;
+
 /// One row: the menus, then the tools in order of use; what does not fit goes in "More"
 /// (at 1280×720 in the projector theme the row is 853 points wide).
 pub(super) fn bar(app: &mut DebuggerApp, ui: &mut egui::Ui, cmds: &mut Vec<Cmd>) {

@@ -1,6 +1,7 @@
 //! The floating windows: help, the file dialog, confluence, all paths.
 
 use super::*;
+
 pub(super) fn windows(app: &mut DebuggerApp, ctx: &egui::Context, cmds: &mut Vec<Cmd>) {
     let screen = ctx.content_rect();
     let max = egui::vec2(screen.width() - 40.0, screen.height() - 80.0);
