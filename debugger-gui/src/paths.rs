@@ -262,7 +262,6 @@ impl PathsView {
                         );
                     }
                 }
-                let weak = ui.visuals().weak_text_color();
                 let pointer = resp.hover_pos();
                 // The edge under the pointer (away from the states' circles) is drawn thicker.
                 let near_state = |p: Pos2| r.graph.iter().enumerate().any(|(i, _)| (p - pos(i)).length() < 15.0);
@@ -276,47 +275,8 @@ impl PathsView {
                         .min_by(|a, b| a.1.total_cmp(&b.1))
                         .map(|(k, _)| k)
                 });
-                for (k, e) in r.edges.iter().enumerate() {
-                    if e.from >= r.graph.len() || e.to >= r.graph.len() {
-                        continue;
-                    }
-                    let (a, b) = (pos(e.from), pos(e.to));
-                    let hot = hovered_edge == Some(k);
-                    painter.line_segment([a, b], if hot { Stroke::new(3.5, ui.visuals().text_color()) } else { Stroke::new(1.5, weak) });
-                    if label_edges || hot {
-                        let mid = a + (b - a) * 0.5;
-                        let rule = if hot { e.rule.name() } else { short_rule(e.rule) };
-                        let text = match &e.choice {
-                            Some(c) => format!("{rule} {} → {c}", e.label),
-                            None => format!("{rule} {}", e.label),
-                        };
-                        let galley = painter.layout_no_wrap(text, FontId::proportional(14.0), ui.visuals().text_color());
-                        let rect = Align2::LEFT_CENTER.anchor_size(mid + Vec2::new(4.0, 0.0), galley.size()).expand(2.0);
-                        if hot {
-                            painter.rect_filled(rect, 3.0, ui.visuals().extreme_bg_color);
-                        }
-                        painter.galley(rect.min + Vec2::splat(2.0), galley, ui.visuals().text_color());
-                    }
-                }
-                let mut hovered = None;
-                for (i, st) in r.graph.iter().enumerate() {
-                    let c = pos(i);
-                    let fill = if Some(i) == self.current {
-                        Color32::from_rgb(0x30, 0x70, 0xff)
-                    } else if st.normal {
-                        Color32::from_rgb(0x9b, 0xe0, 0x9b)
-                    } else {
-                        Color32::from_gray(200)
-                    };
-                    painter.circle_filled(c, 11.0, fill);
-                    painter.circle_stroke(c, 11.0, Stroke::new(1.0, Color32::from_gray(60)));
-                    if st.normal {
-                        painter.circle_stroke(c, 15.0, Stroke::new(2.0, Color32::from_gray(40)));
-                    }
-                    if pointer.is_some_and(|p| (p - c).length() < 13.0) {
-                        hovered = Some(i);
-                    }
-                }
+                draw_edges(ui, &painter, r, &pos, hovered_edge, label_edges);
+                let hovered = draw_states(&painter, r, self.current, &pos, pointer);
                 if let Some(i) = hovered {
                     let term: String = r.graph[i].term.lines().take(24).collect::<Vec<_>>().join("\n");
                     let outgoing: Vec<String> = r.edges.iter().filter(|e| e.from == i).map(|e| format!("{} at {}", e.rule.name(), e.label)).collect();
@@ -339,6 +299,59 @@ impl PathsView {
         }
         travel
     }
+}
+
+/// The steps between states: every one labelled when there are few, else only the one under
+/// the pointer (drawn thicker), so a big graph stays readable.
+fn draw_edges(ui: &egui::Ui, painter: &egui::Painter, r: &Explored, pos: &impl Fn(usize) -> Pos2, hovered_edge: Option<usize>, label_edges: bool) {
+    let weak = ui.visuals().weak_text_color();
+    for (k, e) in r.edges.iter().enumerate() {
+        if e.from >= r.graph.len() || e.to >= r.graph.len() {
+            continue;
+        }
+        let (a, b) = (pos(e.from), pos(e.to));
+        let hot = hovered_edge == Some(k);
+        painter.line_segment([a, b], if hot { Stroke::new(3.5, ui.visuals().text_color()) } else { Stroke::new(1.5, weak) });
+        if label_edges || hot {
+            let mid = a + (b - a) * 0.5;
+            let rule = if hot { e.rule.name() } else { short_rule(e.rule) };
+            let text = match &e.choice {
+                Some(c) => format!("{rule} {} → {c}", e.label),
+                None => format!("{rule} {}", e.label),
+            };
+            let galley = painter.layout_no_wrap(text, FontId::proportional(14.0), ui.visuals().text_color());
+            let rect = Align2::LEFT_CENTER.anchor_size(mid + Vec2::new(4.0, 0.0), galley.size()).expand(2.0);
+            if hot {
+                painter.rect_filled(rect, 3.0, ui.visuals().extreme_bg_color);
+            }
+            painter.galley(rect.min + Vec2::splat(2.0), galley, ui.visuals().text_color());
+        }
+    }
+}
+
+/// The states as circles (blue where the session is, ringed normal forms); returns the one under
+/// the pointer.
+fn draw_states(painter: &egui::Painter, r: &Explored, current: Option<usize>, pos: &impl Fn(usize) -> Pos2, pointer: Option<Pos2>) -> Option<usize> {
+    let mut hovered = None;
+    for (i, st) in r.graph.iter().enumerate() {
+        let c = pos(i);
+        let fill = if Some(i) == current {
+            Color32::from_rgb(0x30, 0x70, 0xff)
+        } else if st.normal {
+            Color32::from_rgb(0x9b, 0xe0, 0x9b)
+        } else {
+            Color32::from_gray(200)
+        };
+        painter.circle_filled(c, 11.0, fill);
+        painter.circle_stroke(c, 11.0, Stroke::new(1.0, Color32::from_gray(60)));
+        if st.normal {
+            painter.circle_stroke(c, 15.0, Stroke::new(2.0, Color32::from_gray(40)));
+        }
+        if pointer.is_some_and(|p| (p - c).length() < 13.0) {
+            hovered = Some(i);
+        }
+    }
+    hovered
 }
 
 fn distance_to_segment(p: Pos2, a: Pos2, b: Pos2) -> f32 {

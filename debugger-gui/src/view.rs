@@ -168,62 +168,7 @@ impl GraphView {
         }
         self.area = area;
         painter.rect_filled(area, 0.0, ui.visuals().extreme_bg_color);
-        let dt = ui.input(|i| i.stable_dt).min(0.1);
-        if resp.dragged() {
-            self.offset += resp.drag_delta();
-            self.target = None;
-        }
-        if resp.hovered() {
-            let (pinch, scroll) = ui.input(|i| (i.zoom_delta(), i.smooth_scroll_delta()));
-            let wheel = (scroll.y * 0.0025).exp();
-            let factor = pinch * wheel;
-            if (factor - 1.0).abs() > 1e-4 {
-                let at = resp.hover_pos().unwrap_or(area.center()) - area.min;
-                let z = (self.zoom * factor).clamp(MIN_ZOOM, MAX_ZOOM);
-                self.offset = at - (at - self.offset) * (scale(z) / scale(self.zoom));
-                self.zoom = z;
-                self.target = None;
-            }
-        }
-        if let Some(t) = self.target {
-            let d = t - self.offset;
-            if d.length() < 1.0 {
-                self.offset = t;
-                self.target = None;
-            } else {
-                self.offset += d * (1.0 - (-dt * 16.0).exp());
-                ui.ctx().request_repaint();
-            }
-        }
-        let placed = || layout.placed.values().map(|p| cell_pos(p.cell));
-        if self.fit && !g.nodes.is_empty() {
-            self.fit = false;
-            self.target = None;
-            if let Some((lo, hi)) = bounds(placed()) {
-                let (lo, hi) = (Vec2::from(lo), Vec2::from(hi));
-                let size = hi - lo;
-                let z = (area.width() / (size.x + 40.0)).min(area.height() / (size.y + 40.0));
-                // Never smaller than legible: Fit (0) goes down to 75 % (a graph that still does
-                // not fit shows its start and the minimap the rest); opening a program keeps
-                // the zoom the user chose.
-                if self.fit_asked {
-                    self.zoom = z.clamp(0.75, 1.25);
-                }
-                self.fit_asked = false;
-                let k = scale(self.zoom);
-                self.offset = if z >= self.zoom { (area.size() - size * k) / 2.0 - lo * k } else { Vec2::new(20.0, 20.0) - lo * k };
-            }
-        }
-        if self.centre && !g.nodes.is_empty() {
-            self.centre = false;
-            if let Some((lo, hi)) = bounds(placed()) {
-                let (lo, hi) = (Vec2::from(lo), Vec2::from(hi));
-                // The remembered zoom.
-                let size = (hi - lo) * scale(self.zoom);
-                let free = (area.size() - size).max(Vec2::splat(40.0)) / 2.0;
-                self.offset = free - lo * scale(self.zoom);
-            }
-        }
+        self.navigate(ui, &resp, area, g, layout);
         let z = self.zoom;
         let k = scale(z);
         let to_screen = |p: [f32; 2]| area.min + self.offset + Vec2::new(p[0], p[1]) * k;
@@ -246,27 +191,7 @@ impl GraphView {
             })
             .collect();
         let visible = area.expand(NODE_W * z);
-        let edge_color = ui.visuals().text_color().gamma_multiply(0.55);
-        let edge_stroke = Stroke::new(1.5_f32.max(2.0 * z), edge_color);
-        for &(a, b) in &g.edges {
-            let (Some((pa, _)), Some((pb, _))) = (pos[a], pos[b]) else { continue };
-            let from = pa + Vec2::new(node_size.x / 2.0, node_size.y);
-            let to = pb + Vec2::new(node_size.x / 2.0, 0.0);
-            if !visible.contains(from) && !visible.contains(to) && !visible.intersects(Rect::from_two_pos(from, to)) {
-                continue;
-            }
-            let stroke = if dim(a) || dim(b) { Stroke::new(edge_stroke.width, edge_color.gamma_multiply(0.2)) } else { edge_stroke };
-            // Program order alone (the sequencing token of `print v`, sequential and readonly
-            // calls): dashed, where data is a solid line.
-            if g.ordering.contains(&(a, b)) {
-                painter.extend(Shape::dashed_line(&[from, to], stroke, 9.0, 6.0));
-            } else {
-                painter.line_segment([from, to], stroke);
-            }
-            let dir = (to - from).normalized() * 10.0 * z.max(0.6);
-            painter.line_segment([to, to - dir + dir.rot90() * 0.5], stroke);
-            painter.line_segment([to, to - dir - dir.rot90() * 0.5], stroke);
-        }
+        draw_edges(ui, &painter, g, &pos, node_size, visible, z, &dim);
         let text_color = Color32::from_gray(15);
         let pointer = resp.hover_pos();
         let mut hovered = None;
@@ -367,6 +292,67 @@ impl GraphView {
         event
     }
 
+    /// Pan (drag), zoom (wheel or pinch, about the pointer), the glide to a target, Fit and
+    /// centring: where the graph is before anything is drawn.
+    fn navigate(&mut self, ui: &egui::Ui, resp: &egui::Response, area: Rect, g: &Graph, layout: &Layout) {
+        let dt = ui.input(|i| i.stable_dt).min(0.1);
+        if resp.dragged() {
+            self.offset += resp.drag_delta();
+            self.target = None;
+        }
+        if resp.hovered() {
+            let (pinch, scroll) = ui.input(|i| (i.zoom_delta(), i.smooth_scroll_delta()));
+            let wheel = (scroll.y * 0.0025).exp();
+            let factor = pinch * wheel;
+            if (factor - 1.0).abs() > 1e-4 {
+                let at = resp.hover_pos().unwrap_or(area.center()) - area.min;
+                let z = (self.zoom * factor).clamp(MIN_ZOOM, MAX_ZOOM);
+                self.offset = at - (at - self.offset) * (scale(z) / scale(self.zoom));
+                self.zoom = z;
+                self.target = None;
+            }
+        }
+        if let Some(t) = self.target {
+            let d = t - self.offset;
+            if d.length() < 1.0 {
+                self.offset = t;
+                self.target = None;
+            } else {
+                self.offset += d * (1.0 - (-dt * 16.0).exp());
+                ui.ctx().request_repaint();
+            }
+        }
+        let placed = || layout.placed.values().map(|p| cell_pos(p.cell));
+        if self.fit && !g.nodes.is_empty() {
+            self.fit = false;
+            self.target = None;
+            if let Some((lo, hi)) = bounds(placed()) {
+                let (lo, hi) = (Vec2::from(lo), Vec2::from(hi));
+                let size = hi - lo;
+                let z = (area.width() / (size.x + 40.0)).min(area.height() / (size.y + 40.0));
+                // Never smaller than legible: Fit (0) goes down to 75 % (a graph that still does
+                // not fit shows its start and the minimap the rest); opening a program keeps
+                // the zoom the user chose.
+                if self.fit_asked {
+                    self.zoom = z.clamp(0.75, 1.25);
+                }
+                self.fit_asked = false;
+                let k = scale(self.zoom);
+                self.offset = if z >= self.zoom { (area.size() - size * k) / 2.0 - lo * k } else { Vec2::new(20.0, 20.0) - lo * k };
+            }
+        }
+        if self.centre && !g.nodes.is_empty() {
+            self.centre = false;
+            if let Some((lo, hi)) = bounds(placed()) {
+                let (lo, hi) = (Vec2::from(lo), Vec2::from(hi));
+                // The remembered zoom.
+                let size = (hi - lo) * scale(self.zoom);
+                let free = (area.size() - size).max(Vec2::splat(40.0)) / 2.0;
+                self.offset = free - lo * scale(self.zoom);
+            }
+        }
+    }
+
     /// A minimap in the corner when the graph is bigger than the pane: every node as a dot,
     /// the view as a rectangle; a click or drag there moves the view.
     fn minimap(&mut self, ui: &mut egui::Ui, painter: &egui::Painter, area: Rect, layout: &Layout, g: &Graph, practice: bool) -> Option<Option<GraphEvent>> {
@@ -413,5 +399,41 @@ impl GraphView {
             self.target = None;
         }
         Some(None)
+    }
+}
+
+/// The graph's edges, each with an arrowhead: dashed where only program order links two nodes,
+/// faint where focus dims either end; edges wholly outside the pane are skipped.
+#[allow(clippy::too_many_arguments)]
+fn draw_edges(
+    ui: &egui::Ui,
+    painter: &egui::Painter,
+    g: &Graph,
+    pos: &[Option<(Pos2, f32)>],
+    node_size: Vec2,
+    visible: Rect,
+    z: f32,
+    dim: &dyn Fn(usize) -> bool,
+) {
+    let edge_color = ui.visuals().text_color().gamma_multiply(0.55);
+    let edge_stroke = Stroke::new(1.5_f32.max(2.0 * z), edge_color);
+    for &(a, b) in &g.edges {
+        let (Some((pa, _)), Some((pb, _))) = (pos[a], pos[b]) else { continue };
+        let from = pa + Vec2::new(node_size.x / 2.0, node_size.y);
+        let to = pb + Vec2::new(node_size.x / 2.0, 0.0);
+        if !visible.contains(from) && !visible.contains(to) && !visible.intersects(Rect::from_two_pos(from, to)) {
+            continue;
+        }
+        let stroke = if dim(a) || dim(b) { Stroke::new(edge_stroke.width, edge_color.gamma_multiply(0.2)) } else { edge_stroke };
+        // Program order alone (the sequencing token of `print v`, sequential and readonly
+        // calls): dashed, where data is a solid line.
+        if g.ordering.contains(&(a, b)) {
+            painter.extend(Shape::dashed_line(&[from, to], stroke, 9.0, 6.0));
+        } else {
+            painter.line_segment([from, to], stroke);
+        }
+        let dir = (to - from).normalized() * 10.0 * z.max(0.6);
+        painter.line_segment([to, to - dir + dir.rot90() * 0.5], stroke);
+        painter.line_segment([to, to - dir - dir.rot90() * 0.5], stroke);
     }
 }

@@ -44,7 +44,7 @@ fn long_runs_on_the_divergent_program_keep_the_window_alive_and_escape_cancels()
     assert!(busy(&h).is_none(), "Esc cancelled");
     assert!(h.state().status.starts_with("cancelled confluence"), "{}", h.state().status);
     // Call-by-value run until: the same, then a small budget ends it with a clear message.
-    h.state_mut().settings.strategy = "cbv".into();
+    h.state_mut().settings.strategy = opal_debugger::session::Strategy::Cbv;
     h.key_press(egui::Key::U);
     h.step();
     h.step();

@@ -1,0 +1,106 @@
+//! Drawing the window: one row of menus and tools, the source (wrapping, never scrolling
+//! sideways) with the output under it, the task graph in the centre, the labeled term on the
+//! right, and a bottom dock (pending tasks, history, timeline, before/after). Every panel can
+//! be hidden (F3, F4, F6, View menu) and resized; on a narrow window (a projector at
+//! 1280×720) the term panel and the dock start hidden so the graph keeps most of the screen.
+//! Panels draw and push `Cmd`s; they still write the window's own state (settings, the
+//! run-until goal, practice ticks, open windows) in `DebuggerApp` directly. One module per part of the window: `toolbar` (tool row,
+//! menus, status line), `text` (source, output, labeled term), `graph`, `dock` (its tabs) and
+//! `windows` (help, file dialog, confluence, all paths).
+
+use crate::app::{strategy_label, tip, Ask, Cmd, DebuggerApp, GraphMode, Panel, Tab};
+use crate::layout::short;
+use crate::view::{GraphEvent, NodeText};
+use eframe::egui::{self, Color32, Key, RichText};
+use opal_debugger::examples::EXAMPLES;
+use opal_debugger::graph::Node;
+use opal_debugger::session::{Kind, Order, Quiz, RowStatus, Session, Standing, Strategy, Until};
+use std::path::{Path, PathBuf};
+
+const GREEN: Color32 = Color32::from_rgb(0x20, 0x90, 0x20);
+const RED: Color32 = Color32::from_rgb(0xc0, 0x20, 0x20);
+const ORANGE: Color32 = Color32::from_rgb(0xc0, 0x60, 0x00);
+
+mod dock;
+mod graph;
+mod text;
+mod toolbar;
+mod windows;
+
+use dock::*;
+use graph::*;
+use text::*;
+use toolbar::*;
+use windows::*;
+
+/// The lines a graph node shows and its tooltip; `practice` hides every status.
+pub fn node_text(s: &Session, n: &Node, practice: bool) -> NodeText {
+    let Some(stmt) = n.stmt.filter(|st| s.machine().stmt(*st).is_alive()) else {
+        return NodeText { title: n.title.clone(), detail: n.detail.clone(), tip: format!("{}: {}\nclick to open the group", n.label, n.title) };
+    };
+    let label = s.label_tip(stmt);
+    let line = n.line.map(|l| format!(" (line {l})")).unwrap_or_default();
+    if !n.title.is_empty() {
+        let state = n.call.map(|c| c.words()).unwrap_or("");
+        let detail = if state.starts_with(&n.detail) { String::new() } else { format!("\n{}", n.detail) };
+        let tip = if practice { format!("{label}{line}\n{}", n.title) } else { format!("{label}{line}\n{}\n{state}{detail}", n.title) };
+        return NodeText { title: n.title.clone(), detail: n.detail.clone(), tip };
+    }
+    let row = s.row(stmt);
+    let core: Vec<&str> = row.core.lines().take(12).collect();
+    let detail = match &row.status {
+        RowStatus::Steppable(r) => r.name().to_string(),
+        _ => row.status.to_string(),
+    };
+    let tip = if practice { format!("{label}{line}\n{}", core.join("\n")) } else { format!("{label}{line}\n{}\n{}", core.join("\n"), row.status) };
+    NodeText { title: row.text, detail, tip }
+}
+
+/// Draws one frame.
+pub(crate) fn frame(app: &mut DebuggerApp, ui: &mut egui::Ui, cmds: &mut Vec<Cmd>) {
+    let ctx = ui.ctx().clone();
+    app.screen = ctx.content_rect().size();
+    let projector = app.settings.projector;
+    let pid = if projector { "-projector" } else { "" };
+
+    let dock_open = app.dock_shown();
+    egui::Panel::top("bar").show(ui, |ui| bar(app, ui, cmds));
+    egui::Panel::bottom("status").show(ui, |ui| status_bar(app, ui, cmds, !dock_open));
+    if let Some(e) = &app.errors {
+        let e = e.clone();
+        let kept = app.session.is_some();
+        egui::Panel::top("errors").show(ui, |ui| {
+            egui::ScrollArea::vertical().max_height(120.0).show(ui, |ui| {
+                ui.colored_label(RED, RichText::new(e).monospace());
+            });
+            ui.label(if kept {
+                "Fix the program or its world file: it reloads when saved (or press F5). The session below is the last one that compiled."
+            } else {
+                "Fix the program or its world file: it opens when saved (or press F5)."
+            });
+        });
+    }
+    // Side panels start at most about a quarter of the window each (in points: the projector
+    // theme makes a 1280-pixel screen 853 points wide), so the graph keeps at least half of it.
+    let width = app.screen.x;
+    let (source_w, term_w, dock_h): (f32, f32, f32) = if projector { (230.0, 340.0, 170.0) } else { (380.0, 470.0, 240.0) };
+    let (source_w, term_w) = (source_w.min(width * 0.22), term_w.min(width * 0.25));
+    if app.settings.source {
+        egui::Panel::left(format!("source{pid}")).resizable(true).default_size(source_w).size_range(120.0..=width * 0.3).show(ui, |ui| source_panel(app, ui));
+    }
+    if dock_open {
+        egui::Panel::bottom(format!("dock{pid}")).resizable(true).default_size(dock_h).show(ui, |ui| dock(app, ui, cmds));
+    }
+    if app.term_shown() {
+        egui::Panel::right(format!("term{pid}")).resizable(true).default_size(term_w).size_range(160.0..=width * 0.28).show(ui, |ui| term_panel(app, ui, cmds));
+    }
+    egui::CentralPanel::default().show(ui, |ui| graph_panel(app, ui, cmds));
+    windows(app, &ctx, cmds);
+}
+
+pub(super) fn tab_title(app: &DebuggerApp, t: Tab) -> String {
+    match t {
+        Tab::Tasks => format!("{} ({})", t.name(), app.cache.pending.len()),
+        _ => t.name().to_string(),
+    }
+}
