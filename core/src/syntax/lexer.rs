@@ -472,34 +472,7 @@ impl<'a> Lexer<'a> {
                     );
                     return Some(s);
                 }
-                '\\' => {
-                    let esc_start = self.pos;
-                    self.pos += 1;
-                    let e = self.src[self.pos..].chars().next();
-                    match e {
-                        Some('n') => s.push('\n'),
-                        Some('t') => s.push('\t'),
-                        Some('"') => s.push('"'),
-                        Some('\\') => s.push('\\'),
-                        Some('u') if self.b.get(self.pos + 1) == Some(&b'{') => match self.unicode_escape() {
-                            Some(ch) => s.push(ch),
-                            None => self.diags.push(
-                                Diagnostic::error("E0003", Span::new(esc_start, self.pos + 1), "invalid unicode escape")
-                                    .with_help("write `\\u{…}` with 1 to 6 hex digits of a valid code point"),
-                            ),
-                        },
-                        _ => {
-                            let l = e.map(|c| c.len_utf8()).unwrap_or(0);
-                            self.diags.push(
-                                Diagnostic::error("E0003", Span::new(esc_start, self.pos + l), "unknown escape sequence")
-                                    .with_help("valid escapes are \\n \\t \\\" \\\\ and \\u{…}"),
-                            );
-                        }
-                    }
-                    if let Some(c) = e {
-                        self.pos += c.len_utf8();
-                    }
-                }
+                '\\' => self.escape(&mut s, "unknown escape sequence", "valid escapes are \\n \\t \\\" \\\\ and \\u{…}"),
                 c => {
                     s.push(c);
                     self.pos += c.len_utf8();
@@ -561,7 +534,7 @@ impl<'a> Lexer<'a> {
                     self.pos += 1;
                 }
                 '\\' => {
-                    self.fstring_escape(&mut lit);
+                    self.escape(&mut lit, "unknown escape sequence in an f-string", "valid escapes are \\n \\t \\\" \\\\ and {{ }}");
                 }
                 c => {
                     lit.push(c);
@@ -609,8 +582,9 @@ impl<'a> Lexer<'a> {
         true
     }
 
-    /// An escape `\n`, `\t`, `\"`, `\\` or `\u{…}` in an f-string, at `self.pos`.
-    fn fstring_escape(&mut self, lit: &mut String) {
+    /// An escape `\n`, `\t`, `\"`, `\\` or `\u{…}` in a string or an f-string, at
+    /// `self.pos`; an unknown one is reported with `unknown` and `help`.
+    fn escape(&mut self, lit: &mut String, unknown: &str, help: &str) {
         let esc_start = self.pos;
         self.pos += 1;
         let e = self.src[self.pos..].chars().next();
@@ -628,10 +602,7 @@ impl<'a> Lexer<'a> {
             },
             _ => {
                 let l = e.map(|c| c.len_utf8()).unwrap_or(0);
-                self.diags.push(
-                    Diagnostic::error("E0003", Span::new(esc_start, self.pos + l), "unknown escape sequence in an f-string")
-                        .with_help("valid escapes are \\n \\t \\\" \\\\ and {{ }}"),
-                );
+                self.diags.push(Diagnostic::error("E0003", Span::new(esc_start, self.pos + l), unknown).with_help(help));
             }
         }
         if let Some(c) = e {
