@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 /// A program, world file or trace the command line names: a regular file of at most
 /// `opal_core::files::MAX_READ` bytes (`/dev/zero` and FIFOs are refused, not read for ever).
 pub fn read_file(path: &str) -> Result<String, String> {
-    opal_core::files::read_text(Path::new(path), "file", opal_core::files::MAX_READ)
+    opal_core::files::read_text(Path::new(path), "file", opal_core::files::MAX_READ).map_err(|e| e.to_string())
 }
 
 /// The world file for a program: `--world W`, else `NAME.world.toml` beside `NAME.opal`.

@@ -23,7 +23,7 @@ fn options(args: &EvalArgs, text: &str, record: bool) -> Result<Options, i32> {
         o.record = true;
     }
     if let Some(t) = &args.replay {
-        let trace = read_file(t).and_then(|s| Trace::parse(&s)).map_err(|e| {
+        let trace = read_file(t).and_then(|s| Trace::parse(&s).map_err(|e| e.to_string())).map_err(|e| {
             eprintln!("opal: {t}: {e}");
             1
         })?;

@@ -184,29 +184,47 @@ fn plan(path: &Path) -> Result<Target, WriteError> {
 /// anyone writes or records, and a bound on what a wrong path can make it hold in memory.
 pub const MAX_READ: u64 = 1 << 30;
 
+/// Why a file could not be read. `what` names the file for the user ("the program", "the world
+/// file", …); every message says which file and what to do.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    /// The system refused (it does not exist, permissions, …).
+    #[error("cannot read {what} `{}`: {source}", path.display())]
+    Io { what: String, path: PathBuf, source: io::Error },
+    /// It is a directory, a FIFO, a device, …: `is` says which.
+    #[error("cannot read {what} `{}`: it is {is}; give the path of a regular file", path.display())]
+    NotAFile { what: String, path: PathBuf, is: &'static str },
+    /// It holds more than the limit.
+    #[error("cannot read {what} `{}`: it is {len} bytes, over the {} MiB opal reads", path.display(), limit >> 20)]
+    TooBig { what: String, path: PathBuf, len: u64, limit: u64 },
+    /// Its bytes are not UTF-8; `offset` is the first invalid byte.
+    #[error("{what} `{}` is not UTF-8 text (invalid byte at offset {offset})", path.display())]
+    NotUtf8 { what: String, path: PathBuf, offset: usize },
+}
+
 /// Reads a file the user named or that sits beside their program (`what`: "the program",
 /// "the world file", …): only a regular file (after following links), of at most `limit`
 /// bytes. A device such as `/dev/zero` never ends and a FIFO waits for a writer for ever
 /// (opening it already does), so both are refused before anything is opened.
-pub fn read_regular(path: &Path, what: &str, limit: u64) -> Result<Vec<u8>, String> {
+pub fn read_regular(path: &Path, what: &str, limit: u64) -> Result<Vec<u8>, ReadError> {
     use std::io::Read;
-    let shown = path.display();
-    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read {what} `{shown}`: {e}"))?;
+    let io = |source| ReadError::Io { what: what.to_string(), path: path.to_path_buf(), source };
+    let meta = std::fs::metadata(path).map_err(io)?;
     if !meta.is_file() {
         let is = kind(&meta).unwrap_or("a device");
-        return Err(format!("cannot read {what} `{shown}`: it is {is}; give the path of a regular file"));
+        return Err(ReadError::NotAFile { what: what.to_string(), path: path.to_path_buf(), is });
     }
-    let over = |n: u64| format!("cannot read {what} `{shown}`: it is {n} bytes, over the {} MiB opal reads", limit >> 20);
+    let over = |len: u64| ReadError::TooBig { what: what.to_string(), path: path.to_path_buf(), len, limit };
     if meta.len() > limit {
         return Err(over(meta.len()));
     }
-    let file = File::open(path).map_err(|e| format!("cannot read {what} `{shown}`: {e}"))?;
+    let file = File::open(path).map_err(io)?;
     // The whole file at once, not by doubling (a big world file would pass through vectors of
     // 2, 4, … 512 MiB). The size may be wrong (files in /proc say 0) or grow: the vector then
     // grows as needed, and nothing is read past the limit.
     let mut bytes = Vec::new();
-    bytes.try_reserve_exact(meta.len() as usize).map_err(|e| format!("cannot read {what} `{shown}`: {} bytes: {e}", meta.len()))?;
-    file.take(limit + 1).read_to_end(&mut bytes).map_err(|e| format!("cannot read {what} `{shown}`: {e}"))?;
+    bytes.try_reserve_exact(meta.len() as usize).map_err(|e| io(io::Error::new(io::ErrorKind::OutOfMemory, format!("{} bytes: {e}", meta.len()))))?;
+    file.take(limit + 1).read_to_end(&mut bytes).map_err(io)?;
     if bytes.len() as u64 > limit {
         return Err(over(bytes.len() as u64));
     }
@@ -214,9 +232,9 @@ pub fn read_regular(path: &Path, what: &str, limit: u64) -> Result<Vec<u8>, Stri
 }
 
 /// [`read_regular`], as UTF-8 text.
-pub fn read_text(path: &Path, what: &str, limit: u64) -> Result<String, String> {
+pub fn read_text(path: &Path, what: &str, limit: u64) -> Result<String, ReadError> {
     let bytes = read_regular(path, what, limit)?;
-    String::from_utf8(bytes).map_err(|e| format!("{what} `{}` is not UTF-8 text (invalid byte at offset {})", path.display(), e.utf8_error().valid_up_to()))
+    String::from_utf8(bytes).map_err(|e| ReadError::NotUtf8 { what: what.to_string(), path: path.to_path_buf(), offset: e.utf8_error().valid_up_to() })
 }
 
 /// What a path that is neither a regular file nor a character device is, for the refusal;

@@ -448,13 +448,24 @@ fn first_value(bytes: &[u8]) -> First {
     }
 }
 
+/// Why a message's body is not one JSON value.
+#[derive(Debug, thiserror::Error)]
+pub enum JsonError {
+    /// Refused before parsing: it could overflow the stack.
+    #[error("JSON nested more than {MAX_JSON_DEPTH} levels deep")]
+    TooDeep,
+    /// What `serde_json` says, with its line and column.
+    #[error(transparent)]
+    Syntax(#[from] serde_json::Error),
+}
+
 /// The bytes as one JSON value (surrounding blanks allowed), or why not. JSON nested too deep
 /// is refused before it is parsed.
-pub fn parse_value(bytes: &[u8]) -> Result<Value, String> {
+pub fn parse_value(bytes: &[u8]) -> Result<Value, JsonError> {
     if !depth_within(bytes) {
-        return Err(format!("JSON nested more than {MAX_JSON_DEPTH} levels deep"));
+        return Err(JsonError::TooDeep);
     }
-    serde_json::from_slice(bytes).map_err(|e| e.to_string())
+    Ok(serde_json::from_slice(bytes)?)
 }
 
 fn complete_value(bytes: &[u8]) -> Option<Value> {

@@ -91,7 +91,7 @@ fn the_deepest_world_value_allowed_becomes_a_term_on_a_small_stack() {
         let arg = opal_core::world::parse_pexp(&value)?;
         let (reply, _) = ask.reply(&arg).ok_or("the response does not match its own argument")?;
         let opal_core::world::Reply::Result(src) = reply else { return Err("not a result".to_string()) };
-        Host::new(None, false).compile_result(&src).map(|_| ())
+        Host::new(None, false).compile_result(&src).map(|_| ()).map_err(|e| e.to_string())
     });
     assert_eq!(ok, Ok(()));
 }
@@ -101,7 +101,7 @@ fn trace_error(name: &str) -> String {
     let text = fixture(name);
     on_small_stack(move || match Trace::parse(&text) {
         Ok(_) => "loaded".into(),
-        Err(e) => e,
+        Err(e) => e.to_string(),
     })
 }
 
@@ -131,7 +131,8 @@ fn deeply_nested_traces_are_errors_not_stack_overflows() {
     let deep_result = base.replacen("\"result\": \"fun x: x + 1\"", &format!("\"result\": \"{}1\"", "(".repeat(10_000)), 1);
     let deep_unused = base.replacen("\"version\": 1,", &format!("\"version\": 1, \"x\": {}1{},", "{\"a\": ".repeat(10_000), "}".repeat(10_000)), 1);
     let deep_chunk = base.replacen("\"result\": \"[\\\"Suva\\\", -3, 2.5]\"", &format!("\"result\": \"{}\"", "[".repeat(10_000)), 1);
-    let got = on_small_stack(move || [deep_arg, deep_result, deep_unused, deep_chunk].map(|t| Trace::parse(&t).err().unwrap_or_default()));
+    let got =
+        on_small_stack(move || [deep_arg, deep_result, deep_unused, deep_chunk].map(|t| Trace::parse(&t).err().map(|e| e.to_string()).unwrap_or_default()));
     // Refused where the reader stopped, before it went deeper.
     assert!(got[0].starts_with("invalid trace file at line 9, column 446: `arg` nests deeper than 400 levels of JSON"), "{}", got[0]);
     assert!(got[1].starts_with("trace event 3 (line 8, label 4, `ask`): result `((((") && got[1].contains("nesting deeper than 200 levels"), "{}", got[1]);
@@ -193,7 +194,7 @@ fn the_deepest_argument_a_trace_holds_round_trips_and_a_deeper_one_is_not_record
         assert_eq!(i, 0);
         assert!(why.starts_with("the argument nests ") && why.ends_with("deep; a trace holds arguments at most 199 deep"), "{why}");
         let text = serde_json::to_string_pretty(&t).expect("a trace prints");
-        let got = on_small_stack(move || Trace::parse(&text).err().unwrap_or_default());
+        let got = on_small_stack(move || Trace::parse(&text).err().map(|e| e.to_string()).unwrap_or_default());
         assert!(got.starts_with(refused) && got.contains("a trace holds arguments at most 199 deep"), "{got}");
     }
 }

@@ -530,7 +530,7 @@ impl Env {
         if pure {
             let out = &mut st.output;
             let r = eval_pure(&ext, &arg, &mut |_, text| out.push_str(text), tokio::time::Instant::now());
-            let outcome = r.unwrap_or_else(Outcome::Failed);
+            let outcome = r.unwrap_or_else(|e| Outcome::Failed(e.to_string()));
             call.failed = matches!(outcome, Outcome::Failed(_));
             call.resolved_step = Some(position);
             call.resolved_ms = Some(at_ms);

@@ -117,7 +117,7 @@ pub fn check_message(body: &[u8]) -> Checked {
     let mut v: Value = match opal_core::framing::parse_value(body) {
         Ok(v) => v,
         Err(e) => {
-            return match out_of_sync_notice(body, &e) {
+            return match out_of_sync_notice(body, &e.to_string()) {
                 Some(notice) => Checked::Rewrite(notice.to_string().into_bytes()),
                 None => err(-32700, format!("parse error: {e}"), id_of(opal_core::framing::lenient_object(body).as_ref())),
             }

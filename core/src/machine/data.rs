@@ -7,6 +7,7 @@
 //! entries a Church list of `(key, value)` pairs in insertion order, a later key replacing an
 //! earlier one.
 
+use super::call_error::{described, shown, CallError};
 use super::Outcome;
 use crate::diag::Clip;
 use crate::ir::{Expr, Fun, Op, PExp, Prim, Stmt, DICT_TAG};
@@ -155,7 +156,7 @@ pub fn equal(a: &PExp, b: &PExp) -> bool {
     }
 }
 
-fn kind(p: &PExp) -> &'static str {
+pub(crate) fn kind(p: &PExp) -> &'static str {
     match p {
         PExp::Prim(Prim::Int(_)) => "an integer",
         PExp::Prim(Prim::Float(_)) => "a float",
@@ -171,28 +172,28 @@ fn kind(p: &PExp) -> &'static str {
 
 /// The elements a collection iterates over: a list's elements, a tuple's components, a
 /// dictionary's keys.
-fn elements<'a>(p: &'a PExp, ext: &str) -> Result<Vec<&'a PExp>, String> {
+fn elements<'a>(p: &'a PExp, ext: &str) -> Result<Vec<&'a PExp>, CallError> {
     match p {
         PExp::List(xs) | PExp::Tuple(xs) => Ok(xs.iter().collect()),
         PExp::Dict(kvs) => Ok(kvs.iter().map(|(k, _)| k).collect()),
-        other => Err(format!("{ext} needs a list, got {} ({other})", kind(other), other = Clip(other))),
+        other => Err(CallError::Needs { ext: ext.to_string(), needs: "a list", got: described(other) }),
     }
 }
 
-fn int(p: &PExp, what: &str) -> Result<i64, String> {
+fn int(p: &PExp, what: &'static str) -> Result<i64, CallError> {
     match p {
         PExp::Prim(Prim::Int(i)) => Ok(*i),
-        other => Err(format!("{what} must be an integer, got {} ({other})", kind(other), other = Clip(other))),
+        other => Err(CallError::NotAnInteger { what, got: described(other) }),
     }
 }
 
-fn args<'a, const N: usize>(arg: &'a PExp, ext: &str, shape: &str) -> Result<[&'a PExp; N], String> {
+fn args<'a, const N: usize>(arg: &'a PExp, ext: &str, shape: &'static str) -> Result<[&'a PExp; N], CallError> {
     match arg {
         PExp::Tuple(xs) if xs.len() == N => {
             let v: Vec<&PExp> = xs.iter().collect();
-            v.try_into().map_err(|_| String::new())
+            v.try_into().map_err(|_| CallError::Takes { ext: ext.to_string(), shape, got: shown(arg) })
         }
-        other => Err(format!("{ext} takes {shape}, got {other}", other = Clip(other))),
+        other => Err(CallError::Takes { ext: ext.to_string(), shape, got: shown(other) }),
     }
 }
 
@@ -201,19 +202,19 @@ fn bool_of(b: bool) -> PExp {
 }
 
 /// A Python index into `n` elements (negative counts from the end).
-fn position(i: i64, n: usize, what: &str) -> Result<usize, String> {
+fn position(i: i64, n: usize, what: &'static str) -> Result<usize, CallError> {
     let j = if i < 0 { i + n as i64 } else { i };
     if j < 0 || j >= n as i64 {
-        return Err(format!("index {i} is out of range for {what} of {n} element{}", if n == 1 { "" } else { "s" }, i = Clip(i)));
+        return Err(CallError::OutOfRange { index: shown(&i), what, len: n });
     }
     Ok(j as usize)
 }
 
-fn sort(xs: &mut [PExp], ext: &str) -> Result<(), String> {
+fn sort(xs: &mut [PExp], ext: &str) -> Result<(), CallError> {
     let mut err = None;
     xs.sort_by(|a, b| {
         compare(a, b).unwrap_or_else(|| {
-            err.get_or_insert_with(|| format!("{ext} cannot compare {} ({a}) with {} ({b})", kind(a), kind(b), a = Clip(a), b = Clip(b)));
+            err.get_or_insert_with(|| incomparable(ext, a, b));
             Ordering::Equal
         })
     });
@@ -221,7 +222,7 @@ fn sort(xs: &mut [PExp], ext: &str) -> Result<(), String> {
 }
 
 /// Evaluates a library external on its (data) argument.
-pub fn eval(ext: &str, arg: &PExp) -> Result<PExp, String> {
+pub fn eval(ext: &str, arg: &PExp) -> Result<PExp, CallError> {
     Ok(match ext {
         "range" => range(arg)?,
         "len" => len(arg)?,
@@ -231,7 +232,7 @@ pub fn eval(ext: &str, arg: &PExp) -> Result<PExp, String> {
             let [d, k, default] = args::<3>(arg, ext, "(dictionary, key, default)")?;
             match d {
                 PExp::Dict(kvs) => kvs.iter().rev().find(|(key, _)| equal(key, k)).map(|(_, v)| v.clone()).unwrap_or_else(|| default.clone()),
-                other => return Err(format!("get needs a dictionary, got {} ({other})", kind(other), other = Clip(other))),
+                other => return Err(CallError::Needs { ext: "get".into(), needs: "a dictionary", got: described(other) }),
             }
         }
         "keys" | "values" | "items" => dict_view(ext, arg)?,
@@ -247,7 +248,7 @@ pub fn eval(ext: &str, arg: &PExp) -> Result<PExp, String> {
             // `sort_by (l, key)` in the prelude computes the keys, then this stable sort.
             let [items, keys] = args::<2>(arg, ext, "(items, keys)")?;
             let (items, keys) = (elements(items, "sort_by")?, elements(keys, "sort_by")?);
-            let idx = ranked(&keys[..items.len().min(keys.len())], false, "sort_by cannot compare the keys")?;
+            let idx = ranked(&keys[..items.len().min(keys.len())], false, "sort_by", "the keys")?;
             PExp::List(idx.into_iter().map(|i| items[i].clone()).collect())
         }
         "topk" => topk(arg)?,
@@ -258,51 +259,51 @@ pub fn eval(ext: &str, arg: &PExp) -> Result<PExp, String> {
         }
         "enumerate" => PExp::List(elements(arg, ext)?.into_iter().enumerate().map(|(i, x)| PExp::Tuple(vec![PExp::int(i as i64), x.clone()])).collect()),
         "json_parse" => {
-            let PExp::Prim(Prim::Str(s)) = arg else { return Err(format!("json_parse needs a string, got {} ({arg})", kind(arg), arg = Clip(arg))) };
-            let v: serde_json::Value = serde_json::from_str(s).map_err(|e| format!("json_parse: {e}"))?;
+            let PExp::Prim(Prim::Str(s)) = arg else { return Err(CallError::Needs { ext: ext.to_string(), needs: "a string", got: described(arg) }) };
+            let v: serde_json::Value = serde_json::from_str(s).map_err(|e| CallError::Invalid(format!("json_parse: {e}")))?;
             from_json(&v, 0)?
         }
         "json_dump" => PExp::str(&to_json(arg)?.to_string()),
-        "error" => return Err(display(arg)),
+        "error" => return Err(CallError::Raised(display(arg))),
         "to_str" => PExp::str(&display(arg)),
-        other => return Err(format!("`{other}` is not a library external", other = Clip(other))),
+        other => return Err(CallError::Unknown { name: shown(&other), kind: "library" }),
     })
 }
 
 /// `range n`, `range (a, b)`, `range (a, b, step)`, as Python's.
-fn range(arg: &PExp) -> Result<PExp, String> {
+fn range(arg: &PExp) -> Result<PExp, CallError> {
     let (a, b, step) = match arg {
         PExp::Tuple(xs) if xs.len() == 2 => (int(&xs[0], "range's start")?, int(&xs[1], "range's end")?, 1),
         PExp::Tuple(xs) if xs.len() == 3 => (int(&xs[0], "range's start")?, int(&xs[1], "range's end")?, int(&xs[2], "range's step")?),
         other => (0, int(other, "range's argument")?, 1),
     };
     if step == 0 {
-        return Err("range's step must not be zero".into());
+        return Err(CallError::Invalid("range's step must not be zero".into()));
     }
     let (span, stride) = if step > 0 { (b as i128 - a as i128, step as i128) } else { (a as i128 - b as i128, -(step as i128)) };
     let n = (span.max(0) + stride - 1) / stride;
     if n > MAX_RANGE as i128 {
-        return Err(format!("range of {n} elements is too long (at most {MAX_RANGE})"));
+        return Err(CallError::Invalid(format!("range of {n} elements is too long (at most {MAX_RANGE})")));
     }
     Ok(PExp::List((0..n as i64).map(|k| PExp::int(a + k * step)).collect()))
 }
 
-fn len(arg: &PExp) -> Result<PExp, String> {
+fn len(arg: &PExp) -> Result<PExp, CallError> {
     Ok(PExp::int(match arg {
         PExp::Prim(Prim::Str(s)) => s.chars().count(),
         PExp::List(xs) | PExp::Tuple(xs) => xs.len(),
         PExp::Dict(kvs) => kvs.len(),
-        other => return Err(format!("len needs a string, list, tuple or dictionary, got {} ({other})", kind(other), other = Clip(other))),
+        other => return Err(CallError::Needs { ext: "len".into(), needs: "a string, list, tuple or dictionary", got: described(other) }),
     } as i64))
 }
 
 /// `x in c`: an element of a list or tuple, a key of a dictionary, a substring of a string.
-fn contains(arg: &PExp) -> Result<PExp, String> {
+fn contains(arg: &PExp) -> Result<PExp, CallError> {
     let [coll, x] = args::<2>(arg, "contains", "(collection, value)")?;
     Ok(bool_of(match (coll, x) {
         (PExp::Prim(Prim::Str(s)), PExp::Prim(Prim::Str(sub))) => s.contains(&**sub),
         (PExp::Prim(Prim::Str(_)), other) => {
-            return Err(format!("`in` a string needs a string on its left, got {} ({other})", kind(other), other = Clip(other)))
+            return Err(CallError::Needs { ext: "`in` a string".into(), needs: "a string on its left", got: described(other) })
         }
         _ => elements(coll, "`in`")?.into_iter().any(|e| equal(e, x)),
     }))
@@ -310,7 +311,7 @@ fn contains(arg: &PExp) -> Result<PExp, String> {
 
 /// `c[i]`: element i of a list, tuple or string (negative counts from the end), or a
 /// dictionary's value for key i (the last one written).
-fn index(arg: &PExp) -> Result<PExp, String> {
+fn index(arg: &PExp) -> Result<PExp, CallError> {
     let [coll, i] = args::<2>(arg, "index", "(collection, index)")?;
     Ok(match coll {
         PExp::List(xs) | PExp::Tuple(xs) => {
@@ -323,15 +324,15 @@ fn index(arg: &PExp) -> Result<PExp, String> {
         }
         PExp::Dict(kvs) => match kvs.iter().rev().find(|(k, _)| equal(k, i)) {
             Some((_, v)) => v.clone(),
-            None => return Err(format!("key {i} is not in the dictionary (its keys: {})", keys_text(kvs), i = Clip(i))),
+            None => return Err(CallError::MissingKey { key: shown(i), keys: keys_text(kvs) }),
         },
-        other => return Err(format!("cannot index {} ({other})", kind(other), other = Clip(other))),
+        other => return Err(CallError::CannotIndex { got: described(other) }),
     })
 }
 
 /// `keys`, `values` or `items` of a dictionary, in insertion order.
-fn dict_view(ext: &str, arg: &PExp) -> Result<PExp, String> {
-    let PExp::Dict(kvs) = arg else { return Err(format!("{ext} needs a dictionary, got {} ({arg})", kind(arg), arg = Clip(arg))) };
+fn dict_view(ext: &str, arg: &PExp) -> Result<PExp, CallError> {
+    let PExp::Dict(kvs) = arg else { return Err(CallError::Needs { ext: ext.to_string(), needs: "a dictionary", got: described(arg) }) };
     Ok(PExp::List(
         kvs.iter()
             .map(|(k, v)| match ext {
@@ -344,24 +345,24 @@ fn dict_view(ext: &str, arg: &PExp) -> Result<PExp, String> {
 }
 
 /// The sum of integers (checked), or of numbers as a float.
-fn sum(arg: &PExp) -> Result<PExp, String> {
+fn sum(arg: &PExp) -> Result<PExp, CallError> {
     let xs = elements(arg, "sum")?;
     if xs.iter().all(|x| matches!(x, PExp::Prim(Prim::Int(_)))) {
         let mut total: i64 = 0;
         for x in &xs {
-            total = total.checked_add(int(x, "")?).ok_or("integer overflow in sum")?;
+            total = total.checked_add(int(x, "")?).ok_or_else(|| CallError::Overflow("sum".into()))?;
         }
         return Ok(PExp::int(total));
     }
     let mut total = 0.0;
     for x in xs {
-        total += num(x).ok_or_else(|| format!("sum needs numbers, got {} ({x})", kind(x), x = Clip(x)))?;
+        total += num(x).ok_or_else(|| CallError::Needs { ext: "sum".into(), needs: "numbers", got: described(x) })?;
     }
     Ok(PExp::Prim(Prim::Float(total)))
 }
 
 /// `max` or `min` of a list, or of a tuple of two or more; the first of equals, as in Python.
-fn extreme(ext: &str, arg: &PExp) -> Result<PExp, String> {
+fn extreme(ext: &str, arg: &PExp) -> Result<PExp, CallError> {
     let xs = match arg {
         PExp::Tuple(xs) if xs.len() >= 2 => xs.iter().collect(),
         other => elements(other, ext)?,
@@ -372,7 +373,7 @@ fn extreme(ext: &str, arg: &PExp) -> Result<PExp, String> {
         best = Some(match best {
             None => x,
             Some(b) => {
-                let o = compare(x, b).ok_or_else(|| format!("{ext} cannot compare {} ({x}) with {} ({b})", kind(x), kind(b), x = Clip(x), b = Clip(b)))?;
+                let o = compare(x, b).ok_or_else(|| incomparable(ext, x, b))?;
                 if o == wanted {
                     x
                 } else {
@@ -381,34 +382,40 @@ fn extreme(ext: &str, arg: &PExp) -> Result<PExp, String> {
             }
         });
     }
-    best.cloned().ok_or_else(|| format!("{ext} of an empty list"))
+    best.cloned().ok_or_else(|| CallError::Empty(ext.to_string()))
 }
 
 /// The k items with the highest scores, highest first; earlier items first on ties.
-fn topk(arg: &PExp) -> Result<PExp, String> {
+fn topk(arg: &PExp) -> Result<PExp, CallError> {
     let [items, scores, k] = args::<3>(arg, "topk", "(items, scores, k)")?;
     let (items, scores) = (elements(items, "topk")?, elements(scores, "topk")?);
     if items.len() != scores.len() {
-        return Err(format!("topk has {} items but {} scores", items.len(), scores.len()));
+        return Err(CallError::Invalid(format!("topk has {} items but {} scores", items.len(), scores.len())));
     }
     let k = int(k, "topk's k")?.max(0) as usize;
-    let idx = ranked(&scores, true, "topk cannot compare the scores")?;
+    let idx = ranked(&scores, true, "topk", "the scores")?;
     Ok(PExp::List(idx.into_iter().take(k).map(|i| items[i].clone()).collect()))
 }
 
 /// The positions of `keys` in ascending (or, `descending`, descending) order of their keys,
-/// stable: equal keys keep their order. `what` begins the error for keys that do not compare.
-fn ranked(keys: &[&PExp], descending: bool, what: &str) -> Result<Vec<usize>, String> {
+/// stable: equal keys keep their order. `ext` and `what` ("the keys") name them in the error
+/// for keys that do not compare.
+fn ranked(keys: &[&PExp], descending: bool, ext: &str, what: &str) -> Result<Vec<usize>, CallError> {
     let mut idx: Vec<usize> = (0..keys.len()).collect();
     let mut err = None;
     idx.sort_by(|&a, &b| {
         let o = if descending { compare(keys[b], keys[a]) } else { compare(keys[a], keys[b]) };
         o.unwrap_or_else(|| {
-            err.get_or_insert_with(|| format!("{what} {} and {}", Clip(keys[a]), Clip(keys[b])));
+            err.get_or_insert_with(|| CallError::Incomparable { ext: ext.to_string(), a: format!("{what} {}", Clip(keys[a])), with: "and", b: shown(keys[b]) });
             Ordering::Equal
         })
     });
     err.map_or(Ok(idx), Err)
+}
+
+/// `max cannot compare a string ("x") with an integer (1)`.
+fn incomparable(ext: &str, a: &PExp, b: &PExp) -> CallError {
+    CallError::Incomparable { ext: ext.to_string(), a: described(a), with: "with", b: described(b) }
 }
 
 fn keys_text(kvs: &[(PExp, PExp)]) -> String {
@@ -421,10 +428,10 @@ fn keys_text(kvs: &[(PExp, PExp)]) -> String {
 /// the parser's limit, which every reader of nested data shares (docs/cli.md, "Nesting limits").
 const MAX_JSON_DEPTH: usize = crate::syntax::parser::MAX_DEPTH as usize;
 
-fn from_json(v: &serde_json::Value, depth: usize) -> Result<PExp, String> {
+fn from_json(v: &serde_json::Value, depth: usize) -> Result<PExp, CallError> {
     use serde_json::Value;
     if depth > MAX_JSON_DEPTH {
-        return Err(format!("json_parse: nested deeper than {MAX_JSON_DEPTH} levels"));
+        return Err(CallError::Invalid(format!("json_parse: nested deeper than {MAX_JSON_DEPTH} levels")));
     }
     Ok(match v {
         Value::Null => PExp::Tuple(vec![]),
@@ -435,15 +442,17 @@ fn from_json(v: &serde_json::Value, depth: usize) -> Result<PExp, String> {
         },
         Value::String(s) => PExp::str(s),
         Value::Array(xs) => PExp::List(xs.iter().map(|x| from_json(x, depth + 1)).collect::<Result<_, _>>()?),
-        Value::Object(o) => PExp::Dict(o.iter().map(|(k, v)| Ok((PExp::str(k), from_json(v, depth + 1)?))).collect::<Result<_, String>>()?),
+        Value::Object(o) => PExp::Dict(o.iter().map(|(k, v)| Ok((PExp::str(k), from_json(v, depth + 1)?))).collect::<Result<_, CallError>>()?),
     })
 }
 
-fn to_json(p: &PExp) -> Result<serde_json::Value, String> {
+fn to_json(p: &PExp) -> Result<serde_json::Value, CallError> {
     use serde_json::Value;
     Ok(match p {
         PExp::Prim(Prim::Int(i)) => Value::from(*i),
-        PExp::Prim(Prim::Float(f)) => serde_json::Number::from_f64(*f).map(Value::Number).ok_or_else(|| format!("json_dump: {f} is not a JSON number"))?,
+        PExp::Prim(Prim::Float(f)) => {
+            serde_json::Number::from_f64(*f).map(Value::Number).ok_or_else(|| CallError::Invalid(format!("json_dump: {f} is not a JSON number")))?
+        }
         PExp::Prim(Prim::Str(s)) => Value::String(s.to_string()),
         PExp::Tuple(xs) if xs.is_empty() => Value::Null,
         PExp::Tuple(xs) | PExp::List(xs) => Value::Array(xs.iter().map(to_json).collect::<Result<_, _>>()?),
@@ -452,12 +461,12 @@ fn to_json(p: &PExp) -> Result<serde_json::Value, String> {
             let mut o = serde_json::Map::new();
             for (k, v) in kvs {
                 let PExp::Prim(Prim::Str(k)) = k else {
-                    return Err(format!("json_dump: a JSON object's keys are strings, not {} ({k})", kind(k), k = Clip(k)));
+                    return Err(CallError::Invalid(format!("json_dump: a JSON object's keys are strings, not {}", described(k))));
                 };
                 o.insert(k.to_string(), to_json(v)?);
             }
             Value::Object(o)
         }
-        other => return Err(format!("json_dump cannot write {} ({other})", kind(other), other = Clip(other))),
+        other => return Err(CallError::Invalid(format!("json_dump cannot write {}", described(other)))),
     })
 }

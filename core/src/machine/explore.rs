@@ -127,7 +127,7 @@ pub fn resolve_now(host: &mut Host, ext: &str, arg: &PExp) -> Outcome {
 /// Every result a call may resolve to, each with the choice it stands for when there are
 /// several (`coin` → `true`, `false`; a world file's `choices`).
 pub fn resolutions(host: &mut Host, ext: &str, arg: &PExp) -> Vec<(Option<String>, Outcome)> {
-    let compile = |host: &mut Host, src: &str| host.compile_result(src).unwrap_or_else(Outcome::Failed);
+    let compile = |host: &mut Host, src: &str| host.compile_result(src).unwrap_or_else(|e| Outcome::Failed(e.to_string()));
     if let Some(w) = host.world.as_ref().and_then(|w| w.get_shared(ext)) {
         if !w.choices.is_empty() && w.responses.is_empty() && w.default.is_none() {
             return w.choices.iter().map(|c| (Some(c.clone()), compile(host, c))).collect();
@@ -146,7 +146,7 @@ pub fn resolutions(host: &mut Host, ext: &str, arg: &PExp) -> Vec<(Option<String
         "sleep" => vec![(None, compile(host, "()"))],
         // Exploring has no clock: `now ()` is 0 on every path, so orders compare equal.
         "now" => vec![(None, Outcome::Value(crate::ir::Prim::Float(0.0)))],
-        _ => vec![(None, eval_pure(ext, arg, &mut |_, _| {}, tokio::time::Instant::now()).unwrap_or_else(Outcome::Failed))],
+        _ => vec![(None, eval_pure(ext, arg, &mut |_, _| {}, tokio::time::Instant::now()).unwrap_or_else(|e| Outcome::Failed(e.to_string())))],
     }
 }
 

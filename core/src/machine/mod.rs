@@ -6,6 +6,7 @@
 //! statement that mentions it; `count` equals the number of live mentions (+1 for the
 //! return variable).
 
+mod call_error;
 pub mod data;
 pub mod explore;
 pub mod label;
@@ -32,6 +33,7 @@ use label::{LabelId, Labels, ROOT};
 use std::sync::Arc;
 use template::{compile_closed, compile_fun_marking, TOp, TVar, Template};
 
+pub use call_error::CallError;
 pub use lazy::Lazy;
 pub use print::print_initial;
 pub use steppable::{Blocked, Rule, Status, MAX_ARG_DEPTH};

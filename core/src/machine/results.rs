@@ -8,19 +8,27 @@ use crate::names::Name;
 use crate::span::Span;
 use std::sync::Arc;
 
+/// Why an external's answer cannot enter the term. `quoted` is the answer's start.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ResultError {
+    /// It does not parse; `message` is the parser's first complaint.
+    #[error("result `{quoted}` is not an OPAL expression{}", message.as_deref().map(|m| format!(": {m}")).unwrap_or_default())]
+    Syntax { quoted: String, message: Option<String> },
+    /// It parses but does not compile (a name that is not the prelude's, …).
+    #[error("result `{quoted}`: {message}")]
+    Compile { quoted: String, message: String },
+}
+
 /// `ret e` desugared with the prelude it uses, compiled as one closed template.
-pub fn compile_result_source(src: &str) -> Result<Arc<Template>, String> {
+pub fn compile_result_source(src: &str) -> Result<Arc<Template>, ResultError> {
     // A result may be a whole document: the message quotes its start.
-    let quoted = crate::diag::clip(src);
-    let e = crate::syntax::parser::parse_expr_source(src).map_err(|ds| {
-        ds.first()
-            .map(|d| format!("result `{quoted}` is not an OPAL expression: {}", d.message))
-            .unwrap_or_else(|| format!("result `{quoted}` is not an OPAL expression"))
-    })?;
+    let quoted = crate::diag::clip(src).into_owned();
+    let e = crate::syntax::parser::parse_expr_source(src)
+        .map_err(|ds| ResultError::Syntax { quoted: quoted.clone(), message: ds.first().map(|d| d.message.clone()) })?;
     let block = crate::syntax::ast::Block { items: vec![crate::syntax::ast::Item { kind: crate::syntax::ast::ItemKind::Ret(e), span: Span::default() }] };
     let (p, diags) = crate::desugar::Desugarer::new(false).program(&block);
     if let Some(d) = diags.iter().find(|d| d.is_error()) {
-        return Err(format!("result `{quoted}`: {}", d.message));
+        return Err(ResultError::Compile { quoted, message: d.message.clone() });
     }
     let mut stmts = p.env;
     stmts.extend(p.body.stmts);

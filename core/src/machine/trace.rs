@@ -227,6 +227,27 @@ fn json_to_pexp_within(v: &serde_json::Value, depth: u32) -> Option<PExp> {
 /// Why a trace is refused: where, and what is wrong.
 type Invalid = (Part, String);
 
+/// Why a trace cannot be replayed. Every message names the place in the trace file.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum TraceError {
+    /// Not JSON, or not the shape of a trace.
+    #[error("invalid trace file at line {line}, column {column}: {msg}")]
+    Json { line: usize, column: usize, msg: String },
+    /// A version this opal does not read.
+    #[error("trace version {0} is not supported (this opal reads version 1)")]
+    Version(u32),
+    /// An event or the strategy breaks a rule; `at` names it: "trace event 5 (line 42, label
+    /// 5.6.6.6, `ask`)" or "trace (line 4)".
+    #[error("{at}: {msg}")]
+    Invalid { at: String, msg: String },
+    /// Recorded from another program text (the hashes' first 12 digits).
+    #[error("this trace was recorded from a different source (sha256 {recorded}…, this file is {actual}…); pass --force to replay it anyway")]
+    OtherSource { recorded: String, actual: String },
+    /// The reader's own thread could not start or stopped.
+    #[error("{0}")]
+    Reader(String),
+}
+
 /// The part of a trace an error is about.
 #[derive(Clone, Copy)]
 enum Part {
@@ -240,33 +261,33 @@ impl Trace {
     /// stack: an argument is read up to [`MAX_ARG_JSON_DEPTH`] levels deep by recursion (and
     /// converted up to `MAX_DEPTH`), which needs more than the 2 MiB of a spawned thread in a
     /// debug build, whatever thread the caller is on.
-    pub fn parse(text: &str) -> Result<Trace, String> {
+    pub fn parse(text: &str) -> Result<Trace, TraceError> {
         const STACK: usize = 16 << 20;
         std::thread::scope(|s| {
             let reader = std::thread::Builder::new().name("trace reader".into()).stack_size(STACK).spawn_scoped(s, || Trace::parse_here(text));
             match reader {
-                Ok(r) => r.join().unwrap_or_else(|_| Err("the trace reader stopped unexpectedly (a bug in opal: please report it)".into())),
-                Err(e) => Err(format!("cannot start a thread to read the trace: {e}")),
+                Ok(r) => r.join().unwrap_or_else(|_| Err(TraceError::Reader("the trace reader stopped unexpectedly (a bug in opal: please report it)".into()))),
+                Err(e) => Err(TraceError::Reader(format!("cannot start a thread to read the trace: {e}"))),
             }
         })
     }
 
-    fn parse_here(text: &str) -> Result<Trace, String> {
+    fn parse_here(text: &str) -> Result<Trace, TraceError> {
         use serde::Deserialize;
         let place = |e: serde_json::Error| {
             // `serde_json` ends its message with the place; it is said first here.
             let msg = e.to_string();
             let msg = msg.strip_suffix(&format!(" at line {} column {}", e.line(), e.column())).unwrap_or(&msg);
-            format!("invalid trace file at line {}, column {}: {msg}", e.line(), e.column())
+            TraceError::Json { line: e.line(), column: e.column(), msg: msg.to_string() }
         };
         let mut de = serde_json::Deserializer::from_str(text);
         de.disable_recursion_limit();
         let t = Trace::deserialize(&mut de).map_err(place)?;
         de.end().map_err(place)?;
         if t.version != 1 {
-            return Err(format!("trace version {} is not supported (this opal reads version 1)", t.version));
+            return Err(TraceError::Version(t.version));
         }
-        t.check().map_err(|(part, msg)| t.at(part, Some(&Lines::of(text)), &msg))?;
+        t.check().map_err(|(part, msg)| TraceError::Invalid { at: t.at(part, Some(&Lines::of(text))), msg })?;
         Ok(t)
     }
 
@@ -279,24 +300,24 @@ impl Trace {
 
     /// What can be checked without the program (see [`Trace::check`]); the error names the
     /// event by its number.
-    pub fn validate(&self) -> Result<(), String> {
-        self.check().map_err(|(part, msg)| self.at(part, None, &msg))
+    pub fn validate(&self) -> Result<(), TraceError> {
+        self.check().map_err(|(part, msg)| TraceError::Invalid { at: self.at(part, None), msg })
     }
 
-    /// `trace event 5 (line 42, label 5.6.6.6, `ask`): msg`, or `trace (line 4): msg`; the
-    /// lines when the text is at hand.
-    fn at(&self, part: Part, lines: Option<&Lines>, msg: &str) -> String {
+    /// `trace event 5 (line 42, label 5.6.6.6, `ask`)`, or `trace (line 4)`; the lines when the
+    /// text is at hand.
+    fn at(&self, part: Part, lines: Option<&Lines>) -> String {
         match part {
             Part::Event(i) => {
                 let line = lines.and_then(|l| l.events.get(i)).map(|l| format!("line {l}, ")).unwrap_or_default();
                 match self.events.get(i) {
-                    Some(e) => format!("trace event {} ({line}label {}, `{}`): {msg}", i + 1, e.label, e.external),
-                    None => format!("trace event {}: {msg}", i + 1),
+                    Some(e) => format!("trace event {} ({line}label {}, `{}`)", i + 1, e.label, e.external),
+                    None => format!("trace event {}", i + 1),
                 }
             }
             Part::Strategy => match lines.and_then(|l| l.strategy) {
-                Some(l) => format!("trace (line {l}): {msg}"),
-                None => format!("trace: {msg}"),
+                Some(l) => format!("trace (line {l})"),
+                None => "trace".to_string(),
             },
         }
     }
@@ -361,7 +382,7 @@ fn check_event(e: &Event) -> Result<(), String> {
             ));
         }
     } else if crate::world::parse_pexp(&e.result).is_err() {
-        crate::machine::results::compile_result_source(&e.result)?;
+        crate::machine::results::compile_result_source(&e.result).map_err(|e| e.to_string())?;
     }
     Ok(())
 }

@@ -45,21 +45,21 @@ impl Adapter {
         self.stop_on_entry = bool_arg("stopOnEntry")?;
         let allow_exec = bool_arg("allowExec")?;
         let path = PathBuf::from(&program);
-        let source = read_text(&path, "the program", MAX_PROGRAM)?;
+        let source = read_text(&path, "the program", MAX_PROGRAM).map_err(|e| e.to_string())?;
         let world_path = match str_arg("world")? {
             Some(w) => Some(PathBuf::from(w)),
             None => opal_core::world::path_beside(&path).filter(|w| w.exists()),
         };
         let world = match &world_path {
             Some(w) => {
-                let text = read_text(w, "the world file", MAX_DATA)?;
+                let text = read_text(w, "the world file", MAX_DATA).map_err(|e| e.to_string())?;
                 Some(opal_core::world::parse_world(&text).map_err(|diags| rendered(&diags, &w.display().to_string(), &text))?)
             }
             None => None,
         };
         let mut session = Session::new(&source, world).map_err(|diags| format!("{program} does not compile:\n{}", rendered(&diags, &program, &source)))?;
         if let Some(t) = str_arg("replay")? {
-            let text = read_text(Path::new(&t), "the trace", MAX_DATA)?;
+            let text = read_text(Path::new(&t), "the trace", MAX_DATA).map_err(|e| e.to_string())?;
             let trace = opal_core::machine::trace::Trace::parse(&text).map_err(|e| format!("{t}: {e}"))?;
             session.set_trace(trace).map_err(|e| format!("{t}: {e}"))?;
         }

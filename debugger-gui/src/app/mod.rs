@@ -249,7 +249,7 @@ impl DebuggerApp {
         let limit = opal_core::files::MAX_READ;
         let source = match opal_core::files::read_text(path, "the program", limit) {
             Ok(s) => s,
-            Err(e) => return self.fail(e),
+            Err(e) => return self.fail(e.to_string()),
         };
         self.world_file = world.map(Path::to_path_buf);
         let world_path = self.world_path(path);
@@ -257,7 +257,7 @@ impl DebuggerApp {
         let world = match &world_path {
             Some(w) => match opal_core::files::read_text(w, "the world file", limit) {
                 Ok(t) => Some((t, w.display().to_string())),
-                Err(e) => return self.fail(e),
+                Err(e) => return self.fail(e.to_string()),
             },
             None => None,
         };

@@ -4,7 +4,7 @@
 //! dispatch + resolve); others run on a current-thread tokio runtime and report through a
 //! channel, so a run that waits only on tasks sleeps until one completes.
 
-pub use super::results::{compile_result_source, outcome_record};
+pub use super::results::{compile_result_source, outcome_record, ResultError};
 pub use super::strategy::Strategy;
 pub use pure::eval_pure;
 pub use replay::check_trace;
@@ -213,7 +213,7 @@ pub enum Choice {
 /// Computes results of externals that need no waiting, and compiles result sources.
 pub struct Host {
     pub world: Option<World>,
-    cache: HashMap<String, Result<Arc<Template>, String>>,
+    cache: HashMap<String, Result<Arc<Template>, ResultError>>,
     rng: u64,
     pub allow_exec: bool,
 }
@@ -232,7 +232,7 @@ impl Host {
     }
 
     /// Compiles OPAL source (a result expression) into a closed template.
-    pub fn compile_result(&mut self, src: &str) -> Result<Outcome, String> {
+    pub fn compile_result(&mut self, src: &str) -> Result<Outcome, ResultError> {
         // A literal needs no desugaring: a world file with thousands of distinct numbers or
         // strings as results would otherwise compile (and cache) each one.
         if let Ok(PExp::Prim(p)) = crate::world::parse_pexp(src) {
@@ -259,7 +259,7 @@ impl Host {
                 i
             }
         };
-        Some(self.compile_result(&w.choices[i]).unwrap_or_else(Outcome::Failed))
+        Some(self.compile_result(&w.choices[i]).unwrap_or_else(|e| Outcome::Failed(e.to_string())))
     }
 
     pub fn is_pure(&self, ext: &str) -> bool {
@@ -668,7 +668,7 @@ impl<'m> Runner<'m> {
         for (h, s) in out {
             self.emit(&h, &s);
         }
-        let outcome = r.unwrap_or_else(Outcome::Failed);
+        let outcome = r.unwrap_or_else(|e| Outcome::Failed(e.to_string()));
         self.m.deliver(t, outcome, now);
         self.step_at(stmt, on_step);
     }
@@ -681,7 +681,7 @@ impl<'m> Runner<'m> {
         }
         match w.reply(arg) {
             Some((Reply::Result(src), lat)) => {
-                let outcome = self.host.compile_result(&src).unwrap_or_else(Outcome::Failed);
+                let outcome = self.host.compile_result(&src).unwrap_or_else(|e| Outcome::Failed(e.to_string()));
                 self.schedule(t, outcome, lat);
             }
             Some((Reply::Stream(chunks, ms), lat)) => {

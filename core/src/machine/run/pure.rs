@@ -5,18 +5,19 @@ use super::super::results::bool_outcome;
 use super::super::Outcome;
 use crate::diag::Clip;
 use crate::ir::{PExp, Prim};
+use crate::machine::call_error::{shown, CallError};
 use std::sync::Arc;
 use tokio::time::Instant;
 
-fn pair(arg: &PExp) -> Result<(&PExp, &PExp), String> {
+fn pair(arg: &PExp) -> Result<(&PExp, &PExp), CallError> {
     match arg {
         PExp::Tuple(xs) if xs.len() == 2 => Ok((&xs[0], &xs[1])),
-        other => Err(format!("expected a pair (a, b), got {other}", other = Clip(other))),
+        other => Err(CallError::Expected { expected: "a pair (a, b)", got: shown(other) }),
     }
 }
 
 /// Evaluates a pure standard external. `print` output goes to `sink`.
-pub fn eval_pure(ext: &str, arg: &PExp, sink: &mut dyn FnMut(&str, &str), started: Instant) -> Result<Outcome, String> {
+pub fn eval_pure(ext: &str, arg: &PExp, sink: &mut dyn FnMut(&str, &str), started: Instant) -> Result<Outcome, CallError> {
     use crate::machine::data::{self, compare};
     Ok(match ext {
         "add" => match pair(arg)? {
@@ -30,9 +31,9 @@ pub fn eval_pure(ext: &str, arg: &PExp, sink: &mut dyn FnMut(&str, &str), starte
             Outcome::Value(arith(ext, a, b)?)
         }
         "neg" => match arg {
-            P(Prim::Int(i)) => Outcome::Value(Prim::Int(i.checked_neg().ok_or("integer overflow in neg")?)),
+            P(Prim::Int(i)) => Outcome::Value(Prim::Int(i.checked_neg().ok_or_else(|| CallError::Overflow("neg".into()))?)),
             P(Prim::Float(f)) => Outcome::Value(Prim::Float(-f)),
-            other => return Err(format!("neg needs a number, got {other}", other = Clip(other))),
+            other => return Err(CallError::Needs { ext: ext.to_string(), needs: "a number", got: shown(other) }),
         },
         "eq" | "ne" => {
             let (a, b) = pair(arg)?;
@@ -40,7 +41,7 @@ pub fn eval_pure(ext: &str, arg: &PExp, sink: &mut dyn FnMut(&str, &str), starte
         }
         "lt" | "le" | "gt" | "ge" => {
             let (a, b) = pair(arg)?;
-            let o = compare(a, b).ok_or_else(|| format!("{ext} cannot compare {a} and {b}", a = Clip(a), b = Clip(b)))?;
+            let o = compare(a, b).ok_or_else(|| CallError::Incomparable { ext: ext.to_string(), a: shown(a), with: "and", b: shown(b) })?;
             bool_outcome(match ext {
                 "lt" => o.is_lt(),
                 "le" => o.is_le(),
@@ -53,7 +54,7 @@ pub fn eval_pure(ext: &str, arg: &PExp, sink: &mut dyn FnMut(&str, &str), starte
         "now" => Outcome::Value(Prim::Float(started.elapsed().as_secs_f64() * 1000.0)),
         "fork" | "join" => handles(ext, arg)?,
         lib if crate::externals::standard(lib).is_some_and(|d| d.data) => data::outcome(data::eval(lib, arg)?),
-        other => return Err(format!("`{other}` is not a pure external", other = Clip(other))),
+        other => return Err(CallError::Unknown { name: shown(&other), kind: "pure" }),
     })
 }
 
@@ -69,7 +70,7 @@ fn num(p: &PExp) -> Option<f64> {
 
 /// `add`, `sub`, `mul`, `div`, `mod` of two primitives: checked on integers, floats if either
 /// is one, strings concatenated by `add`.
-fn arith(op: &str, a: &PExp, b: &PExp) -> Result<Prim, String> {
+fn arith(op: &str, a: &PExp, b: &PExp) -> Result<Prim, CallError> {
     match (a, b) {
         (P(Prim::Int(x)), P(Prim::Int(y))) => {
             let (x, y) = (*x, *y);
@@ -77,17 +78,17 @@ fn arith(op: &str, a: &PExp, b: &PExp) -> Result<Prim, String> {
                 "add" => x.checked_add(y),
                 "sub" => x.checked_sub(y),
                 "mul" => x.checked_mul(y),
-                "div" if y == 0 => return Err("division by zero".into()),
+                "div" if y == 0 => return Err(CallError::ByZero("division")),
                 "div" => x.checked_div(y),
-                "mod" if y == 0 => return Err("remainder by zero".into()),
+                "mod" if y == 0 => return Err(CallError::ByZero("remainder")),
                 _ => x.checked_rem(y),
             };
-            r.map(Prim::Int).ok_or_else(|| format!("integer overflow in {op} ({x}, {y})", x = Clip(x), y = Clip(y)))
+            r.map(Prim::Int).ok_or_else(|| CallError::Overflow(format!("{op} ({x}, {y})", x = Clip(x), y = Clip(y))))
         }
         (P(Prim::Str(x)), P(Prim::Str(y))) if op == "add" => Ok(Prim::Str(Arc::from(format!("{x}{y}")))),
         _ => {
             let (Some(x), Some(y)) = (num(a), num(b)) else {
-                return Err(format!("{op} needs two numbers, got ({a}, {b})", a = Clip(a), b = Clip(b)));
+                return Err(CallError::Needs { ext: op.to_string(), needs: "two numbers", got: format!("({a}, {b})", a = Clip(a), b = Clip(b)) });
             };
             Ok(Prim::Float(match op {
                 "add" => x + y,
@@ -100,15 +101,15 @@ fn arith(op: &str, a: &PExp, b: &PExp) -> Result<Prim, String> {
     }
 }
 
-fn string(p: &PExp) -> Result<Arc<str>, String> {
+fn string(p: &PExp) -> Result<Arc<str>, CallError> {
     match p {
         P(Prim::Str(s)) => Ok(s.clone()),
-        other => Err(format!("expected a string, got {other}", other = Clip(other))),
+        other => Err(CallError::Expected { expected: "a string", got: shown(other) }),
     }
 }
 
 /// The string externals: `concat_str`, `parse_int`, `split_lines`, `split_words`.
-fn text(ext: &str, arg: &PExp) -> Result<Outcome, String> {
+fn text(ext: &str, arg: &PExp) -> Result<Outcome, CallError> {
     Ok(match ext {
         "concat_str" => {
             let (a, b) = pair(arg)?;
@@ -116,7 +117,7 @@ fn text(ext: &str, arg: &PExp) -> Result<Outcome, String> {
         }
         "parse_int" => {
             let s = string(arg)?;
-            Outcome::Value(Prim::Int(s.trim().parse().map_err(|_| format!("parse_int: `{s}` is not an integer", s = Clip(s)))?))
+            Outcome::Value(Prim::Int(s.trim().parse().map_err(|_| CallError::Invalid(format!("parse_int: `{s}` is not an integer", s = Clip(s))))?))
         }
         "split_lines" => Outcome::Partial { items: string(arg)?.lines().map(|l| Prim::Str(Arc::from(l))).collect(), more: false },
         _ => Outcome::Partial { items: string(arg)?.split_whitespace().map(|l| Prim::Str(Arc::from(l))).collect(), more: false },
@@ -125,11 +126,11 @@ fn text(ext: &str, arg: &PExp) -> Result<Outcome, String> {
 
 /// `print (&h, v)` writes v to h's root and returns h; `print v` (§3.4's form) writes to
 /// stdout and returns ().
-fn print(arg: &PExp, sink: &mut dyn FnMut(&str, &str)) -> Result<Outcome, String> {
+fn print(arg: &PExp, sink: &mut dyn FnMut(&str, &str)) -> Result<Outcome, CallError> {
     use crate::machine::data;
     Ok(match arg {
         PExp::Tuple(xs) if xs.len() == 2 && matches!(xs[0], P(Prim::Handle(_))) => {
-            let P(Prim::Handle(name)) = &xs[0] else { return Err("print needs a handle".into()) };
+            let P(Prim::Handle(name)) = &xs[0] else { return Err(CallError::Expected { expected: "a handle", got: shown(&xs[0]) }) };
             let root = crate::externals::handle_root(name).unwrap_or("stdout");
             let mut text = data::display(&xs[1]);
             text.push('\n');
@@ -146,15 +147,15 @@ fn print(arg: &PExp, sink: &mut dyn FnMut(&str, &str)) -> Result<Outcome, String
 }
 
 /// `fork h` splits a handle into `h_1` and `h_2`; `join (h_1, h_2)` gives back `h`.
-fn handles(ext: &str, arg: &PExp) -> Result<Outcome, String> {
+fn handles(ext: &str, arg: &PExp) -> Result<Outcome, CallError> {
     if ext == "fork" {
-        let P(Prim::Handle(h)) = arg else { return Err(format!("fork needs a handle, got {arg}", arg = Clip(arg))) };
+        let P(Prim::Handle(h)) = arg else { return Err(CallError::Needs { ext: ext.to_string(), needs: "a handle", got: shown(arg) }) };
         let a = Prim::Handle(Arc::from(format!("{h}_1")));
         let b = Prim::Handle(Arc::from(format!("{h}_2")));
         return Ok(crate::machine::data::outcome(PExp::Tuple(vec![P(a), P(b)])));
     }
     let (a, _) = pair(arg)?;
-    let P(Prim::Handle(h)) = a else { return Err(format!("join needs two handles, got {arg}", arg = Clip(arg))) };
+    let P(Prim::Handle(h)) = a else { return Err(CallError::Needs { ext: ext.to_string(), needs: "two handles", got: shown(arg) }) };
     let parent = h.rsplit_once('_').filter(|(_, k)| k.bytes().all(|b| b.is_ascii_digit())).map(|(p, _)| p).unwrap_or(h);
     Ok(Outcome::Value(Prim::Handle(Arc::from(parent))))
 }
@@ -163,6 +164,7 @@ fn handles(ext: &str, arg: &PExp) -> Result<Outcome, String> {
 mod tests {
     use crate::externals::{ExtKind, STANDARD};
     use crate::ir::PExp;
+    use crate::machine::CallError;
 
     /// The table and the implementations agree: every pure external of `STANDARD` is computed
     /// here (an argument of the wrong shape is an error about the argument, never "not a pure
@@ -172,12 +174,12 @@ mod tests {
         let started = tokio::time::Instant::now();
         for d in STANDARD {
             let r = super::eval_pure(d.name, &PExp::Tuple(vec![]), &mut |_, _| {}, started);
-            let unknown = matches!(&r, Err(e) if e.contains("is not a pure external") || e.contains("is not a library external"));
+            let unknown = matches!(&r, Err(CallError::Unknown { .. }));
             assert_eq!(unknown, d.kind != ExtKind::Pure, "{}: {r:?}", d.name);
             if d.data {
                 assert_eq!(d.kind, ExtKind::Pure, "{}", d.name);
                 let r = crate::machine::data::eval(d.name, &PExp::Tuple(vec![]));
-                assert!(!matches!(&r, Err(e) if e.contains("is not a library external")), "{}: {r:?}", d.name);
+                assert!(!matches!(&r, Err(CallError::Unknown { .. })), "{}: {r:?}", d.name);
             }
         }
     }

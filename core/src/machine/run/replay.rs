@@ -2,6 +2,7 @@
 //! error (a warning with `--force`), and the verdict names what the run never reached.
 
 use super::*;
+use crate::machine::trace::TraceError;
 
 impl Runner<'_> {
     /// A dispatched call replayed from the trace: its recorded event must match the call
@@ -158,23 +159,20 @@ impl Host {
         } else if is_stream_ext(ext, self) {
             match crate::machine::trace::list_items(result) {
                 Some(items) => Outcome::Partial { items, more: false },
-                None => self.compile_result(result).unwrap_or_else(Outcome::Failed),
+                None => self.compile_result(result).unwrap_or_else(|e| Outcome::Failed(e.to_string())),
             }
         } else {
-            self.compile_result(result).unwrap_or_else(Outcome::Failed)
+            self.compile_result(result).unwrap_or_else(|e| Outcome::Failed(e.to_string()))
         }
     }
 }
 
 /// Checks a trace against a source before replaying it.
-pub fn check_trace(trace: &Trace, source: &str, force: bool) -> Result<(), String> {
+pub fn check_trace(trace: &Trace, source: &str, force: bool) -> Result<(), TraceError> {
     let sha = sha256_hex(source);
     if trace.source_sha256 != sha && !force {
-        return Err(format!(
-            "this trace was recorded from a different source (sha256 {}…, this file is {}…); pass --force to replay it anyway",
-            trace.source_sha256.get(..12).unwrap_or(&trace.source_sha256),
-            &sha[..12]
-        ));
+        let recorded = trace.source_sha256.get(..12).unwrap_or(&trace.source_sha256).to_string();
+        return Err(TraceError::OtherSource { recorded, actual: sha[..12].to_string() });
     }
     trace.validate()
 }
