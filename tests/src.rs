@@ -76,85 +76,94 @@ pub struct LlmServer {
 
 impl LlmServer {
     pub fn start() -> LlmServer {
-        use std::io::{BufRead, BufReader, Read, Write};
         let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1");
         let url = format!("http://{}/v1", listener.local_addr().expect("addr"));
         let requests = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
         let log = requests.clone();
         std::thread::spawn(move || {
             for conn in listener.incoming() {
-                let Ok(mut conn) = conn else { continue };
+                let Ok(conn) = conn else { continue };
                 let log = log.clone();
-                std::thread::spawn(move || {
-                    let mut reader = BufReader::new(conn.try_clone().expect("clone"));
-                    let mut head = String::new();
-                    let mut len = 0usize;
-                    loop {
-                        let mut line = String::new();
-                        if reader.read_line(&mut line).unwrap_or(0) == 0 {
-                            return;
-                        }
-                        if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-                            len = v.trim().parse().unwrap_or(0);
-                        }
-                        head.push_str(&line);
-                        if line == "\r\n" {
-                            break;
-                        }
-                    }
-                    let mut body = vec![0; len];
-                    let _ = reader.read_exact(&mut body);
-                    let body = String::from_utf8_lossy(&body).into_owned();
-                    log.lock().expect("log").push(format!("{head}{body}"));
-                    let model = serde_json_model(&body);
-                    let sse = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\n\r\n";
-                    let delta = |t: &str| format!("data: {{\"choices\":[{{\"index\":0,\"delta\":{{\"content\":\"{t}\"}},\"finish_reason\":null}}]}}\n\n");
-                    let pause = || std::thread::sleep(std::time::Duration::from_millis(40));
-                    let mut w = |s: &str| {
-                        let _ = conn.write_all(s.as_bytes());
-                        let _ = conn.flush();
-                    };
-                    match model.as_str() {
-                        "http401" => {
-                            let b = r#"{"error": {"message": "Incorrect API key provided", "type": "invalid_request_error"}}"#;
-                            w(&format!("HTTP/1.1 401 Unauthorized\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{b}", b.len()));
-                        }
-                        "malformed" => {
-                            w(sse);
-                            w(&delta("Hel"));
-                            w("data: {\"choices\": [\n\n");
-                        }
-                        "drop" => {
-                            w(sse);
-                            w(&delta("Hel"));
-                        }
-                        "stall" => {
-                            w(sse);
-                            w(&delta("Hel"));
-                            std::thread::sleep(std::time::Duration::from_secs(5));
-                        }
-                        "error-event" => {
-                            w(sse);
-                            w("data: {\"error\": {\"message\": \"Rate limit reached\"}}\n\n");
-                        }
-                        "finish" => {
-                            w(sse);
-                            w(&delta("Bye"));
-                            w("data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n");
-                        }
-                        _ => {
-                            w(sse);
-                            for t in ["Hel", "lo", " world"] {
-                                pause();
-                                w(&delta(t));
-                            }
-                            w("data: [DONE]\n\n");
-                        }
-                    }
-                });
+                std::thread::spawn(move || serve_llm(conn, &log));
             }
         });
         LlmServer { url, requests }
+    }
+}
+
+/// One connection of [`LlmServer`]: reads the request, keeps it in `log`, answers it by the
+/// script its model names.
+fn serve_llm(mut conn: std::net::TcpStream, log: &std::sync::Mutex<Vec<String>>) {
+    use std::io::{BufRead, BufReader, Read};
+    let mut reader = BufReader::new(conn.try_clone().expect("clone"));
+    let mut head = String::new();
+    let mut len = 0usize;
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap_or(0) == 0 {
+            return;
+        }
+        if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+            len = v.trim().parse().unwrap_or(0);
+        }
+        head.push_str(&line);
+        if line == "\r\n" {
+            break;
+        }
+    }
+    let mut body = vec![0; len];
+    let _ = reader.read_exact(&mut body);
+    let body = String::from_utf8_lossy(&body).into_owned();
+    log.lock().expect("log").push(format!("{head}{body}"));
+    llm_script(&serde_json_model(&body), &mut conn);
+}
+
+/// Plays the script of `model` (see [`LlmServer`]) on `conn`.
+fn llm_script(model: &str, conn: &mut std::net::TcpStream) {
+    use std::io::Write;
+    let sse = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\n\r\n";
+    let delta = |t: &str| format!("data: {{\"choices\":[{{\"index\":0,\"delta\":{{\"content\":\"{t}\"}},\"finish_reason\":null}}]}}\n\n");
+    let pause = || std::thread::sleep(std::time::Duration::from_millis(40));
+    let mut w = |s: &str| {
+        let _ = conn.write_all(s.as_bytes());
+        let _ = conn.flush();
+    };
+    match model {
+        "http401" => {
+            let b = r#"{"error": {"message": "Incorrect API key provided", "type": "invalid_request_error"}}"#;
+            w(&format!("HTTP/1.1 401 Unauthorized\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{b}", b.len()));
+        }
+        "malformed" => {
+            w(sse);
+            w(&delta("Hel"));
+            w("data: {\"choices\": [\n\n");
+        }
+        "drop" => {
+            w(sse);
+            w(&delta("Hel"));
+        }
+        "stall" => {
+            w(sse);
+            w(&delta("Hel"));
+            std::thread::sleep(std::time::Duration::from_secs(5));
+        }
+        "error-event" => {
+            w(sse);
+            w("data: {\"error\": {\"message\": \"Rate limit reached\"}}\n\n");
+        }
+        "finish" => {
+            w(sse);
+            w(&delta("Bye"));
+            w("data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n");
+        }
+        _ => {
+            w(sse);
+            for t in ["Hel", "lo", " world"] {
+                pause();
+                w(&delta(t));
+            }
+            w("data: [DONE]\n\n");
+        }
     }
 }
 

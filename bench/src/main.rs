@@ -532,55 +532,70 @@ fn fan_out_source(n: usize) -> String {
 /// 16 ms, and the session's slice of a running job) with a 1 000-node statement graph, a
 /// 1 000-call fan-out in the call graph, and while a confluence check runs.
 fn bench_frame() {
-    use eframe::egui;
-    use opal_debugger_gui::app::{Cmd, DebuggerApp};
-    let ctx = egui::Context::default();
-    let size = egui::vec2(1600.0, 1000.0);
-    // One frame 1/60 s after the last, timed.
-    let frame = |app: &mut DebuggerApp, t: &mut f64| {
-        *t += 1.0 / 60.0;
-        let input = egui::RawInput { screen_rect: Some(egui::Rect::from_min_size(egui::Pos2::ZERO, size)), time: Some(*t), ..Default::default() };
+    let mut frames = Frames { ctx: eframe::egui::Context::default(), t: 0.0 };
+    // A benchmark program that does not compile ends the benchmark.
+    if frame_statements(&mut frames).is_some() && frame_calls(&mut frames).is_some() {
+        frame_confluence(&mut frames);
+    }
+}
+
+/// Draws frames of the debugger window, each 1/60 s after the last.
+struct Frames {
+    ctx: eframe::egui::Context,
+    t: f64,
+}
+
+impl Frames {
+    /// One frame, timed.
+    fn frame(&mut self, app: &mut opal_debugger_gui::app::DebuggerApp) -> Duration {
+        use eframe::egui;
+        let size = egui::vec2(1600.0, 1000.0);
+        self.t += 1.0 / 60.0;
+        let input = egui::RawInput { screen_rect: Some(egui::Rect::from_min_size(egui::Pos2::ZERO, size)), time: Some(self.t), ..Default::default() };
         let start = Instant::now();
-        let mut out = ctx.run_ui(input, |ui| app.show(ui));
+        let mut out = self.ctx.run_ui(input, |ui| app.show(ui));
         out.textures_delta.clear();
-        let prims = ctx.tessellate(out.shapes, out.pixels_per_point);
+        let prims = self.ctx.tessellate(out.shapes, out.pixels_per_point);
         std::hint::black_box(prims.len());
         start.elapsed()
-    };
-    let report = |name: &str, app: &DebuggerApp, times: &mut Vec<Duration>| {
-        times.sort();
-        let ms = |d: Duration| d.as_secs_f64() * 1000.0;
-        let members: usize = app.graph.nodes.iter().map(|n| n.members).sum();
-        println!(
-            "frame {name}: {} nodes drawn for {members}, {} edges: median {:.2} ms, p95 {:.2} ms, max {:.2} ms ({} samples)",
-            app.graph.nodes.len(),
-            app.graph.edges.len(),
-            ms(times[times.len() / 2]),
-            ms(times[times.len() * 95 / 100]),
-            ms(times[times.len() - 1]),
-            times.len()
-        );
-    };
-    let open = |src: &str, world: Option<&str>| {
-        let app = DebuggerApp::from_source("frame.opal", src, world);
-        if app.session.is_none() {
-            println!("frame: the benchmark program does not compile: {:?}", app.errors);
-        }
-        app
-    };
-    let mut t = 0.0;
-
-    // 1. The statement graph of a 1 000-statement ladder, grouped to a legible size.
-    let mut app = open(&frame_source(1_000), Some("[f]\ndefault = '1'\n"));
-    if app.session.is_none() {
-        return;
     }
+}
+
+fn frame_report(name: &str, app: &opal_debugger_gui::app::DebuggerApp, times: &mut [Duration]) {
+    times.sort();
+    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+    let members: usize = app.graph.nodes.iter().map(|n| n.members).sum();
+    println!(
+        "frame {name}: {} nodes drawn for {members}, {} edges: median {:.2} ms, p95 {:.2} ms, max {:.2} ms ({} samples)",
+        app.graph.nodes.len(),
+        app.graph.edges.len(),
+        ms(times[times.len() / 2]),
+        ms(times[times.len() * 95 / 100]),
+        ms(times[times.len() - 1]),
+        times.len()
+    );
+}
+
+/// The debugger window on `src`; `None` (after saying so) when the program does not compile.
+fn frame_open(src: &str, world: Option<&str>) -> Option<opal_debugger_gui::app::DebuggerApp> {
+    let app = opal_debugger_gui::app::DebuggerApp::from_source("frame.opal", src, world);
+    if app.session.is_none() {
+        println!("frame: the benchmark program does not compile: {:?}", app.errors);
+        return None;
+    }
+    Some(app)
+}
+
+/// 1. The statement graph of a 1 000-statement ladder, grouped to a legible size.
+fn frame_statements(frames: &mut Frames) -> Option<()> {
+    use opal_debugger_gui::app::Cmd;
+    let mut app = frame_open(&frame_source(1_000), Some("[f]\ndefault = '1'\n"))?;
     app.run_cmd(Cmd::GraphMode);
     for _ in 0..5 {
-        frame(&mut app, &mut t);
+        frames.frame(&mut app);
     }
-    let mut times: Vec<Duration> = (0..120).map(|_| frame(&mut app, &mut t)).collect();
-    report("statements, idle", &app, &mut times);
+    let mut times: Vec<Duration> = (0..120).map(|_| frames.frame(&mut app)).collect();
+    frame_report("statements, idle", &app, &mut times);
     let mut stepping = Vec::new();
     for _ in 0..40 {
         let before = app.session.as_ref().map(|s| s.revision());
@@ -590,60 +605,63 @@ fn bench_frame() {
             continue;
         }
         for _ in 0..3 {
-            stepping.push(frame(&mut app, &mut t));
+            stepping.push(frames.frame(&mut app));
         }
     }
-    report("statements, stepping rounds (animating)", &app, &mut stepping);
+    frame_report("statements, stepping rounds (animating)", &app, &mut stepping);
+    Some(())
+}
 
-    // 2. A 1 000-call fan-out in the call graph: every call dispatched and pending.
-    let mut app = open(&fan_out_source(1_000), Some("[f]\ndefault = '\"done\"'\n"));
-    if app.session.is_none() {
-        return;
-    }
+/// 2. A 1 000-call fan-out in the call graph: every call dispatched and pending.
+fn frame_calls(frames: &mut Frames) -> Option<()> {
+    use opal_debugger_gui::app::Cmd;
+    let mut app = frame_open(&fan_out_source(1_000), Some("[f]\ndefault = '\"done\"'\n"))?;
     app.settings.auto_resolve = false;
     app.until = opal_debugger::session::Until::End;
     app.run_cmd(Cmd::RunUntil);
     let mut running = Vec::new();
     while app.session.as_ref().is_some_and(|s| s.busy().is_some()) {
-        running.push(frame(&mut app, &mut t));
+        running.push(frames.frame(&mut app));
     }
     if !running.is_empty() {
-        report("calls, while running until all 1 000 are dispatched", &app, &mut running);
+        frame_report("calls, while running until all 1 000 are dispatched", &app, &mut running);
     }
-    let mut times: Vec<Duration> = (0..120).map(|_| frame(&mut app, &mut t)).collect();
-    report("calls, 1 000 pending, idle", &app, &mut times);
+    let mut times: Vec<Duration> = (0..120).map(|_| frames.frame(&mut app)).collect();
+    frame_report("calls, 1 000 pending, idle", &app, &mut times);
     let mut resolving = Vec::new();
     for _ in 0..30 {
         app.run_cmd(Cmd::ResolveAll);
         app.run_cmd(Cmd::Round);
         for _ in 0..3 {
-            resolving.push(frame(&mut app, &mut t));
+            resolving.push(frames.frame(&mut app));
         }
     }
-    report("calls, resolving and stepping (collapsing)", &app, &mut resolving);
+    frame_report("calls, resolving and stepping (collapsing)", &app, &mut resolving);
+    Some(())
+}
 
-    // 3. Frames during a running confluence check: the fan-out, and §3.4's divergent program.
+/// 3. Frames during a running confluence check: the fan-out, and §3.4's divergent program.
+fn frame_confluence(frames: &mut Frames) -> Option<()> {
+    use opal_debugger_gui::app::Cmd;
     for (name, src, world) in [
         ("confluence on the 1 000-call fan-out", fan_out_source(1_000), Some("[f]\ndefault = '\"done\"'\n")),
         ("confluence on §3.4's divergent program", include_str!("../../examples/diverge.opal").to_string(), None),
     ] {
-        let mut app = open(&src, world);
-        if app.session.is_none() {
-            return;
-        }
+        let mut app = frame_open(&src, world)?;
         app.run_cmd(Cmd::Confluence(opal_debugger::session::Order::Reversed));
         let mut times = Vec::new();
         let start = Instant::now();
         while app.session.as_ref().is_some_and(|s| s.busy().is_some()) && start.elapsed() < Duration::from_secs(20) {
-            times.push(frame(&mut app, &mut t));
+            times.push(frames.frame(&mut app));
         }
         if times.is_empty() {
             println!("frame {name}: finished within one frame");
         } else {
-            report(name, &app, &mut times);
+            frame_report(name, &app, &mut times);
         }
         println!("frame {name}: {}", app.status);
     }
+    Some(())
 }
 
 /// A program of about `lines` lines: functions, calls, and `if`s threading `stdout`.
@@ -780,29 +798,9 @@ fn bench_lsp_file(exe: &std::path::Path, lines: usize) -> Result<(), String> {
     c.initialize("file:///tmp").map_err(|_| "initialize failed")?;
     c.open(uri, &text);
     c.diagnostics(uri, Some(1)).map_err(|_| "no diagnostics for the opened file")?;
-    // Resident memory of an idle server (an editor between keystrokes): after work, the
-    // server returns freed memory within about two seconds.
-    let idle_rss = |c: &StdioClient| {
-        std::thread::sleep(Duration::from_millis(2500));
-        rss_kib(c.pid())
-    };
     let rss_open = idle_rss(&c);
-    let p50 = |t: &mut Vec<Duration>| {
-        t.sort();
-        ms(t[t.len() / 2])
-    };
-    let mut diags = Vec::new();
     let mut v = 1i64;
-    for _ in 0..20 {
-        v += 1;
-        // Change a literal in the middle of the file.
-        let line = (lines / 2) as u32 / 7 * 7 + 5;
-        let change = json!({"range": {"start": {"line": line, "character": 0}, "end": {"line": line, "character": 0}}, "text": " "});
-        let t = Instant::now();
-        c.notify("textDocument/didChange", json!({"textDocument": {"uri": uri, "version": v}, "contentChanges": [change]}));
-        c.diagnostics(uri, Some(v)).map_err(|_| format!("no diagnostics for version {v}"))?;
-        diags.push(t.elapsed());
-    }
+    let mut diags = lsp_change_to_diagnostics(&mut c, uri, lines, &mut v)?;
     let doc = json!({"textDocument": {"uri": uri}});
     let whole = json!({"textDocument": {"uri": uri}, "range": {"start": {"line": 0, "character": 0}, "end": {"line": lines + 1, "character": 0}}});
     let mut timed = |method: &str, params: &serde_json::Value| -> Result<f64, String> {
@@ -822,57 +820,22 @@ fn bench_lsp_file(exe: &std::path::Path, lines: usize) -> Result<(), String> {
     let screen_tokens = timed("textDocument/semanticTokens/range", &screen)?;
     let screen_hints = timed("textDocument/inlayHint", &screen)?;
     let symbols = timed("textDocument/documentSymbol", &doc)?;
-    // Typing steadily, faster than the analysis: 50 keys 40 ms apart, then the wait for the
-    // last version's diagnostics. One analysis of a document runs at a time, so replaced
-    // versions do not pile up.
-    let line = (lines / 2) as u32 / 7 * 7 + 5;
-    for k in 0..50u32 {
-        v += 1;
-        let change = if k % 2 == 0 {
-            json!({"range": {"start": {"line": line, "character": 0}, "end": {"line": line, "character": 0}}, "text": " "})
-        } else {
-            json!({"range": {"start": {"line": line, "character": 0}, "end": {"line": line, "character": 1}}, "text": ""})
-        };
-        c.notify("textDocument/didChange", json!({"textDocument": {"uri": uri, "version": v}, "contentChanges": [change]}));
-        std::thread::sleep(Duration::from_millis(40));
-    }
-    let t = Instant::now();
-    c.diagnostics(uri, Some(v)).map_err(|_| format!("no diagnostics after typing (version {v})"))?;
-    let typing = ms(t.elapsed());
-    // Hover while ten whole-file token requests are queued and cancelled before it (p95 of
-    // 60 rounds: the three slowest are left out).
-    let mut hovers = Vec::new();
-    for round in 0..60u32 {
-        let ids: Vec<i64> = (0..10).map(|_| c.request_async("textDocument/semanticTokens/full", doc.clone())).collect();
-        for id in &ids {
-            c.notify("$/cancelRequest", json!({"id": id}));
-        }
-        let t = Instant::now();
-        c.request("textDocument/hover", json!({"textDocument": {"uri": uri}, "position": {"line": 2 + 7 * round, "character": 1}}))
-            .map_err(|e| format!("hover: {e}"))?;
-        hovers.push(t.elapsed());
-        for id in ids {
-            c.wait_message(|m| m.get("method").is_none() && m["id"] == json!(id))?;
-        }
-    }
+    let typing = lsp_typing(&mut c, uri, lines, &mut v)?;
+    let mut hovers = lsp_hovers_with_cancelled_requests(&mut c, uri)?;
     // 10 000 edits (type a character, delete it), then the diagnostics of the last version.
     let rss_before_edits = rss_kib(c.pid());
     let rss_before_edits_idle = idle_rss(&c);
     for k in 0..10_000u32 {
         v += 1;
         let line = ((k / 2) % (lines as u32 - 10)) / 7 * 7 + 5;
-        let change = if k % 2 == 0 {
-            json!({"range": {"start": {"line": line, "character": 0}, "end": {"line": line, "character": 0}}, "text": " "})
-        } else {
-            json!({"range": {"start": {"line": line, "character": 0}, "end": {"line": line, "character": 1}}, "text": ""})
-        };
-        c.notify("textDocument/didChange", json!({"textDocument": {"uri": uri, "version": v}, "contentChanges": [change]}));
+        c.notify("textDocument/didChange", json!({"textDocument": {"uri": uri, "version": v}, "contentChanges": [keystroke(line, k)]}));
     }
     c.diagnostics(uri, Some(v)).map_err(|_| format!("no diagnostics after 10 000 edits (version {v})"))?;
     let _ = c.request("textDocument/semanticTokens/full", doc.clone());
     let rss_busy = rss_kib(c.pid());
     let rss_edits = idle_rss(&c);
     hovers.sort();
+    // p95 of 60 rounds: the three slowest are left out.
     let hover_p95 = ms(hovers[hovers.len() * 95 / 100]);
     let diag_worst = ms(*diags.iter().max().unwrap_or(&Duration::ZERO));
     println!(
@@ -895,4 +858,83 @@ fn bench_lsp_file(exe: &std::path::Path, lines: usize) -> Result<(), String> {
     println!("{parts}");
     let _ = c.shutdown();
     Ok(())
+}
+
+/// The median of `t`, in ms (sorts `t`).
+fn p50(t: &mut [Duration]) -> f64 {
+    t.sort();
+    ms(t[t.len() / 2])
+}
+
+/// Resident memory of an idle server (an editor between keystrokes): after work, the
+/// server returns freed memory within about two seconds.
+fn idle_rss(c: &opal_lsp::client::StdioClient) -> u64 {
+    std::thread::sleep(Duration::from_millis(2500));
+    rss_kib(c.pid())
+}
+
+/// The change of keystroke `k` at the start of `line`: even ones type a space, odd ones
+/// delete it again, so the text comes back to what it was.
+fn keystroke(line: u32, k: u32) -> serde_json::Value {
+    use serde_json::json;
+    if k.is_multiple_of(2) {
+        json!({"range": {"start": {"line": line, "character": 0}, "end": {"line": line, "character": 0}}, "text": " "})
+    } else {
+        json!({"range": {"start": {"line": line, "character": 0}, "end": {"line": line, "character": 1}}, "text": ""})
+    }
+}
+
+/// Change → diagnostics, 20 times: each change inserts a space in the middle of the file;
+/// `v` is the document's version.
+fn lsp_change_to_diagnostics(c: &mut opal_lsp::client::StdioClient, uri: &str, lines: usize, v: &mut i64) -> Result<Vec<Duration>, String> {
+    use serde_json::json;
+    let mut diags = Vec::new();
+    for _ in 0..20 {
+        *v += 1;
+        // Change a literal in the middle of the file.
+        let line = (lines / 2) as u32 / 7 * 7 + 5;
+        let change = json!({"range": {"start": {"line": line, "character": 0}, "end": {"line": line, "character": 0}}, "text": " "});
+        let t = Instant::now();
+        c.notify("textDocument/didChange", json!({"textDocument": {"uri": uri, "version": *v}, "contentChanges": [change]}));
+        c.diagnostics(uri, Some(*v)).map_err(|_| format!("no diagnostics for version {v}"))?;
+        diags.push(t.elapsed());
+    }
+    Ok(diags)
+}
+
+/// Typing steadily, faster than the analysis: 50 keys 40 ms apart, then the wait (in ms) for
+/// the last version's diagnostics. One analysis of a document runs at a time, so replaced
+/// versions do not pile up.
+fn lsp_typing(c: &mut opal_lsp::client::StdioClient, uri: &str, lines: usize, v: &mut i64) -> Result<f64, String> {
+    use serde_json::json;
+    let line = (lines / 2) as u32 / 7 * 7 + 5;
+    for k in 0..50u32 {
+        *v += 1;
+        c.notify("textDocument/didChange", json!({"textDocument": {"uri": uri, "version": *v}, "contentChanges": [keystroke(line, k)]}));
+        std::thread::sleep(Duration::from_millis(40));
+    }
+    let t = Instant::now();
+    c.diagnostics(uri, Some(*v)).map_err(|_| format!("no diagnostics after typing (version {v})"))?;
+    Ok(ms(t.elapsed()))
+}
+
+/// Hover while ten whole-file token requests are queued and cancelled before it, 60 rounds.
+fn lsp_hovers_with_cancelled_requests(c: &mut opal_lsp::client::StdioClient, uri: &str) -> Result<Vec<Duration>, String> {
+    use serde_json::json;
+    let doc = json!({"textDocument": {"uri": uri}});
+    let mut hovers = Vec::new();
+    for round in 0..60u32 {
+        let ids: Vec<i64> = (0..10).map(|_| c.request_async("textDocument/semanticTokens/full", doc.clone())).collect();
+        for id in &ids {
+            c.notify("$/cancelRequest", json!({"id": id}));
+        }
+        let t = Instant::now();
+        c.request("textDocument/hover", json!({"textDocument": {"uri": uri}, "position": {"line": 2 + 7 * round, "character": 1}}))
+            .map_err(|e| format!("hover: {e}"))?;
+        hovers.push(t.elapsed());
+        for id in ids {
+            c.wait_message(|m| m.get("method").is_none() && m["id"] == json!(id))?;
+        }
+    }
+    Ok(hovers)
 }

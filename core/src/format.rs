@@ -184,39 +184,7 @@ impl Formatter<'_> {
             ExprKind::Amp(id) => {
                 let _ = write!(self.out, "&{}", id.name);
             }
-            ExprKind::Fun(params, body) => {
-                self.out.push_str("fun ");
-                match params {
-                    Params::Name(id) => self.out.push_str(&id.name),
-                    Params::Unit(_) => self.out.push_str("()"),
-                    Params::List(ps, _) => {
-                        self.out.push('(');
-                        for (i, p) in ps.iter().enumerate() {
-                            if i > 0 {
-                                self.out.push_str(", ");
-                            }
-                            match p {
-                                Param::Amp(id) => {
-                                    let _ = write!(self.out, "&{}", id.name);
-                                }
-                                Param::Pat(p) => pattern(&mut self.out, p),
-                            }
-                        }
-                        self.out.push(')');
-                    }
-                }
-                match body {
-                    FunBody::Expr(x) => {
-                        self.out.push_str(": ");
-                        self.expr(x, indent);
-                    }
-                    FunBody::Block(b) => {
-                        self.out.push_str(":\n");
-                        let limit = b.items.last().map(|i| i.span.end + 1).unwrap_or(e.span.end);
-                        self.body(b, indent, limit);
-                    }
-                }
-            }
+            ExprKind::Fun(params, body) => self.fun(params, body, e.span.end, indent),
             ExprKind::Binary(op, a, b) => {
                 self.expr(a, indent);
                 let _ = write!(self.out, " {} ", op.as_str());
@@ -230,19 +198,7 @@ impl Formatter<'_> {
                 self.out.push('-');
                 self.expr(x, indent);
             }
-            ExprKind::App(f, x) => {
-                self.expr(f, indent);
-                self.out.push(' ');
-                // A single threaded handle is written `f (&h)`, as in the paper.
-                let amp = matches!(x.kind, ExprKind::Amp(_));
-                if amp {
-                    self.out.push('(');
-                }
-                self.expr(x, indent);
-                if amp {
-                    self.out.push(')');
-                }
-            }
+            ExprKind::App(f, x) => self.app(f, x, indent),
             ExprKind::Index(x, i) => {
                 self.expr(x, indent);
                 self.out.push('[');
@@ -256,39 +212,94 @@ impl Formatter<'_> {
                 self.out.push_str(" else ");
                 self.expr(b, indent);
             }
-            ExprKind::FStr(parts) => {
-                self.out.push_str("f\"");
-                for part in parts {
-                    match part {
-                        FPart::Lit(s) => {
-                            let mut quoted = String::new();
-                            let _ = crate::ir::write_str_lit(&mut quoted, s);
-                            let inner = &quoted[1..quoted.len() - 1];
-                            self.out.push_str(&inner.replace('{', "{{").replace('}', "}}"));
-                        }
-                        FPart::Expr(x) => {
-                            self.out.push('{');
-                            self.expr(x, indent);
-                            self.out.push('}');
-                        }
-                    }
-                }
-                self.out.push('"');
-            }
-            ExprKind::Dict(kvs) => {
-                self.out.push('{');
-                for (i, (k, v)) in kvs.iter().enumerate() {
+            ExprKind::FStr(parts) => self.fstring(parts, indent),
+            ExprKind::Dict(kvs) => self.dict(kvs, indent),
+            ExprKind::Error => {}
+        }
+    }
+
+    /// `fun params: body`; `end` is where the lambda ends, the limit for
+    /// comments when the body is a block with no items.
+    fn fun(&mut self, params: &Params, body: &FunBody, end: u32, indent: usize) {
+        self.out.push_str("fun ");
+        match params {
+            Params::Name(id) => self.out.push_str(&id.name),
+            Params::Unit(_) => self.out.push_str("()"),
+            Params::List(ps, _) => {
+                self.out.push('(');
+                for (i, p) in ps.iter().enumerate() {
                     if i > 0 {
                         self.out.push_str(", ");
                     }
-                    self.expr(k, indent);
-                    self.out.push_str(": ");
-                    self.expr(v, indent);
+                    match p {
+                        Param::Amp(id) => {
+                            let _ = write!(self.out, "&{}", id.name);
+                        }
+                        Param::Pat(p) => pattern(&mut self.out, p),
+                    }
                 }
-                self.out.push('}');
+                self.out.push(')');
             }
-            ExprKind::Error => {}
         }
+        match body {
+            FunBody::Expr(x) => {
+                self.out.push_str(": ");
+                self.expr(x, indent);
+            }
+            FunBody::Block(b) => {
+                self.out.push_str(":\n");
+                let limit = b.items.last().map(|i| i.span.end + 1).unwrap_or(end);
+                self.body(b, indent, limit);
+            }
+        }
+    }
+
+    fn app(&mut self, f: &Expr, x: &Expr, indent: usize) {
+        self.expr(f, indent);
+        self.out.push(' ');
+        // A single threaded handle is written `f (&h)`, as in the paper.
+        let amp = matches!(x.kind, ExprKind::Amp(_));
+        if amp {
+            self.out.push('(');
+        }
+        self.expr(x, indent);
+        if amp {
+            self.out.push(')');
+        }
+    }
+
+    fn fstring(&mut self, parts: &[FPart], indent: usize) {
+        self.out.push_str("f\"");
+        for part in parts {
+            match part {
+                FPart::Lit(s) => {
+                    let mut quoted = String::new();
+                    let _ = crate::ir::write_str_lit(&mut quoted, s);
+                    let inner = &quoted[1..quoted.len() - 1];
+                    // Literal braces are doubled so they do not open a hole.
+                    self.out.push_str(&inner.replace('{', "{{").replace('}', "}}"));
+                }
+                FPart::Expr(x) => {
+                    self.out.push('{');
+                    self.expr(x, indent);
+                    self.out.push('}');
+                }
+            }
+        }
+        self.out.push('"');
+    }
+
+    fn dict(&mut self, kvs: &[(Expr, Expr)], indent: usize) {
+        self.out.push('{');
+        for (i, (k, v)) in kvs.iter().enumerate() {
+            if i > 0 {
+                self.out.push_str(", ");
+            }
+            self.expr(k, indent);
+            self.out.push_str(": ");
+            self.expr(v, indent);
+        }
+        self.out.push('}');
     }
 
     fn list(&mut self, es: &[Expr], indent: usize) {

@@ -222,53 +222,17 @@ impl Adapter {
         self.session.as_mut().ok_or_else(|| "no program is being debugged: send `launch` first".to_string())
     }
 
+    /// Hands each request to the function for it; the short ones are answered here.
     fn request(&mut self, command: &str, args: &Value) -> Result<Value, String> {
         match command {
-            "initialize" => Ok(json!({
-                "supportsConfigurationDoneRequest": true,
-                "supportsFunctionBreakpoints": true,
-                "supportsStepBack": true,
-                "supportsRestartRequest": true,
-                "supportsTerminateRequest": true,
-                "supportsEvaluateForHovers": false,
-                "supportsSteppingGranularity": false,
-                "exceptionBreakpointFilters": [
-                    {"filter": "failed", "label": "Failed task", "description": "stop when an external call fails", "default": true},
-                    {"filter": "stuck", "label": "Stuck statement", "description": "stop when a statement becomes stuck (it can never step)", "default": false}
-                ],
-            })),
+            "initialize" => Ok(capabilities()),
             "launch" => self.launch(args),
+            "configurationDone" => self.configuration_done(),
+            "restart" => self.restart(),
+            "disconnect" | "terminate" => self.terminate(command == "disconnect"),
             "setBreakpoints" => self.set_breakpoints(args),
             "setFunctionBreakpoints" => self.set_function_breakpoints(args),
-            "setExceptionBreakpoints" => {
-                let filters: Vec<&str> =
-                    args.get("filters").and_then(Value::as_array).map(|a| a.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
-                self.break_on_failed = filters.contains(&"failed");
-                self.break_on_stuck = filters.contains(&"stuck");
-                Ok(json!({}))
-            }
-            "configurationDone" => {
-                self.session()?;
-                self.configured = true;
-                if self.stop_on_entry {
-                    self.stopped("entry", "paused at the initial term");
-                } else {
-                    self.start(Run::Continue);
-                }
-                Ok(json!({}))
-            }
-            "threads" => Ok(json!({"threads": [{"id": THREAD, "name": "λ^O machine"}]})),
-            "stackTrace" => self.stack_trace(args),
-            "scopes" => {
-                self.session()?;
-                Ok(json!({"scopes": [
-                    {"name": "Statement", "variablesReference": SCOPE_STATEMENT, "expensive": false, "presentationHint": "locals"},
-                    {"name": "Labeled term", "variablesReference": SCOPE_TERM, "expensive": false},
-                    {"name": "Pending tasks", "variablesReference": SCOPE_TASKS, "expensive": false},
-                    {"name": "Output", "variablesReference": SCOPE_OUTPUT, "expensive": false},
-                ]}))
-            }
-            "variables" => self.variables(args),
+            "setExceptionBreakpoints" => self.set_exception_breakpoints(args),
             "continue" => {
                 self.session()?;
                 self.start(Run::Continue);
@@ -279,36 +243,9 @@ impl Adapter {
                 self.step_once(None);
                 Ok(json!({}))
             }
-            "stepIn" => {
-                self.session()?;
-                let first = self.session.as_ref().and_then(|s| s.next_steps(Strategy::Opportunistic).first().copied());
-                match self.strategy {
-                    Strategy::Opportunistic => self.step_once(Some(first)),
-                    _ => self.step_once(None),
-                }
-                Ok(json!({}))
-            }
-            "stepOut" => {
-                let focus = self.focus;
-                let s = self.session()?;
-                let parent = focus.and_then(|k| s.find(k)).and_then(|st| s.parent_key(st));
-                match parent {
-                    Some(p) => self.start(Run::StepOut(p)),
-                    None => self.step_once(None),
-                }
-                Ok(json!({}))
-            }
-            "stepBack" => {
-                let s = self.session()?;
-                if s.back() {
-                    let len = s.output().len();
-                    self.undo_output(len);
-                    self.stopped("step", "stepped back");
-                    Ok(json!({}))
-                } else {
-                    Err("at the initial term: nothing to step back to".into())
-                }
-            }
+            "stepIn" => self.step_in(),
+            "stepOut" => self.step_out(),
+            "stepBack" => self.step_back(),
             "reverseContinue" => {
                 self.reverse_continue()?;
                 Ok(json!({}))
@@ -319,40 +256,100 @@ impl Adapter {
                 }
                 Ok(json!({}))
             }
-            "restart" => {
-                self.session()?;
-                // The program runs again from its initial term: the children of the last run go.
-                self.stop_live();
-                self.start_live();
-                let s = self.session()?;
-                s.restart();
-                self.output_sent = 0;
-                self.stuck = 0;
-                self.run = None;
-                if self.stop_on_entry {
-                    self.stopped("entry", "restarted: the initial term");
-                } else {
-                    self.start(Run::Continue);
-                }
-                Ok(json!({}))
-            }
-            "disconnect" | "terminate" => {
-                self.run = None;
-                // Before answering: when the client sees the answer, no child is left.
-                self.stop_live();
-                self.queue.push(event("terminated", json!({})));
-                if command == "disconnect" {
-                    self.exit = Some(0);
-                }
-                Ok(json!({}))
-            }
+            "threads" => Ok(json!({"threads": [{"id": THREAD, "name": "λ^O machine"}]})),
+            "stackTrace" => self.stack_trace(args),
+            "scopes" => self.scopes(),
+            "variables" => self.variables(args),
             "evaluate" => self.evaluate(args),
             "opal/taskGraph" => self.task_graph(args),
             other => Err(format!("`{other}` is not supported by opal dap")),
         }
     }
 
+    // ---- lifecycle --------------------------------------------------------------------
+
+    fn configuration_done(&mut self) -> Result<Value, String> {
+        self.session()?;
+        self.configured = true;
+        if self.stop_on_entry {
+            self.stopped("entry", "paused at the initial term");
+        } else {
+            self.start(Run::Continue);
+        }
+        Ok(json!({}))
+    }
+
+    fn restart(&mut self) -> Result<Value, String> {
+        self.session()?;
+        // The program runs again from its initial term: the children of the last run go.
+        self.stop_live();
+        self.start_live();
+        let s = self.session()?;
+        s.restart();
+        self.output_sent = 0;
+        self.stuck = 0;
+        self.run = None;
+        if self.stop_on_entry {
+            self.stopped("entry", "restarted: the initial term");
+        } else {
+            self.start(Run::Continue);
+        }
+        Ok(json!({}))
+    }
+
+    /// `disconnect` (which also ends the adapter) and `terminate`.
+    fn terminate(&mut self, disconnect: bool) -> Result<Value, String> {
+        self.run = None;
+        // Before answering: when the client sees the answer, no child is left.
+        self.stop_live();
+        self.queue.push(event("terminated", json!({})));
+        if disconnect {
+            self.exit = Some(0);
+        }
+        Ok(json!({}))
+    }
+
+    fn set_exception_breakpoints(&mut self, args: &Value) -> Result<Value, String> {
+        let filters: Vec<&str> = args.get("filters").and_then(Value::as_array).map(|a| a.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
+        self.break_on_failed = filters.contains(&"failed");
+        self.break_on_stuck = filters.contains(&"stuck");
+        Ok(json!({}))
+    }
+
     // ---- running ----------------------------------------------------------------------
+
+    fn step_in(&mut self) -> Result<Value, String> {
+        self.session()?;
+        let first = self.session.as_ref().and_then(|s| s.next_steps(Strategy::Opportunistic).first().copied());
+        match self.strategy {
+            Strategy::Opportunistic => self.step_once(Some(first)),
+            _ => self.step_once(None),
+        }
+        Ok(json!({}))
+    }
+
+    fn step_out(&mut self) -> Result<Value, String> {
+        let focus = self.focus;
+        let s = self.session()?;
+        let parent = focus.and_then(|k| s.find(k)).and_then(|st| s.parent_key(st));
+        match parent {
+            Some(p) => self.start(Run::StepOut(p)),
+            None => self.step_once(None),
+        }
+        Ok(json!({}))
+    }
+
+    fn step_back(&mut self) -> Result<Value, String> {
+        let s = self.session()?;
+        if s.back() {
+            let len = s.output().len();
+            self.undo_output(len);
+            self.stopped("step", "stepped back");
+            Ok(json!({}))
+        } else {
+            Err("at the initial term: nothing to step back to".into())
+        }
+    }
 
     fn start(&mut self, run: Run) {
         let Some(s) = &self.session else { return };
@@ -639,6 +636,16 @@ impl Adapter {
 
     // ---- inspecting -------------------------------------------------------------------
 
+    fn scopes(&mut self) -> Result<Value, String> {
+        self.session()?;
+        Ok(json!({"scopes": [
+            {"name": "Statement", "variablesReference": SCOPE_STATEMENT, "expensive": false, "presentationHint": "locals"},
+            {"name": "Labeled term", "variablesReference": SCOPE_TERM, "expensive": false},
+            {"name": "Pending tasks", "variablesReference": SCOPE_TASKS, "expensive": false},
+            {"name": "Output", "variablesReference": SCOPE_OUTPUT, "expensive": false},
+        ]}))
+    }
+
     fn stack_trace(&mut self, args: &Value) -> Result<Value, String> {
         let path = self.program.as_ref().map(|p| p.display().to_string()).unwrap_or_default();
         let name = self.program.as_ref().and_then(|p| p.file_name()).map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
@@ -780,6 +787,23 @@ impl Adapter {
 }
 
 /// A response or an event from the client: nothing to answer.
+/// The answer to `initialize`: what this adapter supports.
+fn capabilities() -> Value {
+    json!({
+        "supportsConfigurationDoneRequest": true,
+        "supportsFunctionBreakpoints": true,
+        "supportsStepBack": true,
+        "supportsRestartRequest": true,
+        "supportsTerminateRequest": true,
+        "supportsEvaluateForHovers": false,
+        "supportsSteppingGranularity": false,
+        "exceptionBreakpointFilters": [
+            {"filter": "failed", "label": "Failed task", "description": "stop when an external call fails", "default": true},
+            {"filter": "stuck", "label": "Stuck statement", "description": "stop when a statement becomes stuck (it can never step)", "default": false}
+        ],
+    })
+}
+
 fn is_not_ours(m: &Value) -> bool {
     matches!(m.get("type").and_then(Value::as_str), Some("response" | "event"))
 }

@@ -180,6 +180,17 @@ impl Render {
 
 /// The forms of a type: each a line (or lines) binding `v`, from picked variables.
 fn form(r: &Render, ty: Ty, it: &Item, v: &str) -> String {
+    match ty {
+        Ty::Int => int_form(r, it, v),
+        Ty::Str => str_form(r, it, v),
+        Ty::Ints => ints_form(r, it, v),
+        Ty::Strs => strs_form(r, it, v),
+        Ty::Dict => dict_form(r, it, v),
+    }
+}
+
+/// An `Int` bound to `v`.
+fn int_form(r: &Render, it: &Item, v: &str) -> String {
     let [a, b, c] = it.args;
     let i = |k| r.pick(Ty::Int, k);
     let s = |k| r.pick(Ty::Str, k);
@@ -187,139 +198,164 @@ fn form(r: &Render, ty: Ty, it: &Item, v: &str) -> String {
     let ls = |k| r.pick(Ty::Strs, k);
     let d = |k| r.pick(Ty::Dict, k);
     let lit = it.lit;
-    match ty {
-        Ty::Int => {
-            let forms = [
-                format!("{v} := num {}", i(a)),
-                format!("{v} := {} + {} * {lit}", i(a), i(b)),
-                format!("{v} := len {}", li(a)),
-                format!("{v} := len ({} ++ {})", ls(a), ls(b)),
-                format!("{v} := sum ({} ++ [{}])", li(a), i(b)),
-                format!("{v} := max ({} + [{}])", li(a), i(b)),
-                format!("{v} := min ([{}] ++ {})", i(b), li(a)),
-                format!("{v} := {}[\"a\"] + get ({}, \"z\", {lit})", d(a), d(b)),
-                format!("{v} := ({} ++ [{lit}])[0]", li(a)),
-                format!("{v} := {} if {} < {} else {lit}", i(a), i(b), i(c)),
-                format!("{v} := 1 if {} in {} else 0", s(a), ls(b)),
-                format!("{v} := 1 if \"a\" in {} else 2", d(a)),
-                format!("{v} := 0\nfor x in {}:\n    {v} += x", li(a)),
-                format!("{v} := 0\nfor (k, w) in enumerate {}:\n    {v} += k + len w", ls(a)),
-                format!("{v} := {}\nif {} > {lit}:\n    {v} += num {}\nelse:\n    {v} -= 1", i(a), i(b), i(c)),
-                format!("{v} := 0\nwhile {v} < {} % 4:\n    {v} += 1", i(a)),
-                format!("{v} := count ({} % 5)", i(a)),
-                format!("{v} := twice (inc, {})", i(a)),
-                format!("{v} := fold ({}, {lit}, fun (acc, x): acc + x)", li(a)),
-                format!("({v}, _) := pair {}", i(a)),
-                format!("{v} := json_parse (json_dump {})", i(a)),
-                format!("{v} := len (keys {})", d(a)),
-                format!("{v} := sum (values {})", d(a)),
-                format!("{v} := len (zip ({}, {}))", li(a), ls(b)),
-                format!("{v} := len (range ({} % 6))", i(a)),
-                format!("{v} := sum (topk ({}, {}, 2))", li(a), li(a)),
-                format!("{v} := len (items {})", d(a)),
-                format!("{v} := len {}", s(a)),
-                format!("{v} := peek {}", i(a)),
-                format!("{v} := fold ({}, 0, fun (acc, x): acc + num x)", li(a)),
-                format!("{v} := apply (bump, {})", i(a)),
-                format!("{v} := walk ({} % 3)", i(a)),
-                format!("{v} := 0\nwhile {v} < len (nums {}):\n    {v} += 1", i(a)),
-                format!("{v} := len (pairs {})", i(a)),
-                format!("{v} := 0\nfor (k, w) in pairs {}:\n    {v} += k + len w", i(a)),
-                format!("{v} := len (stream 1)"),
-                format!("{v} := sum (map ({}, noisy))", li(a)),
-                format!("{v} := {} + log {}", i(a), i(b)),
-            ];
-            forms[it.op % forms.len()].clone()
-        }
-        Ty::Str => {
-            let forms = [
-                format!("{v} := word {}", s(a)),
-                format!("{v} := {} + {}", s(a), s(b)),
-                format!("{v} := f\"{{{}}}-{{{}}}:{{{}}}\"", s(a), i(b), li(c)),
-                format!("{v} := to_str {}", i(a)),
-                format!("{v} := json_dump {}", ls(a)),
-                format!("{v} := json_dump ({} ++ {})", li(a), li(b)),
-                format!("{v} := json_dump {}", d(a)),
-                format!("{v} := {}[0] if len {} > 0 else \"none\"", ls(a), ls(a)),
-                format!("(_, {v}) := pair {}", i(a)),
-                format!("{v} := \"\"\nfor w in {}:\n    {v} := {v} + w", ls(a)),
-                format!("{v} := to_str (sorted {})", ls(a)),
-                format!("{v} := f\"{{{}}}\"", d(a)),
-                format!("{v} := to_str (zip ({}, {}))", li(a), ls(b)),
-                format!("{v} := to_str (items {})", d(a)),
-                format!("{v} := to_str (enumerate {})", ls(a)),
-                format!("{v} := to_str (sorted (zip ({}, {})))", li(a), ls(b)),
-                format!("{v} := json_dump (stream 1)"),
-                format!("{v} := to_str (pairs {})", i(a)),
-                format!("{v} := to_str [{}, [{}]]", li(a), i(b)),
-            ];
-            forms[it.op % forms.len()].clone()
-        }
-        Ty::Ints => {
-            let forms = [
-                format!("{v} := nums {}", i(a)),
-                format!("{v} := {} ++ {}", li(a), li(b)),
-                format!("{v} := {} ++ [{}, {lit}]", li(a), i(b)),
-                format!("{v} := [{}] ++ nums {}", i(a), i(b)),
-                format!("{v} := {} + {}", li(a), li(b)),
-                format!("{v} := {}\n{v} += [{}]", li(a), i(b)),
-                format!("{v} := sorted ({} ++ [num {}])", li(a), i(b)),
-                format!("{v} := reversed {}", li(a)),
-                format!("{v} := map ({}, inc)", li(a)),
-                format!("{v} := map ({}, bump)", li(a)),
-                format!("{v} := filter ({}, fun x: x > {lit})", li(a)),
-                format!("{v} := sort_by ({}, fun x: 0 - x)", li(a)),
-                format!("{v} := []\nfor x in {}:\n    {v} := {v} ++ [x + {}]", li(a), i(b)),
-                format!("{v} := []\nfor w in {}:\n    {v} += [len w]", ls(a)),
-                format!("{v} := range ({} % 5)", i(a)),
-                format!("{v} := values {}", d(a)),
-                format!("{v} := json_parse (json_dump {})", li(a)),
-                format!("{v} := topk ({}, {}, 2)", li(a), li(b)),
-                format!("{v} := [{}, {}]", i(a), i(b)),
-                format!("{v} := nums {} ++ nums {}", i(a), i(b)),
-                format!("{v} := map ({}, fun w: len w)", ls(a)),
-                format!("{v} := build ({} % 4)", i(a)),
-                format!("{v} := json_parse (doc {})", s(a)),
-                format!("{v} := filter ({}, fun x: num x > x)", li(a)),
-                format!("{v} := filter ({}, fun x: log x == 0)", li(a)),
-                format!("{v} := map ({}, noisy)", li(a)),
-                format!("{v} := map ({}, fun x: apply (inc, x))", li(a)),
-            ];
-            forms[it.op % forms.len()].clone()
-        }
-        Ty::Strs => {
-            let forms = [
-                format!("{v} := words {}", s(a)),
-                format!("{v} := stream 1"),
-                format!("{v} := stream 1 ++ [{}]", s(a)),
-                format!("{v} := [{}] ++ words {}", s(a), s(b)),
-                format!("{v} := {} ++ {}", ls(a), ls(b)),
-                format!("{v} := {}\n{v} += [{}]", ls(a), s(b)),
-                format!("{v} := sorted {}", ls(a)),
-                format!("{v} := keys {}", d(a)),
-                format!("{v} := []\nfor w in {}:\n    {v} := {v} ++ stream 1", ls(a)),
-                format!("{v} := map ({}, fun w: w + {})", ls(a), s(b)),
-                format!("{v} := map ({}, fun w: word w)", ls(a)),
-                format!("{v} := filter ({}, fun w: len w > {})", ls(a), lit % 2),
-                format!("{v} := []\nfor (k, w) in enumerate {}:\n    {v} += [f\"{{k}}{{w}}\"]", ls(a)),
-                format!("{v} := sort_by ({}, fun w: len w)", ls(a)),
-                format!("{v} := reversed ({} ++ stream 1)", ls(a)),
-                format!("g{v} := groups {}\n{v} := g{v}[\"a\"] ++ g{v}[\"b\"]", s(a)),
-                format!("{v} := sorted (stream 1)"),
-                format!("{v} := sort_by ({}, fun w: len (word w))", ls(a)),
-                format!("{v} := map (pairs {}, fun (k, w): w)", i(a)),
-            ];
-            forms[it.op % forms.len()].clone()
-        }
-        Ty::Dict => {
-            let forms = [
-                format!("{v} := table {}", s(a)),
-                format!("{v} := {{\"a\": {}, \"b\": len {}}}", i(a), ls(b)),
-                format!("{v} := json_parse (json_dump {})", d(a)),
-            ];
-            forms[it.op % forms.len()].clone()
-        }
-    }
+    let forms = [
+        format!("{v} := num {}", i(a)),
+        format!("{v} := {} + {} * {lit}", i(a), i(b)),
+        format!("{v} := len {}", li(a)),
+        format!("{v} := len ({} ++ {})", ls(a), ls(b)),
+        format!("{v} := sum ({} ++ [{}])", li(a), i(b)),
+        format!("{v} := max ({} + [{}])", li(a), i(b)),
+        format!("{v} := min ([{}] ++ {})", i(b), li(a)),
+        format!("{v} := {}[\"a\"] + get ({}, \"z\", {lit})", d(a), d(b)),
+        format!("{v} := ({} ++ [{lit}])[0]", li(a)),
+        format!("{v} := {} if {} < {} else {lit}", i(a), i(b), i(c)),
+        format!("{v} := 1 if {} in {} else 0", s(a), ls(b)),
+        format!("{v} := 1 if \"a\" in {} else 2", d(a)),
+        format!("{v} := 0\nfor x in {}:\n    {v} += x", li(a)),
+        format!("{v} := 0\nfor (k, w) in enumerate {}:\n    {v} += k + len w", ls(a)),
+        format!("{v} := {}\nif {} > {lit}:\n    {v} += num {}\nelse:\n    {v} -= 1", i(a), i(b), i(c)),
+        format!("{v} := 0\nwhile {v} < {} % 4:\n    {v} += 1", i(a)),
+        format!("{v} := count ({} % 5)", i(a)),
+        format!("{v} := twice (inc, {})", i(a)),
+        format!("{v} := fold ({}, {lit}, fun (acc, x): acc + x)", li(a)),
+        format!("({v}, _) := pair {}", i(a)),
+        format!("{v} := json_parse (json_dump {})", i(a)),
+        format!("{v} := len (keys {})", d(a)),
+        format!("{v} := sum (values {})", d(a)),
+        format!("{v} := len (zip ({}, {}))", li(a), ls(b)),
+        format!("{v} := len (range ({} % 6))", i(a)),
+        format!("{v} := sum (topk ({}, {}, 2))", li(a), li(a)),
+        format!("{v} := len (items {})", d(a)),
+        format!("{v} := len {}", s(a)),
+        format!("{v} := peek {}", i(a)),
+        format!("{v} := fold ({}, 0, fun (acc, x): acc + num x)", li(a)),
+        format!("{v} := apply (bump, {})", i(a)),
+        format!("{v} := walk ({} % 3)", i(a)),
+        format!("{v} := 0\nwhile {v} < len (nums {}):\n    {v} += 1", i(a)),
+        format!("{v} := len (pairs {})", i(a)),
+        format!("{v} := 0\nfor (k, w) in pairs {}:\n    {v} += k + len w", i(a)),
+        format!("{v} := len (stream 1)"),
+        format!("{v} := sum (map ({}, noisy))", li(a)),
+        format!("{v} := {} + log {}", i(a), i(b)),
+    ];
+    forms[it.op % forms.len()].clone()
+}
+
+/// A `Str` bound to `v`.
+fn str_form(r: &Render, it: &Item, v: &str) -> String {
+    let [a, b, c] = it.args;
+    let i = |k| r.pick(Ty::Int, k);
+    let s = |k| r.pick(Ty::Str, k);
+    let li = |k| r.pick(Ty::Ints, k);
+    let ls = |k| r.pick(Ty::Strs, k);
+    let d = |k| r.pick(Ty::Dict, k);
+    let forms = [
+        format!("{v} := word {}", s(a)),
+        format!("{v} := {} + {}", s(a), s(b)),
+        format!("{v} := f\"{{{}}}-{{{}}}:{{{}}}\"", s(a), i(b), li(c)),
+        format!("{v} := to_str {}", i(a)),
+        format!("{v} := json_dump {}", ls(a)),
+        format!("{v} := json_dump ({} ++ {})", li(a), li(b)),
+        format!("{v} := json_dump {}", d(a)),
+        format!("{v} := {}[0] if len {} > 0 else \"none\"", ls(a), ls(a)),
+        format!("(_, {v}) := pair {}", i(a)),
+        format!("{v} := \"\"\nfor w in {}:\n    {v} := {v} + w", ls(a)),
+        format!("{v} := to_str (sorted {})", ls(a)),
+        format!("{v} := f\"{{{}}}\"", d(a)),
+        format!("{v} := to_str (zip ({}, {}))", li(a), ls(b)),
+        format!("{v} := to_str (items {})", d(a)),
+        format!("{v} := to_str (enumerate {})", ls(a)),
+        format!("{v} := to_str (sorted (zip ({}, {})))", li(a), ls(b)),
+        format!("{v} := json_dump (stream 1)"),
+        format!("{v} := to_str (pairs {})", i(a)),
+        format!("{v} := to_str [{}, [{}]]", li(a), i(b)),
+    ];
+    forms[it.op % forms.len()].clone()
+}
+
+/// A list of `Int`s bound to `v`.
+fn ints_form(r: &Render, it: &Item, v: &str) -> String {
+    let [a, b, _] = it.args;
+    let i = |k| r.pick(Ty::Int, k);
+    let s = |k| r.pick(Ty::Str, k);
+    let li = |k| r.pick(Ty::Ints, k);
+    let ls = |k| r.pick(Ty::Strs, k);
+    let d = |k| r.pick(Ty::Dict, k);
+    let lit = it.lit;
+    let forms = [
+        format!("{v} := nums {}", i(a)),
+        format!("{v} := {} ++ {}", li(a), li(b)),
+        format!("{v} := {} ++ [{}, {lit}]", li(a), i(b)),
+        format!("{v} := [{}] ++ nums {}", i(a), i(b)),
+        format!("{v} := {} + {}", li(a), li(b)),
+        format!("{v} := {}\n{v} += [{}]", li(a), i(b)),
+        format!("{v} := sorted ({} ++ [num {}])", li(a), i(b)),
+        format!("{v} := reversed {}", li(a)),
+        format!("{v} := map ({}, inc)", li(a)),
+        format!("{v} := map ({}, bump)", li(a)),
+        format!("{v} := filter ({}, fun x: x > {lit})", li(a)),
+        format!("{v} := sort_by ({}, fun x: 0 - x)", li(a)),
+        format!("{v} := []\nfor x in {}:\n    {v} := {v} ++ [x + {}]", li(a), i(b)),
+        format!("{v} := []\nfor w in {}:\n    {v} += [len w]", ls(a)),
+        format!("{v} := range ({} % 5)", i(a)),
+        format!("{v} := values {}", d(a)),
+        format!("{v} := json_parse (json_dump {})", li(a)),
+        format!("{v} := topk ({}, {}, 2)", li(a), li(b)),
+        format!("{v} := [{}, {}]", i(a), i(b)),
+        format!("{v} := nums {} ++ nums {}", i(a), i(b)),
+        format!("{v} := map ({}, fun w: len w)", ls(a)),
+        format!("{v} := build ({} % 4)", i(a)),
+        format!("{v} := json_parse (doc {})", s(a)),
+        format!("{v} := filter ({}, fun x: num x > x)", li(a)),
+        format!("{v} := filter ({}, fun x: log x == 0)", li(a)),
+        format!("{v} := map ({}, noisy)", li(a)),
+        format!("{v} := map ({}, fun x: apply (inc, x))", li(a)),
+    ];
+    forms[it.op % forms.len()].clone()
+}
+
+/// A list of `Str`s bound to `v`.
+fn strs_form(r: &Render, it: &Item, v: &str) -> String {
+    let [a, b, _] = it.args;
+    let i = |k| r.pick(Ty::Int, k);
+    let s = |k| r.pick(Ty::Str, k);
+    let ls = |k| r.pick(Ty::Strs, k);
+    let d = |k| r.pick(Ty::Dict, k);
+    let lit = it.lit;
+    let forms = [
+        format!("{v} := words {}", s(a)),
+        format!("{v} := stream 1"),
+        format!("{v} := stream 1 ++ [{}]", s(a)),
+        format!("{v} := [{}] ++ words {}", s(a), s(b)),
+        format!("{v} := {} ++ {}", ls(a), ls(b)),
+        format!("{v} := {}\n{v} += [{}]", ls(a), s(b)),
+        format!("{v} := sorted {}", ls(a)),
+        format!("{v} := keys {}", d(a)),
+        format!("{v} := []\nfor w in {}:\n    {v} := {v} ++ stream 1", ls(a)),
+        format!("{v} := map ({}, fun w: w + {})", ls(a), s(b)),
+        format!("{v} := map ({}, fun w: word w)", ls(a)),
+        format!("{v} := filter ({}, fun w: len w > {})", ls(a), lit % 2),
+        format!("{v} := []\nfor (k, w) in enumerate {}:\n    {v} += [f\"{{k}}{{w}}\"]", ls(a)),
+        format!("{v} := sort_by ({}, fun w: len w)", ls(a)),
+        format!("{v} := reversed ({} ++ stream 1)", ls(a)),
+        format!("g{v} := groups {}\n{v} := g{v}[\"a\"] ++ g{v}[\"b\"]", s(a)),
+        format!("{v} := sorted (stream 1)"),
+        format!("{v} := sort_by ({}, fun w: len (word w))", ls(a)),
+        format!("{v} := map (pairs {}, fun (k, w): w)", i(a)),
+    ];
+    forms[it.op % forms.len()].clone()
+}
+
+/// A dictionary bound to `v`.
+fn dict_form(r: &Render, it: &Item, v: &str) -> String {
+    let [a, b, _] = it.args;
+    let i = |k| r.pick(Ty::Int, k);
+    let s = |k| r.pick(Ty::Str, k);
+    let ls = |k| r.pick(Ty::Strs, k);
+    let d = |k| r.pick(Ty::Dict, k);
+    let forms =
+        [format!("{v} := table {}", s(a)), format!("{v} := {{\"a\": {}, \"b\": len {}}}", i(a), ls(b)), format!("{v} := json_parse (json_dump {})", d(a))];
+    forms[it.op % forms.len()].clone()
 }
 
 /// Handles and nondeterminism: a fork with prints on both branches and a join, `&h` passed

@@ -32,32 +32,7 @@ impl Desugarer {
         match &item.kind {
             ItemKind::Error => None,
             ItemKind::Extern(names, order) => {
-                for id in names {
-                    let world = self.world_orders.get(&id.name).copied();
-                    if let (Some(o), Some(w)) = (order, world) {
-                        if *o != w {
-                            self.diags.push(
-                                Diagnostic::warning(
-                                    "W0005",
-                                    id.span,
-                                    format!("the world file says `{}` is {}, this line says {}", id.name, w.as_str(), o.as_str()),
-                                )
-                                .with_help("the program's class is used; make the two agree"),
-                            );
-                        }
-                    }
-                    self.orders.insert(id.name.clone(), order.or(world).unwrap_or_default());
-                    if !self.externs.iter().any(|(e, _)| *e == id.name) {
-                        self.externs.push((id.name.clone(), id.span));
-                        self.symbols.defs.push(Def {
-                            name: id.name.clone(),
-                            span: id.span,
-                            kind: DefKind::Extern,
-                            core: Name::plain(&id.name),
-                            known: Known::Ext(id.name.clone()),
-                        });
-                    }
-                }
+                self.extern_item(names, *order);
                 None
             }
             ItemKind::Bind(pat, e) => {
@@ -65,42 +40,11 @@ impl Desugarer {
                 None
             }
             ItemKind::Aug(id, op, e) => {
-                let lhs = Expr::new(ExprKind::Name(id.clone()), id.span);
-                let rhs = Expr::new(ExprKind::Binary(op.binop(), Box::new(lhs), Box::new(e.clone())), span);
-                self.bind(&Pattern::Name(id.clone()), &rhs, span);
-                if let Some((vi, _)) = self.find_var(&id.name) {
-                    self.vars[vi].lint_unused = false;
-                }
+                self.aug_item(id, *op, e, span);
                 None
             }
             ItemKind::Rec(id, f) => {
-                let ExprKind::Fun(params, body) = &f.kind else { return None };
-                // `rec f := fun P: B` is `f := fix (fun (f, p): B)`, p bound as P binds it.
-                let token = self.plan.ordered && self.plan.takes_token(&id.name);
-                let surely_no_value = self.ends_without_value(body);
-                let step = self.fun_with(params, ScopeKind::Fun, token, Some(id), |d| match body {
-                    FunBody::Expr(e) => {
-                        if has_amp_call(e) {
-                            d.expr_stmt(e);
-                            None
-                        } else {
-                            Some(d.expr(e, None))
-                        }
-                    }
-                    FunBody::Block(b) => d.block(b),
-                });
-                let stepn = self.emit(Op::Fun(Box::new(step)), f.span, None);
-                let fix = self.env(if token { "fix_t" } else { "fix" });
-                let core = self.user_name(&id.name);
-                self.emit(Op::Call(fix, stepn), span, Some(core));
-                let k = match params {
-                    Params::Unit(_) => Some(0),
-                    Params::List(ps, _) if ps.len() > 1 => Some(ps.len()),
-                    _ => None,
-                };
-                let handles_only = self.last_fun_handles_only && surely_no_value;
-                let vi = self.define(&id.name, id.span, core, Known::Fun(k), DefKind::Binding, true);
-                self.vars[vi].handles_only = handles_only;
+                self.rec_item(id, f, span);
                 None
             }
             ItemKind::Ret(e) => Some(self.expr(e, None)),
@@ -130,6 +74,73 @@ impl Desugarer {
                 None
             }
         }
+    }
+
+    /// `extern [ORDER] f, g`: declares the externals and their classes.
+    fn extern_item(&mut self, names: &[Ident], order: Option<Order>) {
+        for id in names {
+            let world = self.world_orders.get(&id.name).copied();
+            if let (Some(o), Some(w)) = (order, world) {
+                if o != w {
+                    self.diags.push(
+                        Diagnostic::warning("W0005", id.span, format!("the world file says `{}` is {}, this line says {}", id.name, w.as_str(), o.as_str()))
+                            .with_help("the program's class is used; make the two agree"),
+                    );
+                }
+            }
+            self.orders.insert(id.name.clone(), order.or(world).unwrap_or_default());
+            if !self.externs.iter().any(|(e, _)| *e == id.name) {
+                self.externs.push((id.name.clone(), id.span));
+                self.symbols.defs.push(Def {
+                    name: id.name.clone(),
+                    span: id.span,
+                    kind: DefKind::Extern,
+                    core: Name::plain(&id.name),
+                    known: Known::Ext(id.name.clone()),
+                });
+            }
+        }
+    }
+
+    /// `x += e` is `x := x + e`.
+    fn aug_item(&mut self, id: &Ident, op: AugOp, e: &Expr, span: Span) {
+        let lhs = Expr::new(ExprKind::Name(id.clone()), id.span);
+        let rhs = Expr::new(ExprKind::Binary(op.binop(), Box::new(lhs), Box::new(e.clone())), span);
+        self.bind(&Pattern::Name(id.clone()), &rhs, span);
+        if let Some((vi, _)) = self.find_var(&id.name) {
+            self.vars[vi].lint_unused = false;
+        }
+    }
+
+    /// `rec f := fun P: B`, a recursive function.
+    fn rec_item(&mut self, id: &Ident, f: &Expr, span: Span) {
+        let ExprKind::Fun(params, body) = &f.kind else { return };
+        // `rec f := fun P: B` is `f := fix (fun (f, p): B)`, p bound as P binds it.
+        let token = self.plan.ordered && self.plan.takes_token(&id.name);
+        let surely_no_value = self.ends_without_value(body);
+        let step = self.fun_with(params, ScopeKind::Fun, token, Some(id), |d| match body {
+            FunBody::Expr(e) => {
+                if has_amp_call(e) {
+                    d.expr_stmt(e);
+                    None
+                } else {
+                    Some(d.expr(e, None))
+                }
+            }
+            FunBody::Block(b) => d.block(b),
+        });
+        let stepn = self.emit(Op::Fun(Box::new(step)), f.span, None);
+        let fix = self.env(if token { "fix_t" } else { "fix" });
+        let core = self.user_name(&id.name);
+        self.emit(Op::Call(fix, stepn), span, Some(core));
+        let k = match params {
+            Params::Unit(_) => Some(0),
+            Params::List(ps, _) if ps.len() > 1 => Some(ps.len()),
+            _ => None,
+        };
+        let handles_only = self.last_fun_handles_only && surely_no_value;
+        let vi = self.define(&id.name, id.span, core, Known::Fun(k), DefKind::Binding, true);
+        self.vars[vi].handles_only = handles_only;
     }
 
     /// An expression item whose value is dropped: `&` calls thread their handles.

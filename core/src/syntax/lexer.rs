@@ -314,45 +314,53 @@ impl<'a> Lexer<'a> {
                 };
                 self.push(tok, start, self.pos);
             }
-            b'<' if self.b.get(self.pos + 1) == Some(&b'<') => {
-                // `<<…>>`: a task. Skip to the matching `>>` so we report it once.
-                let end = self.src[self.pos..]
-                    .find(">>")
-                    .map(|i| self.pos + i + 2)
-                    .unwrap_or_else(|| self.src[self.pos..].find('\n').map(|i| self.pos + i).unwrap_or(self.b.len()));
-                self.diags.push(
-                    Diagnostic::error("E0004", Span::new(start, end), "a task `<<…>>` cannot be written in source")
-                        .with_help("tasks are created by dispatch when an external call starts; write the call itself, e.g. `y := f x`"),
-                );
-                self.pos = end;
-                self.push(Tok::Ident("<<task>>".into()), start, end);
-            }
+            b'<' if self.b.get(self.pos + 1) == Some(&b'<') => self.task(),
             b'<' if self.prim_literal_ahead() => {
                 if let Some(t) = self.prim_literal() {
                     self.push(t, start, self.pos);
                 }
             }
-            _ => {
-                let p = PUNCTS.iter().find(|p| self.b[self.pos..].starts_with(p.as_bytes()));
-                match p {
-                    Some(p) => {
-                        self.pos += p.len();
-                        match *p {
-                            "(" | "[" | "{" => lay.depth += 1,
-                            ")" | "]" | "}" => lay.depth = lay.depth.saturating_sub(1),
-                            _ => {}
-                        }
-                        self.push(Tok::Punct(p), start, self.pos);
-                    }
-                    None => {
-                        let ch = self.src[self.pos..].chars().next().unwrap_or('?');
-                        self.pos += ch.len_utf8();
-                        self.diags.push(
-                            Diagnostic::error("E0003", Span::new(start, self.pos), format!("unexpected character `{ch}`"))
-                                .with_help("remove it; OPAL identifiers are ASCII letters, digits and `_`, strings go in double quotes"),
-                        );
-                    }
+            _ => self.punct(lay),
+        }
+    }
+
+    /// `<<…>>`: a task, which only dispatch creates. Skip to the matching `>>` so we report
+    /// it once.
+    fn task(&mut self) {
+        let start = self.pos;
+        let end = self.src[self.pos..]
+            .find(">>")
+            .map(|i| self.pos + i + 2)
+            .unwrap_or_else(|| self.src[self.pos..].find('\n').map(|i| self.pos + i).unwrap_or(self.b.len()));
+        self.diags.push(
+            Diagnostic::error("E0004", Span::new(start, end), "a task `<<…>>` cannot be written in source")
+                .with_help("tasks are created by dispatch when an external call starts; write the call itself, e.g. `y := f x`"),
+        );
+        self.pos = end;
+        self.push(Tok::Ident("<<task>>".into()), start, end);
+    }
+
+    /// A punctuation token, counting bracket depth, or an error for an unexpected character.
+    fn punct(&mut self, lay: &mut Layout) {
+        let start = self.pos;
+        let p = PUNCTS.iter().find(|p| self.b[self.pos..].starts_with(p.as_bytes()));
+        match p {
+            Some(p) => {
+                self.pos += p.len();
+                match *p {
+                    "(" | "[" | "{" => lay.depth += 1,
+                    ")" | "]" | "}" => lay.depth = lay.depth.saturating_sub(1),
+                    _ => {}
                 }
+                self.push(Tok::Punct(p), start, self.pos);
+            }
+            None => {
+                let ch = self.src[self.pos..].chars().next().unwrap_or('?');
+                self.pos += ch.len_utf8();
+                self.diags.push(
+                    Diagnostic::error("E0003", Span::new(start, self.pos), format!("unexpected character `{ch}`"))
+                        .with_help("remove it; OPAL identifiers are ASCII letters, digits and `_`, strings go in double quotes"),
+                );
             }
         }
     }

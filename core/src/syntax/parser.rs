@@ -270,137 +270,157 @@ impl<'s> Parser<'s> {
 
     fn item(&mut self) -> PResult<ItemKind> {
         match self.peek().clone() {
-            Tok::Kw(Kw::Extern) => {
-                self.bump();
-                // `extern sequential f` declares f's class; `extern sequential` alone (or
-                // followed by `,`) still declares an external named `sequential`.
-                let order = match (self.peek(), self.peek_at(1)) {
-                    (Tok::Ident(w), Tok::Ident(_)) => Order::parse(w),
-                    _ => None,
-                };
-                if order.is_some() {
-                    self.bump();
-                }
-                let mut names = vec![self.ident()?];
-                while self.eat_punct(",") {
-                    names.push(self.ident()?);
-                }
-                Ok(ItemKind::Extern(names, order))
-            }
-            Tok::Kw(Kw::Rec) => {
-                self.bump();
-                let name = self.ident()?;
-                if !self.eat_punct(":=") {
-                    self.error_here("`:=` after `rec NAME`");
-                    return Err(());
-                }
-                if !self.at_kw(Kw::Fun) {
-                    self.error_here("`fun` (a `rec` binding defines a recursive function)");
-                    return Err(());
-                }
-                let f = self.expr(0)?;
-                Ok(ItemKind::Rec(name, f))
-            }
-            Tok::Kw(Kw::For) => {
-                self.bump();
-                let pat = self.pattern()?;
-                if !self.at_kw(Kw::In) {
-                    self.error_here("`in`");
-                    return Err(());
-                }
-                self.bump();
-                let iter = self.expr(0)?;
-                let body = self.body()?;
-                Ok(ItemKind::For(pat, iter, body))
-            }
-            Tok::Kw(Kw::If) => {
-                self.bump();
-                let c = self.expr(0)?;
-                let b = self.body()?;
-                let mut arms = vec![(c, b)];
-                let mut els = None;
-                loop {
-                    if self.continues_with(Kw::Elif) {
-                        self.bump();
-                        let c = self.expr(0)?;
-                        let b = self.body()?;
-                        arms.push((c, b));
-                    } else if self.continues_with(Kw::Else) {
-                        self.bump();
-                        els = Some(self.body()?);
-                        break;
-                    } else {
-                        break;
-                    }
-                }
-                Ok(ItemKind::If(arms, els))
-            }
+            Tok::Kw(Kw::Extern) => self.extern_item(),
+            Tok::Kw(Kw::Rec) => self.rec_item(),
+            Tok::Kw(Kw::For) => self.for_item(),
+            Tok::Kw(Kw::If) => self.if_item(),
             Tok::Kw(Kw::While) => {
                 self.bump();
                 let c = self.expr(0)?;
                 let b = self.body()?;
                 Ok(ItemKind::While(c, b))
             }
-            Tok::Kw(Kw::Do) => {
-                self.bump();
-                let b = self.body()?;
-                if !self.continues_with(Kw::While) {
-                    self.error_here("`while CONDITION` after the `do` block");
-                    return Err(());
-                }
-                self.bump();
-                let c = self.expr(0)?;
-                Ok(ItemKind::DoWhile(b, c))
-            }
+            Tok::Kw(Kw::Do) => self.do_while_item(),
             Tok::Kw(Kw::Ret) => {
                 self.bump();
                 Ok(ItemKind::Ret(self.expr(0)?))
             }
-            Tok::Ident(ref w) if (w == "break" || w == "continue") && matches!(self.peek_at(1), Tok::Newline | Tok::Eof | Tok::Dedent) => {
+            Tok::Ident(ref w) if (w == "break" || w == "continue") && matches!(self.peek_at(1), Tok::Newline | Tok::Eof | Tok::Dedent) => self.loop_jump(w),
+            _ => self.expr_item(),
+        }
+    }
+
+    /// `extern [ORDER] NAME, ...`.
+    fn extern_item(&mut self) -> PResult<ItemKind> {
+        self.bump();
+        // `extern sequential f` declares f's class; `extern sequential` alone (or
+        // followed by `,`) still declares an external named `sequential`.
+        let order = match (self.peek(), self.peek_at(1)) {
+            (Tok::Ident(w), Tok::Ident(_)) => Order::parse(w),
+            _ => None,
+        };
+        if order.is_some() {
+            self.bump();
+        }
+        let mut names = vec![self.ident()?];
+        while self.eat_punct(",") {
+            names.push(self.ident()?);
+        }
+        Ok(ItemKind::Extern(names, order))
+    }
+
+    /// `rec NAME := fun ...`.
+    fn rec_item(&mut self) -> PResult<ItemKind> {
+        self.bump();
+        let name = self.ident()?;
+        if !self.eat_punct(":=") {
+            self.error_here("`:=` after `rec NAME`");
+            return Err(());
+        }
+        if !self.at_kw(Kw::Fun) {
+            self.error_here("`fun` (a `rec` binding defines a recursive function)");
+            return Err(());
+        }
+        let f = self.expr(0)?;
+        Ok(ItemKind::Rec(name, f))
+    }
+
+    /// `for PATTERN in EXPR: BODY`.
+    fn for_item(&mut self) -> PResult<ItemKind> {
+        self.bump();
+        let pat = self.pattern()?;
+        if !self.at_kw(Kw::In) {
+            self.error_here("`in`");
+            return Err(());
+        }
+        self.bump();
+        let iter = self.expr(0)?;
+        let body = self.body()?;
+        Ok(ItemKind::For(pat, iter, body))
+    }
+
+    /// `if C: B`, then any number of `elif C: B` and at most one `else: B`.
+    fn if_item(&mut self) -> PResult<ItemKind> {
+        self.bump();
+        let c = self.expr(0)?;
+        let b = self.body()?;
+        let mut arms = vec![(c, b)];
+        let mut els = None;
+        loop {
+            if self.continues_with(Kw::Elif) {
+                self.bump();
+                let c = self.expr(0)?;
+                let b = self.body()?;
+                arms.push((c, b));
+            } else if self.continues_with(Kw::Else) {
+                self.bump();
+                els = Some(self.body()?);
+                break;
+            } else {
+                break;
+            }
+        }
+        Ok(ItemKind::If(arms, els))
+    }
+
+    /// `do: BODY` followed by `while CONDITION`.
+    fn do_while_item(&mut self) -> PResult<ItemKind> {
+        self.bump();
+        let b = self.body()?;
+        if !self.continues_with(Kw::While) {
+            self.error_here("`while CONDITION` after the `do` block");
+            return Err(());
+        }
+        self.bump();
+        let c = self.expr(0)?;
+        Ok(ItemKind::DoWhile(b, c))
+    }
+
+    /// A bare `break` or `continue`: OPAL has neither, so say what to write instead.
+    fn loop_jump(&mut self, w: &str) -> PResult<ItemKind> {
+        let sp = self.bump().span;
+        self.diags.push(
+            Diagnostic::error("E0006", sp, format!("`{w}` does not exist in OPAL"))
+                .with_help("loops are folds over lists; use `while CONDITION:` or `do: … while CONDITION` to stop early"),
+        );
+        Ok(ItemKind::Error)
+    }
+
+    /// An item that starts with an expression: the expression itself, a binding
+    /// `PAT := EXPR` (or the mistaken `PAT = EXPR`), or an update `NAME += EXPR`.
+    fn expr_item(&mut self) -> PResult<ItemKind> {
+        let e = self.expr(0)?;
+        match self.peek().clone() {
+            Tok::Punct(":=") => {
+                self.bump();
+                let pat = self.expr_to_pattern(&e)?;
+                let rhs = self.expr(0)?;
+                Ok(ItemKind::Bind(pat, rhs))
+            }
+            Tok::Punct("=") => {
                 let sp = self.bump().span;
                 self.diags.push(
-                    Diagnostic::error("E0006", sp, format!("`{w}` does not exist in OPAL"))
-                        .with_help("loops are folds over lists; use `while CONDITION:` or `do: … while CONDITION` to stop early"),
+                    Diagnostic::error("E0005", sp, "`=` is not a binding in OPAL").with_help("bind with `:=`, e.g. `x := 1`; compare with `==`").with_fix(":="),
                 );
-                Ok(ItemKind::Error)
+                let pat = self.expr_to_pattern(&e)?;
+                let rhs = self.expr(0)?;
+                Ok(ItemKind::Bind(pat, rhs))
             }
-            _ => {
-                let e = self.expr(0)?;
-                match self.peek().clone() {
-                    Tok::Punct(":=") => {
-                        self.bump();
-                        let pat = self.expr_to_pattern(&e)?;
-                        let rhs = self.expr(0)?;
-                        Ok(ItemKind::Bind(pat, rhs))
-                    }
-                    Tok::Punct("=") => {
-                        let sp = self.bump().span;
-                        self.diags.push(
-                            Diagnostic::error("E0005", sp, "`=` is not a binding in OPAL")
-                                .with_help("bind with `:=`, e.g. `x := 1`; compare with `==`")
-                                .with_fix(":="),
-                        );
-                        let pat = self.expr_to_pattern(&e)?;
-                        let rhs = self.expr(0)?;
-                        Ok(ItemKind::Bind(pat, rhs))
-                    }
-                    Tok::Punct(p @ ("+=" | "-=" | "++=")) => {
-                        self.bump();
-                        let op = match p {
-                            "+=" => AugOp::Add,
-                            "-=" => AugOp::Sub,
-                            _ => AugOp::Concat,
-                        };
-                        let ExprKind::Name(id) = e.kind else {
-                            self.diags.push(Diagnostic::error("E0001", e.span, format!("`{p}` needs a name on its left")));
-                            return Err(());
-                        };
-                        let rhs = self.expr(0)?;
-                        Ok(ItemKind::Aug(id, op, rhs))
-                    }
-                    _ => Ok(ItemKind::Expr(e)),
-                }
+            Tok::Punct(p @ ("+=" | "-=" | "++=")) => {
+                self.bump();
+                let op = match p {
+                    "+=" => AugOp::Add,
+                    "-=" => AugOp::Sub,
+                    _ => AugOp::Concat,
+                };
+                let ExprKind::Name(id) = e.kind else {
+                    self.diags.push(Diagnostic::error("E0001", e.span, format!("`{p}` needs a name on its left")));
+                    return Err(());
+                };
+                let rhs = self.expr(0)?;
+                Ok(ItemKind::Aug(id, op, rhs))
             }
+            _ => Ok(ItemKind::Expr(e)),
         }
     }
 
@@ -701,86 +721,99 @@ impl<'s> Parser<'s> {
                 self.bump();
                 ExprKind::PrimName(Ident { name, span })
             }
-            Tok::Kw(Kw::Prj) => {
-                self.bump();
-                let i = match self.peek() {
-                    Tok::Int(i) if *i >= 1 && *i <= u32::MAX as i64 => *i as u32,
-                    _ => {
-                        self.error_here("a component number 1, 2, … after `prj`");
-                        return Err(());
-                    }
-                };
-                self.bump();
-                self.enter()?;
-                let a = self.atom();
-                self.depth -= 1;
-                let a = a?;
-                let sp = span.to(a.span);
-                return Ok(Expr::new(ExprKind::Prj(i, Box::new(a)), sp));
-            }
+            Tok::Kw(Kw::Prj) => return self.prj(span),
             Tok::Punct("&") => {
                 self.bump();
                 let id = self.ident()?;
                 let sp = span.to(id.span);
                 return Ok(Expr::new(ExprKind::Amp(id), sp));
             }
-            Tok::Punct("(") => {
-                self.bump();
-                if self.eat_punct(")") {
-                    return Ok(Expr::new(ExprKind::Unit, span.to(self.prev_span())));
-                }
-                let first = self.expr(0)?;
-                if self.eat_punct(")") {
-                    // `f (&h)` threads h: parentheses around `&h` only group.
-                    if let ExprKind::Amp(_) = first.kind {
-                        return Ok(first);
-                    }
-                    let sp = span.to(self.prev_span());
-                    return Ok(Expr::new(ExprKind::Paren(Box::new(first)), sp));
-                }
-                let mut es = vec![first];
-                while self.eat_punct(",") {
-                    if self.at_punct(")") {
-                        break;
-                    }
-                    es.push(self.expr(0)?);
-                }
-                self.expect_punct(")")?;
-                return Ok(Expr::new(ExprKind::Tuple(es), span.to(self.prev_span())));
-            }
-            Tok::Punct("[") => {
-                self.bump();
-                let mut es = Vec::new();
-                while !self.at_punct("]") {
-                    es.push(self.expr(0)?);
-                    if !self.eat_punct(",") {
-                        break;
-                    }
-                }
-                self.expect_punct("]")?;
-                return Ok(Expr::new(ExprKind::List(es), span.to(self.prev_span())));
-            }
-            Tok::Punct("{") => {
-                self.bump();
-                let mut kvs = Vec::new();
-                while !self.at_punct("}") {
-                    let k = self.expr(0)?;
-                    self.expect_punct(":")?;
-                    let v = self.expr(0)?;
-                    kvs.push((k, v));
-                    if !self.eat_punct(",") {
-                        break;
-                    }
-                }
-                self.expect_punct("}")?;
-                return Ok(Expr::new(ExprKind::Dict(kvs), span.to(self.prev_span())));
-            }
+            Tok::Punct("(") => return self.paren_or_tuple(span),
+            Tok::Punct("[") => return self.list(span),
+            Tok::Punct("{") => return self.dict(span),
             _ => {
                 self.error_here("an expression");
                 return Err(());
             }
         };
         Ok(Expr::new(kind, span))
+    }
+
+    /// `prj I ATOM`, the I-th component of a tuple (counted from 1); `span` is the `prj`.
+    fn prj(&mut self, span: Span) -> PResult<Expr> {
+        self.bump();
+        let i = match self.peek() {
+            Tok::Int(i) if *i >= 1 && *i <= u32::MAX as i64 => *i as u32,
+            _ => {
+                self.error_here("a component number 1, 2, … after `prj`");
+                return Err(());
+            }
+        };
+        self.bump();
+        self.enter()?;
+        let a = self.atom();
+        self.depth -= 1;
+        let a = a?;
+        let sp = span.to(a.span);
+        Ok(Expr::new(ExprKind::Prj(i, Box::new(a)), sp))
+    }
+
+    /// After `(`: the unit `()`, a parenthesised expression or a tuple
+    /// (`(a,)` is a one-element tuple); `span` is the `(`.
+    fn paren_or_tuple(&mut self, span: Span) -> PResult<Expr> {
+        self.bump();
+        if self.eat_punct(")") {
+            return Ok(Expr::new(ExprKind::Unit, span.to(self.prev_span())));
+        }
+        let first = self.expr(0)?;
+        if self.eat_punct(")") {
+            // `f (&h)` threads h: parentheses around `&h` only group.
+            if let ExprKind::Amp(_) = first.kind {
+                return Ok(first);
+            }
+            let sp = span.to(self.prev_span());
+            return Ok(Expr::new(ExprKind::Paren(Box::new(first)), sp));
+        }
+        let mut es = vec![first];
+        while self.eat_punct(",") {
+            if self.at_punct(")") {
+                break;
+            }
+            es.push(self.expr(0)?);
+        }
+        self.expect_punct(")")?;
+        Ok(Expr::new(ExprKind::Tuple(es), span.to(self.prev_span())))
+    }
+
+    /// `[a, b, ...]`, a trailing comma allowed; `span` is the `[`.
+    fn list(&mut self, span: Span) -> PResult<Expr> {
+        self.bump();
+        let mut es = Vec::new();
+        while !self.at_punct("]") {
+            es.push(self.expr(0)?);
+            if !self.eat_punct(",") {
+                break;
+            }
+        }
+        self.expect_punct("]")?;
+        Ok(Expr::new(ExprKind::List(es), span.to(self.prev_span())))
+    }
+
+    /// `{k: v, ...}`, a trailing comma allowed; `span` is the `{`.
+    fn dict(&mut self, span: Span) -> PResult<Expr> {
+        self.bump();
+        let mut kvs = Vec::new();
+        while !self.at_punct("}") {
+            let k = self.expr(0)?;
+            self.expect_punct(":")?;
+            let v = self.expr(0)?;
+            kvs.push((k, v));
+            if !self.eat_punct(",") {
+                break;
+            }
+        }
+        self.expect_punct("}")?;
+        Ok(Expr::new(ExprKind::Dict(kvs), span.to(self.prev_span())))
     }
 
     fn fun(&mut self) -> PResult<Expr> {

@@ -76,43 +76,44 @@ pub(super) fn read(text: &str) -> Option<BTreeMap<String, Spanned<RawExt>>> {
         }
         match &open {
             Open::Root => return None,
-            Open::Ext(name) => {
-                let ext = tables.get_mut(name)?.get_mut();
-                match (key, value) {
-                    ("latency_ms", Value::Num(n)) if ext.latency_ms.is_none() => ext.latency_ms = Some(n),
-                    ("order", Value::Str(s)) if ext.order.is_none() => ext.order = Some(s),
-                    ("default", Value::Str(s)) if ext.default.is_none() => ext.default = Some(s),
-                    ("doc", Value::Str(s)) if ext.doc.is_none() => ext.doc = Some(s.into_inner()),
-                    ("choices", Value::Array(a)) if ext.choices.is_none() => ext.choices = Some(strings(a.into_inner())?),
-                    _ => return None,
-                }
-            }
-            Open::Response(name) => {
-                let r = tables.get_mut(name)?.get_mut().responses.last_mut()?;
-                match (key, value) {
-                    ("arg", Value::Str(s)) if r.arg.span().is_empty() => r.arg = s,
-                    ("latency_ms", Value::Num(n)) if r.latency_ms.is_none() => r.latency_ms = Some(n),
-                    ("result", Value::Str(s)) if r.result.is_none() => r.result = Some(s),
-                    ("stream", Value::Array(a)) if r.stream.is_none() => {
-                        r.stream = Some(strings(a.into_inner())?.into_iter().map(Spanned::into_inner).collect())
-                    }
-                    ("chunk_ms", Value::Array(a)) if r.chunk_ms.is_none() => {
-                        let span = a.span();
-                        let ms = a
-                            .into_inner()
-                            .into_iter()
-                            .map(|v| if let Value::Num(n) = v { Some(n.into_inner()) } else { None })
-                            .collect::<Option<Vec<f64>>>()?;
-                        r.chunk_ms = Some(Spanned::new(span, ms));
-                    }
-                    _ => return None,
-                }
-            }
+            Open::Ext(name) => ext_key(tables.get_mut(name)?.get_mut(), key, value)?,
+            Open::Response(name) => response_key(tables.get_mut(name)?.get_mut().responses.last_mut()?, key, value)?,
         }
     }
     // `arg` is required: a response without one goes to `toml` for its error.
     let complete = tables.values().all(|t| t.get_ref().responses.iter().all(|r| !r.arg.span().is_empty()));
     complete.then_some(tables)
+}
+
+/// Sets `key = value` in an `[ext]` table; `None` for an unknown or repeated key, or a value of
+/// the wrong type, which `toml` then reports.
+fn ext_key(ext: &mut RawExt, key: &str, value: Value) -> Option<()> {
+    match (key, value) {
+        ("latency_ms", Value::Num(n)) if ext.latency_ms.is_none() => ext.latency_ms = Some(n),
+        ("order", Value::Str(s)) if ext.order.is_none() => ext.order = Some(s),
+        ("default", Value::Str(s)) if ext.default.is_none() => ext.default = Some(s),
+        ("doc", Value::Str(s)) if ext.doc.is_none() => ext.doc = Some(s.into_inner()),
+        ("choices", Value::Array(a)) if ext.choices.is_none() => ext.choices = Some(strings(a.into_inner())?),
+        _ => return None,
+    }
+    Some(())
+}
+
+/// Sets `key = value` in an `[[ext.responses]]` entry; `None` as for [`ext_key`].
+fn response_key(r: &mut RawResponse, key: &str, value: Value) -> Option<()> {
+    match (key, value) {
+        ("arg", Value::Str(s)) if r.arg.span().is_empty() => r.arg = s,
+        ("latency_ms", Value::Num(n)) if r.latency_ms.is_none() => r.latency_ms = Some(n),
+        ("result", Value::Str(s)) if r.result.is_none() => r.result = Some(s),
+        ("stream", Value::Array(a)) if r.stream.is_none() => r.stream = Some(strings(a.into_inner())?.into_iter().map(Spanned::into_inner).collect()),
+        ("chunk_ms", Value::Array(a)) if r.chunk_ms.is_none() => {
+            let span = a.span();
+            let ms = a.into_inner().into_iter().map(|v| if let Value::Num(n) = v { Some(n.into_inner()) } else { None }).collect::<Option<Vec<f64>>>()?;
+            r.chunk_ms = Some(Spanned::new(span, ms));
+        }
+        _ => return None,
+    }
+    Some(())
 }
 
 fn bare_key(k: &str) -> bool {
