@@ -533,7 +533,7 @@ fn fan_out_source(n: usize) -> String {
 /// 1 000-call fan-out in the call graph, and while a confluence check runs.
 fn bench_frame() {
     use eframe::egui;
-    use opal_debugger_gui::app::{Cmd, DebuggerApp};
+    use opal_debugger_gui::app::{DebuggerApp, GraphCmd, SessionCmd};
     let ctx = egui::Context::default();
     let size = egui::vec2(1600.0, 1000.0);
     // One frame 1/60 s after the last, timed.
@@ -575,7 +575,7 @@ fn bench_frame() {
     if app.session.is_none() {
         return;
     }
-    app.run_cmd(Cmd::GraphMode);
+    app.run_cmd(GraphCmd::GraphMode);
     for _ in 0..5 {
         frame(&mut app, &mut t);
     }
@@ -584,9 +584,9 @@ fn bench_frame() {
     let mut stepping = Vec::new();
     for _ in 0..40 {
         let before = app.session.as_ref().map(|s| s.revision());
-        app.run_cmd(Cmd::Round);
+        app.run_cmd(SessionCmd::Round);
         if app.session.as_ref().map(|s| s.revision()) == before {
-            app.run_cmd(Cmd::ResolveAll);
+            app.run_cmd(SessionCmd::ResolveAll);
             continue;
         }
         for _ in 0..3 {
@@ -602,7 +602,7 @@ fn bench_frame() {
     }
     app.settings.auto_resolve = false;
     app.until = opal_debugger::session::Until::End;
-    app.run_cmd(Cmd::RunUntil);
+    app.run_cmd(SessionCmd::RunUntil);
     let mut running = Vec::new();
     while app.session.as_ref().is_some_and(|s| s.busy().is_some()) {
         running.push(frame(&mut app, &mut t));
@@ -614,8 +614,8 @@ fn bench_frame() {
     report("calls, 1 000 pending, idle", &app, &mut times);
     let mut resolving = Vec::new();
     for _ in 0..30 {
-        app.run_cmd(Cmd::ResolveAll);
-        app.run_cmd(Cmd::Round);
+        app.run_cmd(SessionCmd::ResolveAll);
+        app.run_cmd(SessionCmd::Round);
         for _ in 0..3 {
             resolving.push(frame(&mut app, &mut t));
         }
@@ -631,7 +631,7 @@ fn bench_frame() {
         if app.session.is_none() {
             return;
         }
-        app.run_cmd(Cmd::Confluence(opal_debugger::session::Order::Reversed));
+        app.run_cmd(SessionCmd::Confluence(opal_debugger::session::Order::Reversed));
         let mut times = Vec::new();
         let start = Instant::now();
         while app.session.as_ref().is_some_and(|s| s.busy().is_some()) && start.elapsed() < Duration::from_secs(20) {
