@@ -1,6 +1,6 @@
 //! What the user can ask for: every button, menu entry, shortcut and graph click becomes a
-//! `Cmd`, which `DebuggerApp::run_cmd` carries out, one handler per concern. The keyboard table lives here
-//! too, so the help overlay and every tooltip name the same keys.
+//! `Cmd`, which `DebuggerApp::run_cmd` carries out, one handler per concern. The keyboard table
+//! lives here too, so the help overlay and every tooltip name the same keys.
 
 use eframe::egui::{self, Key, KeyboardShortcut, Modifiers};
 use opal_core::machine::label::LabelKey;
@@ -10,7 +10,8 @@ use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
 /// Everything the user can do, by concern; each concern has its own handler in
-/// `app/commands.rs`. `From` on each part makes `run_cmd(SessionCmd::Round)` read as it did.
+/// `app/commands.rs`. Each part converts `Into<Cmd>`, so callers write
+/// `run_cmd(SessionCmd::Round)` and panels `out.push(GraphCmd::Tidy.into())`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Cmd {
     Session(SessionCmd),
