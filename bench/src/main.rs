@@ -588,9 +588,9 @@ fn frame_open(src: &str, world: Option<&str>) -> Option<opal_debugger_gui::app::
 
 /// 1. The statement graph of a 1 000-statement ladder, grouped to a legible size.
 fn frame_statements(frames: &mut Frames) -> Option<()> {
-    use opal_debugger_gui::app::Cmd;
+    use opal_debugger_gui::app::{GraphCmd, SessionCmd};
     let mut app = frame_open(&frame_source(1_000), Some("[f]\ndefault = '1'\n"))?;
-    app.run_cmd(Cmd::GraphMode);
+    app.run_cmd(GraphCmd::GraphMode);
     for _ in 0..5 {
         frames.frame(&mut app);
     }
@@ -599,9 +599,9 @@ fn frame_statements(frames: &mut Frames) -> Option<()> {
     let mut stepping = Vec::new();
     for _ in 0..40 {
         let before = app.session.as_ref().map(|s| s.revision());
-        app.run_cmd(Cmd::Round);
+        app.run_cmd(SessionCmd::Round);
         if app.session.as_ref().map(|s| s.revision()) == before {
-            app.run_cmd(Cmd::ResolveAll);
+            app.run_cmd(SessionCmd::ResolveAll);
             continue;
         }
         for _ in 0..3 {
@@ -614,11 +614,11 @@ fn frame_statements(frames: &mut Frames) -> Option<()> {
 
 /// 2. A 1 000-call fan-out in the call graph: every call dispatched and pending.
 fn frame_calls(frames: &mut Frames) -> Option<()> {
-    use opal_debugger_gui::app::Cmd;
+    use opal_debugger_gui::app::SessionCmd;
     let mut app = frame_open(&fan_out_source(1_000), Some("[f]\ndefault = '\"done\"'\n"))?;
     app.settings.auto_resolve = false;
     app.until = opal_debugger::session::Until::End;
-    app.run_cmd(Cmd::RunUntil);
+    app.run_cmd(SessionCmd::RunUntil);
     let mut running = Vec::new();
     while app.session.as_ref().is_some_and(|s| s.busy().is_some()) {
         running.push(frames.frame(&mut app));
@@ -630,8 +630,8 @@ fn frame_calls(frames: &mut Frames) -> Option<()> {
     frame_report("calls, 1 000 pending, idle", &app, &mut times);
     let mut resolving = Vec::new();
     for _ in 0..30 {
-        app.run_cmd(Cmd::ResolveAll);
-        app.run_cmd(Cmd::Round);
+        app.run_cmd(SessionCmd::ResolveAll);
+        app.run_cmd(SessionCmd::Round);
         for _ in 0..3 {
             resolving.push(frames.frame(&mut app));
         }
@@ -642,13 +642,13 @@ fn frame_calls(frames: &mut Frames) -> Option<()> {
 
 /// 3. Frames during a running confluence check: the fan-out, and §3.4's divergent program.
 fn frame_confluence(frames: &mut Frames) -> Option<()> {
-    use opal_debugger_gui::app::Cmd;
+    use opal_debugger_gui::app::SessionCmd;
     for (name, src, world) in [
         ("confluence on the 1 000-call fan-out", fan_out_source(1_000), Some("[f]\ndefault = '\"done\"'\n")),
         ("confluence on §3.4's divergent program", include_str!("../../examples/diverge.opal").to_string(), None),
     ] {
         let mut app = frame_open(&src, world)?;
-        app.run_cmd(Cmd::Confluence(opal_debugger::session::Order::Reversed));
+        app.run_cmd(SessionCmd::Confluence(opal_debugger::session::Order::Reversed));
         let mut times = Vec::new();
         let start = Instant::now();
         while app.session.as_ref().is_some_and(|s| s.busy().is_some()) && start.elapsed() < Duration::from_secs(20) {

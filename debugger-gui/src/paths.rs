@@ -167,131 +167,14 @@ impl PathsView {
         let mut travel = None;
         let mut research = false;
         egui::Window::new("All paths").open(&mut open).default_size(Vec2::new(max.x * 0.8, max.y)).max_size(max).show(ctx, |ui| {
-            ui.horizontal(|ui| {
-                for (mode, label, what) in [
-                    (Mode::Full, "every interleaving", "all step orders: the diamonds of strong confluence"),
-                    (Mode::Reduced, "one order per class", "partial-order reduction: one path, branching only on nondeterministic results"),
-                ] {
-                    if ui.selectable_label(self.mode == mode, label).on_hover_text(what).clicked() && self.mode != mode {
-                        self.mode = mode;
-                        self.fell_back = false;
-                        research = true;
-                    }
-                }
-            });
-            let Some(r) = &self.result else {
+            research = self.mode_row(ui);
+            if self.result.is_none() {
                 ui.label("Searching… (Esc cancels)");
                 return;
-            };
-            if self.current_revision != Some(s.revision()) {
-                self.current_revision = Some(s.revision());
-                let term = s.machine().print_term(false);
-                self.current = r.graph.iter().position(|st| st.term == term);
             }
-            ui.label(RichText::new(self.summary().unwrap_or_default()).strong());
-            if self.fell_back {
-                ui.colored_label(
-                    Color32::from_rgb(0xc0, 0x60, 0x00),
-                    format!(
-                        "Every interleaving of this program has more than {MAX_STATES} states, too many to draw: shown is one order per class \
-                         (the same normal forms). For the diamonds of strong confluence, open examples/confluence.opal (41 states)."
-                    ),
-                );
-            }
-            let how = if self.depth.iter().copied().max().unwrap_or(0) + 1 == r.graph.len() {
-                "Each state is drawn with the step that led to it"
-            } else {
-                "Rows are steps from the start"
-            };
-            let edges = if r.edges.len() <= 40 { "" } else { " Hover a line for its rule and statement." };
-            ui.weak(format!("{how}; ringed states are normal forms; blue is where you are. Click a state to go there; hover for its term.{edges}"));
-            let rows = self.depth.iter().copied().max().unwrap_or(0) + 1;
-            let mut per_row = vec![0usize; rows];
-            let mut slot = vec![0usize; r.graph.len()];
-            for (i, d) in self.depth.iter().enumerate() {
-                slot[i] = per_row[*d];
-                per_row[*d] += 1;
-            }
-            let widest = per_row.iter().copied().max().unwrap_or(1);
-            // A single path (one order per class, no choices) wraps like text, each state
-            // with the step that led to it; branching graphs have a row per depth.
-            let linear = widest == 1;
-            let cols = ((ui.available_width() - 60.0) / 130.0).max(2.0) as usize;
-            // Rows squeeze (down to 34 points) so a projected 1280×720 window shows them all.
-            let fit_dy = ((ui.available_height() - 40.0) / rows as f32).clamp(34.0, 64.0);
-            // Every edge is labelled with its rule and statement when there are few (then
-            // states stand far enough apart for the labels); else the edge under the pointer is.
-            let label_edges = !linear && r.edges.len() <= 40;
-            let (dx, dy) = if linear {
-                (130.0, 64.0)
-            } else if label_edges {
-                (120.0, fit_dy)
-            } else {
-                (44.0, fit_dy)
-            };
-            let size = if linear {
-                Vec2::new(cols as f32 * dx + 40.0, rows.div_ceil(cols) as f32 * dy + 40.0)
-            } else {
-                Vec2::new(widest as f32 * dx + 40.0, rows as f32 * dy + 40.0)
-            };
-            let incoming: Vec<Option<usize>> = self.parent.clone();
-            egui::ScrollArea::both().auto_shrink([false, false]).show(ui, |ui| {
-                let (resp, painter) = ui.allocate_painter(size.max(ui.available_size()), Sense::click());
-                let origin = resp.rect.min + Vec2::new(if linear { 60.0 } else { 24.0 }, 24.0);
-                let pos = |i: usize| {
-                    let d = self.depth[i];
-                    if linear {
-                        return origin + Vec2::new((d % cols) as f32 * dx, (d / cols) as f32 * dy);
-                    }
-                    let offset = (widest - per_row[d]) as f32 * dx / 2.0;
-                    origin + Vec2::new(offset + slot[i] as f32 * dx, d as f32 * dy)
-                };
-                if linear {
-                    for (i, e) in incoming.iter().enumerate() {
-                        let Some(e) = e.and_then(|k| r.edges.get(k)) else { continue };
-                        let text = match &e.choice {
-                            Some(c) => format!("{} {} → {c}", short_rule(e.rule), e.label),
-                            None => format!("{} {}", short_rule(e.rule), e.label),
-                        };
-                        painter.text(
-                            pos(i) + Vec2::new(0.0, 16.0),
-                            Align2::CENTER_TOP,
-                            crate::layout::short(&text, 16),
-                            FontId::proportional(14.0),
-                            ui.visuals().text_color(),
-                        );
-                    }
-                }
-                let pointer = resp.hover_pos();
-                // The edge under the pointer (away from the states' circles) is drawn thicker.
-                let near_state = |p: Pos2| r.graph.iter().enumerate().any(|(i, _)| (p - pos(i)).length() < 15.0);
-                let hovered_edge = pointer.filter(|p| !linear && !label_edges && !near_state(*p)).and_then(|p| {
-                    r.edges
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, e)| e.from < r.graph.len() && e.to < r.graph.len())
-                        .map(|(k, e)| (k, distance_to_segment(p, pos(e.from), pos(e.to))))
-                        .filter(|(_, d)| *d < 6.0)
-                        .min_by(|a, b| a.1.total_cmp(&b.1))
-                        .map(|(k, _)| k)
-                });
-                draw_edges(ui, &painter, r, &pos, hovered_edge, label_edges);
-                let hovered = draw_states(&painter, r, self.current, &pos, pointer);
-                if let Some(i) = hovered {
-                    let term: String = r.graph[i].term.lines().take(24).collect::<Vec<_>>().join("\n");
-                    let outgoing: Vec<String> = r.edges.iter().filter(|e| e.from == i).map(|e| format!("{} at {}", e.rule.name(), e.label)).collect();
-                    resp.clone().on_hover_ui_at_pointer(|ui| {
-                        ui.label(RichText::new(format!("state {i}{}", if r.graph[i].normal { " (normal form)" } else { "" })).strong());
-                        ui.label(RichText::new(term).monospace());
-                        if !outgoing.is_empty() {
-                            ui.label(format!("steps from here: {}", outgoing.join(", ")));
-                        }
-                    });
-                    if resp.clicked() {
-                        travel = Some(self.path_to(s, i));
-                    }
-                }
-            });
+            self.follow(s);
+            self.explain(ui);
+            travel = self.draw(ui, s);
         });
         self.open = open;
         if research {
@@ -299,6 +182,174 @@ impl PathsView {
         }
         travel
     }
+
+    /// Every interleaving or one order per class; true when the choice changed (search again).
+    fn mode_row(&mut self, ui: &mut egui::Ui) -> bool {
+        let mut research = false;
+        ui.horizontal(|ui| {
+            for (mode, label, what) in [
+                (Mode::Full, "every interleaving", "all step orders: the diamonds of strong confluence"),
+                (Mode::Reduced, "one order per class", "partial-order reduction: one path, branching only on nondeterministic results"),
+            ] {
+                if ui.selectable_label(self.mode == mode, label).on_hover_text(what).clicked() && self.mode != mode {
+                    self.mode = mode;
+                    self.fell_back = false;
+                    research = true;
+                }
+            }
+        });
+        research
+    }
+
+    /// Which state the session shows now (looked up once per revision).
+    fn follow(&mut self, s: &Session) {
+        let Some(r) = &self.result else { return };
+        if self.current_revision != Some(s.revision()) {
+            self.current_revision = Some(s.revision());
+            let term = s.machine().print_term(false);
+            self.current = r.graph.iter().position(|st| st.term == term);
+        }
+    }
+
+    /// The summary, why the search fell back, and how to read the drawing.
+    fn explain(&self, ui: &mut egui::Ui) {
+        let Some(r) = &self.result else { return };
+        ui.label(RichText::new(self.summary().unwrap_or_default()).strong());
+        if self.fell_back {
+            ui.colored_label(
+                Color32::from_rgb(0xc0, 0x60, 0x00),
+                format!(
+                    "Every interleaving of this program has more than {MAX_STATES} states, too many to draw: shown is one order per class \
+                     (the same normal forms). For the diamonds of strong confluence, open examples/confluence.opal (41 states)."
+                ),
+            );
+        }
+        let how = if self.depth.iter().copied().max().unwrap_or(0) + 1 == r.graph.len() {
+            "Each state is drawn with the step that led to it"
+        } else {
+            "Rows are steps from the start"
+        };
+        let edges = if r.edges.len() <= 40 { "" } else { " Hover a line for its rule and statement." };
+        ui.weak(format!("{how}; ringed states are normal forms; blue is where you are. Click a state to go there; hover for its term.{edges}"));
+    }
+
+    /// The graph of states; the path to a state clicked.
+    fn draw(&self, ui: &mut egui::Ui, s: &Session) -> Option<Vec<Action>> {
+        let r = self.result.as_ref()?;
+        let grid = Grid::new(ui, &self.depth, r);
+        let mut travel = None;
+        egui::ScrollArea::both().auto_shrink([false, false]).show(ui, |ui| {
+            let (resp, painter) = ui.allocate_painter(grid.size.max(ui.available_size()), Sense::click());
+            let origin = resp.rect.min + Vec2::new(if grid.linear { 60.0 } else { 24.0 }, 24.0);
+            let pos = |i: usize| grid.pos(&self.depth, origin, i);
+            if grid.linear {
+                draw_steps_taken(ui, &painter, r, &self.parent, &pos);
+            }
+            let pointer = resp.hover_pos();
+            let hovered_edge = pointer.filter(|_| !grid.linear && !grid.label_edges).and_then(|p| edge_under(r, &pos, p));
+            draw_edges(ui, &painter, r, &pos, hovered_edge, grid.label_edges);
+            let Some(i) = draw_states(&painter, r, self.current, &pos, pointer) else { return };
+            let term: String = r.graph[i].term.lines().take(24).collect::<Vec<_>>().join("\n");
+            let outgoing: Vec<String> = r.edges.iter().filter(|e| e.from == i).map(|e| format!("{} at {}", e.rule.name(), e.label)).collect();
+            resp.clone().on_hover_ui_at_pointer(|ui| {
+                ui.label(RichText::new(format!("state {i}{}", if r.graph[i].normal { " (normal form)" } else { "" })).strong());
+                ui.label(RichText::new(term).monospace());
+                if !outgoing.is_empty() {
+                    ui.label(format!("steps from here: {}", outgoing.join(", ")));
+                }
+            });
+            if resp.clicked() {
+                travel = Some(self.path_to(s, i));
+            }
+        });
+        travel
+    }
+}
+
+/// Where the states go: a row per depth (centred), or, for a single path, wrapped like text.
+struct Grid {
+    per_row: Vec<usize>,
+    /// Each state's place in its row.
+    slot: Vec<usize>,
+    widest: usize,
+    /// A single path (one order per class, no choices): each state with the step that led to it.
+    linear: bool,
+    /// States per line of a single path.
+    cols: usize,
+    dx: f32,
+    dy: f32,
+    /// Every edge is labelled (few of them), else only the one under the pointer.
+    label_edges: bool,
+    size: Vec2,
+}
+
+impl Grid {
+    fn new(ui: &egui::Ui, depth: &[usize], r: &Explored) -> Grid {
+        let rows = depth.iter().copied().max().unwrap_or(0) + 1;
+        let mut per_row = vec![0usize; rows];
+        let mut slot = vec![0usize; r.graph.len()];
+        for (i, d) in depth.iter().enumerate() {
+            slot[i] = per_row[*d];
+            per_row[*d] += 1;
+        }
+        let widest = per_row.iter().copied().max().unwrap_or(1);
+        let linear = widest == 1;
+        let cols = ((ui.available_width() - 60.0) / 130.0).max(2.0) as usize;
+        // Rows squeeze (down to 34 points) so a projected 1280×720 window shows them all.
+        let fit_dy = ((ui.available_height() - 40.0) / rows as f32).clamp(34.0, 64.0);
+        // Every edge is labelled with its rule and statement when there are few (then
+        // states stand far enough apart for the labels); else the edge under the pointer is.
+        let label_edges = !linear && r.edges.len() <= 40;
+        let (dx, dy) = if linear {
+            (130.0, 64.0)
+        } else if label_edges {
+            (120.0, fit_dy)
+        } else {
+            (44.0, fit_dy)
+        };
+        let size = if linear {
+            Vec2::new(cols as f32 * dx + 40.0, rows.div_ceil(cols) as f32 * dy + 40.0)
+        } else {
+            Vec2::new(widest as f32 * dx + 40.0, rows as f32 * dy + 40.0)
+        };
+        Grid { per_row, slot, widest, linear, cols, dx, dy, label_edges, size }
+    }
+
+    fn pos(&self, depth: &[usize], origin: Pos2, i: usize) -> Pos2 {
+        let d = depth[i];
+        if self.linear {
+            return origin + Vec2::new((d % self.cols) as f32 * self.dx, (d / self.cols) as f32 * self.dy);
+        }
+        let offset = (self.widest - self.per_row[d]) as f32 * self.dx / 2.0;
+        origin + Vec2::new(offset + self.slot[i] as f32 * self.dx, d as f32 * self.dy)
+    }
+}
+
+/// On a single path, each state's step under it (rule, statement, what it resolved to).
+fn draw_steps_taken(ui: &egui::Ui, painter: &egui::Painter, r: &Explored, incoming: &[Option<usize>], pos: &impl Fn(usize) -> Pos2) {
+    for (i, e) in incoming.iter().enumerate() {
+        let Some(e) = e.and_then(|k| r.edges.get(k)) else { continue };
+        let text = match &e.choice {
+            Some(c) => format!("{} {} → {c}", short_rule(e.rule), e.label),
+            None => format!("{} {}", short_rule(e.rule), e.label),
+        };
+        painter.text(pos(i) + Vec2::new(0.0, 16.0), Align2::CENTER_TOP, crate::layout::short(&text, 16), FontId::proportional(14.0), ui.visuals().text_color());
+    }
+}
+
+/// The edge under the pointer, away from the states' circles (drawn thicker).
+fn edge_under(r: &Explored, pos: &impl Fn(usize) -> Pos2, p: Pos2) -> Option<usize> {
+    if r.graph.iter().enumerate().any(|(i, _)| (p - pos(i)).length() < 15.0) {
+        return None;
+    }
+    r.edges
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.from < r.graph.len() && e.to < r.graph.len())
+        .map(|(k, e)| (k, distance_to_segment(p, pos(e.from), pos(e.to))))
+        .filter(|(_, d)| *d < 6.0)
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(k, _)| k)
 }
 
 /// The steps between states: every one labelled when there are few, else only the one under

@@ -180,6 +180,7 @@ impl GraphView {
             _ => None,
         };
         let dim = |i: usize| lit.as_ref().is_some_and(|s| !s.contains(&i));
+        // Where each node is, and how far it has grown (a new node grows into place).
         let pos: Vec<Option<(Pos2, f32)>> = g
             .nodes
             .iter()
@@ -190,105 +191,30 @@ impl GraphView {
                 })
             })
             .collect();
-        let visible = area.expand(NODE_W * z);
-        draw_edges(ui, &painter, g, &pos, node_size, visible, z, &dim);
-        let text_color = Color32::from_gray(15);
+        draw_edges(ui, &painter, g, &pos, node_size, area.expand(NODE_W * z), z, &dim);
+        let look = Look { fs, chars: ((node_size.x - 14.0) / (fs * 0.62)).max(4.0) as usize, practice };
         let pointer = resp.hover_pos();
         let mut hovered = None;
-        let chars = ((node_size.x - 14.0) / (fs * 0.62)).max(4.0) as usize;
         for (i, n) in g.nodes.iter().enumerate() {
             let Some((p, scale)) = pos[i] else { continue };
             let r = Rect::from_center_size(p + node_size / 2.0, node_size * scale);
             if !area.intersects(r) {
                 continue;
             }
-            let mut fill = if practice { Color32::from_gray(225) } else { kind_color(n.kind) };
-            if dim(i) {
-                fill = fill.gamma_multiply(0.25);
-            }
-            let radius = CornerRadius::same(8);
-            let queued = !practice && n.call.is_some_and(|c| c.queued());
-            if queued {
-                // Not dispatched yet: a paler box (the text stays dark on it) with a dashed outline.
-                let pale = |c: u8| (c as f32 + (255.0 - c as f32) * 0.55) as u8;
-                painter.rect_filled(r, radius, Color32::from_rgb(pale(fill.r()), pale(fill.g()), pale(fill.b())));
-                let pts = [r.left_top(), r.right_top(), r.right_bottom(), r.left_bottom(), r.left_top()];
-                painter.extend(Shape::dashed_line(&pts, Stroke::new(2.0, Color32::from_gray(70)), 8.0, 5.0));
-            } else {
-                let group = n.stmt.is_none();
-                if group {
-                    // A stack: a second box behind says "several".
-                    let back = r.translate(Vec2::new(6.0, 6.0));
-                    painter.rect_filled(back, radius, fill.gamma_multiply(0.8));
-                    painter.rect_stroke(back, radius, Stroke::new(1.5, Color32::from_gray(90)), StrokeKind::Inside);
-                }
-                painter.rect_filled(r, radius, fill);
-                let outline = if Some(i) == sel {
-                    Stroke::new(4.0, Color32::from_rgb(0x20, 0x60, 0xff))
-                } else if group {
-                    Stroke::new(2.5, Color32::from_gray(40))
-                } else {
-                    Stroke::new(1.2, Color32::from_gray(60))
-                };
-                painter.rect_stroke(r, radius, outline, StrokeKind::Inside);
-            }
-            if Some(i) == sel && queued {
-                painter.rect_stroke(r, radius, Stroke::new(4.0, Color32::from_rgb(0x20, 0x60, 0xff)), StrokeKind::Outside);
-            }
+            draw_node(&painter, r, n, &look, Some(i) == sel, dim(i));
             if scale > 0.9 {
-                let t = text(n);
-                let pad = Vec2::new(7.0, 4.0);
-                let line_h = fs * 1.2;
-                let label_font = FontId::monospace((fs * 0.92).max(MIN_TEXT));
-                painter.text(r.left_top() + pad, Align2::LEFT_TOP, short(&n.label, chars), label_font, text_color.gamma_multiply(0.8));
-                painter.text(r.left_top() + pad + Vec2::new(0.0, line_h), Align2::LEFT_TOP, short(&t.title, chars), FontId::monospace(fs), text_color);
-                if !practice {
-                    painter.text(
-                        r.left_top() + pad + Vec2::new(0.0, 2.0 * line_h),
-                        Align2::LEFT_TOP,
-                        short(&t.detail, chars),
-                        FontId::proportional(fs * 0.95),
-                        text_color,
-                    );
-                }
+                node_lines(&painter, r, n, &look, &text(n));
             }
             if pointer.is_some_and(|q| r.contains(q)) {
                 hovered = Some(i);
             }
         }
-        for d in &layout.dying {
-            let t = (((now - d.died) / ANIMATION) as f32).clamp(0.0, 1.0);
-            let p = [d.from[0] + (d.to[0] - d.from[0]) * t, d.from[1] + (d.to[1] - d.from[1]) * t];
-            let r = Rect::from_center_size(to_screen(p) + node_size / 2.0, node_size * (1.0 - t));
-            if area.intersects(r) {
-                let fill = if practice { Color32::from_gray(225) } else { kind_color(d.kind) };
-                painter.rect_filled(r, CornerRadius::same(8), fill.gamma_multiply(1.0 - t));
-            }
-        }
-        let mut event = None;
-        if let Some(i) = hovered {
-            let n = &g.nodes[i];
-            resp.clone().on_hover_text_at_pointer(text(n).tip);
-            if n.stmt.is_none() && resp.clicked() {
-                event = Some(GraphEvent::Toggle(n.key));
-            } else if resp.double_clicked() && matches!(n.kind, Kind::Steppable(_)) && !practice {
-                event = n.stmt.map(GraphEvent::Step);
-            } else if resp.clicked() {
-                event = Some(GraphEvent::Select(n.key));
-            }
-        }
+        draw_dying(&painter, layout, now, &to_screen, node_size, area, practice);
+        let mut event = hovered.and_then(|i| node_event(&resp, &g.nodes[i], text, practice));
         if let Some(ev) = self.minimap(ui, &painter, area, layout, g, practice) {
             event = event.or(ev);
         }
-        // On a backing of its own: nodes pass under it.
-        let galley = painter.layout_no_wrap(
-            format!("{} nodes · {} edges · {:.0}%", g.nodes.len(), g.edges.len(), z * 100.0),
-            FontId::proportional(MIN_TEXT),
-            ui.visuals().weak_text_color(),
-        );
-        let at = area.left_bottom() + Vec2::new(8.0, -6.0 - galley.size().y);
-        painter.rect_filled(Rect::from_min_size(at, galley.size()).expand(4.0), 4.0, ui.visuals().extreme_bg_color);
-        painter.galley(at, galley, ui.visuals().weak_text_color());
+        legend(ui, &painter, area, g, z);
         event
     }
 
@@ -400,6 +326,108 @@ impl GraphView {
         }
         Some(None)
     }
+}
+
+/// How node text is set at this zoom.
+struct Look {
+    /// Font size, points.
+    fs: f32,
+    /// Characters that fit on a line of a node.
+    chars: usize,
+    /// Practice mode: every node grey, no status.
+    practice: bool,
+}
+
+/// A node's box: its kind's colour (grey in practice mode, dimmed outside the focus), a stack
+/// for a group, a pale dashed box for a queued call, a thick blue outline when selected.
+fn draw_node(painter: &egui::Painter, r: Rect, n: &Node, look: &Look, selected: bool, dimmed: bool) {
+    let mut fill = if look.practice { Color32::from_gray(225) } else { kind_color(n.kind) };
+    if dimmed {
+        fill = fill.gamma_multiply(0.25);
+    }
+    let radius = CornerRadius::same(8);
+    let queued = !look.practice && n.call.is_some_and(|c| c.queued());
+    if queued {
+        // Not dispatched yet: a paler box (the text stays dark on it) with a dashed outline.
+        let pale = |c: u8| (c as f32 + (255.0 - c as f32) * 0.55) as u8;
+        painter.rect_filled(r, radius, Color32::from_rgb(pale(fill.r()), pale(fill.g()), pale(fill.b())));
+        let pts = [r.left_top(), r.right_top(), r.right_bottom(), r.left_bottom(), r.left_top()];
+        painter.extend(Shape::dashed_line(&pts, Stroke::new(2.0, Color32::from_gray(70)), 8.0, 5.0));
+    } else {
+        let group = n.stmt.is_none();
+        if group {
+            // A stack: a second box behind says "several".
+            let back = r.translate(Vec2::new(6.0, 6.0));
+            painter.rect_filled(back, radius, fill.gamma_multiply(0.8));
+            painter.rect_stroke(back, radius, Stroke::new(1.5, Color32::from_gray(90)), StrokeKind::Inside);
+        }
+        painter.rect_filled(r, radius, fill);
+        let outline = if selected {
+            Stroke::new(4.0, Color32::from_rgb(0x20, 0x60, 0xff))
+        } else if group {
+            Stroke::new(2.5, Color32::from_gray(40))
+        } else {
+            Stroke::new(1.2, Color32::from_gray(60))
+        };
+        painter.rect_stroke(r, radius, outline, StrokeKind::Inside);
+    }
+    if selected && queued {
+        painter.rect_stroke(r, radius, Stroke::new(4.0, Color32::from_rgb(0x20, 0x60, 0xff)), StrokeKind::Outside);
+    }
+}
+
+/// A node's three lines: label, title, and (not in practice mode) its status.
+fn node_lines(painter: &egui::Painter, r: Rect, n: &Node, look: &Look, t: &NodeText) {
+    let (fs, chars) = (look.fs, look.chars);
+    let text_color = Color32::from_gray(15);
+    let pad = Vec2::new(7.0, 4.0);
+    let line_h = fs * 1.2;
+    let label_font = FontId::monospace((fs * 0.92).max(MIN_TEXT));
+    painter.text(r.left_top() + pad, Align2::LEFT_TOP, short(&n.label, chars), label_font, text_color.gamma_multiply(0.8));
+    painter.text(r.left_top() + pad + Vec2::new(0.0, line_h), Align2::LEFT_TOP, short(&t.title, chars), FontId::monospace(fs), text_color);
+    if !look.practice {
+        painter.text(r.left_top() + pad + Vec2::new(0.0, 2.0 * line_h), Align2::LEFT_TOP, short(&t.detail, chars), FontId::proportional(fs * 0.95), text_color);
+    }
+}
+
+/// Nodes that just left the graph shrink and fade on their way to where they went.
+fn draw_dying(painter: &egui::Painter, layout: &Layout, now: f64, to_screen: &dyn Fn([f32; 2]) -> Pos2, node_size: Vec2, area: Rect, practice: bool) {
+    for d in &layout.dying {
+        let t = (((now - d.died) / ANIMATION) as f32).clamp(0.0, 1.0);
+        let p = [d.from[0] + (d.to[0] - d.from[0]) * t, d.from[1] + (d.to[1] - d.from[1]) * t];
+        let r = Rect::from_center_size(to_screen(p) + node_size / 2.0, node_size * (1.0 - t));
+        if area.intersects(r) {
+            let fill = if practice { Color32::from_gray(225) } else { kind_color(d.kind) };
+            painter.rect_filled(r, CornerRadius::same(8), fill.gamma_multiply(1.0 - t));
+        }
+    }
+}
+
+/// The node under the pointer: its tooltip, and what a click means (open a group, step a
+/// steppable node on a double click, else select).
+fn node_event(resp: &egui::Response, n: &Node, text: &dyn Fn(&Node) -> NodeText, practice: bool) -> Option<GraphEvent> {
+    resp.clone().on_hover_text_at_pointer(text(n).tip);
+    if n.stmt.is_none() && resp.clicked() {
+        Some(GraphEvent::Toggle(n.key))
+    } else if resp.double_clicked() && matches!(n.kind, Kind::Steppable(_)) && !practice {
+        n.stmt.map(GraphEvent::Step)
+    } else if resp.clicked() {
+        Some(GraphEvent::Select(n.key))
+    } else {
+        None
+    }
+}
+
+/// Nodes, edges and zoom in the bottom-left corner, on a backing of its own: nodes pass under it.
+fn legend(ui: &egui::Ui, painter: &egui::Painter, area: Rect, g: &Graph, z: f32) {
+    let galley = painter.layout_no_wrap(
+        format!("{} nodes · {} edges · {:.0}%", g.nodes.len(), g.edges.len(), z * 100.0),
+        FontId::proportional(MIN_TEXT),
+        ui.visuals().weak_text_color(),
+    );
+    let at = area.left_bottom() + Vec2::new(8.0, -6.0 - galley.size().y);
+    painter.rect_filled(Rect::from_min_size(at, galley.size()).expand(4.0), 4.0, ui.visuals().extreme_bg_color);
+    painter.galley(at, galley, ui.visuals().weak_text_color());
 }
 
 /// The graph's edges, each with an arrowhead: dashed where only program order links two nodes,

@@ -8,7 +8,7 @@ use egui_kittest::kittest::{NodeT, Queryable};
 use egui_kittest::Harness;
 use opal_debugger::graph::CallState;
 use opal_debugger::session::Standing;
-use opal_debugger_gui::app::{Cmd, DebuggerApp, GraphMode, Panel, Settings, Tab, SETTINGS_KEY};
+use opal_debugger_gui::app::{DebuggerApp, FileCmd, GraphCmd, GraphMode, Panel, SessionCmd, Settings, Tab, WindowCmd, SETTINGS_KEY};
 use opal_debugger_gui::examples::EXAMPLES;
 
 fn sized(app: DebuggerApp, size: [f32; 2]) -> Harness<'static, DebuggerApp> {
@@ -116,7 +116,7 @@ fn rows_show_lists_as_the_paper_writes_them() {
         h.run();
     }
     let label = h.state().session.as_ref().map(|s| s.pending_labels()[0].clone()).expect("pending");
-    h.state_mut().run_cmd(Cmd::ResolveHand(label, "[\"Ho\", ...]".into()));
+    h.state_mut().run_cmd(SessionCmd::ResolveHand(label, "[\"Ho\", ...]".into()));
     h.key_press(egui::Key::Space);
     h.run();
     assert!(h.query_all_by_label_contains("[\"Ho\"] + <<get_cities_in \"Oceania\">>").next().is_some(), "the row reads back the partial list");
@@ -137,7 +137,7 @@ fn the_projector_theme_at_1280_by_720_gives_the_graph_half_the_window() {
     }
     h.run();
     let screen = h.ctx.content_rect();
-    let graph = h.state().view.area();
+    let graph = h.state().panels.graph.view.area();
     let share = graph.area() / screen.area();
     assert!(share >= 0.5, "the graph has {:.0}% of the window ({graph:?} in {screen:?})", share * 100.0);
     // The tool row is one row: Round and More are on the same line.
@@ -149,7 +149,7 @@ fn the_projector_theme_at_1280_by_720_gives_the_graph_half_the_window() {
     h.key_press(egui::Key::F3);
     h.run();
     assert!(!h.state().settings.source);
-    assert!(h.state().view.area().width() > graph.width());
+    assert!(h.state().panels.graph.view.area().width() > graph.width());
     h.key_press(egui::Key::F3);
     h.key_press(egui::Key::F4);
     h.run();
@@ -216,17 +216,17 @@ fn all_paths_draws_the_reduction_graph_and_travels_to_a_state() {
     h.key_press(egui::Key::A);
     for _ in 0..200 {
         h.step();
-        if h.state().paths.as_ref().is_some_and(|p| !p.busy()) {
+        if h.state().panels.windows.paths.as_ref().is_some_and(|p| !p.busy()) {
             break;
         }
     }
     h.run();
-    let summary = h.state().paths.as_ref().and_then(|p| p.summary()).expect("searched");
+    let summary = h.state().panels.windows.paths.as_ref().and_then(|p| p.summary()).expect("searched");
     assert!(summary.contains(", 1 normal form"), "{summary}");
     assert!(summary.starts_with("41 states") && !summary.contains("one order per class"), "every interleaving of two calls of `id` is drawn: {summary}");
     // Travel along the path the view computes to the (only) normal form.
-    let actions = h.state().paths.as_ref().and_then(|p| p.path_to_normal_form(h.state().session.as_ref().expect("session"))).expect("a path");
-    h.state_mut().run_cmd(Cmd::Travel(actions));
+    let actions = h.state().panels.windows.paths.as_ref().and_then(|p| p.path_to_normal_form(h.state().session.as_ref().expect("session"))).expect("a path");
+    h.state_mut().run_cmd(SessionCmd::Travel(actions));
     h.state_mut().settle();
     h.run();
     assert_eq!(h.state().session.as_ref().map(|s| s.standing()), Some(Standing::Finished), "{}", h.state().status);
@@ -252,12 +252,12 @@ fn settings_and_the_session_survive_a_restart() {
     let dir = std::env::temp_dir().join(format!("opal-gui-persist-{}", std::process::id()));
     let mut app = example("fork_join");
     app.autosave_dir = Some(dir.clone());
-    app.run_cmd(Cmd::Projector);
-    app.run_cmd(Cmd::Panel(Panel::Source));
-    app.run_cmd(Cmd::GraphMode);
-    app.run_cmd(Cmd::ZoomIn);
-    app.run_cmd(Cmd::Round);
-    app.run_cmd(Cmd::Round);
+    app.run_cmd(WindowCmd::Projector);
+    app.run_cmd(WindowCmd::Panel(Panel::Source));
+    app.run_cmd(GraphCmd::GraphMode);
+    app.run_cmd(GraphCmd::ZoomIn);
+    app.run_cmd(SessionCmd::Round);
+    app.run_cmd(SessionCmd::Round);
     let mut store = Store::default();
     eframe::App::save(&mut app, &mut store);
     let term = app.session.as_ref().map(|s| s.machine().print_term(false));
@@ -268,7 +268,7 @@ fn settings_and_the_session_survive_a_restart() {
     let mut again = DebuggerApp::from_example(EXAMPLES.iter().position(|e| e.name == "fork_join").expect("bundled"));
     assert_eq!(again.session.as_ref().map(|s| s.position()), Some(0));
     again.autosave_dir = Some(dir.clone());
-    again.run_cmd(Cmd::OpenExample(EXAMPLES.iter().position(|e| e.name == "fork_join").expect("bundled")));
+    again.run_cmd(FileCmd::OpenExample(EXAMPLES.iter().position(|e| e.name == "fork_join").expect("bundled")));
     again.apply_settings(settings);
     again.settle();
     assert_eq!(again.session.as_ref().map(|s| s.position()), Some(2), "{}", again.status);
@@ -286,7 +286,7 @@ fn a_thousand_calls_fold_into_groups() {
     let mut app = DebuggerApp::from_source("fan.opal", &src, None);
     app.until = opal_debugger::session::Until::End;
     app.settings.auto_resolve = false;
-    app.run_cmd(Cmd::RunUntil);
+    app.run_cmd(SessionCmd::RunUntil);
     app.settle();
     let s = app.session.as_ref().expect("session");
     assert_eq!(s.pending().len(), 1000, "{}", app.status);

@@ -5,7 +5,7 @@ use eframe::egui;
 use egui_kittest::kittest::Queryable;
 use egui_kittest::Harness;
 use opal_debugger::session::Session;
-use opal_debugger_gui::app::{Cmd, DebuggerApp, GraphMode};
+use opal_debugger_gui::app::{DebuggerApp, FileCmd, GraphMode, SessionCmd};
 use opal_debugger_gui::examples::EXAMPLES;
 
 fn harness(app: DebuggerApp) -> Harness<'static, DebuggerApp> {
@@ -103,12 +103,12 @@ fn help_overlay_lists_every_shortcut_and_escape_closes_it() {
     h.run();
     h.key_press(egui::Key::F1);
     h.run();
-    assert!(h.state().help);
+    assert!(h.state().panels.windows.help);
     assert!(h.query_by_label("one opportunistic round: every steppable statement steps").is_some());
     assert!(h.query_by_label("restart from the initial term").is_some());
     h.key_press(egui::Key::Escape);
     h.run();
-    assert!(!h.state().help);
+    assert!(!h.state().panels.windows.help);
 }
 
 #[test]
@@ -193,24 +193,24 @@ fn sessions_save_and_load_through_files_and_exports_are_written() {
     }
     h.run();
     let path = dir.join("fj.session.json");
-    h.state_mut().run_cmd(Cmd::SaveSession(path.clone()));
+    h.state_mut().run_cmd(FileCmd::SaveSession(path.clone()));
     let (pos, term) = (session(&h).position(), session(&h).machine().print_term(false));
     assert!(pos > 0);
     let mut other = example("fork_join");
-    other.run_cmd(Cmd::LoadSession(path.clone()));
+    other.run_cmd(FileCmd::LoadSession(path.clone()));
     other.settle();
     let s = other.session.as_ref().expect("session");
     assert_eq!((s.position(), s.machine().print_term(false)), (pos, term), "{}", other.status);
     // A broken session file is refused with where, and the session is unchanged.
     std::fs::write(&path, "{\"version\": 1, \"actions\": [").expect("write");
-    other.run_cmd(Cmd::LoadSession(path.clone()));
+    other.run_cmd(FileCmd::LoadSession(path.clone()));
     other.settle();
     assert!(other.status.contains("line 1"), "{}", other.status);
     assert_eq!(other.session.as_ref().map(|s| s.position()), Some(pos));
     for (cmd, name, needle) in [
-        (Cmd::ExportDot(dir.join("g.dot")), "g.dot", "digraph opal"),
-        (Cmd::ExportSvg(dir.join("g.svg")), "g.svg", "<svg"),
-        (Cmd::ExportTimeline(dir.join("t.csv")), "t.csv", "label,external"),
+        (FileCmd::ExportDot(dir.join("g.dot")), "g.dot", "digraph opal"),
+        (FileCmd::ExportSvg(dir.join("g.svg")), "g.svg", "<svg"),
+        (FileCmd::ExportTimeline(dir.join("t.csv")), "t.csv", "label,external"),
     ] {
         h.state_mut().run_cmd(cmd);
         let text = std::fs::read_to_string(dir.join(name)).expect("written");
@@ -222,11 +222,11 @@ fn sessions_save_and_load_through_files_and_exports_are_written() {
     {
         std::os::unix::fs::symlink("fj.session.json", dir.join("link.json")).expect("symlink");
         std::fs::write(&path, "").expect("write");
-        h.state_mut().run_cmd(Cmd::SaveSession(dir.join("link.json")));
+        h.state_mut().run_cmd(FileCmd::SaveSession(dir.join("link.json")));
         assert!(std::fs::symlink_metadata(dir.join("link.json")).expect("link").file_type().is_symlink(), "{}", h.state().status);
         assert!(std::fs::read_to_string(&path).expect("read").contains("\"actions\""), "{}", h.state().status);
     }
-    h.state_mut().run_cmd(Cmd::SaveSession(dir.clone()));
+    h.state_mut().run_cmd(FileCmd::SaveSession(dir.clone()));
     assert!(h.state().status.contains("it is a directory"), "{}", h.state().status);
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -238,16 +238,16 @@ fn a_broken_edit_on_disk_keeps_the_session_and_a_fixed_one_replays_the_work() {
     let file = dir.join("p.opal");
     std::fs::write(&file, "a := 1 + 2\nb := 3 + 4\nprint (&stdout, a * b)\n").expect("write");
     let mut app = DebuggerApp::from_file(&file, None);
-    app.run_cmd(Cmd::Round);
-    app.run_cmd(Cmd::Round);
+    app.run_cmd(SessionCmd::Round);
+    app.run_cmd(SessionCmd::Round);
     assert_eq!(app.session.as_ref().map(|s| s.position()), Some(2));
     std::fs::write(&file, "a := 1 + \nb := 3 + 4\n").expect("write");
-    app.run_cmd(Cmd::Reload);
+    app.run_cmd(FileCmd::Reload);
     let e = app.errors.clone().expect("errors shown");
     assert!(e.contains("p.opal:1:") && e.contains("error[E"), "{e}");
     assert_eq!(app.session.as_ref().map(|s| s.position()), Some(2), "the last good session stays");
     std::fs::write(&file, "a := 1 + 2\nb := 3 + 4\nprint (&stdout, a * b)\n# a comment\n").expect("write");
-    app.run_cmd(Cmd::Reload);
+    app.run_cmd(FileCmd::Reload);
     app.settle();
     assert!(app.errors.is_none());
     assert!(app.status.contains("replayed 2 actions"), "{}", app.status);
@@ -266,11 +266,11 @@ fn a_reload_keeps_the_world_file_given_on_the_command_line() {
     let e = app.errors.clone().expect("the world file's error is shown");
     assert!(e.contains("other.toml:2:1: error[E0200]"), "{e}");
     std::fs::write(&world, "[ask]\nlatency_ms = 5\ndefault = '\"a\"'\n").expect("write");
-    app.run_cmd(Cmd::Reload);
+    app.run_cmd(FileCmd::Reload);
     assert!(app.errors.is_none(), "{:?}", app.errors);
     // Another edit of the program: still run with other.toml (it fails without a world file).
     std::fs::write(&world, "[ask]\nlatency_ms = nope\n").expect("write");
-    app.run_cmd(Cmd::Reload);
+    app.run_cmd(FileCmd::Reload);
     assert!(app.errors.as_deref().unwrap_or("").contains("other.toml:2:"), "{:?}", app.errors);
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -3,7 +3,7 @@
 //! deliveries the user steps with the resolve rule, and the session keeps them as actions, so
 //! travelling back and forth replays them without calling the server again.
 
-use opal_debugger_gui::app::{Cmd, DebuggerApp};
+use opal_debugger_gui::app::{DebuggerApp, SessionCmd};
 use opal_debugger_gui::live::LiveWorker;
 use opal_e2e::{pid_of, LlmServer};
 use std::time::{Duration, Instant};
@@ -28,7 +28,7 @@ fn frames_until(app: &mut DebuggerApp, step: bool, mut done: impl FnMut(&Debugge
         let mut out = ctx.run_ui(Default::default(), |ui| app.show(ui));
         out.textures_delta.clear();
         if step {
-            app.run_cmd(Cmd::Round);
+            app.run_cmd(SessionCmd::Round);
         }
         std::thread::sleep(Duration::from_millis(10));
     }
@@ -45,12 +45,12 @@ fn a_live_llm_stream_resolves_chunk_by_chunk_and_replays_from_the_session() {
     let mut app = DebuggerApp::from_source("llm.opal", &src, None);
     app.set_live(worker(&server, "ok"));
     while session(&app).pending().is_empty() {
-        app.run_cmd(Cmd::Round);
+        app.run_cmd(SessionCmd::Round);
     }
     let call = session(&app).pending()[0].1.clone();
     let label = session(&app).pending_labels()[0].clone();
     assert!(call.contains("llm"), "{call}");
-    app.run_cmd(Cmd::ResolveLive(label.clone()));
+    app.run_cmd(SessionCmd::ResolveLive(label.clone()));
     assert!(app.status.contains("called `llm` live"), "{}", app.status);
     // Step rounds whenever something arrived, until the program has printed the whole answer.
     frames_until(&mut app, true, |a| a.session.as_ref().is_some_and(|s| s.output() == "Hel\nlo\n world\n") && a.live_in_flight() == 0);
@@ -62,8 +62,8 @@ fn a_live_llm_stream_resolves_chunk_by_chunk_and_replays_from_the_session() {
     // Back to the start and forward again: the answer replays from the session, no new request.
     let end = s.position();
     let out = s.output().to_string();
-    app.run_cmd(Cmd::Goto(0));
-    app.run_cmd(Cmd::Goto(end));
+    app.run_cmd(SessionCmd::Goto(0));
+    app.run_cmd(SessionCmd::Goto(end));
     assert_eq!(session(&app).output(), out);
     assert_eq!(server.requests.lock().expect("requests").len(), 1);
 }
@@ -75,10 +75,10 @@ fn a_failing_live_call_fails_its_task_with_the_servers_message() {
     let mut app = DebuggerApp::from_source("llm.opal", &src, None);
     app.set_live(worker(&server, "http401"));
     while session(&app).pending().is_empty() {
-        app.run_cmd(Cmd::Round);
+        app.run_cmd(SessionCmd::Round);
     }
     let label = session(&app).pending_labels()[0].clone();
-    app.run_cmd(Cmd::ResolveLive(label.clone()));
+    app.run_cmd(SessionCmd::ResolveLive(label.clone()));
     frames_until(&mut app, false, |a| a.live_in_flight() == 0);
     let s = session(&app);
     assert!(s.pending().is_empty());
@@ -87,10 +87,10 @@ fn a_failing_live_call_fails_its_task_with_the_servers_message() {
     let mut app = DebuggerApp::from_source("c.opal", "b := coin ()\nprint (&stdout, b)\n", None);
     app.set_live(worker(&server, "ok"));
     while session(&app).pending().is_empty() {
-        app.run_cmd(Cmd::Round);
+        app.run_cmd(SessionCmd::Round);
     }
     let label = session(&app).pending_labels()[0].clone();
-    app.run_cmd(Cmd::ResolveLive(label));
+    app.run_cmd(SessionCmd::ResolveLive(label));
     frames_until(&mut app, false, |a| a.live_in_flight() == 0);
     assert!(app.status.contains("not a live external"), "{}", app.status);
     assert_eq!(session(&app).pending().len(), 1, "the task stays pending for another way");

@@ -1,29 +1,31 @@
 //! The debugger window's state and its one place of action. Every button, menu entry,
 //! shortcut and graph click becomes a `Cmd`; `DebuggerApp::run_cmd` is the one place that
-//! changes the session (`commands.rs`), so the keyboard and the mouse can never disagree. Panels
-//! (`panels.rs`, `paths.rs`, `view.rs`, `timeline.rs`) only draw and push commands.
+//! changes the app and the session (`commands.rs`, one handler per concern), so the keyboard
+//! and the mouse can never disagree. Panels (`panels/`, owned here as `Panels`) read the state
+//! through `state::AppView`, change only their own UI state, and push commands.
 //!
 //! Nothing the window does can freeze it: long work is a session job polled a few
 //! milliseconds per frame (Esc cancels), tidy runs on a worker thread, and the session is
 //! autosaved so a killed window reopens where it was.
 
-pub use crate::cmd::{shortcuts, tip, Ask, Cmd, GraphMode, Panel, Tab};
+pub use crate::cmd::{shortcuts, strategy_label, tip, Ask, Cmd, FileCmd, GraphCmd, GraphMode, Panel, RunCmd, SessionCmd, Tab, TeachCmd, WindowCmd};
 mod commands;
+mod native;
+
+pub use native::run_native;
 
 use crate::layout::Layout;
-use crate::paths::PathsView;
+use crate::panels::Panels;
 pub use crate::settings::Settings;
-use crate::timeline::Timeline;
-use crate::view::GraphView;
+use crate::state::{AppView, Cache, Practice};
 use eframe::egui::{self, Key};
 use opal_core::files::write_file_safely;
 use opal_core::machine::label::LabelKey;
-use opal_core::machine::StmtId;
 use opal_debugger::examples::EXAMPLES;
 use opal_debugger::graph::Graph;
-use opal_debugger::session::{Action, Confluence, Quiz, Session, Standing, Strategy, Until, Verdict};
+use opal_debugger::session::{Action, Confluence, Session, Strategy, Until};
 use opal_debugger::{JobSpec, Poll};
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
@@ -31,32 +33,11 @@ use std::time::{Duration, SystemTime};
 /// stops Run).
 type Said = Option<Result<String, String>>;
 
-pub(crate) struct Practice {
-    pub quiz: Quiz,
-    pub ticked: BTreeSet<LabelKey>,
-    pub verdict: Option<Verdict>,
-}
-
-pub(crate) struct Dialog {
-    pub ask: Ask,
-    pub path: String,
-}
-
 /// Where the program came from.
 pub enum Origin {
     File(PathBuf),
     Example(usize),
     Text,
-}
-
-/// What the panels read every frame, rebuilt once per revision.
-#[derive(Default)]
-pub(crate) struct Cache {
-    pub revision: Option<u64>,
-    pub statements: Vec<StmtId>,
-    pub standing: Option<Standing>,
-    pub pending: Vec<(StmtId, String)>,
-    pub stepper: Option<Option<opal_debugger::session::Stepper>>,
 }
 
 pub struct DebuggerApp {
@@ -74,17 +55,12 @@ pub struct DebuggerApp {
     /// The graph as drawn (grouped) and the full one it was grouped from.
     pub graph: Graph,
     pub layout: Layout,
-    pub view: GraphView,
+    /// The panels, each with its own UI state (the graph's view, the dialog, all paths, …).
+    pub panels: Panels,
     /// Groups the user opened.
     pub open_groups: HashSet<LabelKey>,
-    pub timeline: Timeline,
-    pub(crate) practice: Option<Practice>,
+    pub practice: Option<Practice>,
     pub confluence: Option<Confluence>,
-    pub paths: Option<PathsView>,
-    /// What the user typed to resolve each pending task.
-    pub(crate) hand: HashMap<String, String>,
-    pub(crate) dialog: Option<Dialog>,
-    pub help: bool,
     /// The session file last saved or loaded (the dialogs' default).
     last_session: Option<PathBuf>,
     live: Option<opal_debugger::live::LiveCalls>,
@@ -102,8 +78,6 @@ pub struct DebuggerApp {
     /// half-way, emptied for a moment): the next reload replays it again, so a transient edit
     /// loses no work. Dropped once the user acts on the new program.
     kept: Option<Vec<Action>>,
-    /// The source line last scrolled into view (scroll only when it changes).
-    pub(crate) scrolled_to: Option<usize>,
     pub(crate) cache: Cache,
     /// Where the autosave goes (none in tests unless set).
     pub autosave_dir: Option<PathBuf>,
@@ -136,15 +110,10 @@ impl DebuggerApp {
             running: false,
             graph: Graph::default(),
             layout: Layout::default(),
-            view: GraphView::default(),
+            panels: Panels::default(),
             open_groups: HashSet::new(),
-            timeline: Timeline::default(),
             practice: None,
             confluence: None,
-            paths: None,
-            hand: HashMap::new(),
-            dialog: None,
-            help: false,
             last_session: None,
             live: None,
             mtime: None,
@@ -153,7 +122,6 @@ impl DebuggerApp {
             hand_error: None,
             file_gone: false,
             kept: None,
-            scrolled_to: None,
             cache: Cache::default(),
             autosave_dir: None,
             autosaved: None,
@@ -191,10 +159,11 @@ impl DebuggerApp {
 
     /// Remembered settings (theme, panels, zoom, strategy, …) take effect.
     pub fn apply_settings(&mut self, s: Settings) {
-        self.view.zoom = s.zoom.clamp(crate::view::MIN_ZOOM, crate::view::MAX_ZOOM);
-        self.view.fit = false;
-        self.view.centre = true;
-        self.view.minimap = s.minimap;
+        let view = &mut self.panels.graph.view;
+        view.zoom = s.zoom.clamp(crate::view::MIN_ZOOM, crate::view::MAX_ZOOM);
+        view.fit = false;
+        view.centre = true;
+        view.minimap = s.minimap;
         if let Some(sess) = &mut self.session {
             sess.step_budget = s.step_budget.max(1);
         }
@@ -205,7 +174,7 @@ impl DebuggerApp {
     /// The settings to remember now.
     pub fn current_settings(&self) -> Settings {
         let mut s = self.settings.clone();
-        s.zoom = self.view.zoom;
+        s.zoom = self.panels.graph.view.zoom;
         if let Origin::File(p) = &self.origin {
             s.last_file = Some(p.clone());
         }
@@ -304,7 +273,7 @@ impl DebuggerApp {
                 self.selected = None;
                 self.practice = None;
                 self.confluence = None;
-                self.paths = None;
+                self.panels.windows.paths = None;
                 self.running = false;
                 self.open_groups.clear();
                 self.autosaved = None;
@@ -312,7 +281,7 @@ impl DebuggerApp {
                 self.cache = Cache::default();
                 self.rebuild_graph();
                 self.layout = Layout::new(&self.graph);
-                self.view.fit = true;
+                self.panels.graph.view.fit = true;
                 match keep {
                     Some(actions) if !actions.is_empty() => {
                         let n = actions.len();
@@ -347,7 +316,7 @@ impl DebuggerApp {
             None => vec![],
         };
         let all = crate::layout::bounds(self.layout.placed.values().map(|p| crate::layout::cell_pos(p.cell)));
-        self.view.reveal(if born.is_empty() { &hot } else { &born }, all);
+        self.panels.graph.view.reveal(if born.is_empty() { &hot } else { &born }, all);
         if let (Some(sel), Some(s)) = (self.selected, &self.session) {
             if !self.graph.nodes.iter().any(|n| n.key == sel) && s.find(sel).is_none() {
                 self.selected = None;
@@ -518,110 +487,182 @@ impl DebuggerApp {
         }
     }
 
-    /// One frame of the running debugger: what `eframe::App::ui` and the tests call.
+    /// One frame of the running debugger: what `eframe::App::ui` and the tests call. In this
+    /// order: the keys, the background work (job, tidy, all paths), the panels, Run's step,
+    /// the file on disk, live replies, the autosave.
     pub fn show(&mut self, ui: &mut egui::Ui) {
         let frame_start = std::time::Instant::now();
         let ctx = ui.ctx().clone();
         let dt = ctx.input(|i| i.stable_dt).min(0.1);
         self.now = ctx.input(|i| i.time);
-        apply_theme(&ctx, self.settings.projector);
+        self.chrome(&ctx);
+        for c in self.keys(&ctx) {
+            self.run_cmd(c);
+        }
+        self.poll_work(frame_start);
+        // At once: a command may name a statement by its slot, valid only in the state drawn.
+        for c in self.draw(ui) {
+            self.run_cmd(c);
+        }
+        if self.running && self.session.as_ref().is_some_and(|s| s.busy().is_none()) {
+            self.run_step();
+            ctx.request_repaint_after(Duration::from_secs_f32(1.0 / self.settings.speed));
+        }
+        if let Origin::File(p) = &self.origin {
+            let p = p.clone();
+            if let Some(c) = self.watch_file(&p) {
+                self.run_cmd(c);
+            }
+            ctx.request_repaint_after(Duration::from_secs(1));
+        }
+        self.pump_live();
+        self.autosave(false);
+        let busy =
+            self.session.as_ref().is_some_and(|s| s.busy().is_some()) || self.layout.tidying() || self.panels.windows.paths.as_ref().is_some_and(|p| p.busy());
+        if self.layout.animate(dt, self.now) || busy {
+            ctx.request_repaint();
+        }
+    }
+
+    /// The theme and the window's title.
+    fn chrome(&mut self, ctx: &egui::Context) {
+        apply_theme(ctx, self.settings.projector);
         let title = format!("OPAL debugger — {}", self.name);
         if self.title != title {
             ctx.send_viewport_cmd(egui::ViewportCommand::Title(title.clone()));
             self.title = title;
         }
-        let mut cmds: Vec<Cmd> = Vec::new();
-        if !ctx.egui_wants_keyboard_input() && self.dialog.is_none() {
+    }
+
+    /// The shortcuts pressed this frame; while a text field or the file dialog has the
+    /// keyboard, only Esc.
+    fn keys(&self, ctx: &egui::Context) -> Vec<Cmd> {
+        let mut cmds = Vec::new();
+        if !ctx.egui_wants_keyboard_input() && self.panels.windows.dialog.is_none() {
             for (sc, cmd, _) in shortcuts() {
                 if ctx.input_mut(|i| i.consume_shortcut(&sc)) {
                     cmds.push(cmd);
                 }
             }
         } else if ctx.input(|i| i.key_pressed(Key::Escape)) {
-            cmds.push(Cmd::Cancel);
+            cmds.push(WindowCmd::Cancel.into());
         }
-        for c in cmds.drain(..) {
-            self.run_cmd(c);
-        }
+        cmds
+    }
+
+    /// A slice of the session's job, then what the tidy and the all-paths workers finished.
+    fn poll_work(&mut self, frame_start: std::time::Instant) {
         self.poll_job(frame_start);
         if self.layout.poll_tidy(&self.graph, self.now) {
             self.status = "tidied the graph".into();
         }
-        if let Some(p) = &mut self.paths {
+        if let Some(p) = &mut self.panels.windows.paths {
             if p.poll() {
                 self.status = format!("all paths: {}", p.summary().unwrap_or_default());
             }
         }
-        self.refresh_cache();
-        crate::panels::frame(self, ui, &mut cmds);
-        // At once: a command may name a statement by its slot, valid only in the state drawn.
-        for c in cmds.drain(..) {
-            self.run_cmd(c);
-        }
+    }
 
-        // Run: one action per 1/speed seconds; a stall resolves from the world or pauses.
-        if self.running && self.session.as_ref().is_some_and(|s| s.busy().is_none()) {
-            if self.now - self.last_run >= 1.0 / self.settings.speed as f64 {
-                self.last_run = self.now;
-                let strategy = self.strategy();
-                let auto = self.settings.auto_resolve;
-                if let Some(s) = self.session.as_mut() {
-                    let r = match s.advance(strategy) {
-                        Err(_) if auto && !s.pending().is_empty() => s.resolve_all().map(|n| format!("resolved {n} pending tasks")),
-                        r => r,
-                    };
-                    match r {
-                        Ok(m) => self.status = m,
-                        Err(e) => {
-                            self.status = format!("paused: {e}");
-                            self.running = false;
-                        }
-                    }
-                    self.changed();
-                }
+    /// Draws the panels; what the user did, to be run at once.
+    fn draw(&mut self, ui: &mut egui::Ui) -> Vec<Cmd> {
+        self.refresh_cache();
+        self.screen = ui.ctx().content_rect().size();
+        // The before/after view needs the session mutably: computed here, when its tab shows.
+        if self.dock_shown() && self.settings.tab == Tab::Stepper && self.cache.stepper.is_none() {
+            if let Some(s) = self.session.as_mut().filter(|s| s.busy().is_none()) {
+                self.cache.stepper = Some(s.before_last());
             }
-            ctx.request_repaint_after(Duration::from_secs_f32(1.0 / self.settings.speed));
         }
-        // Reload when the file changes on disk (polled once a second).
-        if let Origin::File(p) = &self.origin {
-            if self.now - self.last_poll > 1.0 {
-                self.last_poll = self.now;
-                match std::fs::metadata(p) {
-                    Err(_) => {
-                        if !self.file_gone {
-                            self.file_gone = true;
-                            self.status = format!("{} is gone from disk; the session stays, and reloads when the file is back", self.name);
-                        }
-                    }
-                    Ok(meta) => {
-                        self.file_gone = false;
-                        let m = meta.modified().ok();
-                        let world_changed = self.world_path(p).as_deref().and_then(modified) != self.world_mtime;
-                        if world_changed && (m.is_none() || m == self.mtime) {
-                            cmds.push(Cmd::Reload);
-                        } else if m.is_some() && m != self.mtime {
-                            if meta.len() == 0 {
-                                // Editors empty a file before writing it: wait for the text.
-                                self.mtime = m;
-                                self.status = format!("{} is empty on disk; the session stays until it has a program again", self.name);
-                            } else {
-                                cmds.push(Cmd::Reload);
-                            }
-                        }
-                    }
-                }
+        let mut cmds = Vec::new();
+        // The panels are taken out for the frame: they change only themselves while they read
+        // the rest of the app.
+        let mut panels = std::mem::take(&mut self.panels);
+        panels.ui(ui, &self.app_view(), &mut cmds);
+        self.panels = panels;
+        cmds
+    }
+
+    /// What the panels read this frame.
+    fn app_view(&self) -> AppView<'_> {
+        AppView {
+            session: self.session.as_ref(),
+            settings: &self.settings,
+            name: &self.name,
+            status: &self.status,
+            errors: self.errors.as_deref(),
+            selected: self.selected,
+            running: self.running,
+            until: &self.until,
+            mode: self.mode(),
+            term_shown: self.term_shown(),
+            dock_shown: self.dock_shown(),
+            graph: &self.graph,
+            layout: &self.layout,
+            practice: self.practice.as_ref(),
+            confluence: self.confluence.as_ref(),
+            hand_error: self.hand_error.as_ref(),
+            cache: &self.cache,
+            live: self.has_live(),
+            now: self.now,
+            screen: self.screen,
+        }
+    }
+
+    /// Run: one action per 1/speed seconds; a stall resolves from the world or pauses.
+    fn run_step(&mut self) {
+        if self.now - self.last_run < 1.0 / self.settings.speed as f64 {
+            return;
+        }
+        self.last_run = self.now;
+        let strategy = self.strategy();
+        let auto = self.settings.auto_resolve;
+        let Some(s) = self.session.as_mut() else { return };
+        let r = match s.advance(strategy) {
+            Err(_) if auto && !s.pending().is_empty() => s.resolve_all().map(|n| format!("resolved {n} pending tasks")),
+            r => r,
+        };
+        match r {
+            Ok(m) => self.status = m,
+            Err(e) => {
+                self.status = format!("paused: {e}");
+                self.running = false;
             }
-            ctx.request_repaint_after(Duration::from_secs(1));
         }
-        for c in cmds {
-            self.run_cmd(c);
+        self.changed();
+    }
+
+    /// Reload when the file changes on disk (polled once a second): the command, if it did.
+    fn watch_file(&mut self, p: &Path) -> Option<Cmd> {
+        if self.now - self.last_poll <= 1.0 {
+            return None;
         }
-        self.pump_live();
-        self.autosave(false);
-        let busy = self.session.as_ref().is_some_and(|s| s.busy().is_some()) || self.layout.tidying() || self.paths.as_ref().is_some_and(|p| p.busy());
-        if self.layout.animate(dt, self.now) || busy {
-            ctx.request_repaint();
+        self.last_poll = self.now;
+        let meta = match std::fs::metadata(p) {
+            Ok(meta) => meta,
+            Err(_) => {
+                if !self.file_gone {
+                    self.file_gone = true;
+                    self.status = format!("{} is gone from disk; the session stays, and reloads when the file is back", self.name);
+                }
+                return None;
+            }
+        };
+        self.file_gone = false;
+        let m = meta.modified().ok();
+        let world_changed = self.world_path(p).as_deref().and_then(modified) != self.world_mtime;
+        if world_changed && (m.is_none() || m == self.mtime) {
+            return Some(FileCmd::Reload.into());
         }
+        if m.is_some() && m != self.mtime {
+            if meta.len() == 0 {
+                // Editors empty a file before writing it: wait for the text.
+                self.mtime = m;
+                self.status = format!("{} is empty on disk; the session stays until it has a program again", self.name);
+            } else {
+                return Some(FileCmd::Reload.into());
+            }
+        }
+        None
     }
 }
 
@@ -653,15 +694,6 @@ fn rendered(diags: &[opal_core::diag::Diagnostic], file: &str, text: &str) -> St
     diags.iter().map(|d| opal_core::diag::render(d, file, text, &index)).collect()
 }
 
-/// What the toolbar calls each strategy (what one "advance" of it does).
-pub fn strategy_label(s: Strategy) -> &'static str {
-    match s {
-        Strategy::Opportunistic => "opportunistic round",
-        Strategy::Cbv => "call-by-value",
-        Strategy::Lazy => "lazy",
-    }
-}
-
 /// The projector theme: light, everything 1.5× (14-point graph text is 21 pixels).
 fn apply_theme(ctx: &egui::Context, projector: bool) {
     let zoom = if projector { 1.5 } else { 1.0 };
@@ -672,100 +704,6 @@ fn apply_theme(ctx: &egui::Context, projector: bool) {
     if (ctx.zoom_factor() - zoom).abs() > f32::EPSILON {
         ctx.set_zoom_factor(zoom);
     }
-}
-
-/// Opens the debugger window (`opal debug`). `file` None opens the last file, else the first
-/// bundled example.
-/// `max_steps` sets the step budget of long-running jobs (run until, confluence) as More ▸ step
-/// budget does, and is remembered like it.
-pub fn run_native(
-    file: Option<&Path>,
-    world: Option<&Path>,
-    trace: Option<&Path>,
-    max_steps: Option<usize>,
-    live: Option<opal_debugger::live::LiveFactory>,
-) -> Result<(), String> {
-    const APP_ID: &str = "opal-debugger";
-    // Check the program before opening a window: a file that cannot be read is refused on the
-    // terminal; one that does not compile is reported there too, and the window opens on its
-    // errors and reloads it once it is fixed (a lecturer fixes a typo in the editor).
-    if let Some(f) = file {
-        let meta = std::fs::metadata(f).map_err(|e| format!("{}: cannot read: {e}", f.display()))?;
-        // The window polls FILE as a program's text: a directory (or a FIFO) would open on an
-        // error it can never recover from.
-        if meta.is_dir() {
-            return Err(format!("{}: is a directory; give one OPAL program (`opal debug FILE.opal`), or none for the bundled examples", f.display()));
-        }
-        if !meta.is_file() {
-            return Err(format!("{}: is not a regular file; give one OPAL program (`opal debug FILE.opal`)", f.display()));
-        }
-        // A world file named on the command line is read like the program: one that cannot be
-        // read is refused here; one with errors opens the window on them, as a program does.
-        if let Some(w) = world {
-            let meta = std::fs::metadata(w).map_err(|e| format!("{}: cannot read the world file: {e}", w.display()))?;
-            if !meta.is_file() {
-                return Err(format!("{}: the world file is not a regular file; give the path of a `.world.toml` file", w.display()));
-            }
-        }
-        let app = DebuggerApp::from_file(f, world);
-        if let (None, Some(e)) = (&app.session, &app.errors) {
-            eprintln!("{e}");
-        }
-    }
-    let file = file.map(Path::to_path_buf);
-    let world = world.map(Path::to_path_buf);
-    let trace = trace.map(Path::to_path_buf);
-    let options = eframe::NativeOptions {
-        viewport: egui::ViewportBuilder::default()
-            .with_title("OPAL debugger")
-            .with_app_id(APP_ID)
-            .with_inner_size([1500.0, 950.0])
-            .with_min_inner_size([640.0, 400.0]),
-        persist_window: true,
-        ..Default::default()
-    };
-    let (tx, rx) = std::sync::mpsc::channel::<String>();
-    let result = eframe::run_native(
-        APP_ID,
-        options,
-        Box::new(move |cc| {
-            let mut settings: Settings = cc.storage.and_then(|s| eframe::get_value(s, SETTINGS_KEY)).unwrap_or_default();
-            if let Some(n) = max_steps {
-                settings.step_budget = n.max(1);
-            }
-            let mut app = DebuggerApp::empty();
-            app.autosave_dir = std::env::var_os("OPAL_DEBUGGER_STATE").map(PathBuf::from).or_else(|| eframe::storage_dir(APP_ID));
-            app.settings = settings.clone();
-            match (&file, &settings.last_file) {
-                (Some(f), _) => app.open(f, world.as_deref(), false),
-                (None, Some(last)) if last.exists() => app.open(last, None, false),
-                _ => app.open_example(0, false),
-            }
-            if app.session.is_none() && file.is_none() {
-                app.open_example(0, false);
-            }
-            app.apply_settings(settings);
-            if let Some(t) = &trace {
-                app.run_cmd(Cmd::LoadTrace(t.clone()));
-                if app.session.as_ref().is_some_and(|s| !s.has_trace()) {
-                    let _ = tx.send(app.status.clone());
-                    return Err(app.status.clone().into());
-                }
-            }
-            if let Some(make) = live {
-                let ctx = cc.egui_ctx.clone();
-                match opal_debugger::live::LiveWorker::spawn(make, Some(Box::new(move || ctx.request_repaint()))) {
-                    Ok(w) => app.set_live(w),
-                    Err(e) => app.status = e,
-                }
-            }
-            Ok(Box::new(app))
-        }),
-    );
-    if let Ok(e) = rx.try_recv() {
-        return Err(e);
-    }
-    result.map_err(|e| format!("cannot open a window: {e}"))
 }
 
 /// When `path` was last changed, if it exists.

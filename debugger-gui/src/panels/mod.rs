@@ -3,13 +3,17 @@
 //! right, and a bottom dock (pending tasks, history, timeline, before/after). Every panel can
 //! be hidden (F3, F4, F6, View menu) and resized; on a narrow window (a projector at
 //! 1280×720) the term panel and the dock start hidden so the graph keeps most of the screen.
-//! Panels draw and push `Cmd`s; they still write the window's own state (settings, the
-//! run-until goal, practice ticks, open windows) in `DebuggerApp` directly. One module per part of the window: `toolbar` (tool row,
-//! menus, status line), `text` (source, output, labeled term), `graph`, `dock` (its tabs) and
-//! `windows` (help, file dialog, confluence, all paths).
+//!
+//! As egui's demo apps: each panel is a struct owning its own UI state (what was typed, the
+//! graph's pan and zoom, the file dialog's path) with a `ui` method that reads the window's
+//! state through `AppView` and pushes `Cmd`s; only `DebuggerApp::run_cmd` changes the app and
+//! the session. One module per part of the window: `toolbar` (tool row, menus, status line),
+//! `text` (source, output, labeled term), `graph`, `dock` (its tabs) and `windows` (help, file
+//! dialog, confluence, all paths).
 
-use crate::app::{strategy_label, tip, Ask, Cmd, DebuggerApp, GraphMode, Panel, Tab};
+use crate::cmd::{strategy_label, tip, Ask, Cmd, FileCmd, GraphCmd, GraphMode, Panel, RunCmd, SessionCmd, Tab, TeachCmd, WindowCmd};
 use crate::layout::short;
+use crate::state::AppView;
 use crate::view::{GraphEvent, NodeText};
 use eframe::egui::{self, Color32, Key, RichText};
 use opal_debugger::examples::EXAMPLES;
@@ -27,11 +31,74 @@ mod text;
 mod toolbar;
 mod windows;
 
-use dock::*;
-use graph::*;
-use text::*;
-use toolbar::*;
-use windows::*;
+pub use dock::Dock;
+pub use graph::GraphPanel;
+pub use text::{SourcePanel, TermPanel};
+pub use toolbar::{StatusBar, Toolbar};
+pub use windows::{Dialog, Windows};
+
+/// Every panel of the window, each with its own state.
+#[derive(Default)]
+pub struct Panels {
+    pub toolbar: Toolbar,
+    pub status: StatusBar,
+    pub source: SourcePanel,
+    pub term: TermPanel,
+    pub graph: GraphPanel,
+    pub dock: Dock,
+    pub windows: Windows,
+}
+
+impl Panels {
+    /// Draws one frame; what the user did goes into `out`.
+    pub fn ui(&mut self, ui: &mut egui::Ui, app: &AppView, out: &mut Vec<Cmd>) {
+        let ctx = ui.ctx().clone();
+        let projector = app.settings.projector;
+        let pid = if projector { "-projector" } else { "" };
+
+        egui::Panel::top("bar").show(ui, |ui| self.toolbar.ui(ui, app, out));
+        egui::Panel::bottom("status").show(ui, |ui| self.status.ui(ui, app, out, !app.dock_shown));
+        if let Some(e) = app.errors {
+            egui::Panel::top("errors").show(ui, |ui| errors(ui, e, app.session.is_some()));
+        }
+        // Side panels start at most about a quarter of the window each (in points: the projector
+        // theme makes a 1280-pixel screen 853 points wide), so the graph keeps at least half of it.
+        let width = app.screen.x;
+        let (source_w, term_w, dock_h): (f32, f32, f32) = if projector { (230.0, 340.0, 170.0) } else { (380.0, 470.0, 240.0) };
+        let (source_w, term_w) = (source_w.min(width * 0.22), term_w.min(width * 0.25));
+        if app.settings.source {
+            egui::Panel::left(format!("source{pid}"))
+                .resizable(true)
+                .default_size(source_w)
+                .size_range(120.0..=width * 0.3)
+                .show(ui, |ui| self.source.ui(ui, app));
+        }
+        if app.dock_shown {
+            egui::Panel::bottom(format!("dock{pid}")).resizable(true).default_size(dock_h).show(ui, |ui| self.dock.ui(ui, app, out));
+        }
+        if app.term_shown {
+            egui::Panel::right(format!("term{pid}"))
+                .resizable(true)
+                .default_size(term_w)
+                .size_range(160.0..=width * 0.28)
+                .show(ui, |ui| self.term.ui(ui, app, out));
+        }
+        egui::CentralPanel::default().show(ui, |ui| self.graph.ui(ui, app, out));
+        self.windows.ui(&ctx, app, out);
+    }
+}
+
+/// The program's compile errors, above everything.
+fn errors(ui: &mut egui::Ui, e: &str, kept: bool) {
+    egui::ScrollArea::vertical().max_height(120.0).show(ui, |ui| {
+        ui.colored_label(RED, RichText::new(e).monospace());
+    });
+    ui.label(if kept {
+        "Fix the program or its world file: it reloads when saved (or press F5). The session below is the last one that compiled."
+    } else {
+        "Fix the program or its world file: it opens when saved (or press F5)."
+    });
+}
 
 /// The lines a graph node shows and its tooltip; `practice` hides every status.
 pub fn node_text(s: &Session, n: &Node, practice: bool) -> NodeText {
@@ -56,49 +123,7 @@ pub fn node_text(s: &Session, n: &Node, practice: bool) -> NodeText {
     NodeText { title: row.text, detail, tip }
 }
 
-/// Draws one frame.
-pub(crate) fn frame(app: &mut DebuggerApp, ui: &mut egui::Ui, cmds: &mut Vec<Cmd>) {
-    let ctx = ui.ctx().clone();
-    app.screen = ctx.content_rect().size();
-    let projector = app.settings.projector;
-    let pid = if projector { "-projector" } else { "" };
-
-    let dock_open = app.dock_shown();
-    egui::Panel::top("bar").show(ui, |ui| bar(app, ui, cmds));
-    egui::Panel::bottom("status").show(ui, |ui| status_bar(app, ui, cmds, !dock_open));
-    if let Some(e) = &app.errors {
-        let e = e.clone();
-        let kept = app.session.is_some();
-        egui::Panel::top("errors").show(ui, |ui| {
-            egui::ScrollArea::vertical().max_height(120.0).show(ui, |ui| {
-                ui.colored_label(RED, RichText::new(e).monospace());
-            });
-            ui.label(if kept {
-                "Fix the program or its world file: it reloads when saved (or press F5). The session below is the last one that compiled."
-            } else {
-                "Fix the program or its world file: it opens when saved (or press F5)."
-            });
-        });
-    }
-    // Side panels start at most about a quarter of the window each (in points: the projector
-    // theme makes a 1280-pixel screen 853 points wide), so the graph keeps at least half of it.
-    let width = app.screen.x;
-    let (source_w, term_w, dock_h): (f32, f32, f32) = if projector { (230.0, 340.0, 170.0) } else { (380.0, 470.0, 240.0) };
-    let (source_w, term_w) = (source_w.min(width * 0.22), term_w.min(width * 0.25));
-    if app.settings.source {
-        egui::Panel::left(format!("source{pid}")).resizable(true).default_size(source_w).size_range(120.0..=width * 0.3).show(ui, |ui| source_panel(app, ui));
-    }
-    if dock_open {
-        egui::Panel::bottom(format!("dock{pid}")).resizable(true).default_size(dock_h).show(ui, |ui| dock(app, ui, cmds));
-    }
-    if app.term_shown() {
-        egui::Panel::right(format!("term{pid}")).resizable(true).default_size(term_w).size_range(160.0..=width * 0.28).show(ui, |ui| term_panel(app, ui, cmds));
-    }
-    egui::CentralPanel::default().show(ui, |ui| graph_panel(app, ui, cmds));
-    windows(app, &ctx, cmds);
-}
-
-pub(super) fn tab_title(app: &DebuggerApp, t: Tab) -> String {
+fn tab_title(app: &AppView, t: Tab) -> String {
     match t {
         Tab::Tasks => format!("{} ({})", t.name(), app.cache.pending.len()),
         _ => t.name().to_string(),

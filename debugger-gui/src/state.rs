@@ -1,0 +1,61 @@
+//! What the panels read: the window's state as one read-only borrow per frame (`AppView`),
+//! and the parts of it that both the app and the panels name (`Practice`, `Cache`). Panels
+//! never see `DebuggerApp` itself, so `panels` does not import `app`.
+
+use crate::cmd::GraphMode;
+use crate::layout::Layout;
+use crate::settings::Settings;
+use opal_core::machine::label::LabelKey;
+use opal_core::machine::StmtId;
+use opal_debugger::graph::Graph;
+use opal_debugger::session::{Confluence, Quiz, Session, Standing, Stepper, Until, Verdict};
+use std::collections::BTreeSet;
+
+/// Practice mode: what is asked, what the student ticked, the last check.
+pub struct Practice {
+    pub quiz: Quiz,
+    pub ticked: BTreeSet<LabelKey>,
+    pub verdict: Option<Verdict>,
+}
+
+/// What the panels read every frame, rebuilt once per revision.
+#[derive(Default)]
+pub struct Cache {
+    pub revision: Option<u64>,
+    pub statements: Vec<StmtId>,
+    pub standing: Option<Standing>,
+    pub pending: Vec<(StmtId, String)>,
+    /// The before/after of the last step, computed when its tab is first shown.
+    pub stepper: Option<Option<Stepper>>,
+}
+
+/// The window's state as the panels see it this frame (read only: they push `Cmd`s).
+pub struct AppView<'a> {
+    pub session: Option<&'a Session>,
+    pub settings: &'a Settings,
+    /// The program's file name.
+    pub name: &'a str,
+    pub status: &'a str,
+    /// Compile errors of the program on disk.
+    pub errors: Option<&'a str>,
+    pub selected: Option<LabelKey>,
+    pub running: bool,
+    pub until: &'a Until,
+    /// The graph shown (`DebuggerApp::mode`).
+    pub mode: GraphMode,
+    pub term_shown: bool,
+    pub dock_shown: bool,
+    pub graph: &'a Graph,
+    pub layout: &'a Layout,
+    pub practice: Option<&'a Practice>,
+    pub confluence: Option<&'a Confluence>,
+    /// Why the last typed answer was refused: (task label, error).
+    pub hand_error: Option<&'a (String, String)>,
+    pub cache: &'a Cache,
+    /// Live externals are available.
+    pub live: bool,
+    /// The window's clock (seconds).
+    pub now: f64,
+    /// The window's size in points.
+    pub screen: eframe::egui::Vec2,
+}
