@@ -12,7 +12,7 @@ mod launch;
 pub use launch::{MAX_DATA, MAX_PROGRAM};
 
 use crate::transport::{Incoming, Writer};
-use opal_core::machine::label::LabelKey;
+use opal_core::machine::label::{LabelKey, LabelPath};
 use opal_core::machine::{MOp, Rule, StmtId};
 use opal_debugger::session::{Kind, Session, Standing, Strategy};
 use serde_json::{json, Value};
@@ -728,18 +728,18 @@ impl Adapter {
         let result = match cmd {
             "resolve" => {
                 let (label, expr) = rest.split_once(char::is_whitespace).ok_or("usage: resolve LABEL EXPRESSION, e.g. resolve 2 [\"Honolulu\", ...]")?;
-                let r = s.resolve_with(label, expr.trim())?;
+                let r = s.resolve_with(&label.parse()?, expr.trim())?;
                 self.stopped("step", &r);
                 r
             }
             "why" => {
-                let key = LabelKey::of_text(rest).ok_or_else(|| format!("`{rest}` is not a label (e.g. 5.2)"))?;
-                let st = s.find(key).ok_or_else(|| format!("no statement has label {rest} now"))?;
+                let label: LabelPath = rest.parse()?;
+                let st = s.find(label.key()).ok_or_else(|| format!("no statement has label {rest} now"))?;
                 let row = s.row(st);
                 format!("{}: {}", row.text, row.status)
             }
             "step" => {
-                let r = s.step(rest)?;
+                let r = s.step(&rest.parse()?)?;
                 self.stopped("step", &r);
                 r
             }

@@ -3,7 +3,7 @@
 //! lives here too, so the help overlay and every tooltip name the same keys.
 
 use eframe::egui::{self, Key, KeyboardShortcut, Modifiers};
-use opal_core::machine::label::LabelKey;
+use opal_core::machine::label::{LabelKey, LabelPath};
 use opal_core::machine::StmtId;
 use opal_debugger::session::{Action, Order, Quiz, Strategy, Until};
 use serde::{Deserialize, Serialize};
@@ -37,11 +37,11 @@ pub enum SessionCmd {
     Goto(usize),
     Restart,
     RunUntil,
-    ResolveWorld(String),
-    ResolveTrace(String),
-    ResolveHand(String, String),
+    ResolveWorld(LabelPath),
+    ResolveTrace(LabelPath),
+    ResolveHand(LabelPath, String),
     /// A live external's call (allowed while a job runs: the reply comes later).
-    ResolveLive(String),
+    ResolveLive(LabelPath),
     ResolveAll,
     Confluence(Order),
     Travel(Vec<Action>),

@@ -5,7 +5,7 @@
 use crate::cmd::GraphMode;
 use crate::layout::Layout;
 use crate::settings::Settings;
-use opal_core::machine::label::LabelKey;
+use opal_core::machine::label::{LabelKey, LabelPath};
 use opal_core::machine::StmtId;
 use opal_debugger::graph::Graph;
 use opal_debugger::session::{Confluence, Quiz, Session, Standing, Stepper, Until, Verdict};
@@ -50,7 +50,7 @@ pub struct AppView<'a> {
     pub practice: Option<&'a Practice>,
     pub confluence: Option<&'a Confluence>,
     /// Why the last typed answer was refused: (task label, error).
-    pub hand_error: Option<&'a (String, String)>,
+    pub hand_error: Option<&'a (LabelPath, String)>,
     pub cache: &'a Cache,
     /// Live externals are available.
     pub live: bool,

@@ -182,7 +182,7 @@ fn finish_step(env: &mut Env, st: &mut State, order: Order, given: &HashMap<Labe
         }
         for s in pending {
             let key = st.key(s);
-            let label = st.machine.label_of(s);
+            let label = st.machine.label_path(s);
             let a = match given.get(&key) {
                 Some(a) => Ok(a.clone()),
                 None => env.world_action(st, &label, By::World),

@@ -15,7 +15,7 @@
 
 use crate::kind::{kind_of, Kind};
 use crate::session::Session;
-use opal_core::machine::label::LabelKey;
+use opal_core::machine::label::{LabelKey, LabelPath};
 use opal_core::machine::{MOp, StmtId, TaskId, VarId};
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
@@ -467,8 +467,8 @@ const RANGES: usize = 10;
 impl Part {
     /// The group's identity: its label's key, or a key of its range.
     fn key(&self) -> LabelKey {
-        let text: Vec<String> = self.prefix.iter().map(|x| x.to_string()).collect();
-        let base = LabelKey::of_text(&text.join(".")).unwrap_or_default();
+        // No label is empty: the root group keeps the default key.
+        let base = if self.prefix.is_empty() { LabelKey::default() } else { LabelPath::new(self.prefix.clone()).key() };
         match self.range {
             None => base,
             Some((lo, hi)) => LabelKey(base.0 ^ (u64::from(lo) << 32 | u64::from(hi)).wrapping_mul(0x9e37_79b9_7f4a_7c15)),

@@ -85,9 +85,7 @@ impl History {
         let mut given = HashMap::new();
         for a in &self.actions[..self.at] {
             if let Action::Resolve { label, .. } = a {
-                if let Some(k) = LabelKey::of_text(label) {
-                    given.insert(k, a.clone());
-                }
+                given.insert(label.key(), a.clone());
             }
         }
         given
@@ -284,7 +282,7 @@ mod tests {
     fn a_refused_action_changes_nothing() {
         let (mut env, mut h) = history("a := 1 + 2\n");
         let rev = h.revision();
-        let e = h.act(&mut env, Action::Step { label: "9.9".into(), strategy: None, at_ms: 0.0 }).unwrap_err();
+        let e = h.act(&mut env, Action::Step { label: "9.9".parse().expect("a label"), strategy: None, at_ms: 0.0 }).unwrap_err();
         assert!(e.contains("no statement has label 9.9"), "{e}");
         assert_eq!((h.revision(), h.actions().len()), (rev, 0));
     }

@@ -7,6 +7,7 @@
 
 use crate::session::Session;
 use opal_core::ir::{PExp, Prim};
+use opal_core::machine::label::LabelPath;
 use opal_core::machine::live::{Live, LiveCall};
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -129,7 +130,7 @@ impl Drop for LiveWorker {
 /// A live call in flight: what arrived and is not yet delivered. A stream's elements go to
 /// whichever of its tasks is pending (the first, then each continuation after its resolve).
 struct InFlight {
-    origin: String,
+    origin: LabelPath,
     ext: String,
     items: Vec<Prim>,
     value: Option<Result<PExp, String>>,
@@ -164,12 +165,12 @@ impl LiveCalls {
 
     /// Is the pending task at `label` (whole label) being called, itself or as the rest of a
     /// stream being called?
-    pub fn calling(&self, s: &Session, label: &str) -> bool {
-        self.calls.values().any(|c| c.origin == label || c.delivered && s.stream_continuation(&c.origin).as_deref() == Some(label))
+    pub fn calling(&self, s: &Session, label: &LabelPath) -> bool {
+        self.calls.values().any(|c| c.origin == *label || c.delivered && s.stream_continuation(&c.origin).as_ref() == Some(label))
     }
 
     /// Calls the real external for the pending task at `label`.
-    pub fn call(&mut self, s: &Session, label: &str) -> Result<String, String> {
+    pub fn call(&mut self, s: &Session, label: &LabelPath) -> Result<String, String> {
         if self.calling(s, label) {
             return Err(format!("{label} is already being called"));
         }
@@ -181,7 +182,7 @@ impl LiveCalls {
         self.next += 1;
         self.worker.call(id, &ext, arg)?;
         self.calls
-            .insert(id, InFlight { origin: label.to_string(), ext: ext.clone(), items: Vec::new(), value: None, error: None, ended: false, delivered: false });
+            .insert(id, InFlight { origin: label.clone(), ext: ext.clone(), items: Vec::new(), value: None, error: None, ended: false, delivered: false });
         Ok(format!("called `{ext}` live for {label}: it resolves when the answer arrives"))
     }
 

@@ -64,7 +64,7 @@ mod tests {
     fn row(label: &str, status: RowStatus) -> Row {
         Row {
             id: StmtId::default(),
-            key: LabelKey::of_text(label).expect("a label"),
+            key: key(label),
             label: label.into(),
             text: String::new(),
             core: String::new(),
@@ -76,7 +76,7 @@ mod tests {
     }
 
     fn key(label: &str) -> LabelKey {
-        LabelKey::of_text(label).expect("a label")
+        label.parse::<opal_core::machine::label::LabelPath>().expect("a label").key()
     }
 
     #[test]

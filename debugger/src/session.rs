@@ -27,7 +27,7 @@ use crate::timeline::Call;
 use crate::view::Cache;
 pub use crate::view::{Row, Stepper};
 use opal_core::diag::Diagnostic;
-use opal_core::machine::label::LabelKey;
+pub use opal_core::machine::label::{LabelKey, LabelPath};
 use opal_core::machine::readback::Budget;
 pub use opal_core::machine::run::Strategy;
 use opal_core::machine::trace::Trace;
@@ -298,15 +298,15 @@ impl Session {
         self.history.act(&mut self.env, a)
     }
 
-    /// Steps the statement labeled `label` (whole label text); why not, if it cannot.
-    pub fn step(&mut self, label: &str) -> Result<String, String> {
+    /// Steps the statement labeled `label`; why not, if it cannot.
+    pub fn step(&mut self, label: &LabelPath) -> Result<String, String> {
         let at_ms = self.now_ms();
-        self.act(Action::Step { label: label.to_string(), strategy: None, at_ms })
+        self.act(Action::Step { label: label.clone(), strategy: None, at_ms })
     }
 
     /// Steps the statement `s` (a row or node the user clicked).
     pub fn step_stmt(&mut self, s: StmtId) -> Result<String, String> {
-        let label = self.full_label(s);
+        let label = self.machine().label_path(s);
         self.step(&label)
     }
 
@@ -339,18 +339,18 @@ impl Session {
         m.iter().filter(|s| matches!(m.status(*s), Status::Pending)).map(|s| (s, self.row(s).text)).collect()
     }
 
-    /// Labels (whole) of the pending tasks, for tests and scripts.
-    pub fn pending_labels(&self) -> Vec<String> {
-        self.pending().into_iter().map(|(s, _)| self.full_label(s)).collect()
+    /// Labels of the pending tasks, for tests and scripts.
+    pub fn pending_labels(&self) -> Vec<LabelPath> {
+        self.pending().into_iter().map(|(s, _)| self.machine().label_path(s)).collect()
     }
 
-    fn pending_task(&self, label: &str) -> Result<TaskId, String> {
+    fn pending_task(&self, label: &LabelPath) -> Result<TaskId, String> {
         pending_in(self.history.current(), label)
     }
 
     /// The finite results the task's external may return, for a pick list (`coin`, a world
     /// file's `choices`); empty when the set is not finite.
-    pub fn choices(&self, label: &str) -> Vec<String> {
+    pub fn choices(&self, label: &LabelPath) -> Vec<String> {
         let Ok(t) = self.pending_task(label) else { return vec![] };
         let ext = &self.machine().tasks[t].ext;
         if let Some(w) = self.env.host.world.as_ref().and_then(|w| w.get(ext)) {
@@ -359,16 +359,16 @@ impl Session {
         opal_core::externals::standard(ext).map(|d| d.results.iter().map(|r| r.to_string()).collect()).unwrap_or_default()
     }
 
-    fn resolve(&mut self, label: &str, by: By, result: String, partial: bool, error: Option<String>) -> Result<String, String> {
+    fn resolve(&mut self, label: &LabelPath, by: By, result: String, partial: bool, error: Option<String>) -> Result<String, String> {
         self.pending_task(label)?;
         let at_ms = self.now_ms();
-        self.act(Action::Resolve { label: label.to_string(), by, result, partial, error, at_ms, call: None })
+        self.act(Action::Resolve { label: label.clone(), by, result, partial, error, at_ms, call: None })
     }
 
     /// Resolves a pending task with an OPAL expression the user typed (validated first). A
     /// list ending in `...` (`["Ho", ...]`) is a partial answer: its rest becomes a new
     /// pending task, as when a stream delivers a chunk (paper Fig. 10).
-    pub fn resolve_with(&mut self, label: &str, src: &str) -> Result<String, String> {
+    pub fn resolve_with(&mut self, label: &LabelPath, src: &str) -> Result<String, String> {
         let t = self.pending_task(label)?;
         if let Some(items) = partial_answer(src) {
             let ext = self.machine().tasks[t].ext.clone();
@@ -386,7 +386,7 @@ impl Session {
     /// Resolves a pending task from the world file (or `coin`'s and `sleep`'s defaults). A
     /// streamed response is delivered one chunk at a time, the rest staying pending, as a
     /// recorded trace would.
-    pub fn resolve_from_world(&mut self, label: &str) -> Result<String, String> {
+    pub fn resolve_from_world(&mut self, label: &LabelPath) -> Result<String, String> {
         let a = self.env.world_action(self.history.current(), label, By::World)?;
         if let Action::Resolve { error: Some(e), .. } = &a {
             return Err(format!("{e}; resolve {label} by hand or add a response to the world file"));
@@ -395,12 +395,11 @@ impl Session {
     }
 
     /// Resolves a pending task with what the trace recorded for it (a stream's next delivery).
-    pub fn resolve_from_trace(&mut self, label: &str) -> Result<String, String> {
+    pub fn resolve_from_trace(&mut self, label: &LabelPath) -> Result<String, String> {
         self.pending_task(label)?;
         let trace = self.trace.as_ref().ok_or("no trace is loaded: open one with File > Load trace or `opal debug FILE --replay TRACE`")?;
         let st = self.history.current();
-        let key = LabelKey::of_text(label).ok_or_else(|| format!("`{label}` is not a label"))?;
-        let (origin, chunk) = match st.streams.get(&key) {
+        let (origin, chunk) = match st.streams.get(&label.key()) {
             Some(&i) => {
                 let c = &st.calls[i];
                 // The k-th continuation of a stream waits for its delivery number k.
@@ -418,25 +417,25 @@ impl Session {
     }
 
     /// The external and argument of the pending task at `label` (to call it live).
-    pub fn task_call(&self, label: &str) -> Result<(String, opal_core::ir::PExp), String> {
+    pub fn task_call(&self, label: &LabelPath) -> Result<(String, opal_core::ir::PExp), String> {
         let t = self.pending_task(label)?;
         let task = &self.machine().tasks[t];
         Ok((task.ext.to_string(), task.arg.clone()))
     }
 
     /// Delivers what a live external returned (as a trace event writes it) to `label`.
-    pub fn resolve_live(&mut self, label: &str, result: String, partial: bool, error: Option<String>) -> Result<String, String> {
+    pub fn resolve_live(&mut self, label: &LabelPath, result: String, partial: bool, error: Option<String>) -> Result<String, String> {
         self.resolve(label, By::Live, result, partial, error)
     }
 
     /// The pending task (whole label) that waits for the next delivery of the stream the call
     /// at `origin` started.
-    pub fn stream_continuation(&self, origin: &str) -> Option<String> {
+    pub fn stream_continuation(&self, origin: &LabelPath) -> Option<LabelPath> {
         let st = self.history.current();
-        let key = LabelKey::of_text(origin)?;
+        let key = origin.key();
         let i = st.calls.iter().rposition(|c| c.key == key)?;
         let (&k, _) = st.streams.iter().find(|(k, &j)| j == i && st.find(**k).is_some_and(|s| kind_of(&st.machine, s) == Kind::Pending))?;
-        st.find(k).map(|s| self.full_label(s))
+        st.find(k).map(|s| self.machine().label_path(s))
     }
 
     /// Resolves every pending task from the trace if loaded, else the world; how many.

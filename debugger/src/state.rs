@@ -6,7 +6,7 @@ use crate::kind::{kind_of, Kind, RowStatus};
 use crate::timeline::Call;
 use opal_core::diag::Diagnostic;
 use opal_core::machine::explore::resolve_now;
-use opal_core::machine::label::{LabelKey, LabelMemo};
+use opal_core::machine::label::{LabelKey, LabelMemo, LabelPath};
 use opal_core::machine::readback::{Budget, Value};
 use opal_core::machine::run::{eval_pure, outcome_record, Host};
 use opal_core::machine::{Lazy, MOp, Machine, Outcome, Rule, Status, StmtId, TaskId, VarId};
@@ -34,7 +34,7 @@ pub enum Action {
     /// Step the statement labeled `label` (clicked). `strategy` is kept for session files
     /// written before cbv and lazy steps had actions of their own.
     Step {
-        label: String,
+        label: LabelPath,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         strategy: Option<String>,
         #[serde(default)]
@@ -57,7 +57,7 @@ pub enum Action {
     },
     /// Deliver a result to the pending task labeled `label`, as a trace event writes it.
     Resolve {
-        label: String,
+        label: LabelPath,
         by: By,
         result: String,
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -325,8 +325,7 @@ impl Env {
         st.last.clear();
         match a {
             Action::Step { label, strategy, at_ms } => {
-                let key = LabelKey::of_text(label).ok_or_else(|| format!("`{label}` is not a label"))?;
-                let s = st.find(key).ok_or_else(|| format!("no statement has label {label} now"))?;
+                let s = st.find(label.key()).ok_or_else(|| format!("no statement has label {label} now"))?;
                 let (why, _) = RowStatus::of(&st.machine, s);
                 if !why.is_steppable() {
                     return Err(format!("{} cannot step: {why}", st.short(s)));
@@ -387,7 +386,7 @@ impl Env {
     }
 
     /// Delivers an answer to the pending task at `label`.
-    fn resolve(&mut self, st: &mut State, label: &str, answer: Answer<'_>, position: usize) -> Result<String, String> {
+    fn resolve(&mut self, st: &mut State, label: &LabelPath, answer: Answer<'_>, position: usize) -> Result<String, String> {
         let Answer { by, result, partial, error, at_ms, call } = answer;
         let t = pending_in(st, label)?;
         let now = st.machine.tasks[t].text();
@@ -545,7 +544,7 @@ impl Env {
 
     /// The world file's answer for the pending task at `label`, as an action: a streamed
     /// response's next chunk (the rest stays pending), or the whole reply.
-    pub(crate) fn world_action(&mut self, st: &State, label: &str, by: By) -> Result<Action, String> {
+    pub(crate) fn world_action(&mut self, st: &State, label: &LabelPath, by: By) -> Result<Action, String> {
         let t = pending_in(st, label)?;
         let task = &st.machine.tasks[t];
         let (ext, arg) = (task.ext.clone(), task.arg.clone());
@@ -568,7 +567,7 @@ impl Env {
             }
             None => outcome_record(&resolve_now(&mut self.host, &ext, &arg)),
         };
-        Ok(Action::Resolve { label: label.to_string(), by, result, partial, error, at_ms: 0.0, call: None })
+        Ok(Action::Resolve { label: label.clone(), by, result, partial, error, at_ms: 0.0, call: None })
     }
 }
 
@@ -581,10 +580,9 @@ fn holds_data(v: &Value) -> bool {
     }
 }
 
-/// The task of the pending statement labeled `label` (whole label text).
-pub(crate) fn pending_in(st: &State, label: &str) -> Result<TaskId, String> {
-    let key = LabelKey::of_text(label).ok_or_else(|| format!("`{label}` is not a label"))?;
-    let s = st.find(key).ok_or_else(|| format!("no statement has label {label} now"))?;
+/// The task of the pending statement labeled `label`.
+pub(crate) fn pending_in(st: &State, label: &LabelPath) -> Result<TaskId, String> {
+    let s = st.find(label.key()).ok_or_else(|| format!("no statement has label {label} now"))?;
     match st.machine.stmt(s).op {
         MOp::Task(t) if matches!(st.machine.status(s), Status::Pending) => Ok(t),
         _ => Err(format!("{} is not a pending task", st.short(s))),

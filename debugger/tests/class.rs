@@ -175,7 +175,7 @@ fn the_stepper_shows_the_redex_before_and_what_replaced_it_after() {
     let mut s = Session::new("f := fun x: x + 1\ny := f 2\ny\n", None).expect("compiles");
     assert!(s.before_last().is_none());
     let call = s.rows().into_iter().find(|r| r.status == RowStatus::Steppable(opal_core::machine::Rule::ReduceCall)).expect("a call to inline");
-    s.step(&call.label).expect("steps");
+    s.step_stmt(call.id).expect("steps");
     let v = s.before_last().expect("a last step");
     assert!(v.what.starts_with("reduce-call"), "{}", v.what);
     let before: Vec<_> = v.before.iter().filter(|r| r.2).collect();
@@ -294,7 +294,8 @@ fn excursions_do_not_depend_on_each_other() {
             }
             return;
         }
-        if let Some(l) = s.pending_labels().iter().find(|l| s.pending().iter().any(|(st, c)| s.full_label(*st) == **l && c.contains("get_cities_in"))).cloned()
+        if let Some(l) =
+            s.pending_labels().iter().find(|l| s.pending().iter().any(|(st, c)| s.machine().label_path(*st) == **l && c.contains("get_cities_in"))).cloned()
         {
             let _ = s.resolve_from_world(&l);
         }

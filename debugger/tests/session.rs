@@ -22,11 +22,11 @@ fn clicking_any_steppable_statement_steps_it_and_others_explain_why_not() {
     let steppable: Vec<_> = user.iter().filter(|r| r.status.is_steppable()).collect();
     assert!(steppable.len() >= 2, "{user:?}");
     let blocked = user.iter().find(|r| !r.status.is_steppable()).expect("a blocked row");
-    let err = s.step(&blocked.label.clone()).unwrap_err();
+    let err = s.step_stmt(blocked.id).unwrap_err();
     assert!(err.contains("cannot step") && err.contains(&blocked.status.to_string().replace("waiting: ", "")), "{err}");
     // Step the last steppable first: order does not matter.
-    let last = steppable.last().expect("one").label.clone();
-    s.step(&last).expect("steps");
+    let last = steppable.last().expect("one").id;
+    s.step_stmt(last).expect("steps");
     assert_eq!(s.history().len(), 1);
     assert_eq!(user.iter().filter(|r| r.text.contains("add")).map(|r| r.line).collect::<Vec<_>>(), vec![Some(1), Some(2)], "rows map to source lines");
     while s.round().is_ok() {}

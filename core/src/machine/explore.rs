@@ -60,7 +60,7 @@ pub struct Edge {
     pub from: usize,
     pub to: usize,
     pub rule: Rule,
-    pub label: String,
+    pub label: super::label::LabelPath,
     pub choice: Option<String>,
     /// At a dispatch: the external and what was delivered, as a trace event writes it
     /// (result, partial, error), so a debugger can take the same path.
@@ -287,7 +287,7 @@ fn explore_full(start: &Machine, world: Option<World>, opts: Options) -> Explore
             continue;
         }
         for &s in &cands {
-            let label = m.label_of(s);
+            let label = m.label_path(s);
             for (next, rule, choice, delivered) in successors(&m, &mut host, s) {
                 let (to, new) = state_of(&mut seen, &mut r, &next, opts.graph);
                 if opts.graph {
@@ -296,7 +296,7 @@ fn explore_full(start: &Machine, world: Option<World>, opts: Options) -> Explore
                 if new {
                     let mut ch = choices.clone();
                     if let Some(c) = choice {
-                        ch.insert(label.clone(), c);
+                        ch.insert(label.to_string(), c);
                     }
                     work.push_back((next, to, ch));
                 }
@@ -336,7 +336,7 @@ fn explore_reduced(start: &Machine, world: Option<World>, opts: Options) -> Expl
                 }
                 continue 'paths;
             };
-            let label = m.label_of(s);
+            let label = m.label_path(s);
             let Some(ev) = m.step(s) else { continue 'paths };
             let mut branches: Vec<(Option<String>, Delivered, Machine)> = Vec::new();
             let mut delivered = None;
@@ -375,13 +375,13 @@ fn explore_reduced(start: &Machine, world: Option<World>, opts: Options) -> Expl
                 let to = edge(&mut r, &mut states, c.clone(), rec, &other);
                 let mut ch = choices.clone();
                 if let Some(c) = c {
-                    ch.insert(label.clone(), c);
+                    ch.insert(label.to_string(), c);
                 }
                 work.push((other, to, ch));
             }
             let to = edge(&mut r, &mut states, choice.clone(), delivered, &m);
             if let Some(c) = choice {
-                choices.insert(label.clone(), c);
+                choices.insert(label.to_string(), c);
             }
             id = to;
         }

@@ -9,6 +9,7 @@
 //! a label's nearest call sites and groups labels by their first levels).
 
 use std::cmp::Ordering;
+use std::fmt;
 use std::fmt::Write;
 
 /// `remap` of a label `compact` drops.
@@ -352,14 +353,6 @@ impl Labels {
 pub struct LabelKey(pub u64);
 
 impl LabelKey {
-    /// The key of a label given as text (`"5.6.2"`); `None` if it is not one.
-    pub fn of_text(text: &str) -> Option<LabelKey> {
-        let mut k = LabelKey::ROOT;
-        for part in text.split('.') {
-            k = k.child(part.parse().ok()?);
-        }
-        Some(k)
-    }
     const ROOT: LabelKey = LabelKey(0x9e37_79b9_7f4a_7c15);
     fn child(self, i: u32) -> LabelKey {
         // splitmix64 of the parent's key and the index.
@@ -367,6 +360,59 @@ impl LabelKey {
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
         LabelKey(z ^ (z >> 31))
+    }
+}
+
+/// A label as people and session files write it (`5.6.2`): parsed once where text comes in
+/// (a session file, a console command), written out where it is shown, so no one in between
+/// passes labels around as strings. Its [`LabelKey`] finds the statement.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct LabelPath(Vec<u32>);
+
+impl LabelPath {
+    pub fn new(parts: Vec<u32>) -> LabelPath {
+        LabelPath(parts)
+    }
+    pub fn parts(&self) -> &[u32] {
+        &self.0
+    }
+    /// The same key [`LabelMemo::key`] gives the label.
+    pub fn key(&self) -> LabelKey {
+        self.0.iter().fold(LabelKey::ROOT, |k, &i| k.child(i))
+    }
+}
+
+impl std::str::FromStr for LabelPath {
+    type Err = String;
+    fn from_str(text: &str) -> Result<LabelPath, String> {
+        let parts: Option<Vec<u32>> = text.split('.').map(|p| p.parse().ok()).collect();
+        parts.filter(|p| !p.is_empty()).map(LabelPath).ok_or_else(|| format!("`{text}` is not a label (e.g. 5.2)"))
+    }
+}
+
+impl TryFrom<String> for LabelPath {
+    type Error = String;
+    fn try_from(text: String) -> Result<LabelPath, String> {
+        text.parse()
+    }
+}
+
+impl From<LabelPath> for String {
+    fn from(p: LabelPath) -> String {
+        p.to_string()
+    }
+}
+
+impl fmt::Display for LabelPath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, n) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(".")?;
+            }
+            write!(f, "{n}")?;
+        }
+        Ok(())
     }
 }
 
@@ -458,7 +504,7 @@ mod tests {
         }
         let mut memo = LabelMemo::default();
         for &l in &chain {
-            assert_eq!(Some(memo.key(&labels, l)), LabelKey::of_text(&labels.show(l)));
+            assert_eq!(labels.show(l).parse::<LabelPath>().map(|p| p.key()), Ok(memo.key(&labels, l)));
             assert_eq!(memo.depth(&labels, l), labels.path(l).len());
         }
         assert_eq!(memo.short(&labels, chain[3]), "5.6.6.7");
@@ -470,8 +516,21 @@ mod tests {
         let deep = labels.compact([deep].into_iter()).get(deep).expect("a held label is kept");
         assert_eq!(memo.key(&labels, deep), key);
         assert_eq!(labels.show(deep), full);
-        assert_ne!(LabelKey::of_text("1.2"), LabelKey::of_text("2.1"));
-        assert_eq!(LabelKey::of_text("1.x"), None);
+        let key = |t: &str| t.parse::<LabelPath>().map(|p| p.key());
+        assert_ne!(key("1.2"), key("2.1"));
+    }
+
+    #[test]
+    fn label_paths_read_back_what_they_write() {
+        let p: LabelPath = "5.6.12".parse().expect("a label");
+        assert_eq!((p.parts(), p.to_string()), (&[5, 6, 12][..], "5.6.12".to_string()));
+        for bad in ["", "5.", ".5", "5..6", "x", "5.-1", "4294967296"] {
+            assert!(bad.parse::<LabelPath>().is_err(), "{bad:?}");
+        }
+        let json = serde_json::to_string(&p).expect("a path serializes");
+        assert_eq!(json, "\"5.6.12\"");
+        assert_eq!(serde_json::from_str::<LabelPath>(&json).ok(), Some(p));
+        assert!(serde_json::from_str::<LabelPath>("\"5.x\"").is_err());
     }
 
     /// Held labels keep their paths, keys and short forms through any number of compactions
@@ -481,7 +540,7 @@ mod tests {
             assert_eq!(&labels.path(*l), want);
             let text = want.iter().map(u32::to_string).collect::<Vec<_>>().join(".");
             assert_eq!(labels.show(*l), text);
-            assert_eq!(Some(memo.key(labels, *l)), LabelKey::of_text(&text));
+            assert_eq!(text.parse::<LabelPath>().map(|p| p.key()), Ok(memo.key(labels, *l)));
             assert_eq!(memo.depth(labels, *l), want.len());
             if want.len() > SHORT_DEPTH {
                 let [a, b] = [want[want.len() - 2], want[want.len() - 1]];

@@ -729,6 +729,10 @@ impl Machine {
     pub fn label_of(&self, s: StmtId) -> String {
         self.labels.show(self.stmts[s].label)
     }
+    /// A statement's whole label, for actions and session files.
+    pub fn label_path(&self, s: StmtId) -> label::LabelPath {
+        label::LabelPath::new(self.labels.path(self.stmts[s].label))
+    }
     pub fn use_count(&self, v: VarId) -> u32 {
         self.vars[v].count
     }

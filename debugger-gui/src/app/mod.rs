@@ -20,7 +20,7 @@ pub use crate::settings::Settings;
 use crate::state::{AppView, Cache, Practice};
 use eframe::egui::{self, Key};
 use opal_core::files::write_file_safely;
-use opal_core::machine::label::LabelKey;
+use opal_core::machine::label::{LabelKey, LabelPath};
 use opal_debugger::examples::EXAMPLES;
 use opal_debugger::graph::Graph;
 use opal_debugger::session::{Action, Confluence, Session, Strategy, Until};
@@ -71,7 +71,7 @@ pub struct DebuggerApp {
     /// When the world file in use was last changed (`None`: there is none): a change reloads.
     world_mtime: Option<SystemTime>,
     /// Why the last typed answer was refused, for the task it was typed for.
-    pub hand_error: Option<(String, String)>,
+    pub hand_error: Option<(LabelPath, String)>,
     /// The file is missing (deleted, or moved away by an editor saving it).
     file_gone: bool,
     /// The whole action log from before a reload whose replay may stop early (a file saved
@@ -437,7 +437,7 @@ impl DebuggerApp {
         self.live.as_ref().map(|l| l.in_flight()).unwrap_or(0)
     }
 
-    fn call_live(&mut self, label: &str) -> Result<String, String> {
+    fn call_live(&mut self, label: &LabelPath) -> Result<String, String> {
         let s = self.session.as_ref().ok_or("no program is open")?;
         let live = self.live.as_mut().ok_or("no live externals in this window (start it with `opal debug FILE`)")?;
         live.call(s, label)

@@ -4,6 +4,7 @@
 
 use super::*;
 use crate::timeline::Timeline;
+use opal_core::machine::label::LabelPath;
 use opal_core::machine::StmtId;
 use std::collections::HashMap;
 
@@ -12,7 +13,7 @@ use std::collections::HashMap;
 pub struct Dock {
     pub timeline: Timeline,
     /// What the user typed to resolve each pending task, by its label.
-    hand: HashMap<String, String>,
+    hand: HashMap<LabelPath, String>,
 }
 
 impl Dock {
@@ -63,7 +64,7 @@ impl Dock {
 
     /// How to resolve the chosen task: a pick among its choices, or an expression typed.
     fn resolve(&mut self, ui: &mut egui::Ui, app: &AppView, s: &Session, st: StmtId, call: &str, out: &mut Vec<Cmd>) {
-        let label = s.full_label(st);
+        let label = s.machine().label_path(st);
         // Not justified: a justified column spreads a wrapped call's letters apart.
         ui.with_layout(egui::Layout::top_down(egui::Align::LEFT), |ui| ui.add(egui::Label::new(RichText::new(short(call, 80)).monospace()).wrap()));
         let choices = s.choices(&label);
@@ -100,7 +101,7 @@ fn pending_list(ui: &mut egui::Ui, app: &AppView, s: &Session, chosen: Option<St
     let row_h = ui.spacing().interact_size.y + 2.0;
     egui::ScrollArea::vertical().id_salt("pending").auto_shrink([false, false]).show_rows(ui, row_h, pending.len(), |ui, range| {
         for (st, call) in &pending[range] {
-            let label = s.full_label(*st);
+            let label = s.machine().label_path(*st);
             ui.horizontal(|ui| {
                 // The buttons first: the call's text is truncated to what is left of the
                 // column (it ran over into the next one on a projected 1280×720 window).
