@@ -1,9 +1,6 @@
 //! Why a pure or library external refused its argument. The text is what the user reads in
 //! the runtime error; the variant is what callers match, so no caller reads the words.
 
-use crate::diag::{clip_display, Clip};
-use crate::ir::PExp;
-
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum CallError {
     /// An argument of the wrong kind: `len needs a string, list, tuple or dictionary, got …`.
@@ -48,14 +45,4 @@ pub enum CallError {
     /// No external of that kind has the name (`kind`: "pure", "library").
     #[error("`{name}` is not a {kind} external")]
     Unknown { name: String, kind: &'static str },
-}
-
-/// The value as an error shows it: at most 200 characters.
-pub(crate) fn shown(p: &impl std::fmt::Display) -> String {
-    clip_display(p)
-}
-
-/// The value with its kind first: `a string ("x")`.
-pub(crate) fn described(p: &PExp) -> String {
-    format!("{} ({})", super::data::kind(p), Clip(p))
 }

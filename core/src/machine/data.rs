@@ -7,7 +7,7 @@
 //! entries a Church list of `(key, value)` pairs in insertion order, a later key replacing an
 //! earlier one.
 
-use super::call_error::{described, shown, CallError};
+use super::call_error::CallError;
 use super::Outcome;
 use crate::diag::Clip;
 use crate::ir::{Expr, Fun, Op, PExp, Prim, Stmt, DICT_TAG};
@@ -156,7 +156,7 @@ pub fn equal(a: &PExp, b: &PExp) -> bool {
     }
 }
 
-pub(crate) fn kind(p: &PExp) -> &'static str {
+fn kind(p: &PExp) -> &'static str {
     match p {
         PExp::Prim(Prim::Int(_)) => "an integer",
         PExp::Prim(Prim::Float(_)) => "a float",
@@ -469,4 +469,14 @@ fn to_json(p: &PExp) -> Result<serde_json::Value, CallError> {
         }
         other => return Err(CallError::Invalid(format!("json_dump cannot write {}", described(other)))),
     })
+}
+
+/// The value as an error shows it: at most 200 characters.
+pub(crate) fn shown(p: &impl std::fmt::Display) -> String {
+    crate::diag::clip_display(p)
+}
+
+/// The value with its kind first: `a string ("x")`.
+pub(crate) fn described(p: &PExp) -> String {
+    format!("{} ({})", kind(p), Clip(p))
 }

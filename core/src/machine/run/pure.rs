@@ -5,7 +5,8 @@ use super::super::results::bool_outcome;
 use super::super::Outcome;
 use crate::diag::Clip;
 use crate::ir::{PExp, Prim};
-use crate::machine::call_error::{shown, CallError};
+use crate::machine::call_error::CallError;
+use crate::machine::data::shown;
 use std::sync::Arc;
 use tokio::time::Instant;
 
