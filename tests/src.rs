@@ -15,14 +15,22 @@ pub fn opal() -> PathBuf {
     BUILT
         .get_or_init(|| {
             let exe = std::env::current_exe().expect("test exe");
-            let dir = exe.parent().and_then(|p| p.parent()).expect("target dir").to_path_buf();
+            let dir = exe
+                .parent()
+                .and_then(|p| p.parent())
+                .expect("target dir")
+                .to_path_buf();
             let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
             let mut c = Command::new(cargo);
-            c.args(["build", "-q", "-p", "opal-cli", "--bin", "opal"]).current_dir(root());
+            c.args(["build", "-q", "-p", "opal-cli", "--bin", "opal"])
+                .current_dir(root());
             if dir.ends_with("release") {
                 c.arg("--release");
             }
-            assert!(c.status().expect("cargo build").success(), "building opal failed");
+            assert!(
+                c.status().expect("cargo build").success(),
+                "building opal failed"
+            );
             dir.join(if cfg!(windows) { "opal.exe" } else { "opal" })
         })
         .clone()
@@ -35,7 +43,9 @@ pub fn pid_of(needle: &str) -> Option<u32> {
     dir.flatten().find_map(|e| {
         let cmdline = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
         let pid = e.file_name().to_str()?.parse().ok()?;
-        String::from_utf8_lossy(&cmdline).contains(needle).then_some(pid)
+        String::from_utf8_lossy(&cmdline)
+            .contains(needle)
+            .then_some(pid)
     })
 }
 
@@ -121,8 +131,11 @@ fn serve_llm(mut conn: std::net::TcpStream, log: &std::sync::Mutex<Vec<String>>)
 /// Plays the script of `model` (see [`LlmServer`]) on `conn`.
 fn llm_script(model: &str, conn: &mut std::net::TcpStream) {
     use std::io::Write;
-    let sse = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\n\r\n";
-    let delta = |t: &str| format!("data: {{\"choices\":[{{\"index\":0,\"delta\":{{\"content\":\"{t}\"}},\"finish_reason\":null}}]}}\n\n");
+    let sse =
+        "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\n\r\n";
+    let delta = |t: &str| {
+        format!("data: {{\"choices\":[{{\"index\":0,\"delta\":{{\"content\":\"{t}\"}},\"finish_reason\":null}}]}}\n\n")
+    };
     let pause = || std::thread::sleep(std::time::Duration::from_millis(40));
     let mut w = |s: &str| {
         let _ = conn.write_all(s.as_bytes());
@@ -169,7 +182,9 @@ fn llm_script(model: &str, conn: &mut std::net::TcpStream) {
 
 /// The `"model"` of a JSON request body (kept dependency-free: a string search suffices here).
 fn serde_json_model(body: &str) -> String {
-    let Some(i) = body.find("\"model\":") else { return String::new() };
+    let Some(i) = body.find("\"model\":") else {
+        return String::new();
+    };
     let rest = body[i + 8..].trim_start().trim_start_matches('"');
     rest.split('"').next().unwrap_or_default().to_string()
 }

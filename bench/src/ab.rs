@@ -26,8 +26,13 @@ struct Sample {
 /// comparing a binary that fails against one that works says nothing about speed).
 fn run_once(exe: &Path, args: &[String]) -> Result<Sample, String> {
     let start = Instant::now();
-    let child =
-        Command::new(exe).args(args).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()).spawn().map_err(|e| format!("{}: {e}", exe.display()))?;
+    let child = Command::new(exe)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| format!("{}: {e}", exe.display()))?;
     let pid = child.id() as libc::pid_t;
     let mut status = 0;
     // SAFETY: rusage is plain data that wait4 fills in; `pid` is our own unreaped child.
@@ -38,10 +43,18 @@ fn run_once(exe: &Path, args: &[String]) -> Result<Sample, String> {
         return Err(format!("wait4 failed for {}", exe.display()));
     }
     if !libc::WIFEXITED(status) || libc::WEXITSTATUS(status) != 0 {
-        return Err(format!("{} {} exited with status {status}", exe.display(), args.join(" ")));
+        return Err(format!(
+            "{} {} exited with status {status}",
+            exe.display(),
+            args.join(" ")
+        ));
     }
     let secs = |t: libc::timeval| t.tv_sec as f64 * 1e3 + t.tv_usec as f64 / 1e3;
-    Ok(Sample { wall_ms, cpu_ms: secs(usage.ru_utime) + secs(usage.ru_stime), peak_mb: usage.ru_maxrss as f64 / 1024.0 })
+    Ok(Sample {
+        wall_ms,
+        cpu_ms: secs(usage.ru_utime) + secs(usage.ru_stime),
+        peak_mb: usage.ru_maxrss as f64 / 1024.0,
+    })
 }
 
 fn median(mut xs: Vec<f64>) -> f64 {
@@ -67,10 +80,21 @@ fn cases(dir: &Path) -> Result<Vec<Case>, String> {
     let path = |p: &Path| p.display().to_string();
     let mut out = Vec::new();
     for strategy in ["opportunistic", "cbv", "lazy"] {
-        let args = vec!["run".into(), "--strategy".into(), strategy.into(), path(&sum)];
-        out.push(Case { name: format!("sum 1e5 {strategy}"), args });
+        let args = vec![
+            "run".into(),
+            "--strategy".into(),
+            strategy.into(),
+            path(&sum),
+        ];
+        out.push(Case {
+            name: format!("sum 1e5 {strategy}"),
+            args,
+        });
     }
-    out.push(Case { name: "fan-out 200 x 50 ms".into(), args: vec!["run".into(), path(&fan)] });
+    out.push(Case {
+        name: "fan-out 200 x 50 ms".into(),
+        args: vec!["run".into(), path(&fan)],
+    });
     let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
     let mut found: Vec<PathBuf> = std::fs::read_dir(&examples)
         .map_err(|e| format!("{}: {e}", examples.display()))?
@@ -82,9 +106,14 @@ fn cases(dir: &Path) -> Result<Vec<Case>, String> {
     for world in found {
         let program = PathBuf::from(world.to_string_lossy().replace(".world.toml", ".opal"));
         if program.is_file() {
-            let name = program.file_stem().map(|s| s.to_string_lossy().into_owned());
+            let name = program
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned());
             let name = name.unwrap_or_default();
-            out.push(Case { name, args: vec!["run".into(), path(&program)] });
+            out.push(Case {
+                name,
+                args: vec!["run".into(), path(&program)],
+            });
         }
     }
     Ok(out)
@@ -96,14 +125,20 @@ pub fn bench_ab(args: &[String]) -> Result<(), String> {
         return Err("usage: opal-bench ab OLD_OPAL NEW_OPAL [ROUNDS [FILTER]]".into());
     };
     let rounds: usize = match rest.first() {
-        Some(r) => r.parse().map_err(|_| format!("ROUNDS must be a number, not `{r}`"))?,
+        Some(r) => r
+            .parse()
+            .map_err(|_| format!("ROUNDS must be a number, not `{r}`"))?,
         None => 5,
     };
     let filter = rest.get(1).cloned().unwrap_or_default();
     let dir = std::env::temp_dir().join(format!("opal-ab-{}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let (old, new) = (PathBuf::from(old), PathBuf::from(new));
-    println!("A = {}, B = {}, {rounds} rounds of A B B A", old.display(), new.display());
+    println!(
+        "A = {}, B = {}, {rounds} rounds of A B B A",
+        old.display(),
+        new.display()
+    );
     println!(
         "{:<26} {:>10} {:>10} {:>7} {:>9} {:>9} {:>7} {:>8} {:>8} {:>6}",
         "case", "A med ms", "B med ms", "B/A", "A min", "B min", "cpu B/A", "A MB", "B MB", "mem"
@@ -119,7 +154,10 @@ pub fn bench_ab(args: &[String]) -> Result<(), String> {
         let col = |xs: &[Sample], f: fn(&Sample) -> f64| xs.iter().map(f).collect::<Vec<f64>>();
         let (aw, bw) = (col(&a, |s| s.wall_ms), col(&b, |s| s.wall_ms));
         let (ac, bc) = (median(col(&a, |s| s.cpu_ms)), median(col(&b, |s| s.cpu_ms)));
-        let (am, bm) = (median(col(&a, |s| s.peak_mb)), median(col(&b, |s| s.peak_mb)));
+        let (am, bm) = (
+            median(col(&a, |s| s.peak_mb)),
+            median(col(&b, |s| s.peak_mb)),
+        );
         let (amed, bmed) = (median(aw.clone()), median(bw.clone()));
         println!(
             "{:<26} {amed:>10.1} {bmed:>10.1} {:>7.3} {:>9.1} {:>9.1} {:>7.3} {am:>8.1} {bm:>8.1} {:>6.3}",

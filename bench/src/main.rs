@@ -65,21 +65,49 @@ fn time_once(src: &str, opts: Options) -> Result<Timing, String> {
     let t2 = Instant::now();
     let out = std::rc::Rc::new(std::cell::RefCell::new(String::new()));
     let o2 = out.clone();
-    let report = run(&mut m, opts, Box::new(move |_, s| o2.borrow_mut().push_str(s)), None);
+    let report = run(
+        &mut m,
+        opts,
+        Box::new(move |_, s| o2.borrow_mut().push_str(s)),
+        None,
+    );
     let t3 = Instant::now();
     let out = out.borrow().clone();
     if std::env::var_os("OPAL_BENCH_RSS").is_some() {
         eprintln!("rss MB: after front end {rss_front:.0}, after build {rss_build:.0}, after run {:.0}, peak {:.0}", rss_mb(), peak_mb());
-        eprintln!("slots: {} statements, {} variables, {} tasks, {} labels", m.stmts.len(), m.vars.len(), m.tasks.len(), m.labels.len());
-        let tables: Vec<String> = m.memory().iter().map(|(k, b)| format!("{k} {:.0}", *b as f64 / 1e6)).collect();
+        eprintln!(
+            "slots: {} statements, {} variables, {} tasks, {} labels",
+            m.stmts.len(),
+            m.vars.len(),
+            m.tasks.len(),
+            m.labels.len()
+        );
+        let tables: Vec<String> = m
+            .memory()
+            .iter()
+            .map(|(k, b)| format!("{k} {:.0}", *b as f64 / 1e6))
+            .collect();
         eprintln!("machine tables MB (capacity): {}", tables.join(", "));
     }
-    Ok(Timing { front: t1 - t0, build: t2 - t1, run: t3 - t2, steps: m.steps_total(), statements, out, report })
+    Ok(Timing {
+        front: t1 - t0,
+        build: t2 - t1,
+        run: t3 - t2,
+        steps: m.steps_total(),
+        statements,
+        out,
+        report,
+    })
 }
 
 fn status_field(key: &str) -> f64 {
     let s = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    s.lines().find(|l| l.starts_with(key)).and_then(|l| l.split_whitespace().nth(1)).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0) / 1024.0
+    s.lines()
+        .find(|l| l.starts_with(key))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|v| v.parse::<f64>().ok())
+        .unwrap_or(0.0)
+        / 1024.0
 }
 fn rss_mb() -> f64 {
     status_field("VmRSS:")
@@ -95,7 +123,11 @@ fn best_of(k: usize, src: &str, strategy: Strategy) -> Result<Timing, String> {
         if !matches!(t.report.end, End::Done(_)) {
             return Err(format!("run did not finish: {:?}", t.report.end));
         }
-        if best.as_ref().map(|b| t.front + t.build + t.run < b.front + b.build + b.run).unwrap_or(true) {
+        if best
+            .as_ref()
+            .map(|b| t.front + t.build + t.run < b.front + b.build + b.run)
+            .unwrap_or(true)
+        {
             best = Some(t);
         }
     }
@@ -119,7 +151,11 @@ fn bench_sum(max_exp: u32) {
             Ok(t) => {
                 let total = ms(t.front + t.build + t.run);
                 let expect = (n as u64 * (n as u64 + 1) / 2).to_string();
-                let ok = if t.out.trim() == expect { "" } else { " (WRONG OUTPUT)" };
+                let ok = if t.out.trim() == expect {
+                    ""
+                } else {
+                    " (WRONG OUTPUT)"
+                };
                 println!(
                     "| 10^{e} | {:.1} | {:.1} | {:.1} | {:.1} | {} | {:.0} | {} | {} |{ok}",
                     ms(t.front),
@@ -129,7 +165,8 @@ fn bench_sum(max_exp: u32) {
                     t.steps,
                     t.run.as_nanos() as f64 / t.steps as f64,
                     t.statements,
-                    prev.map(|p| format!("{:.1}x", total / p)).unwrap_or_else(|| "-".into())
+                    prev.map(|p| format!("{:.1}x", total / p))
+                        .unwrap_or_else(|| "-".into())
                 );
                 prev = Some(total);
             }
@@ -144,7 +181,11 @@ fn bench_fanout() {
     println!("|---|---|---|---|");
     for (n, lat) in [(1000usize, 100u64), (10_000, 100)] {
         match best_of(3, &fanout_source(n, lat), Strategy::Opportunistic) {
-            Ok(t) => println!("| {n} | {lat} | {:.1} | {:.1}% |", ms(t.run), (ms(t.run) / lat as f64 - 1.0) * 100.0),
+            Ok(t) => println!(
+                "| {n} | {lat} | {:.1} | {:.1}% |",
+                ms(t.run),
+                (ms(t.run) / lat as f64 - 1.0) * 100.0
+            ),
             Err(e) => println!("| {n} | {lat} | error: {e} | |"),
         }
     }
@@ -157,16 +198,29 @@ fn bench_examples() {
     println!("| example | strategy | wall ms | critical path ms | overhead ms | overhead | steps | tasks | max in flight |");
     println!("|---|---|---|---|---|---|---|---|---|");
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
-    let mut files: Vec<_> = std::fs::read_dir(&dir).map(|d| d.flatten().map(|e| e.path()).collect()).unwrap_or_default();
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .map(|d| d.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
     files.sort();
-    for f in files.iter().filter(|p| p.extension().is_some_and(|e| e == "opal")) {
+    for f in files
+        .iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "opal"))
+    {
         let world_path = f.with_extension("world.toml");
-        let Ok(world_text) = std::fs::read_to_string(&world_path) else { continue };
-        let name = f.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-        let Ok(src) = std::fs::read_to_string(f) else { continue };
+        let Ok(world_text) = std::fs::read_to_string(&world_path) else {
+            continue;
+        };
+        let name = f
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let Ok(src) = std::fs::read_to_string(f) else {
+            continue;
+        };
         for strategy in [Strategy::Opportunistic, Strategy::Cbv] {
             let go = |virtual_clock: bool| -> Result<Timing, String> {
-                let world = opal_core::world::parse_world(&world_text).map_err(|ds| ds.first().map(|d| d.message.clone()).unwrap_or_default())?;
+                let world = opal_core::world::parse_world(&world_text)
+                    .map_err(|ds| ds.first().map(|d| d.message.clone()).unwrap_or_default())?;
                 let mut o = Options::new(strategy);
                 o.world = Some(world);
                 o.virtual_clock = virtual_clock;
@@ -185,7 +239,9 @@ fn bench_examples() {
                         real.report.max_in_flight
                     );
                 }
-                (Err(e), _) | (_, Err(e)) => println!("| {name} | {} | error: {e} |", strategy.name()),
+                (Err(e), _) | (_, Err(e)) => {
+                    println!("| {name} | {} | error: {e} |", strategy.name())
+                }
             }
         }
     }
@@ -197,13 +253,23 @@ fn bench_examples() {
 /// virtual clock that only waiting advances, each call taking its recorded latency from the
 /// moment its arguments exist, with free evaluation.
 fn bench_table1() {
-    println!("## Table 1: latency to first output and running time (ms), best of 3 wall-clock runs");
+    println!(
+        "## Table 1: latency to first output and running time (ms), best of 3 wall-clock runs"
+    );
     println!(
         "| program | cbv first | cbv total | opp. first | opp. total | speedup | latency gain | lower bound first | lower bound total | opp. over bound |"
     );
     println!("|---|---|---|---|---|---|---|---|---|---|");
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
-    for name in ["city_excursions", "text_to_speech", "fact_check", "tree_of_thoughts", "json_dec", "poppy_tree_of_thoughts", "camel_tool_use"] {
+    for name in [
+        "city_excursions",
+        "text_to_speech",
+        "fact_check",
+        "tree_of_thoughts",
+        "json_dec",
+        "poppy_tree_of_thoughts",
+        "camel_tool_use",
+    ] {
         let read = |ext: &str| std::fs::read_to_string(dir.join(format!("{name}.{ext}")));
         let (Ok(src), Ok(world_text)) = (read("opal"), read("world.toml")) else {
             println!("| {name} | missing example or world file |");
@@ -213,7 +279,8 @@ fn bench_table1() {
         let go = |strategy: Strategy| -> Result<(f64, f64), String> {
             let mut best: Option<(f64, f64)> = None;
             for _ in 0..3 {
-                let world = opal_core::world::parse_world(&world_text).map_err(|ds| ds.first().map(|d| d.message.clone()).unwrap_or_default())?;
+                let world = opal_core::world::parse_world(&world_text)
+                    .map_err(|ds| ds.first().map(|d| d.message.clone()).unwrap_or_default())?;
                 let mut o = Options::new(strategy);
                 o.world = Some(world);
                 o.record = true;
@@ -222,7 +289,10 @@ fn bench_table1() {
                     return Err(format!("{:?}", t.report.end));
                 }
                 // From the start of evaluation, as the paper measures.
-                let r = (t.report.first_output.map(ms).unwrap_or(f64::NAN), ms(t.report.wall));
+                let r = (
+                    t.report.first_output.map(ms).unwrap_or(f64::NAN),
+                    ms(t.report.wall),
+                );
                 if best.is_none_or(|b| r.1 < b.1) {
                     best = Some(r);
                     if strategy == Strategy::Opportunistic {
@@ -241,7 +311,10 @@ fn bench_table1() {
             if !matches!(t.report.end, End::Done(_)) {
                 return Err(format!("the lower-bound replay: {:?}", t.report.end));
             }
-            Ok((t.report.first_output.map(ms).unwrap_or(f64::NAN), ms(t.report.wall)))
+            Ok((
+                t.report.first_output.map(ms).unwrap_or(f64::NAN),
+                ms(t.report.wall),
+            ))
         };
         let (cbv, opp) = (go(Strategy::Cbv), go(Strategy::Opportunistic));
         match (cbv, opp, bound()) {
@@ -269,7 +342,11 @@ struct Ticker {
 }
 
 impl opal_core::machine::live::Live for Ticker {
-    fn start(&self, ext: &str, _arg: &opal_core::ir::PExp) -> Option<opal_core::machine::live::LiveCall> {
+    fn start(
+        &self,
+        ext: &str,
+        _arg: &opal_core::ir::PExp,
+    ) -> Option<opal_core::machine::live::LiveCall> {
         if ext != "ticks" {
             return None;
         }
@@ -293,10 +370,18 @@ impl opal_core::machine::live::Live for Ticker {
 fn bench_soak() {
     println!("## soak");
     match best_of(1, &fanout_source(10_000, 100), Strategy::Opportunistic) {
-        Ok(t) => println!("10 000 concurrent `sleep 100`: {:.1} ms, max in flight {}, peak RSS {:.0} MB", ms(t.run), t.report.max_in_flight, peak_mb()),
+        Ok(t) => println!(
+            "10 000 concurrent `sleep 100`: {:.1} ms, max in flight {}, peak RSS {:.0} MB",
+            ms(t.run),
+            t.report.max_in_flight,
+            peak_mb()
+        ),
         Err(e) => println!("10 000 concurrent externals: error: {e}"),
     }
-    let n: usize = std::env::var("OPAL_SOAK_CHUNKS").ok().and_then(|v| v.parse().ok()).unwrap_or(360_000);
+    let n: usize = std::env::var("OPAL_SOAK_CHUNKS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(360_000);
     let src = "extern ticks
 count := 0
 for t in ticks ():
@@ -325,7 +410,12 @@ print (&stdout, count)
         let samples = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
         let s2 = samples.clone();
         let t0 = Instant::now();
-        let report = run(&mut m, o, Box::new(move |_, text| s2.borrow_mut().push((text.trim().to_string(), rss_mb()))), None);
+        let report = run(
+            &mut m,
+            o,
+            Box::new(move |_, text| s2.borrow_mut().push((text.trim().to_string(), rss_mb()))),
+            None,
+        );
         let samples = samples.borrow();
         let rss: Vec<String> = samples.iter().map(|(_, r)| format!("{r:.1}")).collect();
         println!(
@@ -337,8 +427,16 @@ print (&stdout, count)
             t0.elapsed().as_secs_f64(),
             rss.join(" ")
         );
-        let tables: Vec<String> = m.memory().iter().map(|(k, b)| format!("{k} {:.1}", *b as f64 / 1e6)).collect();
-        println!("  live statements at the end: {}; machine tables MB (capacity): {}", m.iter().count(), tables.join(", "));
+        let tables: Vec<String> = m
+            .memory()
+            .iter()
+            .map(|(k, b)| format!("{k} {:.1}", *b as f64 / 1e6))
+            .collect();
+        println!(
+            "  live statements at the end: {}; machine tables MB (capacity): {}",
+            m.iter().count(),
+            tables.join(", ")
+        );
         trace = Some(report.trace);
     }
 }
@@ -388,7 +486,10 @@ fn main() {
         }
         return;
     }
-    let max_exp = std::env::args().nth(2).and_then(|s| s.parse().ok()).unwrap_or(6);
+    let max_exp = std::env::args()
+        .nth(2)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(6);
     if what == "sum" || what == "all" {
         bench_sum(max_exp);
     }
@@ -422,7 +523,12 @@ fn main() {
 }
 
 /// One timed run (front end, build and run) with a world file and a step budget.
-fn time_world(src: &str, world: Option<&str>, strategy: Strategy, max_steps: Option<u64>) -> Result<(f64, End, u64), String> {
+fn time_world(
+    src: &str,
+    world: Option<&str>,
+    strategy: Strategy,
+    max_steps: Option<u64>,
+) -> Result<(f64, End, u64), String> {
     let t0 = Instant::now();
     let c = opal_core::compile(src);
     if let Some(d) = c.diags.iter().find(|d| d.is_error()) {
@@ -440,7 +546,12 @@ fn time_world(src: &str, world: Option<&str>, strategy: Strategy, max_steps: Opt
 }
 
 /// Best of three runs, in ms.
-fn best_world(src: &str, world: Option<&str>, strategy: Strategy, max_steps: Option<u64>) -> String {
+fn best_world(
+    src: &str,
+    world: Option<&str>,
+    strategy: Strategy,
+    max_steps: Option<u64>,
+) -> String {
     let mut best = f64::INFINITY;
     for _ in 0..3 {
         match time_world(src, world, strategy, max_steps) {
@@ -467,25 +578,51 @@ fn bench_scale(full: bool) {
         };
         println!("| {name} | {n} | {a} | {b} | {ratio} |");
     };
-    for (name, strategy) in [("sum, opportunistic", Strategy::Opportunistic), ("sum, cbv", Strategy::Cbv), ("sum, lazy", Strategy::Lazy)] {
+    for (name, strategy) in [
+        ("sum, opportunistic", Strategy::Opportunistic),
+        ("sum, cbv", Strategy::Cbv),
+        ("sum, lazy", Strategy::Lazy),
+    ] {
         // The result is the total, so lazy evaluation must compute it too.
-        row(name, 25_000 / k, &|n| best_world(&format!("{}total\n", sum_source(n)), None, strategy, None));
+        row(name, 25_000 / k, &|n| {
+            best_world(&format!("{}total\n", sum_source(n)), None, strategy, None)
+        });
     }
-    let deep = |n: usize| format!("rec count := fun n:\n    if n == 0:\n        ret 0\n    else:\n        ret 1 + count (n - 1)\ncount {n}\n");
-    row("non-tail recursion, depth N", 25_000 / k, &|n| best_world(&deep(n), None, Strategy::Opportunistic, None));
-    let build = |n: usize| format!("rec build := fun n:\n    if n == 0:\n        ret []\n    else:\n        ret cons (n, build (n - 1))\nlength (build {n})\n");
-    row("list of N built by recursion", 250_000 / k, &|n| best_world(&build(n), None, Strategy::Opportunistic, None));
+    let deep = |n: usize| {
+        format!("rec count := fun n:\n    if n == 0:\n        ret 0\n    else:\n        ret 1 + count (n - 1)\ncount {n}\n")
+    };
+    row("non-tail recursion, depth N", 25_000 / k, &|n| {
+        best_world(&deep(n), None, Strategy::Opportunistic, None)
+    });
+    let build = |n: usize| {
+        format!("rec build := fun n:\n    if n == 0:\n        ret []\n    else:\n        ret cons (n, build (n - 1))\nlength (build {n})\n")
+    };
+    row("list of N built by recursion", 250_000 / k, &|n| {
+        best_world(&build(n), None, Strategy::Opportunistic, None)
+    });
     // Lazily, each element's call is deferred and renamed along a chain of aliases: the shape
     // that was quadratic before reduce-alias renamed the shorter use list.
-    row("list of N built by recursion, lazy", 25_000 / k, &|n| best_world(&build(n), None, Strategy::Lazy, None));
+    row("list of N built by recursion, lazy", 25_000 / k, &|n| {
+        best_world(&build(n), None, Strategy::Lazy, None)
+    });
     let fold = |n: usize| {
         let rec = "rec build := fun n:\n    if n == 0:\n        ret []\n    else:\n        ret cons (n, build (n - 1))\n";
         format!("{rec}xs := build {n}\ntotal := 0\nfor x in xs:\n    total += x\ntotal\n")
     };
-    row("left fold over a built list, lazy", 25_000 / k, &|n| best_world(&fold(n), None, Strategy::Lazy, None));
-    for (name, strategy) in [("§3.4 diverge, N steps, opportunistic", Strategy::Opportunistic), ("§3.4 diverge, N steps, cbv", Strategy::Cbv)] {
+    row("left fold over a built list, lazy", 25_000 / k, &|n| {
+        best_world(&fold(n), None, Strategy::Lazy, None)
+    });
+    for (name, strategy) in [
+        (
+            "§3.4 diverge, N steps, opportunistic",
+            Strategy::Opportunistic,
+        ),
+        ("§3.4 diverge, N steps, cbv", Strategy::Cbv),
+    ] {
         let src = "rec diverge := fun (): diverge ()\n() := diverge ()\n() := print <\"foo\">\n<\"bar\">\n";
-        row(name, 250_000 / k, &|n| best_world(src, None, strategy, Some(n as u64)));
+        row(name, 250_000 / k, &|n| {
+            best_world(src, None, strategy, Some(n as u64))
+        });
     }
     println!();
     bench_world(10_000 / k);
@@ -494,11 +631,31 @@ fn bench_scale(full: bool) {
 /// A map of `n` calls answered by `n` world responses against the same map answered by a
 /// `default`: the lookup is indexed, so the responses cost only their loading.
 fn bench_world(n: usize) {
-    println!("## a map of N calls answered by N world responses vs. by a `default` (target ≤ 1.2×)");
-    let prog = format!("extern ask\nxs := [{}]\nys := map (xs, ask)\nlength ys\n", (0..n).map(|i| format!("\"q{i}\"")).collect::<Vec<_>>().join(", "));
-    let responses: String = (0..n).map(|i| format!("[[ask.responses]]\narg = '\"q{i}\"'\nresult = '{i}'\n")).collect();
-    let with = best_world(&prog, Some(&format!("[ask]\n{responses}")), Strategy::Opportunistic, None);
-    let default = best_world(&prog, Some("[ask]\ndefault = '1'\n"), Strategy::Opportunistic, None);
+    println!(
+        "## a map of N calls answered by N world responses vs. by a `default` (target ≤ 1.2×)"
+    );
+    let prog = format!(
+        "extern ask\nxs := [{}]\nys := map (xs, ask)\nlength ys\n",
+        (0..n)
+            .map(|i| format!("\"q{i}\""))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let responses: String = (0..n)
+        .map(|i| format!("[[ask.responses]]\narg = '\"q{i}\"'\nresult = '{i}'\n"))
+        .collect();
+    let with = best_world(
+        &prog,
+        Some(&format!("[ask]\n{responses}")),
+        Strategy::Opportunistic,
+        None,
+    );
+    let default = best_world(
+        &prog,
+        Some("[ask]\ndefault = '1'\n"),
+        Strategy::Opportunistic,
+        None,
+    );
     // Loading the world file is a cost of its size, not of lookups: shown on its own.
     let world = format!("[ask]\n{responses}");
     let mut parse = f64::INFINITY;
@@ -525,14 +682,20 @@ fn frame_source(n: usize) -> String {
 /// A fan-out of `n` external calls in one loop, each answered by the world file's default.
 fn fan_out_source(n: usize) -> String {
     let items: Vec<String> = (0..n).map(|i| i.to_string()).collect();
-    format!("extern f\nfor x in [{}]:\n    print (&stdout, f x)\n", items.join(", "))
+    format!(
+        "extern f\nfor x in [{}]:\n    print (&stdout, f x)\n",
+        items.join(", ")
+    )
 }
 
 /// Frame time of the debugger window (CPU: egui's layout and tessellation, what must fit in
 /// 16 ms, and the session's slice of a running job) with a 1 000-node statement graph, a
 /// 1 000-call fan-out in the call graph, and while a confluence check runs.
 fn bench_frame() {
-    let mut frames = Frames { ctx: eframe::egui::Context::default(), t: 0.0 };
+    let mut frames = Frames {
+        ctx: eframe::egui::Context::default(),
+        t: 0.0,
+    };
     // A benchmark program that does not compile ends the benchmark.
     if frame_statements(&mut frames).is_some() && frame_calls(&mut frames).is_some() {
         frame_confluence(&mut frames);
@@ -551,7 +714,11 @@ impl Frames {
         use eframe::egui;
         let size = egui::vec2(1600.0, 1000.0);
         self.t += 1.0 / 60.0;
-        let input = egui::RawInput { screen_rect: Some(egui::Rect::from_min_size(egui::Pos2::ZERO, size)), time: Some(self.t), ..Default::default() };
+        let input = egui::RawInput {
+            screen_rect: Some(egui::Rect::from_min_size(egui::Pos2::ZERO, size)),
+            time: Some(self.t),
+            ..Default::default()
+        };
         let start = Instant::now();
         let mut out = self.ctx.run_ui(input, |ui| app.show(ui));
         out.textures_delta.clear();
@@ -580,7 +747,10 @@ fn frame_report(name: &str, app: &opal_debugger_gui::app::DebuggerApp, times: &m
 fn frame_open(src: &str, world: Option<&str>) -> Option<opal_debugger_gui::app::DebuggerApp> {
     let app = opal_debugger_gui::app::DebuggerApp::from_source("frame.opal", src, world);
     if app.session.is_none() {
-        println!("frame: the benchmark program does not compile: {:?}", app.errors);
+        println!(
+            "frame: the benchmark program does not compile: {:?}",
+            app.errors
+        );
         return None;
     }
     Some(app)
@@ -608,7 +778,11 @@ fn frame_statements(frames: &mut Frames) -> Option<()> {
             stepping.push(frames.frame(&mut app));
         }
     }
-    frame_report("statements, stepping rounds (animating)", &app, &mut stepping);
+    frame_report(
+        "statements, stepping rounds (animating)",
+        &app,
+        &mut stepping,
+    );
     Some(())
 }
 
@@ -624,7 +798,11 @@ fn frame_calls(frames: &mut Frames) -> Option<()> {
         running.push(frames.frame(&mut app));
     }
     if !running.is_empty() {
-        frame_report("calls, while running until all 1 000 are dispatched", &app, &mut running);
+        frame_report(
+            "calls, while running until all 1 000 are dispatched",
+            &app,
+            &mut running,
+        );
     }
     let mut times: Vec<Duration> = (0..120).map(|_| frames.frame(&mut app)).collect();
     frame_report("calls, 1 000 pending, idle", &app, &mut times);
@@ -636,7 +814,11 @@ fn frame_calls(frames: &mut Frames) -> Option<()> {
             resolving.push(frames.frame(&mut app));
         }
     }
-    frame_report("calls, resolving and stepping (collapsing)", &app, &mut resolving);
+    frame_report(
+        "calls, resolving and stepping (collapsing)",
+        &app,
+        &mut resolving,
+    );
     Some(())
 }
 
@@ -644,14 +826,26 @@ fn frame_calls(frames: &mut Frames) -> Option<()> {
 fn frame_confluence(frames: &mut Frames) -> Option<()> {
     use opal_debugger_gui::app::SessionCmd;
     for (name, src, world) in [
-        ("confluence on the 1 000-call fan-out", fan_out_source(1_000), Some("[f]\ndefault = '\"done\"'\n")),
-        ("confluence on §3.4's divergent program", include_str!("../../examples/diverge.opal").to_string(), None),
+        (
+            "confluence on the 1 000-call fan-out",
+            fan_out_source(1_000),
+            Some("[f]\ndefault = '\"done\"'\n"),
+        ),
+        (
+            "confluence on §3.4's divergent program",
+            include_str!("../../examples/diverge.opal").to_string(),
+            None,
+        ),
     ] {
         let mut app = frame_open(&src, world)?;
-        app.run_cmd(SessionCmd::Confluence(opal_debugger::session::Order::Reversed));
+        app.run_cmd(SessionCmd::Confluence(
+            opal_debugger::session::Order::Reversed,
+        ));
         let mut times = Vec::new();
         let start = Instant::now();
-        while app.session.as_ref().is_some_and(|s| s.busy().is_some()) && start.elapsed() < Duration::from_secs(20) {
+        while app.session.as_ref().is_some_and(|s| s.busy().is_some())
+            && start.elapsed() < Duration::from_secs(20)
+        {
             times.push(frames.frame(&mut app));
         }
         if times.is_empty() {
@@ -681,7 +875,9 @@ fn lsp_source(lines: usize) -> String {
 /// hover while ten whole-file semantic-token requests are queued and cancelled; the analysis
 /// alone, in-process. Targets (issue 19): ≤ 150 ms, ≤ 150 ms, ≤ 150 ms, hover p95 ≤ 5 ms.
 fn bench_lsp() {
-    let exe = std::env::current_exe().ok().and_then(|p| Some(p.parent()?.join("opal")));
+    let exe = std::env::current_exe()
+        .ok()
+        .and_then(|p| Some(p.parent()?.join("opal")));
     let Some(exe) = exe.filter(|p| p.exists()) else {
         println!("lsp: build the server first (`cargo build --release`)");
         return;
@@ -701,7 +897,10 @@ fn bench_lsp() {
 fn lsp_scale() {
     for n in [10_000, 20_000, 50_000, 100_000, 200_000] {
         let best = analysis_ms(&lsp_source(n));
-        println!("lsp analysis, {n} lines: {best:.1} ms ({:.2} µs per line)", best * 1000.0 / n as f64);
+        println!(
+            "lsp analysis, {n} lines: {best:.1} ms ({:.2} µs per line)",
+            best * 1000.0 / n as f64
+        );
     }
 }
 
@@ -718,7 +917,12 @@ fn best_of_3(mut f: impl FnMut()) -> f64 {
 
 /// The language server's analysis of a text, in-process, best of 3.
 fn analysis_ms(text: &str) -> f64 {
-    best_of_3(|| drop(opal_lsp::analysis::Analysis::new(text.to_string(), Default::default())))
+    best_of_3(|| {
+        drop(opal_lsp::analysis::Analysis::new(
+            text.to_string(),
+            Default::default(),
+        ))
+    })
 }
 
 /// In-process costs of the whole-file features, each best of 3, and their JSON (to see what
@@ -739,18 +943,41 @@ fn lsp_parts(text: &str) -> String {
     let whole = opal_core::span::Span::new(0, text.len());
     // The features answer in their own types; the server converts them (`to_proto`), and so
     // do the timings here, so they count what a request computes.
-    let tokens_of = |range: opal_core::span::Span| opal_lsp::to_proto::semantic_tokens(&a, &opal_lsp::semantic_tokens::semantic_tokens_in(&a, range));
+    let tokens_of = |range: opal_core::span::Span| {
+        opal_lsp::to_proto::semantic_tokens(
+            &a,
+            &opal_lsp::semantic_tokens::semantic_tokens_in(&a, range),
+        )
+    };
     let hints_of = |range: opal_core::span::Span| {
         let p = a.pos();
-        opal_lsp::inlay_hints::inlay_hints(&a, range).into_iter().map(|h| opal_lsp::to_proto::inlay_hint(&p, h)).collect::<Vec<_>>()
+        opal_lsp::inlay_hints::inlay_hints(&a, range)
+            .into_iter()
+            .map(|h| opal_lsp::to_proto::inlay_hint(&p, h))
+            .collect::<Vec<_>>()
     };
-    let tokens = opal_lsp::to_proto::semantic_tokens(&a, &opal_lsp::semantic_tokens::semantic_tokens(&a));
+    let tokens =
+        opal_lsp::to_proto::semantic_tokens(&a, &opal_lsp::semantic_tokens::semantic_tokens(&a));
     // As the protocol sends them: five integers per token.
-    let flat: Vec<u32> = tokens.iter().flat_map(|t| [t.delta_line, t.delta_start, t.length, t.token_type, t.token_modifiers_bitset]).collect();
+    let flat: Vec<u32> = tokens
+        .iter()
+        .flat_map(|t| {
+            [
+                t.delta_line,
+                t.delta_start,
+                t.length,
+                t.token_type,
+                t.token_modifiers_bitset,
+            ]
+        })
+        .collect();
     let json = serde_json::to_string(&flat).unwrap_or_default();
     // A screenful (60 lines) in the middle of the file, as the server benchmark asks for.
     let mid = a.lines.line_count() / 2;
-    let screen = opal_core::span::Span::new(a.lines.line_start(mid) as usize, a.lines.line_start(mid + 60).min(text.len() as u32) as usize);
+    let screen = opal_core::span::Span::new(
+        a.lines.line_start(mid) as usize,
+        a.lines.line_start(mid + 60).min(text.len() as u32) as usize,
+    );
     let mut out = format!(
         "lsp {} lines, in-process: one analysis holds {} MiB (the syntax tree {tree} MiB, with the core program and its symbols {compiled} MiB); one screen: tokens {:.2} ms, inlay hints {:.2} ms\n",
         text.lines().count(),
@@ -783,7 +1010,11 @@ fn lsp_parts(text: &str) -> String {
 /// A process's resident set size in KiB (Linux), 0 when unknown.
 fn rss_kib(pid: u32) -> u64 {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    status.lines().find_map(|l| l.strip_prefix("VmRSS:")).and_then(|v| v.split_whitespace().next()?.parse().ok()).unwrap_or(0)
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0)
 }
 
 fn bench_lsp_file(exe: &std::path::Path, lines: usize) -> Result<(), String> {
@@ -793,11 +1024,14 @@ fn bench_lsp_file(exe: &std::path::Path, lines: usize) -> Result<(), String> {
     let lines = text.lines().count();
     let analysis = analysis_ms(&text);
     let parts = lsp_parts(&text);
-    let mut c = StdioClient::spawn(exe, &["lsp"], &[]).map_err(|e| format!("cannot start {}: {e}", exe.display()))?;
+    let mut c = StdioClient::spawn(exe, &["lsp"], &[])
+        .map_err(|e| format!("cannot start {}: {e}", exe.display()))?;
     let uri = "file:///tmp/opal-bench-long.opal";
-    c.initialize("file:///tmp").map_err(|_| "initialize failed")?;
+    c.initialize("file:///tmp")
+        .map_err(|_| "initialize failed")?;
     c.open(uri, &text);
-    c.diagnostics(uri, Some(1)).map_err(|_| "no diagnostics for the opened file")?;
+    c.diagnostics(uri, Some(1))
+        .map_err(|_| "no diagnostics for the opened file")?;
     let rss_open = idle_rss(&c);
     let mut v = 1i64;
     let mut diags = lsp_change_to_diagnostics(&mut c, uri, lines, &mut v)?;
@@ -807,7 +1041,8 @@ fn bench_lsp_file(exe: &std::path::Path, lines: usize) -> Result<(), String> {
         let mut t = Vec::new();
         for _ in 0..5 {
             let s = Instant::now();
-            c.request(method, params.clone()).map_err(|e| format!("{method}: {e}"))?;
+            c.request(method, params.clone())
+                .map_err(|e| format!("{method}: {e}"))?;
             t.push(s.elapsed());
         }
         Ok(p50(&mut t))
@@ -830,7 +1065,8 @@ fn bench_lsp_file(exe: &std::path::Path, lines: usize) -> Result<(), String> {
         let line = ((k / 2) % (lines as u32 - 10)) / 7 * 7 + 5;
         c.notify("textDocument/didChange", json!({"textDocument": {"uri": uri, "version": v}, "contentChanges": [keystroke(line, k)]}));
     }
-    c.diagnostics(uri, Some(v)).map_err(|_| format!("no diagnostics after 10 000 edits (version {v})"))?;
+    c.diagnostics(uri, Some(v))
+        .map_err(|_| format!("no diagnostics after 10 000 edits (version {v})"))?;
     let _ = c.request("textDocument/semanticTokens/full", doc.clone());
     let rss_busy = rss_kib(c.pid());
     let rss_edits = idle_rss(&c);
@@ -886,7 +1122,12 @@ fn keystroke(line: u32, k: u32) -> serde_json::Value {
 
 /// Change → diagnostics, 20 times: each change inserts a space in the middle of the file;
 /// `v` is the document's version.
-fn lsp_change_to_diagnostics(c: &mut opal_lsp::client::StdioClient, uri: &str, lines: usize, v: &mut i64) -> Result<Vec<Duration>, String> {
+fn lsp_change_to_diagnostics(
+    c: &mut opal_lsp::client::StdioClient,
+    uri: &str,
+    lines: usize,
+    v: &mut i64,
+) -> Result<Vec<Duration>, String> {
     use serde_json::json;
     let mut diags = Vec::new();
     for _ in 0..20 {
@@ -895,8 +1136,12 @@ fn lsp_change_to_diagnostics(c: &mut opal_lsp::client::StdioClient, uri: &str, l
         let line = (lines / 2) as u32 / 7 * 7 + 5;
         let change = json!({"range": {"start": {"line": line, "character": 0}, "end": {"line": line, "character": 0}}, "text": " "});
         let t = Instant::now();
-        c.notify("textDocument/didChange", json!({"textDocument": {"uri": uri, "version": *v}, "contentChanges": [change]}));
-        c.diagnostics(uri, Some(*v)).map_err(|_| format!("no diagnostics for version {v}"))?;
+        c.notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": uri, "version": *v}, "contentChanges": [change]}),
+        );
+        c.diagnostics(uri, Some(*v))
+            .map_err(|_| format!("no diagnostics for version {v}"))?;
         diags.push(t.elapsed());
     }
     Ok(diags)
@@ -905,7 +1150,12 @@ fn lsp_change_to_diagnostics(c: &mut opal_lsp::client::StdioClient, uri: &str, l
 /// Typing steadily, faster than the analysis: 50 keys 40 ms apart, then the wait (in ms) for
 /// the last version's diagnostics. One analysis of a document runs at a time, so replaced
 /// versions do not pile up.
-fn lsp_typing(c: &mut opal_lsp::client::StdioClient, uri: &str, lines: usize, v: &mut i64) -> Result<f64, String> {
+fn lsp_typing(
+    c: &mut opal_lsp::client::StdioClient,
+    uri: &str,
+    lines: usize,
+    v: &mut i64,
+) -> Result<f64, String> {
     use serde_json::json;
     let line = (lines / 2) as u32 / 7 * 7 + 5;
     for k in 0..50u32 {
@@ -914,17 +1164,23 @@ fn lsp_typing(c: &mut opal_lsp::client::StdioClient, uri: &str, lines: usize, v:
         std::thread::sleep(Duration::from_millis(40));
     }
     let t = Instant::now();
-    c.diagnostics(uri, Some(*v)).map_err(|_| format!("no diagnostics after typing (version {v})"))?;
+    c.diagnostics(uri, Some(*v))
+        .map_err(|_| format!("no diagnostics after typing (version {v})"))?;
     Ok(ms(t.elapsed()))
 }
 
 /// Hover while ten whole-file token requests are queued and cancelled before it, 60 rounds.
-fn lsp_hovers_with_cancelled_requests(c: &mut opal_lsp::client::StdioClient, uri: &str) -> Result<Vec<Duration>, String> {
+fn lsp_hovers_with_cancelled_requests(
+    c: &mut opal_lsp::client::StdioClient,
+    uri: &str,
+) -> Result<Vec<Duration>, String> {
     use serde_json::json;
     let doc = json!({"textDocument": {"uri": uri}});
     let mut hovers = Vec::new();
     for round in 0..60u32 {
-        let ids: Vec<i64> = (0..10).map(|_| c.request_async("textDocument/semanticTokens/full", doc.clone())).collect();
+        let ids: Vec<i64> = (0..10)
+            .map(|_| c.request_async("textDocument/semanticTokens/full", doc.clone()))
+            .collect();
         for id in &ids {
             c.notify("$/cancelRequest", json!({"id": id}));
         }

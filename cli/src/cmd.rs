@@ -26,14 +26,35 @@ pub fn main() -> i32 {
         Command::Desugar { file, prelude } => desugar(&file, prelude),
         Command::Run(a) => run::run(&a),
         Command::Step(a) => run::step(&a),
-        Command::Explore { file, world, max_states, full, dot } => run::explore(&file, world.as_deref(), max_states, full, dot.as_deref()),
-        Command::Debug { file, world, replay, allow_exec, max_steps } => debug(file.as_deref(), world.as_deref(), replay.as_deref(), allow_exec, max_steps),
+        Command::Explore {
+            file,
+            world,
+            max_states,
+            full,
+            dot,
+        } => run::explore(&file, world.as_deref(), max_states, full, dot.as_deref()),
+        Command::Debug {
+            file,
+            world,
+            replay,
+            allow_exec,
+            max_steps,
+        } => debug(
+            file.as_deref(),
+            world.as_deref(),
+            replay.as_deref(),
+            allow_exec,
+            max_steps,
+        ),
         Command::Lsp { stdio: _ } => {
             return_idle_memory();
             opal_lsp::run_stdio()
         }
         Command::Dap => opal_dap::run_stdio(Some(Box::new(|allow_exec| {
-            Box::new(move || std::rc::Rc::new(opal_live::LiveExternals::from_env(allow_exec)) as std::rc::Rc<dyn opal_core::machine::live::Live>)
+            Box::new(move || {
+                std::rc::Rc::new(opal_live::LiveExternals::from_env(allow_exec))
+                    as std::rc::Rc<dyn opal_core::machine::live::Live>
+            })
         }))),
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut Cli::command(), "opal", &mut std::io::stdout());
@@ -50,7 +71,10 @@ fn man(command: Option<&str>, out_dir: Option<&Path>) -> i32 {
     cli.build();
     if let Some(dir) = out_dir {
         if let Err(e) = std::fs::create_dir_all(dir) {
-            eprintln!("opal: cannot create the directory {} for the man pages: {e}", dir.display());
+            eprintln!(
+                "opal: cannot create the directory {} for the man pages: {e}",
+                dir.display()
+            );
             return 1;
         }
         return match write_man_pages(cli, dir) {
@@ -70,7 +94,10 @@ fn man(command: Option<&str>, out_dir: Option<&Path>) -> i32 {
             Some(sub) => sub.clone(),
             None => {
                 let names: Vec<&str> = cli.get_subcommands().map(|c| c.get_name()).collect();
-                eprintln!("opal: no command `{name}`; man pages exist for: {}", names.join(", "));
+                eprintln!(
+                    "opal: no command `{name}`; man pages exist for: {}",
+                    names.join(", ")
+                );
                 return 2;
             }
         },
@@ -92,8 +119,10 @@ fn write_man_pages(cmd: clap::Command, dir: &Path) -> Result<(), String> {
     }
     let man = clap_mangen::Man::new(cmd);
     let mut page = Vec::new();
-    man.render(&mut page).map_err(|e| format!("cannot render the man page {}: {e}", man.get_filename()))?;
-    opal_core::files::write_file_safely(&dir.join(man.get_filename()), &page).map_err(|e| e.to_string())
+    man.render(&mut page)
+        .map_err(|e| format!("cannot render the man page {}: {e}", man.get_filename()))?;
+    opal_core::files::write_file_safely(&dir.join(man.get_filename()), &page)
+        .map_err(|e| e.to_string())
 }
 
 fn json_diag(d: &Diagnostic, file: &str, text: &str, idx: &LineIndex) -> serde_json::Value {
@@ -118,7 +147,13 @@ fn check_world(text: &str) -> Vec<Diagnostic> {
 }
 
 /// Prints one file's diagnostics (one line index for all of them), or adds them to `all`.
-fn emit(diags: &[Diagnostic], file: &str, text: &str, json: bool, all: &mut Vec<serde_json::Value>) {
+fn emit(
+    diags: &[Diagnostic],
+    file: &str,
+    text: &str,
+    json: bool,
+    all: &mut Vec<serde_json::Value>,
+) {
     if json {
         let idx = LineIndex::new(text);
         all.extend(diags.iter().map(|d| json_diag(d, file, text, &idx)));
@@ -136,7 +171,12 @@ fn check(files: &[String], json: bool) -> i32 {
             Err(e) => {
                 any_error = true;
                 if json {
-                    all.push(json_diag(&Diagnostic::error("E0300", Default::default(), e), file, "", &LineIndex::new("")));
+                    all.push(json_diag(
+                        &Diagnostic::error("E0300", Default::default(), e),
+                        file,
+                        "",
+                        &LineIndex::new(""),
+                    ));
                 } else {
                     eprintln!("opal: {e}");
                 }
@@ -175,7 +215,10 @@ fn fmt(files: &[String], check: bool) -> i32 {
     for file in files {
         // What cannot be written back (a FIFO, a directory) is refused before it is read: reading
         // a FIFO would wait for a writer forever.
-        if let Err(e) = (!check).then(|| opal_core::files::check_writable(Path::new(file))).transpose() {
+        if let Err(e) = (!check)
+            .then(|| opal_core::files::check_writable(Path::new(file)))
+            .transpose()
+        {
             eprintln!("opal: {e}");
             code = 1;
             continue;
@@ -200,7 +243,9 @@ fn fmt(files: &[String], check: bool) -> i32 {
             if check {
                 eprintln!("{file}: would be reformatted");
                 code = 1;
-            } else if let Err(e) = opal_core::files::write_file_safely(Path::new(file), out.as_bytes()) {
+            } else if let Err(e) =
+                opal_core::files::write_file_safely(Path::new(file), out.as_bytes())
+            {
                 eprintln!("opal: {e}");
                 code = 1;
             }
@@ -222,15 +267,35 @@ fn desugar(file: &str, prelude: bool) -> i32 {
     if compiled.has_errors() {
         return 1;
     }
-    print!("{}", opal_core::machine::print_initial(&compiled.program, prelude));
+    print!(
+        "{}",
+        opal_core::machine::print_initial(&compiled.program, prelude)
+    );
     0
 }
 
 /// `opal debug [FILE]`: the step debugger window (`opal-debugger-gui`).
-fn debug(file: Option<&str>, world: Option<&str>, trace: Option<&str>, allow_exec: bool, max_steps: Option<u64>) -> i32 {
-    let (file, world, trace) = (file.map(Path::new), world.map(Path::new), trace.map(Path::new));
-    let live: opal_debugger_gui::live::LiveFactory = Box::new(move || std::rc::Rc::new(opal_live::LiveExternals::from_env(allow_exec)));
-    match opal_debugger_gui::run_native(file, world, trace, max_steps.map(|n| usize::try_from(n).unwrap_or(usize::MAX)), Some(live)) {
+fn debug(
+    file: Option<&str>,
+    world: Option<&str>,
+    trace: Option<&str>,
+    allow_exec: bool,
+    max_steps: Option<u64>,
+) -> i32 {
+    let (file, world, trace) = (
+        file.map(Path::new),
+        world.map(Path::new),
+        trace.map(Path::new),
+    );
+    let live: opal_debugger_gui::live::LiveFactory =
+        Box::new(move || std::rc::Rc::new(opal_live::LiveExternals::from_env(allow_exec)));
+    match opal_debugger_gui::run_native(
+        file,
+        world,
+        trace,
+        max_steps.map(|n| usize::try_from(n).unwrap_or(usize::MAX)),
+        Some(live),
+    ) {
         Ok(()) => 0,
         Err(e) => {
             eprintln!("opal: {e}");
@@ -250,10 +315,12 @@ fn debug(file: Option<&str>, world: Option<&str>, trace: Option<&str>, allow_exe
 /// 45 ms of page faults.
 fn return_idle_memory() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    let _ = std::thread::Builder::new().name("return-idle-memory".into()).spawn(|| loop {
-        std::thread::sleep(std::time::Duration::from_secs(1));
-        // SAFETY: mi_collect only releases memory the allocator holds free; `true` releases it
-        // whatever its age (mimalloc waits up to ten seconds for arenas otherwise).
-        unsafe { libmimalloc_sys::mi_collect(true) }
-    });
+    let _ = std::thread::Builder::new()
+        .name("return-idle-memory".into())
+        .spawn(|| loop {
+            std::thread::sleep(std::time::Duration::from_secs(1));
+            // SAFETY: mi_collect only releases memory the allocator holds free; `true` releases it
+            // whatever its age (mimalloc waits up to ten seconds for arenas otherwise).
+            unsafe { libmimalloc_sys::mi_collect(true) }
+        });
 }

@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 /// A program, world file or trace the command line names: a regular file of at most
 /// `opal_core::files::MAX_READ` bytes (`/dev/zero` and FIFOs are refused, not read for ever).
 pub fn read_file(path: &str) -> Result<String, String> {
-    opal_core::files::read_text(Path::new(path), "file", opal_core::files::MAX_READ).map_err(|e| e.to_string())
+    opal_core::files::read_text(Path::new(path), "file", opal_core::files::MAX_READ)
+        .map_err(|e| e.to_string())
 }
 
 /// The world file for a program: `--world W`, else `NAME.world.toml` beside `NAME.opal`.
@@ -27,7 +28,10 @@ pub fn print_diags(diags: &[Diagnostic], file: &str, text: &str) {
 }
 
 /// Loads and checks a program with its world file; prints diagnostics. `Err(code)` to exit.
-pub fn load(file: &str, world: Option<&str>) -> Result<(String, opal_core::Compiled, Option<opal_core::world::World>), i32> {
+pub fn load(
+    file: &str,
+    world: Option<&str>,
+) -> Result<(String, opal_core::Compiled, Option<opal_core::world::World>), i32> {
     let text = read_file(file).map_err(|e| {
         eprintln!("opal: {e}");
         1
@@ -41,7 +45,16 @@ pub fn load(file: &str, world: Option<&str>) -> Result<(String, opal_core::Compi
         std::thread::scope(|s| {
             let loading = s.spawn(|| load_world(file, world));
             let compiled = opal_core::compile(&text);
-            let failed = || (None, Some((world.unwrap_or(file).to_string(), String::new(), vec![world_loader_failed()])));
+            let failed = || {
+                (
+                    None,
+                    Some((
+                        world.unwrap_or(file).to_string(),
+                        String::new(),
+                        vec![world_loader_failed()],
+                    )),
+                )
+            };
             (compiled, loading.join().unwrap_or_else(|_| failed()))
         })
     };
@@ -65,23 +78,45 @@ pub fn load(file: &str, world: Option<&str>) -> Result<(String, opal_core::Compi
 
 /// The world loader never panics; should it, the run stops with this rather than without a world.
 fn world_loader_failed() -> Diagnostic {
-    Diagnostic::error("E0900", Default::default(), "internal error while loading the world file").with_help("please report this with the world file")
+    Diagnostic::error(
+        "E0900",
+        Default::default(),
+        "internal error while loading the world file",
+    )
+    .with_help("please report this with the world file")
 }
 
 /// A world file's diagnostics: its path, its text, and what is wrong with it (or worth a warning).
 type WorldDiags = (String, String, Vec<Diagnostic>);
 
-pub fn load_world(file: &str, explicit: Option<&str>) -> (Option<opal_core::world::World>, Option<WorldDiags>) {
-    let Some(p) = world_path(file, explicit) else { return (None, None) };
+pub fn load_world(
+    file: &str,
+    explicit: Option<&str>,
+) -> (Option<opal_core::world::World>, Option<WorldDiags>) {
+    let Some(p) = world_path(file, explicit) else {
+        return (None, None);
+    };
     let ps = p.display().to_string();
     let text = match read_file(&ps) {
         Ok(t) => t,
-        Err(e) => return (None, Some((ps, String::new(), vec![Diagnostic::error("E0200", Default::default(), e)]))),
+        Err(e) => {
+            return (
+                None,
+                Some((
+                    ps,
+                    String::new(),
+                    vec![Diagnostic::error("E0200", Default::default(), e)],
+                )),
+            )
+        }
     };
     match opal_core::world::parse_world(&text) {
         Ok(w) => {
             let warnings = w.warnings.clone();
-            (Some(w), (!warnings.is_empty()).then_some((ps, text, warnings)))
+            (
+                Some(w),
+                (!warnings.is_empty()).then_some((ps, text, warnings)),
+            )
         }
         Err(ds) => (None, Some((ps, text, ds))),
     }

@@ -44,7 +44,10 @@ fn end_quietly_when_stdout_closes() {
     std::panic::set_hook(Box::new(move |info| {
         // std's message for a failed `print!`: "failed printing to stdout: <the io::Error>";
         // the OS error number says EPIPE in any locale.
-        let broken_pipe = info.payload_as_str().is_some_and(|m| m.starts_with("failed printing to stdout") && m.ends_with(&format!("(os error {})", epipe())));
+        let broken_pipe = info.payload_as_str().is_some_and(|m| {
+            m.starts_with("failed printing to stdout")
+                && m.ends_with(&format!("(os error {})", epipe()))
+        });
         if broken_pipe {
             std::process::exit(run::STDOUT_CLOSED);
         }

@@ -23,10 +23,12 @@ fn options(args: &EvalArgs, text: &str, record: bool) -> Result<Options, i32> {
         o.record = true;
     }
     if let Some(t) = &args.replay {
-        let trace = read_file(t).and_then(|s| Trace::parse(&s).map_err(|e| e.to_string())).map_err(|e| {
-            eprintln!("opal: {t}: {e}");
-            1
-        })?;
+        let trace = read_file(t)
+            .and_then(|s| Trace::parse(&s).map_err(|e| e.to_string()))
+            .map_err(|e| {
+                eprintln!("opal: {t}: {e}");
+                1
+            })?;
         if let Err(e) = check_trace(&trace, text, args.force) {
             eprintln!("opal: {t}: {e}");
             return Err(1);
@@ -69,7 +71,14 @@ fn exit_code(r: &Report) -> i32 {
 /// failed calls is read from its first errors, not scrolled through.
 const SHOWN_ERRORS: usize = 20;
 
-fn report_end(r: &Report, file: &str, quiet: bool, max_steps: Option<u64>, m: &Machine, text: &str) {
+fn report_end(
+    r: &Report,
+    file: &str,
+    quiet: bool,
+    max_steps: Option<u64>,
+    m: &Machine,
+    text: &str,
+) {
     match &r.end {
         End::Done(Some(v)) if !quiet => println!("{v}"),
         End::Done(_) => {}
@@ -77,7 +86,11 @@ fn report_end(r: &Report, file: &str, quiet: bool, max_steps: Option<u64>, m: &M
             let index = opal_core::span::LineIndex::new(text);
             // Where each statement came from in the source, when it did (statements the
             // environment added have no place: the prelude's, the externals').
-            let wanted: std::collections::HashSet<&str> = items.iter().map(|f| f.label.as_str()).filter(|l| !l.is_empty()).collect();
+            let wanted: std::collections::HashSet<&str> = items
+                .iter()
+                .map(|f| f.label.as_str())
+                .filter(|l| !l.is_empty())
+                .collect();
             let at: std::collections::HashMap<String, u32> = if wanted.is_empty() {
                 Default::default()
             } else {
@@ -90,14 +103,22 @@ fn report_end(r: &Report, file: &str, quiet: bool, max_steps: Option<u64>, m: &M
                     .collect()
             };
             for f in items.iter().take(SHOWN_ERRORS) {
-                eprint!("{}", runtime_error(f, at.get(&f.label).copied(), file, text, &index));
+                eprint!(
+                    "{}",
+                    runtime_error(f, at.get(&f.label).copied(), file, text, &index)
+                );
             }
             if items.len() > SHOWN_ERRORS {
-                eprintln!("{file}: and {} more runtime errors (the first {SHOWN_ERRORS} are shown)", items.len() - SHOWN_ERRORS);
+                eprintln!(
+                    "{file}: and {} more runtime errors (the first {SHOWN_ERRORS} are shown)",
+                    items.len() - SHOWN_ERRORS
+                );
             }
         }
         End::StepBudget => {
-            let n = max_steps.map(|n| n.to_string()).unwrap_or_else(|| "the budget of".into());
+            let n = max_steps
+                .map(|n| n.to_string())
+                .unwrap_or_else(|| "the budget of".into());
             eprintln!("{file}: stopped: did not finish within {n} steps (--max-steps); a larger budget may let it finish, or it diverges")
         }
         End::RoundBudget => {}
@@ -106,7 +127,13 @@ fn report_end(r: &Report, file: &str, quiet: bool, max_steps: Option<u64>, m: &M
 
 /// A runtime error as rustc writes errors: `file:line:col: error[R0002]: message`, the source
 /// line with a caret at the statement's expression, and what to do (`docs/diagnostics.md`).
-fn runtime_error(f: &opal_core::machine::run::Fault, at: Option<u32>, file: &str, text: &str, index: &opal_core::span::LineIndex) -> String {
+fn runtime_error(
+    f: &opal_core::machine::run::Fault,
+    at: Option<u32>,
+    file: &str,
+    text: &str,
+    index: &opal_core::span::LineIndex,
+) -> String {
     use opal_core::machine::run as r;
     let help = match f.code {
         r::FAILED => "the external call failed for the reason given; check the argument this call is given or, for a mocked external, its world file",
@@ -118,20 +145,37 @@ fn runtime_error(f: &opal_core::machine::run::Fault, at: Option<u32>, file: &str
         r::STOPPED => "call-by-value stops at the first statement that cannot step; the errors above say why",
         _ => "see docs/diagnostics.md",
     };
-    let label = if f.label.is_empty() { String::new() } else { format!(" (statement {})", f.label) };
+    let label = if f.label.is_empty() {
+        String::new()
+    } else {
+        format!(" (statement {})", f.label)
+    };
     // A library function given arguments of the wrong shape fails inside it: name the call.
     let inside = f.inside.map(|c| {
         let span = opal_core::span::Span::new(c.offset as usize, c.offset as usize + c.name.len());
-        (span, format!("this happened inside this call of `{}`, which takes {}", c.name, c.shape))
+        (
+            span,
+            format!(
+                "this happened inside this call of `{}`, which takes {}",
+                c.name, c.shape
+            ),
+        )
     });
     match at {
         Some(off) => {
             // The caret covers the name or literal the statement starts at.
             let start = off as usize;
-            let word = text.get(start..).map_or(1, |t| t.find(|c: char| !(c.is_alphanumeric() || c == '_')).unwrap_or(t.len()).max(1));
-            let mut d =
-                opal_core::diag::Diagnostic::error(f.code, opal_core::span::Span::new(start, start + word), format!("runtime error{label}: {}", f.message))
-                    .with_help(help);
+            let word = text.get(start..).map_or(1, |t| {
+                t.find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                    .unwrap_or(t.len())
+                    .max(1)
+            });
+            let mut d = opal_core::diag::Diagnostic::error(
+                f.code,
+                opal_core::span::Span::new(start, start + word),
+                format!("runtime error{label}: {}", f.message),
+            )
+            .with_help(help);
             if let Some((span, note)) = inside {
                 d = d.with_related(span, note);
             }
@@ -142,7 +186,10 @@ fn runtime_error(f: &opal_core::machine::run::Fault, at: Option<u32>, file: &str
                 let lc = index.line_col(text, span.start);
                 format!("  = note: {file}:{}:{}: {note}\n", lc.line, lc.col)
             });
-            format!("{file}: error[{}]: runtime error{label}: {}\n{note}  = help: {help}\n", f.code, f.message)
+            format!(
+                "{file}: error[{}]: runtime error{label}: {}\n{note}  = help: {help}\n",
+                f.code, f.message
+            )
         }
     }
 }
@@ -166,7 +213,8 @@ pub fn run(args: &RunArgs) -> i32 {
     }
     opts.world = world;
     opts.allow_exec = args.allow_exec;
-    let live: std::rc::Rc<dyn opal_core::machine::live::Live> = std::rc::Rc::new(opal_live::LiveExternals::from_env(args.allow_exec));
+    let live: std::rc::Rc<dyn opal_core::machine::live::Live> =
+        std::rc::Rc::new(opal_live::LiveExternals::from_env(args.allow_exec));
     opts.live = Some(live.clone());
     opts.replay_timing = args.timing;
     let mut m = Machine::new(&compiled.program);
@@ -179,14 +227,20 @@ pub fn run(args: &RunArgs) -> i32 {
     let report = run_machine(&mut m, opts, sink(live), None);
     let _ = std::io::stdout().flush();
     report_end(&report, file, args.quiet, max_steps, &m, &text);
-    let failed_record = args.record.as_deref().is_some_and(|t| !write_trace(t, &report, &places, file, &text));
+    let failed_record = args
+        .record
+        .as_deref()
+        .is_some_and(|t| !write_trace(t, &report, &places, file, &text));
     if args.stats {
         eprintln!("rounds: {}", report.rounds);
         for r in Rule::ALL {
             eprintln!("  {}: {}", r.name(), m.steps_by(r));
         }
         eprintln!("steps: {}", m.steps_total());
-        eprintln!("tasks: {} (max in flight {})", report.tasks, report.max_in_flight);
+        eprintln!(
+            "tasks: {} (max in flight {})",
+            report.tasks, report.max_in_flight
+        );
         eprintln!("wall time: {:.3} ms", report.wall.as_secs_f64() * 1000.0);
         match report.first_output {
             Some(d) => eprintln!("time to first output: {:.3} ms", d.as_secs_f64() * 1000.0),
@@ -203,18 +257,30 @@ pub fn run(args: &RunArgs) -> i32 {
 
 /// The source offset of each statement of the program's term, by label.
 fn places(m: &Machine) -> HashMap<String, u32> {
-    m.iter().filter_map(|s| Some((m.label_of(s), m.stmt(s).source_offset()?))).collect()
+    m.iter()
+        .filter_map(|s| Some((m.label_of(s), m.stmt(s).source_offset()?)))
+        .collect()
 }
 
 /// Writes the run's trace to `path`, only if `--replay` can read all of it back (an argument
 /// nested too deep cannot be): the refusal names the call and its place in the program. False
 /// when nothing was written, said on stderr.
-fn write_trace(path: &str, report: &Report, places: &HashMap<String, u32>, file: &str, text: &str) -> bool {
+fn write_trace(
+    path: &str,
+    report: &Report,
+    places: &HashMap<String, u32>,
+    file: &str,
+    text: &str,
+) -> bool {
     if let Err((i, why)) = report.trace.check_recordable() {
         let call = match report.trace.events.get(i) {
             Some(e) => {
-                let at = places.get(&e.label).map(|off| opal_core::span::LineIndex::new(text).line_col(text, *off));
-                let at = at.map(|lc| format!("{file}:{}:{}: ", lc.line, lc.col)).unwrap_or_default();
+                let at = places
+                    .get(&e.label)
+                    .map(|off| opal_core::span::LineIndex::new(text).line_col(text, *off));
+                let at = at
+                    .map(|lc| format!("{file}:{}:{}: ", lc.line, lc.col))
+                    .unwrap_or_default();
                 format!("{at}the call to `{}` (statement {})", e.external, e.label)
             }
             None => format!("event {}", i + 1),
@@ -259,7 +325,11 @@ pub fn step(args: &StepArgs) -> i32 {
             let v = serde_json::json!({"step": n, "rule": ev.rule.name(), "label": label, "term": m.print_term(false)});
             println!("{v}");
         } else {
-            println!("step {n}: {} at {label}\n{}", ev.rule.name(), m.print_term(false));
+            println!(
+                "step {n}: {} at {label}\n{}",
+                ev.rule.name(),
+                m.print_term(false)
+            );
         }
     };
     let max_steps = opts.max_steps;
@@ -269,7 +339,13 @@ pub fn step(args: &StepArgs) -> i32 {
 }
 
 /// Enumerates step orders of a small program under one resolution of every task.
-pub fn explore(file: &str, world: Option<&str>, max_states: usize, full: bool, dot: Option<&str>) -> i32 {
+pub fn explore(
+    file: &str,
+    world: Option<&str>,
+    max_states: usize,
+    full: bool,
+    dot: Option<&str>,
+) -> i32 {
     use opal_core::machine::explore::{explore, Mode, Options};
     let (_text, compiled, world) = match load(file, world) {
         Ok(x) => x,
@@ -282,7 +358,15 @@ pub fn explore(file: &str, world: Option<&str>, max_states: usize, full: bool, d
         }
     }
     let mode = if full { Mode::Full } else { Mode::Reduced };
-    let r = explore(&Machine::new(&compiled.program), world, Options { mode, max_states, graph: dot.is_some() });
+    let r = explore(
+        &Machine::new(&compiled.program),
+        world,
+        Options {
+            mode,
+            max_states,
+            graph: dot.is_some(),
+        },
+    );
     if let Some(path) = dot {
         if let Err(e) = write_file_safely(Path::new(path), r.to_dot().as_bytes()) {
             eprintln!("opal: --dot: {e}");
@@ -294,7 +378,8 @@ pub fn explore(file: &str, world: Option<&str>, max_states: usize, full: bool, d
         Mode::Full => "every interleaving",
     };
     println!("states: {} ({how})", r.states);
-    let (finals, stuck): (Vec<_>, Vec<_>) = r.normal_forms.iter().partition(|nf| nf.stuck.is_empty());
+    let (finals, stuck): (Vec<_>, Vec<_>) =
+        r.normal_forms.iter().partition(|nf| nf.stuck.is_empty());
     println!("normal forms: {}", finals.len());
     if !stuck.is_empty() {
         println!("stuck terms: {}", stuck.len());
@@ -302,9 +387,21 @@ pub fn explore(file: &str, world: Option<&str>, max_states: usize, full: bool, d
     // Every one, up to a screenful; how many more there are.
     const SHOWN: usize = 32;
     for (i, nf) in r.normal_forms.iter().enumerate().take(SHOWN) {
-        let choices: Vec<String> = nf.choices.iter().map(|(l, c)| format!("{l} → {c}")).collect();
-        let with = if choices.is_empty() { String::new() } else { format!(" (choices: {})", choices.join(", ")) };
-        let what = if nf.stuck.is_empty() { "normal form" } else { "stuck term" };
+        let choices: Vec<String> = nf
+            .choices
+            .iter()
+            .map(|(l, c)| format!("{l} → {c}"))
+            .collect();
+        let with = if choices.is_empty() {
+            String::new()
+        } else {
+            format!(" (choices: {})", choices.join(", "))
+        };
+        let what = if nf.stuck.is_empty() {
+            "normal form"
+        } else {
+            "stuck term"
+        };
         println!("{what} {}{with}:\n{}", i + 1, nf.term);
         for why in &nf.stuck {
             println!("  stuck: {why}");
@@ -315,7 +412,10 @@ pub fn explore(file: &str, world: Option<&str>, max_states: usize, full: bool, d
     }
     let violations = r.violations();
     if !violations.is_empty() {
-        println!("confluence violation: {} choice sequence(s) lead to different normal forms", violations.len());
+        println!(
+            "confluence violation: {} choice sequence(s) lead to different normal forms",
+            violations.len()
+        );
         return 1;
     }
     if r.truncated {

@@ -9,7 +9,12 @@ use crate::span::Span;
 /// that no binder rebinds a name in scope. Returns one message per violation, with the span of
 /// the source that the offending core statement came from.
 pub fn well_formed(p: &Program) -> Vec<(String, Span)> {
-    let mut wf = Wf { bound: NameTable::new(4 * p.size() + 64), open: vec![true], errs: Vec::new(), at: Span::default() };
+    let mut wf = Wf {
+        bound: NameTable::new(4 * p.size() + 64),
+        open: vec![true],
+        errs: Vec::new(),
+        at: Span::default(),
+    };
     for s in &p.env {
         wf.stmt(s, 0);
     }
@@ -34,13 +39,15 @@ impl Wf {
 
     fn use_var(&mut self, x: &Name) {
         if !self.in_scope(x) {
-            self.errs.push((format!("`{x}` is used but not bound"), self.at));
+            self.errs
+                .push((format!("`{x}` is used but not bound"), self.at));
         }
     }
 
     fn bind(&mut self, x: Name, scope: u32) {
         if self.in_scope(&x) {
-            self.errs.push((format!("`{x}` is bound twice in one scope"), self.at));
+            self.errs
+                .push((format!("`{x}` is bound twice in one scope"), self.at));
         }
         self.bound.insert(x, scope);
     }
@@ -73,7 +80,9 @@ impl Wf {
         }
         match &e.ret {
             Some(r) => self.use_var(r),
-            None => self.errs.push(("expression without a return variable".into(), self.at)),
+            None => self
+                .errs
+                .push(("expression without a return variable".into(), self.at)),
         }
     }
 }

@@ -28,10 +28,21 @@ pub struct Diagnostic {
 
 impl Diagnostic {
     pub fn error(code: &'static str, span: Span, message: impl Into<String>) -> Diagnostic {
-        Diagnostic { severity: Severity::Error, code, message: message.into(), span, help: None, related: vec![], fix: None }
+        Diagnostic {
+            severity: Severity::Error,
+            code,
+            message: message.into(),
+            span,
+            help: None,
+            related: vec![],
+            fix: None,
+        }
     }
     pub fn warning(code: &'static str, span: Span, message: impl Into<String>) -> Diagnostic {
-        Diagnostic { severity: Severity::Warning, ..Diagnostic::error(code, span, message) }
+        Diagnostic {
+            severity: Severity::Warning,
+            ..Diagnostic::error(code, span, message)
+        }
     }
     pub fn with_help(mut self, help: impl Into<String>) -> Diagnostic {
         self.help = Some(help.into());
@@ -76,8 +87,14 @@ pub const CODES: &[(&str, &str)] = &[
     ("W0002", "handle used twice without threading"),
     ("W0003", "extern without a world entry"),
     ("W0004", "world file table replaces a standard external"),
-    ("W0005", "world file and program disagree on an external's ordering class"),
-    ("W0006", "world file has two responses for the same argument"),
+    (
+        "W0005",
+        "world file and program disagree on an external's ordering class",
+    ),
+    (
+        "W0006",
+        "world file has two responses for the same argument",
+    ),
     ("W0007", "world file table that no call reads"),
 ];
 
@@ -97,18 +114,32 @@ pub fn render(d: &Diagnostic, file: &str, text: &str, index: &LineIndex) -> Stri
         Severity::Warning => "warning",
     };
     let lc = index.line_col(text, d.span.start);
-    let mut out = format!("{file}:{}:{}: {sev}[{}]: {}\n", lc.line, lc.col, d.code, d.message);
+    let mut out = format!(
+        "{file}:{}:{}: {sev}[{}]: {}\n",
+        lc.line, lc.col, d.code, d.message
+    );
     let line_no = lc.line.to_string();
     let pad = " ".repeat(line_no.len());
     let src_line = index.line_text(text, lc.line as usize - 1);
     let end_lc = index.line_col(text, d.span.end);
-    let width = if end_lc.line == lc.line { (end_lc.col.saturating_sub(lc.col)).max(1) } else { 1 };
+    let width = if end_lc.line == lc.line {
+        (end_lc.col.saturating_sub(lc.col)).max(1)
+    } else {
+        1
+    };
     // A long line is shown as a window around the column (a 160 000-character line repeated
     // for every warning on it made gigabytes of output); control characters as `?`.
     let chars: Vec<char> = src_line.chars().collect();
     let col = lc.col as usize - 1;
-    let (from, to) = if chars.len() <= SHOWN { (0, chars.len()) } else { window(col, chars.len()) };
-    let mut shown: String = chars[from..to].iter().map(|&c| if c.is_control() && c != '\t' { '?' } else { c }).collect();
+    let (from, to) = if chars.len() <= SHOWN {
+        (0, chars.len())
+    } else {
+        window(col, chars.len())
+    };
+    let mut shown: String = chars[from..to]
+        .iter()
+        .map(|&c| if c.is_control() && c != '\t' { '?' } else { c })
+        .collect();
     if from > 0 {
         shown.insert(0, '…');
     }
@@ -118,10 +149,17 @@ pub fn render(d: &Diagnostic, file: &str, text: &str, index: &LineIndex) -> Stri
     let caret_at = col - from + usize::from(from > 0);
     let width = (width as usize).min(to.saturating_sub(col).max(1)).min(200);
     out.push_str(&format!("{pad} |\n{line_no} | {shown}\n"));
-    out.push_str(&format!("{pad} | {}{}\n", " ".repeat(caret_at), "^".repeat(width)));
+    out.push_str(&format!(
+        "{pad} | {}{}\n",
+        " ".repeat(caret_at),
+        "^".repeat(width)
+    ));
     for (span, msg) in &d.related {
         let r = index.line_col(text, span.start);
-        out.push_str(&format!("{pad} = note: {file}:{}:{}: {msg}\n", r.line, r.col));
+        out.push_str(&format!(
+            "{pad} = note: {file}:{}:{}: {msg}\n",
+            r.line, r.col
+        ));
     }
     if let Some(h) = &d.help {
         out.push_str(&format!("{pad} = help: {h}\n"));
@@ -138,7 +176,9 @@ pub const CLIP_CHARS: usize = 200;
 pub fn clip(text: &str) -> std::borrow::Cow<'_, str> {
     match text.char_indices().nth(CLIP_CHARS) {
         None => std::borrow::Cow::Borrowed(text),
-        Some((end, _)) => std::borrow::Cow::Owned(format!("{}… ({} bytes in all)", &text[..end], text.len())),
+        Some((end, _)) => {
+            std::borrow::Cow::Owned(format!("{}… ({} bytes in all)", &text[..end], text.len()))
+        }
     }
 }
 
@@ -165,7 +205,11 @@ pub fn clip_display(v: &(impl std::fmt::Display + ?Sized)) -> String {
             Ok(())
         }
     }
-    let mut h = Head { kept: String::new(), chars: 0, bytes: 0 };
+    let mut h = Head {
+        kept: String::new(),
+        chars: 0,
+        bytes: 0,
+    };
     let _ = std::fmt::write(&mut h, format_args!("{v}"));
     if h.chars <= CLIP_CHARS {
         h.kept
@@ -209,7 +253,10 @@ mod clip_tests {
         // 'é' is two bytes: byte 200 is inside a character.
         let s = "é".repeat(1000);
         let c = clip(&s);
-        assert_eq!(c, format!("{}… (2000 bytes in all)", "é".repeat(CLIP_CHARS)));
+        assert_eq!(
+            c,
+            format!("{}… (2000 bytes in all)", "é".repeat(CLIP_CHARS))
+        );
         assert_eq!(clip_display(&s), c);
         let mixed = format!("a{}", "€".repeat(300));
         assert!(clip(&mixed).starts_with(&format!("a{}…", "€".repeat(CLIP_CHARS - 1))));

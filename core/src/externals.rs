@@ -43,13 +43,36 @@ pub struct ExtDecl {
     pub data: bool,
 }
 
-const fn ext(name: &'static str, sig: &'static str, doc: &'static str, kind: ExtKind, arity: Option<usize>) -> ExtDecl {
-    ExtDecl { name, sig, doc, kind, arity, results: &[], needs_exec: false, data: false }
+const fn ext(
+    name: &'static str,
+    sig: &'static str,
+    doc: &'static str,
+    kind: ExtKind,
+    arity: Option<usize>,
+) -> ExtDecl {
+    ExtDecl {
+        name,
+        sig,
+        doc,
+        kind,
+        arity,
+        results: &[],
+        needs_exec: false,
+        data: false,
+    }
 }
 
 /// A pure library function on data (`ExtDecl::data`).
-const fn lib(name: &'static str, sig: &'static str, doc: &'static str, arity: Option<usize>) -> ExtDecl {
-    ExtDecl { data: true, ..ext(name, sig, doc, Pure, arity) }
+const fn lib(
+    name: &'static str,
+    sig: &'static str,
+    doc: &'static str,
+    arity: Option<usize>,
+) -> ExtDecl {
+    ExtDecl {
+        data: true,
+        ..ext(name, sig, doc, Pure, arity)
+    }
 }
 
 use ExtKind::*;
@@ -106,7 +129,10 @@ pub static STANDARD: &[ExtDecl] = &[
 ];
 
 /// Handles in scope in every program.
-pub static HANDLES: &[(&str, &str)] = &[("stdout", "The program's standard output handle."), ("stderr", "The program's standard error handle.")];
+pub static HANDLES: &[(&str, &str)] = &[
+    ("stdout", "The program's standard output handle."),
+    ("stderr", "The program's standard error handle."),
+];
 
 pub fn standard(name: &str) -> Option<&'static ExtDecl> {
     STANDARD.iter().find(|e| e.name == name)
@@ -125,7 +151,9 @@ pub fn process_handles(n: u32) -> (String, String) {
 
 /// Is `name` a descriptor made by `create_process` (`proc1_stdin`, `proc12_stdout`)?
 pub fn is_process_handle(name: &str) -> bool {
-    let Some((n, end)) = name.strip_prefix("proc").and_then(|r| r.split_once('_')) else { return false };
+    let Some((n, end)) = name.strip_prefix("proc").and_then(|r| r.split_once('_')) else {
+        return false;
+    };
     let number = !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) && !n.starts_with('0');
     number && (end == "stdin" || end == "stdout")
 }
@@ -141,6 +169,13 @@ pub fn is_handle_literal(name: &str) -> bool {
 pub fn handle_root(name: &str) -> Option<&'static str> {
     let root = name.split('_').next().unwrap_or(name);
     let rest = &name[root.len()..];
-    let ok = rest.split('_').skip(1).all(|k| !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()));
-    HANDLES.iter().find(|(h, _)| *h == root).filter(|_| ok).map(|(h, _)| *h)
+    let ok = rest
+        .split('_')
+        .skip(1)
+        .all(|k| !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()));
+    HANDLES
+        .iter()
+        .find(|(h, _)| *h == root)
+        .filter(|_| ok)
+        .map(|(h, _)| *h)
 }

@@ -35,14 +35,25 @@ pub enum WriteError {
     /// The file's permissions forbid writing it (it was made read-only on purpose).
     ReadOnly { path: PathBuf },
     /// The system refused; `doing` says at which step.
-    Io { path: PathBuf, doing: String, source: io::Error },
+    Io {
+        path: PathBuf,
+        doing: String,
+        source: io::Error,
+    },
 }
 
 impl fmt::Display for WriteError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            WriteError::EmptyPath => write!(f, "the file name is empty: give the path of the file to write"),
-            WriteError::NotAFile { path, what } => write!(f, "cannot write `{}`: it is {what}; give the path of a regular file", path.display()),
+            WriteError::EmptyPath => write!(
+                f,
+                "the file name is empty: give the path of the file to write"
+            ),
+            WriteError::NotAFile { path, what } => write!(
+                f,
+                "cannot write `{}`: it is {what}; give the path of a regular file",
+                path.display()
+            ),
             WriteError::NotAFileName { path, ends } => {
                 write!(f, "cannot write `{}`: it ends in `{ends}`, so it names a directory, not a file; give the path of a file", path.display())
             }
@@ -55,13 +66,23 @@ impl fmt::Display for WriteError {
             WriteError::ReadOnly { path } => {
                 write!(f, "cannot write `{}`: the file is read-only; make it writable (`chmod u+w`), or write elsewhere", path.display())
             }
-            WriteError::Io { path, doing, source } => {
+            WriteError::Io {
+                path,
+                doing,
+                source,
+            } => {
                 write!(f, "cannot write `{}`: {doing}: {source}", path.display())?;
                 match source.kind() {
                     io::ErrorKind::PermissionDenied | io::ErrorKind::ReadOnlyFilesystem => {
-                        write!(f, "; check the permissions of `{}`, or write elsewhere", parent_dir(path).display())
+                        write!(
+                            f,
+                            "; check the permissions of `{}`, or write elsewhere",
+                            parent_dir(path).display()
+                        )
                     }
-                    io::ErrorKind::StorageFull | io::ErrorKind::QuotaExceeded | io::ErrorKind::FileTooLarge => {
+                    io::ErrorKind::StorageFull
+                    | io::ErrorKind::QuotaExceeded
+                    | io::ErrorKind::FileTooLarge => {
                         write!(f, "; free some space, or write elsewhere")
                     }
                     _ => Ok(()),
@@ -108,7 +129,10 @@ pub fn check_writable(path: &Path) -> Result<(), WriteError> {
 /// Where and how a path is written.
 enum Target {
     /// A regular file, or a name that does not exist yet: replaced through a temporary file.
-    Replace { real: PathBuf, old: Option<Metadata> },
+    Replace {
+        real: PathBuf,
+        old: Option<Metadata>,
+    },
     /// A character device or an open descriptor: opened and written where it is (appended for a
     /// descriptor, so a trace sent to a redirected stdout follows the program's output).
     InPlace { real: PathBuf, append: bool },
@@ -136,11 +160,17 @@ fn check_name(path: &Path) -> Result<(), WriteError> {
         None
     };
     if let Some(ends) = ends {
-        return Err(WriteError::NotAFileName { path: path.to_path_buf(), ends });
+        return Err(WriteError::NotAFileName {
+            path: path.to_path_buf(),
+            ends,
+        });
     }
     let len = path.file_name().map_or(0, |n| n.len());
     if len > MAX_NAME {
-        return Err(WriteError::NameTooLong { path: path.to_path_buf(), len });
+        return Err(WriteError::NameTooLong {
+            path: path.to_path_buf(),
+            len,
+        });
     }
     Ok(())
 }
@@ -150,9 +180,17 @@ fn plan(path: &Path) -> Result<Target, WriteError> {
         return Err(WriteError::EmptyPath);
     }
     check_name(path)?;
-    let io_err = |doing: &str, source| WriteError::Io { path: path.to_path_buf(), doing: doing.to_string(), source };
-    let Some(real) = follow_links(path).map_err(|e| io_err("following its symbolic links", e))? else {
-        return Ok(Target::InPlace { real: path.to_path_buf(), append: true });
+    let io_err = |doing: &str, source| WriteError::Io {
+        path: path.to_path_buf(),
+        doing: doing.to_string(),
+        source,
+    };
+    let Some(real) = follow_links(path).map_err(|e| io_err("following its symbolic links", e))?
+    else {
+        return Ok(Target::InPlace {
+            real: path.to_path_buf(),
+            append: true,
+        });
     };
     // A link's target is a name too (`ln -s dir/ link`).
     check_name(&real)?;
@@ -164,7 +202,10 @@ fn plan(path: &Path) -> Result<Target, WriteError> {
             Ok(Target::Replace { real, old: Some(m) })
         }
         Ok(m) => match kind(&m) {
-            None => Ok(Target::InPlace { real, append: false }),
+            None => Ok(Target::InPlace {
+                real,
+                append: false,
+            }),
             Some(what) => Err(WriteError::NotAFile { path: real, what }),
         },
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
@@ -172,11 +213,24 @@ fn plan(path: &Path) -> Result<Target, WriteError> {
             match std::fs::metadata(&dir) {
                 Ok(d) if d.is_dir() => Ok(Target::Replace { real, old: None }),
                 Ok(_) => Err(WriteError::NoDirectory { path: real, dir }),
-                Err(e) if e.kind() == io::ErrorKind::NotFound || e.kind() == io::ErrorKind::NotADirectory => Err(WriteError::NoDirectory { path: real, dir }),
-                Err(e) => Err(WriteError::Io { path: real, doing: format!("reading the directory `{}`", dir.display()), source: e }),
+                Err(e)
+                    if e.kind() == io::ErrorKind::NotFound
+                        || e.kind() == io::ErrorKind::NotADirectory =>
+                {
+                    Err(WriteError::NoDirectory { path: real, dir })
+                }
+                Err(e) => Err(WriteError::Io {
+                    path: real,
+                    doing: format!("reading the directory `{}`", dir.display()),
+                    source: e,
+                }),
             }
         }
-        Err(e) => Err(WriteError::Io { path: real, doing: "reading what it is".into(), source: e }),
+        Err(e) => Err(WriteError::Io {
+            path: real,
+            doing: "reading what it is".into(),
+            source: e,
+        }),
     }
 }
 
@@ -190,16 +244,33 @@ pub const MAX_READ: u64 = 1 << 30;
 pub enum ReadError {
     /// The system refused (it does not exist, permissions, …).
     #[error("cannot read {what} `{}`: {source}", path.display())]
-    Io { what: String, path: PathBuf, source: io::Error },
+    Io {
+        what: String,
+        path: PathBuf,
+        source: io::Error,
+    },
     /// It is a directory, a FIFO, a device, …: `is` says which.
     #[error("cannot read {what} `{}`: it is {is}; give the path of a regular file", path.display())]
-    NotAFile { what: String, path: PathBuf, is: &'static str },
+    NotAFile {
+        what: String,
+        path: PathBuf,
+        is: &'static str,
+    },
     /// It holds more than the limit.
     #[error("cannot read {what} `{}`: it is {len} bytes, over the {} MiB opal reads", path.display(), limit >> 20)]
-    TooBig { what: String, path: PathBuf, len: u64, limit: u64 },
+    TooBig {
+        what: String,
+        path: PathBuf,
+        len: u64,
+        limit: u64,
+    },
     /// Its bytes are not UTF-8; `offset` is the first invalid byte.
     #[error("{what} `{}` is not UTF-8 text (invalid byte at offset {offset})", path.display())]
-    NotUtf8 { what: String, path: PathBuf, offset: usize },
+    NotUtf8 {
+        what: String,
+        path: PathBuf,
+        offset: usize,
+    },
 }
 
 /// Reads a file the user named or that sits beside their program (`what`: "the program",
@@ -208,13 +279,26 @@ pub enum ReadError {
 /// (opening it already does), so both are refused before anything is opened.
 pub fn read_regular(path: &Path, what: &str, limit: u64) -> Result<Vec<u8>, ReadError> {
     use std::io::Read;
-    let io = |source| ReadError::Io { what: what.to_string(), path: path.to_path_buf(), source };
+    let io = |source| ReadError::Io {
+        what: what.to_string(),
+        path: path.to_path_buf(),
+        source,
+    };
     let meta = std::fs::metadata(path).map_err(io)?;
     if !meta.is_file() {
         let is = kind(&meta).unwrap_or("a device");
-        return Err(ReadError::NotAFile { what: what.to_string(), path: path.to_path_buf(), is });
+        return Err(ReadError::NotAFile {
+            what: what.to_string(),
+            path: path.to_path_buf(),
+            is,
+        });
     }
-    let over = |len: u64| ReadError::TooBig { what: what.to_string(), path: path.to_path_buf(), len, limit };
+    let over = |len: u64| ReadError::TooBig {
+        what: what.to_string(),
+        path: path.to_path_buf(),
+        len,
+        limit,
+    };
     if meta.len() > limit {
         return Err(over(meta.len()));
     }
@@ -223,7 +307,12 @@ pub fn read_regular(path: &Path, what: &str, limit: u64) -> Result<Vec<u8>, Read
     // 2, 4, … 512 MiB). The size may be wrong (files in /proc say 0) or grow: the vector then
     // grows as needed, and nothing is read past the limit.
     let mut bytes = Vec::new();
-    bytes.try_reserve_exact(meta.len() as usize).map_err(|e| io(io::Error::new(io::ErrorKind::OutOfMemory, format!("{} bytes: {e}", meta.len()))))?;
+    bytes.try_reserve_exact(meta.len() as usize).map_err(|e| {
+        io(io::Error::new(
+            io::ErrorKind::OutOfMemory,
+            format!("{} bytes: {e}", meta.len()),
+        ))
+    })?;
     file.take(limit + 1).read_to_end(&mut bytes).map_err(io)?;
     if bytes.len() as u64 > limit {
         return Err(over(bytes.len() as u64));
@@ -234,7 +323,11 @@ pub fn read_regular(path: &Path, what: &str, limit: u64) -> Result<Vec<u8>, Read
 /// [`read_regular`], as UTF-8 text.
 pub fn read_text(path: &Path, what: &str, limit: u64) -> Result<String, ReadError> {
     let bytes = read_regular(path, what, limit)?;
-    String::from_utf8(bytes).map_err(|e| ReadError::NotUtf8 { what: what.to_string(), path: path.to_path_buf(), offset: e.utf8_error().valid_up_to() })
+    String::from_utf8(bytes).map_err(|e| ReadError::NotUtf8 {
+        what: what.to_string(),
+        path: path.to_path_buf(),
+        offset: e.utf8_error().valid_up_to(),
+    })
 }
 
 /// What a path that is neither a regular file nor a character device is, for the refusal;
@@ -282,7 +375,9 @@ fn follow_links(path: &Path) -> io::Result<Option<PathBuf>> {
             Err(e) => return Err(e),
         }
     }
-    Err(io::Error::other(format!("more than {MAX_LINKS} symbolic links in a row (a loop?)")))
+    Err(io::Error::other(format!(
+        "more than {MAX_LINKS} symbolic links in a row (a loop?)"
+    )))
 }
 
 /// Whether `p` is an entry of a process's descriptor table (`/proc/self/fd/1`, and so
@@ -290,8 +385,13 @@ fn follow_links(path: &Path) -> io::Result<Option<PathBuf>> {
 /// `pipe:[1234]`, a file's names the file the shell opened, which a rename would take away
 /// from under the program's own output.
 fn names_a_descriptor(p: &Path) -> bool {
-    let Ok(dir) = std::fs::canonicalize(parent_dir(p)) else { return false };
-    let parts: Vec<_> = dir.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
+    let Ok(dir) = std::fs::canonicalize(parent_dir(p)) else {
+        return false;
+    };
+    let parts: Vec<_> = dir
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
     matches!(parts.as_slice(), [root, proc, _, fd] if root == "/" && proc == "proc" && fd == "fd")
 }
 
@@ -307,7 +407,10 @@ fn parent_dir(p: &Path) -> PathBuf {
 fn create_temporary(real: &Path) -> Result<(PathBuf, File), WriteError> {
     static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
     let dir = parent_dir(real);
-    let name = real.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = real
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let mut last = None;
     for _ in 0..8 {
         let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -322,21 +425,37 @@ fn create_temporary(real: &Path) -> Result<(PathBuf, File), WriteError> {
         match OpenOptions::new().write(true).create_new(true).open(&tmp) {
             Ok(f) => return Ok((tmp, f)),
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = Some(e),
-            Err(e) => return Err(WriteError::Io { path: real.to_path_buf(), doing: format!("creating a temporary file in `{}`", dir.display()), source: e }),
+            Err(e) => {
+                return Err(WriteError::Io {
+                    path: real.to_path_buf(),
+                    doing: format!("creating a temporary file in `{}`", dir.display()),
+                    source: e,
+                })
+            }
         }
     }
     let source = last.unwrap_or_else(|| io::Error::other("no free temporary name"));
-    Err(WriteError::Io { path: real.to_path_buf(), doing: format!("creating a temporary file in `{}`", dir.display()), source })
+    Err(WriteError::Io {
+        path: real.to_path_buf(),
+        doing: format!("creating a temporary file in `{}`", dir.display()),
+        source,
+    })
 }
 
 /// Writes a temporary file beside `real`, syncs it and renames it over `real`; on any failure
 /// the temporary file is removed and `real` is as it was.
 fn replace(real: &Path, bytes: &[u8], old: Option<&Metadata>) -> Result<(), WriteError> {
     let (tmp, file) = create_temporary(real)?;
-    let done = fill(file, bytes, old).and_then(|()| std::fs::rename(&tmp, real).map_err(|e| ("renaming the temporary file over it", e)));
+    let done = fill(file, bytes, old).and_then(|()| {
+        std::fs::rename(&tmp, real).map_err(|e| ("renaming the temporary file over it", e))
+    });
     if let Err((doing, source)) = done {
         let _ = std::fs::remove_file(&tmp);
-        return Err(WriteError::Io { path: real.to_path_buf(), doing: doing.into(), source });
+        return Err(WriteError::Io {
+            path: real.to_path_buf(),
+            doing: doing.into(),
+            source,
+        });
     }
     // The rename itself is durable only once the directory is synced; a failure here loses
     // nothing the user has (the file is complete either way), so it is not reported.
@@ -347,8 +466,13 @@ fn replace(real: &Path, bytes: &[u8], old: Option<&Metadata>) -> Result<(), Writ
 }
 
 /// The temporary file's contents and the original's owner and permissions, synced to disk.
-fn fill(mut file: File, bytes: &[u8], old: Option<&Metadata>) -> Result<(), (&'static str, io::Error)> {
-    file.write_all(bytes).map_err(|e| ("writing a temporary file", e))?;
+fn fill(
+    mut file: File,
+    bytes: &[u8],
+    old: Option<&Metadata>,
+) -> Result<(), (&'static str, io::Error)> {
+    file.write_all(bytes)
+        .map_err(|e| ("writing a temporary file", e))?;
     if let Some(old) = old {
         #[cfg(unix)]
         {
@@ -361,17 +485,29 @@ fn fill(mut file: File, bytes: &[u8], old: Option<&Metadata>) -> Result<(), (&'s
                 }
             }
         }
-        file.set_permissions(old.permissions()).map_err(|e| ("giving the temporary file the original's permissions", e))?;
+        file.set_permissions(old.permissions())
+            .map_err(|e| ("giving the temporary file the original's permissions", e))?;
     }
-    file.sync_all().map_err(|e| ("syncing a temporary file to disk", e))
+    file.sync_all()
+        .map_err(|e| ("syncing a temporary file to disk", e))
 }
 
 /// Writes a character device or an open descriptor where it is: no temporary file, no rename,
 /// never created or truncated.
 fn write_in_place(real: &Path, bytes: &[u8], append: bool) -> Result<(), WriteError> {
-    let io_err = |doing: &str, source| WriteError::Io { path: real.to_path_buf(), doing: doing.to_string(), source };
-    let mut f = OpenOptions::new().write(true).append(append).open(real).map_err(|e| io_err("opening it", e))?;
-    f.write_all(bytes).and_then(|()| f.flush()).map_err(|e| io_err("writing", e))
+    let io_err = |doing: &str, source| WriteError::Io {
+        path: real.to_path_buf(),
+        doing: doing.to_string(),
+        source,
+    };
+    let mut f = OpenOptions::new()
+        .write(true)
+        .append(append)
+        .open(real)
+        .map_err(|e| io_err("opening it", e))?;
+    f.write_all(bytes)
+        .and_then(|()| f.flush())
+        .map_err(|e| io_err("writing", e))
 }
 
 #[cfg(test)]
@@ -387,9 +523,17 @@ mod tests {
 
     /// Names in `dir` other than the ones a test made: a temporary file left behind.
     fn leftovers(dir: &Path, made: &[&str]) -> Vec<String> {
-        let names: Vec<String> =
-            std::fs::read_dir(dir).map(|r| r.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect()).unwrap_or_default();
-        names.into_iter().filter(|n| !made.contains(&n.as_str())).collect()
+        let names: Vec<String> = std::fs::read_dir(dir)
+            .map(|r| {
+                r.filter_map(|e| e.ok())
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .collect()
+            })
+            .unwrap_or_default();
+        names
+            .into_iter()
+            .filter(|n| !made.contains(&n.as_str()))
+            .collect()
     }
 
     #[test]
@@ -416,25 +560,46 @@ mod tests {
         assert!(write_file_safely(&link, b"new").is_ok());
         assert!(std::fs::symlink_metadata(&link).is_ok_and(|m| m.file_type().is_symlink()));
         assert_eq!(std::fs::read_to_string(&real).ok().as_deref(), Some("new"));
-        assert_eq!(std::fs::metadata(&real).map(|m| m.permissions().mode() & 0o777).ok(), Some(0o640));
+        assert_eq!(
+            std::fs::metadata(&real)
+                .map(|m| m.permissions().mode() & 0o777)
+                .ok(),
+            Some(0o640)
+        );
         // A dangling link creates its target.
         let dangling = d.join("dangling");
         let _ = std::os::unix::fs::symlink("made.txt", &dangling);
         assert!(write_file_safely(&dangling, b"x").is_ok());
-        assert_eq!(std::fs::read_to_string(d.join("made.txt")).ok().as_deref(), Some("x"));
+        assert_eq!(
+            std::fs::read_to_string(d.join("made.txt")).ok().as_deref(),
+            Some("x")
+        );
         let _ = std::fs::remove_dir_all(&d);
     }
 
     #[test]
     fn empty_paths_directories_and_missing_directories_are_refused() {
         let d = temp_dir("refuse");
-        assert!(matches!(write_file_safely(Path::new(""), b"x"), Err(WriteError::EmptyPath)));
-        assert!(matches!(check_writable(Path::new("")), Err(WriteError::EmptyPath)));
+        assert!(matches!(
+            write_file_safely(Path::new(""), b"x"),
+            Err(WriteError::EmptyPath)
+        ));
+        assert!(matches!(
+            check_writable(Path::new("")),
+            Err(WriteError::EmptyPath)
+        ));
         let e = write_file_safely(&d, b"x").map_err(|e| e.to_string());
-        assert!(e.as_ref().is_err_and(|e| e.contains("it is a directory")), "{e:?}");
+        assert!(
+            e.as_ref().is_err_and(|e| e.contains("it is a directory")),
+            "{e:?}"
+        );
         let missing = d.join("no/such/t.json");
         let e = check_writable(&missing).map_err(|e| e.to_string());
-        assert!(e.as_ref().is_err_and(|e| e.contains("does not exist") && e.contains("no/such")), "{e:?}");
+        assert!(
+            e.as_ref()
+                .is_err_and(|e| e.contains("does not exist") && e.contains("no/such")),
+            "{e:?}"
+        );
         assert_eq!(leftovers(&d, &[]), Vec::<String>::new());
         let _ = std::fs::remove_dir_all(&d);
     }
@@ -446,14 +611,25 @@ mod tests {
         let d = temp_dir("names");
         let _ = std::fs::write(d.join("file.json"), "keep");
         for name in ["new.json/", "x/.", "x/..", "file.json/", "file.json/.", "."] {
-            let p = if name == "." { PathBuf::from(".") } else { PathBuf::from(format!("{}/{name}", d.display())) };
+            let p = if name == "." {
+                PathBuf::from(".")
+            } else {
+                PathBuf::from(format!("{}/{name}", d.display()))
+            };
             for got in [check_writable(&p), write_file_safely(&p, b"x")] {
                 let e = got.map_err(|e| e.to_string());
-                assert!(e.as_ref().is_err_and(|e| e.contains("so it names a directory, not a file")), "{name}: {e:?}");
+                assert!(
+                    e.as_ref()
+                        .is_err_and(|e| e.contains("so it names a directory, not a file")),
+                    "{name}: {e:?}"
+                );
             }
         }
         assert_eq!(leftovers(&d, &["file.json"]), Vec::<String>::new());
-        assert_eq!(std::fs::read_to_string(d.join("file.json")).ok().as_deref(), Some("keep"));
+        assert_eq!(
+            std::fs::read_to_string(d.join("file.json")).ok().as_deref(),
+            Some("keep")
+        );
         let _ = std::fs::remove_dir_all(&d);
     }
 
@@ -468,11 +644,21 @@ mod tests {
         assert!(done.is_ok(), "{done:?}");
         assert_eq!(std::fs::read_to_string(&p).ok().as_deref(), Some("two"));
         let too_long = d.join("b".repeat(MAX_NAME + 1));
-        for got in [check_writable(&too_long), write_file_safely(&too_long, b"x")] {
+        for got in [
+            check_writable(&too_long),
+            write_file_safely(&too_long, b"x"),
+        ] {
             let e = got.map_err(|e| e.to_string());
-            assert!(e.as_ref().is_err_and(|e| e.contains("the file name is 256 bytes, over the 255")), "{e:?}");
+            assert!(
+                e.as_ref()
+                    .is_err_and(|e| e.contains("the file name is 256 bytes, over the 255")),
+                "{e:?}"
+            );
         }
-        let kept = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let kept = p
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
         assert_eq!(leftovers(&d, &[&kept]), Vec::<String>::new());
         let _ = std::fs::remove_dir_all(&d);
     }
@@ -496,8 +682,14 @@ mod tests {
         let p = d.join("ro.opal");
         let _ = std::fs::write(&p, "keep");
         let _ = std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o444));
-        assert!(matches!(write_file_safely(&p, b"x"), Err(WriteError::ReadOnly { .. })));
-        assert!(matches!(check_writable(&p), Err(WriteError::ReadOnly { .. })));
+        assert!(matches!(
+            write_file_safely(&p, b"x"),
+            Err(WriteError::ReadOnly { .. })
+        ));
+        assert!(matches!(
+            check_writable(&p),
+            Err(WriteError::ReadOnly { .. })
+        ));
         assert_eq!(std::fs::read_to_string(&p).ok().as_deref(), Some("keep"));
         let _ = std::fs::remove_dir_all(&d);
     }
@@ -507,7 +699,11 @@ mod tests {
     fn character_devices_are_written_in_place_and_a_full_one_fails() {
         assert!(write_file_safely(Path::new("/dev/null"), b"x").is_ok());
         let e = write_file_safely(Path::new("/dev/full"), b"x").map_err(|e| e.to_string());
-        assert!(e.as_ref().is_err_and(|e| e.contains("/dev/full") && e.contains("free some space")), "{e:?}");
+        assert!(
+            e.as_ref()
+                .is_err_and(|e| e.contains("/dev/full") && e.contains("free some space")),
+            "{e:?}"
+        );
         assert!(std::fs::metadata("/dev/full").is_ok_and(|m| {
             use std::os::unix::fs::FileTypeExt;
             m.file_type().is_char_device()

@@ -7,7 +7,12 @@ use std::fmt::Write;
 
 /// Formats a parsed file. Callers must not format a file with syntax errors.
 pub fn format(parsed: &Parsed) -> String {
-    let mut f = Formatter { out: String::new(), comments: &parsed.comments, next: 0, blank: &parsed.blank_before };
+    let mut f = Formatter {
+        out: String::new(),
+        comments: &parsed.comments,
+        next: 0,
+        blank: &parsed.blank_before,
+    };
     f.block(&parsed.block, 0, u32::MAX, true);
     while f.next < f.comments.len() {
         let c = &f.comments[f.next];
@@ -37,7 +42,10 @@ impl Formatter<'_> {
     }
 
     fn trailing_comments_before(&mut self, pos: u32) {
-        while self.next < self.comments.len() && !self.comments[self.next].own_line && self.comments[self.next].span.start < pos {
+        while self.next < self.comments.len()
+            && !self.comments[self.next].own_line
+            && self.comments[self.next].span.start < pos
+        {
             if self.out.ends_with('\n') {
                 self.out.pop();
             }
@@ -86,7 +94,9 @@ impl Formatter<'_> {
             }
             ItemKind::Extern(ids, order) => {
                 let names: Vec<&str> = ids.iter().map(|i| i.name.as_str()).collect();
-                let class = order.map(|o| format!("{} ", o.as_str())).unwrap_or_default();
+                let class = order
+                    .map(|o| format!("{} ", o.as_str()))
+                    .unwrap_or_default();
                 let _ = write!(self.out, "extern {class}{}", names.join(", "));
             }
             ItemKind::Ret(e) => {
@@ -113,8 +123,13 @@ impl Formatter<'_> {
                     }
                     self.expr(c, indent);
                     self.out.push_str(":\n");
-                    let lim =
-                        arms.get(i + 1).map(|a| a.0.span.start).or(els.as_ref().and_then(|e| e.items.first().map(|i| i.span.start))).unwrap_or(next_start);
+                    let lim = arms
+                        .get(i + 1)
+                        .map(|a| a.0.span.start)
+                        .or(els
+                            .as_ref()
+                            .and_then(|e| e.items.first().map(|i| i.span.start)))
+                        .unwrap_or(next_start);
                     self.body(b, indent, lim);
                 }
                 if let Some(b) = els {
@@ -277,7 +292,8 @@ impl Formatter<'_> {
                     let _ = crate::ir::write_str_lit(&mut quoted, s);
                     let inner = &quoted[1..quoted.len() - 1];
                     // Literal braces are doubled so they do not open a hole.
-                    self.out.push_str(&inner.replace('{', "{{").replace('}', "}}"));
+                    self.out
+                        .push_str(&inner.replace('{', "{{").replace('}', "}}"));
                 }
                 FPart::Expr(x) => {
                     self.out.push('{');

@@ -120,7 +120,13 @@ enum Split {
 
 impl Framer {
     pub fn new() -> Framer {
-        Framer { buf: Vec::new(), state: State::Header, paused: false, ended: false, skipped: Vec::new() }
+        Framer {
+            buf: Vec::new(),
+            state: State::Header,
+            paused: false,
+            ended: false,
+            skipped: Vec::new(),
+        }
     }
 
     /// Bytes as they arrived.
@@ -165,10 +171,20 @@ impl Framer {
                     Some(Header::Bad(why)) => return Step::Frame(Frame::Bad(why, None)),
                     Some(Header::Length(len, conflict)) => {
                         let strings = JsonStrings::default();
-                        self.state = State::Body(Body { len, conflict, scanned: 0, thorough: false, strings });
+                        self.state = State::Body(Body {
+                            len,
+                            conflict,
+                            scanned: 0,
+                            thorough: false,
+                            strings,
+                        });
                     }
                     None if self.ended => return Step::End,
-                    None => return Step::NeedInput { pause_decides: false },
+                    None => {
+                        return Step::NeedInput {
+                            pause_decides: false,
+                        }
+                    }
                 },
                 State::Body(mut b) => match self.body(&mut b) {
                     Ok(Some(Frame::Body(body))) => match complete_value(&body) {
@@ -195,7 +211,9 @@ impl Framer {
                     }
                     None => {
                         self.state = State::Short(body, conflict, tried);
-                        return Step::NeedInput { pause_decides: true };
+                        return Step::NeedInput {
+                            pause_decides: true,
+                        };
                     }
                 },
             }
@@ -204,8 +222,12 @@ impl Framer {
 
     fn skip(&mut self, n: usize) {
         if is_noise(&self.buf[..n]) {
-            let shown: String = String::from_utf8_lossy(&self.buf[..n.min(80)]).escape_debug().collect();
-            self.skipped.push(format!("skipped {n} byte(s) that are not a message: \"{shown}\""));
+            let shown: String = String::from_utf8_lossy(&self.buf[..n.min(80)])
+                .escape_debug()
+                .collect();
+            self.skipped.push(format!(
+                "skipped {n} byte(s) that are not a message: \"{shown}\""
+            ));
         }
         self.buf.drain(..n);
     }
@@ -248,7 +270,10 @@ impl Framer {
         // line (`Content-Length: 2\r\n{}` then a message); read on from the next one.
         if let Some(next) = cut_short(&self.buf[..blank]) {
             self.buf.drain(..next);
-            return Some(Header::Bad("a header block without its blank line, cut short by the next Content-Length".into()));
+            return Some(Header::Bad(
+                "a header block without its blank line, cut short by the next Content-Length"
+                    .into(),
+            ));
         }
         let values = lengths(&self.buf[..blank]);
         self.buf.drain(..body_start);
@@ -256,15 +281,31 @@ impl Framer {
         for v in &values {
             match v.parse::<usize>() {
                 Ok(n) if n <= MAX_BODY => parsed.push(n),
-                Ok(n) => return Some(Header::Bad(format!("a message of {n} bytes is over the {MAX_BODY}-byte limit; skipped"))),
-                Err(_) => return Some(Header::Bad(format!("bad Content-Length `{}`; its body is skipped", v.escape_debug()))),
+                Ok(n) => {
+                    return Some(Header::Bad(format!(
+                        "a message of {n} bytes is over the {MAX_BODY}-byte limit; skipped"
+                    )))
+                }
+                Err(_) => {
+                    return Some(Header::Bad(format!(
+                        "bad Content-Length `{}`; its body is skipped",
+                        v.escape_debug()
+                    )))
+                }
             }
         }
-        let Some(&len) = parsed.iter().max() else { return Some(Header::Bad("a header block without Content-Length".into())) };
+        let Some(&len) = parsed.iter().max() else {
+            return Some(Header::Bad("a header block without Content-Length".into()));
+        };
         // Two lengths that disagree: the larger one, so that neither message is cut, and then
         // a frame that is too large is found like any other.
-        let conflict =
-            parsed.iter().any(|n| *n != len).then(|| format!("Content-Length given {} times with different values ({})", parsed.len(), values.join(", ")));
+        let conflict = parsed.iter().any(|n| *n != len).then(|| {
+            format!(
+                "Content-Length given {} times with different values ({})",
+                parsed.len(),
+                values.join(", ")
+            )
+        });
         Some(Header::Length(len, conflict))
     }
 
@@ -353,13 +394,18 @@ impl Framer {
             self.buf.drain(..i);
             return Split::Frame(too_large(len, i, v));
         }
-        let Some((_, body_start)) = header_end(&self.buf[i..]) else { return Split::Undecided };
+        let Some((_, body_start)) = header_end(&self.buf[i..]) else {
+            return Split::Undecided;
+        };
         // Or it holds garbage and then a whole well-formed message: the garbage had a header
         // of its own; read on from the message.
         match embedded_message(&self.buf[i..], body_start) {
             Some(true) => {
                 self.skip(i);
-                Split::Frame(Frame::Bad(format!("a message of {len} bytes cut short by the next header"), None))
+                Split::Frame(Frame::Bad(
+                    format!("a message of {len} bytes cut short by the next header"),
+                    None,
+                ))
             }
             Some(false) => Split::No,
             None => Split::Undecided,
@@ -411,7 +457,10 @@ fn accepted(body: Vec<u8>, v: Value, conflict: Option<String>) -> Frame {
 }
 
 fn too_large(declared: usize, got: usize, v: Value) -> Frame {
-    Frame::Bad(format!("Content-Length {declared} is larger than the message ({got} bytes)"), Some(v).filter(Value::is_object))
+    Frame::Bad(
+        format!("Content-Length {declared} is larger than the message ({got} bytes)"),
+        Some(v).filter(Value::is_object),
+    )
 }
 
 /// The JSON object a body holds, read leniently (strings that are not Unicode, bytes after
@@ -420,10 +469,12 @@ pub fn lenient_object(body: &[u8]) -> Option<Value> {
     if !depth_within(body) {
         return None;
     }
-    let v = complete_value(body).or_else(|| crate::lenient_json::parse(body)).or_else(|| match first_value(body) {
-        First::Value(v, _) => Some(v),
-        _ => None,
-    });
+    let v = complete_value(body)
+        .or_else(|| crate::lenient_json::parse(body))
+        .or_else(|| match first_value(body) {
+            First::Value(v, _) => Some(v),
+            _ => None,
+        });
     v.filter(Value::is_object)
 }
 
@@ -514,7 +565,10 @@ fn find_header(hay: &[u8], from: usize) -> Option<usize> {
     while let Some(i) = find_ci(hay.get(at..)?, NAME) {
         let start = at + i;
         let rest = &hay[start + NAME.len()..];
-        let blanks = rest.iter().take_while(|b| **b == b' ' || **b == b'\t').count();
+        let blanks = rest
+            .iter()
+            .take_while(|b| **b == b' ' || **b == b'\t')
+            .count();
         match rest.get(blanks) {
             Some(b':') => return Some(start),
             // Not enough input yet to tell: report it, the caller reads more.
@@ -549,8 +603,15 @@ fn cut_short(head: &[u8]) -> Option<usize> {
     let mut at = first_line;
     for line in head[first_line..].split(|b| *b == b'\n') {
         let text = line.strip_suffix(b"\r").unwrap_or(line);
-        let name = text.iter().position(|b| *b == b':').map(|c| text[..c].trim_ascii_end());
-        let is_header = name.is_some_and(|n| !n.is_empty() && n.iter().all(|b| b.is_ascii_alphanumeric() || *b == b'-' || *b == b'_'));
+        let name = text
+            .iter()
+            .position(|b| *b == b':')
+            .map(|c| text[..c].trim_ascii_end());
+        let is_header = name.is_some_and(|n| {
+            !n.is_empty()
+                && n.iter()
+                    .all(|b| b.is_ascii_alphanumeric() || *b == b'-' || *b == b'_')
+        });
         if !is_header {
             return find_header(head, at);
         }
@@ -567,7 +628,8 @@ fn lengths(head: &[u8]) -> Vec<String> {
             let line = line.strip_suffix(b"\r").unwrap_or(line);
             let colon = line.iter().position(|b| *b == b':')?;
             let name = line[..colon].trim_ascii();
-            name.eq_ignore_ascii_case(NAME).then(|| String::from_utf8_lossy(line[colon + 1..].trim_ascii()).into_owned())
+            name.eq_ignore_ascii_case(NAME)
+                .then(|| String::from_utf8_lossy(line[colon + 1..].trim_ascii()).into_owned())
         })
         .collect()
 }
@@ -585,10 +647,17 @@ fn is_noise(skipped: &[u8]) -> bool {
 /// JSON value; `None` while the body has not all arrived.
 fn embedded_message(bytes: &[u8], body: usize) -> Option<bool> {
     let head = String::from_utf8_lossy(&bytes[..body]);
-    let Some(n) = head.lines().next().and_then(|l| l.split_once(':')).and_then(|(_, v)| v.trim().parse::<usize>().ok()) else {
+    let Some(n) = head
+        .lines()
+        .next()
+        .and_then(|l| l.split_once(':'))
+        .and_then(|(_, v)| v.trim().parse::<usize>().ok())
+    else {
         return Some(false);
     };
-    let Some(end) = body.checked_add(n) else { return Some(false) };
+    let Some(end) = body.checked_add(n) else {
+        return Some(false);
+    };
     bytes.get(body..end).map(|b| complete_value(b).is_some())
 }
 

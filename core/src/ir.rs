@@ -85,7 +85,16 @@ pub struct Expr {
 impl Expr {
     /// Statements in this expression, nested function bodies included.
     pub fn size(&self) -> usize {
-        self.stmts.iter().map(|s| 1 + if let Op::Fun(f) = &s.op { f.body.size() } else { 0 }).sum()
+        self.stmts
+            .iter()
+            .map(|s| {
+                1 + if let Op::Fun(f) = &s.op {
+                    f.body.size()
+                } else {
+                    0
+                }
+            })
+            .sum()
     }
     pub fn ret_name(&self) -> Name {
         self.ret.unwrap_or_else(|| Name::plain("?"))

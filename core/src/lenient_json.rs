@@ -18,7 +18,9 @@ pub fn replace_surrogate_escapes(text: &str) -> String {
     while let Some(i) = rest.find('\\') {
         out.push_str(&rest[..i]);
         let esc = &rest[i..];
-        let hex = esc.get(2..6).filter(|h| esc[1..].starts_with('u') && h.chars().all(|c| c.is_ascii_hexdigit()));
+        let hex = esc
+            .get(2..6)
+            .filter(|h| esc[1..].starts_with('u') && h.chars().all(|c| c.is_ascii_hexdigit()));
         match hex.and_then(|h| u16::from_str_radix(h, 16).ok()) {
             Some(unit) if (0xD800..=0xDFFF).contains(&unit) => {
                 out.push_str("\\uFFFD");
@@ -41,7 +43,13 @@ mod tests {
 
     #[test]
     fn only_surrogate_escapes_are_replaced() {
-        assert_eq!(replace_surrogate_escapes(r#"a\ud800b \\ud800 \u00e9 \uDFFF"#), r#"a\uFFFDb \\ud800 \u00e9 \uFFFD"#);
-        assert_eq!(parse(b"{\"seq\": 4, \"x\": \"\\ud800\xff\"}").and_then(|v| v["seq"].as_i64()), Some(4));
+        assert_eq!(
+            replace_surrogate_escapes(r#"a\ud800b \\ud800 \u00e9 \uDFFF"#),
+            r#"a\uFFFDb \\ud800 \u00e9 \uFFFD"#
+        );
+        assert_eq!(
+            parse(b"{\"seq\": 4, \"x\": \"\\ud800\xff\"}").and_then(|v| v["seq"].as_i64()),
+            Some(4)
+        );
     }
 }

@@ -53,26 +53,38 @@ pub fn compile_with(src: &str, world: Option<&world::World>) -> Compiled {
 /// compiles again from the parse when the world's `order` keys class the externals.
 pub fn compile_parsed(parsed: Parsed, world: Option<&world::World>) -> Compiled {
     let orders = world.map(world::World::orders).unwrap_or_default();
-    let (program, mut diags) = Desugarer::new(false).with_world_orders(orders).program(&parsed.block);
+    let (program, mut diags) = Desugarer::new(false)
+        .with_world_orders(orders)
+        .program(&parsed.block);
     let mut all = parsed.diags.clone();
     all.append(&mut diags);
     if !all.iter().any(|d| d.is_error()) {
         for (msg, span) in check::well_formed(&program) {
             all.push(
-                Diagnostic::error("E0900", span, format!("internal error: desugared term is not well-formed: {msg}"))
-                    .with_help("please report this with the program that caused it"),
+                Diagnostic::error(
+                    "E0900",
+                    span,
+                    format!("internal error: desugared term is not well-formed: {msg}"),
+                )
+                .with_help("please report this with the program that caused it"),
             );
         }
     }
     all.sort_by_key(|d| (d.span.start, d.span.end));
-    Compiled { parsed, program, diags: all }
+    Compiled {
+        parsed,
+        program,
+        diags: all,
+    }
 }
 
 /// Warnings for `extern` names that the world file does not describe.
 pub fn check_externs(program: &Program, world: Option<&world::World>) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     for (name, span) in &program.externs {
-        if world.map(|w| w.get(name).is_none()).unwrap_or(true) && externals::standard(name).is_none() {
+        if world.map(|w| w.get(name).is_none()).unwrap_or(true)
+            && externals::standard(name).is_none()
+        {
             out.push(
                 Diagnostic::warning("W0003", *span, format!("`{name}` has no entry in a world file"))
                     .with_help(format!("add a `[{name}]` table to the program's NAME.world.toml (or pass --world FILE); calls to it will fail")),

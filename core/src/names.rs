@@ -17,7 +17,12 @@ struct Interner {
 
 fn interner() -> &'static Mutex<Interner> {
     static I: OnceLock<Mutex<Interner>> = OnceLock::new();
-    I.get_or_init(|| Mutex::new(Interner { map: FastMap::default(), strs: Vec::new() }))
+    I.get_or_init(|| {
+        Mutex::new(Interner {
+            map: FastMap::default(),
+            strs: Vec::new(),
+        })
+    })
 }
 
 impl Sym {
@@ -62,7 +67,10 @@ pub struct Name {
 
 impl Name {
     pub fn plain(s: &str) -> Name {
-        Name { base: Sym::intern(s), idx: 0 }
+        Name {
+            base: Sym::intern(s),
+            idx: 0,
+        }
     }
 }
 
@@ -140,12 +148,20 @@ struct Run<V> {
 
 impl<V: Copy> NameTable<V> {
     pub fn new(budget: usize) -> NameTable<V> {
-        NameTable { runs: Vec::new(), budget, sparse: FastMap::default() }
+        NameTable {
+            runs: Vec::new(),
+            budget,
+            sparse: FastMap::default(),
+        }
     }
 
     pub fn get(&self, n: Name) -> Option<V> {
         if let Some(Some(r)) = self.runs.get(n.base.index()) {
-            if let Some(Some(v)) = n.idx.checked_sub(r.start).and_then(|off| r.vals.get(off as usize)) {
+            if let Some(Some(v)) = n
+                .idx
+                .checked_sub(r.start)
+                .and_then(|off| r.vals.get(off as usize))
+            {
                 return Some(*v);
             }
         }
@@ -164,7 +180,10 @@ impl<V: Copy> NameTable<V> {
         if self.runs.len() <= i {
             self.runs.resize_with(i + 1, || None);
         }
-        let r = self.runs[i].get_or_insert_with(|| Run { start: n.idx, vals: Vec::new() });
+        let r = self.runs[i].get_or_insert_with(|| Run {
+            start: n.idx,
+            vals: Vec::new(),
+        });
         if let Some(off) = n.idx.checked_sub(r.start) {
             let off = off as usize;
             let need = (off + 1).saturating_sub(r.vals.len());
@@ -191,7 +210,10 @@ mod tests {
         let mut t = NameTable::new(10);
         let mut reference = HashMap::new();
         // In order, out of order (before the base's first binder), far beyond the budget.
-        for (i, idx) in [5u32, 6, 7, 2, 1000, 8, 3_000_000, 6].into_iter().enumerate() {
+        for (i, idx) in [5u32, 6, 7, 2, 1000, 8, 3_000_000, 6]
+            .into_iter()
+            .enumerate()
+        {
             for base in [a, b] {
                 let n = Name { base, idx };
                 t.insert(n, i);

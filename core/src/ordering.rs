@@ -43,17 +43,32 @@ impl Plan {
     pub fn analyze(block: &Block, orders: &HashMap<String, Order>) -> Plan {
         // Most programs order nothing: a first walk only looks for an ordered call, and the
         // names and bodies are recorded only when there is one.
-        let mut probe =
-            Walk { orders, record: false, names: FastMap::default(), bound: FastSet::default(), bodies: Vec::new(), ordered: false, readonly: false };
+        let mut probe = Walk {
+            orders,
+            record: false,
+            names: FastMap::default(),
+            bound: FastSet::default(),
+            bodies: Vec::new(),
+            ordered: false,
+            readonly: false,
+        };
         probe.block(block, None);
         if !probe.ordered {
             return Plan::default();
         }
-        let mut w = Walk { record: true, ..probe };
+        let mut w = Walk {
+            record: true,
+            ..probe
+        };
         w.block(block, None);
         let bound = std::mem::take(&mut w.bound);
         // Candidates: bound only to functions, only ever called.
-        let mut plain: FastSet<&str> = w.names.iter().filter(|(k, n)| bound.contains(*k) && n.only_funs && !n.as_value).map(|(k, _)| *k).collect();
+        let mut plain: FastSet<&str> = w
+            .names
+            .iter()
+            .filter(|(k, n)| bound.contains(*k) && n.only_funs && !n.as_value)
+            .map(|(k, _)| *k)
+            .collect();
         // A body orders if it makes an ordered call, calls something unknown or a higher-order
         // prelude function, or calls a name that is not a plain candidate; and then every
         // candidate calling it orders too (worklist over the reverse call graph).
@@ -64,7 +79,11 @@ impl Plan {
             if !plain.contains(owner) {
                 continue;
             }
-            let orders_itself = body.intrinsic || body.calls.iter().any(|c| bound.contains(c) && !plain.contains(c));
+            let orders_itself = body.intrinsic
+                || body
+                    .calls
+                    .iter()
+                    .any(|c| bound.contains(c) && !plain.contains(c));
             if orders_itself {
                 work.push(owner);
             }
@@ -83,7 +102,12 @@ impl Plan {
             }
         }
         let owned = |set: FastSet<&str>| set.into_iter().map(str::to_string).collect();
-        Plan { ordered: true, readonly: w.readonly, plain: owned(plain), bound: owned(bound) }
+        Plan {
+            ordered: true,
+            readonly: w.readonly,
+            plain: owned(plain),
+            bound: owned(bound),
+        }
     }
 }
 
@@ -126,7 +150,10 @@ impl<'a> Walk<'a> {
             return;
         }
         self.bound.insert(name);
-        let e = self.names.entry(name).or_insert(NameInfo { only_funs: true, as_value: false });
+        let e = self.names.entry(name).or_insert(NameInfo {
+            only_funs: true,
+            as_value: false,
+        });
         e.only_funs &= is_fun;
     }
     fn bind_pattern(&mut self, p: &'a Pattern) {
@@ -143,7 +170,13 @@ impl<'a> Walk<'a> {
         if !self.record {
             return;
         }
-        self.names.entry(name).or_insert(NameInfo { only_funs: true, as_value: false }).as_value = true;
+        self.names
+            .entry(name)
+            .or_insert(NameInfo {
+                only_funs: true,
+                as_value: false,
+            })
+            .as_value = true;
     }
 
     /// Walks a block; `body` is the index of the function body it belongs to, if any.
@@ -197,7 +230,9 @@ impl<'a> Walk<'a> {
 
     /// A `fun` literal (possibly in parentheses): a body of its own.
     fn fun(&mut self, e: &'a Expr, owner: Option<&'a str>, _outer: Option<usize>) {
-        let Some((params, fb)) = fun_of(e) else { return };
+        let Some((params, fb)) = fun_of(e) else {
+            return;
+        };
         match params {
             Params::Name(id) => self.bind(&id.name, false),
             Params::Unit(_) => {}
@@ -211,7 +246,11 @@ impl<'a> Walk<'a> {
             }
         }
         let me = self.record.then(|| {
-            self.bodies.push(Body { owner, intrinsic: false, calls: Vec::new() });
+            self.bodies.push(Body {
+                owner,
+                intrinsic: false,
+                calls: Vec::new(),
+            });
             self.bodies.len() - 1
         });
         match fb {
@@ -231,7 +270,11 @@ impl<'a> Walk<'a> {
             ExprKind::Name(id) => {
                 self.value_ref(&id.name);
                 // An ordered external passed as a value is called somewhere, in order.
-                let order = if id.name == "print" { Some(Order::Sequential) } else { self.orders.get(&id.name).copied() };
+                let order = if id.name == "print" {
+                    Some(Order::Sequential)
+                } else {
+                    self.orders.get(&id.name).copied()
+                };
                 if let Some(o @ (Order::Sequential | Order::Readonly)) = order {
                     self.ordered = true;
                     self.readonly |= o == Order::Readonly;
@@ -246,7 +289,11 @@ impl<'a> Walk<'a> {
                 match &f.kind {
                     ExprKind::Name(id) => {
                         let n = id.name.as_str();
-                        let order = if n == "print" && !explicit_handle(a) { Some(Order::Sequential) } else { self.orders.get(n).copied() };
+                        let order = if n == "print" && !explicit_handle(a) {
+                            Some(Order::Sequential)
+                        } else {
+                            self.orders.get(n).copied()
+                        };
                         match order {
                             Some(o @ (Order::Sequential | Order::Readonly)) => {
                                 self.ordered = true;
@@ -269,7 +316,9 @@ impl<'a> Walk<'a> {
                 }
                 self.expr(a, body);
             }
-            ExprKind::Paren(x) | ExprKind::Not(x) | ExprKind::Neg(x) | ExprKind::Prj(_, x) => self.expr(x, body),
+            ExprKind::Paren(x) | ExprKind::Not(x) | ExprKind::Neg(x) | ExprKind::Prj(_, x) => {
+                self.expr(x, body)
+            }
             ExprKind::Tuple(es) | ExprKind::List(es) => es.iter().for_each(|x| self.expr(x, body)),
             ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) => {
                 self.expr(a, body);
@@ -293,7 +342,11 @@ impl<'a> Walk<'a> {
                     self.expr(v, body);
                 }
             }
-            ExprKind::Lit(_) | ExprKind::Prim(_) | ExprKind::PrimName(_) | ExprKind::Unit | ExprKind::Error => {}
+            ExprKind::Lit(_)
+            | ExprKind::Prim(_)
+            | ExprKind::PrimName(_)
+            | ExprKind::Unit
+            | ExprKind::Error => {}
         }
     }
 }

@@ -11,10 +11,16 @@ pub struct Span {
 
 impl Span {
     pub fn new(start: usize, end: usize) -> Span {
-        Span { start: start as u32, end: end as u32 }
+        Span {
+            start: start as u32,
+            end: end as u32,
+        }
     }
     pub fn to(self, other: Span) -> Span {
-        Span { start: self.start.min(other.start), end: self.end.max(other.end) }
+        Span {
+            start: self.start.min(other.start),
+            end: self.end.max(other.end),
+        }
     }
     pub fn range(self) -> std::ops::Range<usize> {
         self.start as usize..self.end as usize
@@ -30,7 +36,9 @@ pub fn lone_cr_to_lf(text: &str) -> std::borrow::Cow<'_, str> {
     if !(0..b.len()).any(lone) {
         return std::borrow::Cow::Borrowed(text);
     }
-    let out: Vec<u8> = (0..b.len()).map(|i| if lone(i) { b'\n' } else { b[i] }).collect();
+    let out: Vec<u8> = (0..b.len())
+        .map(|i| if lone(i) { b'\n' } else { b[i] })
+        .collect();
     // Only ASCII bytes were replaced by ASCII bytes: still UTF-8.
     std::borrow::Cow::Owned(String::from_utf8(out).unwrap_or_else(|_| text.to_string()))
 }
@@ -39,7 +47,9 @@ pub fn lone_cr_to_lf(text: &str) -> std::borrow::Cow<'_, str> {
 /// break), with a lone `\r` ending a line too.
 pub fn lines(text: &str) -> Vec<&str> {
     let index = LineIndex::new(text);
-    let mut out: Vec<&str> = (0..index.line_count()).map(|l| index.line_text(text, l)).collect();
+    let mut out: Vec<&str> = (0..index.line_count())
+        .map(|l| index.line_text(text, l))
+        .collect();
     if out.last() == Some(&"") {
         out.pop();
     }
@@ -88,14 +98,26 @@ impl LineIndex {
         let line = self.line_of(offset);
         let start = self.line_starts[line] as usize;
         let end = (offset as usize).max(start);
-        let col = text.get(start..end).map(|s| s.chars().count()).unwrap_or(end - start);
-        LineCol { line: line as u32 + 1, col: col as u32 + 1 }
+        let col = text
+            .get(start..end)
+            .map(|s| s.chars().count())
+            .unwrap_or(end - start);
+        LineCol {
+            line: line as u32 + 1,
+            col: col as u32 + 1,
+        }
     }
     /// The text of 0-based line `line` without its newline.
     pub fn line_text<'a>(&self, text: &'a str, line: usize) -> &'a str {
         let start = self.line_start(line) as usize;
-        let end = self.line_starts.get(line + 1).map(|&e| e as usize).unwrap_or(text.len());
-        text.get(start.min(text.len())..end.min(text.len())).unwrap_or("").trim_end_matches(['\n', '\r'])
+        let end = self
+            .line_starts
+            .get(line + 1)
+            .map(|&e| e as usize)
+            .unwrap_or(text.len());
+        text.get(start.min(text.len())..end.min(text.len()))
+            .unwrap_or("")
+            .trim_end_matches(['\n', '\r'])
     }
 }
 
@@ -113,13 +135,22 @@ mod tests {
         let starts = |t: &str| LineIndex::new(t).line_starts;
         assert_eq!(starts(&cr), starts(lf));
         assert_eq!(starts(mixed).len(), starts(lf).len());
-        let toks = |t: &str| crate::syntax::lexer::lex(t).tokens.iter().map(|t| (format!("{:?}", t.tok), t.span)).collect::<Vec<_>>();
+        let toks = |t: &str| {
+            crate::syntax::lexer::lex(t)
+                .tokens
+                .iter()
+                .map(|t| (format!("{:?}", t.tok), t.span))
+                .collect::<Vec<_>>()
+        };
         assert_eq!(toks(&cr), toks(lf));
         for text in [cr.as_str(), mixed] {
             assert!(crate::syntax::lexer::lex(text).diags.is_empty(), "{text:?}");
             assert!(!crate::compile(text).has_errors(), "{text:?}");
             let at = text.find("print").unwrap_or(0) as u32;
-            assert_eq!(LineIndex::new(text).line_col(text, at), LineCol { line: 3, col: 5 });
+            assert_eq!(
+                LineIndex::new(text).line_col(text, at),
+                LineCol { line: 3, col: 5 }
+            );
         }
         assert_eq!(lone_cr_to_lf(lf), std::borrow::Cow::Borrowed(lf));
         for text in ["", "a", "a\n", "a\n\nb", "a\r\nb\r\n", "\n"] {

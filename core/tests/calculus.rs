@@ -49,10 +49,22 @@ fn render(items: &[Gen]) -> String {
             Gen::Add(a, b) => format!("v{n} := {} + {}", pick(*a), pick(*b)),
             Gen::Pair(a, b) => format!("p{n} := ({}, {})\nv{n} := prj 2 p{n}", pick(*a), pick(*b)),
             Gen::Call(a) => format!("v{n} := f {}", pick(*a)),
-            Gen::Loop(a, b) => format!("v{n} := 0\nfor k in [{}, {}, 3]:\n    v{n} += k", pick(*a), pick(*b)),
-            Gen::If(a, b) => format!("v{n} := {}\nif {} < {}:\n    v{n} += 10\nelse:\n    v{n} -= 1", pick(*a), pick(*a), pick(*b)),
+            Gen::Loop(a, b) => format!(
+                "v{n} := 0\nfor k in [{}, {}, 3]:\n    v{n} += k",
+                pick(*a),
+                pick(*b)
+            ),
+            Gen::If(a, b) => format!(
+                "v{n} := {}\nif {} < {}:\n    v{n} += 10\nelse:\n    v{n} -= 1",
+                pick(*a),
+                pick(*a),
+                pick(*b)
+            ),
             Gen::Print(a) => format!("print (&stdout, {})\nv{n} := {}", pick(*a), pick(*a)),
-            Gen::Unused(a) => format!("u{n} := fun y:\n    w := (y, 7)\n    c := 5\n    y + 1\nv{n} := u{n} {}", pick(*a)),
+            Gen::Unused(a) => format!(
+                "u{n} := fun y:\n    w := (y, 7)\n    c := 5\n    y + 1\nv{n} := u{n} {}",
+                pick(*a)
+            ),
         };
         src.push_str(&line);
         src.push('\n');
@@ -89,7 +101,12 @@ fn run_output(src: &str, strategy: Eval) -> (String, End) {
     let mut m = Machine::new(&c.program);
     let out = Rc::new(RefCell::new(String::new()));
     let o2 = out.clone();
-    let r = run(&mut m, Options::new(strategy), Box::new(move |_, t| o2.borrow_mut().push_str(t)), None);
+    let r = run(
+        &mut m,
+        Options::new(strategy),
+        Box::new(move |_, t| o2.borrow_mut().push_str(t)),
+        None,
+    );
     let s = out.borrow().clone();
     (s, r.end)
 }
@@ -154,7 +171,11 @@ proptest! {
 /// Steps `src` with the incremental strategy choosers (`cbv_next_mut`, `lazy_next_mut`),
 /// checking each choice against the plain scan; `foreign` (indices, cycled) makes every third
 /// step one of another statement, as the debugger's mixed stepping does.
-fn incremental_agrees_with_scan(src: &str, lazy: bool, foreign: &[u32]) -> Result<(), TestCaseError> {
+fn incremental_agrees_with_scan(
+    src: &str,
+    lazy: bool,
+    foreign: &[u32],
+) -> Result<(), TestCaseError> {
     let c = compile(src);
     let mut m = Machine::new(&c.program);
     let mut host = Host::new(None, false);
@@ -206,9 +227,14 @@ fn render_with_coins(items: &[Gen], coins: usize) -> String {
         src.push_str(&format!("k{i} := 0\nif coin ():\n    k{i} += {}\n", i + 1));
     }
     let body = render(items);
-    let (rest, last) = body.trim_end().rsplit_once('\n').unwrap_or(("", body.trim_end()));
+    let (rest, last) = body
+        .trim_end()
+        .rsplit_once('\n')
+        .unwrap_or(("", body.trim_end()));
     let ks: Vec<String> = (0..coins).map(|i| format!("k{i}")).collect();
-    let result = last.trim_end_matches(')').to_string() + &ks.iter().map(|k| format!(", {k}")).collect::<String>() + ")";
+    let result = last.trim_end_matches(')').to_string()
+        + &ks.iter().map(|k| format!(", {k}")).collect::<String>()
+        + ")";
     src.push_str(rest);
     src.push('\n');
     src.push_str(&result);
@@ -246,7 +272,8 @@ proptest! {
 
 #[test]
 fn section_3_4_example_behaves_as_the_paper_says() {
-    let src = "rec diverge := fun (): diverge ()\n() := diverge ()\n() := print <\"foo\">\n<\"bar\">\n";
+    let src =
+        "rec diverge := fun (): diverge ()\n() := diverge ()\n() := print <\"foo\">\n<\"bar\">\n";
     let c = compile(src);
     assert!(!c.has_errors(), "{:?}", c.diags);
     let go = |s: Eval| {
@@ -255,13 +282,24 @@ fn section_3_4_example_behaves_as_the_paper_says() {
         let o2 = out.clone();
         let mut o = Options::new(s);
         o.max_steps = Some(5_000);
-        let r = run(&mut m, o, Box::new(move |_, t| o2.borrow_mut().push_str(t)), None);
+        let r = run(
+            &mut m,
+            o,
+            Box::new(move |_, t| o2.borrow_mut().push_str(t)),
+            None,
+        );
         let s = out.borrow().clone();
         (s, r.end)
     };
-    assert_eq!(go(Eval::Opportunistic), ("foo\n".to_string(), End::StepBudget));
+    assert_eq!(
+        go(Eval::Opportunistic),
+        ("foo\n".to_string(), End::StepBudget)
+    );
     assert_eq!(go(Eval::Cbv), (String::new(), End::StepBudget));
-    assert_eq!(go(Eval::Lazy), (String::new(), End::Done(Some("\"bar\"".into()))));
+    assert_eq!(
+        go(Eval::Lazy),
+        (String::new(), End::Done(Some("\"bar\"".into())))
+    );
 }
 
 /// §3.4's loop deepens a label by a level per iteration; under every strategy the label table
@@ -276,18 +314,29 @@ fn a_divergent_loop_runs_in_bounded_label_room() {
         let mut o = Options::new(s);
         o.max_steps = Some(150_000);
         let mut most = 0;
-        let mut on_step = |m: &Machine, _: &opal_core::machine::StepEvent| most = most.max(m.labels.len());
+        let mut on_step =
+            |m: &Machine, _: &opal_core::machine::StepEvent| most = most.max(m.labels.len());
         let r = run(&mut m, o, Box::new(|_, _| {}), Some(&mut on_step));
         assert_eq!(r.end, End::StepBudget, "{s:?}");
         m.check_invariants().expect("invariants");
-        let deepest = m.iter().map(|st| m.labels.path(m.label_id(st)).len()).max().unwrap_or(0);
+        let deepest = m
+            .iter()
+            .map(|st| m.labels.path(m.label_id(st)).len())
+            .max()
+            .unwrap_or(0);
         // Deeper than the bound below: without runs its ancestors alone would break it.
-        assert!(deepest > 3 * 4096 + 512, "{s:?}: labels only {deepest} deep");
+        assert!(
+            deepest > 3 * 4096 + 512,
+            "{s:?}: labels only {deepest} deep"
+        );
         // cbv and lazy step one statement at a time, so each iteration leaves `x := r` waiting
         // for the inner call (the calculus' call stack) and the term grows; opportunistic
         // evaluation renames it at once. Labels stay within a constant of the term.
         let live = m.iter().count();
-        assert!(most < 3 * 4096 + 8 * live, "{s:?}: {most} labels held for {live} statements");
+        assert!(
+            most < 3 * 4096 + 8 * live,
+            "{s:?}: {most} labels held for {live} statements"
+        );
         if s == Eval::Opportunistic {
             assert!(live < 64, "{s:?}: {live} statements live");
         }
@@ -310,7 +359,12 @@ fn labels_stay_independent_on_a_streaming_program() {
         m.check_invariants().expect("invariants");
         checks += 1;
     };
-    let r = run(&mut m, o, Box::new(move |_, t| o2.borrow_mut().push_str(t)), Some(&mut on_step));
+    let r = run(
+        &mut m,
+        o,
+        Box::new(move |_, t| o2.borrow_mut().push_str(t)),
+        Some(&mut on_step),
+    );
     assert_eq!(*out.borrow(), "a\nm\nz\n");
     assert_eq!(r.end, End::Done(None));
     assert!(checks > 20);
@@ -321,7 +375,11 @@ fn labels_stay_independent_on_a_streaming_program() {
 #[test]
 fn label_compaction_changes_no_term() {
     let chunks: Vec<String> = (0..40).map(|i| format!("\"c{i}\"")).collect();
-    let world_src = format!("[cf]\n[[cf.responses]]\narg = '\"foo\"'\nstream = [{}]\nchunk_ms = [{}]\n", chunks.join(", "), vec!["1"; 40].join(", "));
+    let world_src = format!(
+        "[cf]\n[[cf.responses]]\narg = '\"foo\"'\nstream = [{}]\nchunk_ms = [{}]\n",
+        chunks.join(", "),
+        vec!["1"; 40].join(", ")
+    );
     let src = "extern cf\nn := 0\nfor v in cf \"foo\":\n    n += 1\n    print (&stdout, v)\nn\n";
     // Record one live run, then replay it (deterministic) with and without compaction.
     let c = compile(src);
@@ -335,14 +393,20 @@ fn label_compaction_changes_no_term() {
         if let Some(b) = budget {
             m.set_label_budget(b);
             // Fold every chain it can into runs: still no term may change.
-            m.labels.set_plain(opal_core::machine::label::Plain { top: 1, bottom: 1 });
+            m.labels
+                .set_plain(opal_core::machine::label::Plain { top: 1, bottom: 1 });
         }
         let mut o = Options::new(Eval::Opportunistic);
         o.replay = Some(trace.clone());
         let mut terms = Vec::new();
         let mut on_step = |m: &Machine, ev: &opal_core::machine::StepEvent| {
             m.check_invariants().expect("invariants");
-            terms.push(format!("{} at {}\n{}", ev.rule.name(), m.labels.show(ev.label), m.print_term(false)));
+            terms.push(format!(
+                "{} at {}\n{}",
+                ev.rule.name(),
+                m.labels.show(ev.label),
+                m.print_term(false)
+            ));
         };
         let r = run(&mut m, o, Box::new(|_, _| {}), Some(&mut on_step));
         assert_eq!(r.end, End::Done(Some("40".into())));
@@ -355,7 +419,10 @@ fn label_compaction_changes_no_term() {
     for (a, b) in plain.iter().zip(&compacted) {
         assert_eq!(a, b);
     }
-    assert!(kept * 4 < all_labels, "compaction kept {kept} of {all_labels} labels");
+    assert!(
+        kept * 4 < all_labels,
+        "compaction kept {kept} of {all_labels} labels"
+    );
 }
 
 /// Regression (found by `strong_confluence_and_preservation`): a use list compacted while a
@@ -367,7 +434,9 @@ fn use_lists_keep_the_statement_being_added() {
     let mut x: u64 = 1442695040888963407;
     let choices: Vec<u32> = (0..4096)
         .map(|_| {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             (x >> 33) as u32
         })
         .collect();

@@ -17,12 +17,19 @@ fn fixture_output(name: &str, text: &str) -> String {
         out.push_str("== desugared\n");
         out.push_str(&print_initial(&compiled.program, false));
         // Well-formedness of every desugared program (LANGUAGE.md §3).
-        assert!(opal_core::check::well_formed(&compiled.program).is_empty(), "{name}: not well-formed");
+        assert!(
+            opal_core::check::well_formed(&compiled.program).is_empty(),
+            "{name}: not well-formed"
+        );
         // The formatter is idempotent and keeps the meaning.
         let once = format::format(&parse(text));
         let twice = format::format(&parse(&once));
         assert_eq!(once, twice, "{name}: formatter is not idempotent");
-        assert_eq!(print_initial(&compile(&once).program, true), print_initial(&compiled.program, true), "{name}: formatting changed the program");
+        assert_eq!(
+            print_initial(&compile(&once).program, true),
+            print_initial(&compiled.program, true),
+            "{name}: formatting changed the program"
+        );
         out.push_str("== formatted\n");
         out.push_str(&once);
     }
@@ -32,11 +39,22 @@ fn fixture_output(name: &str, text: &str) -> String {
 #[test]
 fn fixtures() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
-    let mut entries: Vec<_> = std::fs::read_dir(&dir).expect("fixtures dir").filter_map(|e| e.ok()).map(|e| e.path()).collect();
+    let mut entries: Vec<_> = std::fs::read_dir(&dir)
+        .expect("fixtures dir")
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .collect();
     entries.sort();
     let mut n = 0;
-    for path in entries.iter().filter(|p| p.extension().map(|e| e == "opal").unwrap_or(false)) {
-        let name = path.file_stem().and_then(|s| s.to_str()).unwrap_or("?").to_string();
+    for path in entries
+        .iter()
+        .filter(|p| p.extension().map(|e| e == "opal").unwrap_or(false))
+    {
+        let name = path
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or("?")
+            .to_string();
         let text = std::fs::read_to_string(path).expect("read fixture");
         let out = fixture_output(&format!("{name}.opal"), &text);
         insta::assert_snapshot!(name, out);
@@ -58,7 +76,11 @@ fn every_diagnostic_code_is_exercised_or_internal() {
     // E0200, W0004, W0006 and W0007 are for world files (tests/world.rs), E0900 is an internal-error guard,
     // W0003 and W0005 need a world context, E0008/E0106 have their own tests below.
     for (code, _) in opal_core::diag::CODES {
-        if ["E0200", "E0300", "E0900", "W0003", "W0004", "W0005", "W0006", "W0007"].contains(code) {
+        if [
+            "E0200", "E0300", "E0900", "W0003", "W0004", "W0005", "W0006", "W0007",
+        ]
+        .contains(code)
+        {
             continue;
         }
         assert!(seen.contains(code), "no fixture produces {code}");
@@ -73,11 +95,20 @@ fn inconsistent_dedent() {
 
 #[test]
 fn five_mistakes_five_diagnostics_and_the_rest_is_analysed() {
-    let text = "a := (1 +\nb = 2\nc := \"x\nfor q in [1]:\n    break\nd := undefined_name\ne := 1\ne\n";
+    let text =
+        "a := (1 +\nb = 2\nc := \"x\nfor q in [1]:\n    break\nd := undefined_name\ne := 1\ne\n";
     let c = compile(text);
-    let errors: Vec<_> = c.diags.iter().filter(|d| d.is_error()).map(|d| d.code).collect();
+    let errors: Vec<_> = c
+        .diags
+        .iter()
+        .filter(|d| d.is_error())
+        .map(|d| d.code)
+        .collect();
     assert!(errors.len() >= 5, "{errors:?}");
-    assert!(errors.contains(&"E0100"), "later lines are still analysed: {errors:?}");
+    assert!(
+        errors.contains(&"E0100"),
+        "later lines are still analysed: {errors:?}"
+    );
 }
 
 #[test]
@@ -128,13 +159,17 @@ fn arbitrary_bytes_never_panic() {
 #[test]
 fn world_file_errors_name_the_line_and_key() {
     let bad = "[f]\nlatency_ms = 10\n[[f.responses]]\narg = '(1, '\nresult = '2'\n";
-    let Err(ds) = opal_core::world::parse_world(bad) else { panic!("expected an error") };
+    let Err(ds) = opal_core::world::parse_world(bad) else {
+        panic!("expected an error")
+    };
     let idx = LineIndex::new(bad);
     let lc = idx.line_col(bad, ds[0].span.start);
     assert_eq!(ds[0].code, "E0200");
     assert_eq!(lc.line, 4, "{:?}", ds);
     let typo = "[f]\nlatency = 10\n";
-    let Err(ds) = opal_core::world::parse_world(typo) else { panic!("expected an error") };
+    let Err(ds) = opal_core::world::parse_world(typo) else {
+        panic!("expected an error")
+    };
     assert!(ds[0].message.contains("latency"), "{}", ds[0].message);
     assert!(opal_core::world::parse_world("[f]\ndefault = '\"x\"'\n").is_ok());
 }

@@ -19,7 +19,11 @@ fn faults(src: &str, strategy: Strategy) -> Vec<Fault> {
 }
 
 fn shape(name: &str) -> &'static str {
-    SHAPES.iter().find(|(n, _)| *n == name).map(|(_, s)| *s).unwrap_or_default()
+    SHAPES
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, s)| *s)
+        .unwrap_or_default()
 }
 
 #[test]
@@ -30,8 +34,14 @@ fn a_function_through_a_parameter_in_pythons_order_names_the_call() {
         let fs = faults(src, strategy);
         assert!(!fs.is_empty());
         for f in &fs {
-            let c = f.inside.unwrap_or_else(|| panic!("{strategy:?}: no library call on {f:?}"));
-            assert_eq!((c.offset, c.name, c.shape), (at, "map", shape("map")), "{strategy:?}");
+            let c = f
+                .inside
+                .unwrap_or_else(|| panic!("{strategy:?}: no library call on {f:?}"));
+            assert_eq!(
+                (c.offset, c.name, c.shape),
+                (at, "map", shape("map")),
+                "{strategy:?}"
+            );
         }
     }
 }
@@ -43,7 +53,9 @@ fn the_innermost_call_the_program_wrote_is_named_not_the_preludes_own() {
     let at = src.find("sort_by (k").unwrap_or_default() as u32;
     for strategy in Strategy::ALL {
         for f in faults(src, strategy) {
-            let c = f.inside.unwrap_or_else(|| panic!("{strategy:?}: no library call on {f:?}"));
+            let c = f
+                .inside
+                .unwrap_or_else(|| panic!("{strategy:?}: no library call on {f:?}"));
             assert_eq!((c.offset, c.name), (at, "sort_by"), "{strategy:?}");
         }
     }
@@ -67,6 +79,11 @@ fn a_for_loop_and_errors_outside_library_calls_have_no_note() {
 #[test]
 fn e0108_and_the_runtime_note_read_one_table() {
     let c = opal_core::compile("l := [1, 2]\nprint (map (fun x: x + 1, l))\n");
-    let e = c.diags.iter().find(|d| d.code == "E0108").map(|d| d.message.clone()).unwrap_or_default();
+    let e = c
+        .diags
+        .iter()
+        .find(|d| d.code == "E0108")
+        .map(|d| d.message.clone())
+        .unwrap_or_default();
     assert!(e.contains(&format!("`map` takes {}", shape("map"))), "{e}");
 }

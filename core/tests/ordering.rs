@@ -55,7 +55,10 @@ fn render(items: &[Item]) -> String {
             Item::Read => format!("b{i} := r {n}"),
             Item::Fun => format!("c{i} := f {n}"),
             Item::Loop => format!("for v in [{n}, {}]:\n    s v", n + 1),
-            Item::If => format!("if {n} > {}:\n    s {n}\nelse:\n    b{i} := r {n}", n / 2 + (i as i64 % 3) * n),
+            Item::If => format!(
+                "if {n} > {}:\n    s {n}\nelse:\n    b{i} := r {n}",
+                n / 2 + (i as i64 % 3) * n
+            ),
             Item::Print => format!("print {n}"),
             Item::PrintHandle => format!("print (&stdout, {n})"),
         };
@@ -172,9 +175,18 @@ fn windows(evs: &[Ev]) -> Vec<(String, usize, usize)> {
         if x != "r" {
             continue;
         }
-        let resolved_before = evs[..i].iter().filter(|e| matches!(e, Ev::Resolve(x, _) if x == "s")).count();
-        let done = evs.iter().position(|e| *e == Ev::Resolve(x.clone(), a.clone())).unwrap_or(evs.len());
-        let dispatched_before_done = evs[..done].iter().filter(|e| matches!(e, Ev::Dispatch(x, _) if x == "s")).count();
+        let resolved_before = evs[..i]
+            .iter()
+            .filter(|e| matches!(e, Ev::Resolve(x, _) if x == "s"))
+            .count();
+        let done = evs
+            .iter()
+            .position(|e| *e == Ev::Resolve(x.clone(), a.clone()))
+            .unwrap_or(evs.len());
+        let dispatched_before_done = evs[..done]
+            .iter()
+            .filter(|e| matches!(e, Ev::Dispatch(x, _) if x == "s"))
+            .count();
         out.push((a.clone(), resolved_before, dispatched_before_done));
     }
     out.sort();
@@ -231,7 +243,11 @@ fn prints_come_out_in_program_order_and_unordered_calls_overlap() {
             }
         }
     }
-    assert_eq!(pending.len(), 2, "both unordered calls are in flight at once");
+    assert_eq!(
+        pending.len(),
+        2,
+        "both unordered calls are in flight at once"
+    );
 }
 
 /// Issue 28: `print v` (the token) and `print (&stdout, v)` (the handle) print in one order.
@@ -242,8 +258,21 @@ fn prints_come_out_in_program_order_and_unordered_calls_overlap() {
 fn handle_prints_and_sequential_prints_share_one_order() {
     let src = "extern slow\nextern words\nprint \"start\"\nfor w in words 0:\n    print (&stdout, w)\nprint \"streamed\"\nx := slow 1\nprint x\nprint (&stdout, \"after\")\nprint (stdout, \"plain\")\nprint \"done\"\n";
     let world = "[slow]\ndefault = '\"slow\"'\n[words]\n[[words.responses]]\narg = '0'\nstream = [\"w1\", \"w2\"]\n";
-    let expected = ["\"start\"", "(stdout, \"w1\")", "(stdout, \"w2\")", "\"streamed\"", "\"slow\"", "(stdout, \"after\")", "(stdout, \"plain\")", "\"done\""];
-    for (choices, cbv) in [(&[1u8][..], false), (&[0u8][..], true), (&[0u8, 1, 2, 5][..], false)] {
+    let expected = [
+        "\"start\"",
+        "(stdout, \"w1\")",
+        "(stdout, \"w2\")",
+        "\"streamed\"",
+        "\"slow\"",
+        "(stdout, \"after\")",
+        "(stdout, \"plain\")",
+        "\"done\"",
+    ];
+    for (choices, cbv) in [
+        (&[1u8][..], false),
+        (&[0u8][..], true),
+        (&[0u8, 1, 2, 5][..], false),
+    ] {
         let evs = run_in(src, world, choices, cbv);
         assert_eq!(printed(&evs), expected, "choices {choices:?}");
     }

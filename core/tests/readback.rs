@@ -25,11 +25,17 @@ fn result(src: &str) -> String {
 
 #[test]
 fn lists_booleans_and_tuples() {
-    assert_eq!(result("[\"Honolulu\", \"Jakarta\"]"), "[\"Honolulu\", \"Jakarta\"]");
+    assert_eq!(
+        result("[\"Honolulu\", \"Jakarta\"]"),
+        "[\"Honolulu\", \"Jakarta\"]"
+    );
     assert_eq!(result("[]"), "[]");
     assert_eq!(result("1 < 2"), "true");
     assert_eq!(result("not (1 < 2)"), "false");
-    assert_eq!(result("(1, \"x\", [true, false])"), "(1, \"x\", [true, false])");
+    assert_eq!(
+        result("(1, \"x\", [true, false])"),
+        "(1, \"x\", [true, false])"
+    );
     assert_eq!(result("([1],)"), "([1],)");
     assert_eq!(result("[[1, 2], [], [3]]"), "[[1, 2], [], [3]]");
     assert_eq!(result("fun x: x"), "<fun>");
@@ -45,7 +51,11 @@ fn lists_built_by_the_prelude() {
     // A long list built by recursion reads back without deep recursion in the reader.
     let src = "rec build := fun n:\n    if n == 0:\n        ret nil\n    else:\n        ret cons (n, build (n - 1))\nbuild 300\n";
     let r = result(src);
-    assert!(r.starts_with("[300, 299, ") && r.ends_with(", 2, 1]"), "{}", &r[..40.min(r.len())]);
+    assert!(
+        r.starts_with("[300, 299, ") && r.ends_with(", 2, 1]"),
+        "{}",
+        &r[..40.min(r.len())]
+    );
 }
 
 #[test]
@@ -70,7 +80,9 @@ fn partial_lists_show_their_pending_task() {
     loop {
         budget -= 1;
         assert!(budget > 0);
-        let Some(s) = m.iter().find(|s| m.steppable(*s).is_ok()) else { break };
+        let Some(s) = m.iter().find(|s| m.steppable(*s).is_ok()) else {
+            break;
+        };
         let ev = m.step(s).expect("steppable");
         if let Some(t) = ev.task {
             let items = vec![opal_core::ir::Prim::Str("Ho".into())];
@@ -79,15 +91,30 @@ fn partial_lists_show_their_pending_task() {
     }
     let ret = m.ret;
     let b = m.binder(ret).expect("bound");
-    assert!(matches!(m.stmt(b).op, MOp::Fun(_)), "{}", m.print_term(false));
-    assert_eq!(m.readback_text(ret, Budget::VIEW), "[\"Ho\"] + <<get_cities_in \"Oceania\">>");
+    assert!(
+        matches!(m.stmt(b).op, MOp::Fun(_)),
+        "{}",
+        m.print_term(false)
+    );
+    assert_eq!(
+        m.readback_text(ret, Budget::VIEW),
+        "[\"Ho\"] + <<get_cities_in \"Oceania\">>"
+    );
 }
 
 #[test]
 fn budget_bounds_the_work() {
     let c = compile("[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]");
     let mut m = Machine::new(&c.program);
-    let r = run(&mut m, Options::new(Strategy::Opportunistic), Box::new(|_, _| {}), None);
+    let r = run(
+        &mut m,
+        Options::new(Strategy::Opportunistic),
+        Box::new(|_, _| {}),
+        None,
+    );
     assert!(matches!(r.end, End::Done(_)));
-    assert_eq!(m.readback_text(m.ret, Budget { steps: 5, depth: 8 }), "<fun>");
+    assert_eq!(
+        m.readback_text(m.ret, Budget { steps: 5, depth: 8 }),
+        "<fun>"
+    );
 }

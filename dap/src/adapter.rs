@@ -168,7 +168,10 @@ impl Adapter {
     }
 
     fn log(&mut self, text: &str) {
-        self.out.send(event("output", json!({"category": "console", "output": text})));
+        self.out.send(event(
+            "output",
+            json!({"category": "console", "output": text}),
+        ));
     }
 
     fn flush(&mut self) {
@@ -181,9 +184,19 @@ impl Adapter {
     /// held is answered with why it was not carried out (its client waits for an answer).
     fn bad_frame(&mut self, why: &str, message: Option<Value>) {
         self.log(&format!("opal dap: ignored input: {why}\n"));
-        let Some(m) = message.filter(|m| !is_not_ours(m)) else { return };
-        let command = m.get("command").and_then(Value::as_str).unwrap_or("").to_string();
-        self.respond(m.get("seq").cloned().unwrap_or(Value::Null), &command, Err(format!("{why}; the request was not carried out")));
+        let Some(m) = message.filter(|m| !is_not_ours(m)) else {
+            return;
+        };
+        let command = m
+            .get("command")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
+        self.respond(
+            m.get("seq").cloned().unwrap_or(Value::Null),
+            &command,
+            Err(format!("{why}; the request was not carried out")),
+        );
     }
 
     /// Answers every request exactly once: one that cannot be carried out (no `seq` a client can
@@ -194,13 +207,25 @@ impl Adapter {
             return;
         }
         let seq = m.get("seq").cloned().unwrap_or(Value::Null);
-        let command = m.get("command").and_then(Value::as_str).unwrap_or("").to_string();
+        let command = m
+            .get("command")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
         let result = if m.get("type").and_then(Value::as_str) != Some("request") {
-            Err(format!("not a request: `type` must be \"request\", not {}", m.get("type").unwrap_or(&Value::Null)))
+            Err(format!(
+                "not a request: `type` must be \"request\", not {}",
+                m.get("type").unwrap_or(&Value::Null)
+            ))
         } else if seq.as_u64().is_none() {
-            Err(format!("`seq` must be a whole number from 0 to 2^64-1, not {seq}"))
+            Err(format!(
+                "`seq` must be a whole number from 0 to 2^64-1, not {seq}"
+            ))
         } else if command.is_empty() {
-            Err(format!("`command` must name the request, not {}", m.get("command").unwrap_or(&Value::Null)))
+            Err(format!(
+                "`command` must name the request, not {}",
+                m.get("command").unwrap_or(&Value::Null)
+            ))
         } else {
             let args = m.get("arguments").cloned().unwrap_or(Value::Null);
             self.request(&command, &args)
@@ -210,16 +235,22 @@ impl Adapter {
 
     fn respond(&mut self, request_seq: Value, command: &str, result: Result<Value, String>) {
         let response = match result {
-            Ok(body) => json!({"type": "response", "request_seq": request_seq, "command": command, "success": true, "body": body}),
-            Err(message) => json!({"type": "response", "request_seq": request_seq, "command": command, "success": false, "message": message,
-                                   "body": {"error": {"id": 1, "format": message, "showUser": true}}}),
+            Ok(body) => {
+                json!({"type": "response", "request_seq": request_seq, "command": command, "success": true, "body": body})
+            }
+            Err(message) => {
+                json!({"type": "response", "request_seq": request_seq, "command": command, "success": false, "message": message,
+                                   "body": {"error": {"id": 1, "format": message, "showUser": true}}})
+            }
         };
         self.out.send(response);
         self.flush();
     }
 
     fn session(&mut self) -> Result<&mut Session, String> {
-        self.session.as_mut().ok_or_else(|| "no program is being debugged: send `launch` first".to_string())
+        self.session
+            .as_mut()
+            .ok_or_else(|| "no program is being debugged: send `launch` first".to_string())
     }
 
     /// Hands each request to the function for it; the short ones are answered here.
@@ -310,7 +341,11 @@ impl Adapter {
     }
 
     fn set_exception_breakpoints(&mut self, args: &Value) -> Result<Value, String> {
-        let filters: Vec<&str> = args.get("filters").and_then(Value::as_array).map(|a| a.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
+        let filters: Vec<&str> = args
+            .get("filters")
+            .and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
         self.break_on_failed = filters.contains(&"failed");
         self.break_on_stuck = filters.contains(&"stuck");
         Ok(json!({}))
@@ -320,7 +355,10 @@ impl Adapter {
 
     fn step_in(&mut self) -> Result<Value, String> {
         self.session()?;
-        let first = self.session.as_ref().and_then(|s| s.next_steps(Strategy::Opportunistic).first().copied());
+        let first = self
+            .session
+            .as_ref()
+            .and_then(|s| s.next_steps(Strategy::Opportunistic).first().copied());
         match self.strategy {
             Strategy::Opportunistic => self.step_once(Some(first)),
             _ => self.step_once(None),
@@ -331,7 +369,9 @@ impl Adapter {
     fn step_out(&mut self) -> Result<Value, String> {
         let focus = self.focus;
         let s = self.session()?;
-        let parent = focus.and_then(|k| s.find(k)).and_then(|st| s.parent_key(st));
+        let parent = focus
+            .and_then(|k| s.find(k))
+            .and_then(|st| s.parent_key(st));
         match parent {
             Some(p) => self.start(Run::StepOut(p)),
             None => self.step_once(None),
@@ -361,7 +401,11 @@ impl Adapter {
     /// is undone (output events cannot be taken back), and it will be printed again.
     fn undo_output(&mut self, len: usize) {
         if len < self.output_sent {
-            let undone = self.session.as_ref().map(|_| self.output_sent - len).unwrap_or(0);
+            let undone = self
+                .session
+                .as_ref()
+                .map(|_| self.output_sent - len)
+                .unwrap_or(0);
             self.queue
                 .push(event("output", json!({"category": "console", "output": format!("(stepped back: the last {undone} bytes of output are undone)\n")})));
             self.output_sent = len;
@@ -375,7 +419,10 @@ impl Adapter {
         if out.len() > self.output_sent {
             let text = out[self.output_sent..].to_string();
             self.output_sent = out.len();
-            self.queue.push(event("output", json!({"category": "stdout", "output": text})));
+            self.queue.push(event(
+                "output",
+                json!({"category": "stdout", "output": text}),
+            ));
         }
     }
 
@@ -391,7 +438,10 @@ impl Adapter {
         self.send_output();
         if let Some(s) = &self.session {
             let next = s.next_steps(self.strategy).first().copied();
-            let focus = at.or(next).or_else(|| s.pending().first().map(|p| p.0)).or_else(|| s.statements().last().copied());
+            let focus = at
+                .or(next)
+                .or_else(|| s.pending().first().map(|p| p.0))
+                .or_else(|| s.statements().last().copied());
             self.focus = focus.map(|st| s.key_of(st));
         }
         let mut body = json!({"reason": reason, "description": description, "threadId": THREAD, "allThreadsStopped": true, "text": description});
@@ -407,11 +457,20 @@ impl Adapter {
         self.send_output();
         let Some(s) = &self.session else { return };
         let (code, what) = match s.standing() {
-            Standing::Finished => (0, format!("finished: normal form; result {}\n", s.value_text(s.machine().ret))),
+            Standing::Finished => (
+                0,
+                format!(
+                    "finished: normal form; result {}\n",
+                    s.value_text(s.machine().ret)
+                ),
+            ),
             Standing::Stuck(n) => (3, format!("stuck: {n} statement(s) can never step\n")),
             other => (0, format!("{}\n", other.text())),
         };
-        self.queue.push(event("output", json!({"category": "console", "output": what})));
+        self.queue.push(event(
+            "output",
+            json!({"category": "console", "output": what}),
+        ));
         self.queue.push(event("exited", json!({"exitCode": code})));
         self.queue.push(event("terminated", json!({})));
     }
@@ -426,7 +485,12 @@ impl Adapter {
                 continue;
             }
             if let Some(line) = s.line_of(st) {
-                let ids: Vec<i64> = self.breakpoints.iter().filter(|b| b.line == line).map(|b| b.id).collect();
+                let ids: Vec<i64> = self
+                    .breakpoints
+                    .iter()
+                    .filter(|b| b.line == line)
+                    .map(|b| b.id)
+                    .collect();
                 if !ids.is_empty() {
                     return Some(("breakpoint", format!("breakpoint on line {line}"), ids, st));
                 }
@@ -434,9 +498,19 @@ impl Adapter {
             if let (MOp::Call(f, _), Ok(Rule::Dispatch)) = (m.stmt(st).op, m.steppable(st)) {
                 if let Some(MOp::Prim(p)) = m.binder(f).map(|b| m.stmt(b).op) {
                     if let opal_core::ir::Prim::Ext(name) = m.prim(p) {
-                        let ids: Vec<i64> = self.function_breakpoints.iter().filter(|(_, n)| **n == **name).map(|(id, _)| *id).collect();
+                        let ids: Vec<i64> = self
+                            .function_breakpoints
+                            .iter()
+                            .filter(|(_, n)| **n == **name)
+                            .map(|(id, _)| *id)
+                            .collect();
                         if !ids.is_empty() {
-                            return Some(("function breakpoint", format!("`{name}` is about to be dispatched"), ids, st));
+                            return Some((
+                                "function breakpoint",
+                                format!("`{name}` is about to be dispatched"),
+                                ids,
+                                st,
+                            ));
                         }
                     }
                 }
@@ -450,7 +524,10 @@ impl Adapter {
     fn exception(&mut self) -> Option<String> {
         let s = self.session.as_ref()?;
         let m = s.machine();
-        let stuck: Vec<StmtId> = m.iter().filter(|st| opal_debugger::session::kind_of(m, *st) == Kind::Stuck).collect();
+        let stuck: Vec<StmtId> = m
+            .iter()
+            .filter(|st| opal_debugger::session::kind_of(m, *st) == Kind::Stuck)
+            .collect();
         let before = std::mem::replace(&mut self.stuck, stuck.len());
         if stuck.len() <= before {
             return None;
@@ -468,7 +545,9 @@ impl Adapter {
     fn step_once(&mut self, step: Option<Option<StmtId>>) {
         self.run = None;
         let strategy = self.strategy;
-        let Some(s) = self.session.as_mut() else { return };
+        let Some(s) = self.session.as_mut() else {
+            return;
+        };
         let r = match step {
             Some(Some(st)) => s.step_stmt(st),
             _ => s.advance(strategy),
@@ -488,19 +567,28 @@ impl Adapter {
     /// Resolves the pending tasks from the trace, else the world file, else by calling the
     /// live external; how many were resolved now, or why one cannot be.
     fn resolve_pending(&mut self) -> Result<usize, String> {
-        let Some(s) = self.session.as_mut() else { return Ok(0) };
+        let Some(s) = self.session.as_mut() else {
+            return Ok(0);
+        };
         let mut n = 0;
         let mut why = None;
         for label in s.pending_labels() {
             if self.live.as_ref().is_some_and(|l| l.calling(s, &label)) {
                 continue;
             }
-            let r = if s.has_trace() { s.resolve_from_trace(&label) } else { s.resolve_from_world(&label) };
+            let r = if s.has_trace() {
+                s.resolve_from_trace(&label)
+            } else {
+                s.resolve_from_world(&label)
+            };
             match r {
                 Ok(_) => n += 1,
                 Err(e) => match &mut self.live {
                     Some(live) => match live.call(s, &label) {
-                        Ok(m) => self.queue.push(event("output", json!({"category": "console", "output": format!("{m}\n")}))),
+                        Ok(m) => self.queue.push(event(
+                            "output",
+                            json!({"category": "console", "output": format!("{m}\n")}),
+                        )),
                         Err(e2) => why = Some(format!("{e}; live: {e2}")),
                     },
                     None => why = Some(e),
@@ -516,10 +604,15 @@ impl Adapter {
     /// Delivers what live externals answered; `announce` stops (so the client shows it) when
     /// something arrived while stopped.
     fn pump_live(&mut self, announce: bool) {
-        let (Some(live), Some(s)) = (self.live.as_mut(), self.session.as_mut()) else { return };
+        let (Some(live), Some(s)) = (self.live.as_mut(), self.session.as_mut()) else {
+            return;
+        };
         let (messages, changed) = live.pump(s);
         for m in messages {
-            self.queue.push(event("output", json!({"category": "console", "output": format!("{m}\n")})));
+            self.queue.push(event(
+                "output",
+                json!({"category": "console", "output": format!("{m}\n")}),
+            ));
         }
         if changed && announce {
             self.stopped("step", "a live external answered");
@@ -528,7 +621,9 @@ impl Adapter {
 
     /// Nothing can step: resolve what is pending, or say why not, or end.
     fn stalled(&mut self, why: &str) {
-        let Some(s) = self.session.as_mut() else { return };
+        let Some(s) = self.session.as_mut() else {
+            return;
+        };
         match s.standing() {
             Standing::Waiting(n) => match self.resolve_pending() {
                 Ok(0) => self.stopped("pause", &format!("waiting for {n} pending task(s): a live external is answering")),
@@ -550,7 +645,11 @@ impl Adapter {
             if let Some((reason, what, ids, at)) = self.breakpoint_hit() {
                 // Every statement about to step on a breakpoint: the next action steps them.
                 let keys: Vec<LabelKey> = match &self.session {
-                    Some(s) => s.next_steps(strategy).into_iter().map(|st| s.key_of(st)).collect(),
+                    Some(s) => s
+                        .next_steps(strategy)
+                        .into_iter()
+                        .map(|st| s.key_of(st))
+                        .collect(),
                     None => vec![],
                 };
                 self.stopped_at(reason, &what, ids, Some(at));
@@ -558,7 +657,9 @@ impl Adapter {
                 return;
             }
             self.skip.clear();
-            let Some(s) = self.session.as_mut() else { return };
+            let Some(s) = self.session.as_mut() else {
+                return;
+            };
             if let Run::StepOut(prefix) = run {
                 if !s.statements().iter().any(|st| s.under(*st, prefix)) {
                     self.stopped("step", "stepped out: the call finished");
@@ -567,7 +668,10 @@ impl Adapter {
             }
             if s.machine().steps_total() - self.run_from >= self.max_steps {
                 let budget = self.max_steps;
-                self.stopped("pause", &format!("did not finish within {budget} steps (maxSteps); continue to go on"));
+                self.stopped(
+                    "pause",
+                    &format!("did not finish within {budget} steps (maxSteps); continue to go on"),
+                );
                 return;
             }
             match s.advance(strategy) {
@@ -630,7 +734,14 @@ impl Adapter {
         s.goto(pos)?;
         let (len, at_start) = (s.output().len(), s.position() == 0);
         self.undo_output(len);
-        self.stopped(if at_start { "entry" } else { "breakpoint" }, if at_start { "back at the initial term" } else { "reversed to a breakpoint" });
+        self.stopped(
+            if at_start { "entry" } else { "breakpoint" },
+            if at_start {
+                "back at the initial term"
+            } else {
+                "reversed to a breakpoint"
+            },
+        );
         Ok(())
     }
 
@@ -647,8 +758,17 @@ impl Adapter {
     }
 
     fn stack_trace(&mut self, args: &Value) -> Result<Value, String> {
-        let path = self.program.as_ref().map(|p| p.display().to_string()).unwrap_or_default();
-        let name = self.program.as_ref().and_then(|p| p.file_name()).map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let path = self
+            .program
+            .as_ref()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default();
+        let name = self
+            .program
+            .as_ref()
+            .and_then(|p| p.file_name())
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
         let focus = self.focus;
         let s = self.session()?;
         let Some(st) = focus.and_then(|k| s.find(k)) else {
@@ -664,7 +784,11 @@ impl Adapter {
             "column": 1,
         })];
         let start = args.get("startFrame").and_then(Value::as_u64).unwrap_or(0) as usize;
-        let levels = args.get("levels").and_then(Value::as_u64).filter(|l| *l > 0).unwrap_or(200) as usize;
+        let levels = args
+            .get("levels")
+            .and_then(Value::as_u64)
+            .filter(|l| *l > 0)
+            .unwrap_or(200) as usize;
         for (i, (label, line)) in s.call_chain(st, start + levels).into_iter().enumerate() {
             frames.push(json!({
                 "id": i + 1,
@@ -681,9 +805,16 @@ impl Adapter {
     }
 
     fn variables(&mut self, args: &Value) -> Result<Value, String> {
-        let reference = args.get("variablesReference").and_then(Value::as_i64).unwrap_or(0);
+        let reference = args
+            .get("variablesReference")
+            .and_then(Value::as_i64)
+            .unwrap_or(0);
         let start = args.get("start").and_then(Value::as_u64).unwrap_or(0) as usize;
-        let count = args.get("count").and_then(Value::as_u64).filter(|c| *c > 0).unwrap_or(u64::MAX) as usize;
+        let count = args
+            .get("count")
+            .and_then(Value::as_u64)
+            .filter(|c| *c > 0)
+            .unwrap_or(u64::MAX) as usize;
         let focus = self.focus;
         let s = self.session()?;
         let var = |name: &str, value: String| json!({"name": name, "value": value, "variablesReference": 0});
@@ -722,8 +853,16 @@ impl Adapter {
 
     /// The Debug Console: `resolve LABEL EXPRESSION`, `why LABEL`, `step LABEL`, `help`.
     fn evaluate(&mut self, args: &Value) -> Result<Value, String> {
-        let text = args.get("expression").and_then(Value::as_str).unwrap_or("").trim().to_string();
-        let (cmd, rest) = text.split_once(char::is_whitespace).map(|(c, r)| (c, r.trim())).unwrap_or((text.as_str(), ""));
+        let text = args
+            .get("expression")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .trim()
+            .to_string();
+        let (cmd, rest) = text
+            .split_once(char::is_whitespace)
+            .map(|(c, r)| (c, r.trim()))
+            .unwrap_or((text.as_str(), ""));
         let s = self.session()?;
         let result = match cmd {
             "resolve" => {
@@ -754,7 +893,11 @@ impl Adapter {
     fn task_graph(&mut self, args: &Value) -> Result<Value, String> {
         let statements = args.get("mode").and_then(Value::as_str) == Some("statements");
         let s = self.session()?;
-        let full = if statements { s.statement_graph(false) } else { s.call_graph(false) };
+        let full = if statements {
+            s.statement_graph(false)
+        } else {
+            s.call_graph(false)
+        };
         let g = s.grouped(&full, 80, &Default::default(), &Default::default());
         let nodes: Vec<Value> = g
             .nodes
@@ -782,7 +925,9 @@ impl Adapter {
         let edges: Vec<Value> = g.edges.iter().map(|(a, b)| json!([a, b])).collect();
         // Edges that only order two calls (the sequencing token), for a client to draw dashed.
         let ordering: Vec<Value> = g.ordering.iter().map(|(a, b)| json!([a, b])).collect();
-        Ok(json!({"nodes": nodes, "edges": edges, "ordering": ordering, "standing": s.standing().text()}))
+        Ok(
+            json!({"nodes": nodes, "edges": edges, "ordering": ordering, "standing": s.standing().text()}),
+        )
     }
 }
 
@@ -805,7 +950,10 @@ fn capabilities() -> Value {
 }
 
 fn is_not_ours(m: &Value) -> bool {
-    matches!(m.get("type").and_then(Value::as_str), Some("response" | "event"))
+    matches!(
+        m.get("type").and_then(Value::as_str),
+        Some("response" | "event")
+    )
 }
 
 fn kind_name(k: Kind) -> &'static str {
@@ -834,5 +982,8 @@ fn externals_used(s: &Session) -> Vec<String> {
 
 fn rendered(diags: &[opal_core::diag::Diagnostic], file: &str, text: &str) -> String {
     let index = opal_core::span::LineIndex::new(text);
-    diags.iter().map(|d| opal_core::diag::render(d, file, text, &index)).collect()
+    diags
+        .iter()
+        .map(|d| opal_core::diag::render(d, file, text, &index))
+        .collect()
 }

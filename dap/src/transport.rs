@@ -66,7 +66,10 @@ pub struct FrameReader {
 
 impl FrameReader {
     pub fn new(chunks: mpsc::Receiver<Vec<u8>>) -> FrameReader {
-        FrameReader { chunks, framer: Framer::new() }
+        FrameReader {
+            chunks,
+            framer: Framer::new(),
+        }
     }
 
     /// The next message, or what was wrong with the next frame; `None` at end of input.
@@ -84,12 +87,16 @@ impl FrameReader {
                 Step::Frame(Frame::Body(body)) => return Some(message(&body)),
                 Step::Frame(Frame::Bad(why, v)) => return Some(Incoming::Bad(why, v)),
                 Step::End => return None,
-                Step::NeedInput { pause_decides: true } => match self.chunks.recv_timeout(STALL) {
+                Step::NeedInput {
+                    pause_decides: true,
+                } => match self.chunks.recv_timeout(STALL) {
                     Ok(c) => self.framer.feed(&c),
                     Err(mpsc::RecvTimeoutError::Timeout) => self.framer.pause(),
                     Err(mpsc::RecvTimeoutError::Disconnected) => self.framer.end(),
                 },
-                Step::NeedInput { pause_decides: false } => match self.chunks.recv() {
+                Step::NeedInput {
+                    pause_decides: false,
+                } => match self.chunks.recv() {
                     Ok(c) => self.framer.feed(&c),
                     Err(_) => self.framer.end(),
                 },
@@ -122,7 +129,11 @@ pub struct Writer {
 
 impl Writer {
     pub fn new(out: Box<dyn Write + Send>) -> Writer {
-        Writer { out, seq: 0, alive: true }
+        Writer {
+            out,
+            seq: 0,
+            alive: true,
+        }
     }
 
     pub fn send(&mut self, mut msg: Value) {
@@ -131,7 +142,8 @@ impl Writer {
             o.insert("seq".into(), Value::from(self.seq));
         }
         let body = msg.to_string();
-        let ok = write!(self.out, "Content-Length: {}\r\n\r\n{body}", body.len()).is_ok() && self.out.flush().is_ok();
+        let ok = write!(self.out, "Content-Length: {}\r\n\r\n{body}", body.len()).is_ok()
+            && self.out.flush().is_ok();
         self.alive &= ok;
     }
 }

@@ -213,7 +213,9 @@ impl Ask {
 /// The keyboard: (key, modifiers, command, what it does). The help overlay and every
 /// tooltip read this table.
 pub fn shortcuts() -> Vec<(KeyboardShortcut, Cmd, &'static str)> {
-    use {FileCmd as F, GraphCmd as G, RunCmd as R, SessionCmd as S, TeachCmd as T, WindowCmd as W};
+    use {
+        FileCmd as F, GraphCmd as G, RunCmd as R, SessionCmd as S, TeachCmd as T, WindowCmd as W,
+    };
     let k = |m: Modifiers, key: Key| KeyboardShortcut::new(m, key);
     let n = Modifiers::NONE;
     let c = Modifiers::COMMAND;
@@ -259,7 +261,10 @@ pub fn shortcuts() -> Vec<(KeyboardShortcut, Cmd, &'static str)> {
 pub fn tip(what: &str, cmd: impl Into<Cmd>) -> String {
     let cmd = cmd.into();
     match shortcuts().into_iter().find(|(_, c, _)| *c == cmd) {
-        Some((sc, _, _)) => format!("{what} ({})", sc.format(&egui::ModifierNames::NAMES, cfg!(target_os = "macos"))),
+        Some((sc, _, _)) => format!(
+            "{what} ({})",
+            sc.format(&egui::ModifierNames::NAMES, cfg!(target_os = "macos"))
+        ),
         None => what.to_string(),
     }
 }

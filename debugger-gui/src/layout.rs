@@ -66,7 +66,10 @@ pub fn cell_pos(c: (i32, i32)) -> [f32; 2] {
 pub fn bounds(positions: impl IntoIterator<Item = [f32; 2]>) -> Option<([f32; 2], [f32; 2])> {
     positions.into_iter().fold(None, |b, p| {
         let (lo, hi) = b.unwrap_or((p, [p[0] + NODE_W, p[1] + NODE_H]));
-        Some(([lo[0].min(p[0]), lo[1].min(p[1])], [hi[0].max(p[0] + NODE_W), hi[1].max(p[1] + NODE_H)]))
+        Some((
+            [lo[0].min(p[0]), lo[1].min(p[1])],
+            [hi[0].max(p[0] + NODE_W), hi[1].max(p[1] + NODE_H)],
+        ))
     })
 }
 
@@ -102,7 +105,10 @@ impl Layout {
 
     /// The first free cell from row `row` down, in the first `cols` columns.
     fn free_in_rows(&self, row: i32, cols: i32) -> (i32, i32) {
-        (row..).flat_map(|y| (0..cols).map(move |x| (x, y))).find(|c| !self.occupied.contains_key(c)).unwrap_or((0, row))
+        (row..)
+            .flat_map(|y| (0..cols).map(move |x| (x, y)))
+            .find(|c| !self.occupied.contains_key(c))
+            .unwrap_or((0, row))
     }
 
     /// Follows the graph to `g`: removed nodes fold away, new ones take cells below the node
@@ -112,14 +118,27 @@ impl Layout {
     /// nodes would never settle and be drawn as text-less boxes): everything is put in place.
     pub fn update(&mut self, g: &Graph, now: f64, animate: bool) -> Vec<(i32, i32)> {
         let alive: HashSet<LabelKey> = g.nodes.iter().map(|n| n.key).collect();
-        let gone: Vec<LabelKey> = self.placed.keys().filter(|k| !alive.contains(k)).copied().collect();
-        let old: HashMap<LabelKey, Placed> = gone.iter().filter_map(|k| self.placed.get(k).map(|p| (*k, p.clone()))).collect();
+        let gone: Vec<LabelKey> = self
+            .placed
+            .keys()
+            .filter(|k| !alive.contains(k))
+            .copied()
+            .collect();
+        let old: HashMap<LabelKey, Placed> = gone
+            .iter()
+            .filter_map(|k| self.placed.get(k).map(|p| (*k, p.clone())))
+            .collect();
         for k in &gone {
             if let Some(p) = self.placed.remove(k) {
                 self.occupied.remove(&p.cell);
             }
         }
-        let index: HashMap<LabelKey, usize> = g.nodes.iter().enumerate().map(|(i, n)| (n.key, i)).collect();
+        let index: HashMap<LabelKey, usize> = g
+            .nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.key, i))
+            .collect();
         let sources_of = g.sources();
         // Children of the same origin stack below it, in label order.
         let mut next_row: HashMap<LabelKey, i32> = HashMap::new();
@@ -128,10 +147,20 @@ impl Layout {
             if self.placed.contains_key(&n.key) {
                 continue;
             }
-            let origin = n.parents.iter().find_map(|p| old.get(p).or_else(|| self.placed.get(p)).map(|o| (*p, o.cell, o.pos))).or_else(|| {
-                let src = sources_of[i].iter().find_map(|&s| self.placed.get(&g.nodes[s].key))?;
-                Some((LabelKey(0), (src.cell.0, src.cell.1 + 1), src.pos))
-            });
+            let origin = n
+                .parents
+                .iter()
+                .find_map(|p| {
+                    old.get(p)
+                        .or_else(|| self.placed.get(p))
+                        .map(|o| (*p, o.cell, o.pos))
+                })
+                .or_else(|| {
+                    let src = sources_of[i]
+                        .iter()
+                        .find_map(|&s| self.placed.get(&g.nodes[s].key))?;
+                    Some((LabelKey(0), (src.cell.0, src.cell.1 + 1), src.pos))
+                });
             let (want, from) = match origin {
                 Some((pk, cell, pos)) => {
                     let k = next_row.entry(pk).or_insert(0);
@@ -148,7 +177,19 @@ impl Layout {
             };
             let cell = self.free_near(want);
             self.take(n.key, cell);
-            let placed = if animate { Placed { cell, pos: from, born: now } } else { Placed { cell, pos: cell_pos(cell), born: now - ANIMATION } };
+            let placed = if animate {
+                Placed {
+                    cell,
+                    pos: from,
+                    born: now,
+                }
+            } else {
+                Placed {
+                    cell,
+                    pos: cell_pos(cell),
+                    born: now - ANIMATION,
+                }
+            };
             self.placed.insert(n.key, placed);
             born.push(cell);
         }
@@ -159,13 +200,22 @@ impl Layout {
             let child = g.nodes.iter().find(|n| n.parents.contains(&k));
             let before = self.sources.get(&k);
             let to = child
-                .or_else(|| before.and_then(|(_, s)| s.iter().find_map(|x| index.get(x).map(|&i| &g.nodes[i]))))
+                .or_else(|| {
+                    before.and_then(|(_, s)| {
+                        s.iter().find_map(|x| index.get(x).map(|&i| &g.nodes[i]))
+                    })
+                })
                 .and_then(|n| self.placed.get(&n.key))
                 .map(|q| cell_pos(q.cell))
                 .unwrap_or(p.pos);
             let kind = before.map(|(k, _)| *k).unwrap_or(Kind::Waiting);
             if animate {
-                self.dying.push(Dying { from: p.pos, to, died: now, kind });
+                self.dying.push(Dying {
+                    from: p.pos,
+                    to,
+                    died: now,
+                    kind,
+                });
             }
         }
         self.close_gaps();
@@ -194,8 +244,16 @@ impl Layout {
         if rows.iter().enumerate().all(|(i, &r)| r == i as i32) {
             return;
         }
-        let to: HashMap<i32, i32> = rows.iter().enumerate().map(|(i, &r)| (r, i as i32)).collect();
-        self.occupied = self.occupied.drain().map(|((x, y), k)| ((x, to[&y]), k)).collect();
+        let to: HashMap<i32, i32> = rows
+            .iter()
+            .enumerate()
+            .map(|(i, &r)| (r, i as i32))
+            .collect();
+        self.occupied = self
+            .occupied
+            .drain()
+            .map(|((x, y), k)| ((x, to[&y]), k))
+            .collect();
         for p in self.placed.values_mut() {
             p.cell.1 = to.get(&p.cell.1).copied().unwrap_or(p.cell.1);
         }
@@ -203,7 +261,17 @@ impl Layout {
 
     fn remember(&mut self, g: &Graph) {
         let sources = g.sources();
-        self.sources = g.nodes.iter().zip(&sources).map(|(n, of)| (n.key, (n.kind, of.iter().map(|&j| g.nodes[j].key).collect()))).collect();
+        self.sources = g
+            .nodes
+            .iter()
+            .zip(&sources)
+            .map(|(n, of)| {
+                (
+                    n.key,
+                    (n.kind, of.iter().map(|&j| g.nodes[j].key).collect()),
+                )
+            })
+            .collect();
     }
 
     /// Starts a full layered layout on a worker thread; `poll_tidy` applies it when done.
@@ -228,12 +296,19 @@ impl Layout {
 
     /// Applies a finished tidy; true if one was applied.
     pub fn poll_tidy(&mut self, g: &Graph, now: f64) -> bool {
-        let Some(rx) = &self.tidying else { return false };
+        let Some(rx) = &self.tidying else {
+            return false;
+        };
         match rx.try_recv() {
             Ok(by_key) => {
                 self.tidying = None;
                 let map: HashMap<LabelKey, (i32, i32)> = by_key.into_iter().collect();
-                let cells: Vec<(i32, i32)> = g.nodes.iter().enumerate().map(|(i, n)| map.get(&n.key).copied().unwrap_or((0, i as i32))).collect();
+                let cells: Vec<(i32, i32)> = g
+                    .nodes
+                    .iter()
+                    .enumerate()
+                    .map(|(i, n)| map.get(&n.key).copied().unwrap_or((0, i as i32)))
+                    .collect();
                 self.apply_cells(g, &cells, now);
                 true
             }
@@ -252,7 +327,10 @@ impl Layout {
         for (n, &want) in g.nodes.iter().zip(cells) {
             let cell = self.free_near(want);
             self.take(n.key, cell);
-            let (pos, born) = old.get(&n.key).map(|p| (p.pos, p.born)).unwrap_or((cell_pos(cell), now));
+            let (pos, born) = old
+                .get(&n.key)
+                .map(|p| (p.pos, p.born))
+                .unwrap_or((cell_pos(cell), now));
             self.placed.insert(n.key, Placed { cell, pos, born });
         }
     }
@@ -278,10 +356,29 @@ impl Layout {
     }
 
     /// The graph as SVG, at the cells; `text` gives a node's lines.
-    pub fn to_svg(&self, g: &Graph, text: impl Fn(&opal_debugger::graph::Node) -> String) -> String {
-        let xml = |s: &str| s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;");
-        let cells: Vec<[f32; 2]> = g.nodes.iter().map(|n| self.placed.get(&n.key).map(|p| cell_pos(p.cell)).unwrap_or([0.0, 0.0])).collect();
-        let ([x0, y0], [w, h]) = bounds(cells.iter().copied().chain([[0.0, 0.0]])).unwrap_or(([0.0, 0.0], [NODE_W, NODE_H]));
+    pub fn to_svg(
+        &self,
+        g: &Graph,
+        text: impl Fn(&opal_debugger::graph::Node) -> String,
+    ) -> String {
+        let xml = |s: &str| {
+            s.replace('&', "&amp;")
+                .replace('<', "&lt;")
+                .replace('>', "&gt;")
+                .replace('"', "&quot;")
+        };
+        let cells: Vec<[f32; 2]> = g
+            .nodes
+            .iter()
+            .map(|n| {
+                self.placed
+                    .get(&n.key)
+                    .map(|p| cell_pos(p.cell))
+                    .unwrap_or([0.0, 0.0])
+            })
+            .collect();
+        let ([x0, y0], [w, h]) = bounds(cells.iter().copied().chain([[0.0, 0.0]]))
+            .unwrap_or(([0.0, 0.0], [NODE_W, NODE_H]));
         let (ox, oy) = (10.0 - x0, 10.0 - y0);
         let mut out = format!(
             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" font-family=\"monospace\" font-size=\"14\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n",
@@ -300,7 +397,11 @@ impl Layout {
             );
         }
         for (n, c) in g.nodes.iter().zip(&cells) {
-            let dash = if n.call.is_some_and(|c| c.queued()) { " stroke-dasharray=\"6 4\"" } else { "" };
+            let dash = if n.call.is_some_and(|c| c.queued()) {
+                " stroke-dasharray=\"6 4\""
+            } else {
+                ""
+            };
             let _ = writeln!(
                 out,
                 "<g><rect x=\"{}\" y=\"{}\" width=\"{NODE_W}\" height=\"{NODE_H}\" rx=\"8\" fill=\"{}\" stroke=\"#333\"{dash}/><text x=\"{}\" y=\"{}\" font-weight=\"bold\">{}</text><text x=\"{}\" y=\"{}\">{}</text></g>",
@@ -327,9 +428,15 @@ fn layered(g: &Graph) -> Vec<(i32, i32)> {
     if n <= SUGIYAMA_MAX {
         let vertices: Vec<(u32, (f64, f64))> = (0..n as u32).map(|i| (i, (1.0, 1.0))).collect();
         let edges: Vec<(u32, u32)> = g.edges.iter().map(|&(a, b)| (a as u32, b as u32)).collect();
-        let config = rust_sugiyama::configure::Config { vertex_spacing: 1.0, transpose: n <= 300, ..Default::default() };
+        let config = rust_sugiyama::configure::Config {
+            vertex_spacing: 1.0,
+            transpose: n <= 300,
+            ..Default::default()
+        };
         // The layout crate asserts on shapes it does not expect: fall back, never crash.
-        if let Ok(layouts) = std::panic::catch_unwind(|| rust_sugiyama::from_vertices_and_edges(&vertices, &edges, &config)) {
+        if let Ok(layouts) = std::panic::catch_unwind(|| {
+            rust_sugiyama::from_vertices_and_edges(&vertices, &edges, &config)
+        }) {
             let mut cells: Vec<Option<(i32, i32)>> = vec![None; n];
             // Components side by side, wrapped into bands `PACK_COLUMNS` wide (a fan-out of
             // independent calls would otherwise be one row as wide as the fan-out).
@@ -342,12 +449,17 @@ fn layered(g: &Graph) -> Vec<(i32, i32)> {
                 ys.sort_unstable();
                 ys.dedup();
                 let row = |y: f64| ys.binary_search(&(y.round() as i64)).unwrap_or(0) as i32;
-                let mut order: Vec<(i32, f64, usize)> = layout.iter().map(|&(v, (x, y))| (row(y), x, v)).collect();
+                let mut order: Vec<(i32, f64, usize)> =
+                    layout.iter().map(|&(v, (x, y))| (row(y), x, v)).collect();
                 order.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
                 let mut placed: Vec<((i32, i32), usize)> = Vec::with_capacity(order.len());
                 let mut col = 0;
                 for (i, &(r, _, v)) in order.iter().enumerate() {
-                    col = if i > 0 && order[i - 1].0 == r { col + 1 } else { 0 };
+                    col = if i > 0 && order[i - 1].0 == r {
+                        col + 1
+                    } else {
+                        0
+                    };
                     placed.push(((col, r), v));
                 }
                 let width = placed.iter().map(|p| p.0 .0 + 1).max().unwrap_or(1);
@@ -364,7 +476,13 @@ fn layered(g: &Graph) -> Vec<(i32, i32)> {
                 band_rows = band_rows.max(height);
             }
             let y_end = y0 + band_rows;
-            return cells.iter().enumerate().map(|(i, c)| c.unwrap_or((i as i32 % PACK_COLUMNS, y_end + i as i32 / PACK_COLUMNS))).collect();
+            return cells
+                .iter()
+                .enumerate()
+                .map(|(i, c)| {
+                    c.unwrap_or((i as i32 % PACK_COLUMNS, y_end + i as i32 / PACK_COLUMNS))
+                })
+                .collect();
         }
     }
     // Longest-path layering in one pass (edges go from earlier to later labels), then the
@@ -375,12 +493,19 @@ fn layered(g: &Graph) -> Vec<(i32, i32)> {
         by_target[b].push(a);
     }
     for i in 0..n {
-        depth[i] = by_target[i].iter().filter(|&&a| a < i).map(|&a| depth[a] + 1).max().unwrap_or(0);
+        depth[i] = by_target[i]
+            .iter()
+            .filter(|&&a| a < i)
+            .map(|&a| depth[a] + 1)
+            .max()
+            .unwrap_or(0);
     }
     let mut col: HashMap<i32, i32> = HashMap::new();
     let mut rows_before: HashMap<i32, i32> = HashMap::new();
     let max_depth = depth.iter().copied().max().unwrap_or(0);
-    let per_layer: Vec<i32> = (0..=max_depth).map(|d| depth.iter().filter(|&&x| x == d).count() as i32).collect();
+    let per_layer: Vec<i32> = (0..=max_depth)
+        .map(|d| depth.iter().filter(|&&x| x == d).count() as i32)
+        .collect();
     let mut y = 0;
     for (d, count) in per_layer.iter().enumerate() {
         rows_before.insert(d as i32, y);

@@ -52,12 +52,28 @@ impl PathsView {
         let world = s.world().cloned();
         let mode = self.mode;
         std::thread::spawn(move || {
-            let mut r = explore(&m, world.clone(), Options { mode, max_states: MAX_STATES, graph: true });
+            let mut r = explore(
+                &m,
+                world.clone(),
+                Options {
+                    mode,
+                    max_states: MAX_STATES,
+                    graph: true,
+                },
+            );
             // Every interleaving grows fast (two additions side by side: over 600 states); one
             // order per class always fits, and finds the same normal forms.
             let fell_back = r.truncated && mode == Mode::Full;
             if fell_back {
-                r = explore(&m, world, Options { mode: Mode::Reduced, max_states: MAX_STATES, graph: true });
+                r = explore(
+                    &m,
+                    world,
+                    Options {
+                        mode: Mode::Reduced,
+                        max_states: MAX_STATES,
+                        graph: true,
+                    },
+                );
             }
             let _ = tx.send((r, fell_back));
         });
@@ -77,7 +93,9 @@ impl PathsView {
     /// Takes the search's result when it arrives; true then.
     pub fn poll(&mut self) -> bool {
         let Some(rx) = &self.rx else { return false };
-        let Ok((r, fell_back)) = rx.try_recv() else { return false };
+        let Ok((r, fell_back)) = rx.try_recv() else {
+            return false;
+        };
         {
             self.rx = None;
             if fell_back {
@@ -121,7 +139,11 @@ impl PathsView {
         let mut out = Vec::new();
         for k in edges {
             let e = &r.edges[k];
-            out.push(Action::Step { label: e.label.clone(), strategy: None, at_ms: 0.0 });
+            out.push(Action::Step {
+                label: e.label.clone(),
+                strategy: None,
+                at_ms: 0.0,
+            });
             if let (Rule::Dispatch, Some((ext, result, partial, error))) = (e.rule, &e.delivered) {
                 if !s.is_pure(ext) {
                     out.push(Action::Resolve {
@@ -143,9 +165,16 @@ impl PathsView {
     pub fn summary(&self) -> Option<String> {
         let r = self.result.as_ref()?;
         let nfs = r.normal_forms.len();
-        let mut out = format!("{} states, {} steps, {nfs} normal form{}", r.graph.len(), r.edges.len(), if nfs == 1 { "" } else { "s" });
+        let mut out = format!(
+            "{} states, {} steps, {nfs} normal form{}",
+            r.graph.len(),
+            r.edges.len(),
+            if nfs == 1 { "" } else { "s" }
+        );
         if self.fell_back {
-            out.push_str(&format!(" (one order per class: every interleaving has more than {MAX_STATES} states)"));
+            out.push_str(&format!(
+                " (one order per class: every interleaving has more than {MAX_STATES} states)"
+            ));
         }
         if r.truncated {
             out.push_str(&format!(" — stopped at {MAX_STATES} states"));
@@ -161,21 +190,30 @@ impl PathsView {
     }
 
     /// Draws the window; the path to travel, if a state was clicked.
-    pub fn window(&mut self, ctx: &egui::Context, s: Option<&Session>, max: Vec2) -> Option<Vec<Action>> {
+    pub fn window(
+        &mut self,
+        ctx: &egui::Context,
+        s: Option<&Session>,
+        max: Vec2,
+    ) -> Option<Vec<Action>> {
         let s = s?;
         let mut open = self.open;
         let mut travel = None;
         let mut research = false;
-        egui::Window::new("All paths").open(&mut open).default_size(Vec2::new(max.x * 0.8, max.y)).max_size(max).show(ctx, |ui| {
-            research = self.mode_row(ui);
-            if self.result.is_none() {
-                ui.label("Searching… (Esc cancels)");
-                return;
-            }
-            self.follow(s);
-            self.explain(ui);
-            travel = self.draw(ui, s);
-        });
+        egui::Window::new("All paths")
+            .open(&mut open)
+            .default_size(Vec2::new(max.x * 0.8, max.y))
+            .max_size(max)
+            .show(ctx, |ui| {
+                research = self.mode_row(ui);
+                if self.result.is_none() {
+                    ui.label("Searching… (Esc cancels)");
+                    return;
+                }
+                self.follow(s);
+                self.explain(ui);
+                travel = self.draw(ui, s);
+            });
         self.open = open;
         if research {
             self.search(s);
@@ -188,10 +226,23 @@ impl PathsView {
         let mut research = false;
         ui.horizontal(|ui| {
             for (mode, label, what) in [
-                (Mode::Full, "every interleaving", "all step orders: the diamonds of strong confluence"),
-                (Mode::Reduced, "one order per class", "partial-order reduction: one path, branching only on nondeterministic results"),
+                (
+                    Mode::Full,
+                    "every interleaving",
+                    "all step orders: the diamonds of strong confluence",
+                ),
+                (
+                    Mode::Reduced,
+                    "one order per class",
+                    "partial-order reduction: one path, branching only on nondeterministic results",
+                ),
             ] {
-                if ui.selectable_label(self.mode == mode, label).on_hover_text(what).clicked() && self.mode != mode {
+                if ui
+                    .selectable_label(self.mode == mode, label)
+                    .on_hover_text(what)
+                    .clicked()
+                    && self.mode != mode
+                {
                     self.mode = mode;
                     self.fell_back = false;
                     research = true;
@@ -229,7 +280,11 @@ impl PathsView {
         } else {
             "Rows are steps from the start"
         };
-        let edges = if r.edges.len() <= 40 { "" } else { " Hover a line for its rule and statement." };
+        let edges = if r.edges.len() <= 40 {
+            ""
+        } else {
+            " Hover a line for its rule and statement."
+        };
         ui.weak(format!("{how}; ringed states are normal forms; blue is where you are. Click a state to go there; hover for its term.{edges}"));
     }
 
@@ -238,30 +293,57 @@ impl PathsView {
         let r = self.result.as_ref()?;
         let grid = Grid::new(ui, &self.depth, r);
         let mut travel = None;
-        egui::ScrollArea::both().auto_shrink([false, false]).show(ui, |ui| {
-            let (resp, painter) = ui.allocate_painter(grid.size.max(ui.available_size()), Sense::click());
-            let origin = resp.rect.min + Vec2::new(if grid.linear { 60.0 } else { 24.0 }, 24.0);
-            let pos = |i: usize| grid.pos(&self.depth, origin, i);
-            if grid.linear {
-                draw_steps_taken(ui, &painter, r, &self.parent, &pos);
-            }
-            let pointer = resp.hover_pos();
-            let hovered_edge = pointer.filter(|_| !grid.linear && !grid.label_edges).and_then(|p| edge_under(r, &pos, p));
-            draw_edges(ui, &painter, r, &pos, hovered_edge, grid.label_edges);
-            let Some(i) = draw_states(&painter, r, self.current, &pos, pointer) else { return };
-            let term: String = r.graph[i].term.lines().take(24).collect::<Vec<_>>().join("\n");
-            let outgoing: Vec<String> = r.edges.iter().filter(|e| e.from == i).map(|e| format!("{} at {}", e.rule.name(), e.label)).collect();
-            resp.clone().on_hover_ui_at_pointer(|ui| {
-                ui.label(RichText::new(format!("state {i}{}", if r.graph[i].normal { " (normal form)" } else { "" })).strong());
-                ui.label(RichText::new(term).monospace());
-                if !outgoing.is_empty() {
-                    ui.label(format!("steps from here: {}", outgoing.join(", ")));
+        egui::ScrollArea::both()
+            .auto_shrink([false, false])
+            .show(ui, |ui| {
+                let (resp, painter) =
+                    ui.allocate_painter(grid.size.max(ui.available_size()), Sense::click());
+                let origin = resp.rect.min + Vec2::new(if grid.linear { 60.0 } else { 24.0 }, 24.0);
+                let pos = |i: usize| grid.pos(&self.depth, origin, i);
+                if grid.linear {
+                    draw_steps_taken(ui, &painter, r, &self.parent, &pos);
+                }
+                let pointer = resp.hover_pos();
+                let hovered_edge = pointer
+                    .filter(|_| !grid.linear && !grid.label_edges)
+                    .and_then(|p| edge_under(r, &pos, p));
+                draw_edges(ui, &painter, r, &pos, hovered_edge, grid.label_edges);
+                let Some(i) = draw_states(&painter, r, self.current, &pos, pointer) else {
+                    return;
+                };
+                let term: String = r.graph[i]
+                    .term
+                    .lines()
+                    .take(24)
+                    .collect::<Vec<_>>()
+                    .join("\n");
+                let outgoing: Vec<String> = r
+                    .edges
+                    .iter()
+                    .filter(|e| e.from == i)
+                    .map(|e| format!("{} at {}", e.rule.name(), e.label))
+                    .collect();
+                resp.clone().on_hover_ui_at_pointer(|ui| {
+                    ui.label(
+                        RichText::new(format!(
+                            "state {i}{}",
+                            if r.graph[i].normal {
+                                " (normal form)"
+                            } else {
+                                ""
+                            }
+                        ))
+                        .strong(),
+                    );
+                    ui.label(RichText::new(term).monospace());
+                    if !outgoing.is_empty() {
+                        ui.label(format!("steps from here: {}", outgoing.join(", ")));
+                    }
+                });
+                if resp.clicked() {
+                    travel = Some(self.path_to(s, i));
                 }
             });
-            if resp.clicked() {
-                travel = Some(self.path_to(s, i));
-            }
-        });
         travel
     }
 }
@@ -308,17 +390,34 @@ impl Grid {
             (44.0, fit_dy)
         };
         let size = if linear {
-            Vec2::new(cols as f32 * dx + 40.0, rows.div_ceil(cols) as f32 * dy + 40.0)
+            Vec2::new(
+                cols as f32 * dx + 40.0,
+                rows.div_ceil(cols) as f32 * dy + 40.0,
+            )
         } else {
             Vec2::new(widest as f32 * dx + 40.0, rows as f32 * dy + 40.0)
         };
-        Grid { per_row, slot, widest, linear, cols, dx, dy, label_edges, size }
+        Grid {
+            per_row,
+            slot,
+            widest,
+            linear,
+            cols,
+            dx,
+            dy,
+            label_edges,
+            size,
+        }
     }
 
     fn pos(&self, depth: &[usize], origin: Pos2, i: usize) -> Pos2 {
         let d = depth[i];
         if self.linear {
-            return origin + Vec2::new((d % self.cols) as f32 * self.dx, (d / self.cols) as f32 * self.dy);
+            return origin
+                + Vec2::new(
+                    (d % self.cols) as f32 * self.dx,
+                    (d / self.cols) as f32 * self.dy,
+                );
         }
         let offset = (self.widest - self.per_row[d]) as f32 * self.dx / 2.0;
         origin + Vec2::new(offset + self.slot[i] as f32 * self.dx, d as f32 * self.dy)
@@ -326,20 +425,38 @@ impl Grid {
 }
 
 /// On a single path, each state's step under it (rule, statement, what it resolved to).
-fn draw_steps_taken(ui: &egui::Ui, painter: &egui::Painter, r: &Explored, incoming: &[Option<usize>], pos: &impl Fn(usize) -> Pos2) {
+fn draw_steps_taken(
+    ui: &egui::Ui,
+    painter: &egui::Painter,
+    r: &Explored,
+    incoming: &[Option<usize>],
+    pos: &impl Fn(usize) -> Pos2,
+) {
     for (i, e) in incoming.iter().enumerate() {
-        let Some(e) = e.and_then(|k| r.edges.get(k)) else { continue };
+        let Some(e) = e.and_then(|k| r.edges.get(k)) else {
+            continue;
+        };
         let text = match &e.choice {
             Some(c) => format!("{} {} → {c}", short_rule(e.rule), e.label),
             None => format!("{} {}", short_rule(e.rule), e.label),
         };
-        painter.text(pos(i) + Vec2::new(0.0, 16.0), Align2::CENTER_TOP, crate::layout::short(&text, 16), FontId::proportional(14.0), ui.visuals().text_color());
+        painter.text(
+            pos(i) + Vec2::new(0.0, 16.0),
+            Align2::CENTER_TOP,
+            crate::layout::short(&text, 16),
+            FontId::proportional(14.0),
+            ui.visuals().text_color(),
+        );
     }
 }
 
 /// The edge under the pointer, away from the states' circles (drawn thicker).
 fn edge_under(r: &Explored, pos: &impl Fn(usize) -> Pos2, p: Pos2) -> Option<usize> {
-    if r.graph.iter().enumerate().any(|(i, _)| (p - pos(i)).length() < 15.0) {
+    if r.graph
+        .iter()
+        .enumerate()
+        .any(|(i, _)| (p - pos(i)).length() < 15.0)
+    {
         return None;
     }
     r.edges
@@ -354,7 +471,14 @@ fn edge_under(r: &Explored, pos: &impl Fn(usize) -> Pos2, p: Pos2) -> Option<usi
 
 /// The steps between states: every one labelled when there are few, else only the one under
 /// the pointer (drawn thicker), so a big graph stays readable.
-fn draw_edges(ui: &egui::Ui, painter: &egui::Painter, r: &Explored, pos: &impl Fn(usize) -> Pos2, hovered_edge: Option<usize>, label_edges: bool) {
+fn draw_edges(
+    ui: &egui::Ui,
+    painter: &egui::Painter,
+    r: &Explored,
+    pos: &impl Fn(usize) -> Pos2,
+    hovered_edge: Option<usize>,
+    label_edges: bool,
+) {
     let weak = ui.visuals().weak_text_color();
     for (k, e) in r.edges.iter().enumerate() {
         if e.from >= r.graph.len() || e.to >= r.graph.len() {
@@ -362,27 +486,51 @@ fn draw_edges(ui: &egui::Ui, painter: &egui::Painter, r: &Explored, pos: &impl F
         }
         let (a, b) = (pos(e.from), pos(e.to));
         let hot = hovered_edge == Some(k);
-        painter.line_segment([a, b], if hot { Stroke::new(3.5, ui.visuals().text_color()) } else { Stroke::new(1.5, weak) });
+        painter.line_segment(
+            [a, b],
+            if hot {
+                Stroke::new(3.5, ui.visuals().text_color())
+            } else {
+                Stroke::new(1.5, weak)
+            },
+        );
         if label_edges || hot {
             let mid = a + (b - a) * 0.5;
-            let rule = if hot { e.rule.name() } else { short_rule(e.rule) };
+            let rule = if hot {
+                e.rule.name()
+            } else {
+                short_rule(e.rule)
+            };
             let text = match &e.choice {
                 Some(c) => format!("{rule} {} → {c}", e.label),
                 None => format!("{rule} {}", e.label),
             };
-            let galley = painter.layout_no_wrap(text, FontId::proportional(14.0), ui.visuals().text_color());
-            let rect = Align2::LEFT_CENTER.anchor_size(mid + Vec2::new(4.0, 0.0), galley.size()).expand(2.0);
+            let galley =
+                painter.layout_no_wrap(text, FontId::proportional(14.0), ui.visuals().text_color());
+            let rect = Align2::LEFT_CENTER
+                .anchor_size(mid + Vec2::new(4.0, 0.0), galley.size())
+                .expand(2.0);
             if hot {
                 painter.rect_filled(rect, 3.0, ui.visuals().extreme_bg_color);
             }
-            painter.galley(rect.min + Vec2::splat(2.0), galley, ui.visuals().text_color());
+            painter.galley(
+                rect.min + Vec2::splat(2.0),
+                galley,
+                ui.visuals().text_color(),
+            );
         }
     }
 }
 
 /// The states as circles (blue where the session is, ringed normal forms); returns the one under
 /// the pointer.
-fn draw_states(painter: &egui::Painter, r: &Explored, current: Option<usize>, pos: &impl Fn(usize) -> Pos2, pointer: Option<Pos2>) -> Option<usize> {
+fn draw_states(
+    painter: &egui::Painter,
+    r: &Explored,
+    current: Option<usize>,
+    pos: &impl Fn(usize) -> Pos2,
+    pointer: Option<Pos2>,
+) -> Option<usize> {
     let mut hovered = None;
     for (i, st) in r.graph.iter().enumerate() {
         let c = pos(i);
@@ -407,7 +555,11 @@ fn draw_states(painter: &egui::Painter, r: &Explored, current: Option<usize>, po
 
 fn distance_to_segment(p: Pos2, a: Pos2, b: Pos2) -> f32 {
     let ab = b - a;
-    let t = if ab.length_sq() > 0.0 { ((p - a).dot(ab) / ab.length_sq()).clamp(0.0, 1.0) } else { 0.0 };
+    let t = if ab.length_sq() > 0.0 {
+        ((p - a).dot(ab) / ab.length_sq()).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
     (p - (a + ab * t)).length()
 }
 

@@ -97,21 +97,33 @@ mod tests {
     #[test]
     fn the_strategy_is_saved_under_its_command_line_name() {
         for s in Strategy::ALL {
-            let settings = Settings { strategy: s, ..Settings::default() };
+            let settings = Settings {
+                strategy: s,
+                ..Settings::default()
+            };
             let mut store = Store::default();
             eframe::set_value(&mut store, "k", &settings);
             let saved = store.0.clone().unwrap();
-            assert!(saved.contains(&format!("strategy:\"{}\"", s.name())), "{saved}");
+            assert!(
+                saved.contains(&format!("strategy:\"{}\"", s.name())),
+                "{saved}"
+            );
             assert_eq!(eframe::get_value::<Settings>(&store, "k"), Some(settings));
         }
     }
 
     #[test]
     fn an_unknown_strategy_falls_back_to_the_default_and_keeps_the_rest() {
-        let settings = Settings { strategy: Strategy::Lazy, speed: 2.0, ..Settings::default() };
+        let settings = Settings {
+            strategy: Strategy::Lazy,
+            speed: 2.0,
+            ..Settings::default()
+        };
         let mut store = Store::default();
         eframe::set_value(&mut store, "k", &settings);
-        store.0 = store.0.map(|s| s.replace("strategy:\"lazy\"", "strategy:\"eager\""));
+        store.0 = store
+            .0
+            .map(|s| s.replace("strategy:\"lazy\"", "strategy:\"eager\""));
         let back: Settings = eframe::get_value(&store, "k").expect("still loads");
         assert_eq!(back.strategy, Strategy::Opportunistic);
         assert_eq!(back.speed, 2.0);

@@ -5,7 +5,9 @@
 //! is when the graph is bigger than the pane. Only nodes in view are painted.
 
 use crate::layout::{bounds, cell_pos, short, Layout, ANIMATION, CELL_H, NODE_H, NODE_W};
-use eframe::egui::{self, Align2, Color32, CornerRadius, FontId, Pos2, Rect, Sense, Shape, Stroke, StrokeKind, Vec2};
+use eframe::egui::{
+    self, Align2, Color32, CornerRadius, FontId, Pos2, Rect, Sense, Shape, Stroke, StrokeKind, Vec2,
+};
 use opal_core::machine::label::LabelKey;
 use opal_core::machine::StmtId;
 use opal_debugger::graph::{kind_rgb, Graph, Node};
@@ -120,9 +122,14 @@ impl GraphView {
             }
         }
         // Else move as little as brings the new cells into view.
-        let Some((lo, hi)) = bounds(cells.iter().map(|&c| cell_pos(c))) else { return };
+        let Some((lo, hi)) = bounds(cells.iter().map(|&c| cell_pos(c))) else {
+            return;
+        };
         let (lo, hi) = (Vec2::from(lo), Vec2::from(hi));
-        let (s_lo, s_hi) = (lo * scale(self.zoom) + offset, hi * scale(self.zoom) + offset);
+        let (s_lo, s_hi) = (
+            lo * scale(self.zoom) + offset,
+            hi * scale(self.zoom) + offset,
+        );
         let mut shift = Vec2::ZERO;
         for axis in 0..2 {
             let (a, b, room) = (s_lo[axis], s_hi[axis], size[axis]);
@@ -160,7 +167,10 @@ impl GraphView {
         // What is visible of the space left: a row above that overflowed must not make the
         // view wider than its panel (it would centre nodes under the next panel).
         let visible = ui.available_rect_before_wrap().intersect(ui.clip_rect());
-        let (resp, painter) = ui.allocate_painter(visible.size().max(egui::vec2(1.0, 1.0)), Sense::click_and_drag());
+        let (resp, painter) = ui.allocate_painter(
+            visible.size().max(egui::vec2(1.0, 1.0)),
+            Sense::click_and_drag(),
+        );
         let area = resp.rect;
         // The pane changed size (a panel shown or hidden, the window resized): centre again.
         if self.area.width() > 0.0 && (area.size() - self.area.size()).length() > 40.0 {
@@ -191,8 +201,21 @@ impl GraphView {
                 })
             })
             .collect();
-        draw_edges(ui, &painter, g, &pos, node_size, area.expand(NODE_W * z), z, &dim);
-        let look = Look { fs, chars: ((node_size.x - 14.0) / (fs * 0.62)).max(4.0) as usize, practice };
+        draw_edges(
+            ui,
+            &painter,
+            g,
+            &pos,
+            node_size,
+            area.expand(NODE_W * z),
+            z,
+            &dim,
+        );
+        let look = Look {
+            fs,
+            chars: ((node_size.x - 14.0) / (fs * 0.62)).max(4.0) as usize,
+            practice,
+        };
         let pointer = resp.hover_pos();
         let mut hovered = None;
         for (i, n) in g.nodes.iter().enumerate() {
@@ -220,7 +243,14 @@ impl GraphView {
 
     /// Pan (drag), zoom (wheel or pinch, about the pointer), the glide to a target, Fit and
     /// centring: where the graph is before anything is drawn.
-    fn navigate(&mut self, ui: &egui::Ui, resp: &egui::Response, area: Rect, g: &Graph, layout: &Layout) {
+    fn navigate(
+        &mut self,
+        ui: &egui::Ui,
+        resp: &egui::Response,
+        area: Rect,
+        g: &Graph,
+        layout: &Layout,
+    ) {
         let dt = ui.input(|i| i.stable_dt).min(0.1);
         if resp.dragged() {
             self.offset += resp.drag_delta();
@@ -264,7 +294,11 @@ impl GraphView {
                 }
                 self.fit_asked = false;
                 let k = scale(self.zoom);
-                self.offset = if z >= self.zoom { (area.size() - size * k) / 2.0 - lo * k } else { Vec2::new(20.0, 20.0) - lo * k };
+                self.offset = if z >= self.zoom {
+                    (area.size() - size * k) / 2.0 - lo * k
+                } else {
+                    Vec2::new(20.0, 20.0) - lo * k
+                };
             }
         }
         if self.centre && !g.nodes.is_empty() {
@@ -281,7 +315,15 @@ impl GraphView {
 
     /// A minimap in the corner when the graph is bigger than the pane: every node as a dot,
     /// the view as a rectangle; a click or drag there moves the view.
-    fn minimap(&mut self, ui: &mut egui::Ui, painter: &egui::Painter, area: Rect, layout: &Layout, g: &Graph, practice: bool) -> Option<Option<GraphEvent>> {
+    fn minimap(
+        &mut self,
+        ui: &mut egui::Ui,
+        painter: &egui::Painter,
+        area: Rect,
+        layout: &Layout,
+        g: &Graph,
+        practice: bool,
+    ) -> Option<Option<GraphEvent>> {
         if !self.minimap {
             return None;
         }
@@ -304,12 +346,28 @@ impl GraphView {
         let s = ((size.x - 8.0) / span.x).min((size.y - 8.0) / span.y);
         let to_map = |p: Vec2| map.min + Vec2::splat(4.0) + (p - world_lo) * s;
         painter.rect_filled(map, 4.0, ui.visuals().window_fill);
-        painter.rect_stroke(map, 4.0, Stroke::new(1.0, ui.visuals().weak_text_color()), StrokeKind::Inside);
+        painter.rect_stroke(
+            map,
+            4.0,
+            Stroke::new(1.0, ui.visuals().weak_text_color()),
+            StrokeKind::Inside,
+        );
         for n in &g.nodes {
             if let Some(p) = layout.placed.get(&n.key) {
                 let c = cell_pos(p.cell);
-                let r = Rect::from_min_size(to_map(Vec2::new(c[0], c[1])), (Vec2::new(NODE_W, NODE_H) * s).max(Vec2::splat(2.0)));
-                painter.rect_filled(r, 0.0, if practice { Color32::GRAY } else { kind_color(n.kind) });
+                let r = Rect::from_min_size(
+                    to_map(Vec2::new(c[0], c[1])),
+                    (Vec2::new(NODE_W, NODE_H) * s).max(Vec2::splat(2.0)),
+                );
+                painter.rect_filled(
+                    r,
+                    0.0,
+                    if practice {
+                        Color32::GRAY
+                    } else {
+                        kind_color(n.kind)
+                    },
+                );
             }
         }
         painter.rect_stroke(
@@ -319,7 +377,10 @@ impl GraphView {
             StrokeKind::Inside,
         );
         let r = ui.interact(map, ui.scope_id().with("minimap"), Sense::click_and_drag());
-        if let Some(p) = r.interact_pointer_pos().filter(|_| r.clicked() || r.dragged()) {
+        if let Some(p) = r
+            .interact_pointer_pos()
+            .filter(|_| r.clicked() || r.dragged())
+        {
             let world = world_lo + (p - map.min - Vec2::splat(4.0)) / s;
             self.offset = area.size() / 2.0 - world * scale(self.zoom);
             self.target = None;
@@ -340,8 +401,19 @@ struct Look {
 
 /// A node's box: its kind's colour (grey in practice mode, dimmed outside the focus), a stack
 /// for a group, a pale dashed box for a queued call, a thick blue outline when selected.
-fn draw_node(painter: &egui::Painter, r: Rect, n: &Node, look: &Look, selected: bool, dimmed: bool) {
-    let mut fill = if look.practice { Color32::from_gray(225) } else { kind_color(n.kind) };
+fn draw_node(
+    painter: &egui::Painter,
+    r: Rect,
+    n: &Node,
+    look: &Look,
+    selected: bool,
+    dimmed: bool,
+) {
+    let mut fill = if look.practice {
+        Color32::from_gray(225)
+    } else {
+        kind_color(n.kind)
+    };
     if dimmed {
         fill = fill.gamma_multiply(0.25);
     }
@@ -350,16 +422,36 @@ fn draw_node(painter: &egui::Painter, r: Rect, n: &Node, look: &Look, selected: 
     if queued {
         // Not dispatched yet: a paler box (the text stays dark on it) with a dashed outline.
         let pale = |c: u8| (c as f32 + (255.0 - c as f32) * 0.55) as u8;
-        painter.rect_filled(r, radius, Color32::from_rgb(pale(fill.r()), pale(fill.g()), pale(fill.b())));
-        let pts = [r.left_top(), r.right_top(), r.right_bottom(), r.left_bottom(), r.left_top()];
-        painter.extend(Shape::dashed_line(&pts, Stroke::new(2.0, Color32::from_gray(70)), 8.0, 5.0));
+        painter.rect_filled(
+            r,
+            radius,
+            Color32::from_rgb(pale(fill.r()), pale(fill.g()), pale(fill.b())),
+        );
+        let pts = [
+            r.left_top(),
+            r.right_top(),
+            r.right_bottom(),
+            r.left_bottom(),
+            r.left_top(),
+        ];
+        painter.extend(Shape::dashed_line(
+            &pts,
+            Stroke::new(2.0, Color32::from_gray(70)),
+            8.0,
+            5.0,
+        ));
     } else {
         let group = n.stmt.is_none();
         if group {
             // A stack: a second box behind says "several".
             let back = r.translate(Vec2::new(6.0, 6.0));
             painter.rect_filled(back, radius, fill.gamma_multiply(0.8));
-            painter.rect_stroke(back, radius, Stroke::new(1.5, Color32::from_gray(90)), StrokeKind::Inside);
+            painter.rect_stroke(
+                back,
+                radius,
+                Stroke::new(1.5, Color32::from_gray(90)),
+                StrokeKind::Inside,
+            );
         }
         painter.rect_filled(r, radius, fill);
         let outline = if selected {
@@ -372,7 +464,12 @@ fn draw_node(painter: &egui::Painter, r: Rect, n: &Node, look: &Look, selected: 
         painter.rect_stroke(r, radius, outline, StrokeKind::Inside);
     }
     if selected && queued {
-        painter.rect_stroke(r, radius, Stroke::new(4.0, Color32::from_rgb(0x20, 0x60, 0xff)), StrokeKind::Outside);
+        painter.rect_stroke(
+            r,
+            radius,
+            Stroke::new(4.0, Color32::from_rgb(0x20, 0x60, 0xff)),
+            StrokeKind::Outside,
+        );
     }
 }
 
@@ -383,21 +480,54 @@ fn node_lines(painter: &egui::Painter, r: Rect, n: &Node, look: &Look, t: &NodeT
     let pad = Vec2::new(7.0, 4.0);
     let line_h = fs * 1.2;
     let label_font = FontId::monospace((fs * 0.92).max(MIN_TEXT));
-    painter.text(r.left_top() + pad, Align2::LEFT_TOP, short(&n.label, chars), label_font, text_color.gamma_multiply(0.8));
-    painter.text(r.left_top() + pad + Vec2::new(0.0, line_h), Align2::LEFT_TOP, short(&t.title, chars), FontId::monospace(fs), text_color);
+    painter.text(
+        r.left_top() + pad,
+        Align2::LEFT_TOP,
+        short(&n.label, chars),
+        label_font,
+        text_color.gamma_multiply(0.8),
+    );
+    painter.text(
+        r.left_top() + pad + Vec2::new(0.0, line_h),
+        Align2::LEFT_TOP,
+        short(&t.title, chars),
+        FontId::monospace(fs),
+        text_color,
+    );
     if !look.practice {
-        painter.text(r.left_top() + pad + Vec2::new(0.0, 2.0 * line_h), Align2::LEFT_TOP, short(&t.detail, chars), FontId::proportional(fs * 0.95), text_color);
+        painter.text(
+            r.left_top() + pad + Vec2::new(0.0, 2.0 * line_h),
+            Align2::LEFT_TOP,
+            short(&t.detail, chars),
+            FontId::proportional(fs * 0.95),
+            text_color,
+        );
     }
 }
 
 /// Nodes that just left the graph shrink and fade on their way to where they went.
-fn draw_dying(painter: &egui::Painter, layout: &Layout, now: f64, to_screen: &dyn Fn([f32; 2]) -> Pos2, node_size: Vec2, area: Rect, practice: bool) {
+fn draw_dying(
+    painter: &egui::Painter,
+    layout: &Layout,
+    now: f64,
+    to_screen: &dyn Fn([f32; 2]) -> Pos2,
+    node_size: Vec2,
+    area: Rect,
+    practice: bool,
+) {
     for d in &layout.dying {
         let t = (((now - d.died) / ANIMATION) as f32).clamp(0.0, 1.0);
-        let p = [d.from[0] + (d.to[0] - d.from[0]) * t, d.from[1] + (d.to[1] - d.from[1]) * t];
+        let p = [
+            d.from[0] + (d.to[0] - d.from[0]) * t,
+            d.from[1] + (d.to[1] - d.from[1]) * t,
+        ];
         let r = Rect::from_center_size(to_screen(p) + node_size / 2.0, node_size * (1.0 - t));
         if area.intersects(r) {
-            let fill = if practice { Color32::from_gray(225) } else { kind_color(d.kind) };
+            let fill = if practice {
+                Color32::from_gray(225)
+            } else {
+                kind_color(d.kind)
+            };
             painter.rect_filled(r, CornerRadius::same(8), fill.gamma_multiply(1.0 - t));
         }
     }
@@ -405,7 +535,12 @@ fn draw_dying(painter: &egui::Painter, layout: &Layout, now: f64, to_screen: &dy
 
 /// The node under the pointer: its tooltip, and what a click means (open a group, step a
 /// steppable node on a double click, else select).
-fn node_event(resp: &egui::Response, n: &Node, text: &dyn Fn(&Node) -> NodeText, practice: bool) -> Option<GraphEvent> {
+fn node_event(
+    resp: &egui::Response,
+    n: &Node,
+    text: &dyn Fn(&Node) -> NodeText,
+    practice: bool,
+) -> Option<GraphEvent> {
     resp.clone().on_hover_text_at_pointer(text(n).tip);
     if n.stmt.is_none() && resp.clicked() {
         Some(GraphEvent::Toggle(n.key))
@@ -421,12 +556,21 @@ fn node_event(resp: &egui::Response, n: &Node, text: &dyn Fn(&Node) -> NodeText,
 /// Nodes, edges and zoom in the bottom-left corner, on a backing of its own: nodes pass under it.
 fn legend(ui: &egui::Ui, painter: &egui::Painter, area: Rect, g: &Graph, z: f32) {
     let galley = painter.layout_no_wrap(
-        format!("{} nodes · {} edges · {:.0}%", g.nodes.len(), g.edges.len(), z * 100.0),
+        format!(
+            "{} nodes · {} edges · {:.0}%",
+            g.nodes.len(),
+            g.edges.len(),
+            z * 100.0
+        ),
         FontId::proportional(MIN_TEXT),
         ui.visuals().weak_text_color(),
     );
     let at = area.left_bottom() + Vec2::new(8.0, -6.0 - galley.size().y);
-    painter.rect_filled(Rect::from_min_size(at, galley.size()).expand(4.0), 4.0, ui.visuals().extreme_bg_color);
+    painter.rect_filled(
+        Rect::from_min_size(at, galley.size()).expand(4.0),
+        4.0,
+        ui.visuals().extreme_bg_color,
+    );
     painter.galley(at, galley, ui.visuals().weak_text_color());
 }
 
@@ -446,13 +590,22 @@ fn draw_edges(
     let edge_color = ui.visuals().text_color().gamma_multiply(0.55);
     let edge_stroke = Stroke::new(1.5_f32.max(2.0 * z), edge_color);
     for &(a, b) in &g.edges {
-        let (Some((pa, _)), Some((pb, _))) = (pos[a], pos[b]) else { continue };
+        let (Some((pa, _)), Some((pb, _))) = (pos[a], pos[b]) else {
+            continue;
+        };
         let from = pa + Vec2::new(node_size.x / 2.0, node_size.y);
         let to = pb + Vec2::new(node_size.x / 2.0, 0.0);
-        if !visible.contains(from) && !visible.contains(to) && !visible.intersects(Rect::from_two_pos(from, to)) {
+        if !visible.contains(from)
+            && !visible.contains(to)
+            && !visible.intersects(Rect::from_two_pos(from, to))
+        {
             continue;
         }
-        let stroke = if dim(a) || dim(b) { Stroke::new(edge_stroke.width, edge_color.gamma_multiply(0.2)) } else { edge_stroke };
+        let stroke = if dim(a) || dim(b) {
+            Stroke::new(edge_stroke.width, edge_color.gamma_multiply(0.2))
+        } else {
+            edge_stroke
+        };
         // Program order alone (the sequencing token of `print v`, sequential and readonly
         // calls): dashed, where data is a solid line.
         if g.ordering.contains(&(a, b)) {

@@ -8,20 +8,33 @@ use egui_kittest::kittest::{NodeT, Queryable};
 use egui_kittest::Harness;
 use opal_debugger::graph::CallState;
 use opal_debugger::session::Standing;
-use opal_debugger_gui::app::{DebuggerApp, FileCmd, GraphCmd, GraphMode, Panel, SessionCmd, Settings, Tab, WindowCmd, SETTINGS_KEY};
+use opal_debugger_gui::app::{
+    DebuggerApp, FileCmd, GraphCmd, GraphMode, Panel, SessionCmd, Settings, Tab, WindowCmd,
+    SETTINGS_KEY,
+};
 use opal_debugger_gui::examples::EXAMPLES;
 
 fn sized(app: DebuggerApp, size: [f32; 2]) -> Harness<'static, DebuggerApp> {
-    Harness::builder().with_size(size).with_max_steps(60).build_ui_state(|ui, app: &mut DebuggerApp| app.show(ui), app)
+    Harness::builder()
+        .with_size(size)
+        .with_max_steps(60)
+        .build_ui_state(|ui, app: &mut DebuggerApp| app.show(ui), app)
 }
 
 fn example(name: &str) -> DebuggerApp {
-    let i = EXAMPLES.iter().position(|e| e.name == name).expect("bundled");
+    let i = EXAMPLES
+        .iter()
+        .position(|e| e.name == name)
+        .expect("bundled");
     DebuggerApp::from_example(i)
 }
 
 fn busy(h: &Harness<'_, DebuggerApp>) -> Option<usize> {
-    h.state().session.as_ref().and_then(|s| s.busy()).map(|p| p.done)
+    h.state()
+        .session
+        .as_ref()
+        .and_then(|s| s.busy())
+        .map(|p| p.done)
 }
 
 /// §3.4's program: confluence (V) and call-by-value run until (U) keep the window drawing,
@@ -37,12 +50,22 @@ fn long_runs_on_the_divergent_program_keep_the_window_alive_and_escape_cancels()
         h.step();
         seen.push(busy(&h).expect("the confluence job is running"));
     }
-    assert!(seen.windows(2).all(|w| w[1] > w[0]), "every frame makes progress: {seen:?}");
-    assert!(h.query_by_label_contains("Cancel (Esc)").is_some(), "a cancel button shows while it runs");
+    assert!(
+        seen.windows(2).all(|w| w[1] > w[0]),
+        "every frame makes progress: {seen:?}"
+    );
+    assert!(
+        h.query_by_label_contains("Cancel (Esc)").is_some(),
+        "a cancel button shows while it runs"
+    );
     h.key_press(egui::Key::Escape);
     h.step();
     assert!(busy(&h).is_none(), "Esc cancelled");
-    assert!(h.state().status.starts_with("cancelled confluence"), "{}", h.state().status);
+    assert!(
+        h.state().status.starts_with("cancelled confluence"),
+        "{}",
+        h.state().status
+    );
     // Call-by-value run until: the same, then a small budget ends it with a clear message.
     h.state_mut().settings.strategy = opal_debugger::session::Strategy::Cbv;
     h.key_press(egui::Key::U);
@@ -51,14 +74,25 @@ fn long_runs_on_the_divergent_program_keep_the_window_alive_and_escape_cancels()
     assert!(busy(&h).is_some(), "run until is a job");
     // While it runs the graph changes every frame: nodes are put in place full size (growing
     // and gliding ones never settled and were drawn as text-less boxes).
-    assert_eq!(h.state().mode(), GraphMode::Statements, "no externals: it opens on statements");
+    assert_eq!(
+        h.state().mode(),
+        GraphMode::Statements,
+        "no externals: it opens on statements"
+    );
     for _ in 0..3 {
         h.step();
         let (app, now) = (h.state(), h.state().now());
         assert!(!app.layout.placed.is_empty());
         for p in app.layout.placed.values() {
-            assert_eq!(p.pos, opal_debugger_gui::layout::cell_pos(p.cell), "in place while a job runs");
-            assert!(now - p.born >= opal_debugger_gui::layout::ANIMATION - 1e-6, "grown while a job runs");
+            assert_eq!(
+                p.pos,
+                opal_debugger_gui::layout::cell_pos(p.cell),
+                "in place while a job runs"
+            );
+            assert!(
+                now - p.born >= opal_debugger_gui::layout::ANIMATION - 1e-6,
+                "grown while a job runs"
+            );
         }
     }
     h.key_press(egui::Key::Escape);
@@ -71,7 +105,10 @@ fn long_runs_on_the_divergent_program_keep_the_window_alive_and_escape_cancels()
     h.run();
     let c = h.state().confluence.clone().expect("a result");
     assert!(c.truncated && c.mine_output == "foo\n", "{c:?}");
-    assert!(h.query_all_by_label_contains("did not finish within 3000 steps").next().is_some());
+    assert!(h
+        .query_all_by_label_contains("did not finish within 3000 steps")
+        .next()
+        .is_some());
 }
 
 /// The default graph is the graph of external calls: CityExcursions' cities call streams
@@ -90,19 +127,35 @@ fn the_default_graph_shows_calls_and_world_streams_arrive_chunk_by_chunk() {
     assert_eq!(g.nodes[0].call, Some(CallState::Pending));
     h.key_press(egui::Key::W);
     h.run();
-    let last = h.state().session.as_ref().and_then(|s| s.history().last().cloned()).unwrap_or_default();
+    let last = h
+        .state()
+        .session
+        .as_ref()
+        .and_then(|s| s.history().last().cloned())
+        .unwrap_or_default();
     assert!(last.contains("[\"Honolulu\"] + …"), "one chunk: {last}");
     for _ in 0..12 {
         h.key_press(egui::Key::Space);
         h.run();
         let g = &h.state().graph;
-        if g.nodes.iter().any(|n| n.title.starts_with("get_excursions_in \"Honolulu\"")) {
+        if g.nodes
+            .iter()
+            .any(|n| n.title.starts_with("get_excursions_in \"Honolulu\""))
+        {
             break;
         }
     }
     let g = h.state().graph.clone();
-    let cities = g.nodes.iter().position(|n| n.call == Some(CallState::Streaming)).expect("the cities call streams");
-    let exc = g.nodes.iter().position(|n| n.title.starts_with("get_excursions_in \"Honolulu\"")).expect("an excursion call");
+    let cities = g
+        .nodes
+        .iter()
+        .position(|n| n.call == Some(CallState::Streaming))
+        .expect("the cities call streams");
+    let exc = g
+        .nodes
+        .iter()
+        .position(|n| n.title.starts_with("get_excursions_in \"Honolulu\""))
+        .expect("an excursion call");
     assert!(g.edges.contains(&(cities, exc)), "{:?}", g.edges);
 }
 
@@ -111,16 +164,36 @@ fn the_default_graph_shows_calls_and_world_streams_arrive_chunk_by_chunk() {
 fn rows_show_lists_as_the_paper_writes_them() {
     let mut h = sized(example("city_excursions"), [1920.0, 1080.0]);
     h.run();
-    while h.state().session.as_ref().is_some_and(|s| s.pending().is_empty()) {
+    while h
+        .state()
+        .session
+        .as_ref()
+        .is_some_and(|s| s.pending().is_empty())
+    {
         h.key_press(egui::Key::Space);
         h.run();
     }
-    let label = h.state().session.as_ref().map(|s| s.pending_labels()[0].clone()).expect("pending");
-    h.state_mut().run_cmd(SessionCmd::ResolveHand(label, "[\"Ho\", ...]".into()));
+    let label = h
+        .state()
+        .session
+        .as_ref()
+        .map(|s| s.pending_labels()[0].clone())
+        .expect("pending");
+    h.state_mut()
+        .run_cmd(SessionCmd::ResolveHand(label, "[\"Ho\", ...]".into()));
     h.key_press(egui::Key::Space);
     h.run();
-    assert!(h.query_all_by_label_contains("[\"Ho\"] + <<get_cities_in \"Oceania\">>").next().is_some(), "the row reads back the partial list");
-    assert_eq!(h.state().session.as_ref().map(|s| s.pending().len()), Some(1), "the rest is pending");
+    assert!(
+        h.query_all_by_label_contains("[\"Ho\"] + <<get_cities_in \"Oceania\">>")
+            .next()
+            .is_some(),
+        "the row reads back the partial list"
+    );
+    assert_eq!(
+        h.state().session.as_ref().map(|s| s.pending().len()),
+        Some(1),
+        "the rest is pending"
+    );
 }
 
 /// At 1280×720 in the projector theme: one row of tools, the graph at least half the window,
@@ -139,12 +212,22 @@ fn the_projector_theme_at_1280_by_720_gives_the_graph_half_the_window() {
     let screen = h.ctx.content_rect();
     let graph = h.state().panels.graph.view.area();
     let share = graph.area() / screen.area();
-    assert!(share >= 0.5, "the graph has {:.0}% of the window ({graph:?} in {screen:?})", share * 100.0);
+    assert!(
+        share >= 0.5,
+        "the graph has {:.0}% of the window ({graph:?} in {screen:?})",
+        share * 100.0
+    );
     // The tool row is one row: Round and More are on the same line.
     let round = h.get_by_label("Round").rect();
     let more = h.get_by_label("More").rect();
-    assert!((round.center().y - more.center().y).abs() < 4.0, "{round:?} {more:?}");
-    assert!(more.right() <= screen.right() + 1.0, "More is on screen: {more:?}");
+    assert!(
+        (round.center().y - more.center().y).abs() < 4.0,
+        "{round:?} {more:?}"
+    );
+    assert!(
+        more.right() <= screen.right() + 1.0,
+        "More is on screen: {more:?}"
+    );
     // Hiding the source panel gives the graph more room; F3 shows it again.
     h.key_press(egui::Key::F3);
     h.run();
@@ -154,7 +237,10 @@ fn the_projector_theme_at_1280_by_720_gives_the_graph_half_the_window() {
     h.key_press(egui::Key::F4);
     h.run();
     assert!(h.state().settings.source && h.state().settings.term == Some(true));
-    assert!(h.query_by_label("Labeled term").is_some(), "F4 shows the term panel");
+    assert!(
+        h.query_by_label("Labeled term").is_some(),
+        "F4 shows the term panel"
+    );
 }
 
 /// Practice mode hides every answer until Check: no step buttons, neutral nodes, no status
@@ -172,32 +258,47 @@ fn practice_mode_gives_nothing_away() {
         .filter(|l| l.contains("steppable by") || l.ends_with(" steppable"))
         .collect();
     assert!(says.is_empty(), "nothing says what is steppable: {says:?}");
-    assert!(h.query_by_label_contains("practice: predict, then Check").is_some());
+    assert!(h
+        .query_by_label_contains("practice: predict, then Check")
+        .is_some());
     let app = h.state();
     let s = app.session.as_ref().expect("session");
     for n in &app.graph.nodes {
         let t = opal_debugger_gui::panels::node_text(s, n, true);
-        assert!(!t.tip.contains("steppable") && !t.tip.contains("waiting"), "{}", t.tip);
+        assert!(
+            !t.tip.contains("steppable") && !t.tip.contains("waiting"),
+            "{}",
+            t.tip
+        );
     }
 }
 
 /// A finished program says so.
 #[test]
 fn a_finished_program_says_finished() {
-    let mut h = sized(DebuggerApp::from_source("t.opal", "x := 1 + 2\nx\n", None), [1500.0, 950.0]);
+    let mut h = sized(
+        DebuggerApp::from_source("t.opal", "x := 1 + 2\nx\n", None),
+        [1500.0, 950.0],
+    );
     h.run();
     for _ in 0..10 {
         h.key_press(egui::Key::Space);
     }
     h.run();
-    assert_eq!(h.state().session.as_ref().map(|s| s.standing()), Some(Standing::Finished));
+    assert_eq!(
+        h.state().session.as_ref().map(|s| s.standing()),
+        Some(Standing::Finished)
+    );
     assert!(h.query_by_label("finished: normal form").is_some());
 }
 
 /// B shows the last step before and after.
 #[test]
 fn the_stepper_tab_shows_before_and_after() {
-    let mut h = sized(DebuggerApp::from_source("t.opal", "f := fun x: x + 1\ny := f 2\ny\n", None), [1500.0, 950.0]);
+    let mut h = sized(
+        DebuggerApp::from_source("t.opal", "f := fun x: x + 1\ny := f 2\ny\n", None),
+        [1500.0, 950.0],
+    );
     h.run();
     h.key_press(egui::Key::Space);
     h.key_press(egui::Key::B);
@@ -216,20 +317,48 @@ fn all_paths_draws_the_reduction_graph_and_travels_to_a_state() {
     h.key_press(egui::Key::A);
     for _ in 0..200 {
         h.step();
-        if h.state().panels.windows.paths.as_ref().is_some_and(|p| !p.busy()) {
+        if h.state()
+            .panels
+            .windows
+            .paths
+            .as_ref()
+            .is_some_and(|p| !p.busy())
+        {
             break;
         }
     }
     h.run();
-    let summary = h.state().panels.windows.paths.as_ref().and_then(|p| p.summary()).expect("searched");
+    let summary = h
+        .state()
+        .panels
+        .windows
+        .paths
+        .as_ref()
+        .and_then(|p| p.summary())
+        .expect("searched");
     assert!(summary.contains(", 1 normal form"), "{summary}");
-    assert!(summary.starts_with("41 states") && !summary.contains("one order per class"), "every interleaving of two calls of `id` is drawn: {summary}");
+    assert!(
+        summary.starts_with("41 states") && !summary.contains("one order per class"),
+        "every interleaving of two calls of `id` is drawn: {summary}"
+    );
     // Travel along the path the view computes to the (only) normal form.
-    let actions = h.state().panels.windows.paths.as_ref().and_then(|p| p.path_to_normal_form(h.state().session.as_ref().expect("session"))).expect("a path");
+    let actions = h
+        .state()
+        .panels
+        .windows
+        .paths
+        .as_ref()
+        .and_then(|p| p.path_to_normal_form(h.state().session.as_ref().expect("session")))
+        .expect("a path");
     h.state_mut().run_cmd(SessionCmd::Travel(actions));
     h.state_mut().settle();
     h.run();
-    assert_eq!(h.state().session.as_ref().map(|s| s.standing()), Some(Standing::Finished), "{}", h.state().status);
+    assert_eq!(
+        h.state().session.as_ref().map(|s| s.standing()),
+        Some(Standing::Finished),
+        "{}",
+        h.state().status
+    );
 }
 
 /// Settings survive a restart through eframe's storage; the session through the autosave.
@@ -263,17 +392,45 @@ fn settings_and_the_session_survive_a_restart() {
     let term = app.session.as_ref().map(|s| s.machine().print_term(false));
     // A new window: the settings come back, and the autosaved session replays.
     let settings: Settings = eframe::get_value(&store, SETTINGS_KEY).expect("saved");
-    assert!(settings.projector && !settings.source && settings.mode == GraphMode::Statements, "{settings:?}");
+    assert!(
+        settings.projector && !settings.source && settings.mode == GraphMode::Statements,
+        "{settings:?}"
+    );
     assert!((settings.zoom - 1.2).abs() < 1e-3, "{}", settings.zoom);
-    let mut again = DebuggerApp::from_example(EXAMPLES.iter().position(|e| e.name == "fork_join").expect("bundled"));
+    let mut again = DebuggerApp::from_example(
+        EXAMPLES
+            .iter()
+            .position(|e| e.name == "fork_join")
+            .expect("bundled"),
+    );
     assert_eq!(again.session.as_ref().map(|s| s.position()), Some(0));
     again.autosave_dir = Some(dir.clone());
-    again.run_cmd(FileCmd::OpenExample(EXAMPLES.iter().position(|e| e.name == "fork_join").expect("bundled")));
+    again.run_cmd(FileCmd::OpenExample(
+        EXAMPLES
+            .iter()
+            .position(|e| e.name == "fork_join")
+            .expect("bundled"),
+    ));
     again.apply_settings(settings);
     again.settle();
-    assert_eq!(again.session.as_ref().map(|s| s.position()), Some(2), "{}", again.status);
-    assert_eq!(again.session.as_ref().map(|s| s.machine().print_term(false)), term);
-    assert!(again.status.contains("autosave") || again.status.contains("replayed"), "{}", again.status);
+    assert_eq!(
+        again.session.as_ref().map(|s| s.position()),
+        Some(2),
+        "{}",
+        again.status
+    );
+    assert_eq!(
+        again
+            .session
+            .as_ref()
+            .map(|s| s.machine().print_term(false)),
+        term
+    );
+    assert!(
+        again.status.contains("autosave") || again.status.contains("replayed"),
+        "{}",
+        again.status
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -281,7 +438,12 @@ fn settings_and_the_session_survive_a_restart() {
 #[test]
 fn a_thousand_calls_fold_into_groups() {
     let mut src = String::from("extern slow\nfor x in [");
-    src.push_str(&(0..1000).map(|i| i.to_string()).collect::<Vec<_>>().join(", "));
+    src.push_str(
+        &(0..1000)
+            .map(|i| i.to_string())
+            .collect::<Vec<_>>()
+            .join(", "),
+    );
     src.push_str("]:\n    print (&stdout, slow x)\n");
     let mut app = DebuggerApp::from_source("fan.opal", &src, None);
     app.until = opal_debugger::session::Until::End;
@@ -291,7 +453,10 @@ fn a_thousand_calls_fold_into_groups() {
     let s = app.session.as_ref().expect("session");
     assert_eq!(s.pending().len(), 1000, "{}", app.status);
     let n = app.graph.nodes.len();
-    assert!((8..=opal_debugger_gui::app::MAX_NODES).contains(&n), "folded into a legible number of groups: {n}");
+    assert!(
+        (8..=opal_debugger_gui::app::MAX_NODES).contains(&n),
+        "folded into a legible number of groups: {n}"
+    );
     let members: usize = app.graph.nodes.iter().map(|n| n.members).sum();
     assert_eq!(members, 1000);
 }

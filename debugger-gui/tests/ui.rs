@@ -13,11 +13,17 @@ fn harness(app: DebuggerApp) -> Harness<'static, DebuggerApp> {
 }
 
 fn sized(app: DebuggerApp, size: [f32; 2]) -> Harness<'static, DebuggerApp> {
-    Harness::builder().with_size(size).with_max_steps(120).build_ui_state(|ui, app: &mut DebuggerApp| app.show(ui), app)
+    Harness::builder()
+        .with_size(size)
+        .with_max_steps(120)
+        .build_ui_state(|ui, app: &mut DebuggerApp| app.show(ui), app)
 }
 
 fn example(name: &str) -> DebuggerApp {
-    let i = EXAMPLES.iter().position(|e| e.name == name).expect("bundled");
+    let i = EXAMPLES
+        .iter()
+        .position(|e| e.name == name)
+        .expect("bundled");
     DebuggerApp::from_example(i)
 }
 
@@ -27,16 +33,34 @@ fn session<'a>(h: &'a Harness<'_, DebuggerApp>) -> &'a Session {
 
 #[test]
 fn clicking_a_rows_step_button_steps_that_statement() {
-    let app = DebuggerApp::from_source("t.opal", "a := 1 + 2\nb := 3 + 4\nprint (&stdout, a * b)\n", None);
+    let app = DebuggerApp::from_source(
+        "t.opal",
+        "a := 1 + 2\nb := 3 + 4\nprint (&stdout, a * b)\n",
+        None,
+    );
     let mut h = harness(app);
     h.run();
     let rows = session(&h).rows();
-    let last = rows.iter().rfind(|r| r.status.is_steppable() && !r.prelude).expect("steppable").label.clone();
+    let last = rows
+        .iter()
+        .rfind(|r| r.status.is_steppable() && !r.prelude)
+        .expect("steppable")
+        .label
+        .clone();
     h.get_by_label(&format!("step {last}")).click();
     h.run();
     assert_eq!(session(&h).position(), 1);
-    assert!(session(&h).history()[0].ends_with(&format!("at {last}")), "{:?}", session(&h).history());
-    assert!(h.query_all_by_label_contains(&format!("at {last}")).next().is_some(), "the history panel shows the step");
+    assert!(
+        session(&h).history()[0].ends_with(&format!("at {last}")),
+        "{:?}",
+        session(&h).history()
+    );
+    assert!(
+        h.query_all_by_label_contains(&format!("at {last}"))
+            .next()
+            .is_some(),
+        "the history panel shows the step"
+    );
     // Rounds by keyboard until the end; the output panel shows what was printed.
     for _ in 0..40 {
         h.key_press(egui::Key::Space);
@@ -57,7 +81,11 @@ fn resolving_by_hand_in_the_tasks_panel_and_travelling_back() {
         h.get_by_label("Round").click();
         h.run();
     }
-    let label = session(&h).pending().first().map(|(st, _)| session(&h).row(*st).label).expect("pending");
+    let label = session(&h)
+        .pending()
+        .first()
+        .map(|(st, _)| session(&h).row(*st).label)
+        .expect("pending");
     // A broken expression is refused with the reason, and nothing changes.
     let before = session(&h).position();
     h.get_by_label("result:").click();
@@ -66,10 +94,21 @@ fn resolving_by_hand_in_the_tasks_panel_and_travelling_back() {
     h.get_by_label(&format!("Resolve {label}")).click();
     h.run();
     assert_eq!(session(&h).position(), before);
-    assert!(h.state().status.contains("not a closed OPAL expression"), "{}", h.state().status);
+    assert!(
+        h.state().status.contains("not a closed OPAL expression"),
+        "{}",
+        h.state().status
+    );
     // ...also under the field, where the user is typing, and the text is kept for correcting.
-    let under = || h.query_all_by_label_contains("not a closed OPAL expression").count();
-    assert_eq!(under(), 2, "the refusal is in the status line and under the field");
+    let under = || {
+        h.query_all_by_label_contains("not a closed OPAL expression")
+            .count()
+    };
+    assert_eq!(
+        under(),
+        2,
+        "the refusal is in the status line and under the field"
+    );
     h.get_by_label("result:").click();
     h.run();
     h.key_press(egui::Key::End);
@@ -79,7 +118,10 @@ fn resolving_by_hand_in_the_tasks_panel_and_travelling_back() {
     h.run();
     assert_eq!(session(&h).position(), before + 1, "{}", h.state().status);
     assert!(session(&h).pending().is_empty());
-    assert!(h.state().hand_error.is_none(), "a delivered answer clears the refusal");
+    assert!(
+        h.state().hand_error.is_none(),
+        "a delivered answer clears the refusal"
+    );
     // Back and forward through the toolbar.
     h.get_by_label("Back").click();
     h.run();
@@ -104,7 +146,9 @@ fn help_overlay_lists_every_shortcut_and_escape_closes_it() {
     h.key_press(egui::Key::F1);
     h.run();
     assert!(h.state().panels.windows.help);
-    assert!(h.query_by_label("one opportunistic round: every steppable statement steps").is_some());
+    assert!(h
+        .query_by_label("one opportunistic round: every steppable statement steps")
+        .is_some());
     assert!(h.query_by_label("restart from the initial term").is_some());
     h.key_press(egui::Key::Escape);
     h.run();
@@ -113,26 +157,44 @@ fn help_overlay_lists_every_shortcut_and_escape_closes_it() {
 
 #[test]
 fn practice_mode_checks_the_ticked_rows() {
-    let app = DebuggerApp::from_source("t.opal", "a := 1 + 2\nb := 3 + 4\nprint (&stdout, a * b)\n", None);
+    let app = DebuggerApp::from_source(
+        "t.opal",
+        "a := 1 + 2\nb := 3 + 4\nprint (&stdout, a * b)\n",
+        None,
+    );
     let mut h = harness(app);
     h.run();
     h.key_press(egui::Key::Q);
     h.run();
-    let steppable: Vec<String> = session(&h).rows().iter().filter(|r| r.status.is_steppable() && !r.prelude).map(|r| r.label.clone()).collect();
-    assert!(h.query_by_label_contains("step 1").is_none(), "practice mode hides the step buttons");
+    let steppable: Vec<String> = session(&h)
+        .rows()
+        .iter()
+        .filter(|r| r.status.is_steppable() && !r.prelude)
+        .map(|r| r.label.clone())
+        .collect();
+    assert!(
+        h.query_by_label_contains("step 1").is_none(),
+        "practice mode hides the step buttons"
+    );
     // Tick only the first: the check names the one missed.
     h.get_by_label(&format!("tick {}", steppable[0])).click();
     h.run();
     h.get_by_label("Check").click();
     h.run();
-    assert!(h.query_by_label_contains(&format!("missed {}", steppable[1])).is_some());
+    assert!(h
+        .query_by_label_contains(&format!("missed {}", steppable[1]))
+        .is_some());
     for l in &steppable[1..] {
         h.get_by_label(&format!("tick {l}")).click();
     }
     h.run();
     h.get_by_label("Check").click();
     h.run();
-    assert!(h.query_by_label_contains("Correct").is_some(), "{}", h.state().status);
+    assert!(
+        h.query_by_label_contains("Correct").is_some(),
+        "{}",
+        h.state().status
+    );
 }
 
 #[test]
@@ -161,7 +223,13 @@ fn graph_follows_the_term_and_keeps_existing_nodes_in_place() {
     h.key_press(egui::Key::G);
     h.run();
     assert_eq!(h.state().settings.mode, GraphMode::Statements);
-    let before: std::collections::HashMap<_, (i32, i32)> = h.state().layout.placed.iter().map(|(l, p)| (*l, p.cell)).collect();
+    let before: std::collections::HashMap<_, (i32, i32)> = h
+        .state()
+        .layout
+        .placed
+        .iter()
+        .map(|(l, p)| (*l, p.cell))
+        .collect();
     assert_eq!(before.len(), h.state().graph.nodes.len());
     h.key_press(egui::Key::Space);
     h.run();
@@ -169,7 +237,12 @@ fn graph_follows_the_term_and_keeps_existing_nodes_in_place() {
     let keys: std::collections::HashSet<_> = app.graph.nodes.iter().map(|n| n.key).collect();
     assert_eq!(app.layout.placed.len(), keys.len(), "every node is placed");
     // Existing nodes keep their column and their order; only rows that emptied close up.
-    let kept: Vec<((i32, i32), (i32, i32))> = app.layout.placed.iter().filter_map(|(l, p)| before.get(l).map(|c| (*c, p.cell))).collect();
+    let kept: Vec<((i32, i32), (i32, i32))> = app
+        .layout
+        .placed
+        .iter()
+        .filter_map(|(l, p)| before.get(l).map(|c| (*c, p.cell)))
+        .collect();
     for (a, a2) in &kept {
         assert_eq!(a.0, a2.0, "a node changed column");
         for (b, b2) in &kept {
@@ -177,8 +250,13 @@ fn graph_follows_the_term_and_keeps_existing_nodes_in_place() {
         }
     }
     assert!(!kept.is_empty());
-    let cells: std::collections::HashSet<(i32, i32)> = app.layout.placed.values().map(|p| p.cell).collect();
-    assert_eq!(cells.len(), app.layout.placed.len(), "no two nodes share a cell");
+    let cells: std::collections::HashSet<(i32, i32)> =
+        app.layout.placed.values().map(|p| p.cell).collect();
+    assert_eq!(
+        cells.len(),
+        app.layout.placed.len(),
+        "no two nodes share a cell"
+    );
 }
 
 #[test]
@@ -194,13 +272,21 @@ fn sessions_save_and_load_through_files_and_exports_are_written() {
     h.run();
     let path = dir.join("fj.session.json");
     h.state_mut().run_cmd(FileCmd::SaveSession(path.clone()));
-    let (pos, term) = (session(&h).position(), session(&h).machine().print_term(false));
+    let (pos, term) = (
+        session(&h).position(),
+        session(&h).machine().print_term(false),
+    );
     assert!(pos > 0);
     let mut other = example("fork_join");
     other.run_cmd(FileCmd::LoadSession(path.clone()));
     other.settle();
     let s = other.session.as_ref().expect("session");
-    assert_eq!((s.position(), s.machine().print_term(false)), (pos, term), "{}", other.status);
+    assert_eq!(
+        (s.position(), s.machine().print_term(false)),
+        (pos, term),
+        "{}",
+        other.status
+    );
     // A broken session file is refused with where, and the session is unchanged.
     std::fs::write(&path, "{\"version\": 1, \"actions\": [").expect("write");
     other.run_cmd(FileCmd::LoadSession(path.clone()));
@@ -208,9 +294,17 @@ fn sessions_save_and_load_through_files_and_exports_are_written() {
     assert!(other.status.contains("line 1"), "{}", other.status);
     assert_eq!(other.session.as_ref().map(|s| s.position()), Some(pos));
     for (cmd, name, needle) in [
-        (FileCmd::ExportDot(dir.join("g.dot")), "g.dot", "digraph opal"),
+        (
+            FileCmd::ExportDot(dir.join("g.dot")),
+            "g.dot",
+            "digraph opal",
+        ),
         (FileCmd::ExportSvg(dir.join("g.svg")), "g.svg", "<svg"),
-        (FileCmd::ExportTimeline(dir.join("t.csv")), "t.csv", "label,external"),
+        (
+            FileCmd::ExportTimeline(dir.join("t.csv")),
+            "t.csv",
+            "label,external",
+        ),
     ] {
         h.state_mut().run_cmd(cmd);
         let text = std::fs::read_to_string(dir.join(name)).expect("written");
@@ -222,12 +316,30 @@ fn sessions_save_and_load_through_files_and_exports_are_written() {
     {
         std::os::unix::fs::symlink("fj.session.json", dir.join("link.json")).expect("symlink");
         std::fs::write(&path, "").expect("write");
-        h.state_mut().run_cmd(FileCmd::SaveSession(dir.join("link.json")));
-        assert!(std::fs::symlink_metadata(dir.join("link.json")).expect("link").file_type().is_symlink(), "{}", h.state().status);
-        assert!(std::fs::read_to_string(&path).expect("read").contains("\"actions\""), "{}", h.state().status);
+        h.state_mut()
+            .run_cmd(FileCmd::SaveSession(dir.join("link.json")));
+        assert!(
+            std::fs::symlink_metadata(dir.join("link.json"))
+                .expect("link")
+                .file_type()
+                .is_symlink(),
+            "{}",
+            h.state().status
+        );
+        assert!(
+            std::fs::read_to_string(&path)
+                .expect("read")
+                .contains("\"actions\""),
+            "{}",
+            h.state().status
+        );
     }
     h.state_mut().run_cmd(FileCmd::SaveSession(dir.clone()));
-    assert!(h.state().status.contains("it is a directory"), "{}", h.state().status);
+    assert!(
+        h.state().status.contains("it is a directory"),
+        "{}",
+        h.state().status
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -245,8 +357,16 @@ fn a_broken_edit_on_disk_keeps_the_session_and_a_fixed_one_replays_the_work() {
     app.run_cmd(FileCmd::Reload);
     let e = app.errors.clone().expect("errors shown");
     assert!(e.contains("p.opal:1:") && e.contains("error[E"), "{e}");
-    assert_eq!(app.session.as_ref().map(|s| s.position()), Some(2), "the last good session stays");
-    std::fs::write(&file, "a := 1 + 2\nb := 3 + 4\nprint (&stdout, a * b)\n# a comment\n").expect("write");
+    assert_eq!(
+        app.session.as_ref().map(|s| s.position()),
+        Some(2),
+        "the last good session stays"
+    );
+    std::fs::write(
+        &file,
+        "a := 1 + 2\nb := 3 + 4\nprint (&stdout, a * b)\n# a comment\n",
+    )
+    .expect("write");
     app.run_cmd(FileCmd::Reload);
     app.settle();
     assert!(app.errors.is_none());
@@ -271,7 +391,14 @@ fn a_reload_keeps_the_world_file_given_on_the_command_line() {
     // Another edit of the program: still run with other.toml (it fails without a world file).
     std::fs::write(&world, "[ask]\nlatency_ms = nope\n").expect("write");
     app.run_cmd(FileCmd::Reload);
-    assert!(app.errors.as_deref().unwrap_or("").contains("other.toml:2:"), "{:?}", app.errors);
+    assert!(
+        app.errors
+            .as_deref()
+            .unwrap_or("")
+            .contains("other.toml:2:"),
+        "{:?}",
+        app.errors
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -282,20 +409,44 @@ fn hostile_files_get_clear_errors_not_crashes() {
     let bin = dir.join("bin.opal");
     std::fs::write(&bin, [0xff, 0xfe, 0x00, 0x41]).expect("write");
     let app = DebuggerApp::from_file(&bin, None);
-    assert!(app.errors.as_deref().unwrap_or("").contains("not UTF-8"), "{:?}", app.errors);
+    assert!(
+        app.errors.as_deref().unwrap_or("").contains("not UTF-8"),
+        "{:?}",
+        app.errors
+    );
     let missing = DebuggerApp::from_file(&dir.join("nope.opal"), None);
-    assert!(missing.errors.as_deref().unwrap_or("").contains("cannot read"));
+    assert!(missing
+        .errors
+        .as_deref()
+        .unwrap_or("")
+        .contains("cannot read"));
     let deep = format!("x := {}1{}\n", "(".repeat(5000), ")".repeat(5000));
     let app = DebuggerApp::from_source("deep.opal", &deep, None);
-    assert!(app.errors.as_deref().unwrap_or("").contains("E0007"), "{:?}", app.errors);
+    assert!(
+        app.errors.as_deref().unwrap_or("").contains("E0007"),
+        "{:?}",
+        app.errors
+    );
     let bad_world = DebuggerApp::from_source("w.opal", "x := 1\n", Some("[llm\nresult = "));
-    assert!(bad_world.errors.as_deref().unwrap_or("").starts_with("w.world.toml:1:"), "{:?}", bad_world.errors);
+    assert!(
+        bad_world
+            .errors
+            .as_deref()
+            .unwrap_or("")
+            .starts_with("w.world.toml:1:"),
+        "{:?}",
+        bad_world.errors
+    );
     // The window still draws with no session.
     let mut h = harness(missing);
     h.run();
     h.key_press(egui::Key::Space);
     h.run();
-    assert!(h.state().status.contains("no program"), "{}", h.state().status);
+    assert!(
+        h.state().status.contains("no program"),
+        "{}",
+        h.state().status
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -309,7 +460,10 @@ fn the_file_menu_saves_and_loads_a_session_through_its_dialog() {
     h.key_press(egui::Key::Space);
     h.key_press(egui::Key::Space);
     h.run();
-    let (pos, term) = (session(&h).position(), session(&h).machine().print_term(false));
+    let (pos, term) = (
+        session(&h).position(),
+        session(&h).machine().print_term(false),
+    );
     h.get_by_label("File").click();
     h.run();
     h.get_by_label("Save session…").click();
@@ -319,7 +473,8 @@ fn the_file_menu_saves_and_loads_a_session_through_its_dialog() {
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
     field.type_text(&path.display().to_string());
     h.run();
-    h.get_by_role_and_label(egui::accesskit::Role::Button, "Save session").click();
+    h.get_by_role_and_label(egui::accesskit::Role::Button, "Save session")
+        .click();
     h.run();
     assert!(path.exists(), "{}", h.state().status);
     // Back to the start, then File > Load session restores the position and the term.
@@ -330,14 +485,26 @@ fn the_file_menu_saves_and_loads_a_session_through_its_dialog() {
     h.run();
     h.get_by_label("Load session…").click();
     h.run();
-    assert!(h.query_by_label("menu.session.json").is_some(), "the dialog lists the session file");
+    assert!(
+        h.query_by_label("menu.session.json").is_some(),
+        "the dialog lists the session file"
+    );
     h.get_by_label("menu.session.json").click();
     h.run();
-    h.get_by_role_and_label(egui::accesskit::Role::Button, "Load session").click();
+    h.get_by_role_and_label(egui::accesskit::Role::Button, "Load session")
+        .click();
     h.run();
     h.state_mut().settle();
     h.run();
-    assert_eq!((session(&h).position(), session(&h).machine().print_term(false)), (pos, term), "{}", h.state().status);
+    assert_eq!(
+        (
+            session(&h).position(),
+            session(&h).machine().print_term(false)
+        ),
+        (pos, term),
+        "{}",
+        h.state().status
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -356,8 +523,16 @@ fn a_program_changed_on_disk_reloads_by_itself() {
     std::fs::write(&file, "print (&stdout, 1 + 2)\nprint (&stdout, 4)\n").expect("write");
     h.run_steps(90);
     h.state_mut().settle();
-    assert!(h.state().status.contains("replayed"), "{}", h.state().status);
+    assert!(
+        h.state().status.contains("replayed"),
+        "{}",
+        h.state().status
+    );
     assert!(session(&h).source().contains("4"), "the new text is loaded");
-    assert_eq!(session(&h).position(), 1, "the round was replayed on the new text");
+    assert_eq!(
+        session(&h).position(),
+        1,
+        "the round was replayed on the new text"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

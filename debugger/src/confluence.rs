@@ -85,7 +85,13 @@ enum Finish {
 impl ConfluenceRun {
     /// Compares `mine` (the state shown, `start_at` actions in) finished in rounds with
     /// `initial` finished in `order`, both resolved as `given` says, else by the world file.
-    pub(crate) fn new(order: Order, mine: &State, initial: &State, start_at: usize, given: HashMap<LabelKey, Action>) -> ConfluenceRun {
+    pub(crate) fn new(
+        order: Order,
+        mine: &State,
+        initial: &State,
+        start_at: usize,
+        given: HashMap<LabelKey, Action>,
+    ) -> ConfluenceRun {
         let (mut mine, mut theirs) = (mine.clone(), initial.clone());
         mine.record = false;
         theirs.record = false;
@@ -112,11 +118,19 @@ impl ConfluenceRun {
     }
 
     /// Works until `deadline`; the result and what it says in words once both runs ended.
-    pub(crate) fn work(&mut self, env: &mut Env, budget: usize, deadline: Instant) -> Option<(Confluence, String)> {
+    pub(crate) fn work(
+        &mut self,
+        env: &mut Env,
+        budget: usize,
+        deadline: Instant,
+    ) -> Option<(Confluence, String)> {
         let c = self;
         loop {
-            let (st, steps, order) =
-                if c.theirs_turn { (&mut c.theirs, &mut c.theirs_steps, c.order) } else { (&mut c.mine, &mut c.mine_steps, Order::Rounds) };
+            let (st, steps, order) = if c.theirs_turn {
+                (&mut c.theirs, &mut c.theirs_steps, c.order)
+            } else {
+                (&mut c.mine, &mut c.mine_steps, Order::Rounds)
+            };
             let done = if *steps >= budget {
                 c.truncated = true;
                 true
@@ -145,7 +159,13 @@ impl ConfluenceRun {
         let c = self;
         // Unfinished terms are not compared (they are not final) and may be huge with deep
         // labels (garbage a reversed order never collects): only the first statements are shown.
-        let exact = |st: &State| if c.truncated { String::new() } else { st.machine.print_term(false) };
+        let exact = |st: &State| {
+            if c.truncated {
+                String::new()
+            } else {
+                st.machine.print_term(false)
+            }
+        };
         let result = Confluence {
             order: c.order.name(),
             mine_steps: c.start_at + c.mine_steps,
@@ -162,7 +182,10 @@ impl ConfluenceRun {
         let msg = if result.truncated {
             format!("confluence: did not finish within {budget} steps (the program may diverge); raise the step budget to go further")
         } else if result.identical() {
-            format!("confluence: {} gives the identical final term", result.order)
+            format!(
+                "confluence: {} gives the identical final term",
+                result.order
+            )
         } else {
             format!("confluence: {} gives a different final term", result.order)
         };
@@ -172,11 +195,20 @@ impl ConfluenceRun {
 
 /// One unit of work finishing `st` under `order`: a round, one step, or resolving what is
 /// pending (as the session did, else as the world file answers, a stream chunk by chunk).
-fn finish_step(env: &mut Env, st: &mut State, order: Order, given: &HashMap<LabelKey, Action>, rng: &mut u64) -> Finish {
+fn finish_step(
+    env: &mut Env,
+    st: &mut State,
+    order: Order,
+    given: &HashMap<LabelKey, Action>,
+    rng: &mut u64,
+) -> Finish {
     let m = &st.machine;
     let all: Vec<StmtId> = m.iter().filter(|s| m.steppable(*s).is_ok()).collect();
     if all.is_empty() {
-        let pending: Vec<StmtId> = m.iter().filter(|s| kind_of(m, *s) == Kind::Pending).collect();
+        let pending: Vec<StmtId> = m
+            .iter()
+            .filter(|s| kind_of(m, *s) == Kind::Pending)
+            .collect();
         if pending.is_empty() {
             return Finish::Finished;
         }
@@ -238,7 +270,10 @@ mod tests {
     #[test]
     fn a_run_past_the_budget_is_truncated_and_not_compared() {
         let items: Vec<String> = (1..=40).map(|i| i.to_string()).collect();
-        let src = format!("total := 0\nfor n in [{}]:\n    total += n\nprint (&stdout, total)\n", items.join(", "));
+        let src = format!(
+            "total := 0\nfor n in [{}]:\n    total += n\nprint (&stdout, total)\n",
+            items.join(", ")
+        );
         let (r, msg) = run(&src, Order::Cbv, 5);
         assert!(r.truncated && r.mine.is_empty() && r.budget == 5, "{msg}");
         assert!(msg.contains("did not finish within 5 steps"), "{msg}");

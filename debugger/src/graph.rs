@@ -29,13 +29,23 @@ type Edge = (usize, usize);
 
 /// The edges between call nodes: data edges, and the ones that only order two calls; through
 /// a hidden pure call, to what it depends on.
-fn call_edges(nodes: &[Node], sources: &[Sources], hidden: &HashMap<LabelKey, Sources>) -> (Vec<Edge>, Vec<Edge>) {
-    let index: HashMap<LabelKey, usize> = nodes.iter().enumerate().map(|(i, n)| (n.key, i)).collect();
+fn call_edges(
+    nodes: &[Node],
+    sources: &[Sources],
+    hidden: &HashMap<LabelKey, Sources>,
+) -> (Vec<Edge>, Vec<Edge>) {
+    let index: HashMap<LabelKey, usize> =
+        nodes.iter().enumerate().map(|(i, n)| (n.key, i)).collect();
     let (mut edges, mut ordering) = (Vec::new(), Vec::new());
     for (to, (deps, order)) in sources.iter().enumerate() {
         // Popped in the order given; a source reached through data is a data edge even if
         // program order reaches it too.
-        let mut todo: Vec<(LabelKey, bool)> = deps.iter().map(|d| (*d, false)).chain(order.iter().map(|d| (*d, true))).rev().collect();
+        let mut todo: Vec<(LabelKey, bool)> = deps
+            .iter()
+            .map(|d| (*d, false))
+            .chain(order.iter().map(|d| (*d, true)))
+            .rev()
+            .collect();
         let mut seen = HashSet::new();
         let mut from_nodes: Vec<(usize, bool)> = Vec::new();
         while let Some((d, by_order)) = todo.pop() {
@@ -49,7 +59,12 @@ fn call_edges(nodes: &[Node], sources: &[Sources], hidden: &HashMap<LabelKey, So
                 }
             } else if let Some((data, ord)) = hidden.get(&d) {
                 // Through a hidden pure call (`fork`, `add`): to what it depends on.
-                todo.extend(data.iter().map(|x| (*x, by_order)).chain(ord.iter().map(|x| (*x, true))).rev());
+                todo.extend(
+                    data.iter()
+                        .map(|x| (*x, by_order))
+                        .chain(ord.iter().map(|x| (*x, true)))
+                        .rev(),
+                );
             }
         }
         for (from, by_order) in from_nodes {
@@ -167,13 +182,24 @@ impl Session {
             }
         }
         let (edges, ordering) = call_edges(&nodes, &sources, &hidden);
-        Graph { nodes, edges, ordering }
+        Graph {
+            nodes,
+            edges,
+            ordering,
+        }
     }
 
     /// The node of a call `f x` not dispatched yet, with what it depends on; `None` for a call
     /// of a function or, unless `show_pure`, of a pure external (then recorded in `hidden`, so
     /// what depends on it depends on what it depends on).
-    fn call_node(&self, s: StmtId, f: VarId, x: VarId, show_pure: bool, hidden: &mut HashMap<LabelKey, Sources>) -> Option<(Node, Sources)> {
+    fn call_node(
+        &self,
+        s: StmtId,
+        f: VarId,
+        x: VarId,
+        show_pure: bool,
+        hidden: &mut HashMap<LabelKey, Sources>,
+    ) -> Option<(Node, Sources)> {
         let st = self.state();
         let m = &st.machine;
         let kind = kind_of(m, s);
@@ -194,7 +220,9 @@ impl Session {
         let arg = m.readback(x, opal_core::machine::readback::Budget::VIEW);
         let detail = match m.status(s) {
             _ if ready => "ready to dispatch".to_string(),
-            opal_core::machine::Status::Waiting { on: Some(v), .. } => format!("waits for `{}`", st.name(v)),
+            opal_core::machine::Status::Waiting { on: Some(v), .. } => {
+                format!("waits for `{}`", st.name(v))
+            }
             opal_core::machine::Status::Stuck(why) => format!("stuck: {why}"),
             _ => "queued".to_string(),
         };
@@ -222,7 +250,13 @@ impl Session {
     }
 
     /// The node of a dispatched call (a task), pending, streaming, arrived or failed.
-    fn task_node(&self, s: StmtId, t: TaskId, show_pure: bool, hidden: &mut HashMap<LabelKey, Sources>) -> Option<(Node, Sources)> {
+    fn task_node(
+        &self,
+        s: StmtId,
+        t: TaskId,
+        show_pure: bool,
+        hidden: &mut HashMap<LabelKey, Sources>,
+    ) -> Option<(Node, Sources)> {
         let st = self.state();
         let m = &st.machine;
         let kind = kind_of(m, s);
@@ -241,8 +275,18 @@ impl Session {
             Kind::Stuck => (CallState::Failed, self.row(s).status.to_string()),
             // The count first: a narrow node cuts the end of the line.
             _ if !streamed.is_empty() => {
-                let n = call.map(|c| c.chunks.iter().filter(|x| !x.trim().trim_matches(['[', ']']).trim().is_empty()).count()).unwrap_or(0);
-                (CallState::Streaming, format!("{n} streamed: {streamed} + …"))
+                let n = call
+                    .map(|c| {
+                        c.chunks
+                            .iter()
+                            .filter(|x| !x.trim().trim_matches(['[', ']']).trim().is_empty())
+                            .count()
+                    })
+                    .unwrap_or(0);
+                (
+                    CallState::Streaming,
+                    format!("{n} streamed: {streamed} + …"),
+                )
             }
             _ => (CallState::Pending, "pending".to_string()),
         };
@@ -258,7 +302,11 @@ impl Session {
             line: call.and_then(|c| c.line).or_else(|| self.line_of(s)),
             parents: self.parents_of(s),
         };
-        Some((node, call.map(|c| (c.deps.clone(), c.order.clone())).unwrap_or_default()))
+        Some((
+            node,
+            call.map(|c| (c.deps.clone(), c.order.clone()))
+                .unwrap_or_default(),
+        ))
     }
 
     /// Every top-level statement, def-use edges; the environment (`0.…`) only if `prelude`.
@@ -299,7 +347,11 @@ impl Session {
                 }
             }
         }
-        Graph { nodes, edges, ordering: Vec::new() }
+        Graph {
+            nodes,
+            edges,
+            ordering: Vec::new(),
+        }
     }
 
     /// `g` with groups folded so that at most about `max` nodes remain. Top down from the
@@ -308,7 +360,13 @@ impl Session {
     /// biggest group opens first, while the budget allows; a group with many parts (a loop
     /// of 1 000 iterations) opens into about ten ranges of them ("ℓ.[1–100].…"). Groups in
     /// `open` and those holding a node in `hot` (where the last step happened) open first.
-    pub fn grouped(&self, g: &Graph, max: usize, open: &HashSet<LabelKey>, hot: &HashSet<LabelKey>) -> Graph {
+    pub fn grouped(
+        &self,
+        g: &Graph,
+        max: usize,
+        open: &HashSet<LabelKey>,
+        hot: &HashSet<LabelKey>,
+    ) -> Graph {
         if g.nodes.len() <= max {
             return g.clone();
         }
@@ -317,7 +375,12 @@ impl Session {
         const DEEPEST: usize = 64;
         let mut stmts = Vec::with_capacity(g.nodes.len());
         for n in &g.nodes {
-            let Some(s) = n.stmt.filter(|s| m.stmts.get(*s).is_some_and(|x| x.is_alive())) else { return g.clone() };
+            let Some(s) = n
+                .stmt
+                .filter(|s| m.stmts.get(*s).is_some_and(|x| x.is_alive()))
+            else {
+                return g.clone();
+            };
             stmts.push(m.label_id(s));
         }
         let paths = m.labels.prefixes(stmts.into_iter(), DEEPEST);
@@ -344,15 +407,28 @@ impl Session {
         let m = &self.state().machine;
         let mut memo = self.state().memo.0.borrow_mut();
         let first = &g.nodes[part.members[0]];
-        let kind = part.members.iter().fold(Kind::Value, |k, &i| more_urgent(k, g.nodes[i].kind));
+        let kind = part
+            .members
+            .iter()
+            .fold(Kind::Value, |k, &i| more_urgent(k, g.nodes[i].kind));
         let prefix: Vec<String> = part.prefix.iter().map(|x| x.to_string()).collect();
         let mut label = if prefix.len() > opal_core::machine::label::SHORT_DEPTH {
-            format!("{}.{}.…{}.{}", prefix[0], prefix[1], prefix[prefix.len() - 2], prefix[prefix.len() - 1])
+            format!(
+                "{}.{}.…{}.{}",
+                prefix[0],
+                prefix[1],
+                prefix[prefix.len() - 2],
+                prefix[prefix.len() - 1]
+            )
         } else {
             prefix.join(".")
         };
         if let Some((lo, hi)) = part.range {
-            label = if label.is_empty() { format!("[{lo}–{hi}]") } else { format!("{label}.[{lo}–{hi}]") };
+            label = if label.is_empty() {
+                format!("[{lo}–{hi}]")
+            } else {
+                format!("{label}.[{lo}–{hi}]")
+            };
         }
         let members: usize = part.members.iter().map(|&i| g.nodes[i].members).sum();
         let parents = first.stmt.map(|s| {
@@ -369,10 +445,24 @@ impl Session {
         });
         // "12 × get_excursions_in" when the members call one external (their titles start
         // with its name); what they are doing in the detail line.
-        let what = if first.call.is_some() { "calls" } else { "statements" };
-        let head = |i: &usize| g.nodes[*i].title.split_whitespace().next().unwrap_or("").to_string();
+        let what = if first.call.is_some() {
+            "calls"
+        } else {
+            "statements"
+        };
+        let head = |i: &usize| {
+            g.nodes[*i]
+                .title
+                .split_whitespace()
+                .next()
+                .unwrap_or("")
+                .to_string()
+        };
         let ext = head(&part.members[0]);
-        let title = if first.call.is_some() && !ext.is_empty() && part.members.iter().all(|i| head(i) == ext) {
+        let title = if first.call.is_some()
+            && !ext.is_empty()
+            && part.members.iter().all(|i| head(i) == ext)
+        {
             format!("{members} × {ext}")
         } else {
             format!("{members} {what}")
@@ -388,7 +478,11 @@ impl Session {
                 None => states.push((word, g.nodes[i].members)),
             }
         }
-        let detail = states.iter().map(|(w, n)| format!("{n} {w}")).collect::<Vec<_>>().join(", ");
+        let detail = states
+            .iter()
+            .map(|(w, n)| format!("{n} {w}"))
+            .collect::<Vec<_>>()
+            .join(", ");
         Node {
             key: part.key(),
             stmt: None,
@@ -408,19 +502,33 @@ impl Session {
 /// index is within `range`, for a range of a wide group).
 /// The groups shown: one group of every node, opened while the budget `max` allows, the ones
 /// asked for (`open`, or holding a `hot` node) first, then the biggest.
-fn open_parts(g: &Graph, paths: &[std::rc::Rc<[u32]>], max: usize, open: &HashSet<LabelKey>, hot: &HashSet<LabelKey>) -> Vec<Part> {
-    let mut items: Vec<Part> = vec![Part { prefix: vec![], range: None, members: (0..g.nodes.len()).collect() }];
+fn open_parts(
+    g: &Graph,
+    paths: &[std::rc::Rc<[u32]>],
+    max: usize,
+    open: &HashSet<LabelKey>,
+    hot: &HashSet<LabelKey>,
+) -> Vec<Part> {
+    let mut items: Vec<Part> = vec![Part {
+        prefix: vec![],
+        range: None,
+        members: (0..g.nodes.len()).collect(),
+    }];
     // Open groups while the budget allows: the ones asked for first, then the biggest.
     loop {
         let count = items.len();
         let want = |p: &Part| {
-            let forced = p.members.iter().any(|&i| hot.contains(&g.nodes[i].key)) || open.contains(&p.key());
+            let forced =
+                p.members.iter().any(|&i| hot.contains(&g.nodes[i].key)) || open.contains(&p.key());
             (p.members.len() > 1, forced, p.members.len())
         };
-        let Some(k) = (0..items.len()).filter(|&k| items[k].members.len() > 1).max_by_key(|&k| {
-            let (_, forced, size) = want(&items[k]);
-            (forced, size)
-        }) else {
+        let Some(k) = (0..items.len())
+            .filter(|&k| items[k].members.len() > 1)
+            .max_by_key(|&k| {
+                let (_, forced, size) = want(&items[k]);
+                (forced, size)
+            })
+        else {
             break;
         };
         let children = items[k].split(paths);
@@ -452,7 +560,12 @@ fn fold_edges(g: &Graph, node_of: &[usize], out: &mut Graph) {
             out.edges.push((a, b));
         }
     }
-    out.ordering = out.edges.iter().copied().filter(|e| !data.contains(e)).collect();
+    out.ordering = out
+        .edges
+        .iter()
+        .copied()
+        .filter(|e| !data.contains(e))
+        .collect();
 }
 
 struct Part {
@@ -468,10 +581,16 @@ impl Part {
     /// The group's identity: its label's key, or a key of its range.
     fn key(&self) -> LabelKey {
         // No label is empty: the root group keeps the default key.
-        let base = if self.prefix.is_empty() { LabelKey::default() } else { LabelPath::new(self.prefix.clone()).key() };
+        let base = if self.prefix.is_empty() {
+            LabelKey::default()
+        } else {
+            LabelPath::new(self.prefix.clone()).key()
+        };
         match self.range {
             None => base,
-            Some((lo, hi)) => LabelKey(base.0 ^ (u64::from(lo) << 32 | u64::from(hi)).wrapping_mul(0x9e37_79b9_7f4a_7c15)),
+            Some((lo, hi)) => LabelKey(
+                base.0 ^ (u64::from(lo) << 32 | u64::from(hi)).wrapping_mul(0x9e37_79b9_7f4a_7c15),
+            ),
         }
     }
 
@@ -482,7 +601,8 @@ impl Part {
         let mut members = self.members.clone();
         loop {
             let level = prefix.len();
-            let mut by: std::collections::BTreeMap<u32, Vec<usize>> = std::collections::BTreeMap::new();
+            let mut by: std::collections::BTreeMap<u32, Vec<usize>> =
+                std::collections::BTreeMap::new();
             let mut alone = Vec::new();
             for &i in &members {
                 match paths[i].get(level) {
@@ -496,30 +616,59 @@ impl Part {
                     prefix.push(x);
                     members = ms;
                     if prefix.len() >= 64 {
-                        return members.into_iter().map(|i| Part { prefix: paths[i].to_vec(), range: None, members: vec![i] }).collect();
+                        return members
+                            .into_iter()
+                            .map(|i| Part {
+                                prefix: paths[i].to_vec(),
+                                range: None,
+                                members: vec![i],
+                            })
+                            .collect();
                     }
                     continue;
                 }
             }
-            let mut out: Vec<Part> = alone.into_iter().map(|i| Part { prefix: paths[i].to_vec(), range: None, members: vec![i] }).collect();
+            let mut out: Vec<Part> = alone
+                .into_iter()
+                .map(|i| Part {
+                    prefix: paths[i].to_vec(),
+                    range: None,
+                    members: vec![i],
+                })
+                .collect();
             let groups: Vec<(u32, Vec<usize>)> = by.into_iter().collect();
             if groups.len() <= RANGES + 2 || self.range.is_some() && groups.len() <= 2 * RANGES {
                 for (x, ms) in groups {
                     let mut p = prefix.clone();
                     p.push(x);
-                    out.push(Part { prefix: p, range: None, members: ms });
+                    out.push(Part {
+                        prefix: p,
+                        range: None,
+                        members: ms,
+                    });
                 }
             } else {
                 let per = groups.len().div_ceil(RANGES);
                 for chunk in groups.chunks(per) {
                     let (lo, hi) = (chunk[0].0, chunk[chunk.len() - 1].0);
-                    let ms: Vec<usize> = chunk.iter().flat_map(|(_, ms)| ms.iter().copied()).collect();
+                    let ms: Vec<usize> = chunk
+                        .iter()
+                        .flat_map(|(_, ms)| ms.iter().copied())
+                        .collect();
                     if chunk.len() == 1 {
                         let mut p = prefix.clone();
                         p.push(lo);
-                        out.push(Part { prefix: p, range: None, members: ms });
+                        out.push(Part {
+                            prefix: p,
+                            range: None,
+                            members: ms,
+                        });
                     } else {
-                        out.push(Part { prefix: prefix.clone(), range: Some((lo, hi)), members: ms });
+                        out.push(Part {
+                            prefix: prefix.clone(),
+                            range: Some((lo, hi)),
+                            members: ms,
+                        });
                     }
                 }
             }
@@ -582,12 +731,32 @@ impl Graph {
     pub fn to_dot(&self, text: impl Fn(&Node) -> String) -> String {
         let mut out = String::from("digraph opal {\n  rankdir=TB;\n  node [shape=box, style=\"rounded,filled\", fontname=\"monospace\"];\n");
         for n in &self.nodes {
-            let style = if n.call.is_some_and(|c| c.queued()) { ", style=\"rounded,filled,dashed\"" } else { "" };
-            let _ = writeln!(out, "  \"{}\" [label=\"{}\\n{}\", fillcolor=\"{}\"{style}];", esc(&n.label), esc(&n.label), esc(&text(n)), kind_hex(n.kind));
+            let style = if n.call.is_some_and(|c| c.queued()) {
+                ", style=\"rounded,filled,dashed\""
+            } else {
+                ""
+            };
+            let _ = writeln!(
+                out,
+                "  \"{}\" [label=\"{}\\n{}\", fillcolor=\"{}\"{style}];",
+                esc(&n.label),
+                esc(&n.label),
+                esc(&text(n)),
+                kind_hex(n.kind)
+            );
         }
         for &(a, b) in &self.edges {
-            let style = if self.ordering.contains(&(a, b)) { " [style=dashed, label=\"order\"]" } else { "" };
-            let _ = writeln!(out, "  \"{}\" -> \"{}\"{style};", esc(&self.nodes[a].label), esc(&self.nodes[b].label));
+            let style = if self.ordering.contains(&(a, b)) {
+                " [style=dashed, label=\"order\"]"
+            } else {
+                ""
+            };
+            let _ = writeln!(
+                out,
+                "  \"{}\" -> \"{}\"{style};",
+                esc(&self.nodes[a].label),
+                esc(&self.nodes[b].label)
+            );
         }
         out.push_str("}\n");
         out
@@ -595,7 +764,9 @@ impl Graph {
 }
 
 fn esc(s: &str) -> String {
-    s.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n")
+    s.replace('\\', "\\\\")
+        .replace('"', "\\\"")
+        .replace('\n', "\\n")
 }
 
 /// Fill colours by status (the window, DOT and SVG exports use the same).

@@ -93,8 +93,15 @@ impl History {
 
     /// Does `a` at the position shown: later actions of this branch are dropped.
     pub(crate) fn act(&mut self, env: &mut Env, mut a: Action) -> Result<String, String> {
-        if let Action::Resolve { label, call: call @ None, .. } = &mut a {
-            *call = pending_in(&self.current, label).ok().map(|t| self.current.machine.tasks[t].text());
+        if let Action::Resolve {
+            label,
+            call: call @ None,
+            ..
+        } = &mut a
+        {
+            *call = pending_in(&self.current, label)
+                .ok()
+                .map(|t| self.current.machine.tasks[t].text());
         }
         // In place, not on a copy (a copy per action made long runs quadratic): `apply` checks
         // everything before it changes anything, so an error leaves the state as it was.
@@ -146,14 +153,24 @@ impl History {
     /// its state, to replay from.
     pub(crate) fn nearest(&self, pos: usize) -> Result<(usize, usize, State), String> {
         let pos = pos.min(self.actions.len());
-        let (from, st) = self.checkpoints.iter().rev().find(|(p, _)| *p <= pos).ok_or("no checkpoint")?;
+        let (from, st) = self
+            .checkpoints
+            .iter()
+            .rev()
+            .find(|(p, _)| *p <= pos)
+            .ok_or("no checkpoint")?;
         Ok((pos, *from, st.clone()))
     }
 
     /// Applies action `i` of the log to `st` (replaying toward a position).
     pub(crate) fn replay_one(&self, env: &mut Env, st: &mut State, i: usize) -> Result<(), String> {
-        let a = self.actions.get(i).ok_or_else(|| format!("replaying action {}: there is no such action", i + 1))?;
-        env.apply(st, a, i).map(|_| ()).map_err(|e| format!("replaying action {}: {e}", i + 1))
+        let a = self
+            .actions
+            .get(i)
+            .ok_or_else(|| format!("replaying action {}: there is no such action", i + 1))?;
+        env.apply(st, a, i)
+            .map(|_| ())
+            .map_err(|e| format!("replaying action {}: {e}", i + 1))
     }
 
     /// The state after `pos` actions of this branch: the nearest checkpoint, replayed.
@@ -168,7 +185,12 @@ impl History {
     /// How many actions going to `pos` replays (0 when a checkpoint is there).
     pub(crate) fn replay_cost(&self, pos: usize) -> usize {
         let pos = pos.min(self.actions.len());
-        self.checkpoints.iter().rev().find(|(p, _)| *p <= pos).map(|(p, _)| pos - p).unwrap_or(pos)
+        self.checkpoints
+            .iter()
+            .rev()
+            .find(|(p, _)| *p <= pos)
+            .map(|(p, _)| pos - p)
+            .unwrap_or(pos)
     }
 
     /// Shows `st`, the state after `pos` actions (computed by `state_at` or a job).
@@ -225,14 +247,25 @@ impl History {
 
     /// The log as a session file: the program's hash, the actions and the position.
     pub(crate) fn to_json(&self, source: &str) -> String {
-        let saved = Saved { version: 1, program_sha256: opal_core::machine::trace::sha256_hex(source), position: self.at, actions: self.actions.clone() };
+        let saved = Saved {
+            version: 1,
+            program_sha256: opal_core::machine::trace::sha256_hex(source),
+            position: self.at,
+            actions: self.actions.clone(),
+        };
         serde_json::to_string_pretty(&saved).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
     }
 }
 
 /// Reads a session file: its actions and position, and whether it was saved for `source`.
 pub(crate) fn read_saved(text: &str, source: &str) -> Result<(Saved, bool), String> {
-    let saved: Saved = serde_json::from_str(text).map_err(|e| format!("not a session file: line {}, column {}: {e}", e.line(), e.column()))?;
+    let saved: Saved = serde_json::from_str(text).map_err(|e| {
+        format!(
+            "not a session file: line {}, column {}: {e}",
+            e.line(),
+            e.column()
+        )
+    })?;
     let same = saved.program_sha256 == opal_core::machine::trace::sha256_hex(source);
     Ok((saved, same))
 }
@@ -241,7 +274,10 @@ pub(crate) fn read_saved(text: &str, source: &str) -> Result<(Saved, bool), Stri
 pub(crate) fn parse_saved(text: &str, source: &str) -> Result<Saved, String> {
     let (saved, same) = read_saved(text, source)?;
     if saved.version != 1 {
-        return Err(format!("session version {} is not supported (this opal reads version 1)", saved.version));
+        return Err(format!(
+            "session version {} is not supported (this opal reads version 1)",
+            saved.version
+        ));
     }
     if !same {
         return Err("the session was saved for a different text of this program (its program_sha256 differs); open the program it was saved with".into());
@@ -270,19 +306,40 @@ mod tests {
         }
         let after3 = h.current().machine.print_term(false);
         h.goto(&mut env, 1).expect("back");
-        assert_eq!((h.at(), h.actions().len()), (1, 3), "going back keeps the later actions");
+        assert_eq!(
+            (h.at(), h.actions().len()),
+            (1, 3),
+            "going back keeps the later actions"
+        );
         h.goto(&mut env, 3).expect("forward");
-        assert_eq!(h.current().machine.print_term(false), after3, "replaying gives the same state");
+        assert_eq!(
+            h.current().machine.print_term(false),
+            after3,
+            "replaying gives the same state"
+        );
         h.goto(&mut env, 1).expect("back");
         h.act(&mut env, Action::Cbv { at_ms: 0.0 }).expect("cbv");
-        assert_eq!((h.at(), h.actions().len(), h.said().len()), (2, 2, 2), "a new action drops the branch after it");
+        assert_eq!(
+            (h.at(), h.actions().len(), h.said().len()),
+            (2, 2, 2),
+            "a new action drops the branch after it"
+        );
     }
 
     #[test]
     fn a_refused_action_changes_nothing() {
         let (mut env, mut h) = history("a := 1 + 2\n");
         let rev = h.revision();
-        let e = h.act(&mut env, Action::Step { label: "9.9".parse().expect("a label"), strategy: None, at_ms: 0.0 }).unwrap_err();
+        let e = h
+            .act(
+                &mut env,
+                Action::Step {
+                    label: "9.9".parse().expect("a label"),
+                    strategy: None,
+                    at_ms: 0.0,
+                },
+            )
+            .unwrap_err();
         assert!(e.contains("no statement has label 9.9"), "{e}");
         assert_eq!((h.revision(), h.actions().len()), (rev, 0));
     }
@@ -291,11 +348,22 @@ mod tests {
     fn checkpoints_thin_out_as_the_log_grows() {
         // A long loop: each round takes a few steps, so hundreds of actions are possible.
         let items: Vec<String> = (1..=120).map(|i| i.to_string()).collect();
-        let src = format!("total := 0\nfor n in [{}]:\n    total += n\nprint (&stdout, total)\n", items.join(", "));
+        let src = format!(
+            "total := 0\nfor n in [{}]:\n    total += n\nprint (&stdout, total)\n",
+            items.join(", ")
+        );
         let (mut env, mut h) = history(&src);
         while h.act(&mut env, Action::Cbv { at_ms: 0.0 }).is_ok() {}
-        assert!(h.actions().len() > SPACING * MAX_CHECKPOINTS, "{} actions", h.actions().len());
-        assert!(h.checkpoints() <= MAX_CHECKPOINTS + 1, "{} checkpoints", h.checkpoints());
+        assert!(
+            h.actions().len() > SPACING * MAX_CHECKPOINTS,
+            "{} actions",
+            h.actions().len()
+        );
+        assert!(
+            h.checkpoints() <= MAX_CHECKPOINTS + 1,
+            "{} checkpoints",
+            h.checkpoints()
+        );
         assert!(h.replay_cost(h.actions().len() / 2) < h.actions().len() / 2);
     }
 

@@ -29,7 +29,11 @@ pub enum Until {
 pub enum JobSpec {
     /// Advance by the strategy until the event, resolving from the trace or world when
     /// nothing else can step and `auto_resolve`.
-    RunUntil { strategy: Strategy, until: Until, auto_resolve: bool },
+    RunUntil {
+        strategy: Strategy,
+        until: Until,
+        auto_resolve: bool,
+    },
     /// Finish this session's term in rounds and the program from the start in `order`, with
     /// the same resolutions, and compare (`Session::take_confluence`).
     Confluence(Order),
@@ -105,33 +109,65 @@ impl Job {
     /// The job `spec` asks for on `d`'s session.
     pub(crate) fn start(d: &mut impl Driver, spec: JobSpec) -> Result<Job, String> {
         Ok(match spec {
-            JobSpec::RunUntil { strategy, until, auto_resolve } => {
-                Job::RunUntil { strategy, until, auto_resolve, steps_at_start: d.history().current().machine.steps_total(), actions: 0 }
-            }
+            JobSpec::RunUntil {
+                strategy,
+                until,
+                auto_resolve,
+            } => Job::RunUntil {
+                strategy,
+                until,
+                auto_resolve,
+                steps_at_start: d.history().current().machine.steps_total(),
+                actions: 0,
+            },
             JobSpec::Confluence(order) => {
                 let h = d.history();
-                Job::Confluence(Box::new(ConfluenceRun::new(order, h.current(), h.initial(), h.at(), h.given())))
+                Job::Confluence(Box::new(ConfluenceRun::new(
+                    order,
+                    h.current(),
+                    h.initial(),
+                    h.at(),
+                    h.given(),
+                )))
             }
             JobSpec::Goto(pos) => {
                 let (target, from, st) = d.history().nearest(pos)?;
-                Job::Goto { target, st: Box::new(st), next: from }
+                Job::Goto {
+                    target,
+                    st: Box::new(st),
+                    next: from,
+                }
             }
             JobSpec::Load(text) => {
                 let (h, env) = d.parts();
                 let saved = parse_saved(&text, &env.source)?;
                 let old = h.take();
-                Job::Load { actions: saved.actions, position: saved.position, next: 0, strict: true, old: Some(Box::new(old)) }
+                Job::Load {
+                    actions: saved.actions,
+                    position: saved.position,
+                    next: 0,
+                    strict: true,
+                    old: Some(Box::new(old)),
+                }
             }
             JobSpec::Replay(actions) => {
                 d.parts().0.restart();
-                Job::Load { position: actions.len(), actions, next: 0, strict: false, old: None }
+                Job::Load {
+                    position: actions.len(),
+                    actions,
+                    next: 0,
+                    strict: false,
+                    old: None,
+                }
             }
         })
     }
 
     pub(crate) fn name(&self) -> String {
         match self {
-            Job::RunUntil { strategy, until, .. } => {
+            Job::RunUntil {
+                strategy, until, ..
+            } => {
                 let goal = match until {
                     Until::Dispatch => "the next dispatch",
                     Until::Resolve => "the next resolve",
@@ -151,12 +187,26 @@ impl Job {
         let what = self.name();
         let budget = d.step_budget();
         match self {
-            Job::RunUntil { steps_at_start, .. } => {
-                Progress { what, done: (d.history().current().machine.steps_total() - steps_at_start) as usize, total: budget }
-            }
-            Job::Confluence(c) => Progress { what, done: c.steps(), total: 2 * budget },
-            Job::Goto { target, next, .. } => Progress { what, done: *next, total: *target },
-            Job::Load { actions, next, .. } => Progress { what, done: *next, total: actions.len() },
+            Job::RunUntil { steps_at_start, .. } => Progress {
+                what,
+                done: (d.history().current().machine.steps_total() - steps_at_start) as usize,
+                total: budget,
+            },
+            Job::Confluence(c) => Progress {
+                what,
+                done: c.steps(),
+                total: 2 * budget,
+            },
+            Job::Goto { target, next, .. } => Progress {
+                what,
+                done: *next,
+                total: *target,
+            },
+            Job::Load { actions, next, .. } => Progress {
+                what,
+                done: *next,
+                total: actions.len(),
+            },
         }
     }
 
@@ -174,9 +224,21 @@ impl Job {
     pub(crate) fn work(self, d: &mut impl Driver, deadline: Instant) -> Worked {
         let done = |r| Worked::Done(r, None);
         match self {
-            Job::RunUntil { strategy, until, auto_resolve, steps_at_start, actions } => {
-                run_until(d, strategy, until, auto_resolve, steps_at_start, actions, deadline)
-            }
+            Job::RunUntil {
+                strategy,
+                until,
+                auto_resolve,
+                steps_at_start,
+                actions,
+            } => run_until(
+                d,
+                strategy,
+                until,
+                auto_resolve,
+                steps_at_start,
+                actions,
+                deadline,
+            ),
             Job::Confluence(mut c) => {
                 let budget = d.step_budget();
                 match c.work(d.parts().1, budget, deadline) {
@@ -184,7 +246,11 @@ impl Job {
                     None => Worked::Going(Job::Confluence(c)),
                 }
             }
-            Job::Goto { target, mut st, mut next } => {
+            Job::Goto {
+                target,
+                mut st,
+                mut next,
+            } => {
                 let (h, env) = d.parts();
                 while next < target {
                     if let Err(e) = h.replay_one(env, &mut st, next) {
@@ -198,7 +264,13 @@ impl Job {
                 h.arrive(target, *st);
                 done(Ok(format!("at step {target}")))
             }
-            Job::Load { actions, position, mut next, strict, mut old } => {
+            Job::Load {
+                actions,
+                position,
+                mut next,
+                strict,
+                mut old,
+            } => {
                 let (h, env) = d.parts();
                 while next < actions.len() {
                     if let Err(e) = h.act(env, actions[next].clone()) {
@@ -209,16 +281,29 @@ impl Job {
                             }
                             Err(format!("the session does not replay: action {} no longer applies: {e} (after {n} actions); nothing was changed", n + 1))
                         } else {
-                            Err(format!("replayed {n} of {} actions; action {} no longer applies: {e}", actions.len(), n + 1))
+                            Err(format!(
+                                "replayed {n} of {} actions; action {} no longer applies: {e}",
+                                actions.len(),
+                                n + 1
+                            ))
                         };
                         return done(r);
                     }
                     next += 1;
                     if Instant::now() >= deadline {
-                        return Worked::Going(Job::Load { actions, position, next, strict, old });
+                        return Worked::Going(Job::Load {
+                            actions,
+                            position,
+                            next,
+                            strict,
+                            old,
+                        });
                     }
                 }
-                done(h.goto(env, position).map(|_| format!("replayed {} actions, at step {}", actions.len(), h.at())))
+                done(
+                    h.goto(env, position)
+                        .map(|_| format!("replayed {} actions, at step {}", actions.len(), h.at())),
+                )
             }
         }
     }
@@ -226,7 +311,15 @@ impl Job {
 
 /// A slice of a run until: advances by `strategy` until `until` happens, the budget is spent
 /// or the deadline passes.
-fn run_until(d: &mut impl Driver, strategy: Strategy, until: Until, auto_resolve: bool, steps_at_start: u64, mut actions: usize, deadline: Instant) -> Worked {
+fn run_until(
+    d: &mut impl Driver,
+    strategy: Strategy,
+    until: Until,
+    auto_resolve: bool,
+    steps_at_start: u64,
+    mut actions: usize,
+    deadline: Instant,
+) -> Worked {
     let r = loop {
         let steps = (d.history().current().machine.steps_total() - steps_at_start) as usize;
         let budget = d.step_budget();
@@ -272,7 +365,13 @@ fn run_until(d: &mut impl Driver, strategy: Strategy, until: Until, auto_resolve
         }
     };
     match r {
-        Ok(()) => Worked::Going(Job::RunUntil { strategy, until, auto_resolve, steps_at_start, actions }),
+        Ok(()) => Worked::Going(Job::RunUntil {
+            strategy,
+            until,
+            auto_resolve,
+            steps_at_start,
+            actions,
+        }),
         Err(r) => Worked::Done(r, None),
     }
 }

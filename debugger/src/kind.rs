@@ -73,7 +73,9 @@ impl std::fmt::Display for RowStatus {
             RowStatus::Value => f.write_str("value (still used)"),
             RowStatus::Waiting(why) if why.starts_with("waiting") => f.write_str(why),
             RowStatus::Waiting(why) => write!(f, "waiting: {why}"),
-            RowStatus::Pending => f.write_str("pending task: resolve it by hand, from the world file or from a trace"),
+            RowStatus::Pending => {
+                f.write_str("pending task: resolve it by hand, from the world file or from a trace")
+            }
             RowStatus::Stuck(why) | RowStatus::Failed(why) => write!(f, "stuck: {why}"),
         }
     }
@@ -85,7 +87,12 @@ pub fn kind_of(m: &Machine, s: StmtId) -> Kind {
         Ok(r) => Kind::Steppable(r),
         Err(Blocked::Value) => Kind::Value,
         Err(Blocked::Pending) => Kind::Pending,
-        Err(Blocked::WaitPrim(_) | Blocked::WaitTask(_) | Blocked::WaitFun(_) | Blocked::WaitTuple(_)) => Kind::Waiting,
+        Err(
+            Blocked::WaitPrim(_)
+            | Blocked::WaitTask(_)
+            | Blocked::WaitFun(_)
+            | Blocked::WaitTuple(_),
+        ) => Kind::Waiting,
         Err(_) => Kind::Stuck,
     }
 }
@@ -107,8 +114,14 @@ impl Standing {
     pub fn text(&self) -> String {
         match self {
             Standing::Steppable(n) => format!("{n} steppable"),
-            Standing::Waiting(n) => format!("waiting for {n} pending task{}", if *n == 1 { "" } else { "s" }),
-            Standing::Stuck(n) => format!("stuck: {n} statement{} can never step", if *n == 1 { "" } else { "s" }),
+            Standing::Waiting(n) => format!(
+                "waiting for {n} pending task{}",
+                if *n == 1 { "" } else { "s" }
+            ),
+            Standing::Stuck(n) => format!(
+                "stuck: {n} statement{} can never step",
+                if *n == 1 { "" } else { "s" }
+            ),
             Standing::Finished => "finished: normal form".into(),
         }
     }
@@ -143,7 +156,10 @@ mod tests {
     #[test]
     fn standing_counts_in_words() {
         assert_eq!(Standing::Waiting(1).text(), "waiting for 1 pending task");
-        assert_eq!(Standing::Stuck(2).text(), "stuck: 2 statements can never step");
+        assert_eq!(
+            Standing::Stuck(2).text(),
+            "stuck: 2 statements can never step"
+        );
         assert_eq!(Standing::Finished.text(), "finished: normal form");
     }
 
@@ -158,12 +174,24 @@ mod tests {
 
     #[test]
     fn row_statuses_say_todays_words() {
-        assert_eq!(RowStatus::Steppable(Rule::ReduceCall).to_string(), "steppable by reduce-call");
+        assert_eq!(
+            RowStatus::Steppable(Rule::ReduceCall).to_string(),
+            "steppable by reduce-call"
+        );
         assert_eq!(RowStatus::Waiting("1".into()).to_string(), "waiting: 1");
-        assert_eq!(RowStatus::Waiting("waiting for `x` to become a tuple".into()).to_string(), "waiting for `x` to become a tuple");
-        assert_eq!(RowStatus::Pending.to_string(), "pending task: resolve it by hand, from the world file or from a trace");
+        assert_eq!(
+            RowStatus::Waiting("waiting for `x` to become a tuple".into()).to_string(),
+            "waiting for `x` to become a tuple"
+        );
+        assert_eq!(
+            RowStatus::Pending.to_string(),
+            "pending task: resolve it by hand, from the world file or from a trace"
+        );
         let failed = RowStatus::Failed("the external call `llm` failed: 401".into());
-        assert_eq!(failed.to_string(), "stuck: the external call `llm` failed: 401");
+        assert_eq!(
+            failed.to_string(),
+            "stuck: the external call `llm` failed: 401"
+        );
         assert!(failed.is_failed() && failed.kind() == Kind::Stuck && !failed.is_steppable());
         assert!(!RowStatus::Stuck("`x` is not bound".into()).is_failed());
     }

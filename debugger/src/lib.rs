@@ -36,4 +36,6 @@ pub mod timeline;
 pub mod view;
 
 pub use jobs::{JobSpec, Poll, Progress};
-pub use session::{Action, By, Kind, Order, Quiz, Row, RowStatus, Session, Standing, Strategy, Until};
+pub use session::{
+    Action, By, Kind, Order, Quiz, Row, RowStatus, Session, Standing, Strategy, Until,
+};

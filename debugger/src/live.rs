@@ -42,10 +42,16 @@ const DROP_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
 
 impl LiveWorker {
     /// Starts the worker thread; `wake` is called whenever a reply arrives (a window repaints).
-    pub fn spawn(make: LiveFactory, wake: Option<Box<dyn Fn() + Send>>) -> Result<LiveWorker, String> {
+    pub fn spawn(
+        make: LiveFactory,
+        wake: Option<Box<dyn Fn() + Send>>,
+    ) -> Result<LiveWorker, String> {
         let (call_tx, mut call_rx) = tokio::sync::mpsc::unbounded_channel::<(u64, String, PExp)>();
         let (reply_tx, replies) = mpsc::channel();
-        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| format!("cannot start the live externals: {e}"))?;
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| format!("cannot start the live externals: {e}"))?;
         let thread = std::thread::Builder::new()
             .name("opal-live".into())
             .spawn(move || {
@@ -88,7 +94,11 @@ impl LiveWorker {
                 });
             })
             .map_err(|e| format!("cannot start the live externals: {e}"))?;
-        Ok(LiveWorker { calls: Some(call_tx), replies, thread: Some(thread) })
+        Ok(LiveWorker {
+            calls: Some(call_tx),
+            replies,
+            thread: Some(thread),
+        })
     }
 
     /// Ends the worker and waits (at most `wait`) until its live externals have shut down:
@@ -102,7 +112,9 @@ impl LiveWorker {
 
     fn end(&mut self, wait: std::time::Duration) -> bool {
         self.calls = None;
-        let Some(thread) = self.thread.take() else { return true };
+        let Some(thread) = self.thread.take() else {
+            return true;
+        };
         let deadline = std::time::Instant::now() + wait;
         while !thread.is_finished() && std::time::Instant::now() < deadline {
             std::thread::sleep(std::time::Duration::from_millis(2));
@@ -111,8 +123,13 @@ impl LiveWorker {
     }
 
     pub fn call(&self, id: u64, ext: &str, arg: PExp) -> Result<(), String> {
-        let calls = self.calls.as_ref().ok_or("the live externals were stopped")?;
-        calls.send((id, ext.to_string(), arg)).map_err(|_| "the live externals stopped".to_string())
+        let calls = self
+            .calls
+            .as_ref()
+            .ok_or("the live externals were stopped")?;
+        calls
+            .send((id, ext.to_string(), arg))
+            .map_err(|_| "the live externals stopped".to_string())
     }
 
     /// Replies that arrived since the last poll (never blocks).
@@ -150,7 +167,12 @@ pub struct LiveCalls {
 
 impl LiveCalls {
     pub fn new(worker: LiveWorker) -> LiveCalls {
-        LiveCalls { worker, calls: HashMap::new(), next: 0, not_live: Default::default() }
+        LiveCalls {
+            worker,
+            calls: HashMap::new(),
+            next: 0,
+            not_live: Default::default(),
+        }
     }
 
     /// Ends the calls and the worker, waiting for its shutdown ([`LiveWorker::stop`]).
@@ -166,7 +188,10 @@ impl LiveCalls {
     /// Is the pending task at `label` (whole label) being called, itself or as the rest of a
     /// stream being called?
     pub fn calling(&self, s: &Session, label: &LabelPath) -> bool {
-        self.calls.values().any(|c| c.origin == *label || c.delivered && s.stream_continuation(&c.origin).as_ref() == Some(label))
+        self.calls.values().any(|c| {
+            c.origin == *label
+                || c.delivered && s.stream_continuation(&c.origin).as_ref() == Some(label)
+        })
     }
 
     /// Calls the real external for the pending task at `label`.
@@ -181,9 +206,21 @@ impl LiveCalls {
         let id = self.next;
         self.next += 1;
         self.worker.call(id, &ext, arg)?;
-        self.calls
-            .insert(id, InFlight { origin: label.clone(), ext: ext.clone(), items: Vec::new(), value: None, error: None, ended: false, delivered: false });
-        Ok(format!("called `{ext}` live for {label}: it resolves when the answer arrives"))
+        self.calls.insert(
+            id,
+            InFlight {
+                origin: label.clone(),
+                ext: ext.clone(),
+                items: Vec::new(),
+                value: None,
+                error: None,
+                ended: false,
+                delivered: false,
+            },
+        );
+        Ok(format!(
+            "called `{ext}` live for {label}: it resolves when the answer arrives"
+        ))
     }
 
     /// Takes what the calls reported and delivers it to the tasks that wait for it: messages
@@ -192,9 +229,13 @@ impl LiveCalls {
         let mut messages = Vec::new();
         for r in self.worker.poll() {
             let id = match &r {
-                Reply::Value(id, _) | Reply::Chunk(id, _) | Reply::End(id) | Reply::NotLive(id) => *id,
+                Reply::Value(id, _) | Reply::Chunk(id, _) | Reply::End(id) | Reply::NotLive(id) => {
+                    *id
+                }
             };
-            let Some(c) = self.calls.get_mut(&id) else { continue };
+            let Some(c) = self.calls.get_mut(&id) else {
+                continue;
+            };
             match r {
                 Reply::Value(_, v) => c.value = Some(v),
                 Reply::Chunk(_, Ok(p)) => c.items.push(p),
@@ -202,7 +243,11 @@ impl LiveCalls {
                 Reply::End(_) => c.ended = true,
                 Reply::NotLive(_) => {
                     // The task stays pending for another way of resolving it.
-                    messages.push(format!("{}: resolve {} by hand, from the world file or a trace", not_live(&c.ext), c.origin));
+                    messages.push(format!(
+                        "{}: resolve {} by hand, from the world file or a trace",
+                        not_live(&c.ext),
+                        c.origin
+                    ));
                     self.not_live.insert(c.ext.clone());
                     self.calls.remove(&id);
                 }
@@ -214,8 +259,14 @@ impl LiveCalls {
         let mut done = Vec::new();
         let mut changed = false;
         for (id, c) in self.calls.iter_mut() {
-            let target = if c.delivered { s.stream_continuation(&c.origin) } else { Some(c.origin.clone()) };
-            let Some(target) = target.filter(|t| s.task_call(t).is_ok()) else { continue };
+            let target = if c.delivered {
+                s.stream_continuation(&c.origin)
+            } else {
+                Some(c.origin.clone())
+            };
+            let Some(target) = target.filter(|t| s.task_call(t).is_ok()) else {
+                continue;
+            };
             let r = if let Some(v) = c.value.take() {
                 done.push(*id);
                 match v {

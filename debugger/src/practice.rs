@@ -44,7 +44,9 @@ pub fn check(rows: Vec<Row>, quiz: Quiz, ticked: &BTreeSet<LabelKey>) -> Verdict
             (true, true) => v.right.push(row.label),
             (true, false) => {
                 let why = match (quiz, &row.status) {
-                    (Quiz::Dispatch, RowStatus::Steppable(r)) => format!("it steps by {}, not dispatch", r.name()),
+                    (Quiz::Dispatch, RowStatus::Steppable(r)) => {
+                        format!("it steps by {}, not dispatch", r.name())
+                    }
                     _ => row.status.to_string(),
                 };
                 v.wrong.push((row.label, why));
@@ -76,20 +78,45 @@ mod tests {
     }
 
     fn key(label: &str) -> LabelKey {
-        label.parse::<opal_core::machine::label::LabelPath>().expect("a label").key()
+        label
+            .parse::<opal_core::machine::label::LabelPath>()
+            .expect("a label")
+            .key()
     }
 
     #[test]
     fn right_wrong_and_missed_with_reasons() {
-        let rows =
-            || vec![row("1", RowStatus::Steppable(Rule::Dispatch)), row("2", RowStatus::Steppable(Rule::ReduceCall)), row("3", RowStatus::Waiting("1".into()))];
-        let v = check(rows(), Quiz::Steppable, &[key("1"), key("3")].into_iter().collect());
+        let rows = || {
+            vec![
+                row("1", RowStatus::Steppable(Rule::Dispatch)),
+                row("2", RowStatus::Steppable(Rule::ReduceCall)),
+                row("3", RowStatus::Waiting("1".into())),
+            ]
+        };
+        let v = check(
+            rows(),
+            Quiz::Steppable,
+            &[key("1"), key("3")].into_iter().collect(),
+        );
         assert_eq!(v.right, vec!["1".to_string()]);
         assert_eq!(v.wrong, vec![("3".to_string(), "waiting: 1".to_string())]);
-        assert_eq!(v.missed, vec![("2".to_string(), "steppable by reduce-call".to_string())]);
+        assert_eq!(
+            v.missed,
+            vec![("2".to_string(), "steppable by reduce-call".to_string())]
+        );
         assert!(!v.correct());
-        let v = check(rows(), Quiz::Dispatch, &[key("1"), key("2")].into_iter().collect());
-        assert_eq!(v.wrong, vec![("2".to_string(), "it steps by reduce-call, not dispatch".to_string())]);
+        let v = check(
+            rows(),
+            Quiz::Dispatch,
+            &[key("1"), key("2")].into_iter().collect(),
+        );
+        assert_eq!(
+            v.wrong,
+            vec![(
+                "2".to_string(),
+                "it steps by reduce-call, not dispatch".to_string()
+            )]
+        );
         assert!(check(rows(), Quiz::Dispatch, &[key("1")].into_iter().collect()).correct());
     }
 }

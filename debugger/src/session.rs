@@ -141,7 +141,12 @@ impl Session {
 
     /// The row of statement `s`, built once per revision.
     pub fn row(&self, s: StmtId) -> Row {
-        self.cache.row(self.history.revision(), self.history.current(), &self.env, s)
+        self.cache.row(
+            self.history.revision(),
+            self.history.current(),
+            &self.env,
+            s,
+        )
     }
 
     /// The source lines (1-based) where some statement of the program was written, inside
@@ -183,7 +188,10 @@ impl Session {
                 break;
             }
             let key = memo.key(&m.labels, p);
-            out.push((memo.short(&m.labels, p), st.sites.get(&key).copied().flatten()));
+            out.push((
+                memo.short(&m.labels, p),
+                st.sites.get(&key).copied().flatten(),
+            ));
             l = p;
         }
         out
@@ -222,7 +230,11 @@ impl Session {
     /// A label for a tooltip: whole, or abbreviated with its depth when it is very deep.
     pub fn label_tip(&self, s: StmtId) -> String {
         let st = self.history.current();
-        let depth = st.memo.0.borrow_mut().depth(&st.machine.labels, st.machine.label_id(s));
+        let depth = st
+            .memo
+            .0
+            .borrow_mut()
+            .depth(&st.machine.labels, st.machine.label_id(s));
         if depth <= 64 {
             st.machine.label_of(s)
         } else {
@@ -240,7 +252,9 @@ impl Session {
     pub fn has_async_externals(&self) -> bool {
         let m = self.initial();
         m.iter().any(|s| match m.stmt(s).op {
-            MOp::Prim(p) => matches!(m.prim(p), opal_core::ir::Prim::Ext(e) if !self.env.host.is_pure(e)),
+            MOp::Prim(p) => {
+                matches!(m.prim(p), opal_core::ir::Prim::Ext(e) if !self.env.host.is_pure(e))
+            }
             _ => false,
         })
     }
@@ -267,13 +281,18 @@ impl Session {
 
     /// The live statement labeled `key` (a map built once per revision).
     pub fn find(&self, key: LabelKey) -> Option<StmtId> {
-        self.cache.find(self.history.revision(), self.history.current(), key)
+        self.cache
+            .find(self.history.revision(), self.history.current(), key)
     }
 
     /// Is `s` an environment or prelude statement (label `0.…`)? O(1).
     pub fn is_prelude(&self, s: StmtId) -> bool {
         let st = self.history.current();
-        st.memo.0.borrow_mut().top(&st.machine.labels, st.machine.label_id(s)) == 0
+        st.memo
+            .0
+            .borrow_mut()
+            .top(&st.machine.labels, st.machine.label_id(s))
+            == 0
     }
 
     /// The 1-based source line statement `s` was written at.
@@ -301,7 +320,11 @@ impl Session {
     /// Steps the statement labeled `label`; why not, if it cannot.
     pub fn step(&mut self, label: &LabelPath) -> Result<String, String> {
         let at_ms = self.now_ms();
-        self.act(Action::Step { label: label.clone(), strategy: None, at_ms })
+        self.act(Action::Step {
+            label: label.clone(),
+            strategy: None,
+            at_ms,
+        })
     }
 
     /// Steps the statement `s` (a row or node the user clicked).
@@ -336,12 +359,18 @@ impl Session {
     /// Dispatched calls that wait for a resolution: (statement, the call as text).
     pub fn pending(&self) -> Vec<(StmtId, String)> {
         let m = self.machine();
-        m.iter().filter(|s| matches!(m.status(*s), Status::Pending)).map(|s| (s, self.row(s).text)).collect()
+        m.iter()
+            .filter(|s| matches!(m.status(*s), Status::Pending))
+            .map(|s| (s, self.row(s).text))
+            .collect()
     }
 
     /// Labels of the pending tasks, for tests and scripts.
     pub fn pending_labels(&self) -> Vec<LabelPath> {
-        self.pending().into_iter().map(|(s, _)| self.machine().label_path(s)).collect()
+        self.pending()
+            .into_iter()
+            .map(|(s, _)| self.machine().label_path(s))
+            .collect()
     }
 
     fn pending_task(&self, label: &LabelPath) -> Result<TaskId, String> {
@@ -351,18 +380,37 @@ impl Session {
     /// The finite results the task's external may return, for a pick list (`coin`, a world
     /// file's `choices`); empty when the set is not finite.
     pub fn choices(&self, label: &LabelPath) -> Vec<String> {
-        let Ok(t) = self.pending_task(label) else { return vec![] };
+        let Ok(t) = self.pending_task(label) else {
+            return vec![];
+        };
         let ext = &self.machine().tasks[t].ext;
         if let Some(w) = self.env.host.world.as_ref().and_then(|w| w.get(ext)) {
             return w.choices.clone();
         }
-        opal_core::externals::standard(ext).map(|d| d.results.iter().map(|r| r.to_string()).collect()).unwrap_or_default()
+        opal_core::externals::standard(ext)
+            .map(|d| d.results.iter().map(|r| r.to_string()).collect())
+            .unwrap_or_default()
     }
 
-    fn resolve(&mut self, label: &LabelPath, by: By, result: String, partial: bool, error: Option<String>) -> Result<String, String> {
+    fn resolve(
+        &mut self,
+        label: &LabelPath,
+        by: By,
+        result: String,
+        partial: bool,
+        error: Option<String>,
+    ) -> Result<String, String> {
         self.pending_task(label)?;
         let at_ms = self.now_ms();
-        self.act(Action::Resolve { label: label.clone(), by, result, partial, error, at_ms, call: None })
+        self.act(Action::Resolve {
+            label: label.clone(),
+            by,
+            result,
+            partial,
+            error,
+            at_ms,
+            call: None,
+        })
     }
 
     /// Resolves a pending task with an OPAL expression the user typed (validated first). A
@@ -387,9 +435,13 @@ impl Session {
     /// streamed response is delivered one chunk at a time, the rest staying pending, as a
     /// recorded trace would.
     pub fn resolve_from_world(&mut self, label: &LabelPath) -> Result<String, String> {
-        let a = self.env.world_action(self.history.current(), label, By::World)?;
+        let a = self
+            .env
+            .world_action(self.history.current(), label, By::World)?;
         if let Action::Resolve { error: Some(e), .. } = &a {
-            return Err(format!("{e}; resolve {label} by hand or add a response to the world file"));
+            return Err(format!(
+                "{e}; resolve {label} by hand or add a response to the world file"
+            ));
         }
         self.act(a)
     }
@@ -410,8 +462,17 @@ impl Session {
         let ev = trace
             .events
             .iter()
-            .find(|e| e.label == origin && (e.chunk == chunk || chunk.is_none() && e.chunk == Some(0)))
-            .ok_or_else(|| format!("the trace has no event for {origin}{}", chunk.map(|c| format!(" (delivery {c})")).unwrap_or_default()))?
+            .find(|e| {
+                e.label == origin && (e.chunk == chunk || chunk.is_none() && e.chunk == Some(0))
+            })
+            .ok_or_else(|| {
+                format!(
+                    "the trace has no event for {origin}{}",
+                    chunk
+                        .map(|c| format!(" (delivery {c})"))
+                        .unwrap_or_default()
+                )
+            })?
             .clone();
         self.resolve(label, By::Trace, ev.result, ev.partial, ev.error)
     }
@@ -424,7 +485,13 @@ impl Session {
     }
 
     /// Delivers what a live external returned (as a trace event writes it) to `label`.
-    pub fn resolve_live(&mut self, label: &LabelPath, result: String, partial: bool, error: Option<String>) -> Result<String, String> {
+    pub fn resolve_live(
+        &mut self,
+        label: &LabelPath,
+        result: String,
+        partial: bool,
+        error: Option<String>,
+    ) -> Result<String, String> {
         self.resolve(label, By::Live, result, partial, error)
     }
 
@@ -434,7 +501,12 @@ impl Session {
         let st = self.history.current();
         let key = origin.key();
         let i = st.calls.iter().rposition(|c| c.key == key)?;
-        let (&k, _) = st.streams.iter().find(|(k, &j)| j == i && st.find(**k).is_some_and(|s| kind_of(&st.machine, s) == Kind::Pending))?;
+        let (&k, _) = st.streams.iter().find(|(k, &j)| {
+            j == i
+                && st
+                    .find(**k)
+                    .is_some_and(|s| kind_of(&st.machine, s) == Kind::Pending)
+        })?;
         st.find(k).map(|s| self.machine().label_path(s))
     }
 
@@ -491,7 +563,12 @@ impl Session {
         let before = self.history.state_at(&mut self.env, at - 1).ok()?;
         let h = &self.history;
         let what = h.said().get(at - 1).cloned().unwrap_or_default();
-        Some(crate::view::stepper(what, &before, h.current(), &h.current().last))
+        Some(crate::view::stepper(
+            what,
+            &before,
+            h.current(),
+            &h.current().last,
+        ))
     }
 
     // ---- practice mode ------------------------------------------------------------------
@@ -517,10 +594,17 @@ impl Session {
         if let Some(e) = err {
             self.replay(&keep.0);
             let _ = self.goto(keep.1);
-            return Err(format!("the session does not replay: {e} (after {n} actions); nothing was changed"));
+            return Err(format!(
+                "the session does not replay: {e} (after {n} actions); nothing was changed"
+            ));
         }
-        self.goto(saved.position).map_err(|e| format!("the session does not replay: {e}"))?;
-        Ok(format!("loaded {} actions, at step {}", saved.actions.len(), self.history.at()))
+        self.goto(saved.position)
+            .map_err(|e| format!("the session does not replay: {e}"))?;
+        Ok(format!(
+            "loaded {} actions, at step {}",
+            saved.actions.len(),
+            self.history.at()
+        ))
     }
 }
 
@@ -600,8 +684,17 @@ impl Session {
     }
 
     /// Advances by `strategy` until `until` happens (see `JobSpec::RunUntil`), at once.
-    pub fn run_until(&mut self, strategy: Strategy, until: &Until, auto_resolve: bool) -> Result<String, String> {
-        self.run_job(JobSpec::RunUntil { strategy, until: until.clone(), auto_resolve })
+    pub fn run_until(
+        &mut self,
+        strategy: Strategy,
+        until: &Until,
+        auto_resolve: bool,
+    ) -> Result<String, String> {
+        self.run_job(JobSpec::RunUntil {
+            strategy,
+            until: until.clone(),
+            auto_resolve,
+        })
     }
 
     /// Runs the confluence check to its end at once.

@@ -138,7 +138,14 @@ pub(crate) fn start(source: &str, world: Option<World>) -> Result<(Env, State), 
         return Err(c.diags.into_iter().filter(|d| d.is_error()).collect());
     }
     let st = State::new(Machine::new(&c.program));
-    Ok((Env { source: source.to_string(), lines: LineIndex::new(source), host: Host::new(world, false) }, st))
+    Ok((
+        Env {
+            source: source.to_string(),
+            lines: LineIndex::new(source),
+            host: Host::new(world, false),
+        },
+        st,
+    ))
 }
 
 impl State {
@@ -173,7 +180,10 @@ impl State {
         match m.stmt(s).op {
             MOp::Fun(_) => match m.readback(bind, Budget::VIEW) {
                 v @ (Value::List(_) | Value::Bool(_)) => format!("{} := {v}", self.name(bind)),
-                _ => core.lines().next().unwrap_or("").to_string() + if core.contains('\n') { " …" } else { "" },
+                _ => {
+                    core.lines().next().unwrap_or("").to_string()
+                        + if core.contains('\n') { " …" } else { "" }
+                }
             },
             // A tuple holding lists, booleans or a dictionary reads as data too.
             MOp::Tuple(_) => match m.readback(bind, Budget::VIEW) {
@@ -207,7 +217,8 @@ impl State {
     }
 
     pub(crate) fn name(&self, v: VarId) -> String {
-        self.machine.var_name_short(&mut self.memo.0.borrow_mut(), v)
+        self.machine
+            .var_name_short(&mut self.memo.0.borrow_mut(), v)
     }
 
     /// The live statement labeled `key`.
@@ -218,7 +229,11 @@ impl State {
     }
 
     fn origin_of(&self, s: StmtId) -> Option<usize> {
-        self.origin.get(s.index()).copied().filter(|&c| c != NO_CALL).map(|c| c as usize)
+        self.origin
+            .get(s.index())
+            .copied()
+            .filter(|&c| c != NO_CALL)
+            .map(|c| c as usize)
     }
 
     fn set_origin(&mut self, s: StmtId, call: Option<usize>) {
@@ -232,7 +247,10 @@ impl State {
     /// The call a pending task at `key` belongs to (a stream's continuation belongs to its
     /// first call).
     pub(crate) fn call_index(&self, key: LabelKey) -> Option<usize> {
-        self.streams.get(&key).copied().or_else(|| self.calls.iter().rposition(|c| c.key == key))
+        self.streams
+            .get(&key)
+            .copied()
+            .or_else(|| self.calls.iter().rposition(|c| c.key == key))
     }
 
     /// The calls whose results `v`'s value came from, by key: a dispatched call (its task, or
@@ -313,7 +331,12 @@ impl State {
 /// A partial answer typed by hand: `["Ho", ...]` is `["Ho"]` with the rest still to come.
 /// `None` if `src` does not end in `...]`.
 pub fn partial_answer(src: &str) -> Option<String> {
-    let body = src.trim().strip_suffix(']')?.trim_end().strip_suffix("...")?.trim_end();
+    let body = src
+        .trim()
+        .strip_suffix(']')?
+        .trim_end()
+        .strip_suffix("...")?
+        .trim_end();
     let body = body.strip_suffix(',').unwrap_or(body).trim_end();
     Some(format!("{body}]"))
 }
@@ -321,41 +344,81 @@ pub fn partial_answer(src: &str) -> Option<String> {
 impl Env {
     /// Applies `a` to `st`; what it did in words, or why it cannot be done (then nothing has
     /// changed: every check comes before the first change).
-    pub(crate) fn apply(&mut self, st: &mut State, a: &Action, position: usize) -> Result<String, String> {
+    pub(crate) fn apply(
+        &mut self,
+        st: &mut State,
+        a: &Action,
+        position: usize,
+    ) -> Result<String, String> {
         st.last.clear();
         match a {
-            Action::Step { label, strategy, at_ms } => {
-                let s = st.find(label.key()).ok_or_else(|| format!("no statement has label {label} now"))?;
+            Action::Step {
+                label,
+                strategy,
+                at_ms,
+            } => {
+                let s = st
+                    .find(label.key())
+                    .ok_or_else(|| format!("no statement has label {label} now"))?;
                 let (why, _) = RowStatus::of(&st.machine, s);
                 if !why.is_steppable() {
                     return Err(format!("{} cannot step: {why}", st.short(s)));
                 }
                 let short = st.short(s);
-                let rule = self.step_in(st, s, position, *at_ms).ok_or_else(|| format!("{short} cannot step"))?;
+                let rule = self
+                    .step_in(st, s, position, *at_ms)
+                    .ok_or_else(|| format!("{short} cannot step"))?;
                 Ok(match strategy {
                     Some(by) => format!("{by}: {} at {short}", rule.name()),
                     None => format!("{} at {short}", rule.name()),
                 })
             }
             Action::Cbv { at_ms } => {
-                let s = st.machine.cbv_next_mut().ok_or_else(|| Self::blocked(st, "cbv"))?;
+                let s = st
+                    .machine
+                    .cbv_next_mut()
+                    .ok_or_else(|| Self::blocked(st, "cbv"))?;
                 let short = st.short(s);
-                let rule = self.step_in(st, s, position, *at_ms).ok_or("cbv cannot step")?;
+                let rule = self
+                    .step_in(st, s, position, *at_ms)
+                    .ok_or("cbv cannot step")?;
                 Ok(format!("cbv: {} at {short}", rule.name()))
             }
             Action::Lazy { at_ms } => {
                 let s = match st.machine.lazy_next_mut() {
                     Lazy::Step(s) => s,
-                    Lazy::Done => return Err("lazy evaluation is done: the result is a value".into()),
-                    Lazy::Blocked => return Err("lazy evaluation cannot step: what the result needs is pending or stuck".into()),
+                    Lazy::Done => {
+                        return Err("lazy evaluation is done: the result is a value".into())
+                    }
+                    Lazy::Blocked => return Err(
+                        "lazy evaluation cannot step: what the result needs is pending or stuck"
+                            .into(),
+                    ),
                 };
                 let short = st.short(s);
-                let rule = self.step_in(st, s, position, *at_ms).ok_or("lazy cannot step")?;
+                let rule = self
+                    .step_in(st, s, position, *at_ms)
+                    .ok_or("lazy cannot step")?;
                 Ok(format!("lazy: {} at {short}", rule.name()))
             }
             Action::Round { at_ms } => self.round(st, position, *at_ms),
-            Action::Resolve { label, by, result, partial, error, at_ms, call } => {
-                let answer = Answer { by: *by, result, partial: *partial, error: error.clone(), at_ms: *at_ms, call: call.as_deref() };
+            Action::Resolve {
+                label,
+                by,
+                result,
+                partial,
+                error,
+                at_ms,
+                call,
+            } => {
+                let answer = Answer {
+                    by: *by,
+                    result,
+                    partial: *partial,
+                    error: error.clone(),
+                    at_ms: *at_ms,
+                    call: call.as_deref(),
+                };
                 self.resolve(st, label, answer, position)
             }
         }
@@ -381,23 +444,43 @@ impl Env {
                 }
             }
         }
-        let parts: Vec<String> = by_rule.iter().map(|(r, c)| format!("{c} {}", r.name())).collect();
+        let parts: Vec<String> = by_rule
+            .iter()
+            .map(|(r, c)| format!("{c} {}", r.name()))
+            .collect();
         Ok(format!("round: {n} steps ({})", parts.join(", ")))
     }
 
     /// Delivers an answer to the pending task at `label`.
-    fn resolve(&mut self, st: &mut State, label: &LabelPath, answer: Answer<'_>, position: usize) -> Result<String, String> {
-        let Answer { by, result, partial, error, at_ms, call } = answer;
+    fn resolve(
+        &mut self,
+        st: &mut State,
+        label: &LabelPath,
+        answer: Answer<'_>,
+        position: usize,
+    ) -> Result<String, String> {
+        let Answer {
+            by,
+            result,
+            partial,
+            error,
+            at_ms,
+            call,
+        } = answer;
         let t = pending_in(st, label)?;
         let now = st.machine.tasks[t].text();
         if let Some(was) = call.as_ref().filter(|was| **was != now) {
-            return Err(format!("the task at {label} is now {now}; the answer was given to {was}"));
+            return Err(format!(
+                "the task at {label} is now {now}; the answer was given to {was}"
+            ));
         }
         let s = st.machine.tasks[t].stmt;
         let key = st.key(s);
         let ext = st.machine.tasks[t].ext.clone();
         let streamed = st.streams.contains_key(&key);
-        let outcome = self.host.outcome_of_record(&ext, streamed, result, partial, error);
+        let outcome = self
+            .host
+            .outcome_of_record(&ext, streamed, result, partial, error);
         if let (By::Hand, Outcome::Failed(e)) = (by, &outcome) {
             return Err(format!("`{result}` is not a closed OPAL expression: {e}"));
         }
@@ -417,38 +500,63 @@ impl Env {
         }
         let how = match by {
             By::Hand => format!("by hand: {result}{}", if partial { " + …" } else { "" }),
-            By::World if chunk => format!("from the world file: {result}{}", if more { " + …" } else { " (the end)" }),
+            By::World if chunk => format!(
+                "from the world file: {result}{}",
+                if more { " + …" } else { " (the end)" }
+            ),
             By::World => "from the world file".into(),
             By::Trace => "from the trace".into(),
             By::Live => "by the live external".into(),
         };
-        Ok(format!("delivered to {} {how}{}", st.short(s), if failed { " (failed)" } else { "" }))
+        Ok(format!(
+            "delivered to {} {how}{}",
+            st.short(s),
+            if failed { " (failed)" } else { "" }
+        ))
     }
 
     fn blocked(st: &State, what: &str) -> String {
         let m = &st.machine;
         let pending = m.iter().filter(|s| kind_of(m, *s) == Kind::Pending).count();
         if pending > 0 {
-            return format!("{what} cannot step: {pending} pending task{} to resolve first", if pending == 1 { "" } else { "s" });
+            return format!(
+                "{what} cannot step: {pending} pending task{} to resolve first",
+                if pending == 1 { "" } else { "s" }
+            );
         }
         if m.iter().all(|s| kind_of(m, s) == Kind::Value) {
             return "finished: the term is in normal form".into();
         }
         match what {
-            "cbv" => "cbv cannot step: the leftmost statement that is not a value is waiting or stuck".into(),
-            _ => "stuck: nothing can step and no task is pending (hover the red rows for why)".into(),
+            "cbv" => {
+                "cbv cannot step: the leftmost statement that is not a value is waiting or stuck"
+                    .into()
+            }
+            _ => {
+                "stuck: nothing can step and no task is pending (hover the red rows for why)".into()
+            }
         }
     }
 
     /// One step; a pure external's task is resolved at once (its output captured).
-    pub(crate) fn step_in(&mut self, st: &mut State, s: StmtId, position: usize, at_ms: f64) -> Option<Rule> {
+    pub(crate) fn step_in(
+        &mut self,
+        st: &mut State,
+        s: StmtId,
+        position: usize,
+        at_ms: f64,
+    ) -> Option<Rule> {
         let mut discard = Vec::new();
         st.machine.take_dirty(&mut discard);
         let key = st.key(s);
         let line = self.line_at(st.machine.stmt(s).source_offset());
         // A reduce-call's new statements come from the function; a proj's from the statement.
         let inherit = match st.machine.stmt(s).op {
-            MOp::Call(f, _) => st.machine.binder(f).and_then(|b| st.origin_of(b)).or_else(|| st.origin_of(s)),
+            MOp::Call(f, _) => st
+                .machine
+                .binder(f)
+                .and_then(|b| st.origin_of(b))
+                .or_else(|| st.origin_of(s)),
             _ => st.origin_of(s),
         };
         let arg = match st.machine.stmt(s).op {
@@ -461,7 +569,10 @@ impl Env {
             _ => Default::default(),
         };
         let ev = st.machine.step(s)?;
-        let pure = ev.rule == Rule::Dispatch && ev.task.is_some_and(|t| self.host.is_pure(&st.machine.tasks[t].ext));
+        let pure = ev.rule == Rule::Dispatch
+            && ev
+                .task
+                .is_some_and(|t| self.host.is_pure(&st.machine.tasks[t].ext));
         if ev.rule == Rule::ReduceCall && st.record {
             st.sites.insert(key, line);
         }
@@ -482,12 +593,35 @@ impl Env {
         }
         if st.record {
             let label = st.short(s);
-            let created_keys = if ev.rule == Rule::Dispatch { vec![key] } else { created.iter().map(|c| st.key(*c)).collect() };
-            st.last.push(Taken { rule: ev.rule, key, label, line, created: created_keys, pure });
+            let created_keys = if ev.rule == Rule::Dispatch {
+                vec![key]
+            } else {
+                created.iter().map(|c| st.key(*c)).collect()
+            };
+            st.last.push(Taken {
+                rule: ev.rule,
+                key,
+                label,
+                line,
+                created: created_keys,
+                pure,
+            });
         }
         match (ev.rule, ev.task) {
             (Rule::Dispatch, Some(t)) => {
-                self.record_call(st, s, t, Dispatched { key, line, position, at_ms, deps, order });
+                self.record_call(
+                    st,
+                    s,
+                    t,
+                    Dispatched {
+                        key,
+                        line,
+                        position,
+                        at_ms,
+                        deps,
+                        order,
+                    },
+                );
             }
             (Rule::Resolve, _) => {
                 if let Some(nt) = st.machine.continuation(&ev) {
@@ -506,12 +640,26 @@ impl Env {
 
     /// Records a call just dispatched; a pure one is computed at once, as the runner does.
     fn record_call(&mut self, st: &mut State, s: StmtId, t: TaskId, d: Dispatched) {
-        let Dispatched { key, line, position, at_ms, deps, order } = d;
-        let (ext, arg) = (st.machine.tasks[t].ext.clone(), st.machine.tasks[t].arg.clone());
+        let Dispatched {
+            key,
+            line,
+            position,
+            at_ms,
+            deps,
+            order,
+        } = d;
+        let (ext, arg) = (
+            st.machine.tasks[t].ext.clone(),
+            st.machine.tasks[t].arg.clone(),
+        );
         let pure = self.host.is_pure(&ext);
         let mut call = Call {
             label: st.short(s),
-            full_label: if pure { String::new() } else { st.machine.label_of(s) },
+            full_label: if pure {
+                String::new()
+            } else {
+                st.machine.label_of(s)
+            },
             key,
             ext: ext.to_string(),
             arg: arg.to_string(),
@@ -528,7 +676,12 @@ impl Env {
         };
         if pure {
             let out = &mut st.output;
-            let r = eval_pure(&ext, &arg, &mut |_, text| out.push_str(text), tokio::time::Instant::now());
+            let r = eval_pure(
+                &ext,
+                &arg,
+                &mut |_, text| out.push_str(text),
+                tokio::time::Instant::now(),
+            );
             let outcome = r.unwrap_or_else(|e| Outcome::Failed(e.to_string()));
             call.failed = matches!(outcome, Outcome::Failed(_));
             call.resolved_step = Some(position);
@@ -539,24 +692,41 @@ impl Env {
     }
 
     pub(crate) fn line_at(&self, offset: Option<u32>) -> Option<usize> {
-        offset.filter(|o| (*o as usize) < self.source.len()).map(|o| self.lines.line_of(o) + 1)
+        offset
+            .filter(|o| (*o as usize) < self.source.len())
+            .map(|o| self.lines.line_of(o) + 1)
     }
 
     /// The world file's answer for the pending task at `label`, as an action: a streamed
     /// response's next chunk (the rest stays pending), or the whole reply.
-    pub(crate) fn world_action(&mut self, st: &State, label: &LabelPath, by: By) -> Result<Action, String> {
+    pub(crate) fn world_action(
+        &mut self,
+        st: &State,
+        label: &LabelPath,
+        by: By,
+    ) -> Result<Action, String> {
         let t = pending_in(st, label)?;
         let task = &st.machine.tasks[t];
         let (ext, arg) = (task.ext.clone(), task.arg.clone());
         let key = st.key(task.stmt);
-        let stream = self.host.world.as_ref().and_then(|w| w.get(&ext)).and_then(|w| match w.reply(&arg) {
-            Some((Reply::Stream(chunks, _), _)) => Some(chunks),
-            _ => None,
-        });
+        let stream = self
+            .host
+            .world
+            .as_ref()
+            .and_then(|w| w.get(&ext))
+            .and_then(|w| match w.reply(&arg) {
+                Some((Reply::Stream(chunks, _), _)) => Some(chunks),
+                _ => None,
+            });
         let (result, partial, error) = match stream {
             Some(chunks) => {
                 // Which delivery of its stream this task waits for.
-                let k = st.streams.get(&key).and_then(|&i| st.calls.get(i)).map(|c| c.chunks.len()).unwrap_or(0);
+                let k = st
+                    .streams
+                    .get(&key)
+                    .and_then(|&i| st.calls.get(i))
+                    .map(|c| c.chunks.len())
+                    .unwrap_or(0);
                 match chunks.get(k) {
                     Some(c) => {
                         let item = opal_core::ir::Prim::Str(std::sync::Arc::from(c.as_str()));
@@ -567,7 +737,15 @@ impl Env {
             }
             None => outcome_record(&resolve_now(&mut self.host, &ext, &arg)),
         };
-        Ok(Action::Resolve { label: label.clone(), by, result, partial, error, at_ms: 0.0, call: None })
+        Ok(Action::Resolve {
+            label: label.clone(),
+            by,
+            result,
+            partial,
+            error,
+            at_ms: 0.0,
+            call: None,
+        })
     }
 }
 
@@ -582,7 +760,9 @@ fn holds_data(v: &Value) -> bool {
 
 /// The task of the pending statement labeled `label`.
 pub(crate) fn pending_in(st: &State, label: &LabelPath) -> Result<TaskId, String> {
-    let s = st.find(label.key()).ok_or_else(|| format!("no statement has label {label} now"))?;
+    let s = st
+        .find(label.key())
+        .ok_or_else(|| format!("no statement has label {label} now"))?;
     match st.machine.stmt(s).op {
         MOp::Task(t) if matches!(st.machine.status(s), Status::Pending) => Ok(t),
         _ => Err(format!("{} is not a pending task", st.short(s))),

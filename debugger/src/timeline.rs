@@ -34,7 +34,17 @@ pub struct Call {
 impl Call {
     /// The streamed elements so far, joined (`"Honolulu", "Jakarta"`).
     pub fn streamed(&self) -> String {
-        let items: Vec<&str> = self.chunks.iter().map(|c| c.trim().trim_start_matches('[').trim_end_matches(']').trim()).filter(|c| !c.is_empty()).collect();
+        let items: Vec<&str> = self
+            .chunks
+            .iter()
+            .map(|c| {
+                c.trim()
+                    .trim_start_matches('[')
+                    .trim_end_matches(']')
+                    .trim()
+            })
+            .filter(|c| !c.is_empty())
+            .collect();
         items.join(", ")
     }
 }
@@ -48,7 +58,10 @@ pub enum Axis {
 /// When a call was in flight on `axis`; a pending call runs to `end`.
 pub fn span(c: &Call, axis: Axis, end: f64) -> (f64, f64) {
     match axis {
-        Axis::Steps => (c.dispatched_step as f64, c.resolved_step.map(|s| s as f64 + 1.0).unwrap_or(end)),
+        Axis::Steps => (
+            c.dispatched_step as f64,
+            c.resolved_step.map(|s| s as f64 + 1.0).unwrap_or(end),
+        ),
         Axis::WallClock => (c.dispatched_ms, c.resolved_ms.unwrap_or(end)),
     }
 }
@@ -77,13 +90,22 @@ pub fn in_flight(calls: &[&Call], axis: Axis, end: f64) -> Vec<(f64, usize)> {
 pub fn critical_path(calls: &[&Call]) -> Vec<usize> {
     let end = |c: &Call| c.resolved_step.unwrap_or(usize::MAX);
     let real: Vec<usize> = (0..calls.len()).filter(|&i| !calls[i].pure).collect();
-    let Some(mut cur) = real.iter().copied().max_by_key(|&i| (end(calls[i]), i)) else { return vec![] };
+    let Some(mut cur) = real.iter().copied().max_by_key(|&i| (end(calls[i]), i)) else {
+        return vec![];
+    };
     let mut path = vec![cur];
     // Each link resolved before the previous one was dispatched, so the chain is at most as
     // long as the calls; the bound keeps a malformed history from looping.
     while path.len() < real.len() {
-        let before = real.iter().copied().filter(|&j| calls[j].resolved_step.is_some_and(|r| r <= calls[cur].dispatched_step) && j != cur);
-        let Some(prev) = before.max_by_key(|&j| (end(calls[j]), j)) else { break };
+        let before = real.iter().copied().filter(|&j| {
+            calls[j]
+                .resolved_step
+                .is_some_and(|r| r <= calls[cur].dispatched_step)
+                && j != cur
+        });
+        let Some(prev) = before.max_by_key(|&j| (end(calls[j]), j)) else {
+            break;
+        };
         path.push(prev);
         cur = prev;
     }
@@ -93,7 +115,9 @@ pub fn critical_path(calls: &[&Call]) -> Vec<usize> {
 
 /// The calls as CSV, one per line.
 pub fn csv(calls: &[Call]) -> String {
-    let mut out = String::from("label,external,argument,dispatched_step,resolved_step,dispatched_ms,resolved_ms,failed\n");
+    let mut out = String::from(
+        "label,external,argument,dispatched_step,resolved_step,dispatched_ms,resolved_ms,failed\n",
+    );
     let q = |s: &str| format!("\"{}\"", s.replace('"', "\"\""));
     for c in calls {
         let opt = |x: Option<String>| x.unwrap_or_default();

@@ -48,7 +48,17 @@ pub(crate) fn build_row(st: &State, env: &Env, s: StmtId) -> Row {
     let core = m.stmt_text_with(s, &mut |v| st.name(v));
     let text = st.text(s);
     let label = st.short(s);
-    Row { id: s, key: st.key(s), prelude: label.starts_with("0."), line: env.line_at(m.stmt(s).source_offset()), label, text, core, status, waits_on }
+    Row {
+        id: s,
+        key: st.key(s),
+        prelude: label.starts_with("0."),
+        line: env.line_at(m.stmt(s).source_offset()),
+        label,
+        text,
+        core,
+        status,
+        waits_on,
+    }
 }
 
 /// Rows and statements by label, kept for one revision (a view asks for the same rows every
@@ -60,7 +70,10 @@ pub(crate) struct Cache {
 
 impl Default for Cache {
     fn default() -> Cache {
-        Cache { rows: RefCell::new((u64::MAX, HashMap::new())), keys: RefCell::new((u64::MAX, HashMap::new())) }
+        Cache {
+            rows: RefCell::new((u64::MAX, HashMap::new())),
+            keys: RefCell::new((u64::MAX, HashMap::new())),
+        }
     }
 }
 
@@ -86,7 +99,11 @@ impl Cache {
         let mut cache = self.keys.borrow_mut();
         if cache.0 != revision {
             let mut memo = st.memo.0.borrow_mut();
-            let map = st.machine.iter().map(|s| (st.machine.label_key(&mut memo, s), s)).collect();
+            let map = st
+                .machine
+                .iter()
+                .map(|s| (st.machine.label_key(&mut memo, s), s))
+                .collect();
             *cache = (revision, map);
         }
         cache.1.get(&key).copied()
@@ -108,8 +125,15 @@ pub(crate) fn stepper(what: String, before: &State, after: &State, taken: &[Take
             .collect()
     };
     let redexes: Vec<LabelKey> = taken.iter().map(|t| t.key).collect();
-    let results: Vec<LabelKey> = taken.iter().flat_map(|t| t.created.iter().copied()).collect();
-    Stepper { what, before: lines(before, &|k| redexes.contains(&k)), after: lines(after, &|k| results.contains(&k)) }
+    let results: Vec<LabelKey> = taken
+        .iter()
+        .flat_map(|t| t.created.iter().copied())
+        .collect();
+    Stepper {
+        what,
+        before: lines(before, &|k| redexes.contains(&k)),
+        after: lines(after, &|k| results.contains(&k)),
+    }
 }
 
 /// The source lines (1-based) where some statement of the program on `m` was written, inside
@@ -143,29 +167,60 @@ mod tests {
 
     #[test]
     fn rows_say_how_each_statement_stands_and_the_cache_follows_the_revision() {
-        let (mut env, mut st) = crate::state::start("a := 1 + 2\nb := a + 3\n", None).expect("compiles");
+        let (mut env, mut st) =
+            crate::state::start("a := 1 + 2\nb := a + 3\n", None).expect("compiles");
         let cache = Cache::default();
-        let rows: Vec<Row> = st.machine.iter().map(|s| cache.row(0, &st, &env, s)).collect();
-        let row = |text: &str| rows.iter().find(|r| r.text == text).cloned().unwrap_or_else(|| panic!("no row {text} in {rows:?}"));
+        let rows: Vec<Row> = st
+            .machine
+            .iter()
+            .map(|s| cache.row(0, &st, &env, s))
+            .collect();
+        let row = |text: &str| {
+            rows.iter()
+                .find(|r| r.text == text)
+                .cloned()
+                .unwrap_or_else(|| panic!("no row {text} in {rows:?}"))
+        };
         let (a, b) = (row("a := add t'3"), row("b := add t'5"));
-        assert!(a.status == RowStatus::Steppable(opal_core::machine::Rule::Dispatch) && a.line == Some(1), "{a:?}");
-        assert!(matches!(b.status, RowStatus::Waiting(_)) && b.status.to_string().starts_with("waiting") && b.line == Some(2), "{b:?}");
+        assert!(
+            a.status == RowStatus::Steppable(opal_core::machine::Rule::Dispatch)
+                && a.line == Some(1),
+            "{a:?}"
+        );
+        assert!(
+            matches!(b.status, RowStatus::Waiting(_))
+                && b.status.to_string().starts_with("waiting")
+                && b.line == Some(2),
+            "{b:?}"
+        );
         assert_eq!(b.waits_on, Some(a.key), "b waits on a");
         assert_eq!(cache.find(0, &st, b.key), Some(b.id));
-        env.apply(&mut st, &crate::state::Action::Round { at_ms: 0.0 }, 0).expect("a round");
+        env.apply(&mut st, &crate::state::Action::Round { at_ms: 0.0 }, 0)
+            .expect("a round");
         let again = cache.row(1, &st, &env, a.id);
         assert_ne!(again, a, "a new revision builds the row again");
     }
 
     #[test]
     fn a_call_that_failed_stands_as_failed_and_says_stuck() {
-        let (mut env, mut st) = crate::state::start("a := 1 / 0\nprint (&stdout, a)\n", None).expect("compiles");
+        let (mut env, mut st) =
+            crate::state::start("a := 1 / 0\nprint (&stdout, a)\n", None).expect("compiles");
         for at in 0..4 {
-            let _ = env.apply(&mut st, &crate::state::Action::Round { at_ms: at as f64 }, at);
+            let _ = env.apply(
+                &mut st,
+                &crate::state::Action::Round { at_ms: at as f64 },
+                at,
+            );
         }
         let rows: Vec<Row> = st.machine.iter().map(|s| build_row(&st, &env, s)).collect();
-        let failed = rows.iter().find(|r| r.status.is_failed()).unwrap_or_else(|| panic!("no failed row in {rows:?}"));
-        assert_eq!(failed.status.to_string(), "stuck: the external call `div` failed: division by zero");
+        let failed = rows
+            .iter()
+            .find(|r| r.status.is_failed())
+            .unwrap_or_else(|| panic!("no failed row in {rows:?}"));
+        assert_eq!(
+            failed.status.to_string(),
+            "stuck: the external call `div` failed: division by zero"
+        );
         assert!(!failed.status.is_steppable() && failed.status.kind() == crate::kind::Kind::Stuck);
     }
 

@@ -9,26 +9,46 @@ use std::collections::BTreeSet;
 fn example(name: &str) -> Session {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/");
     let src = std::fs::read_to_string(format!("{dir}{name}.opal")).expect("example");
-    let world = std::fs::read_to_string(format!("{dir}{name}.world.toml")).ok().map(|w| opal_core::world::parse_world(&w).expect("world"));
+    let world = std::fs::read_to_string(format!("{dir}{name}.world.toml"))
+        .ok()
+        .map(|w| opal_core::world::parse_world(&w).expect("world"));
     Session::new(&src, world).expect("compiles")
 }
 
 #[test]
 fn clicking_any_steppable_statement_steps_it_and_others_explain_why_not() {
-    let mut s = Session::new("a := 1 + 2\nb := 3 + 4\nprint (&stdout, a * b)\n", None).expect("compiles");
+    let mut s =
+        Session::new("a := 1 + 2\nb := 3 + 4\nprint (&stdout, a * b)\n", None).expect("compiles");
     let rows = s.rows();
-    assert!(rows.iter().any(|r| r.prelude), "environment rows are marked");
+    assert!(
+        rows.iter().any(|r| r.prelude),
+        "environment rows are marked"
+    );
     let user: Vec<_> = rows.iter().filter(|r| !r.prelude).collect();
     let steppable: Vec<_> = user.iter().filter(|r| r.status.is_steppable()).collect();
     assert!(steppable.len() >= 2, "{user:?}");
-    let blocked = user.iter().find(|r| !r.status.is_steppable()).expect("a blocked row");
+    let blocked = user
+        .iter()
+        .find(|r| !r.status.is_steppable())
+        .expect("a blocked row");
     let err = s.step_stmt(blocked.id).unwrap_err();
-    assert!(err.contains("cannot step") && err.contains(&blocked.status.to_string().replace("waiting: ", "")), "{err}");
+    assert!(
+        err.contains("cannot step")
+            && err.contains(&blocked.status.to_string().replace("waiting: ", "")),
+        "{err}"
+    );
     // Step the last steppable first: order does not matter.
     let last = steppable.last().expect("one").id;
     s.step_stmt(last).expect("steps");
     assert_eq!(s.history().len(), 1);
-    assert_eq!(user.iter().filter(|r| r.text.contains("add")).map(|r| r.line).collect::<Vec<_>>(), vec![Some(1), Some(2)], "rows map to source lines");
+    assert_eq!(
+        user.iter()
+            .filter(|r| r.text.contains("add"))
+            .map(|r| r.line)
+            .collect::<Vec<_>>(),
+        vec![Some(1), Some(2)],
+        "rows map to source lines"
+    );
     while s.round().is_ok() {}
     assert_eq!(s.output(), "21\n");
 }
@@ -45,9 +65,16 @@ fn tasks_wait_for_the_user_and_hand_resolutions_are_validated() {
     let call = s.pending()[0].1.clone();
     let label = s.pending_labels()[0].clone();
     assert!(call.contains("get_cities_in"), "{call}");
-    assert!(s.resolve_with(&label, "[\"Honolulu\"").is_err(), "a broken expression is refused");
-    assert!(s.resolve_with(&label, "fun x: y").unwrap_err().contains("not a closed OPAL expression"));
-    s.resolve_with(&label, "[\"Lima\"]").expect("a list literal is accepted");
+    assert!(
+        s.resolve_with(&label, "[\"Honolulu\"").is_err(),
+        "a broken expression is refused"
+    );
+    assert!(s
+        .resolve_with(&label, "fun x: y")
+        .unwrap_err()
+        .contains("not a closed OPAL expression"));
+    s.resolve_with(&label, "[\"Lima\"]")
+        .expect("a list literal is accepted");
     // Run to the end, resolving what remains from the world file.
     for _ in 0..10_000 {
         if s.round().is_err() {
@@ -72,7 +99,10 @@ fn coin_offers_its_results_to_pick_from() {
         s.round().expect("a round");
     }
     let label = s.pending_labels()[0].clone();
-    assert_eq!(s.choices(&label), vec!["true".to_string(), "false".to_string()]);
+    assert_eq!(
+        s.choices(&label),
+        vec!["true".to_string(), "false".to_string()]
+    );
     s.resolve_with(&label, "false").expect("pick");
     while s.round().is_ok() {}
     assert_eq!(s.output(), "tails\n");
@@ -101,7 +131,11 @@ fn time_travel_goes_back_and_forward_and_a_new_step_drops_the_future() {
 
 #[test]
 fn cbv_and_lazy_follow_their_strategies() {
-    let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/diverge.opal")).expect("diverge");
+    let src = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../examples/diverge.opal"
+    ))
+    .expect("diverge");
     let mut lazy = Session::new(&src, None).expect("compiles");
     for _ in 0..200 {
         if lazy.step_lazy().is_err() {
@@ -144,19 +178,37 @@ fn a_saved_session_loads_back_to_the_same_state_and_refuses_another_program() {
         s.round().expect("round");
     }
     let label = s.pending_labels()[0].clone();
-    s.resolve_with(&label, "[\"Lima\", \"Quito\"]").expect("by hand");
+    s.resolve_with(&label, "[\"Lima\", \"Quito\"]")
+        .expect("by hand");
     s.round().expect("round");
     s.back();
     let json = s.to_json();
-    let (term, pos, total) = (s.machine().print_term(false), s.position(), s.actions().len());
+    let (term, pos, total) = (
+        s.machine().print_term(false),
+        s.position(),
+        s.actions().len(),
+    );
     let mut t = example("city_excursions");
     t.load_json(&json).expect("loads");
-    assert_eq!((t.machine().print_term(false), t.position(), t.actions().len()), (term, pos, total));
+    assert_eq!(
+        (
+            t.machine().print_term(false),
+            t.position(),
+            t.actions().len()
+        ),
+        (term, pos, total)
+    );
     assert!(t.forward(), "the future after the position is kept");
     let mut other = example("fork_join");
     let err = other.load_json(&json).unwrap_err();
     assert!(err.contains("different text"), "{err}");
-    assert!(other.load_json("{ not json").unwrap_err().contains("line 1"), "a broken file names where");
+    assert!(
+        other
+            .load_json("{ not json")
+            .unwrap_err()
+            .contains("line 1"),
+        "a broken file names where"
+    );
     assert_eq!(other.position(), 0, "a refused session changes nothing");
 }
 
@@ -165,7 +217,9 @@ fn time_travel_across_checkpoints_replays_exactly() {
     let mut s = example("tree_of_thoughts");
     let mut terms = vec![s.machine().print_term(false)];
     for _ in 0..60 {
-        let r = s.step_cbv().or_else(|_| s.resolve_all().map(|n| n.to_string()));
+        let r = s
+            .step_cbv()
+            .or_else(|_| s.resolve_all().map(|n| n.to_string()));
         if r.is_err() {
             break;
         }
@@ -180,17 +234,34 @@ fn time_travel_across_checkpoints_replays_exactly() {
 
 #[test]
 fn confluence_every_order_reaches_the_same_final_term() {
-    for name in ["city_excursions", "fork_join", "tree_of_thoughts", "fig2b_core"] {
+    for name in [
+        "city_excursions",
+        "fork_join",
+        "tree_of_thoughts",
+        "fig2b_core",
+    ] {
         let mut s = example(name);
         for _ in 0..5 {
             if s.round().is_err() {
                 break;
             }
         }
-        for order in [Order::Reversed, Order::Random(3), Order::Random(11), Order::Cbv, Order::Rounds] {
+        for order in [
+            Order::Reversed,
+            Order::Random(3),
+            Order::Random(11),
+            Order::Cbv,
+            Order::Rounds,
+        ] {
             let c = s.confluence(order);
             assert!(!c.truncated, "{name}");
-            assert!(c.identical(), "{name} under {}:\n{}\n---\n{}", c.order, c.mine, c.theirs);
+            assert!(
+                c.identical(),
+                "{name} under {}:\n{}\n---\n{}",
+                c.order,
+                c.mine,
+                c.theirs
+            );
             assert!(!c.mine_output.is_empty(), "{name} printed something");
         }
     }
@@ -206,45 +277,87 @@ fn confluence_keeps_the_users_hand_resolutions() {
     s.resolve_with(&label, "[\"Lima\"]").expect("by hand");
     let c = s.confluence(Order::Reversed);
     assert!(c.identical());
-    assert_eq!(c.theirs_output, "Lima\nWalk around.\n", "the other order used the hand resolution");
+    assert_eq!(
+        c.theirs_output, "Lima\nWalk around.\n",
+        "the other order used the hand resolution"
+    );
 }
 
 #[test]
 fn practice_checks_predictions_and_explains() {
-    let s = Session::new("a := 1 + 2\nb := 3 + 4\nprint (&stdout, a * b)\n", None).expect("compiles");
+    let s =
+        Session::new("a := 1 + 2\nb := 3 + 4\nprint (&stdout, a * b)\n", None).expect("compiles");
     let rows = s.rows();
-    let steppable: BTreeSet<_> = rows.iter().filter(|r| r.status.is_steppable()).map(|r| r.key).collect();
+    let steppable: BTreeSet<_> = rows
+        .iter()
+        .filter(|r| r.status.is_steppable())
+        .map(|r| r.key)
+        .collect();
     assert!(s.check(Quiz::Steppable, &steppable).correct());
-    let blocked = rows.iter().find(|r| !r.status.is_steppable() && !r.prelude).expect("blocked");
+    let blocked = rows
+        .iter()
+        .find(|r| !r.status.is_steppable() && !r.prelude)
+        .expect("blocked");
     let mut guess = steppable.clone();
     let missed = guess.pop_first().expect("one");
-    let missed = rows.iter().find(|r| r.key == missed).expect("row").label.clone();
+    let missed = rows
+        .iter()
+        .find(|r| r.key == missed)
+        .expect("row")
+        .label
+        .clone();
     guess.insert(blocked.key);
     let v = s.check(Quiz::Steppable, &guess);
     assert!(!v.correct());
-    assert_eq!(v.missed.iter().map(|m| m.0.clone()).collect::<Vec<_>>(), vec![missed]);
+    assert_eq!(
+        v.missed.iter().map(|m| m.0.clone()).collect::<Vec<_>>(),
+        vec![missed]
+    );
     assert_eq!(v.wrong[0].0, blocked.label);
-    assert!(v.wrong[0].1.starts_with("waiting") || v.wrong[0].1.starts_with("value"), "{:?}", v.wrong);
+    assert!(
+        v.wrong[0].1.starts_with("waiting") || v.wrong[0].1.starts_with("value"),
+        "{:?}",
+        v.wrong
+    );
     // Nothing dispatches yet: ticking a reduce-call as a dispatch is wrong, with the rule named.
     let v = s.check(Quiz::Dispatch, &steppable);
-    assert!(v.wrong.iter().all(|(_, why)| why.contains("not dispatch")), "{v:?}");
+    assert!(
+        v.wrong.iter().all(|(_, why)| why.contains("not dispatch")),
+        "{v:?}"
+    );
 }
 
 #[test]
 fn run_until_stops_at_the_event() {
     let mut s = example("fork_join");
-    let r = s.run_until(Strategy::Opportunistic, &Until::Dispatch, false).expect("dispatches");
+    let r = s
+        .run_until(Strategy::Opportunistic, &Until::Dispatch, false)
+        .expect("dispatches");
     assert!(r.contains("dispatch"), "{r}");
     assert!(s.last_steps().iter().any(|t| t.rule == Rule::Dispatch));
     let err = s.run_until(Strategy::Opportunistic, &Until::Resolve, false);
     assert!(s.last_steps().iter().any(|t| t.rule == Rule::Resolve) || err.is_err());
     s.restart();
-    let row = s.rows().into_iter().rev().find(|r| !r.prelude).expect("a row");
+    let row = s
+        .rows()
+        .into_iter()
+        .rev()
+        .find(|r| !r.prelude)
+        .expect("a row");
     let target = row.label.clone();
     let r = s.run_until(Strategy::Cbv, &Until::Steps(row.key), true);
-    assert!(s.history().iter().any(|h| h.contains(&format!("at {target}"))) || r.is_err(), "{r:?}");
+    assert!(
+        s.history()
+            .iter()
+            .any(|h| h.contains(&format!("at {target}")))
+            || r.is_err(),
+        "{r:?}"
+    );
     let calls = s.calls().to_vec();
-    assert!(calls.iter().all(|c| c.dispatched_step < s.position()), "{calls:?}");
+    assert!(
+        calls.iter().all(|c| c.dispatched_step < s.position()),
+        "{calls:?}"
+    );
 }
 
 #[test]
@@ -252,7 +365,10 @@ fn a_recorded_trace_resolves_tasks_and_streams_deliver_chunk_by_chunk() {
     use opal_core::machine::run::{run, Options, Strategy as RunStrategy};
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/");
     let src = std::fs::read_to_string(format!("{dir}streaming.opal")).expect("example");
-    let world = opal_core::world::parse_world(&std::fs::read_to_string(format!("{dir}streaming.world.toml")).expect("world")).expect("parses");
+    let world = opal_core::world::parse_world(
+        &std::fs::read_to_string(format!("{dir}streaming.world.toml")).expect("world"),
+    )
+    .expect("parses");
     let c = opal_core::compile(&src);
     let mut m = opal_core::machine::Machine::new(&c.program);
     let mut o = Options::new(RunStrategy::Opportunistic);
@@ -265,10 +381,20 @@ fn a_recorded_trace_resolves_tasks_and_streams_deliver_chunk_by_chunk() {
     s.set_trace(report.trace.clone()).expect("same program");
     finish(&mut s);
     assert_eq!(s.output(), "a\nm\nz\n");
-    let streamed = s.calls().iter().find(|c| c.ext == "cf").expect("the stream's call");
-    assert!(streamed.resolved_step.is_some(), "the stream's last chunk closes its call");
+    let streamed = s
+        .calls()
+        .iter()
+        .find(|c| c.ext == "cf")
+        .expect("the stream's call");
+    assert!(
+        streamed.resolved_step.is_some(),
+        "the stream's last chunk closes its call"
+    );
     let mut other = Session::new("x := 1\n", None).expect("compiles");
-    assert!(other.set_trace(report.trace).unwrap_err().contains("different program"));
+    assert!(other
+        .set_trace(report.trace)
+        .unwrap_err()
+        .contains("different program"));
 }
 
 #[test]
@@ -280,18 +406,30 @@ fn the_timeline_shows_parallel_calls_and_a_critical_path() {
     let path = critical_path(&calls);
     assert!(!path.is_empty() && path.len() <= calls.len());
     let flight = in_flight(&calls, Axis::Steps, s.position() as f64);
-    assert!(flight.iter().map(|f| f.1).max().unwrap_or(0) >= 2, "fork_join runs calls in parallel: {flight:?}");
+    assert!(
+        flight.iter().map(|f| f.1).max().unwrap_or(0) >= 2,
+        "fork_join runs calls in parallel: {flight:?}"
+    );
     let csv = opal_debugger::timeline::csv(s.calls());
     assert_eq!(csv.lines().count(), s.calls().len() + 1, "{csv}");
 }
 
 #[test]
 fn run_until_gives_up_on_a_diverging_program_and_keeps_what_it_did() {
-    let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/diverge.opal")).expect("diverge");
+    let src = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../examples/diverge.opal"
+    ))
+    .expect("diverge");
     let mut s = Session::new(&src, None).expect("compiles");
     s.step_budget = 500;
-    let err = s.run_until(Strategy::Cbv, &Until::Dispatch, true).unwrap_err();
-    assert!(err.contains("did not reach the goal within 500 steps"), "{err}");
+    let err = s
+        .run_until(Strategy::Cbv, &Until::Dispatch, true)
+        .unwrap_err();
+    assert!(
+        err.contains("did not reach the goal within 500 steps"),
+        "{err}"
+    );
     assert_eq!(s.position(), 500, "cbv takes one step per action");
     assert!(s.back(), "the run is in the history");
 }

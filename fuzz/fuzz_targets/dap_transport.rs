@@ -61,5 +61,8 @@ fuzz_target!(|data: &[u8]| {
         Err(p) => p.into_inner().clone(),
     };
     let answered = written.windows(ANSWER.len()).any(|w| w == ANSWER);
-    assert!(answered || may_exit, "a valid request after these bytes got no answer");
+    assert!(
+        answered || may_exit,
+        "a valid request after these bytes got no answer"
+    );
 });

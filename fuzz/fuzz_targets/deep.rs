@@ -19,7 +19,10 @@ pub fn amplified(text: &str) -> String {
 
 /// Runs `f` on a thread with 2 MiB of stack.
 pub fn on_small_stack(f: impl FnOnce() + Send + 'static) {
-    let worker = std::thread::Builder::new().stack_size(2 << 20).spawn(f).expect("spawn a thread");
+    let worker = std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(f)
+        .expect("spawn a thread");
     if let Err(panic) = worker.join() {
         std::panic::resume_unwind(panic);
     }

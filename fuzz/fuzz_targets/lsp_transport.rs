@@ -7,11 +7,18 @@ use std::sync::OnceLock;
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-const PROBE: &[u8] = br#"{"jsonrpc":"2.0","id":"fuzz-probe","method":"workspace/symbol","params":{"query":""}}"#;
+const PROBE: &[u8] =
+    br#"{"jsonrpc":"2.0","id":"fuzz-probe","method":"workspace/symbol","params":{"query":""}}"#;
 
 fn runtime() -> &'static tokio::runtime::Runtime {
     static RT: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
-    RT.get_or_init(|| tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().expect("a tokio runtime"))
+    RT.get_or_init(|| {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .expect("a tokio runtime")
+    })
 }
 
 fuzz_target!(|data: &[u8]| {
@@ -51,10 +58,16 @@ fuzz_target!(|data: &[u8]| {
         });
         let ended = tokio::time::timeout(Duration::from_secs(10), session).await;
         drain.abort();
-        assert!(ended.is_ok(), "the session did not end after its input closed");
+        assert!(
+            ended.is_ok(),
+            "the session did not end after its input closed"
+        );
         match answered {
             Ok(true) => {}
-            Ok(false) => assert!(may_exit, "the session ended without answering a valid request"),
+            Ok(false) => assert!(
+                may_exit,
+                "the session ended without answering a valid request"
+            ),
             Err(_) => panic!("a valid request after these bytes got no answer within 10 s"),
         }
     });

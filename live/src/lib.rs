@@ -30,12 +30,21 @@ impl LiveExternals {
     }
 
     pub fn new(llm: LlmConfig, allow_exec: bool) -> LiveExternals {
-        LiveExternals { llm, client: OnceCell::new(), processes: allow_exec.then(process::Processes::default) }
+        LiveExternals {
+            llm,
+            client: OnceCell::new(),
+            processes: allow_exec.then(process::Processes::default),
+        }
     }
 
     fn client(&self) -> Result<reqwest::Client, String> {
         self.client
-            .get_or_init(|| reqwest::Client::builder().connect_timeout(self.llm.timeout).build().map_err(|e| format!("cannot set up the HTTP client: {e}")))
+            .get_or_init(|| {
+                reqwest::Client::builder()
+                    .connect_timeout(self.llm.timeout)
+                    .build()
+                    .map_err(|e| format!("cannot set up the HTTP client: {e}"))
+            })
             .clone()
     }
 }
@@ -47,7 +56,9 @@ impl Live for LiveExternals {
                 Ok(c) => llm::start(c, &self.llm, ext, arg),
                 Err(e) => LiveCall::Value(Box::pin(async move { Err(e) })),
             }),
-            "create_process" | "fd_write_and_close" | "fd_read_and_close" => self.processes.as_ref().map(|p| p.start(ext, arg)),
+            "create_process" | "fd_write_and_close" | "fd_read_and_close" => {
+                self.processes.as_ref().map(|p| p.start(ext, arg))
+            }
             _ => None,
         }
     }

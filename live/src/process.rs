@@ -108,12 +108,19 @@ impl Processes {
         let (stdin_h, stdout_h): (Arc<str>, Arc<str>) = (Arc::from(stdin_h), Arc::from(stdout_h));
         let mut children = self.children.borrow_mut();
         if let (Some(i), Some(o)) = (child.stdin.take(), child.stdout.take()) {
-            self.stdins.borrow_mut().insert(stdin_h.clone(), (i, children.len()));
-            self.stdouts.borrow_mut().insert(stdout_h.clone(), (o, children.len()));
+            self.stdins
+                .borrow_mut()
+                .insert(stdin_h.clone(), (i, children.len()));
+            self.stdouts
+                .borrow_mut()
+                .insert(stdout_h.clone(), (o, children.len()));
         }
         let pid = child.id();
         children.push((shown, Some(Running { child, pid })));
-        let value = PExp::Tuple(vec![PExp::Prim(Prim::Handle(stdin_h)), PExp::Prim(Prim::Handle(stdout_h))]);
+        let value = PExp::Tuple(vec![
+            PExp::Prim(Prim::Handle(stdin_h)),
+            PExp::Prim(Prim::Handle(stdout_h)),
+        ]);
         LiveCall::Value(Box::pin(async move { Ok(value) }))
     }
 
@@ -123,7 +130,9 @@ impl Processes {
             _ => (None, None),
         };
         let (Some(fd), Some(text)) = (fd, text) else {
-            return failed(format!("fd_write_and_close needs (stdin descriptor, string), got {arg}"));
+            return failed(format!(
+                "fd_write_and_close needs (stdin descriptor, string), got {arg}"
+            ));
         };
         let Some((mut stdin, child)) = self.stdins.borrow_mut().remove(&fd) else {
             return failed(format!("fd_write_and_close: `{fd}` is not an open stdin descriptor (already closed, or not from create_process)"));
@@ -149,7 +158,9 @@ impl Processes {
 
     fn read_and_close(&self, arg: &PExp) -> LiveCall {
         let Some(fd) = descriptor(arg) else {
-            return failed(format!("fd_read_and_close needs a stdout descriptor from create_process, got {arg}"));
+            return failed(format!(
+                "fd_read_and_close needs a stdout descriptor from create_process, got {arg}"
+            ));
         };
         let Some((stdout, child)) = self.stdouts.borrow_mut().remove(&fd) else {
             return failed(format!("fd_read_and_close: `{fd}` is not an open stdout descriptor (already read, or not from create_process)"));
@@ -175,18 +186,30 @@ impl Processes {
     pub fn kill_all(&self) {
         self.stdins.borrow_mut().clear();
         self.stdouts.borrow_mut().clear();
-        kill_and_reap(&mut self.children.borrow_mut(), self.tag.get().map(String::as_str));
+        kill_and_reap(
+            &mut self.children.borrow_mut(),
+            self.tag.get().map(String::as_str),
+        );
     }
 
     /// The command line of the child at `index`, for messages.
     fn command(&self, index: usize) -> String {
-        self.children.borrow().get(index).map(|(cmd, _)| cmd.clone()).unwrap_or_default()
+        self.children
+            .borrow()
+            .get(index)
+            .map(|(cmd, _)| cmd.clone())
+            .unwrap_or_default()
     }
 }
 
 /// Sends the lines of `stdout` as they come: `true` at the end of the output, `false` when
 /// nobody reads the list any more.
-async fn stream_lines(stdout: ChildStdout, tx: &UnboundedSender<Result<Prim, String>>, cmd: &str, fd: &str) -> Result<bool, String> {
+async fn stream_lines(
+    stdout: ChildStdout,
+    tx: &UnboundedSender<Result<Prim, String>>,
+    cmd: &str,
+    fd: &str,
+) -> Result<bool, String> {
     let mut reader = BufReader::with_capacity(64 << 10, stdout);
     let mut line = Vec::new();
     loop {
@@ -210,9 +233,17 @@ async fn stream_lines(stdout: ChildStdout, tx: &UnboundedSender<Result<Prim, Str
 }
 
 /// Reaps the child at `index` once its output ended: an error unless it exited with 0.
-async fn exit_status(children: &Shared<Vec<(String, Option<Running>)>>, index: usize) -> Result<(), String> {
-    let taken = children.borrow_mut().get_mut(index).and_then(|(cmd, c)| c.take().map(|c| (cmd.clone(), c)));
-    let Some((cmd, mut c)) = taken else { return Ok(()) };
+async fn exit_status(
+    children: &Shared<Vec<(String, Option<Running>)>>,
+    index: usize,
+) -> Result<(), String> {
+    let taken = children
+        .borrow_mut()
+        .get_mut(index)
+        .and_then(|(cmd, c)| c.take().map(|c| (cmd.clone(), c)));
+    let Some((cmd, mut c)) = taken else {
+        return Ok(());
+    };
     match c.child.wait().await {
         Ok(s) if s.success() => Ok(()),
         Ok(s) => Err(format!("`{cmd}` exited with {s}")),
@@ -259,7 +290,10 @@ async fn next_line<R: AsyncBufRead + Unpin>(r: &mut R, line: &mut Vec<u8>) -> Re
 /// `tag` (none started a child without one), and reaps them all.
 fn kill_and_reap(children: &mut [(String, Option<Running>)], tag: Option<&str>) {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
-    let roots: Vec<u32> = children.iter().filter_map(|(_, c)| c.as_ref().and_then(|c| c.child.id())).collect();
+    let roots: Vec<u32> = children
+        .iter()
+        .filter_map(|(_, c)| c.as_ref().and_then(|c| c.child.id()))
+        .collect();
     let others = match tag {
         Some(tag) => stop::kill_around(&roots, Some(tag)),
         None => Vec::new(),
@@ -294,7 +328,9 @@ mod tests {
     use super::*;
 
     fn lines(input: &[u8]) -> Vec<Result<String, &'static str>> {
-        let rt = tokio::runtime::Builder::new_current_thread().build().expect("runtime");
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .expect("runtime");
         rt.block_on(async {
             let mut r = input;
             let mut line = Vec::new();
@@ -312,13 +348,24 @@ mod tests {
 
     #[test]
     fn lines_drop_their_ends_as_tokio_lines_does_and_stop_at_the_limit() {
-        assert_eq!(lines(b"a\r\nb\n\nc"), vec![Ok("a".into()), Ok("b".into()), Ok(String::new()), Ok("c".into())]);
+        assert_eq!(
+            lines(b"a\r\nb\n\nc"),
+            vec![
+                Ok("a".into()),
+                Ok("b".into()),
+                Ok(String::new()),
+                Ok("c".into())
+            ]
+        );
         assert_eq!(lines(b""), vec![]);
         let mut at_limit = vec![b'x'; MAX_LINE];
         at_limit.push(b'\n');
         at_limit.extend_from_slice(b"next\n");
         let got = lines(&at_limit);
-        assert_eq!((got.len(), got[0].as_ref().map(|l| l.len()), got[1].clone()), (2, Ok(MAX_LINE), Ok("next".to_string())));
+        assert_eq!(
+            (got.len(), got[0].as_ref().map(|l| l.len()), got[1].clone()),
+            (2, Ok(MAX_LINE), Ok("next".to_string()))
+        );
         let over = vec![b'x'; MAX_LINE + 1];
         assert_eq!(lines(&over), vec![Err("too long")]);
     }

@@ -23,7 +23,8 @@ impl SseParser {
         let mut out = Vec::new();
         while let Some((end, sep)) = find_blank_line(&self.buf) {
             let raw: Vec<u8> = self.buf.drain(..end + sep).take(end).collect();
-            let text = String::from_utf8(raw).map_err(|_| "an event is not valid UTF-8".to_string())?;
+            let text =
+                String::from_utf8(raw).map_err(|_| "an event is not valid UTF-8".to_string())?;
             if let Some(ev) = parse_event(&text) {
                 out.push(ev);
             }
@@ -67,7 +68,10 @@ fn parse_event(text: &str) -> Option<SseEvent> {
             _ => {}
         }
     }
-    (!data.is_empty()).then(|| SseEvent { event, data: data.join("\n") })
+    (!data.is_empty()).then(|| SseEvent {
+        event,
+        data: data.join("\n"),
+    })
 }
 
 #[cfg(test)]

@@ -30,7 +30,11 @@ pub(crate) const STARTED_BY: &str = "OPAL_STARTED_BY";
 /// A new value for `STARTED_BY`, one per `Processes`.
 pub(crate) fn new_tag() -> String {
     static NEXT: AtomicU32 = AtomicU32::new(1);
-    format!("{}.{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed))
+    format!(
+        "{}.{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    )
 }
 
 /// Process ids of the children started and not yet reaped by their owner. An id leaves the
@@ -66,7 +70,9 @@ fn running() -> std::sync::MutexGuard<'static, Vec<u32>> {
 /// Starts a child with `spawn` and records it. The watcher listens before the child exists,
 /// and the registry stays locked until the child is in it, so a signal at any moment finds
 /// every child (one in between would otherwise be left behind).
-pub(crate) fn spawn_recorded(spawn: impl FnOnce() -> std::io::Result<Child>) -> std::io::Result<Child> {
+pub(crate) fn spawn_recorded(
+    spawn: impl FnOnce() -> std::io::Result<Child>,
+) -> std::io::Result<Child> {
     watch();
     let mut r = running();
     let child = spawn()?;
@@ -106,18 +112,35 @@ pub fn stop_children() -> usize {
 #[cfg(unix)]
 pub(crate) fn kill_around(roots: &[u32], tag: Option<&str>) -> Vec<u32> {
     let me = std::process::id();
-    let mine = |pid: u32| started_by_settled(pid).is_some_and(|v| tag.map_or_else(|| v.split('.').next() == Some(&me.to_string()), |t| v == t));
+    let mine = |pid: u32| {
+        started_by_settled(pid).is_some_and(|v| {
+            tag.map_or_else(|| v.split('.').next() == Some(&me.to_string()), |t| v == t)
+        })
+    };
     let mut killed: Vec<u32> = Vec::new();
     // Twice: a process exiting closes its files (the end of a child's output, which may end
     // the run) before the kernel hands its children to opal, so an orphan can reach opal just
     // after the first look (seen under load in CI).
     for pass in 0..2 {
         let links = parent_links();
-        let orphans = links.iter().filter(|(pid, ppid)| *ppid == me && !roots.contains(pid) && !killed.contains(pid) && mine(*pid)).map(|(pid, _)| *pid);
-        let starts: Vec<u32> = if pass == 0 { roots.iter().copied().chain(orphans).collect() } else { orphans.collect() };
+        let orphans = links
+            .iter()
+            .filter(|(pid, ppid)| {
+                *ppid == me && !roots.contains(pid) && !killed.contains(pid) && mine(*pid)
+            })
+            .map(|(pid, _)| *pid);
+        let starts: Vec<u32> = if pass == 0 {
+            roots.iter().copied().chain(orphans).collect()
+        } else {
+            orphans.collect()
+        };
         let mut found = descendants(&links, &starts);
         found.retain(|p| !roots.contains(p) && !killed.contains(p));
-        let targets: Vec<u32> = if pass == 0 { roots.iter().copied().chain(found.iter().copied()).collect() } else { found.clone() };
+        let targets: Vec<u32> = if pass == 0 {
+            roots.iter().copied().chain(found.iter().copied()).collect()
+        } else {
+            found.clone()
+        };
         for d in targets {
             // SAFETY: kill(2) of a child not reaped, of our own orphan, or of a process whose
             // parent chain leads to one of them, just read.
@@ -141,12 +164,20 @@ pub(crate) fn kill_around(_roots: &[u32], _tag: Option<&str>) -> Vec<u32> {
 /// (pid, parent pid) of every process in /proc.
 #[cfg(unix)]
 fn parent_links() -> Vec<(u32, u32)> {
-    let Ok(dir) = std::fs::read_dir("/proc") else { return Vec::new() };
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
     let parent_of = |e: std::fs::DirEntry| -> Option<(u32, u32)> {
         let pid: u32 = e.file_name().to_str()?.parse().ok()?;
         let stat = std::fs::read_to_string(e.path().join("stat")).ok()?;
         // `pid (comm) state ppid …`: the command may hold spaces and parentheses.
-        let ppid = stat.rsplit_once(')')?.1.split_whitespace().nth(1)?.parse().ok()?;
+        let ppid = stat
+            .rsplit_once(')')?
+            .1
+            .split_whitespace()
+            .nth(1)?
+            .parse()
+            .ok()?;
         Some((pid, ppid))
     };
     dir.flatten().filter_map(parent_of).collect()
@@ -159,7 +190,10 @@ fn parent_links() -> Vec<(u32, u32)> {
 fn started_by_settled(pid: u32) -> Option<String> {
     // A zombie's environment is gone for good.
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    if stat.rsplit_once(')').is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')) {
+    if stat
+        .rsplit_once(')')
+        .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z'))
+    {
         return None;
     }
     for _ in 0..10 {
@@ -177,7 +211,9 @@ fn started_by_settled(pid: u32) -> Option<String> {
 fn started_by(pid: u32) -> Option<String> {
     let env = std::fs::read(format!("/proc/{pid}/environ")).ok()?;
     let prefix = format!("{STARTED_BY}=");
-    env.split(|b| *b == 0).find_map(|kv| kv.strip_prefix(prefix.as_bytes())).map(|v| String::from_utf8_lossy(v).into_owned())
+    env.split(|b| *b == 0)
+        .find_map(|kv| kv.strip_prefix(prefix.as_bytes()))
+        .map(|v| String::from_utf8_lossy(v).into_owned())
 }
 
 /// The processes below `starts` and the starts themselves (children, grandchildren, …).
@@ -187,7 +223,13 @@ fn descendants(links: &[(u32, u32)], starts: &[u32]) -> Vec<u32> {
     let mut i = 0;
     while i < found.len() {
         let p = found[i];
-        found.extend(links.iter().filter(|(c, pp)| *pp == p && !found.contains(c)).map(|(c, _)| *c).collect::<Vec<_>>());
+        found.extend(
+            links
+                .iter()
+                .filter(|(c, pp)| *pp == p && !found.contains(c))
+                .map(|(c, _)| *c)
+                .collect::<Vec<_>>(),
+        );
         i += 1;
     }
     found
@@ -354,7 +396,9 @@ impl Signals {
         for sig in ending().into_iter().filter(|s| !ignored(*s)) {
             match signal(SignalKind::from_raw(sig)) {
                 Ok(s) => all.push((sig, s)),
-                Err(e) if [libc::SIGINT, libc::SIGTERM, libc::SIGHUP].contains(&sig) => return Err(e),
+                Err(e) if [libc::SIGINT, libc::SIGTERM, libc::SIGHUP].contains(&sig) => {
+                    return Err(e)
+                }
                 Err(_) => {}
             }
         }

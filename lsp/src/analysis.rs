@@ -71,8 +71,19 @@ impl Analysis {
         }
         diags.sort_by_key(|d| (d.span.start, d.span.end));
         let defs = &compiled.program.symbols.defs;
-        let def_by_span = defs.iter().enumerate().rev().map(|(i, d)| (d.span, i)).collect();
-        let extern_by_name = defs.iter().enumerate().rev().filter(|(_, d)| d.kind == DefKind::Extern).map(|(i, d)| (d.name.clone(), i)).collect();
+        let def_by_span = defs
+            .iter()
+            .enumerate()
+            .rev()
+            .map(|(i, d)| (d.span, i))
+            .collect();
+        let extern_by_name = defs
+            .iter()
+            .enumerate()
+            .rev()
+            .filter(|(_, d)| d.kind == DefKind::Extern)
+            .map(|(i, d)| (d.name.clone(), i))
+            .collect();
         Analysis {
             text,
             lines,
@@ -89,7 +100,10 @@ impl Analysis {
     }
 
     pub fn with_encoding(text: String, world: WorldInfo, encoding: Encoding) -> Analysis {
-        Analysis { encoding, ..Analysis::new(text, world) }
+        Analysis {
+            encoding,
+            ..Analysis::new(text, world)
+        }
     }
 
     pub fn pos(&self) -> Positions<'_> {
@@ -121,12 +135,18 @@ impl Analysis {
             let t = match t {
                 RefTarget::Def(i) => Target::Def(*i),
                 RefTarget::Prelude(p) => Target::Prelude(p.clone()),
-                RefTarget::External(e) => self.extern_def(e).map(Target::Def).unwrap_or(Target::External(e.clone())),
+                RefTarget::External(e) => self
+                    .extern_def(e)
+                    .map(Target::Def)
+                    .unwrap_or(Target::External(e.clone())),
                 RefTarget::Handle(h) => Target::Handle(h.clone()),
             };
             return Some((*span, t));
         }
-        self.defs().iter().position(|d| touches(&d.span)).map(|i| (self.defs()[i].span, Target::Def(i)))
+        self.defs()
+            .iter()
+            .position(|d| touches(&d.span))
+            .map(|i| (self.defs()[i].span, Target::Def(i)))
     }
 
     /// The `extern` declaration of a name, if the program has one.
@@ -157,7 +177,8 @@ impl Analysis {
     /// For each top-level item, the labels of the core statements it desugars to (as
     /// [`Self::label_range`]), in one pass over the statements, once per analysis.
     pub fn label_ranges(&self) -> &[Option<String>] {
-        self.label_ranges.get_or_init(|| self.compute_label_ranges())
+        self.label_ranges
+            .get_or_init(|| self.compute_label_ranges())
     }
 
     fn compute_label_ranges(&self) -> Vec<Option<String>> {
@@ -216,14 +237,21 @@ impl Analysis {
 
     /// The top-level item containing an offset.
     pub fn top_item_at(&self, offset: u32) -> Option<(usize, &Item)> {
-        self.block().items.iter().enumerate().find(|(_, it)| it.span.start <= offset && offset <= it.span.end)
+        self.block()
+            .items
+            .iter()
+            .enumerate()
+            .find(|(_, it)| it.span.start <= offset && offset <= it.span.end)
     }
 
     /// The program's own top-level core statements that came from a source span, with their
     /// initial labels (the statement's index from 1, SEMANTICS.md §2).
     fn stmts_from(&self, span: Span) -> impl Iterator<Item = (usize, &opal_core::ir::Stmt)> {
         let body = self.compiled.program.body.stmts.iter().enumerate();
-        body.filter(move |(_, s)| s.span.start >= span.start && s.span.end <= span.end && s.span.end > s.span.start).map(|(i, s)| (i + 1, s))
+        body.filter(move |(_, s)| {
+            s.span.start >= span.start && s.span.end <= span.end && s.span.end > s.span.start
+        })
+        .map(|(i, s)| (i + 1, s))
     }
 
     /// The core text of [`Self::stmts_from`], label first.
@@ -268,7 +296,10 @@ impl Analysis {
 
     /// What the checker knows about the definition of a name visible at an offset.
     pub fn known_of(&self, name: &str, before: u32) -> Option<&Def> {
-        self.defs().iter().rev().find(|d| d.name == name && d.span.start <= before)
+        self.defs()
+            .iter()
+            .rev()
+            .find(|d| d.name == name && d.span.start <= before)
     }
 
     /// The comment lines right above a line, as a doc string. A comment block that starts the
@@ -304,19 +335,31 @@ fn push_pattern(p: &Pattern, param: bool, out: &mut Vec<Visible>) {
     let mut names = Vec::new();
     p.names(&mut names);
     for id in names {
-        out.push(Visible { name: id.name.clone(), span: id.span, param });
+        out.push(Visible {
+            name: id.name.clone(),
+            span: id.span,
+            param,
+        });
     }
 }
 
 fn push_params(ps: &Params, out: &mut Vec<Visible>) {
     match ps {
-        Params::Name(id) => out.push(Visible { name: id.name.clone(), span: id.span, param: true }),
+        Params::Name(id) => out.push(Visible {
+            name: id.name.clone(),
+            span: id.span,
+            param: true,
+        }),
         Params::Unit(_) => {}
         Params::List(list, _) => {
             for p in list {
                 match p {
                     Param::Pat(p) => push_pattern(p, true, out),
-                    Param::Amp(id) => out.push(Visible { name: id.name.clone(), span: id.span, param: true }),
+                    Param::Amp(id) => out.push(Visible {
+                        name: id.name.clone(),
+                        span: id.span,
+                        param: true,
+                    }),
                 }
             }
         }
@@ -331,7 +374,13 @@ fn block_span(b: &Block) -> Option<Span> {
     Some(b.items.first()?.span.to(b.items.last()?.span))
 }
 
-fn scope_in_block(a: &Analysis, b: &Block, offset: u32, cursor_indent: u32, out: &mut Vec<Visible>) {
+fn scope_in_block(
+    a: &Analysis,
+    b: &Block,
+    offset: u32,
+    cursor_indent: u32,
+    out: &mut Vec<Visible>,
+) {
     let n = b.items.len();
     for (i, item) in b.items.iter().enumerate() {
         if item.span.start > offset {
@@ -349,8 +398,18 @@ fn scope_in_block(a: &Analysis, b: &Block, offset: u32, cursor_indent: u32, out:
         }
         match &item.kind {
             ItemKind::Bind(p, _) => push_pattern(p, false, out),
-            ItemKind::Aug(id, _, _) | ItemKind::Rec(id, _) => out.push(Visible { name: id.name.clone(), span: id.span, param: false }),
-            ItemKind::Extern(ids, _) => ids.iter().for_each(|id| out.push(Visible { name: id.name.clone(), span: id.span, param: false })),
+            ItemKind::Aug(id, _, _) | ItemKind::Rec(id, _) => out.push(Visible {
+                name: id.name.clone(),
+                span: id.span,
+                param: false,
+            }),
+            ItemKind::Extern(ids, _) => ids.iter().for_each(|id| {
+                out.push(Visible {
+                    name: id.name.clone(),
+                    span: id.span,
+                    param: false,
+                })
+            }),
             _ => {}
         }
     }
@@ -363,12 +422,20 @@ fn scope_in_item(a: &Analysis, item: &Item, offset: u32, ci: u32, out: &mut Vec<
         }
     };
     match &item.kind {
-        ItemKind::Bind(_, e) | ItemKind::Ret(e) | ItemKind::Expr(e) | ItemKind::Aug(_, _, e) => scope_in_expr(a, e, offset, ci, out),
+        ItemKind::Bind(_, e) | ItemKind::Ret(e) | ItemKind::Expr(e) | ItemKind::Aug(_, _, e) => {
+            scope_in_expr(a, e, offset, ci, out)
+        }
         ItemKind::Rec(id, e) => {
-            out.push(Visible { name: id.name.clone(), span: id.span, param: false });
+            out.push(Visible {
+                name: id.name.clone(),
+                span: id.span,
+                param: false,
+            });
             scope_in_expr(a, e, offset, ci, out);
         }
-        ItemKind::For(p, e, body) if block_span(body).is_some_and(|s| offset >= s.start) || offset > e.span.end => {
+        ItemKind::For(p, e, body)
+            if block_span(body).is_some_and(|s| offset >= s.start) || offset > e.span.end =>
+        {
             push_pattern(p, false, out);
             nested(body, out);
         }
@@ -402,13 +469,20 @@ fn scope_in_expr(a: &Analysis, e: &Expr, offset: u32, ci: u32, out: &mut Vec<Vis
                 FunBody::Block(b) => scope_in_block(a, b, offset, ci, out),
             }
         }
-        ExprKind::Paren(x) | ExprKind::Prj(_, x) | ExprKind::Not(x) | ExprKind::Neg(x) => scope_in_expr(a, x, offset, ci, out),
-        ExprKind::Tuple(xs) | ExprKind::List(xs) => xs.iter().for_each(|x| scope_in_expr(a, x, offset, ci, out)),
+        ExprKind::Paren(x) | ExprKind::Prj(_, x) | ExprKind::Not(x) | ExprKind::Neg(x) => {
+            scope_in_expr(a, x, offset, ci, out)
+        }
+        ExprKind::Tuple(xs) | ExprKind::List(xs) => {
+            xs.iter().for_each(|x| scope_in_expr(a, x, offset, ci, out))
+        }
         ExprKind::Binary(_, x, y) | ExprKind::App(x, y) => {
             scope_in_expr(a, x, offset, ci, out);
             scope_in_expr(a, y, offset, ci, out);
         }
-        _ => e.sugar_children().into_iter().for_each(|x| scope_in_expr(a, x, offset, ci, out)),
+        _ => e
+            .sugar_children()
+            .into_iter()
+            .for_each(|x| scope_in_expr(a, x, offset, ci, out)),
     }
 }
 
@@ -432,7 +506,13 @@ pub fn describe_known(k: &Known) -> String {
 pub fn prelude_signature(name: &str) -> Option<String> {
     let d = prelude::def(name)?;
     let src = prelude::SOURCE.get(d.span.range())?;
-    Some(src.lines().next().unwrap_or("").trim_end_matches(':').to_string())
+    Some(
+        src.lines()
+            .next()
+            .unwrap_or("")
+            .trim_end_matches(':')
+            .to_string(),
+    )
 }
 
 /// The parameter list of a function, as written (`(l, f)`), for signature help.
@@ -459,10 +539,19 @@ pub fn params_text(src: &str, ps: &Params) -> (String, Vec<String>) {
 /// Splits a signature like `add (a, b) -> number` into its parameters.
 pub fn sig_params(sig: &str) -> Vec<String> {
     let Some(open) = sig.find('(') else {
-        return sig.split_whitespace().nth(1).filter(|p| *p != "->").map(|p| vec![p.to_string()]).unwrap_or_default();
+        return sig
+            .split_whitespace()
+            .nth(1)
+            .filter(|p| *p != "->")
+            .map(|p| vec![p.to_string()])
+            .unwrap_or_default();
     };
     let close = sig[open..].find(')').map(|c| open + c).unwrap_or(sig.len());
-    sig[open + 1..close].split(',').map(|p| p.trim().to_string()).filter(|p| !p.is_empty()).collect()
+    sig[open + 1..close]
+        .split(',')
+        .map(|p| p.trim().to_string())
+        .filter(|p| !p.is_empty())
+        .collect()
 }
 
 pub fn external_doc(name: &str) -> Option<(&'static str, &'static str, &'static str)> {

@@ -63,13 +63,21 @@ pub fn functions(a: &Analysis) -> Vec<Function> {
                 ItemKind::Bind(Pattern::Name(id), e) | ItemKind::Rec(id, e) => {
                     if let ExprKind::Fun(..) = e.kind {
                         if let Some(def) = a.def_at(id.span) {
-                            out.push(Function { def, item: item.span });
+                            out.push(Function {
+                                def,
+                                item: item.span,
+                            });
                         }
                     }
                     expr(a, e, out);
                 }
-                ItemKind::Bind(_, e) | ItemKind::Expr(e) | ItemKind::Ret(e) | ItemKind::Aug(_, _, e) => expr(a, e, out),
-                ItemKind::For(_, _, b) | ItemKind::While(_, b) | ItemKind::DoWhile(b, _) => block(a, b, out),
+                ItemKind::Bind(_, e)
+                | ItemKind::Expr(e)
+                | ItemKind::Ret(e)
+                | ItemKind::Aug(_, _, e) => expr(a, e, out),
+                ItemKind::For(_, _, b) | ItemKind::While(_, b) | ItemKind::DoWhile(b, _) => {
+                    block(a, b, out)
+                }
                 ItemKind::If(bs, els) => {
                     bs.iter().for_each(|(_, b)| block(a, b, out));
                     if let Some(b) = els {
@@ -100,7 +108,12 @@ pub fn functions(a: &Analysis) -> Vec<Function> {
 fn item(a: &Analysis, f: Function) -> CallItem {
     let d = &a.defs()[f.def];
     let line = a.lines.line_of(d.span.start);
-    CallItem::Function { name: d.name.clone(), detail: format!("line {}", line + 1), range: f.item, selection: d.span }
+    CallItem::Function {
+        name: d.name.clone(),
+        detail: format!("line {}", line + 1),
+        range: f.item,
+        selection: d.span,
+    }
 }
 
 /// The function named at an offset (its definition or a use).
@@ -135,7 +148,10 @@ impl Nesting {
 
     /// The innermost function whose item contains a span, if any.
     fn enclosing(&self, s: Span) -> Option<Function> {
-        let mut i = self.fns.partition_point(|f| f.item.start <= s.start).checked_sub(1)?;
+        let mut i = self
+            .fns
+            .partition_point(|f| f.item.start <= s.start)
+            .checked_sub(1)?;
         loop {
             if contains(self.fns[i].item, s) {
                 return Some(self.fns[i]);
@@ -151,7 +167,9 @@ fn contains(outer: Span, inner: Span) -> bool {
 
 /// The function named at an offset.
 fn function_at(a: &Analysis, offset: u32) -> Option<Function> {
-    let Some((_, Target::Def(def))) = a.target_at(offset) else { return None };
+    let Some((_, Target::Def(def))) = a.target_at(offset) else {
+        return None;
+    };
     functions(a).into_iter().find(|f| f.def == def)
 }
 
@@ -161,7 +179,9 @@ type CallerCalls = (Option<Function>, Vec<Span>);
 /// Who calls the function named at `offset` (an item's selection start): grouped by the
 /// enclosing function (or the file), in the order of their first call.
 pub fn incoming(a: &Analysis, offset: u32) -> Vec<Calls> {
-    let Some(f) = function_at(a, offset) else { return vec![] };
+    let Some(f) = function_at(a, offset) else {
+        return vec![];
+    };
     let fns = Nesting::new(a);
     let mut by_caller: BTreeMap<Option<(u32, usize)>, CallerCalls> = BTreeMap::new();
     for (s, t) in a.refs() {
@@ -170,18 +190,32 @@ pub fn incoming(a: &Analysis, offset: u32) -> Vec<Calls> {
             continue;
         }
         let caller = fns.enclosing(*s);
-        by_caller.entry(caller.map(|c| (c.item.start, c.def))).or_insert((caller, vec![])).1.push(*s);
+        by_caller
+            .entry(caller.map(|c| (c.item.start, c.def)))
+            .or_insert((caller, vec![]))
+            .1
+            .push(*s);
     }
     let mut callers: Vec<CallerCalls> = by_caller.into_values().collect();
     callers.sort_by_key(|(_, spans)| spans.first().map(|s| s.start));
-    let file = CallItem::File { range: Span::new(0, a.text.len()) };
-    callers.into_iter().map(|(caller, ranges)| Calls { item: caller.map_or_else(|| file.clone(), |c| item(a, c)), ranges }).collect()
+    let file = CallItem::File {
+        range: Span::new(0, a.text.len()),
+    };
+    callers
+        .into_iter()
+        .map(|(caller, ranges)| Calls {
+            item: caller.map_or_else(|| file.clone(), |c| item(a, c)),
+            ranges,
+        })
+        .collect()
 }
 
 /// What the function named at `offset` calls: the functions of the file referred to inside
 /// it (not inside the functions nested in it), grouped by callee.
 pub fn outgoing(a: &Analysis, offset: u32) -> Vec<Calls> {
-    let Some(f) = function_at(a, offset) else { return vec![] };
+    let Some(f) = function_at(a, offset) else {
+        return vec![];
+    };
     let fns = Nesting::new(a);
     let by_def: HashMap<usize, Function> = fns.fns.iter().map(|g| (g.def, *g)).collect();
     let mut by_callee: BTreeMap<usize, Vec<Span>> = BTreeMap::new();
@@ -193,7 +227,15 @@ pub fn outgoing(a: &Analysis, offset: u32) -> Vec<Calls> {
         }
         by_callee.entry(*d).or_default().push(*s);
     }
-    by_callee.into_iter().filter_map(|(d, ranges)| Some(Calls { item: item(a, *by_def.get(&d)?), ranges })).collect()
+    by_callee
+        .into_iter()
+        .filter_map(|(d, ranges)| {
+            Some(Calls {
+                item: item(a, *by_def.get(&d)?),
+                ranges,
+            })
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -206,12 +248,24 @@ mod tests {
     #[test]
     fn incoming_and_outgoing_calls() {
         let a = Analysis::new(SRC.into(), WorldInfo::default());
-        assert_eq!(prepare(&a, 1).as_ref().and_then(CallItem::name), Some("double"));
-        let inc: Vec<(Option<String>, usize)> = incoming(&a, 1).iter().map(|c| (c.item.name().map(String::from), c.ranges.len())).collect();
+        assert_eq!(
+            prepare(&a, 1).as_ref().and_then(CallItem::name),
+            Some("double")
+        );
+        let inc: Vec<(Option<String>, usize)> = incoming(&a, 1)
+            .iter()
+            .map(|c| (c.item.name().map(String::from), c.ranges.len()))
+            .collect();
         assert_eq!(inc, vec![(Some("quad".to_string()), 2), (None, 1)]);
-        let out: Vec<(Option<String>, usize)> = outgoing(&a, 24).iter().map(|c| (c.item.name().map(String::from), c.ranges.len())).collect();
+        let out: Vec<(Option<String>, usize)> = outgoing(&a, 24)
+            .iter()
+            .map(|c| (c.item.name().map(String::from), c.ranges.len()))
+            .collect();
         assert_eq!(out, vec![(Some("double".to_string()), 2)]);
-        assert!(prepare(&a, SRC.find("print").unwrap_or(0) as u32 + 1).is_none(), "a standard external is not in the file");
+        assert!(
+            prepare(&a, SRC.find("print").unwrap_or(0) as u32 + 1).is_none(),
+            "a standard external is not in the file"
+        );
     }
 
     /// The enclosing function by binary search and parents is the innermost one that contains
@@ -225,7 +279,12 @@ mod tests {
         assert_eq!(n.fns.len(), 5);
         for at in 0..src.len() as u32 {
             let s = Span::new(at as usize, at as usize);
-            let scan = n.fns.iter().filter(|f| contains(f.item, s)).min_by_key(|f| f.item.end - f.item.start).copied();
+            let scan = n
+                .fns
+                .iter()
+                .filter(|f| contains(f.item, s))
+                .min_by_key(|f| f.item.end - f.item.start)
+                .copied();
             assert_eq!(n.enclosing(s), scan, "at {at}");
         }
     }

@@ -84,20 +84,42 @@ mod tests {
     #[test]
     fn whole_file_features_check_inside_their_work() {
         use crate::analysis::{Analysis, WorldInfo};
-        use crate::{call_hierarchy, document_link, folding_ranges, inlay_hints, navigation, semantic_tokens};
+        use crate::{
+            call_hierarchy, document_link, folding_ranges, inlay_hints, navigation, semantic_tokens,
+        };
         use opal_core::span::Span;
-        let src: String = (0..50).map(|i| format!("f{i} := fun x:\n    y := x + {i}\n    ret y\nz{i} := f{i} \"a.b\"\n")).collect();
+        let src: String = (0..50)
+            .map(|i| format!("f{i} := fun x:\n    y := x + {i}\n    ret y\nz{i} := f{i} \"a.b\"\n"))
+            .collect();
         let a = Analysis::new(src, WorldInfo::default());
         let dir = std::env::temp_dir();
         let whole = Span::new(0, a.text.len());
         type Feature<'a> = Box<dyn Fn(&Analysis) + 'a>;
         let features: Vec<(&str, Feature)> = vec![
-            ("semantic tokens", Box::new(|a| drop(semantic_tokens::semantic_tokens(a)))),
-            ("inlay hints", Box::new(move |a| drop(inlay_hints::inlay_hints(a, whole)))),
-            ("document symbols", Box::new(|a| drop(navigation::document_symbols(a)))),
-            ("folding ranges", Box::new(|a| drop(folding_ranges::folding_ranges(a)))),
-            ("references", Box::new(|a| drop(navigation::references(a, 1, true)))),
-            ("document links", Box::new(move |a| drop(document_link::document_links(a, &dir, None)))),
+            (
+                "semantic tokens",
+                Box::new(|a| drop(semantic_tokens::semantic_tokens(a))),
+            ),
+            (
+                "inlay hints",
+                Box::new(move |a| drop(inlay_hints::inlay_hints(a, whole))),
+            ),
+            (
+                "document symbols",
+                Box::new(|a| drop(navigation::document_symbols(a))),
+            ),
+            (
+                "folding ranges",
+                Box::new(|a| drop(folding_ranges::folding_ranges(a))),
+            ),
+            (
+                "references",
+                Box::new(|a| drop(navigation::references(a, 1, true))),
+            ),
+            (
+                "document links",
+                Box::new(move |a| drop(document_link::document_links(a, &dir, None))),
+            ),
             (
                 "incoming calls",
                 Box::new(|a| {
@@ -106,13 +128,19 @@ mod tests {
                     drop(item.map(|_| call_hierarchy::incoming(a, 1)));
                 }),
             ),
-            ("analysis", Box::new(|a| drop(Analysis::new(a.text.clone(), WorldInfo::default())))),
+            (
+                "analysis",
+                Box::new(|a| drop(Analysis::new(a.text.clone(), WorldInfo::default()))),
+            ),
         ];
         for (name, f) in features {
             f(&a); // runs to the end outside `run`
             let t = Token::default();
             t.request.store(true, Ordering::Relaxed);
-            assert!(run(t, || f(&a)).is_err_and(|p| p.is::<Cancelled>()), "{name} ran to the end");
+            assert!(
+                run(t, || f(&a)).is_err_and(|p| p.is::<Cancelled>()),
+                "{name} ran to the end"
+            );
         }
     }
 }

@@ -23,11 +23,26 @@ pub struct StdioClient {
 impl StdioClient {
     /// Starts `program args…` with piped stdin/stdout (stderr is inherited, so the server's
     /// log shows in test output).
-    pub fn spawn(program: &std::path::Path, args: &[&str], env: &[(&str, &str)]) -> std::io::Result<StdioClient> {
-        let mut child =
-            Command::new(program).args(args).envs(env.iter().copied()).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::inherit()).spawn()?;
-        let stdin = child.stdin.take().ok_or_else(|| std::io::Error::other("no stdin"))?;
-        let stdout = child.stdout.take().ok_or_else(|| std::io::Error::other("no stdout"))?;
+    pub fn spawn(
+        program: &std::path::Path,
+        args: &[&str],
+        env: &[(&str, &str)],
+    ) -> std::io::Result<StdioClient> {
+        let mut child = Command::new(program)
+            .args(args)
+            .envs(env.iter().copied())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()?;
+        let stdin = child
+            .stdin
+            .take()
+            .ok_or_else(|| std::io::Error::other("no stdin"))?;
+        let stdout = child
+            .stdout
+            .take()
+            .ok_or_else(|| std::io::Error::other("no stdout"))?;
         let (tx, rx) = channel();
         std::thread::spawn(move || {
             let mut r = BufReader::new(stdout);
@@ -37,7 +52,15 @@ impl StdioClient {
                 }
             }
         });
-        Ok(StdioClient { child, stdin, incoming: rx, next_id: 0, notifications: Vec::new(), server_requests: Vec::new(), timeout: Duration::from_secs(20) })
+        Ok(StdioClient {
+            child,
+            stdin,
+            incoming: rx,
+            next_id: 0,
+            notifications: Vec::new(),
+            server_requests: Vec::new(),
+            timeout: Duration::from_secs(20),
+        })
     }
 
     pub fn send_raw(&mut self, body: &[u8]) {
@@ -91,8 +114,15 @@ impl StdioClient {
         loop {
             let msg = match self.incoming.recv_timeout(self.timeout) {
                 Ok(m) => m,
-                Err(RecvTimeoutError::Timeout) => return Err(format!("no message from the server within {:?}", self.timeout)),
-                Err(RecvTimeoutError::Disconnected) => return Err("the server closed its output".into()),
+                Err(RecvTimeoutError::Timeout) => {
+                    return Err(format!(
+                        "no message from the server within {:?}",
+                        self.timeout
+                    ))
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    return Err("the server closed its output".into())
+                }
             };
             if msg.get("method").is_some() && msg.get("id").is_some() {
                 let id = msg["id"].clone();
@@ -146,7 +176,9 @@ impl StdioClient {
     /// The diagnostics published for `uri` (at `version`, when given).
     pub fn diagnostics(&mut self, uri: &str, version: Option<i64>) -> Result<Value, String> {
         let m = self.wait_message(|m| {
-            m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == uri && version.is_none_or(|v| m["params"]["version"] == json!(v))
+            m["method"] == "textDocument/publishDiagnostics"
+                && m["params"]["uri"] == uri
+                && version.is_none_or(|v| m["params"]["version"] == json!(v))
         })?;
         Ok(m["params"]["diagnostics"].clone())
     }
@@ -173,13 +205,19 @@ impl StdioClient {
 
     /// `initialize` with the given client capabilities, then `initialized`.
     pub fn initialize_with(&mut self, root_uri: &str, caps: Value) -> Result<Value, Value> {
-        let r = self.request("initialize", json!({"processId": null, "rootUri": root_uri, "capabilities": caps}))?;
+        let r = self.request(
+            "initialize",
+            json!({"processId": null, "rootUri": root_uri, "capabilities": caps}),
+        )?;
         self.notify("initialized", json!({}));
         Ok(r)
     }
 
     pub fn open(&mut self, uri: &str, text: &str) {
-        self.notify("textDocument/didOpen", json!({"textDocument": {"uri": uri, "languageId": "opal", "version": 1, "text": text}}));
+        self.notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": uri, "languageId": "opal", "version": 1, "text": text}}),
+        );
     }
 
     /// `shutdown` then `exit`; the server's exit code, if it exits within five seconds.

@@ -20,38 +20,103 @@ pub struct QuickFix {
 /// Quick fixes for the diagnostics that overlap a range.
 pub fn quick_fixes(a: &Analysis, range: Span) -> Vec<QuickFix> {
     let mut out = Vec::new();
-    let mut add = |title: String, d: &ODiag, edits: Vec<(Span, String)>, preferred: bool| out.push(QuickFix { title, diag: d.clone(), edits, preferred });
-    for d in a.diags.iter().filter(|d| d.span.start <= range.end && d.span.end >= range.start) {
+    let mut add = |title: String, d: &ODiag, edits: Vec<(Span, String)>, preferred: bool| {
+        out.push(QuickFix {
+            title,
+            diag: d.clone(),
+            edits,
+            preferred,
+        })
+    };
+    for d in a
+        .diags
+        .iter()
+        .filter(|d| d.span.start <= range.end && d.span.end >= range.start)
+    {
         match (d.code, &d.fix) {
-            ("E0005", _) => add("Use `:=` to bind".into(), d, vec![(d.span, ":=".into())], true),
+            ("E0005", _) => add(
+                "Use `:=` to bind".into(),
+                d,
+                vec![(d.span, ":=".into())],
+                true,
+            ),
             ("E0002", _) => {
                 let line = a.lines.line_of(d.span.start);
                 let text = a.lines.line_text(&a.text, line);
                 let ws = text.len() - text.trim_start().len();
-                let indent: String = text[..ws].chars().map(|c| if c == '\t' { "    ".to_string() } else { c.to_string() }).collect();
+                let indent: String = text[..ws]
+                    .chars()
+                    .map(|c| {
+                        if c == '\t' {
+                            "    ".to_string()
+                        } else {
+                            c.to_string()
+                        }
+                    })
+                    .collect();
                 let start = a.lines.line_start(line) as usize;
-                add("Replace tabs with spaces".into(), d, vec![(Span::new(start, start + ws), indent)], true);
+                add(
+                    "Replace tabs with spaces".into(),
+                    d,
+                    vec![(Span::new(start, start + ws), indent)],
+                    true,
+                );
             }
             ("E0100", suggestion) => {
                 let name = a.slice(d.span).to_string();
                 if let Some(s) = suggestion {
-                    add(format!("Change to `{s}`"), d, vec![(d.span, s.clone())], true);
+                    add(
+                        format!("Change to `{s}`"),
+                        d,
+                        vec![(d.span, s.clone())],
+                        true,
+                    );
                 }
                 if crate::navigation::valid_ident(&name) {
                     let at = extern_insertion_point(a);
-                    add(format!("Declare `extern {name}`"), d, vec![(Span::new(at, at), format!("extern {name}{}", line_break(&a.text)))], false);
+                    add(
+                        format!("Declare `extern {name}`"),
+                        d,
+                        vec![(
+                            Span::new(at, at),
+                            format!("extern {name}{}", line_break(&a.text)),
+                        )],
+                        false,
+                    );
                 }
             }
             ("W0001", _) => {
                 let name = a.slice(d.span).to_string();
-                add(format!("Rename to `_{name}`"), d, vec![(Span::new(d.span.start as usize, d.span.start as usize), "_".into())], false);
+                add(
+                    format!("Rename to `_{name}`"),
+                    d,
+                    vec![(
+                        Span::new(d.span.start as usize, d.span.start as usize),
+                        "_".into(),
+                    )],
+                    false,
+                );
                 if let Some(item) = simple_binding_item(a.block(), d.span) {
                     let l0 = a.lines.line_of(item.start);
-                    let end = (a.lines.line_start(a.lines.line_of(item.end) + 1) as usize).min(a.text.len());
-                    add(format!("Remove the unused binding `{name}`"), d, vec![(Span::new(a.lines.line_start(l0) as usize, end), String::new())], true);
+                    let end = (a.lines.line_start(a.lines.line_of(item.end) + 1) as usize)
+                        .min(a.text.len());
+                    add(
+                        format!("Remove the unused binding `{name}`"),
+                        d,
+                        vec![(
+                            Span::new(a.lines.line_start(l0) as usize, end),
+                            String::new(),
+                        )],
+                        true,
+                    );
                 }
             }
-            ("W0002", Some(threaded)) => add(format!("Thread the handle: `{threaded}`"), d, vec![(d.span, threaded.clone())], true),
+            ("W0002", Some(threaded)) => add(
+                format!("Thread the handle: `{threaded}`"),
+                d,
+                vec![(d.span, threaded.clone())],
+                true,
+            ),
             _ => {}
         }
     }
@@ -65,7 +130,9 @@ fn extern_insertion_point(a: &Analysis) -> usize {
         let t = lines.line_text(&a.text, l).trim();
         !(t.starts_with('#') || t.starts_with("extern "))
     });
-    line.map_or(a.text.len(), |l| (lines.line_start(l) as usize).min(a.text.len()))
+    line.map_or(a.text.len(), |l| {
+        (lines.line_start(l) as usize).min(a.text.len())
+    })
 }
 
 /// The item `name := expr` whose binder is at `span`, at any depth, if it stands alone.
@@ -108,9 +175,19 @@ mod tests {
             let src = format!("# c{brk}print (&stdout, nope){brk}");
             let a = analysis(&src);
             let fixes = quick_fixes(&a, Span::new(0, src.len()));
-            let declare = fixes.iter().find(|q| q.title.starts_with("Declare")).map(|q| (q.edits[0].0, q.edits[0].1.clone()));
+            let declare = fixes
+                .iter()
+                .find(|q| q.title.starts_with("Declare"))
+                .map(|q| (q.edits[0].0, q.edits[0].1.clone()));
             // After the leading comment, with the file's line break.
-            assert_eq!(declare, Some((Span::new(3 + brk.len(), 3 + brk.len()), format!("extern nope{brk}"))), "{brk:?}");
+            assert_eq!(
+                declare,
+                Some((
+                    Span::new(3 + brk.len(), 3 + brk.len()),
+                    format!("extern nope{brk}")
+                )),
+                "{brk:?}"
+            );
         }
     }
 }

@@ -29,7 +29,11 @@ pub fn document_links(a: &Analysis, dir: &Path, world: Option<(&Path, &str)>) ->
             crate::cancel::check();
         }
         let Tok::Str(s) = &t.tok else { continue };
-        if s.is_empty() || s.len() > MAX_PATH || s.contains(['\n', '\0']) || !(s.contains('/') || s.contains('.')) {
+        if s.is_empty()
+            || s.len() > MAX_PATH
+            || s.contains(['\n', '\0'])
+            || !(s.contains('/') || s.contains('.'))
+        {
             continue;
         }
         let target = dir.join(s);
@@ -40,14 +44,29 @@ pub fn document_links(a: &Analysis, dir: &Path, world: Option<(&Path, &str)>) ->
         let mut span = t.span;
         span.start += 1;
         span.end = span.end.saturating_sub(1).max(span.start);
-        links.push(Link { span, target, line: None, tooltip: format!("open {s}") });
+        links.push(Link {
+            span,
+            target,
+            line: None,
+            tooltip: format!("open {s}"),
+        });
     }
     if let Some((path, text)) = world {
-        let file = path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
+        let file = path
+            .file_name()
+            .map(|f| f.to_string_lossy().into_owned())
+            .unwrap_or_default();
         let tables = Tables::new(text);
         for d in a.defs().iter().filter(|d| d.kind == DefKind::Extern) {
-            let Some(line) = tables.line(&d.name) else { continue };
-            links.push(Link { span: d.span, target: path.to_path_buf(), line: Some(line), tooltip: format!("the mock of `{}` in {file}", d.name) });
+            let Some(line) = tables.line(&d.name) else {
+                continue;
+            };
+            links.push(Link {
+                span: d.span,
+                target: path.to_path_buf(),
+                line: Some(line),
+                tooltip: format!("the mock of `{}` in {file}", d.name),
+            });
         }
     }
     links
@@ -65,7 +84,10 @@ impl Tables {
     fn new(text: &str) -> Tables {
         let header = |l: &str| {
             let l = l.trim();
-            let inner = l.strip_prefix("[[").and_then(|r| r.strip_suffix("]]")).or_else(|| l.strip_prefix('[').and_then(|r| r.strip_suffix(']')))?;
+            let inner = l
+                .strip_prefix("[[")
+                .and_then(|r| r.strip_suffix("]]"))
+                .or_else(|| l.strip_prefix('[').and_then(|r| r.strip_suffix(']')))?;
             Some(inner.trim().trim_matches('"').to_string())
         };
         let (mut exact, mut dotted) = (HashMap::new(), HashMap::new());
@@ -81,7 +103,10 @@ impl Tables {
 
     /// The line of `[name]`, or else of the first `[[name.responses]]`.
     fn line(&self, name: &str) -> Option<usize> {
-        self.exact.get(name).or_else(|| self.dotted.get(name)).copied()
+        self.exact
+            .get(name)
+            .or_else(|| self.dotted.get(name))
+            .copied()
     }
 }
 
@@ -103,18 +128,38 @@ mod tests {
         let shown: Vec<String> = document_links(&a, &dir, Some((&world_path, world)))
             .iter()
             .map(|l| {
-                let target = l.target.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
+                let target = l
+                    .target
+                    .file_name()
+                    .map(|f| f.to_string_lossy().into_owned())
+                    .unwrap_or_default();
                 let (start, end) = (p.line_col(l.span.start), p.line_col(l.span.end));
-                format!("{}:{}-{} {target}{}", start.line, start.col, end.col, l.line.map(|n| format!(" line {n}")).unwrap_or_default())
+                format!(
+                    "{}:{}-{} {target}{}",
+                    start.line,
+                    start.col,
+                    end.col,
+                    l.line.map(|n| format!(" line {n}")).unwrap_or_default()
+                )
             })
             .collect();
-        assert_eq!(shown, ["1:12-23 in.txt", "0:7-12 p.world.toml line 4", "0:14-17 p.world.toml line 1"]);
+        assert_eq!(
+            shown,
+            [
+                "1:12-23 in.txt",
+                "0:7-12 p.world.toml line 4",
+                "0:14-17 p.world.toml line 1"
+            ]
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
     fn no_world_file_and_no_paths_means_no_links() {
-        let a = Analysis::new("x := \"not a file.\"\nprint (&stdout, x)\n".into(), WorldInfo::default());
+        let a = Analysis::new(
+            "x := \"not a file.\"\nprint (&stdout, x)\n".into(),
+            WorldInfo::default(),
+        );
         assert!(document_links(&a, &std::env::temp_dir(), None).is_empty());
     }
 }

@@ -45,13 +45,20 @@ pub fn folding_ranges(a: &Analysis) -> Vec<Fold> {
 
 fn push_fold(out: &mut Vec<Fold>, start: u32, end: u32, kind: FoldKind) {
     if end > start {
-        out.push(Fold { start_line: start, end_line: end, kind });
+        out.push(Fold {
+            start_line: start,
+            end_line: end,
+            kind,
+        });
     }
 }
 
 /// The line of the last character of a span that is not a blank or a line break.
 fn last_line(a: &Analysis, span: Span) -> u32 {
-    let text = a.text.get(span.start as usize..(span.end as usize).min(a.text.len())).unwrap_or("");
+    let text = a
+        .text
+        .get(span.start as usize..(span.end as usize).min(a.text.len()))
+        .unwrap_or("");
     let end = span.start + text.trim_end().len() as u32;
     a.lines.line_of(end.saturating_sub(1).max(span.start)) as u32
 }
@@ -59,7 +66,10 @@ fn last_line(a: &Analysis, span: Span) -> u32 {
 fn fold_block(a: &Analysis, b: &Block, out: &mut Vec<Fold>) {
     for item in &b.items {
         crate::cancel::check();
-        let (s, e) = (a.lines.line_of(item.span.start) as u32, last_line(a, item.span));
+        let (s, e) = (
+            a.lines.line_of(item.span.start) as u32,
+            last_line(a, item.span),
+        );
         push_fold(out, s, e, FoldKind::Region);
         for_each_child_block(item, &mut |blk| fold_block(a, blk, out));
     }
@@ -79,7 +89,11 @@ pub(crate) fn for_each_child_block<'a>(item: &'a Item, f: &mut dyn FnMut(&'a Blo
         }
     }
     match &item.kind {
-        ItemKind::Bind(_, e) | ItemKind::Rec(_, e) | ItemKind::Expr(e) | ItemKind::Ret(e) | ItemKind::Aug(_, _, e) => expr(e, f),
+        ItemKind::Bind(_, e)
+        | ItemKind::Rec(_, e)
+        | ItemKind::Expr(e)
+        | ItemKind::Ret(e)
+        | ItemKind::Aug(_, _, e) => expr(e, f),
         ItemKind::For(_, _, b) | ItemKind::While(_, b) | ItemKind::DoWhile(b, _) => f(b),
         ItemKind::If(bs, els) => {
             bs.iter().for_each(|(_, b)| f(b));
@@ -104,11 +118,21 @@ mod tests {
     fn folds_end_on_the_last_line_of_their_block() {
         let src = "f := fun (a, b):\n    c := a + b\n    ret c\n\ng := fun x:\n    ret x\nif f (1, 2) > 2:\n    print (&stdout, 1)\n";
         let a = analysis(src);
-        let folds: Vec<(u32, u32)> = folding_ranges(&a).iter().map(|f| (f.start_line, f.end_line)).collect();
+        let folds: Vec<(u32, u32)> = folding_ranges(&a)
+            .iter()
+            .map(|f| (f.start_line, f.end_line))
+            .collect();
         assert_eq!(folds, vec![(0, 2), (4, 5), (6, 7)]);
         for brk in ["\r\n", "\r"] {
             let other = analysis(&src.replace('\n', brk));
-            assert_eq!(folding_ranges(&other).iter().map(|f| (f.start_line, f.end_line)).collect::<Vec<_>>(), folds, "{brk:?}");
+            assert_eq!(
+                folding_ranges(&other)
+                    .iter()
+                    .map(|f| (f.start_line, f.end_line))
+                    .collect::<Vec<_>>(),
+                folds,
+                "{brk:?}"
+            );
         }
     }
 }

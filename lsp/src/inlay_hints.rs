@@ -28,7 +28,9 @@ impl HintKind {
     }
 
     pub fn from_name(s: &str) -> Option<HintKind> {
-        [HintKind::Labels, HintKind::Threads].into_iter().find(|k| k.as_str() == s)
+        [HintKind::Labels, HintKind::Threads]
+            .into_iter()
+            .find(|k| k.as_str() == s)
     }
 
     /// The hint's tooltip (left out of the first answer to keep big answers small).
@@ -58,7 +60,10 @@ pub fn inlay_hints(a: &Analysis, range: Span) -> Vec<InlayHint> {
     // the names they bind are looked up in a per-analysis table instead of walked.
     let from = items.partition_point(|it| it.span.end < range.start);
     let labels = a.label_ranges();
-    let mut scope = Scope { earlier: Some((a.top_binders.get_or_init(|| top_binders(items)), from)), ..Scope::default() };
+    let mut scope = Scope {
+        earlier: Some((a.top_binders.get_or_init(|| top_binders(items)), from)),
+        ..Scope::default()
+    };
     for (item, labels) in items[from..].iter().zip(&labels[from..]) {
         crate::cancel::check();
         if item.span.start > range.end {
@@ -68,7 +73,11 @@ pub fn inlay_hints(a: &Analysis, range: Span) -> Vec<InlayHint> {
         let eol = a.lines.line_start(line) + line_len(a, line);
         if let Some(labels) = labels {
             // The tooltip comes with `inlayHint/resolve` (50 000 lines make 28 000 hints).
-            out.push(InlayHint { offset: eol, label: format!("@{labels}"), kind: HintKind::Labels });
+            out.push(InlayHint {
+                offset: eol,
+                label: format!("@{labels}"),
+                kind: HintKind::Labels,
+            });
         }
         threaded_hints(a, item, &mut scope, &mut out);
         scope.bind_item(item);
@@ -126,7 +135,10 @@ impl Scope<'_> {
     }
 
     fn has(&self, n: &str) -> bool {
-        self.count.contains_key(n) || self.earlier.is_some_and(|(first, from)| first.get(n).is_some_and(|&k| k < from))
+        self.count.contains_key(n)
+            || self
+                .earlier
+                .is_some_and(|(first, from)| first.get(n).is_some_and(|&k| k < from))
     }
 
     fn pattern(&mut self, p: &Pattern) {
@@ -184,12 +196,19 @@ fn threaded_hints(a: &Analysis, item: &Item, scope: &mut Scope, out: &mut Vec<In
     for b in &blocks {
         assigned(b, &mut names);
     }
-    let threaded: Vec<String> = names.into_iter().filter(|n| scope.has(n) || externals::handle_root(n).is_some()).collect();
+    let threaded: Vec<String> = names
+        .into_iter()
+        .filter(|n| scope.has(n) || externals::handle_root(n).is_some())
+        .collect();
     if !threaded.is_empty() {
         let line = a.lines.line_of(item.span.start);
         let header = &a.lines.line_text(&a.text, line)[..line_len(a, line) as usize];
         let col = header.rfind(':').map(|c| c + 1).unwrap_or(header.len()) as u32;
-        out.push(InlayHint { offset: a.lines.line_start(line) + col, label: format!("threads {}", threaded.join(", ")), kind: HintKind::Threads });
+        out.push(InlayHint {
+            offset: a.lines.line_start(line) + col,
+            label: format!("threads {}", threaded.join(", ")),
+            kind: HintKind::Threads,
+        });
     }
     let m = scope.mark();
     if let ItemKind::For(p, _, _) = &item.kind {
@@ -221,13 +240,20 @@ fn expr_hints(a: &Analysis, e: &Expr, scope: &mut Scope, out: &mut Vec<InlayHint
             }
             scope.pop_to(m);
         }
-        ExprKind::Paren(x) | ExprKind::Prj(_, x) | ExprKind::Not(x) | ExprKind::Neg(x) => expr_hints(a, x, scope, out),
+        ExprKind::Paren(x) | ExprKind::Prj(_, x) | ExprKind::Not(x) | ExprKind::Neg(x) => {
+            expr_hints(a, x, scope, out)
+        }
         ExprKind::App(x, y) | ExprKind::Binary(_, x, y) => {
             expr_hints(a, x, scope, out);
             expr_hints(a, y, scope, out);
         }
-        ExprKind::Tuple(xs) | ExprKind::List(xs) => xs.iter().for_each(|x| expr_hints(a, x, scope, out)),
-        _ => e.sugar_children().into_iter().for_each(|x| expr_hints(a, x, scope, out)),
+        ExprKind::Tuple(xs) | ExprKind::List(xs) => {
+            xs.iter().for_each(|x| expr_hints(a, x, scope, out))
+        }
+        _ => e
+            .sugar_children()
+            .into_iter()
+            .for_each(|x| expr_hints(a, x, scope, out)),
     }
 }
 
@@ -262,24 +288,49 @@ mod tests {
     #[test]
     fn range_hints_are_the_whole_file_hints_of_the_items_it_touches() {
         // Names bound by items before the range must still count as threaded inside it.
-        let src = format!("{NESTED}count := 0\nwhile count < 3:\n    count += 1\n    total += count\n");
+        let src =
+            format!("{NESTED}count := 0\nwhile count < 3:\n    count += 1\n    total += count\n");
         let a = analysis(&src);
-        let all: Vec<(u32, u32, String)> =
-            inlay_hints(&a, Span::new(0, src.len())).into_iter().map(|h| (a.pos().line_col(h.offset), h.label)).map(|(p, l)| (p.line, p.col, l)).collect();
-        assert!(all.iter().any(|h| h.2.contains("threads count, total")), "{all:?}");
+        let all: Vec<(u32, u32, String)> = inlay_hints(&a, Span::new(0, src.len()))
+            .into_iter()
+            .map(|h| (a.pos().line_col(h.offset), h.label))
+            .map(|(p, l)| (p.line, p.col, l))
+            .collect();
+        assert!(
+            all.iter().any(|h| h.2.contains("threads count, total")),
+            "{all:?}"
+        );
         let lines = src.lines().count();
         for first in 0..lines {
             for last in first..lines {
-                let range = Span::new(a.lines.line_start(first) as usize, (a.lines.line_start(last) + line_len(&a, last)) as usize);
-                let items: Vec<&Item> = a.block().items.iter().filter(|it| it.span.end >= range.start && it.span.start <= range.end).collect();
+                let range = Span::new(
+                    a.lines.line_start(first) as usize,
+                    (a.lines.line_start(last) + line_len(&a, last)) as usize,
+                );
+                let items: Vec<&Item> = a
+                    .block()
+                    .items
+                    .iter()
+                    .filter(|it| it.span.end >= range.start && it.span.start <= range.end)
+                    .collect();
                 let expect: Vec<_> = match (items.first(), items.last()) {
                     (Some(f), Some(l)) => {
-                        let (lo, hi) = (a.lines.line_of(f.span.start) as u32, a.lines.line_of(l.span.end.saturating_sub(1)) as u32);
-                        all.iter().filter(|h| lo <= h.0 && h.0 <= hi).cloned().collect()
+                        let (lo, hi) = (
+                            a.lines.line_of(f.span.start) as u32,
+                            a.lines.line_of(l.span.end.saturating_sub(1)) as u32,
+                        );
+                        all.iter()
+                            .filter(|h| lo <= h.0 && h.0 <= hi)
+                            .cloned()
+                            .collect()
                     }
                     _ => vec![],
                 };
-                let got: Vec<_> = inlay_hints(&a, range).into_iter().map(|h| (a.pos().line_col(h.offset), h.label)).map(|(p, l)| (p.line, p.col, l)).collect();
+                let got: Vec<_> = inlay_hints(&a, range)
+                    .into_iter()
+                    .map(|h| (a.pos().line_col(h.offset), h.label))
+                    .map(|(p, l)| (p.line, p.col, l))
+                    .collect();
                 assert_eq!(got, expect, "lines {first}..={last}");
             }
         }

@@ -11,7 +11,9 @@ pub const WORD_PATTERN: &str = "[A-Za-z_][A-Za-z0-9_]*";
 
 /// The spans typed into together (the binder and its uses), when there are at least two.
 pub fn ranges(a: &Analysis, offset: u32) -> Option<Vec<Span>> {
-    let (_, Target::Def(i)) = a.target_at(offset)? else { return None };
+    let (_, Target::Def(i)) = a.target_at(offset)? else {
+        return None;
+    };
     if a.defs()[i].kind == DefKind::Extern {
         return None;
     }
@@ -29,11 +31,24 @@ mod tests {
 
     #[test]
     fn a_binding_and_its_uses_are_linked() {
-        let src = "extern ask\ncount := 1\nprint (&stdout, count + count)\nprint (&stdout, ask 1)\n";
+        let src =
+            "extern ask\ncount := 1\nprint (&stdout, count + count)\nprint (&stdout, ask 1)\n";
         let a = Analysis::new(src.into(), WorldInfo::default());
-        let r = ranges(&a, 12).map(|r| r.iter().map(|x| (a.pos().line_col(x.start).line, a.pos().line_col(x.start).col)).collect::<Vec<_>>());
+        let r = ranges(&a, 12).map(|r| {
+            r.iter()
+                .map(|x| {
+                    (
+                        a.pos().line_col(x.start).line,
+                        a.pos().line_col(x.start).col,
+                    )
+                })
+                .collect::<Vec<_>>()
+        });
         assert_eq!(r, Some(vec![(1, 0), (2, 16), (2, 24)]));
-        assert!(ranges(&a, 8).is_none(), "externs are world-file keys: not linked");
+        assert!(
+            ranges(&a, 8).is_none(),
+            "externs are world-file keys: not linked"
+        );
         assert!(ranges(&a, src.find("print").unwrap_or(0) as u32).is_none());
     }
 }

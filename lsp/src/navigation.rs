@@ -64,11 +64,21 @@ pub fn hover(a: &Analysis, offset: u32) -> Option<HoverResult> {
             let d = &a.defs()[*i];
             let what = match d.kind {
                 DefKind::Extern => {
-                    let class = a.compiled.program.orders.get(&d.name).copied().unwrap_or_default();
+                    let class = a
+                        .compiled
+                        .program
+                        .orders
+                        .get(&d.name)
+                        .copied()
+                        .unwrap_or_default();
                     let how = match class {
                         Order::Sequential => "sequential: its calls run in program order",
-                        Order::Readonly => "readonly: its calls may overlap each other, never a sequential call",
-                        Order::Unordered => "unordered: its calls run as soon as their arguments exist",
+                        Order::Readonly => {
+                            "readonly: its calls may overlap each other, never a sequential call"
+                        }
+                        Order::Unordered => {
+                            "unordered: its calls run as soon as their arguments exist"
+                        }
                     };
                     format!("extern, {how} (supplied by the world file)")
                 }
@@ -76,7 +86,12 @@ pub fn hover(a: &Analysis, offset: u32) -> Option<HoverResult> {
                 DefKind::Binding => format!("binding · {}", describe_known(&d.known)),
             };
             let line = a.lines.line_of(d.span.start);
-            md.push_str(&format!("```opal\n{}\n```\n**{}** — {what}, line {}\n", a.lines.line_text(&a.text, line).trim(), d.name, line + 1));
+            md.push_str(&format!(
+                "```opal\n{}\n```\n**{}** — {what}, line {}\n",
+                a.lines.line_text(&a.text, line).trim(),
+                d.name,
+                line + 1
+            ));
             if let Some(doc) = a.doc_above(d.span.start) {
                 md.push_str(&format!("\n{doc}\n"));
             }
@@ -89,19 +104,29 @@ pub fn hover(a: &Analysis, offset: u32) -> Option<HoverResult> {
         }
         Target::Prelude(p) => {
             let sig = prelude_signature(p).unwrap_or_else(|| p.clone());
-            md.push_str(&format!("```opal\n{sig}\n```\n**{p}** — prelude function (LANGUAGE.md §4)\n"));
+            md.push_str(&format!(
+                "```opal\n{sig}\n```\n**{p}** — prelude function (LANGUAGE.md §4)\n"
+            ));
             if let Some(d) = opal_core::prelude::def(p) {
                 let src = opal_core::prelude::SOURCE.get(d.span.range()).unwrap_or("");
                 md.push_str(&format!("\n```opal\n{}\n```\n", src.trim_end()));
             }
         }
         Target::External(e) => match external_doc(e) {
-            Some((sig, doc, kind)) => md.push_str(&format!("```opal\n{sig}\n```\n**{e}** — {kind} external\n\n{doc}\n")),
+            Some((sig, doc, kind)) => md.push_str(&format!(
+                "```opal\n{sig}\n```\n**{e}** — {kind} external\n\n{doc}\n"
+            )),
             None => md.push_str(&format!("**{e}** — external\n")),
         },
         Target::Handle(h) => {
-            let doc = opal_core::externals::HANDLES.iter().find(|(n, _)| n == h).map(|(_, d)| *d).unwrap_or("A handle.");
-            md.push_str(&format!("**{h}** — handle\n\n{doc} Thread it with `&{h}` so effects keep their order.\n"));
+            let doc = opal_core::externals::HANDLES
+                .iter()
+                .find(|(n, _)| n == h)
+                .map(|(_, d)| *d)
+                .unwrap_or("A handle.");
+            md.push_str(&format!(
+                "**{h}** — handle\n\n{doc} Thread it with `&{h}` so effects keep their order.\n"
+            ));
         }
     }
     // On a use inside a top-level statement, also say what that statement desugars to.
@@ -116,7 +141,11 @@ pub fn hover(a: &Analysis, offset: u32) -> Option<HoverResult> {
 fn world_summary(a: &Analysis, name: &str) -> String {
     match a.world.world.as_ref().and_then(|w| w.get(name)) {
         Some(e) => {
-            let mut s = format!("\nWorld file: latency {} ms, {} response(s)", e.latency_ms, e.responses.len());
+            let mut s = format!(
+                "\nWorld file: latency {} ms, {} response(s)",
+                e.latency_ms,
+                e.responses.len()
+            );
             if let Some(d) = &e.default {
                 s.push_str(&format!(", default `{d}`"));
             }
@@ -168,15 +197,28 @@ fn keyword_hover(a: &Analysis, offset: u32) -> Option<HoverResult> {
         "and" | "or" | "not" => "Church-boolean operators (prelude `and`, `or`, `not`).",
         _ => return None,
     };
-    Some(HoverResult { markdown: format!("**{word}** — keyword\n\n{doc}\n"), span })
+    Some(HoverResult {
+        markdown: format!("**{word}** — keyword\n\n{doc}\n"),
+        span,
+    })
 }
 
 /// The identifier-like word touching an offset.
 pub fn word_at(text: &str, offset: u32) -> Option<(Span, &str)> {
     let o = (offset as usize).min(text.len());
     let is_w = |c: char| c.is_ascii_alphanumeric() || c == '_';
-    let start = text[..o].char_indices().rev().take_while(|(_, c)| is_w(*c)).last().map(|(i, _)| i).unwrap_or(o);
-    let end = text[o..].char_indices().find(|(_, c)| !is_w(*c)).map(|(i, _)| o + i).unwrap_or(text.len());
+    let start = text[..o]
+        .char_indices()
+        .rev()
+        .take_while(|(_, c)| is_w(*c))
+        .last()
+        .map(|(i, _)| i)
+        .unwrap_or(o);
+    let end = text[o..]
+        .char_indices()
+        .find(|(_, c)| !is_w(*c))
+        .map(|(i, _)| o + i)
+        .unwrap_or(text.len());
     (end > start).then(|| (Span::new(start, end), &text[start..end]))
 }
 
@@ -189,13 +231,33 @@ pub fn definition(a: &Analysis, offset: u32) -> Option<Span> {
 
 /// References to what is under the cursor (with or without its definition).
 pub fn references(a: &Analysis, offset: u32, include_decl: bool) -> Vec<Span> {
-    let Some((_, t)) = a.target_at(offset) else { return vec![] };
-    a.occurrences(&t).into_iter().filter(|(_, is_def)| include_decl || !is_def).map(|(s, _)| s).collect()
+    let Some((_, t)) = a.target_at(offset) else {
+        return vec![];
+    };
+    a.occurrences(&t)
+        .into_iter()
+        .filter(|(_, is_def)| include_decl || !is_def)
+        .map(|(s, _)| s)
+        .collect()
 }
 
 pub fn highlights(a: &Analysis, offset: u32) -> Vec<(Span, HighlightKind)> {
-    let Some((_, t)) = a.target_at(offset) else { return vec![] };
-    a.occurrences(&t).into_iter().map(|(s, is_def)| (s, if is_def { HighlightKind::Write } else { HighlightKind::Read })).collect()
+    let Some((_, t)) = a.target_at(offset) else {
+        return vec![];
+    };
+    a.occurrences(&t)
+        .into_iter()
+        .map(|(s, is_def)| {
+            (
+                s,
+                if is_def {
+                    HighlightKind::Write
+                } else {
+                    HighlightKind::Read
+                },
+            )
+        })
+        .collect()
 }
 
 /// Why a rename cannot happen, in words for the user.
@@ -214,20 +276,30 @@ pub fn prepare_rename(a: &Analysis, offset: u32) -> Result<Span, RenameError> {
 
 pub fn valid_ident(s: &str) -> bool {
     let mut cs = s.chars();
-    matches!(cs.next(), Some(c) if c.is_ascii_alphabetic() || c == '_') && cs.all(|c| c.is_ascii_alphanumeric() || c == '_') && s != "_"
+    matches!(cs.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
+        && cs.all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && s != "_"
 }
 
 /// The edits that rename what is under the cursor, checked by compiling the result: a rename
 /// that would change what any name refers to (a collision or a captured use) is refused.
-pub fn rename(a: &Analysis, offset: u32, new_name: &str) -> Result<Vec<(Span, String)>, RenameError> {
+pub fn rename(
+    a: &Analysis,
+    offset: u32,
+    new_name: &str,
+) -> Result<Vec<(Span, String)>, RenameError> {
     prepare_rename(a, offset)?;
     if KEYWORDS.iter().any(|(k, _)| *k == new_name) {
         return Err(format!("`{new_name}` is a keyword"));
     }
     if !valid_ident(new_name) {
-        return Err(format!("`{new_name}` is not a name (letters, digits and `_`, not starting with a digit)"));
+        return Err(format!(
+            "`{new_name}` is not a name (letters, digits and `_`, not starting with a digit)"
+        ));
     }
-    let Some((_, t)) = a.target_at(offset) else { return Err("there is no name here to rename".into()) };
+    let Some((_, t)) = a.target_at(offset) else {
+        return Err("there is no name here to rename".into());
+    };
     let mut spans: Vec<Span> = a.occurrences(&t).into_iter().map(|(s, _)| s).collect();
     spans.sort();
     spans.dedup();
@@ -241,46 +313,82 @@ pub fn rename(a: &Analysis, offset: u32, new_name: &str) -> Result<Vec<(Span, St
         copied = s.end as usize;
     }
     text.push_str(&a.text[copied..]);
-    let delta = new_name.len() as i64 - (spans.first().map(|s| s.end - s.start).unwrap_or(0) as i64);
-    let shift = |o: u32| -> u32 { (o as i64 + delta * spans.partition_point(|s| s.end <= o) as i64) as u32 };
-    let shift_span = |s: Span| Span { start: shift(s.start), end: shift(s.end) };
+    let delta =
+        new_name.len() as i64 - (spans.first().map(|s| s.end - s.start).unwrap_or(0) as i64);
+    let shift = |o: u32| -> u32 {
+        (o as i64 + delta * spans.partition_point(|s| s.end <= o) as i64) as u32
+    };
+    let shift_span = |s: Span| Span {
+        start: shift(s.start),
+        end: shift(s.end),
+    };
     let after = Analysis::new(text, a.world.clone());
     let errors = |x: &Analysis| x.diags.iter().filter(|d| d.is_error()).count();
     if errors(&after) > errors(a) {
         return Err(format!(
             "renaming to `{new_name}` would introduce an error: {}",
-            after.diags.iter().find(|d| d.is_error()).map(|d| d.message.as_str()).unwrap_or("")
+            after
+                .diags
+                .iter()
+                .find(|d| d.is_error())
+                .map(|d| d.message.as_str())
+                .unwrap_or("")
         ));
     }
     // Every use must still resolve to the shifted version of its old definition.
-    let new_refs: HashMap<Span, String> = after.refs().iter().map(|(s, t)| (*s, target_key(&after, t))).collect();
+    let new_refs: HashMap<Span, String> = after
+        .refs()
+        .iter()
+        .map(|(s, t)| (*s, target_key(&after, t)))
+        .collect();
     for (s, t) in a.refs() {
         let want = shifted_key(a, t, &shift_span);
         if new_refs.get(&shift_span(*s)) != Some(&want) {
             let line = a.lines.line_of(s.start) + 1;
-            return Err(format!("renaming to `{new_name}` would change what `{}` on line {line} refers to", a.slice(*s)));
+            return Err(format!(
+                "renaming to `{new_name}` would change what `{}` on line {line} refers to",
+                a.slice(*s)
+            ));
         }
     }
     if after.refs().len() != a.refs().len() {
-        return Err(format!("renaming to `{new_name}` would change which names the program uses"));
+        return Err(format!(
+            "renaming to `{new_name}` would change which names the program uses"
+        ));
     }
-    Ok(spans.into_iter().map(|s| (s, new_name.to_string())).collect())
+    Ok(spans
+        .into_iter()
+        .map(|s| (s, new_name.to_string()))
+        .collect())
 }
 
 fn target_key(a: &Analysis, t: &opal_core::desugar::RefTarget) -> String {
     use opal_core::desugar::RefTarget as R;
     match t {
-        R::Def(i) => format!("def@{}", a.defs().get(*i).map(|d| d.span.start).unwrap_or(u32::MAX)),
+        R::Def(i) => format!(
+            "def@{}",
+            a.defs().get(*i).map(|d| d.span.start).unwrap_or(u32::MAX)
+        ),
         R::Prelude(p) => format!("prelude {p}"),
         R::External(e) => format!("external {e}"),
         R::Handle(h) => format!("handle {h}"),
     }
 }
 
-fn shifted_key(a: &Analysis, t: &opal_core::desugar::RefTarget, shift: &dyn Fn(Span) -> Span) -> String {
+fn shifted_key(
+    a: &Analysis,
+    t: &opal_core::desugar::RefTarget,
+    shift: &dyn Fn(Span) -> Span,
+) -> String {
     use opal_core::desugar::RefTarget as R;
     match t {
-        R::Def(i) => format!("def@{}", a.defs().get(*i).map(|d| shift(d.span).start).unwrap_or(u32::MAX)),
+        R::Def(i) => format!(
+            "def@{}",
+            a.defs()
+                .get(*i)
+                .map(|d| shift(d.span).start)
+                .unwrap_or(u32::MAX)
+        ),
         other => target_key(a, other),
     }
 }
@@ -292,8 +400,22 @@ pub fn document_symbols(a: &Analysis) -> Vec<Symbol> {
     out
 }
 
-fn symbol(name: &str, detail: Option<String>, kind: SymbolKind, range: Span, selection: Span, children: Vec<Symbol>) -> Symbol {
-    Symbol { name: name.to_string(), detail, kind, range, selection, children }
+fn symbol(
+    name: &str,
+    detail: Option<String>,
+    kind: SymbolKind,
+    range: Span,
+    selection: Span,
+    children: Vec<Symbol>,
+) -> Symbol {
+    Symbol {
+        name: name.to_string(),
+        detail,
+        kind,
+        range,
+        selection,
+        children,
+    }
 }
 
 fn block_symbols(a: &Analysis, b: &Block, out: &mut Vec<Symbol>) {
@@ -305,7 +427,14 @@ fn block_symbols(a: &Analysis, b: &Block, out: &mut Vec<Symbol>) {
                 let mut names = Vec::new();
                 p.names(&mut names);
                 for id in names {
-                    out.push(symbol(&id.name, None, SymbolKind::Variable, item.span, id.span, vec![]));
+                    out.push(symbol(
+                        &id.name,
+                        None,
+                        SymbolKind::Variable,
+                        item.span,
+                        id.span,
+                        vec![],
+                    ));
                 }
                 let mut inner = Vec::new();
                 expr_children(a, e, &mut inner);
@@ -314,10 +443,19 @@ fn block_symbols(a: &Analysis, b: &Block, out: &mut Vec<Symbol>) {
             ItemKind::Rec(id, e) => out.push(expr_symbol(a, id, e, item.span)),
             ItemKind::Extern(ids, _) => {
                 for id in ids {
-                    out.push(symbol(&id.name, Some("extern".into()), SymbolKind::Interface, item.span, id.span, vec![]));
+                    out.push(symbol(
+                        &id.name,
+                        Some("extern".into()),
+                        SymbolKind::Interface,
+                        item.span,
+                        id.span,
+                        vec![],
+                    ));
                 }
             }
-            ItemKind::For(_, _, body) | ItemKind::While(_, body) | ItemKind::DoWhile(body, _) => block_symbols(a, body, out),
+            ItemKind::For(_, _, body) | ItemKind::While(_, body) | ItemKind::DoWhile(body, _) => {
+                block_symbols(a, body, out)
+            }
             ItemKind::If(branches, els) => {
                 for (_, body) in branches {
                     block_symbols(a, body, out);
@@ -337,16 +475,33 @@ fn expr_symbol(a: &Analysis, id: &Ident, e: &Expr, item: Span) -> Symbol {
     match &e.kind {
         ExprKind::Fun(ps, _) => {
             let (params, _) = crate::analysis::params_text(&a.text, ps);
-            symbol(&id.name, Some(format!("fun {params}")), SymbolKind::Function, item, id.span, children)
+            symbol(
+                &id.name,
+                Some(format!("fun {params}")),
+                SymbolKind::Function,
+                item,
+                id.span,
+                children,
+            )
         }
         _ => {
-            let known = a.def_at(id.span).map(|i| a.defs()[i].known.clone()).unwrap_or(Known::Unknown);
+            let known = a
+                .def_at(id.span)
+                .map(|i| a.defs()[i].known.clone())
+                .unwrap_or(Known::Unknown);
             let kind = match known {
                 Known::Fun(_) => SymbolKind::Function,
                 Known::Tuple(_) => SymbolKind::Array,
                 _ => SymbolKind::Variable,
             };
-            symbol(&id.name, Some(describe_known(&known)), kind, item, id.span, children)
+            symbol(
+                &id.name,
+                Some(describe_known(&known)),
+                kind,
+                item,
+                id.span,
+                children,
+            )
         }
     }
 }
@@ -360,8 +515,13 @@ fn expr_children(a: &Analysis, e: &Expr, out: &mut Vec<Symbol>) {
             expr_children(a, f, out);
             expr_children(a, x, out);
         }
-        ExprKind::Tuple(xs) | ExprKind::List(xs) => xs.iter().for_each(|x| expr_children(a, x, out)),
-        _ => e.sugar_children().into_iter().for_each(|x| expr_children(a, x, out)),
+        ExprKind::Tuple(xs) | ExprKind::List(xs) => {
+            xs.iter().for_each(|x| expr_children(a, x, out))
+        }
+        _ => e
+            .sugar_children()
+            .into_iter()
+            .for_each(|x| expr_children(a, x, out)),
     }
 }
 
@@ -369,7 +529,12 @@ fn expr_children(a: &Analysis, e: &Expr, out: &mut Vec<Symbol>) {
 /// search and for clients without nested symbols.
 pub fn flat_symbols(a: &Analysis) -> Vec<FlatSymbol> {
     fn walk(s: &Symbol, container: Option<&str>, out: &mut Vec<FlatSymbol>) {
-        out.push(FlatSymbol { name: s.name.clone(), kind: s.kind, selection: s.selection, container: container.map(String::from) });
+        out.push(FlatSymbol {
+            name: s.name.clone(),
+            kind: s.kind,
+            selection: s.selection,
+            container: container.map(String::from),
+        });
         for c in &s.children {
             walk(c, Some(&s.name), out);
         }
@@ -384,7 +549,10 @@ pub fn flat_symbols(a: &Analysis) -> Vec<FlatSymbol> {
 /// A fuzzy match: the query's characters appear in order, ignoring case.
 pub fn fuzzy_match(query: &str, name: &str) -> bool {
     let mut it = name.chars().map(|c| c.to_ascii_lowercase());
-    query.chars().map(|c| c.to_ascii_lowercase()).all(|q| it.any(|c| c == q))
+    query
+        .chars()
+        .map(|c| c.to_ascii_lowercase())
+        .all(|q| it.any(|c| c == q))
 }
 
 /// Markdown as plain text: code fences dropped (their code kept), `**bold**` and

@@ -23,11 +23,20 @@ pub fn after_newline(a: &Analysis, line: u32, unit: &str) -> Option<Vec<(Span, S
     if line == 0 {
         return None;
     }
-    let text: Vec<&str> = (0..a.lines.line_count()).map(|l| a.lines.line_text(&a.text, l)).collect();
+    let text: Vec<&str> = (0..a.lines.line_count())
+        .map(|l| a.lines.line_text(&a.text, l))
+        .collect();
     let current = text.get(line)?;
-    let above = text[..line.min(text.len())].iter().rev().find(|l| !l.trim().is_empty())?;
+    let above = text[..line.min(text.len())]
+        .iter()
+        .rev()
+        .find(|l| !l.trim().is_empty())?;
     let indent = &above[..above.len() - above.trim_start().len()];
-    let want = if opens_block(above) { format!("{indent}{unit}") } else { indent.to_string() };
+    let want = if opens_block(above) {
+        format!("{indent}{unit}")
+    } else {
+        indent.to_string()
+    };
     let have = &current[..current.len() - current.trim_start().len()];
     if have == want {
         return Some(vec![]);
@@ -38,7 +47,12 @@ pub fn after_newline(a: &Analysis, line: u32, unit: &str) -> Option<Vec<(Span, S
 
 /// Whether a line's last token is `:` (strings and comments do not count).
 fn opens_block(line: &str) -> bool {
-    lex(line).tokens.iter().rev().find(|t| !matches!(t.tok, Tok::Newline | Tok::Indent | Tok::Dedent | Tok::Eof)).is_some_and(|t| t.tok == Tok::Punct(":"))
+    lex(line)
+        .tokens
+        .iter()
+        .rev()
+        .find(|t| !matches!(t.tok, Tok::Newline | Tok::Indent | Tok::Dedent | Tok::Eof))
+        .is_some_and(|t| t.tok == Tok::Punct(":"))
 }
 
 #[cfg(test)]
@@ -59,14 +73,26 @@ mod tests {
     #[test]
     fn a_block_header_indents_the_next_line() {
         assert_eq!(enter("f := fun x:\n\n", 1), [("    ".to_string(), 0, 0)]);
-        assert_eq!(enter("f := fun x:  # doc\r\n  \r\n", 1), [("    ".to_string(), 0, 2)]);
-        assert_eq!(enter("f := fun x:  # doc\r  \r", 1), [("    ".to_string(), 0, 2)]);
-        assert_eq!(enter("if a:\n    if b:\n\n", 2), [("        ".to_string(), 0, 0)]);
+        assert_eq!(
+            enter("f := fun x:  # doc\r\n  \r\n", 1),
+            [("    ".to_string(), 0, 2)]
+        );
+        assert_eq!(
+            enter("f := fun x:  # doc\r  \r", 1),
+            [("    ".to_string(), 0, 2)]
+        );
+        assert_eq!(
+            enter("if a:\n    if b:\n\n", 2),
+            [("        ".to_string(), 0, 0)]
+        );
     }
 
     #[test]
     fn other_lines_keep_the_indentation_above() {
-        assert_eq!(enter("f := fun x:\n    y := x\n\n", 2), [("    ".to_string(), 0, 0)]);
+        assert_eq!(
+            enter("f := fun x:\n    y := x\n\n", 2),
+            [("    ".to_string(), 0, 0)]
+        );
         assert_eq!(enter("f := fun x:\n    y := x\n    ", 2), []);
         assert_eq!(enter("x := \"a:\"\n        \n", 1), [(String::new(), 0, 8)]);
         assert_eq!(enter("x := 1 # why:\n\n", 1), []);

@@ -89,7 +89,11 @@ pub struct Positions<'a> {
 
 impl<'a> Positions<'a> {
     pub fn new(text: &'a str, lines: &'a LineIndex) -> Positions<'a> {
-        Positions { text, lines, enc: Encoding::Utf16 }
+        Positions {
+            text,
+            lines,
+            enc: Encoding::Utf16,
+        }
     }
 
     pub fn with_encoding(text: &'a str, lines: &'a LineIndex, enc: Encoding) -> Positions<'a> {
@@ -100,12 +104,18 @@ impl<'a> Positions<'a> {
         let offset = self.boundary(offset);
         let line = self.lines.line_of(offset as u32);
         let start = (self.lines.line_start(line) as usize).min(offset);
-        Position { line: line as u32, character: self.units(start, offset) }
+        Position {
+            line: line as u32,
+            character: self.units(start, offset),
+        }
     }
 
     pub fn line_col(&self, offset: u32) -> LineCol {
         let p = self.position(offset);
-        LineCol { line: p.line, col: p.character }
+        LineCol {
+            line: p.line,
+            col: p.character,
+        }
     }
 
     /// The offset, inside the text and moved back to a character boundary.
@@ -119,7 +129,15 @@ impl<'a> Positions<'a> {
 
     /// Positions of offsets visited in increasing order (see [`Cursor`]).
     pub fn cursor(&self) -> Cursor<'_, 'a> {
-        Cursor { p: self, offset: 0, pos: Position { line: 0, character: 0 }, next_line: self.lines.line_start(1) }
+        Cursor {
+            p: self,
+            offset: 0,
+            pos: Position {
+                line: 0,
+                character: 0,
+            },
+            next_line: self.lines.line_start(1),
+        }
     }
 
     fn units(&self, from: usize, to: usize) -> u32 {
@@ -132,7 +150,10 @@ impl<'a> Positions<'a> {
     }
 
     pub fn range(&self, span: Span) -> Range {
-        Range { start: self.position(span.start), end: self.position(span.end) }
+        Range {
+            start: self.position(span.start),
+            end: self.position(span.end),
+        }
     }
 
     /// The byte offset of a position; a column past the end of its line means the line's end
@@ -161,7 +182,10 @@ impl<'a> Positions<'a> {
 
     pub fn span(&self, range: Range) -> Span {
         let (a, b) = (self.offset(range.start), self.offset(range.end));
-        Span { start: a.min(b), end: a.max(b) }
+        Span {
+            start: a.min(b),
+            end: a.max(b),
+        }
     }
 }
 
@@ -174,15 +198,27 @@ mod tests {
         let text = "a😀é = 1\r\nb\r\n";
         let lines = LineIndex::new(text);
         let at = |line, character| Position { line, character };
-        for (enc, cols) in [(Encoding::Utf8, [0, 1, 5, 7]), (Encoding::Utf16, [0, 1, 3, 4]), (Encoding::Utf32, [0, 1, 2, 3])] {
+        for (enc, cols) in [
+            (Encoding::Utf8, [0, 1, 5, 7]),
+            (Encoding::Utf16, [0, 1, 3, 4]),
+            (Encoding::Utf32, [0, 1, 2, 3]),
+        ] {
             let p = Positions::with_encoding(text, &lines, enc);
             for (byte, col) in [0u32, 1, 5, 7].into_iter().zip(cols) {
                 assert_eq!(p.position(byte), at(0, col), "{enc:?} byte {byte}");
                 assert_eq!(p.offset(at(0, col)), byte, "{enc:?} col {col}");
             }
             // Past the end of a CRLF line: before the `\r`.
-            assert_eq!(p.offset(at(0, 99)), text.find('\r').unwrap_or(0) as u32, "{enc:?}");
-            assert_eq!(p.offset(at(1, 99)), text.rfind('\r').unwrap_or(0) as u32, "{enc:?}");
+            assert_eq!(
+                p.offset(at(0, 99)),
+                text.find('\r').unwrap_or(0) as u32,
+                "{enc:?}"
+            );
+            assert_eq!(
+                p.offset(at(1, 99)),
+                text.rfind('\r').unwrap_or(0) as u32,
+                "{enc:?}"
+            );
         }
     }
 

@@ -10,7 +10,9 @@
 use crate::analysis::Analysis;
 use opal_core::desugar::{DefKind, RefTarget};
 use opal_core::span::Span;
-use opal_core::syntax::ast::{BinOp, Block, Expr, ExprKind, FPart, FunBody, Item, ItemKind, Pattern};
+use opal_core::syntax::ast::{
+    BinOp, Block, Expr, ExprKind, FPart, FunBody, Item, ItemKind, Pattern,
+};
 use std::collections::{HashMap, HashSet};
 
 pub struct Refactor {
@@ -59,7 +61,16 @@ fn strict_children(e: &Expr) -> Vec<&Expr> {
         ExprKind::Binary(_, x, y) => vec![x, y],
         ExprKind::Tuple(xs) | ExprKind::List(xs) => xs.iter().collect(),
         ExprKind::Cond(_, c, _) => vec![c],
-        ExprKind::FStr(parts) => parts.iter().filter_map(|p| if let FPart::Expr(x) = p { Some(x) } else { None }).collect(),
+        ExprKind::FStr(parts) => parts
+            .iter()
+            .filter_map(|p| {
+                if let FPart::Expr(x) = p {
+                    Some(x)
+                } else {
+                    None
+                }
+            })
+            .collect(),
         ExprKind::Dict(kvs) => kvs.iter().flat_map(|(k, v)| [k, v]).collect(),
         _ => vec![],
     }
@@ -78,7 +89,11 @@ fn all_children(e: &Expr) -> Vec<&Expr> {
 /// The expressions of an item evaluated once, when the item runs.
 fn strict_roots(item: &Item) -> Vec<&Expr> {
     match &item.kind {
-        ItemKind::Bind(_, e) | ItemKind::Aug(_, _, e) | ItemKind::Expr(e) | ItemKind::Ret(e) | ItemKind::For(_, e, _) => vec![e],
+        ItemKind::Bind(_, e)
+        | ItemKind::Aug(_, _, e)
+        | ItemKind::Expr(e)
+        | ItemKind::Ret(e)
+        | ItemKind::For(_, e, _) => vec![e],
         ItemKind::If(arms, _) => arms.first().map(|(c, _)| vec![c]).unwrap_or_default(),
         _ => vec![],
     }
@@ -86,7 +101,12 @@ fn strict_roots(item: &Item) -> Vec<&Expr> {
 
 fn item_exprs(item: &Item) -> Vec<&Expr> {
     match &item.kind {
-        ItemKind::Bind(_, e) | ItemKind::Aug(_, _, e) | ItemKind::Expr(e) | ItemKind::Ret(e) | ItemKind::Rec(_, e) | ItemKind::For(_, e, _) => vec![e],
+        ItemKind::Bind(_, e)
+        | ItemKind::Aug(_, _, e)
+        | ItemKind::Expr(e)
+        | ItemKind::Ret(e)
+        | ItemKind::Rec(_, e)
+        | ItemKind::For(_, e, _) => vec![e],
         ItemKind::If(arms, _) => arms.iter().map(|(c, _)| c).collect(),
         ItemKind::While(c, _) | ItemKind::DoWhile(_, c) => vec![c],
         _ => vec![],
@@ -120,8 +140,10 @@ fn innermost_item(b: &Block, at: Span) -> Option<(&Block, &Item)> {
         all_children(e).into_iter().find_map(|x| in_expr(x, at))
     }
     let item = b.items.iter().find(|i| contains(i.span, at))?;
-    let deeper =
-        item_blocks(item).into_iter().find_map(|inner| innermost_item(inner, at)).or_else(|| item_exprs(item).into_iter().find_map(|e| in_expr(e, at)));
+    let deeper = item_blocks(item)
+        .into_iter()
+        .find_map(|inner| innermost_item(inner, at))
+        .or_else(|| item_exprs(item).into_iter().find_map(|e| in_expr(e, at)));
     Some(deeper.unwrap_or((b, item)))
 }
 
@@ -133,7 +155,9 @@ fn strictly_within(e: &Expr, target: Span) -> Option<&Expr> {
     if !contains(e.span, target) {
         return None;
     }
-    strict_children(e).into_iter().find_map(|x| strictly_within(x, target))
+    strict_children(e)
+        .into_iter()
+        .find_map(|x| strictly_within(x, target))
 }
 
 /// The text before `offset` on its line, when it is only indentation.
@@ -149,13 +173,19 @@ fn fresh_name(a: &Analysis, base: &str) -> String {
     // pass collects the numbers that follow `base` (`value2`, `value37`; none for `value`).
     let mut taken: HashSet<Option<u64>> = HashSet::new();
     for (i, _) in a.text.match_indices(base) {
-        let digits: String = a.text[i + base.len()..].chars().take_while(char::is_ascii_digit).take(18).collect();
+        let digits: String = a.text[i + base.len()..]
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .take(18)
+            .collect();
         taken.insert(digits.parse().ok());
     }
     if !taken.contains(&None) {
         return base.to_string();
     }
-    (2..).find(|i| !taken.contains(&Some(*i))).map_or_else(|| base.to_string(), |i| format!("{base}{i}"))
+    (2..)
+        .find(|i| !taken.contains(&Some(*i)))
+        .map_or_else(|| base.to_string(), |i| format!("{base}{i}"))
 }
 
 fn shorten(s: &str) -> String {
@@ -192,16 +222,28 @@ fn extract(a: &Analysis, range: Span) -> Option<Refactor> {
         return None;
     }
     let lead = (text.len() - text.trim_start().len()) as u32;
-    let sel = Span::new((range.start + lead) as usize, (range.start + lead) as usize + trimmed.len());
+    let sel = Span::new(
+        (range.start + lead) as usize,
+        (range.start + lead) as usize + trimmed.len(),
+    );
     let (_, item) = innermost_item(a.block(), sel)?;
-    let e = strict_roots(item).into_iter().find_map(|r| strictly_within(r, sel))?;
+    let e = strict_roots(item)
+        .into_iter()
+        .find_map(|r| strictly_within(r, sel))?;
     // Already a binding's whole right side, or a bare name: nothing to extract.
-    if matches!(&item.kind, ItemKind::Bind(_, rhs) if rhs.span == e.span) || matches!(e.kind, ExprKind::Name(_) | ExprKind::Amp(_) | ExprKind::Error) {
+    if matches!(&item.kind, ItemKind::Bind(_, rhs) if rhs.span == e.span)
+        || matches!(
+            e.kind,
+            ExprKind::Name(_) | ExprKind::Amp(_) | ExprKind::Error
+        )
+    {
         return None;
     }
     // Every name it uses must already be bound where the new line goes.
     let uses_later =
-        a.refs().iter().filter(|(s, _)| contains(e.span, *s)).any(|(_, t)| matches!(t, RefTarget::Def(i) if a.defs()[*i].span.start >= item.span.start));
+        a.refs().iter().filter(|(s, _)| contains(e.span, *s)).any(
+            |(_, t)| matches!(t, RefTarget::Def(i) if a.defs()[*i].span.start >= item.span.start),
+        );
     if uses_later || a.text[e.span.start as usize..e.span.end as usize].contains('&') {
         return None;
     }
@@ -213,33 +255,56 @@ fn extract(a: &Analysis, range: Span) -> Option<Refactor> {
     Some(Refactor {
         title: format!("Extract `{}` to a binding", shorten(&body)),
         kind: "refactor.extract",
-        edits: vec![(at, format!("{name} := {body}{nl}{indent}")), (e.span, name)],
+        edits: vec![
+            (at, format!("{name} := {body}{nl}{indent}")),
+            (e.span, name),
+        ],
     })
 }
 
 /// Inline `x := e` into its uses and delete it: when `e` is a name or a literal (any number of
 /// uses), or when `x` is used once, later in the same block, where that use is evaluated once.
 fn inline(a: &Analysis, offset: u32) -> Option<Refactor> {
-    let (_, crate::analysis::Target::Def(d)) = a.target_at(offset)? else { return None };
+    let (_, crate::analysis::Target::Def(d)) = a.target_at(offset)? else {
+        return None;
+    };
     let def = &a.defs()[d];
     if def.kind != DefKind::Binding {
         return None;
     }
     let (block, item) = innermost_item(a.block(), def.span)?;
-    let ItemKind::Bind(Pattern::Name(id), e) = &item.kind else { return None };
+    let ItemKind::Bind(Pattern::Name(id), e) = &item.kind else {
+        return None;
+    };
     if id.span != def.span || matches!(e.kind, ExprKind::Fun(..) | ExprKind::Error) {
         return None;
     }
-    let uses: Vec<Span> = a.occurrences(&crate::analysis::Target::Def(d)).into_iter().filter(|(s, _)| *s != def.span).map(|(s, _)| s).collect();
-    if uses.is_empty() || a.text.get(uses[0].start as usize..).is_some_and(|t| t.starts_with('&')) {
+    let uses: Vec<Span> = a
+        .occurrences(&crate::analysis::Target::Def(d))
+        .into_iter()
+        .filter(|(s, _)| *s != def.span)
+        .map(|(s, _)| s)
+        .collect();
+    if uses.is_empty()
+        || a.text
+            .get(uses[0].start as usize..)
+            .is_some_and(|t| t.starts_with('&'))
+    {
         return None;
     }
-    let trivial = matches!(e.kind, ExprKind::Name(_) | ExprKind::Lit(_) | ExprKind::Prim(_) | ExprKind::Unit);
+    let trivial = matches!(
+        e.kind,
+        ExprKind::Name(_) | ExprKind::Lit(_) | ExprKind::Prim(_) | ExprKind::Unit
+    );
     if !trivial {
         let [u] = uses[..] else { return None };
         let (ublock, uitem) = innermost_item(a.block(), u)?;
         let same_block = std::ptr::eq(ublock, block) && uitem.span.start > item.span.end;
-        if !same_block || !strict_roots(uitem).into_iter().any(|r| strictly_within(r, u).is_some()) {
+        if !same_block
+            || !strict_roots(uitem)
+                .into_iter()
+                .any(|r| strictly_within(r, u).is_some())
+        {
             return None;
         }
     }
@@ -248,7 +313,13 @@ fn inline(a: &Analysis, offset: u32) -> Option<Refactor> {
         .refs()
         .iter()
         .filter(|(s, _)| contains(e.span, *s))
-        .filter_map(|(s, t)| if let RefTarget::Def(i) = t { Some((a.slice(*s), *i)) } else { None })
+        .filter_map(|(s, t)| {
+            if let RefTarget::Def(i) = t {
+                Some((a.slice(*s), *i))
+            } else {
+                None
+            }
+        })
         .collect();
     // Once per name, not per use, and one pass over the definitions: code actions are asked
     // for at every cursor move, and a trivial binding may have thousands of uses.
@@ -256,29 +327,55 @@ fn inline(a: &Analysis, offset: u32) -> Option<Refactor> {
     let wanted: HashSet<&str> = names.iter().map(|(n, _)| *n).collect();
     let mut bound_at: HashMap<&str, Vec<u32>> = HashMap::new();
     for d in a.defs().iter().filter(|d| wanted.contains(d.name.as_str())) {
-        bound_at.entry(d.name.as_str()).or_default().push(d.span.start);
+        bound_at
+            .entry(d.name.as_str())
+            .or_default()
+            .push(d.span.start);
     }
     bound_at.values_mut().for_each(|v| v.sort_unstable());
     let rebound = names.iter().any(|(n, i)| {
         let since = a.defs()[*i].span.start;
         let starts = bound_at.get(n).map(Vec::as_slice).unwrap_or_default();
-        starts.get(starts.partition_point(|&s| s <= since)).is_some_and(|&r| r < last_use)
+        starts
+            .get(starts.partition_point(|&s| s <= since))
+            .is_some_and(|&r| r < last_use)
     });
     if rebound {
         return None;
     }
     let value = a.slice(e.span);
-    let value = if atomic(e) { value.to_string() } else { format!("({value})") };
+    let value = if atomic(e) {
+        value.to_string()
+    } else {
+        format!("({value})")
+    };
     // Delete the binding's whole line(s) when it stands alone on them.
     let line = a.lines.line_of(item.span.start);
     let start = a.lines.line_start(line);
     let end_line = a.lines.line_of(item.span.end);
-    let end = if end_line + 1 < a.lines.line_count() { a.lines.line_start(end_line + 1) } else { a.text.len() as u32 };
-    let alone = a.text[start as usize..item.span.start as usize].trim().is_empty() && a.text[item.span.end as usize..end as usize].trim().is_empty();
-    let delete = if alone { Span::new(start as usize, end as usize) } else { item.span };
+    let end = if end_line + 1 < a.lines.line_count() {
+        a.lines.line_start(end_line + 1)
+    } else {
+        a.text.len() as u32
+    };
+    let alone = a.text[start as usize..item.span.start as usize]
+        .trim()
+        .is_empty()
+        && a.text[item.span.end as usize..end as usize]
+            .trim()
+            .is_empty();
+    let delete = if alone {
+        Span::new(start as usize, end as usize)
+    } else {
+        item.span
+    };
     let mut edits = vec![(delete, String::new())];
     edits.extend(uses.iter().map(|u| (*u, value.clone())));
-    Some(Refactor { title: format!("Inline `{}`", def.name), kind: "refactor.inline", edits })
+    Some(Refactor {
+        title: format!("Inline `{}`", def.name),
+        kind: "refactor.inline",
+        edits,
+    })
 }
 
 /// `f (&s, x)` ↔ `s := f (s, x)`, and `y := f (&s, x)` ↔ `(s, y) := f (s, x)`.
@@ -286,7 +383,9 @@ fn convert_threading(a: &Analysis, offset: u32) -> Option<Refactor> {
     let at = Span::new(offset as usize, offset as usize);
     let (_, item) = innermost_item(a.block(), at)?;
     let args = |e: &Expr| -> Option<Vec<Expr>> {
-        let ExprKind::App(_, arg) = &e.kind else { return None };
+        let ExprKind::App(_, arg) = &e.kind else {
+            return None;
+        };
         Some(match &arg.kind {
             ExprKind::Tuple(xs) => xs.clone(),
             ExprKind::Paren(x) => vec![(**x).clone()],
@@ -294,7 +393,15 @@ fn convert_threading(a: &Analysis, offset: u32) -> Option<Refactor> {
         })
     };
     let amps = |xs: &[Expr]| -> Vec<(String, Span)> {
-        xs.iter().filter_map(|x| if let ExprKind::Amp(id) = &x.kind { Some((id.name.clone(), x.span)) } else { None }).collect()
+        xs.iter()
+            .filter_map(|x| {
+                if let ExprKind::Amp(id) = &x.kind {
+                    Some((id.name.clone(), x.span))
+                } else {
+                    None
+                }
+            })
+            .collect()
     };
     match &item.kind {
         // Threaded → explicit.
@@ -307,9 +414,16 @@ fn convert_threading(a: &Analysis, offset: u32) -> Option<Refactor> {
             let mut edits = vec![(amp, s.clone())];
             match &item.kind {
                 ItemKind::Bind(p, _) => edits.push((p.span(), lhs.clone())),
-                _ => edits.push((Span::new(item.span.start as usize, item.span.start as usize), format!("{lhs} := "))),
+                _ => edits.push((
+                    Span::new(item.span.start as usize, item.span.start as usize),
+                    format!("{lhs} := "),
+                )),
             }
-            Some(Refactor { title: format!("Write `&{s}` as `{lhs} := …`"), kind: "refactor.rewrite", edits })
+            Some(Refactor {
+                title: format!("Write `&{s}` as `{lhs} := …`"),
+                kind: "refactor.rewrite",
+                edits,
+            })
         }
         // Explicit → threaded.
         ItemKind::Bind(p, e) => {
@@ -325,13 +439,22 @@ fn convert_threading(a: &Analysis, offset: u32) -> Option<Refactor> {
             if !amps(&xs).is_empty() {
                 return None;
             }
-            let arg = xs.iter().find(|x| matches!(&x.kind, ExprKind::Name(id) if id.name == s.name))?;
+            let arg = xs
+                .iter()
+                .find(|x| matches!(&x.kind, ExprKind::Name(id) if id.name == s.name))?;
             let mut edits = vec![(arg.span, format!("&{}", s.name))];
             match y {
                 Some(y) => edits.push((p.span(), y.name.clone())),
-                None => edits.push((Span::new(item.span.start as usize, e.span.start as usize), String::new())),
+                None => edits.push((
+                    Span::new(item.span.start as usize, e.span.start as usize),
+                    String::new(),
+                )),
             }
-            Some(Refactor { title: format!("Thread `{}` with `&{}`", s.name, s.name), kind: "refactor.rewrite", edits })
+            Some(Refactor {
+                title: format!("Thread `{}` with `&{}`", s.name, s.name),
+                kind: "refactor.rewrite",
+                edits,
+            })
         }
         _ => None,
     }
@@ -351,10 +474,15 @@ mod tests {
                 (p, p)
             }
         };
-        let src = marked.replacen("[|", "", 1).replacen("|]", "", 1).replacen('|', "", 1);
+        let src = marked
+            .replacen("[|", "", 1)
+            .replacen("|]", "", 1)
+            .replacen('|', "", 1);
         let a = Analysis::new(src.clone(), WorldInfo::default());
         assert!(!a.compiled.has_errors(), "{src}: {:?}", a.compiled.diags);
-        let r = refactors(&a, Span::new(start, end)).into_iter().find(|r| r.title.starts_with(title))?;
+        let r = refactors(&a, Span::new(start, end))
+            .into_iter()
+            .find(|r| r.title.starts_with(title))?;
         let mut edits = r.edits;
         edits.sort_by_key(|(s, _)| std::cmp::Reverse(s.start));
         let mut out = src;
@@ -362,7 +490,11 @@ mod tests {
             out.replace_range(s.start as usize..s.end as usize, &t);
         }
         let after = Analysis::new(out.clone(), WorldInfo::default());
-        assert!(!after.compiled.has_errors(), "the result compiles:\n{out}\n{:?}", after.compiled.diags);
+        assert!(
+            !after.compiled.has_errors(),
+            "the result compiles:\n{out}\n{:?}",
+            after.compiled.diags
+        );
         Some(out)
     }
 
@@ -374,20 +506,35 @@ mod tests {
             let a = Analysis::new(src.into(), WorldInfo::default());
             assert!(a.compiled.has_errors(), "{src}");
             let at = src.find(at).unwrap_or_default() as u32;
-            refactors(&a, Span::new(at as usize, at as usize)).into_iter().map(|r| r.title).collect()
+            refactors(&a, Span::new(at as usize, at as usize))
+                .into_iter()
+                .map(|r| r.title)
+                .collect()
         };
         let elsewhere = "n := 3\nprint (&stdout, n + n)\ny := (1 +\nz := nope\n";
         assert_eq!(titles(elsewhere, "n :="), ["Inline `n`"]);
-        assert_eq!(titles(elsewhere, "stdout"), ["Write `&stdout` as `stdout := …`"]);
+        assert_eq!(
+            titles(elsewhere, "stdout"),
+            ["Write `&stdout` as `stdout := …`"]
+        );
         // The use is in a broken item: inlining would edit it.
-        assert_eq!(titles("n := 3\nprint (&stdout, n + nope)\n", "n :="), Vec::<String>::new());
-        assert_eq!(titles("n := 3 + nope\nprint (&stdout, n)\n", "n :="), Vec::<String>::new());
+        assert_eq!(
+            titles("n := 3\nprint (&stdout, n + nope)\n", "n :="),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            titles("n := 3 + nope\nprint (&stdout, n)\n", "n :="),
+            Vec::<String>::new()
+        );
     }
 
     #[test]
     fn extract_a_call_to_a_binding() {
         let src = "extern ask\nx := 1\nprint (&stdout, [|ask (x + 1)|])\n";
-        assert_eq!(apply(src, "Extract").as_deref(), Some("extern ask\nx := 1\nvalue := ask (x + 1)\nprint (&stdout, value)\n"));
+        assert_eq!(
+            apply(src, "Extract").as_deref(),
+            Some("extern ask\nx := 1\nvalue := ask (x + 1)\nprint (&stdout, value)\n")
+        );
         // Inside a function body, the new line goes inside it, indented.
         let src = "extern ask\nf := fun x:\n    ret [|ask x|] + 1\nprint (&stdout, f 1)\n";
         assert_eq!(apply(src, "Extract").as_deref(), Some("extern ask\nf := fun x:\n    value := ask x\n    ret value + 1\nprint (&stdout, f 1)\n"));
@@ -408,14 +555,23 @@ mod tests {
     #[test]
     fn inline_a_binding_used_once_or_a_literal() {
         let src = "extern ask\nq| := ask 1\nprint (&stdout, q + 1)\n";
-        assert_eq!(apply(src, "Inline").as_deref(), Some("extern ask\nprint (&stdout, (ask 1) + 1)\n"));
+        assert_eq!(
+            apply(src, "Inline").as_deref(),
+            Some("extern ask\nprint (&stdout, (ask 1) + 1)\n")
+        );
         let src = "n| := 3\nprint (&stdout, n + n)\n";
-        assert_eq!(apply(src, "Inline").as_deref(), Some("print (&stdout, 3 + 3)\n"));
+        assert_eq!(
+            apply(src, "Inline").as_deref(),
+            Some("print (&stdout, 3 + 3)\n")
+        );
     }
 
     #[test]
     fn inline_is_not_offered_into_a_function_or_twice_for_a_call() {
-        for src in ["extern ask\nq| := ask 1\nprint (&stdout, q + q)\n", "extern ask\nq| := ask 1\nf := fun x: q + x\nprint (&stdout, f 1)\n"] {
+        for src in [
+            "extern ask\nq| := ask 1\nprint (&stdout, q + q)\n",
+            "extern ask\nq| := ask 1\nf := fun x: q + x\nprint (&stdout, f 1)\n",
+        ] {
             assert_eq!(apply(src, "Inline"), None, "{src}");
         }
     }
@@ -428,15 +584,25 @@ mod tests {
             let want = nl("extern ask\nf := fun x:\n    value := ask x\n    ret value + 1\nprint (&stdout, f 1)\n");
             assert_eq!(apply(&src, "Extract"), Some(want), "{brk:?}");
             let src = nl("extern ask\nq| := ask 1\nprint (&stdout, q + 1)\n");
-            assert_eq!(apply(&src, "Inline"), Some(nl("extern ask\nprint (&stdout, (ask 1) + 1)\n")), "{brk:?}");
+            assert_eq!(
+                apply(&src, "Inline"),
+                Some(nl("extern ask\nprint (&stdout, (ask 1) + 1)\n")),
+                "{brk:?}"
+            );
         }
     }
 
     #[test]
     fn threading_converts_both_ways() {
         let src = "x := 1\npr|int (&stdout, x)\n";
-        assert_eq!(apply(src, "Write").as_deref(), Some("x := 1\nstdout := print (stdout, x)\n"));
+        assert_eq!(
+            apply(src, "Write").as_deref(),
+            Some("x := 1\nstdout := print (stdout, x)\n")
+        );
         let src = "x := 1\nstd|out := print (stdout, x)\n";
-        assert_eq!(apply(src, "Thread").as_deref(), Some("x := 1\nprint (&stdout, x)\n"));
+        assert_eq!(
+            apply(src, "Thread").as_deref(),
+            Some("x := 1\nprint (&stdout, x)\n")
+        );
     }
 }

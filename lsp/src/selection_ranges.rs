@@ -22,7 +22,11 @@ pub fn enclosing_spans(a: &Analysis, offset: u32) -> Vec<Span> {
         out.push(e.span);
         match &e.kind {
             ExprKind::Fun(_, FunBody::Block(b)) => block(b, o, out),
-            ExprKind::Fun(_, FunBody::Expr(x)) | ExprKind::Paren(x) | ExprKind::Prj(_, x) | ExprKind::Not(x) | ExprKind::Neg(x) => expr(x, o, out),
+            ExprKind::Fun(_, FunBody::Expr(x))
+            | ExprKind::Paren(x)
+            | ExprKind::Prj(_, x)
+            | ExprKind::Not(x)
+            | ExprKind::Neg(x) => expr(x, o, out),
             ExprKind::App(x, y) | ExprKind::Binary(_, x, y) => {
                 expr(x, o, out);
                 expr(y, o, out);
@@ -55,7 +59,10 @@ pub fn enclosing_spans(a: &Analysis, offset: u32) -> Vec<Span> {
                     expr(e, o, out);
                 }
                 ItemKind::Expr(e) | ItemKind::Ret(e) => expr(e, o, out),
-                ItemKind::Extern(ids, _) => ids.iter().filter(|id| contains(id.span, o)).for_each(|id| out.push(id.span)),
+                ItemKind::Extern(ids, _) => ids
+                    .iter()
+                    .filter(|id| contains(id.span, o))
+                    .for_each(|id| out.push(id.span)),
                 ItemKind::For(p, e, b) => {
                     pat(p, o, out);
                     expr(e, o, out);

@@ -8,8 +8,20 @@ use opal_core::syntax::ast::*;
 use opal_core::syntax::lexer::{lex, Kw, Tok};
 
 /// The legend: standard types first, then OPAL's own (clients map unknown types by name).
-pub const TOKEN_TYPES: &[&str] =
-    &["keyword", "number", "string", "comment", "operator", "function", "parameter", "variable", "external", "prelude", "primitive", "label"];
+pub const TOKEN_TYPES: &[&str] = &[
+    "keyword",
+    "number",
+    "string",
+    "comment",
+    "operator",
+    "function",
+    "parameter",
+    "variable",
+    "external",
+    "prelude",
+    "primitive",
+    "label",
+];
 pub const TOKEN_MODIFIERS: &[&str] = &["declaration", "defaultLibrary", "readonly"];
 
 /// A classified token: its span, its type (an index in [`TOKEN_TYPES`]) and its modifiers (bit
@@ -59,10 +71,26 @@ pub fn semantic_tokens(a: &Analysis) -> Vec<Token> {
 /// then the whole file is lexed.
 pub fn semantic_tokens_in(a: &Analysis, range: Span) -> Vec<Token> {
     let len = a.text.len() as u32;
-    let crossing = a.compiled.parsed.diags.iter().any(|d| matches!(d.code, "E0003" | "E0004"));
-    let (first, last) = if crossing { (0, a.lines.line_count()) } else { (a.lines.line_of(range.start.min(len)), a.lines.line_of(range.end.min(len))) };
+    let crossing = a
+        .compiled
+        .parsed
+        .diags
+        .iter()
+        .any(|d| matches!(d.code, "E0003" | "E0004"));
+    let (first, last) = if crossing {
+        (0, a.lines.line_count())
+    } else {
+        (
+            a.lines.line_of(range.start.min(len)),
+            a.lines.line_of(range.end.min(len)),
+        )
+    };
     let base = a.lines.line_start(first).min(len);
-    let end = if last + 1 < a.lines.line_count() { a.lines.line_start(last + 1) } else { len };
+    let end = if last + 1 < a.lines.line_count() {
+        a.lines.line_start(last + 1)
+    } else {
+        len
+    };
     let lexed = lex(a.text.get(base as usize..end as usize).unwrap_or(""));
     let mut spans: Vec<(Span, u32, u32)> = Vec::new();
     let defs = a.defs();
@@ -85,7 +113,27 @@ pub fn semantic_tokens_in(a: &Analysis, range: Span) -> Vec<Token> {
             {
                 Some((ty!("keyword"), 0))
             }
-            Tok::Punct(p) if matches!(*p, ":=" | "+=" | "-=" | "++=" | "+" | "-" | "*" | "/" | "%" | "++" | "==" | "!=" | "<" | "<=" | ">" | ">=" | "&") => {
+            Tok::Punct(p)
+                if matches!(
+                    *p,
+                    ":=" | "+="
+                        | "-="
+                        | "++="
+                        | "+"
+                        | "-"
+                        | "*"
+                        | "/"
+                        | "%"
+                        | "++"
+                        | "=="
+                        | "!="
+                        | "<"
+                        | "<="
+                        | ">"
+                        | ">="
+                        | "&"
+                ) =>
+            {
                 Some((ty!("operator"), 0))
             }
             Tok::Ident(_) => {
@@ -109,12 +157,18 @@ pub fn semantic_tokens_in(a: &Analysis, range: Span) -> Vec<Token> {
     }
     let comments = &a.compiled.parsed.comments;
     let from = comments.partition_point(|c| c.span.end < range.start);
-    for c in comments[from..].iter().take_while(|c| c.span.start <= range.end) {
+    for c in comments[from..]
+        .iter()
+        .take_while(|c| c.span.start <= range.end)
+    {
         spans.push((c.span, ty!("comment"), 0));
     }
     spans.retain(|(s, _, _)| s.end >= range.start && s.start <= range.end);
     spans.sort_unstable_by_key(|s| s.0.start);
-    spans.into_iter().map(|(span, ty, mods)| Token { span, ty, mods }).collect()
+    spans
+        .into_iter()
+        .map(|(span, ty, mods)| Token { span, ty, mods })
+        .collect()
 }
 
 fn def_class(d: Option<&opal_core::desugar::Def>, decl: bool) -> (u32, u32) {
@@ -144,7 +198,11 @@ mod tests {
             .iter()
             .map(|t| {
                 line += t.delta_line;
-                col = if t.delta_line > 0 { t.delta_start } else { col + t.delta_start };
+                col = if t.delta_line > 0 {
+                    t.delta_start
+                } else {
+                    col + t.delta_start
+                };
                 (line, col, t.length, t.token_type, t.token_modifiers_bitset)
             })
             .collect()
@@ -176,9 +234,19 @@ mod tests {
                 let range = Span::new(start as usize, end as usize);
                 let p = a.pos();
                 let (from, to) = (p.position(range.start), p.position(range.end));
-                let expect: Vec<_> =
-                    full.iter().copied().filter(|t| (t.0, t.1 + t.2) >= (from.line, from.character) && (t.0, t.1) <= (to.line, to.character)).collect();
-                assert_eq!(absolute(&a, &semantic_tokens_in(&a, range)), expect, "lines {first}..={last}");
+                let expect: Vec<_> = full
+                    .iter()
+                    .copied()
+                    .filter(|t| {
+                        (t.0, t.1 + t.2) >= (from.line, from.character)
+                            && (t.0, t.1) <= (to.line, to.character)
+                    })
+                    .collect();
+                assert_eq!(
+                    absolute(&a, &semantic_tokens_in(&a, range)),
+                    expect,
+                    "lines {first}..={last}"
+                );
             }
         }
     }

@@ -15,7 +15,10 @@ mod state;
 use crate::analysis::Analysis;
 use crate::cancel::{self, CancelOnDrop, Cancelled};
 use crate::splice::{Splices, Written};
-use crate::{call_hierarchy, code_actions, completion, document_link, folding_ranges, formatting, inlay_hints, navigation, on_type, refactor};
+use crate::{
+    call_hierarchy, code_actions, completion, document_link, folding_ranges, formatting,
+    inlay_hints, navigation, on_type, refactor,
+};
 use crate::{selection_ranges, semantic_tokens, signature_help, to_proto};
 use document::{Document, Refused};
 use serde::Deserialize;
@@ -30,8 +33,16 @@ use tower_lsp_server::ls_types::*;
 use tower_lsp_server::{Client, LanguageServer, LspService, Server};
 
 /// Requests whose work grows with the whole file.
-const HEAVY: &[&str] =
-    &["semanticTokens/full", "semanticTokens/full/delta", "inlayHint", "documentSymbol", "references", "formatting", "foldingRange", "documentLink"];
+const HEAVY: &[&str] = &[
+    "semanticTokens/full",
+    "semanticTokens/full/delta",
+    "inlayHint",
+    "documentSymbol",
+    "references",
+    "formatting",
+    "foldingRange",
+    "documentLink",
+];
 /// The commands `workspace/executeCommand` runs (prefixed: the VS Code extension's own commands
 /// are `opal.…`, and a client registers every server command under its name).
 const COMMANDS: &[&str] = &[DESUGAR_COMMAND];
@@ -50,7 +61,12 @@ pub struct Backend {
 
 impl Backend {
     fn new(client: Client, shut_down: Arc<AtomicBool>, splices: Arc<Splices>) -> Backend {
-        Backend { client, state: Arc::new(Mutex::new(State::default())), shut_down, splices }
+        Backend {
+            client,
+            state: Arc::new(Mutex::new(State::default())),
+            shut_down,
+            splices,
+        }
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
@@ -72,9 +88,17 @@ impl Backend {
         match outcome {
             Ok(r) => r,
             Err(panic) => {
-                let msg = panic.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| panic.downcast_ref::<String>().cloned()).unwrap_or_default();
+                let msg = panic
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_default();
                 self.client.log_message(MessageType::ERROR, format!("opal lsp: {what} failed: {msg} (the server keeps running; please report this)")).await;
-                Err(Error { code: ErrorCode::InternalError, message: format!("internal error in {what}: {msg}").into(), data: None })
+                Err(Error {
+                    code: ErrorCode::InternalError,
+                    message: format!("internal error in {what}: {msg}").into(),
+                    data: None,
+                })
             }
         }
     }
@@ -108,13 +132,19 @@ impl Backend {
             // request (editors cancel superseded requests in bursts) drops it before it starts.
             tokio::time::sleep(GRACE).await;
         }
-        let Some(mut snap) = self.lock().snapshot(uri) else { return Ok(None) };
-        let token = cancel::Token { request: Arc::default(), stale: snap.stale.clone() };
+        let Some(mut snap) = self.lock().snapshot(uri) else {
+            return Ok(None);
+        };
+        let token = cancel::Token {
+            request: Arc::default(),
+            stale: snap.stale.clone(),
+        };
         let _cancel_on_drop = CancelOnDrop(token.request.clone());
         // The protocol tests make one feature panic to check that the server survives, or stall
         // (until cancelled or superseded) to change the document while it works.
         let test_panic = std::env::var("OPAL_LSP_TEST_PANIC").is_ok_and(|v| v == what);
-        let test_stall = std::env::var("OPAL_LSP_TEST_STALL").is_ok_and(|v| v.split(',').any(|w| w == what));
+        let test_stall =
+            std::env::var("OPAL_LSP_TEST_STALL").is_ok_and(|v| v.split(',').any(|w| w == what));
         let version = snap.version;
         let client = self.client.clone();
         let job = tokio::task::spawn_blocking({
@@ -140,9 +170,17 @@ impl Backend {
         match outcome {
             Ok(_) if token.stale.load(Ordering::Relaxed) => Err(content_modified()),
             Ok(r) => r.map(|r| Some((version, r))),
-            Err(p) if p.is::<Cancelled>() => Err(if token.request.load(Ordering::Relaxed) { Error::request_cancelled() } else { content_modified() }),
+            Err(p) if p.is::<Cancelled>() => Err(if token.request.load(Ordering::Relaxed) {
+                Error::request_cancelled()
+            } else {
+                content_modified()
+            }),
             Err(panic) => {
-                let msg = panic.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| panic.downcast_ref::<String>().cloned()).unwrap_or_default();
+                let msg = panic
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_default();
                 self.client.log_message(MessageType::ERROR, format!("opal lsp: {what} failed: {msg} (the server keeps running; please report this)")).await;
                 Err(internal(what, &msg))
             }
@@ -155,16 +193,36 @@ impl Backend {
         let client = self.client.clone();
         let opts = DidChangeWatchedFilesRegistrationOptions {
             watchers: vec![
-                FileSystemWatcher { glob_pattern: GlobPattern::String("**/*.world.toml".into()), kind: None },
-                FileSystemWatcher { glob_pattern: GlobPattern::String("**/*.opal".into()), kind: None },
+                FileSystemWatcher {
+                    glob_pattern: GlobPattern::String("**/*.world.toml".into()),
+                    kind: None,
+                },
+                FileSystemWatcher {
+                    glob_pattern: GlobPattern::String("**/*.opal".into()),
+                    kind: None,
+                },
             ],
         };
-        let reg =
-            Registration { id: "opal-world-files".into(), method: "workspace/didChangeWatchedFiles".into(), register_options: serde_json::to_value(opts).ok() };
+        let reg = Registration {
+            id: "opal-world-files".into(),
+            method: "workspace/didChangeWatchedFiles".into(),
+            register_options: serde_json::to_value(opts).ok(),
+        };
         tokio::spawn(async move {
             // Server-to-client requests get a time limit.
-            if tokio::time::timeout(Duration::from_secs(5), client.register_capability(vec![reg])).await.is_err() {
-                client.log_message(MessageType::WARNING, "opal lsp: the client did not answer the file-watcher registration").await;
+            if tokio::time::timeout(
+                Duration::from_secs(5),
+                client.register_capability(vec![reg]),
+            )
+            .await
+            .is_err()
+            {
+                client
+                    .log_message(
+                        MessageType::WARNING,
+                        "opal lsp: the client did not answer the file-watcher registration",
+                    )
+                    .await;
             }
         });
     }
@@ -174,9 +232,14 @@ impl Backend {
         self.with_analysis("opal/desugar", &uri, move |a| {
             if a.compiled.has_errors() {
                 let n = a.compiled.diags.iter().filter(|d| d.is_error()).count();
-                return Ok(Some(format!("# The program has {n} error(s); fix them to see its desugared core.\n")));
+                return Ok(Some(format!(
+                    "# The program has {n} error(s); fix them to see its desugared core.\n"
+                )));
             }
-            Ok(Some(opal_core::machine::print_initial(&a.compiled.program, false)))
+            Ok(Some(opal_core::machine::print_initial(
+                &a.compiled.program,
+                false,
+            )))
         })
         .await
         .map(|t| t.unwrap_or_default())
@@ -191,20 +254,33 @@ impl Backend {
         let version = {
             let mut st = self.lock();
             let encoding = st.caps.encoding;
-            let o = st.docs.entry(p.uri.clone()).or_insert_with(|| Open::new(Document::new("", p.version.unwrap_or(0), "opal".into())));
+            let o = st.docs.entry(p.uri.clone()).or_insert_with(|| {
+                Open::new(Document::new("", p.version.unwrap_or(0), "opal".into()))
+            });
             o.doc.encoding = encoding;
             o.doc.out_of_sync = Some(message.clone());
             o.doc.version = p.version.unwrap_or(o.doc.version);
             o.changed();
             o.doc.version
         };
-        self.client.show_message(MessageType::ERROR, format!("{}: {message}", p.uri.as_str())).await;
-        self.client.publish_diagnostics(p.uri, vec![diagnostics::out_of_sync_diagnostic(message)], Some(version)).await;
+        self.client
+            .show_message(MessageType::ERROR, format!("{}: {message}", p.uri.as_str()))
+            .await;
+        self.client
+            .publish_diagnostics(
+                p.uri,
+                vec![diagnostics::out_of_sync_diagnostic(message)],
+                Some(version),
+            )
+            .await;
     }
 
     pub async fn document_text(&self, p: UriParams) -> Result<Option<String>> {
         let uri = p.uri()?;
-        self.guarded("opal/documentText", |st| Ok(st.docs.get(&uri).map(|o| o.doc.text()))).await
+        self.guarded("opal/documentText", |st| {
+            Ok(st.docs.get(&uri).map(|o| o.doc.text()))
+        })
+        .await
     }
 }
 
@@ -225,20 +301,36 @@ pub struct UriParams {
 
 impl UriParams {
     fn uri(self) -> Result<Uri> {
-        self.uri.or(self.text_document.map(|t| t.uri)).ok_or_else(|| invalid("expected {\"uri\": …} or {\"textDocument\": {\"uri\": …}}".into()))
+        self.uri
+            .or(self.text_document.map(|t| t.uri))
+            .ok_or_else(|| {
+                invalid("expected {\"uri\": …} or {\"textDocument\": {\"uri\": …}}".into())
+            })
     }
 }
 
 fn content_modified() -> Error {
-    Error { code: ErrorCode::ContentModified, message: "the document changed; ask again".into(), data: None }
+    Error {
+        code: ErrorCode::ContentModified,
+        message: "the document changed; ask again".into(),
+        data: None,
+    }
 }
 
 fn internal(what: &str, msg: &str) -> Error {
-    Error { code: ErrorCode::InternalError, message: format!("internal error in {what}: {msg}").into(), data: None }
+    Error {
+        code: ErrorCode::InternalError,
+        message: format!("internal error in {what}: {msg}").into(),
+        data: None,
+    }
 }
 
 fn invalid(msg: String) -> Error {
-    Error { code: ErrorCode::InvalidParams, message: msg.into(), data: None }
+    Error {
+        code: ErrorCode::InvalidParams,
+        message: msg.into(),
+        data: None,
+    }
 }
 
 impl LanguageServer for Backend {
@@ -251,24 +343,39 @@ impl LanguageServer for Backend {
                 .unwrap_or_default()
                 .into_iter()
                 .filter_map(|f| f.uri.to_file_path().map(|p| p.into_owned()))
-                .chain(params.root_uri.and_then(|u| u.to_file_path().map(|p| p.into_owned())))
+                .chain(
+                    params
+                        .root_uri
+                        .and_then(|u| u.to_file_path().map(|p| p.into_owned())),
+                )
                 .collect();
             st.roots = roots;
-            st.caps = ClientCaps::from(&params.capabilities, params.client_info.as_ref().map(|c| c.name.as_str()));
+            st.caps = ClientCaps::from(
+                &params.capabilities,
+                params.client_info.as_ref().map(|c| c.name.as_str()),
+            );
         }
         let (encoding, pull) = {
             let st = self.lock();
             (st.caps.encoding, st.caps.pull_diagnostics)
         };
         Ok(InitializeResult {
-            server_info: Some(ServerInfo { name: "opal-lsp".into(), version: Some(env!("CARGO_PKG_VERSION").into()) }),
+            server_info: Some(ServerInfo {
+                name: "opal-lsp".into(),
+                version: Some(env!("CARGO_PKG_VERSION").into()),
+            }),
             capabilities: capabilities::server_capabilities(encoding, pull),
             ..Default::default()
         })
     }
 
     async fn initialized(&self, _: InitializedParams) {
-        self.client.log_message(MessageType::INFO, format!("opal lsp {} ready", env!("CARGO_PKG_VERSION"))).await;
+        self.client
+            .log_message(
+                MessageType::INFO,
+                format!("opal lsp {} ready", env!("CARGO_PKG_VERSION")),
+            )
+            .await;
         // Only clients that declared dynamic registration are asked to watch files.
         if self.lock().caps.watch_registration {
             self.register_watchers();
@@ -289,7 +396,8 @@ impl LanguageServer for Backend {
             if let Some(old) = st.docs.get_mut(&uri) {
                 old.changed();
             }
-            let mut doc = Document::new(&p.text_document.text, version, p.text_document.language_id);
+            let mut doc =
+                Document::new(&p.text_document.text, version, p.text_document.language_id);
             doc.encoding = st.caps.encoding;
             st.docs.insert(uri.clone(), Open::new(doc));
             if is_world(&uri) {
@@ -316,12 +424,27 @@ impl LanguageServer for Backend {
             applied.unwrap_or(None)
         };
         match applied {
-            Some(Ok(())) => diagnostics::schedule(self.state.clone(), self.client.clone(), uri, version),
+            Some(Ok(())) => {
+                diagnostics::schedule(self.state.clone(), self.client.clone(), uri, version)
+            }
             Some(Err(Refused)) => {
-                let msg = format!("opal lsp: refused an edit of {}: the document is out of sync (reopen it)", uri.as_str());
+                let msg = format!(
+                    "opal lsp: refused an edit of {}: the document is out of sync (reopen it)",
+                    uri.as_str()
+                );
                 self.client.log_message(MessageType::WARNING, msg).await;
             }
-            None => self.client.log_message(MessageType::WARNING, format!("opal lsp: change for a document that is not open: {}", uri.as_str())).await,
+            None => {
+                self.client
+                    .log_message(
+                        MessageType::WARNING,
+                        format!(
+                            "opal lsp: change for a document that is not open: {}",
+                            uri.as_str()
+                        ),
+                    )
+                    .await
+            }
         }
     }
 
@@ -382,15 +505,26 @@ impl LanguageServer for Backend {
         let uri = p.text_document_position_params.text_document.uri;
         let pos = p.text_document_position_params.position;
         let markdown = self.lock().caps.hover_markdown;
-        self.with_analysis("hover", &uri, move |a| Ok(navigation::hover(a, a.pos().offset(pos)).map(|h| to_proto::hover(a, h, markdown)))).await
+        self.with_analysis("hover", &uri, move |a| {
+            Ok(navigation::hover(a, a.pos().offset(pos)).map(|h| to_proto::hover(a, h, markdown)))
+        })
+        .await
     }
 
-    async fn goto_definition(&self, p: GotoDefinitionParams) -> Result<Option<GotoDefinitionResponse>> {
+    async fn goto_definition(
+        &self,
+        p: GotoDefinitionParams,
+    ) -> Result<Option<GotoDefinitionResponse>> {
         let uri = p.text_document_position_params.text_document.uri;
         let pos = p.text_document_position_params.position;
         let u = uri.clone();
         self.with_analysis("definition", &uri, move |a| {
-            Ok(navigation::definition(a, a.pos().offset(pos)).map(|s| GotoDefinitionResponse::Scalar(Location { uri: u, range: a.pos().range(s) })))
+            Ok(navigation::definition(a, a.pos().offset(pos)).map(|s| {
+                GotoDefinitionResponse::Scalar(Location {
+                    uri: u,
+                    range: a.pos().range(s),
+                })
+            }))
         })
         .await
     }
@@ -400,14 +534,18 @@ impl LanguageServer for Backend {
         let pos = p.text_document_position.position;
         let u = uri.clone();
         self.with_analysis("references", &uri, move |a| {
-            let spans = navigation::references(a, a.pos().offset(pos), p.context.include_declaration);
+            let spans =
+                navigation::references(a, a.pos().offset(pos), p.context.include_declaration);
             let p = a.pos();
             Ok(Some(
                 spans
                     .into_iter()
                     .map(|s| {
                         cancel::check();
-                        Location { uri: u.clone(), range: p.range(s) }
+                        Location {
+                            uri: u.clone(),
+                            range: p.range(s),
+                        }
                     })
                     .collect(),
             ))
@@ -415,19 +553,38 @@ impl LanguageServer for Backend {
         .await
     }
 
-    async fn document_highlight(&self, p: DocumentHighlightParams) -> Result<Option<Vec<DocumentHighlight>>> {
+    async fn document_highlight(
+        &self,
+        p: DocumentHighlightParams,
+    ) -> Result<Option<Vec<DocumentHighlight>>> {
         let uri = p.text_document_position_params.text_document.uri;
         let pos = p.text_document_position_params.position;
-        self.with_analysis("documentHighlight", &uri, move |a| Ok(Some(to_proto::highlights(a, navigation::highlights(a, a.pos().offset(pos)))))).await
+        self.with_analysis("documentHighlight", &uri, move |a| {
+            Ok(Some(to_proto::highlights(
+                a,
+                navigation::highlights(a, a.pos().offset(pos)),
+            )))
+        })
+        .await
     }
 
-    async fn prepare_rename(&self, p: TextDocumentPositionParams) -> Result<Option<PrepareRenameResponse>> {
+    async fn prepare_rename(
+        &self,
+        p: TextDocumentPositionParams,
+    ) -> Result<Option<PrepareRenameResponse>> {
         let uri = p.text_document.uri;
         let pos = p.position;
-        self.with_analysis("prepareRename", &uri, move |a| match navigation::prepare_rename(a, a.pos().offset(pos)) {
-            Ok(s) => Ok(Some(PrepareRenameResponse::RangeWithPlaceholder { range: a.pos().range(s), placeholder: a.slice(s).to_string() })),
-            Err(e) => Err(invalid(e)),
-        })
+        self.with_analysis(
+            "prepareRename",
+            &uri,
+            move |a| match navigation::prepare_rename(a, a.pos().offset(pos)) {
+                Ok(s) => Ok(Some(PrepareRenameResponse::RangeWithPlaceholder {
+                    range: a.pos().range(s),
+                    placeholder: a.slice(s).to_string(),
+                })),
+                Err(e) => Err(invalid(e)),
+            },
+        )
         .await
     }
 
@@ -443,7 +600,10 @@ impl LanguageServer for Backend {
         .await
     }
 
-    async fn document_symbol(&self, p: DocumentSymbolParams) -> Result<Option<DocumentSymbolResponse>> {
+    async fn document_symbol(
+        &self,
+        p: DocumentSymbolParams,
+    ) -> Result<Option<DocumentSymbolResponse>> {
         let hierarchical = self.lock().caps.hierarchical_symbols;
         let uri = p.text_document.uri;
         let u = uri.clone();
@@ -455,7 +615,10 @@ impl LanguageServer for Backend {
                 kind: SymbolKind::NULL,
                 tags: None,
                 deprecated: None,
-                location: Location { uri: uri.clone(), range: Range::default() },
+                location: Location {
+                    uri: uri.clone(),
+                    range: Range::default(),
+                },
                 container_name: Some(marker),
             };
             DocumentSymbolResponse::Flat(vec![s])
@@ -464,10 +627,16 @@ impl LanguageServer for Backend {
             .with_analysis("documentSymbol", &uri, move |a| {
                 if hierarchical {
                     return Ok(Some(Written::new(DocumentSymbolResponse::Nested(
-                        navigation::document_symbols(a).into_iter().map(|s| to_proto::document_symbol(a, s)).collect(),
+                        navigation::document_symbols(a)
+                            .into_iter()
+                            .map(|s| to_proto::document_symbol(a, s))
+                            .collect(),
                     ))));
                 }
-                let flat = navigation::flat_symbols(a).into_iter().map(|s| to_proto::symbol_information(a, &u, s)).collect();
+                let flat = navigation::flat_symbols(a)
+                    .into_iter()
+                    .map(|s| to_proto::symbol_information(a, &u, s))
+                    .collect();
                 Ok(Some(Written::new(DocumentSymbolResponse::Flat(flat))))
             })
             .await?;
@@ -479,8 +648,20 @@ impl LanguageServer for Backend {
         // files it read leave the dirty set (unless marked again meanwhile).
         let (mut index, read, roots, open, enc, watched) = {
             let st = self.lock();
-            let open: Vec<(Uri, Snapshot)> = st.docs.keys().filter(|u| !is_world(u)).filter_map(|u| Some((u.clone(), st.snapshot(u)?))).collect();
-            (st.index.clone(), st.index.dirty.clone(), st.roots.clone(), open, st.caps.encoding, st.caps.watch_registration)
+            let open: Vec<(Uri, Snapshot)> = st
+                .docs
+                .keys()
+                .filter(|u| !is_world(u))
+                .filter_map(|u| Some((u.clone(), st.snapshot(u)?)))
+                .collect();
+            (
+                st.index.clone(),
+                st.index.dirty.clone(),
+                st.roots.clone(),
+                open,
+                st.caps.encoding,
+                st.caps.watch_registration,
+            )
         };
         let token = cancel::Token::default();
         let _cancel_on_drop = CancelOnDrop(token.request.clone());
@@ -493,10 +674,20 @@ impl LanguageServer for Backend {
                 // stops, so the new version's is not held up); a cancelled search stops.
                 let open: Vec<(Uri, Arc<Analysis>)> = open
                     .into_iter()
-                    .filter_map(|(u, mut s)| match cancel::run(cancel::Token { request: request.clone(), stale: s.stale.clone() }, || s.analysis()) {
-                        Ok(a) => Some((u, a)),
-                        Err(p) if p.is::<Cancelled>() && !request.load(Ordering::Relaxed) => None,
-                        Err(p) => std::panic::resume_unwind(p),
+                    .filter_map(|(u, mut s)| {
+                        match cancel::run(
+                            cancel::Token {
+                                request: request.clone(),
+                                stale: s.stale.clone(),
+                            },
+                            || s.analysis(),
+                        ) {
+                            Ok(a) => Some((u, a)),
+                            Err(p) if p.is::<Cancelled>() && !request.load(Ordering::Relaxed) => {
+                                None
+                            }
+                            Err(p) => std::panic::resume_unwind(p),
+                        }
                     })
                     .collect();
                 let found = index::query(&index, &open, &query);
@@ -506,7 +697,12 @@ impl LanguageServer for Backend {
         match job.await {
             Ok(Ok((index, found))) => {
                 self.lock().index.take_read(index, &read);
-                Ok(Some(WorkspaceSymbolResponse::Nested(found.into_iter().map(|(u, e)| to_proto::workspace_symbol(u, e)).collect())))
+                Ok(Some(WorkspaceSymbolResponse::Nested(
+                    found
+                        .into_iter()
+                        .map(|(u, e)| to_proto::workspace_symbol(u, e))
+                        .collect(),
+                )))
             }
             Ok(Err(p)) if p.is::<Cancelled>() => Err(Error::request_cancelled()),
             _ => Err(internal("workspace/symbol", "the symbol search failed")),
@@ -528,16 +724,30 @@ impl LanguageServer for Backend {
             let items = completions
                 .into_iter()
                 .map(|c| {
-                    let doc = if caps.resolve_documentation { None } else { c.doc.as_ref().and_then(|d| completion::completion_documentation(a, d)) };
+                    let doc = if caps.resolve_documentation {
+                        None
+                    } else {
+                        c.doc
+                            .as_ref()
+                            .and_then(|d| completion::completion_documentation(a, d))
+                    };
                     let mut i = to_proto::completion_item(c);
                     if let Some(d) = &mut i.data {
                         d["uri"] = serde_json::Value::String(u.to_string());
                     }
-                    i.documentation = doc.map(|d| to_proto::documentation(d, caps.completion_markdown));
+                    i.documentation =
+                        doc.map(|d| to_proto::documentation(d, caps.completion_markdown));
                     i
                 })
                 .collect();
-            Ok(Some(if cut { CompletionResponse::List(CompletionList { is_incomplete: true, items }) } else { CompletionResponse::Array(items) }))
+            Ok(Some(if cut {
+                CompletionResponse::List(CompletionList {
+                    is_incomplete: true,
+                    items,
+                })
+            } else {
+                CompletionResponse::Array(items)
+            }))
         })
         .await
     }
@@ -546,10 +756,23 @@ impl LanguageServer for Backend {
         if item.documentation.is_some() {
             return Ok(item);
         }
-        let Some(uri) = item.data.as_ref().and_then(|d| d["uri"].as_str()).and_then(|u| u.parse::<Uri>().ok()) else { return Ok(item) };
+        let Some(uri) = item
+            .data
+            .as_ref()
+            .and_then(|d| d["uri"].as_str())
+            .and_then(|u| u.parse::<Uri>().ok())
+        else {
+            return Ok(item);
+        };
         let markdown = self.lock().caps.completion_markdown;
-        let Some(source) = to_proto::completion_doc_source(item.data.as_ref()) else { return Ok(item) };
-        let doc = self.with_analysis("completionItem/resolve", &uri, move |a| Ok(completion::completion_documentation(a, &source))).await?;
+        let Some(source) = to_proto::completion_doc_source(item.data.as_ref()) else {
+            return Ok(item);
+        };
+        let doc = self
+            .with_analysis("completionItem/resolve", &uri, move |a| {
+                Ok(completion::completion_documentation(a, &source))
+            })
+            .await?;
         item.documentation = doc.map(|d| to_proto::documentation(d, markdown));
         Ok(item)
     }
@@ -557,72 +780,137 @@ impl LanguageServer for Backend {
     async fn signature_help(&self, p: SignatureHelpParams) -> Result<Option<SignatureHelp>> {
         let uri = p.text_document_position_params.text_document.uri;
         let pos = p.text_document_position_params.position;
-        self.with_analysis("signatureHelp", &uri, move |a| Ok(signature_help::signature_help(a, a.pos().offset(pos)).map(to_proto::signature_help))).await
+        self.with_analysis("signatureHelp", &uri, move |a| {
+            Ok(
+                signature_help::signature_help(a, a.pos().offset(pos))
+                    .map(to_proto::signature_help),
+            )
+        })
+        .await
     }
 
     async fn formatting(&self, p: DocumentFormattingParams) -> Result<Option<Vec<TextEdit>>> {
         let r = self
-            .off_lock("formatting", &p.text_document.uri, |a| Ok(formatting::format_document(a).map(|e| to_proto::text_edits(a, e.into_iter().collect()))))
+            .off_lock("formatting", &p.text_document.uri, |a| {
+                Ok(formatting::format_document(a)
+                    .map(|e| to_proto::text_edits(a, e.into_iter().collect())))
+            })
             .await?;
         self.edits_or_null(r.map(|(_, r)| r)).await
     }
 
-    async fn range_formatting(&self, p: DocumentRangeFormattingParams) -> Result<Option<Vec<TextEdit>>> {
+    async fn range_formatting(
+        &self,
+        p: DocumentRangeFormattingParams,
+    ) -> Result<Option<Vec<TextEdit>>> {
         let range = p.range;
         let r = self
             .off_lock("rangeFormatting", &p.text_document.uri, move |a| {
-                Ok(formatting::format_range(a, a.pos().span(range)).map(|e| to_proto::text_edits(a, e.into_iter().collect())))
+                Ok(formatting::format_range(a, a.pos().span(range))
+                    .map(|e| to_proto::text_edits(a, e.into_iter().collect())))
             })
             .await?;
         self.edits_or_null(r.map(|(_, r)| r)).await
     }
 
     async fn folding_range(&self, p: FoldingRangeParams) -> Result<Option<Vec<FoldingRange>>> {
-        self.with_analysis("foldingRange", &p.text_document.uri, |a| Ok(Some(folding_ranges::folding_ranges(a).iter().map(to_proto::folding_range).collect())))
-            .await
-    }
-
-    async fn selection_range(&self, p: SelectionRangeParams) -> Result<Option<Vec<SelectionRange>>> {
-        let positions = p.positions;
-        self.with_analysis("selectionRange", &p.text_document.uri, move |a| {
-            let at = |o| to_proto::selection_range(a, selection_ranges::enclosing_spans(a, o), o);
-            Ok(Some(positions.iter().map(|&x| at(a.pos().offset(x))).collect()))
+        self.with_analysis("foldingRange", &p.text_document.uri, |a| {
+            Ok(Some(
+                folding_ranges::folding_ranges(a)
+                    .iter()
+                    .map(to_proto::folding_range)
+                    .collect(),
+            ))
         })
         .await
     }
 
-    async fn semantic_tokens_full(&self, p: SemanticTokensParams) -> Result<Option<SemanticTokensResult>> {
+    async fn selection_range(
+        &self,
+        p: SelectionRangeParams,
+    ) -> Result<Option<Vec<SelectionRange>>> {
+        let positions = p.positions;
+        self.with_analysis("selectionRange", &p.text_document.uri, move |a| {
+            let at = |o| to_proto::selection_range(a, selection_ranges::enclosing_spans(a, o), o);
+            Ok(Some(
+                positions.iter().map(|&x| at(a.pos().offset(x))).collect(),
+            ))
+        })
+        .await
+    }
+
+    async fn semantic_tokens_full(
+        &self,
+        p: SemanticTokensParams,
+    ) -> Result<Option<SemanticTokensResult>> {
         let uri = p.text_document.uri;
-        let Some(t) = self.fresh_tokens("semanticTokens/full", &uri).await? else { return Ok(None) };
-        let tokens = SemanticTokensResult::Tokens(SemanticTokens { result_id: Some(t.id), data: t.data });
+        let Some(t) = self.fresh_tokens("semanticTokens/full", &uri).await? else {
+            return Ok(None);
+        };
+        let tokens = SemanticTokensResult::Tokens(SemanticTokens {
+            result_id: Some(t.id),
+            data: t.data,
+        });
         // Written on a blocking thread: 6 ms for a 50 000-line file would hold up a hover.
-        let written = tokio::task::spawn_blocking(move || Written::new(tokens)).await.map_err(|e| internal("semanticTokens/full", &e.to_string()))?;
-        let stand_in = |marker| SemanticTokensResult::Tokens(SemanticTokens { result_id: Some(marker), data: vec![] });
+        let written = tokio::task::spawn_blocking(move || Written::new(tokens))
+            .await
+            .map_err(|e| internal("semanticTokens/full", &e.to_string()))?;
+        let stand_in = |marker| {
+            SemanticTokensResult::Tokens(SemanticTokens {
+                result_id: Some(marker),
+                data: vec![],
+            })
+        };
         Ok(Some(self.splices.answer(written, stand_in)))
     }
 
-    async fn semantic_tokens_full_delta(&self, p: SemanticTokensDeltaParams) -> Result<Option<SemanticTokensFullDeltaResult>> {
+    async fn semantic_tokens_full_delta(
+        &self,
+        p: SemanticTokensDeltaParams,
+    ) -> Result<Option<SemanticTokensFullDeltaResult>> {
         let uri = p.text_document.uri;
-        let Some(t) = self.fresh_tokens("semanticTokens/full/delta", &uri).await? else { return Ok(None) };
+        let Some(t) = self.fresh_tokens("semanticTokens/full/delta", &uri).await? else {
+            return Ok(None);
+        };
         Ok(Some(match t.previous {
             Some((old_id, old)) if old_id == p.previous_result_id => {
-                SemanticTokensFullDeltaResult::TokensDelta(SemanticTokensDelta { result_id: Some(t.id), edits: to_proto::token_delta(&old, &t.data) })
+                SemanticTokensFullDeltaResult::TokensDelta(SemanticTokensDelta {
+                    result_id: Some(t.id),
+                    edits: to_proto::token_delta(&old, &t.data),
+                })
             }
-            _ => SemanticTokensFullDeltaResult::Tokens(SemanticTokens { result_id: Some(t.id), data: t.data }),
+            _ => SemanticTokensFullDeltaResult::Tokens(SemanticTokens {
+                result_id: Some(t.id),
+                data: t.data,
+            }),
         }))
     }
 
     async fn inlay_hint(&self, p: InlayHintParams) -> Result<Option<Vec<InlayHint>>> {
         let range = p.range;
         // A screenful costs what it touches (inlay_hints::inlay_hints): no wait for cancellation.
-        let what = if range.end.line.saturating_sub(range.start.line) > 1000 { "inlayHint" } else { "inlayHint (range)" };
+        let what = if range.end.line.saturating_sub(range.start.line) > 1000 {
+            "inlayHint"
+        } else {
+            "inlayHint (range)"
+        };
         let written = self
             .with_analysis(what, &p.text_document.uri, move |a| {
                 let p = a.pos();
-                Ok(Some(Written::new(inlay_hints::inlay_hints(a, p.span(range)).into_iter().map(|h| to_proto::inlay_hint(&p, h)).collect::<Vec<_>>())))
+                Ok(Some(Written::new(
+                    inlay_hints::inlay_hints(a, p.span(range))
+                        .into_iter()
+                        .map(|h| to_proto::inlay_hint(&p, h))
+                        .collect::<Vec<_>>(),
+                )))
             })
             .await?;
-        let stand_in = |marker| vec![InlayHint { label: InlayHintLabel::String(marker), ..to_proto::STAND_IN_HINT }];
+        let stand_in = |marker| {
+            vec![InlayHint {
+                label: InlayHintLabel::String(marker),
+                ..to_proto::STAND_IN_HINT
+            }]
+        };
         Ok(written.map(|w| self.splices.answer(w, stand_in)))
     }
 
@@ -637,15 +925,31 @@ impl LanguageServer for Backend {
         // `only`: the kinds the client asked for (a kind covers its sub-kinds).
         let only = p.context.only;
         let wanted = move |kind: &str| {
-            only.as_ref().is_none_or(|o| o.iter().any(|k| kind == k.as_str() || kind.strip_prefix(k.as_str()).is_some_and(|r| r.starts_with('.'))))
+            only.as_ref().is_none_or(|o| {
+                o.iter().any(|k| {
+                    kind == k.as_str()
+                        || kind
+                            .strip_prefix(k.as_str())
+                            .is_some_and(|r| r.starts_with('.'))
+                })
+            })
         };
         self.with_analysis("codeAction", &uri, move |a| {
             let span = a.pos().span(range);
             let mut actions: Vec<CodeActionOrCommand> = Vec::new();
             if wanted(CodeActionKind::QUICKFIX.as_str()) {
-                actions.extend(code_actions::quick_fixes(a, span).into_iter().map(|q| to_proto::quick_fix(a, &u, q)));
+                actions.extend(
+                    code_actions::quick_fixes(a, span)
+                        .into_iter()
+                        .map(|q| to_proto::quick_fix(a, &u, q)),
+                );
             }
-            actions.extend(refactor::refactors(a, span).into_iter().filter(|r| wanted(r.kind)).map(|r| to_proto::refactor(a, &u, r)));
+            actions.extend(
+                refactor::refactors(a, span)
+                    .into_iter()
+                    .filter(|r| wanted(r.kind))
+                    .map(|r| to_proto::refactor(a, &u, r)),
+            );
             Ok(Some(actions))
         })
         .await
@@ -653,28 +957,47 @@ impl LanguageServer for Backend {
 
     async fn document_link(&self, p: DocumentLinkParams) -> Result<Option<Vec<DocumentLink>>> {
         let uri = p.text_document.uri;
-        let Some(dir) = uri.to_file_path().and_then(|f| f.parent().map(Path::to_path_buf)) else { return Ok(None) };
+        let Some(dir) = uri
+            .to_file_path()
+            .and_then(|f| f.parent().map(Path::to_path_buf))
+        else {
+            return Ok(None);
+        };
         let (world, fragments) = {
             let st = self.lock();
             (st.world_for(&uri), st.caps.line_fragments)
         };
         self.with_analysis("documentLink", &uri, move |a| {
             let world = world.text();
-            let links = document_link::document_links(a, &dir, world.as_ref().map(|(p, t)| (p.as_path(), t.as_str())));
-            Ok(Some(links.into_iter().filter_map(|l| to_proto::document_link(a, l, fragments)).collect()))
+            let links = document_link::document_links(
+                a,
+                &dir,
+                world.as_ref().map(|(p, t)| (p.as_path(), t.as_str())),
+            );
+            Ok(Some(
+                links
+                    .into_iter()
+                    .filter_map(|l| to_proto::document_link(a, l, fragments))
+                    .collect(),
+            ))
         })
         .await
     }
 
-    async fn on_type_formatting(&self, p: DocumentOnTypeFormattingParams) -> Result<Option<Vec<TextEdit>>> {
+    async fn on_type_formatting(
+        &self,
+        p: DocumentOnTypeFormattingParams,
+    ) -> Result<Option<Vec<TextEdit>>> {
         if p.ch != "\n" {
             return Ok(None);
         }
         let line = p.text_document_position.position.line;
         let unit = on_type::indent_unit(p.options.tab_size, p.options.insert_spaces);
-        self.with_analysis("onTypeFormatting", &p.text_document_position.text_document.uri, move |a| {
-            Ok(on_type::after_newline(a, line, &unit).map(|e| to_proto::text_edits(a, e)))
-        })
+        self.with_analysis(
+            "onTypeFormatting",
+            &p.text_document_position.text_document.uri,
+            move |a| Ok(on_type::after_newline(a, line, &unit).map(|e| to_proto::text_edits(a, e))),
+        )
         .await
     }
 
@@ -687,104 +1010,185 @@ impl LanguageServer for Backend {
                     serde_json::Value::String(uri) => serde_json::json!({ "uri": uri }),
                     other => other,
                 };
-                let params: UriParams = serde_json::from_value(params).map_err(|e| invalid(format!("{DESUGAR_COMMAND}: expected a document URI: {e}")))?;
+                let params: UriParams = serde_json::from_value(params).map_err(|e| {
+                    invalid(format!("{DESUGAR_COMMAND}: expected a document URI: {e}"))
+                })?;
                 Ok(Some(serde_json::Value::String(self.desugar(params).await?)))
             }
-            other => Err(invalid(format!("unknown command `{other}`; this server runs {}", COMMANDS.join(", ")))),
+            other => Err(invalid(format!(
+                "unknown command `{other}`; this server runs {}",
+                COMMANDS.join(", ")
+            ))),
         }
     }
 
-    async fn goto_declaration(&self, p: GotoDefinitionParams) -> Result<Option<GotoDefinitionResponse>> {
+    async fn goto_declaration(
+        &self,
+        p: GotoDefinitionParams,
+    ) -> Result<Option<GotoDefinitionResponse>> {
         // A binding is declared where it is defined (there are no separate declarations; an
         // `extern` line is both).
         self.goto_definition(p).await
     }
 
-    async fn linked_editing_range(&self, p: LinkedEditingRangeParams) -> Result<Option<LinkedEditingRanges>> {
+    async fn linked_editing_range(
+        &self,
+        p: LinkedEditingRangeParams,
+    ) -> Result<Option<LinkedEditingRanges>> {
         let uri = p.text_document_position_params.text_document.uri;
         let pos = p.text_document_position_params.position;
         self.with_analysis("linkedEditingRange", &uri, move |a| {
-            Ok(crate::linked_editing::ranges(a, a.pos().offset(pos)).map(|r| to_proto::linked_editing_ranges(a, r)))
+            Ok(crate::linked_editing::ranges(a, a.pos().offset(pos))
+                .map(|r| to_proto::linked_editing_ranges(a, r)))
         })
         .await
     }
 
-    async fn prepare_call_hierarchy(&self, p: CallHierarchyPrepareParams) -> Result<Option<Vec<CallHierarchyItem>>> {
+    async fn prepare_call_hierarchy(
+        &self,
+        p: CallHierarchyPrepareParams,
+    ) -> Result<Option<Vec<CallHierarchyItem>>> {
         let uri = p.text_document_position_params.text_document.uri;
         let pos = p.text_document_position_params.position;
         let u = uri.clone();
         self.with_analysis("prepareCallHierarchy", &uri, move |a| {
-            Ok(call_hierarchy::prepare(a, a.pos().offset(pos)).map(|it| vec![to_proto::call_item(a, &u, it)]))
+            Ok(call_hierarchy::prepare(a, a.pos().offset(pos))
+                .map(|it| vec![to_proto::call_item(a, &u, it)]))
         })
         .await
     }
 
-    async fn incoming_calls(&self, p: CallHierarchyIncomingCallsParams) -> Result<Option<Vec<CallHierarchyIncomingCall>>> {
+    async fn incoming_calls(
+        &self,
+        p: CallHierarchyIncomingCallsParams,
+    ) -> Result<Option<Vec<CallHierarchyIncomingCall>>> {
         let uri = p.item.uri.clone();
         let u = uri.clone();
         self.with_analysis("callHierarchy/incomingCalls", &uri, move |a| {
-            Ok(Some(to_proto::incoming_calls(a, &u, call_hierarchy::incoming(a, a.pos().offset(p.item.selection_range.start)))))
+            Ok(Some(to_proto::incoming_calls(
+                a,
+                &u,
+                call_hierarchy::incoming(a, a.pos().offset(p.item.selection_range.start)),
+            )))
         })
         .await
     }
 
-    async fn outgoing_calls(&self, p: CallHierarchyOutgoingCallsParams) -> Result<Option<Vec<CallHierarchyOutgoingCall>>> {
+    async fn outgoing_calls(
+        &self,
+        p: CallHierarchyOutgoingCallsParams,
+    ) -> Result<Option<Vec<CallHierarchyOutgoingCall>>> {
         let uri = p.item.uri.clone();
         let u = uri.clone();
         self.with_analysis("callHierarchy/outgoingCalls", &uri, move |a| {
-            Ok(Some(to_proto::outgoing_calls(a, &u, call_hierarchy::outgoing(a, a.pos().offset(p.item.selection_range.start)))))
+            Ok(Some(to_proto::outgoing_calls(
+                a,
+                &u,
+                call_hierarchy::outgoing(a, a.pos().offset(p.item.selection_range.start)),
+            )))
         })
         .await
     }
 
-    async fn diagnostic(&self, p: DocumentDiagnosticParams) -> Result<DocumentDiagnosticReportResult> {
+    async fn diagnostic(
+        &self,
+        p: DocumentDiagnosticParams,
+    ) -> Result<DocumentDiagnosticReportResult> {
         // Pull diagnostics: the same list as the pushed one, with the version as result id.
         let uri = p.text_document.uri;
-        if let Some(message) = self.lock().docs.get(&uri).and_then(|o| o.doc.out_of_sync.clone()) {
+        if let Some(message) = self
+            .lock()
+            .docs
+            .get(&uri)
+            .and_then(|o| o.doc.out_of_sync.clone())
+        {
             let items = vec![diagnostics::out_of_sync_diagnostic(message)];
-            let report = FullDocumentDiagnosticReport { result_id: None, items };
-            let report = RelatedFullDocumentDiagnosticReport { related_documents: None, full_document_diagnostic_report: report };
-            return Ok(DocumentDiagnosticReportResult::Report(DocumentDiagnosticReport::Full(report)));
+            let report = FullDocumentDiagnosticReport {
+                result_id: None,
+                items,
+            };
+            let report = RelatedFullDocumentDiagnosticReport {
+                related_documents: None,
+                full_document_diagnostic_report: report,
+            };
+            return Ok(DocumentDiagnosticReportResult::Report(
+                DocumentDiagnosticReport::Full(report),
+            ));
         }
         let u = uri.clone();
-        let r =
-            self.off_lock("diagnostic", &uri, move |a| Ok(a.diags.iter().map(|d| to_proto::to_lsp_diagnostic(&a.pos(), &u, d)).collect::<Vec<_>>())).await?;
+        let r = self
+            .off_lock("diagnostic", &uri, move |a| {
+                Ok(a.diags
+                    .iter()
+                    .map(|d| to_proto::to_lsp_diagnostic(&a.pos(), &u, d))
+                    .collect::<Vec<_>>())
+            })
+            .await?;
         let (result_id, items) = match r {
             Some((v, items)) => (Some(v.to_string()), items),
             None => (None, vec![]),
         };
-        Ok(DocumentDiagnosticReportResult::Report(DocumentDiagnosticReport::Full(RelatedFullDocumentDiagnosticReport {
-            related_documents: None,
-            full_document_diagnostic_report: FullDocumentDiagnosticReport { result_id, items },
-        })))
+        Ok(DocumentDiagnosticReportResult::Report(
+            DocumentDiagnosticReport::Full(RelatedFullDocumentDiagnosticReport {
+                related_documents: None,
+                full_document_diagnostic_report: FullDocumentDiagnosticReport { result_id, items },
+            }),
+        ))
     }
 
-    async fn workspace_diagnostic(&self, _: WorkspaceDiagnosticParams) -> Result<WorkspaceDiagnosticReportResult> {
+    async fn workspace_diagnostic(
+        &self,
+        _: WorkspaceDiagnosticParams,
+    ) -> Result<WorkspaceDiagnosticReportResult> {
         // Every open program's diagnostics (files on disk are analysed when opened).
-        let uris: Vec<Uri> = self.lock().docs.keys().filter(|u| !is_world(u)).cloned().collect();
+        let uris: Vec<Uri> = self
+            .lock()
+            .docs
+            .keys()
+            .filter(|u| !is_world(u))
+            .cloned()
+            .collect();
         let mut items = Vec::new();
         for uri in uris {
             let u = uri.clone();
             let r = self
-                .off_lock("workspace/diagnostic", &uri, move |a| Ok(a.diags.iter().map(|d| to_proto::to_lsp_diagnostic(&a.pos(), &u, d)).collect::<Vec<_>>()))
+                .off_lock("workspace/diagnostic", &uri, move |a| {
+                    Ok(a.diags
+                        .iter()
+                        .map(|d| to_proto::to_lsp_diagnostic(&a.pos(), &u, d))
+                        .collect::<Vec<_>>())
+                })
                 .await?;
             if let Some((v, diags)) = r {
-                items.push(WorkspaceDocumentDiagnosticReport::Full(WorkspaceFullDocumentDiagnosticReport {
-                    uri,
-                    version: Some(v as i64),
-                    full_document_diagnostic_report: FullDocumentDiagnosticReport { result_id: Some(v.to_string()), items: diags },
-                }));
+                items.push(WorkspaceDocumentDiagnosticReport::Full(
+                    WorkspaceFullDocumentDiagnosticReport {
+                        uri,
+                        version: Some(v as i64),
+                        full_document_diagnostic_report: FullDocumentDiagnosticReport {
+                            result_id: Some(v.to_string()),
+                            items: diags,
+                        },
+                    },
+                ));
             }
         }
-        Ok(WorkspaceDiagnosticReportResult::Report(WorkspaceDiagnosticReport { items }))
+        Ok(WorkspaceDiagnosticReportResult::Report(
+            WorkspaceDiagnosticReport { items },
+        ))
     }
 
-    async fn semantic_tokens_range(&self, p: SemanticTokensRangeParams) -> Result<Option<SemanticTokensRangeResult>> {
+    async fn semantic_tokens_range(
+        &self,
+        p: SemanticTokensRangeParams,
+    ) -> Result<Option<SemanticTokensRangeResult>> {
         let range = p.range;
         self.with_analysis("semanticTokens/range", &p.text_document.uri, move |a| {
             Ok(Some(SemanticTokensRangeResult::Tokens(SemanticTokens {
                 result_id: None,
-                data: to_proto::semantic_tokens(a, &semantic_tokens::semantic_tokens_in(a, a.pos().span(range))),
+                data: to_proto::semantic_tokens(
+                    a,
+                    &semantic_tokens::semantic_tokens_in(a, a.pos().span(range)),
+                ),
             })))
         })
         .await
@@ -793,18 +1197,29 @@ impl LanguageServer for Backend {
     async fn code_lens(&self, p: CodeLensParams) -> Result<Option<Vec<CodeLens>>> {
         let uri = p.text_document.uri;
         let u = uri.clone();
-        self.with_analysis("codeLens", &uri, move |_| Ok(Some(to_proto::code_lenses(&u)))).await
+        self.with_analysis("codeLens", &uri, move |_| {
+            Ok(Some(to_proto::code_lenses(&u)))
+        })
+        .await
     }
 }
 
 impl Backend {
     /// Formatting edits; a file that cannot be formatted answers `null` (no edits) and the
     /// reason goes to the log, as rust-analyzer does (an error would be shown on every save).
-    async fn edits_or_null(&self, r: Option<std::result::Result<Vec<TextEdit>, String>>) -> Result<Option<Vec<TextEdit>>> {
+    async fn edits_or_null(
+        &self,
+        r: Option<std::result::Result<Vec<TextEdit>, String>>,
+    ) -> Result<Option<Vec<TextEdit>>> {
         match r {
             Some(Ok(edits)) => Ok(Some(edits)),
             Some(Err(why)) => {
-                self.client.log_message(MessageType::INFO, format!("opal lsp: not formatting: {why}")).await;
+                self.client
+                    .log_message(
+                        MessageType::INFO,
+                        format!("opal lsp: not formatting: {why}"),
+                    )
+                    .await;
                 Ok(None)
             }
             None => Ok(None),
@@ -813,14 +1228,30 @@ impl Backend {
 
     /// Semantic tokens computed off the lock, recorded with a new result id.
     async fn fresh_tokens(&self, what: &'static str, uri: &Uri) -> Result<Option<TokensUpdate>> {
-        let Some((version, data)) = self.off_lock(what, uri, |a| Ok(to_proto::semantic_tokens(a, &semantic_tokens::semantic_tokens(a)))).await? else {
+        let Some((version, data)) = self
+            .off_lock(what, uri, |a| {
+                Ok(to_proto::semantic_tokens(
+                    a,
+                    &semantic_tokens::semantic_tokens(a),
+                ))
+            })
+            .await?
+        else {
             return Ok(None);
         };
-        self.lock().record_tokens(uri, version, data).map(Some).ok_or_else(content_modified)
+        self.lock()
+            .record_tokens(uri, version, data)
+            .map(Some)
+            .ok_or_else(content_modified)
     }
 
     async fn republish_all(&self) {
-        let open: Vec<(Uri, i32)> = self.lock().docs.iter().map(|(u, o)| (u.clone(), o.doc.version)).collect();
+        let open: Vec<(Uri, i32)> = self
+            .lock()
+            .docs
+            .iter()
+            .map(|(u, o)| (u.clone(), o.doc.version))
+            .collect();
         for (u, v) in open {
             diagnostics::schedule(self.state.clone(), self.client.clone(), u, v);
         }
@@ -852,7 +1283,10 @@ pub fn run_stdio() -> i32 {
     // Analyses run on blocking threads; one idle for a second ends, and its allocator heap's
     // free memory goes back to the system with it (tokio's default keeps it ten seconds).
     let mut builder = tokio::runtime::Builder::new_multi_thread();
-    builder.worker_threads(2).thread_keep_alive(std::time::Duration::from_secs(1)).enable_all();
+    builder
+        .worker_threads(2)
+        .thread_keep_alive(std::time::Duration::from_secs(1))
+        .enable_all();
     let rt = match builder.build() {
         Ok(rt) => rt,
         Err(e) => {
@@ -885,14 +1319,23 @@ where
     let (inject, injected) = tokio::sync::mpsc::unbounded_channel();
     tokio::spawn(crate::transport::pump_input(input, feed, inject));
     let splices = Arc::new(Splices::default());
-    let output = tokio::spawn(crate::transport::pump_output(drain, output, injected, splices.clone()));
-    let (service, socket) = LspService::build(|client| Backend::new(client, shut_down.clone(), splices))
-        .custom_method("opal/desugar", Backend::desugar)
-        .custom_method("opal/documentText", Backend::document_text)
-        .custom_method(crate::transport::OUT_OF_SYNC, Backend::out_of_sync)
-        .finish();
+    let output = tokio::spawn(crate::transport::pump_output(
+        drain,
+        output,
+        injected,
+        splices.clone(),
+    ));
+    let (service, socket) =
+        LspService::build(|client| Backend::new(client, shut_down.clone(), splices))
+            .custom_method("opal/desugar", Backend::desugar)
+            .custom_method("opal/documentText", Backend::document_text)
+            .custom_method(crate::transport::OUT_OF_SYNC, Backend::out_of_sync)
+            .finish();
     // Requests wait on blocking threads, not on each other: let many be in flight.
-    Server::new(server_in, server_out, socket).concurrency_level(64).serve(service).await;
+    Server::new(server_in, server_out, socket)
+        .concurrency_level(64)
+        .serve(service)
+        .await;
     let _ = output.await;
     shut_down.load(Ordering::SeqCst)
 }

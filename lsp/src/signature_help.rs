@@ -95,7 +95,10 @@ pub fn signature_help(a: &Analysis, offset: u32) -> Option<Signature> {
     let name = a.slice(callee);
     // In an unclosed call the line does not parse, so the callee has no reference: resolve
     // its name in the scope at the cursor instead.
-    let target = a.target_at(callee.start).map(|(_, t)| t).or_else(|| resolve_name(a, name, callee.start));
+    let target = a
+        .target_at(callee.start)
+        .map(|(_, t)| t)
+        .or_else(|| resolve_name(a, name, callee.start));
     let (label, params, doc) = match target {
         Some(crate::analysis::Target::Def(i)) => {
             let d = &a.defs()[i];
@@ -105,8 +108,15 @@ pub fn signature_help(a: &Analysis, offset: u32) -> Option<Signature> {
         }
         Some(crate::analysis::Target::Prelude(p)) => {
             let sig = prelude_signature(&p)?;
-            let params_src = sig.split_once("fun").map(|(_, r)| r.trim().to_string()).unwrap_or_default();
-            (format!("{p} {params_src}"), sig_params(&format!("{p} {params_src}")), Some("prelude function".into()))
+            let params_src = sig
+                .split_once("fun")
+                .map(|(_, r)| r.trim().to_string())
+                .unwrap_or_default();
+            (
+                format!("{p} {params_src}"),
+                sig_params(&format!("{p} {params_src}")),
+                Some("prelude function".into()),
+            )
         }
         Some(crate::analysis::Target::External(e)) => {
             let (sig, doc, _) = external_doc(&e)?;
@@ -115,14 +125,24 @@ pub fn signature_help(a: &Analysis, offset: u32) -> Option<Signature> {
         _ => return None,
     };
     let active = active.min(params.len().saturating_sub(1)) as u32;
-    Some(Signature { label, params, doc, active })
+    Some(Signature {
+        label,
+        params,
+        doc,
+        active,
+    })
 }
 
 /// What a name means at an offset when the syntax tree has no reference for it: a binding in
 /// scope, else a prelude function, else a standard external.
 fn resolve_name(a: &Analysis, name: &str, offset: u32) -> Option<crate::analysis::Target> {
     use crate::analysis::Target;
-    if let Some(v) = a.scope_at(offset).into_iter().rev().find(|v| v.name == name) {
+    if let Some(v) = a
+        .scope_at(offset)
+        .into_iter()
+        .rev()
+        .find(|v| v.name == name)
+    {
         return a.def_at(v.span).map(Target::Def);
     }
     if let Some(i) = a.extern_def(name) {
@@ -139,13 +159,23 @@ fn fun_params_of(a: &Analysis, def: Span) -> Option<&Params> {
     fn in_block(b: &Block, def: Span) -> Option<&Params> {
         for item in &b.items {
             let found = match &item.kind {
-                ItemKind::Bind(Pattern::Name(id), e) | ItemKind::Rec(id, e) if id.span == def => match &e.kind {
-                    ExprKind::Fun(ps, _) => Some(ps),
-                    _ => None,
-                },
-                ItemKind::Bind(_, e) | ItemKind::Rec(_, e) | ItemKind::Expr(e) | ItemKind::Ret(e) => in_expr(e, def),
-                ItemKind::For(_, _, b) | ItemKind::While(_, b) | ItemKind::DoWhile(b, _) => in_block(b, def),
-                ItemKind::If(bs, els) => bs.iter().find_map(|(_, b)| in_block(b, def)).or_else(|| els.as_ref().and_then(|b| in_block(b, def))),
+                ItemKind::Bind(Pattern::Name(id), e) | ItemKind::Rec(id, e) if id.span == def => {
+                    match &e.kind {
+                        ExprKind::Fun(ps, _) => Some(ps),
+                        _ => None,
+                    }
+                }
+                ItemKind::Bind(_, e)
+                | ItemKind::Rec(_, e)
+                | ItemKind::Expr(e)
+                | ItemKind::Ret(e) => in_expr(e, def),
+                ItemKind::For(_, _, b) | ItemKind::While(_, b) | ItemKind::DoWhile(b, _) => {
+                    in_block(b, def)
+                }
+                ItemKind::If(bs, els) => bs
+                    .iter()
+                    .find_map(|(_, b)| in_block(b, def))
+                    .or_else(|| els.as_ref().and_then(|b| in_block(b, def))),
                 _ => None,
             };
             if found.is_some() {
@@ -180,20 +210,46 @@ mod tests {
     #[test]
     fn signature_help_inside_unclosed_calls() {
         let f = "shout := fun (s, n): s\n";
-        assert_eq!(sig(&format!("{f}x := shout (")), Some(("shout (s, n)".into(), Some(0))));
-        assert_eq!(sig(&format!("{f}x := shout (\"a\", ")), Some(("shout (s, n)".into(), Some(1))));
-        assert!(sig("print (&stdout, ").is_some_and(|(l, p)| l.starts_with("print") && p == Some(1)), "{:?}", sig("print (&stdout, "));
-        assert!(sig("x := map (").is_some_and(|(l, _)| l.starts_with("map")), "{:?}", sig("x := map ("));
+        assert_eq!(
+            sig(&format!("{f}x := shout (")),
+            Some(("shout (s, n)".into(), Some(0)))
+        );
+        assert_eq!(
+            sig(&format!("{f}x := shout (\"a\", ")),
+            Some(("shout (s, n)".into(), Some(1)))
+        );
+        assert!(
+            sig("print (&stdout, ").is_some_and(|(l, p)| l.starts_with("print") && p == Some(1)),
+            "{:?}",
+            sig("print (&stdout, ")
+        );
+        assert!(
+            sig("x := map (").is_some_and(|(l, _)| l.starts_with("map")),
+            "{:?}",
+            sig("x := map (")
+        );
         // Brackets and commas in strings and comments do not count; a call over several lines does.
-        assert_eq!(sig(&format!("{f}x := shout (\"(a, b\", # )),\n    ")), Some(("shout (s, n)".into(), Some(1))));
-        assert_eq!(sig(&format!("{f}x := shout (\r\n  1,\r  ")), Some(("shout (s, n)".into(), Some(1))));
-        assert_eq!(enclosing_call("x := shout (1,\r\n  2,\r  ", 23).map(|(_, commas)| commas), Some(2));
+        assert_eq!(
+            sig(&format!("{f}x := shout (\"(a, b\", # )),\n    ")),
+            Some(("shout (s, n)".into(), Some(1)))
+        );
+        assert_eq!(
+            sig(&format!("{f}x := shout (\r\n  1,\r  ")),
+            Some(("shout (s, n)".into(), Some(1)))
+        );
+        assert_eq!(
+            enclosing_call("x := shout (1,\r\n  2,\r  ", 23).map(|(_, commas)| commas),
+            Some(2)
+        );
         // A call closed, or one left open in an earlier statement, is not the one at the cursor.
         assert_eq!(sig(&format!("{f}x := shout (1, 2)\ny := 3, ")), None);
         assert_eq!(sig(&format!("{f}x := shout (1,\ny := [1, ")), None);
         assert_eq!(sig(&format!("# shout (\n{f}y := 1\nz := ")), None);
         // In an f-string's open hole (a closed hole before it, and `{{`, do not count).
-        assert_eq!(sig(&format!("{f}x := f\"{{{{a}} {{shout 1}} {{shout (\"}}\", ")), Some(("shout (s, n)".into(), Some(1))));
+        assert_eq!(
+            sig(&format!("{f}x := f\"{{{{a}} {{shout 1}} {{shout (\"}}\", ")),
+            Some(("shout (s, n)".into(), Some(1)))
+        );
         assert_eq!(sig(&format!("{f}x := f\"{{shout 1}} (")), None);
     }
 }

@@ -52,8 +52,14 @@ pub struct Splices {
 impl Default for Splices {
     fn default() -> Splices {
         // A random number from the standard library's per-process hash keys.
-        let random = std::collections::hash_map::RandomState::new().build_hasher().finish();
-        Splices { prefix: format!("opal-splice-{random:016x}-"), next: AtomicU64::new(0), filed: Mutex::default() }
+        let random = std::collections::hash_map::RandomState::new()
+            .build_hasher()
+            .finish();
+        Splices {
+            prefix: format!("opal-splice-{random:016x}-"),
+            next: AtomicU64::new(0),
+            filed: Mutex::default(),
+        }
     }
 }
 
@@ -81,10 +87,20 @@ impl Splices {
     /// The body to send for a frame the server wrote: the frame itself, or, for the answer to a
     /// request whose result was filed, that answer with the filed result.
     pub fn splice(&self, body: Vec<u8>) -> Vec<u8> {
-        let Some(k) = self.marker_in(&body[..body.len().min(MARKER_WITHIN)]) else { return body };
-        let Ok(answer) = serde_json::from_slice::<Value>(&body) else { return body };
-        let Some(id) = answer.get("id").filter(|_| answer.get("result").is_some()) else { return body };
-        let filed = self.filed.lock().unwrap_or_else(PoisonError::into_inner).remove(&k);
+        let Some(k) = self.marker_in(&body[..body.len().min(MARKER_WITHIN)]) else {
+            return body;
+        };
+        let Ok(answer) = serde_json::from_slice::<Value>(&body) else {
+            return body;
+        };
+        let Some(id) = answer.get("id").filter(|_| answer.get("result").is_some()) else {
+            return body;
+        };
+        let filed = self
+            .filed
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&k);
         let mut out = format!(r#"{{"jsonrpc":"2.0","id":{id},"#).into_bytes();
         match filed {
             Some((_, result)) => {
@@ -105,7 +121,10 @@ impl Splices {
         let at = body.windows(p.len()).position(|w| w == p)? + p.len();
         let digits = body[at..].iter().take_while(|b| b.is_ascii_digit()).count();
         (body.get(at + digits) == Some(&b'.')).then_some(())?;
-        std::str::from_utf8(&body[at..at + digits]).ok()?.parse().ok()
+        std::str::from_utf8(&body[at..at + digits])
+            .ok()?
+            .parse()
+            .ok()
     }
 }
 
@@ -115,20 +134,31 @@ mod tests {
     use serde_json::json;
 
     fn answer(id: Value, result: Value) -> Vec<u8> {
-        serde_json::to_vec(&json!({"jsonrpc": "2.0", "result": result, "id": id})).unwrap_or_default()
+        serde_json::to_vec(&json!({"jsonrpc": "2.0", "result": result, "id": id}))
+            .unwrap_or_default()
     }
 
     #[test]
     fn a_stand_in_is_replaced_by_its_filed_result_once() {
         let s = Splices::default();
         let big = json!([{"label": "@1", "position": {"line": 2, "character": 17}}]);
-        let marker = s.answer(Written::new(big.clone()), |m| json!(m)).to_string().trim_matches('"').to_string();
-        let stand_in = answer(json!(7), json!([{"label": marker, "position": {"line": 0, "character": 0}}]));
+        let marker = s
+            .answer(Written::new(big.clone()), |m| json!(m))
+            .to_string()
+            .trim_matches('"')
+            .to_string();
+        let stand_in = answer(
+            json!(7),
+            json!([{"label": marker, "position": {"line": 0, "character": 0}}]),
+        );
         let sent: Value = serde_json::from_slice(&s.splice(stand_in.clone())).unwrap_or_default();
         assert_eq!(sent, json!({"jsonrpc": "2.0", "id": 7, "result": big}));
         // Taken once: the same stand-in again is an error, not a wrong answer.
         let again: Value = serde_json::from_slice(&s.splice(stand_in)).unwrap_or_default();
-        assert_eq!((&again["id"], &again["error"]["code"], again.get("result")), (&json!(7), &json!(-32803), None));
+        assert_eq!(
+            (&again["id"], &again["error"]["code"], again.get("result")),
+            (&json!(7), &json!(-32803), None)
+        );
     }
 
     #[test]
@@ -147,7 +177,12 @@ mod tests {
             assert_eq!(s.splice(body.clone()), body);
         }
         // The filed result is still there for its own stand-in.
-        let sent: Value = serde_json::from_slice(&s.splice(answer(json!("a"), json!({"resultId": marker})))).unwrap_or_default();
-        assert_eq!(sent, json!({"jsonrpc": "2.0", "id": "a", "result": {"data": [1, 2, 3]}}));
+        let sent: Value =
+            serde_json::from_slice(&s.splice(answer(json!("a"), json!({"resultId": marker}))))
+                .unwrap_or_default();
+        assert_eq!(
+            sent,
+            json!({"jsonrpc": "2.0", "id": "a", "result": {"data": [1, 2, 3]}})
+        );
     }
 }

@@ -29,7 +29,9 @@ pub fn to_lsp_diagnostic(pos: &crate::position::Positions, uri: &Uri, d: &ODiag)
         message.push_str("\nhelp: ");
         message.push_str(h);
     }
-    let href = format!("{DOCS_URL}#{}", d.code.to_ascii_lowercase()).parse::<Uri>().ok();
+    let href = format!("{DOCS_URL}#{}", d.code.to_ascii_lowercase())
+        .parse::<Uri>()
+        .ok();
     Diagnostic {
         range: pos.range(d.span),
         severity: Some(match d.severity {
@@ -43,7 +45,13 @@ pub fn to_lsp_diagnostic(pos: &crate::position::Positions, uri: &Uri, d: &ODiag)
         related_information: (!d.related.is_empty()).then(|| {
             d.related
                 .iter()
-                .map(|(s, m)| DiagnosticRelatedInformation { location: Location { uri: uri.clone(), range: pos.range(*s) }, message: m.clone() })
+                .map(|(s, m)| DiagnosticRelatedInformation {
+                    location: Location {
+                        uri: uri.clone(),
+                        range: pos.range(*s),
+                    },
+                    message: m.clone(),
+                })
                 .collect()
         }),
         tags: (d.code == "W0001").then(|| vec![DiagnosticTag::UNNECESSARY]),
@@ -54,7 +62,13 @@ pub fn to_lsp_diagnostic(pos: &crate::position::Positions, uri: &Uri, d: &ODiag)
 /// Edits in byte spans, in the client's positions.
 pub fn text_edits(a: &Analysis, edits: Vec<(Span, String)>) -> Vec<TextEdit> {
     let p = a.pos();
-    edits.into_iter().map(|(s, t)| TextEdit { range: p.range(s), new_text: t }).collect()
+    edits
+        .into_iter()
+        .map(|(s, t)| TextEdit {
+            range: p.range(s),
+            new_text: t,
+        })
+        .collect()
 }
 
 pub fn folding_range(f: &Fold) -> FoldingRange {
@@ -62,7 +76,14 @@ pub fn folding_range(f: &Fold) -> FoldingRange {
         FoldKind::Region => FoldingRangeKind::Region,
         FoldKind::Comment => FoldingRangeKind::Comment,
     };
-    FoldingRange { start_line: f.start_line, start_character: None, end_line: f.end_line, end_character: None, kind: Some(kind), collapsed_text: None }
+    FoldingRange {
+        start_line: f.start_line,
+        start_character: None,
+        end_line: f.end_line,
+        end_character: None,
+        kind: Some(kind),
+        collapsed_text: None,
+    }
 }
 
 /// The nested selection ranges of the spans around an offset (outermost first); the empty
@@ -71,13 +92,26 @@ pub fn selection_range(a: &Analysis, spans: Vec<Span>, offset: u32) -> Selection
     let p = a.pos();
     let mut cur: Option<SelectionRange> = None;
     for s in spans {
-        cur = Some(SelectionRange { range: p.range(s), parent: cur.map(Box::new) });
+        cur = Some(SelectionRange {
+            range: p.range(s),
+            parent: cur.map(Box::new),
+        });
     }
-    cur.unwrap_or(SelectionRange { range: p.range(Span::new(offset as usize, offset as usize)), parent: None })
+    cur.unwrap_or(SelectionRange {
+        range: p.range(Span::new(offset as usize, offset as usize)),
+        parent: None,
+    })
 }
 
 pub fn signature_help(s: Signature) -> SignatureHelp {
-    let parameters = s.params.into_iter().map(|p| ParameterInformation { label: ParameterLabel::Simple(p), documentation: None }).collect();
+    let parameters = s
+        .params
+        .into_iter()
+        .map(|p| ParameterInformation {
+            label: ParameterLabel::Simple(p),
+            documentation: None,
+        })
+        .collect();
     SignatureHelp {
         signatures: vec![SignatureInformation {
             label: s.label,
@@ -97,7 +131,11 @@ pub fn code_lenses(uri: &Uri) -> Vec<CodeLens> {
         .iter()
         .map(|(title, command)| CodeLens {
             range: Range::default(),
-            command: Some(Command { title: title.to_string(), command: command.to_string(), arguments: Some(vec![arg.clone()]) }),
+            command: Some(Command {
+                title: title.to_string(),
+                command: command.to_string(),
+                arguments: Some(vec![arg.clone()]),
+            }),
             data: None,
         })
         .collect()
@@ -126,14 +164,26 @@ pub fn refactor(a: &Analysis, uri: &Uri, r: Refactor) -> CodeActionOrCommand {
 
 /// Edits to one document.
 pub fn workspace_edit(a: &Analysis, uri: &Uri, edits: Vec<(Span, String)>) -> WorkspaceEdit {
-    WorkspaceEdit { changes: Some(std::collections::HashMap::from([(uri.clone(), text_edits(a, edits))])), ..Default::default() }
+    WorkspaceEdit {
+        changes: Some(std::collections::HashMap::from([(
+            uri.clone(),
+            text_edits(a, edits),
+        )])),
+        ..Default::default()
+    }
 }
 
 /// The legend of [`TOKEN_TYPES`] and [`TOKEN_MODIFIERS`].
 pub fn semantic_tokens_legend() -> SemanticTokensLegend {
     SemanticTokensLegend {
-        token_types: TOKEN_TYPES.iter().map(|t| SemanticTokenType::new(t)).collect(),
-        token_modifiers: TOKEN_MODIFIERS.iter().map(|m| SemanticTokenModifier::new(m)).collect(),
+        token_types: TOKEN_TYPES
+            .iter()
+            .map(|t| SemanticTokenType::new(t))
+            .collect(),
+        token_modifiers: TOKEN_MODIFIERS
+            .iter()
+            .map(|m| SemanticTokenModifier::new(m))
+            .collect(),
     }
 }
 
@@ -179,7 +229,10 @@ pub fn completion_doc_source(data: Option<&serde_json::Value>) -> Option<DocSour
 /// Documentation, as Markdown when the client shows it, else as plain text.
 pub fn documentation(d: Doc, markdown: bool) -> Documentation {
     match d {
-        Doc::Markdown(m) if markdown => Documentation::MarkupContent(MarkupContent { kind: MarkupKind::Markdown, value: m }),
+        Doc::Markdown(m) if markdown => Documentation::MarkupContent(MarkupContent {
+            kind: MarkupKind::Markdown,
+            value: m,
+        }),
         Doc::Markdown(m) => Documentation::String(navigation::plain_text(&m)),
         Doc::Plain(s) => Documentation::String(s),
     }
@@ -187,8 +240,15 @@ pub fn documentation(d: Doc, markdown: bool) -> Documentation {
 
 /// A hover, as Markdown or (for a client that asked for plain text) as plain text.
 pub fn hover(a: &Analysis, h: HoverResult, markdown: bool) -> Hover {
-    let (kind, value) = if markdown { (MarkupKind::Markdown, h.markdown) } else { (MarkupKind::PlainText, navigation::plain_text(&h.markdown)) };
-    Hover { contents: HoverContents::Markup(MarkupContent { kind, value }), range: Some(a.pos().range(h.span)) }
+    let (kind, value) = if markdown {
+        (MarkupKind::Markdown, h.markdown)
+    } else {
+        (MarkupKind::PlainText, navigation::plain_text(&h.markdown))
+    };
+    Hover {
+        contents: HoverContents::Markup(MarkupContent { kind, value }),
+        range: Some(a.pos().range(h.span)),
+    }
 }
 
 pub fn highlights(a: &Analysis, hs: Vec<(Span, HighlightKind)>) -> Vec<DocumentHighlight> {
@@ -216,7 +276,11 @@ pub fn symbol_kind(k: navigation::SymbolKind) -> SymbolKind {
 #[allow(deprecated)] // `DocumentSymbol::deprecated` must still be written out.
 pub fn document_symbol(a: &Analysis, s: Symbol) -> DocumentSymbol {
     let p = a.pos();
-    let children: Vec<DocumentSymbol> = s.children.into_iter().map(|c| document_symbol(a, c)).collect();
+    let children: Vec<DocumentSymbol> = s
+        .children
+        .into_iter()
+        .map(|c| document_symbol(a, c))
+        .collect();
     DocumentSymbol {
         name: s.name,
         detail: s.detail,
@@ -236,14 +300,23 @@ pub fn symbol_information(a: &Analysis, uri: &Uri, s: FlatSymbol) -> SymbolInfor
         kind: symbol_kind(s.kind),
         tags: None,
         deprecated: None,
-        location: Location { uri: uri.clone(), range: a.pos().range(s.selection) },
+        location: Location {
+            uri: uri.clone(),
+            range: a.pos().range(s.selection),
+        },
         container_name: s.container,
     }
 }
 
 pub fn workspace_symbol(uri: Uri, e: Entry) -> WorkspaceSymbol {
-    let at = |p: LineCol| Position { line: p.line, character: p.col };
-    let range = Range { start: at(e.start), end: at(e.end) };
+    let at = |p: LineCol| Position {
+        line: p.line,
+        character: p.col,
+    };
+    let range = Range {
+        start: at(e.start),
+        end: at(e.end),
+    };
     WorkspaceSymbol {
         name: e.name,
         kind: symbol_kind(e.kind),
@@ -258,25 +331,63 @@ pub fn workspace_symbol(uri: Uri, e: Entry) -> WorkspaceSymbol {
 pub fn call_item(a: &Analysis, uri: &Uri, it: CallItem) -> CallHierarchyItem {
     let p = a.pos();
     let (name, kind, detail, range, selection) = match it {
-        CallItem::Function { name, detail, range, selection } => (name, SymbolKind::FUNCTION, Some(detail), range, selection),
-        CallItem::File { range } => (uri.as_str().rsplit('/').next().unwrap_or("program").to_string(), SymbolKind::FILE, None, range, range),
+        CallItem::Function {
+            name,
+            detail,
+            range,
+            selection,
+        } => (name, SymbolKind::FUNCTION, Some(detail), range, selection),
+        CallItem::File { range } => (
+            uri.as_str()
+                .rsplit('/')
+                .next()
+                .unwrap_or("program")
+                .to_string(),
+            SymbolKind::FILE,
+            None,
+            range,
+            range,
+        ),
     };
-    CallHierarchyItem { name, kind, tags: None, detail, uri: uri.clone(), range: p.range(range), selection_range: p.range(selection), data: None }
+    CallHierarchyItem {
+        name,
+        kind,
+        tags: None,
+        detail,
+        uri: uri.clone(),
+        range: p.range(range),
+        selection_range: p.range(selection),
+        data: None,
+    }
 }
 
-pub fn incoming_calls(a: &Analysis, uri: &Uri, calls: Vec<Calls>) -> Vec<CallHierarchyIncomingCall> {
+pub fn incoming_calls(
+    a: &Analysis,
+    uri: &Uri,
+    calls: Vec<Calls>,
+) -> Vec<CallHierarchyIncomingCall> {
     let p = a.pos();
     calls
         .into_iter()
-        .map(|c| CallHierarchyIncomingCall { from_ranges: c.ranges.iter().map(|s| p.range(*s)).collect(), from: call_item(a, uri, c.item) })
+        .map(|c| CallHierarchyIncomingCall {
+            from_ranges: c.ranges.iter().map(|s| p.range(*s)).collect(),
+            from: call_item(a, uri, c.item),
+        })
         .collect()
 }
 
-pub fn outgoing_calls(a: &Analysis, uri: &Uri, calls: Vec<Calls>) -> Vec<CallHierarchyOutgoingCall> {
+pub fn outgoing_calls(
+    a: &Analysis,
+    uri: &Uri,
+    calls: Vec<Calls>,
+) -> Vec<CallHierarchyOutgoingCall> {
     let p = a.pos();
     calls
         .into_iter()
-        .map(|c| CallHierarchyOutgoingCall { from_ranges: c.ranges.iter().map(|s| p.range(*s)).collect(), to: call_item(a, uri, c.item) })
+        .map(|c| CallHierarchyOutgoingCall {
+            from_ranges: c.ranges.iter().map(|s| p.range(*s)).collect(),
+            to: call_item(a, uri, c.item),
+        })
         .collect()
 }
 
@@ -286,20 +397,33 @@ pub fn document_link(a: &Analysis, l: Link, line_fragments: bool) -> Option<Docu
     let base = Uri::from_file_path(&l.target)?;
     let target = match l.line {
         // VS Code and code-server open `#L<n>` at line n (1-based).
-        Some(line) if line_fragments => format!("{}#L{}", base.as_str(), line + 1).parse::<Uri>().unwrap_or(base),
+        Some(line) if line_fragments => format!("{}#L{}", base.as_str(), line + 1)
+            .parse::<Uri>()
+            .unwrap_or(base),
         _ => base,
     };
-    Some(DocumentLink { range: a.pos().range(l.span), target: Some(target), tooltip: Some(l.tooltip), data: None })
+    Some(DocumentLink {
+        range: a.pos().range(l.span),
+        target: Some(target),
+        tooltip: Some(l.tooltip),
+        data: None,
+    })
 }
 
 pub fn linked_editing_ranges(a: &Analysis, spans: Vec<Span>) -> LinkedEditingRanges {
     let p = a.pos();
-    LinkedEditingRanges { ranges: spans.into_iter().map(|s| p.range(s)).collect(), word_pattern: Some(linked_editing::WORD_PATTERN.into()) }
+    LinkedEditingRanges {
+        ranges: spans.into_iter().map(|s| p.range(s)).collect(),
+        word_pattern: Some(linked_editing::WORD_PATTERN.into()),
+    }
 }
 
 /// The fields of a stand-in for a whole answer of inlay hints ([`crate::splice`]) but its label.
 pub const STAND_IN_HINT: InlayHint = InlayHint {
-    position: Position { line: 0, character: 0 },
+    position: Position {
+        line: 0,
+        character: 0,
+    },
     label: InlayHintLabel::String(String::new()),
     kind: None,
     text_edits: None,
@@ -326,7 +450,12 @@ pub fn inlay_hint(p: &Positions, h: inlay_hints::InlayHint) -> InlayHint {
 
 /// Fills in a hint's tooltip, by the kind in its `data`.
 pub fn resolve_inlay_hint(mut h: InlayHint) -> InlayHint {
-    if let Some(kind) = h.data.as_ref().and_then(|d| d.as_str()).and_then(HintKind::from_name) {
+    if let Some(kind) = h
+        .data
+        .as_ref()
+        .and_then(|d| d.as_str())
+        .and_then(HintKind::from_name)
+    {
         h.tooltip = Some(InlayHintTooltip::String(kind.tooltip().into()));
     }
     h
@@ -348,8 +477,18 @@ pub fn semantic_tokens(a: &Analysis, tokens: &[Token]) -> Vec<SemanticToken> {
             continue;
         }
         let dl = start.line - pl;
-        let dc = if dl == 0 { start.character - pc } else { start.character };
-        out.push(SemanticToken { delta_line: dl, delta_start: dc, length: end.character - start.character, token_type: t.ty, token_modifiers_bitset: t.mods });
+        let dc = if dl == 0 {
+            start.character - pc
+        } else {
+            start.character
+        };
+        out.push(SemanticToken {
+            delta_line: dl,
+            delta_start: dc,
+            length: end.character - start.character,
+            token_type: t.ty,
+            token_modifiers_bitset: t.mods,
+        });
         (pl, pc) = (start.line, start.character);
     }
     out
@@ -358,7 +497,12 @@ pub fn semantic_tokens(a: &Analysis, tokens: &[Token]) -> Vec<SemanticToken> {
 /// The single edit between two token arrays (in units of u32, as the protocol counts).
 pub fn token_delta(old: &[SemanticToken], new: &[SemanticToken]) -> Vec<SemanticTokensEdit> {
     let prefix = old.iter().zip(new).take_while(|(a, b)| a == b).count();
-    let suffix = old[prefix..].iter().rev().zip(new[prefix..].iter().rev()).take_while(|(a, b)| a == b).count();
+    let suffix = old[prefix..]
+        .iter()
+        .rev()
+        .zip(new[prefix..].iter().rev())
+        .take_while(|(a, b)| a == b)
+        .count();
     if prefix == old.len() && prefix == new.len() {
         return vec![];
     }
@@ -378,15 +522,53 @@ mod tests {
     /// fragments; a file's link is the file.
     #[test]
     fn document_links_name_a_line_only_for_clients_that_open_it() {
-        let a = Analysis::new("extern ask\nx := ask \"data/in.txt\"\n".into(), WorldInfo::default());
+        let a = Analysis::new(
+            "extern ask\nx := ask \"data/in.txt\"\n".into(),
+            WorldInfo::default(),
+        );
         let world = std::path::PathBuf::from("/w/p.world.toml");
-        let mock = Link { span: Span::new(7, 10), target: world.clone(), line: Some(4), tooltip: "the mock".into() };
-        let file = Link { span: Span::new(20, 31), target: "/w/data/in.txt".into(), line: None, tooltip: "open".into() };
-        let target = |l: &Link, fragments: bool| document_link(&a, l.clone(), fragments).and_then(|d| d.target).map(|t| t.as_str().to_string());
-        assert_eq!(target(&mock, true).as_deref(), Some("file:///w/p.world.toml#L5"));
-        assert_eq!(target(&mock, false).as_deref(), Some("file:///w/p.world.toml"));
-        assert_eq!(target(&file, true).as_deref(), Some("file:///w/data/in.txt"));
+        let mock = Link {
+            span: Span::new(7, 10),
+            target: world.clone(),
+            line: Some(4),
+            tooltip: "the mock".into(),
+        };
+        let file = Link {
+            span: Span::new(20, 31),
+            target: "/w/data/in.txt".into(),
+            line: None,
+            tooltip: "open".into(),
+        };
+        let target = |l: &Link, fragments: bool| {
+            document_link(&a, l.clone(), fragments)
+                .and_then(|d| d.target)
+                .map(|t| t.as_str().to_string())
+        };
+        assert_eq!(
+            target(&mock, true).as_deref(),
+            Some("file:///w/p.world.toml#L5")
+        );
+        assert_eq!(
+            target(&mock, false).as_deref(),
+            Some("file:///w/p.world.toml")
+        );
+        assert_eq!(
+            target(&file, true).as_deref(),
+            Some("file:///w/data/in.txt")
+        );
         let range = document_link(&a, mock, true).map(|d| d.range);
-        assert_eq!(range, Some(Range { start: Position { line: 0, character: 7 }, end: Position { line: 0, character: 10 } }));
+        assert_eq!(
+            range,
+            Some(Range {
+                start: Position {
+                    line: 0,
+                    character: 7
+                },
+                end: Position {
+                    line: 0,
+                    character: 10
+                }
+            })
+        );
     }
 }

@@ -19,7 +19,9 @@ use crate::splice::Splices;
 use opal_core::framing::{Framer, Step, STALL};
 use serde_json::{json, Value};
 use std::sync::Arc;
-use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::io::{
+    AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt,
+};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 
 const NAME: &[u8] = b"content-length";
@@ -42,12 +44,18 @@ fn parse_error(message: String, id: Value) -> Value {
 
 /// The id of a message a refused frame still held, as a client can match it.
 fn id_of(v: Option<&Value>) -> Value {
-    v.and_then(|v| v.get("id")).filter(|id| id.is_string() || id.is_number()).cloned().unwrap_or(Value::Null)
+    v.and_then(|v| v.get("id"))
+        .filter(|id| id.is_string() || id.is_number())
+        .cloned()
+        .unwrap_or(Value::Null)
 }
 
 impl<R: AsyncRead + Unpin> FrameReader<R> {
     pub fn new(input: R) -> FrameReader<R> {
-        FrameReader { input, framer: Framer::new() }
+        FrameReader {
+            input,
+            framer: Framer::new(),
+        }
     }
 
     /// Reads more input into the framer (its end, at end of input).
@@ -67,12 +75,23 @@ impl<R: AsyncRead + Unpin> FrameReader<R> {
                 eprintln!("opal lsp: {line}");
             }
             match step {
-                Step::Frame(opal_core::framing::Frame::Body(body)) => return Some(Frame::Body(body)),
-                Step::Frame(opal_core::framing::Frame::Bad(why, v)) => return Some(Frame::Bad(parse_error(format!("parse error: {why}"), id_of(v.as_ref())))),
+                Step::Frame(opal_core::framing::Frame::Body(body)) => {
+                    return Some(Frame::Body(body))
+                }
+                Step::Frame(opal_core::framing::Frame::Bad(why, v)) => {
+                    return Some(Frame::Bad(parse_error(
+                        format!("parse error: {why}"),
+                        id_of(v.as_ref()),
+                    )))
+                }
                 Step::End => return None,
-                Step::NeedInput { pause_decides: false } => self.fill().await,
+                Step::NeedInput {
+                    pause_decides: false,
+                } => self.fill().await,
                 // A read cancelled by the timeout loses nothing (tokio's `read` is cancel-safe).
-                Step::NeedInput { pause_decides: true } => {
+                Step::NeedInput {
+                    pause_decides: true,
+                } => {
                     if tokio::time::timeout(STALL, self.fill()).await.is_err() {
                         self.framer.pause();
                     }
@@ -85,7 +104,9 @@ impl<R: AsyncRead + Unpin> FrameReader<R> {
 /// Writes one framed body; false when the other side is gone.
 async fn write_frame<W: AsyncWrite + Unpin>(out: &mut W, body: &[u8]) -> bool {
     let head = format!("Content-Length: {}\r\n\r\n", body.len());
-    out.write_all(head.as_bytes()).await.is_ok() && out.write_all(body).await.is_ok() && out.flush().await.is_ok()
+    out.write_all(head.as_bytes()).await.is_ok()
+        && out.write_all(body).await.is_ok()
+        && out.flush().await.is_ok()
 }
 
 pub fn encode(msg: &Value) -> Vec<u8> {
@@ -112,18 +133,32 @@ pub enum Checked {
 /// (`1.5`, `1e300`, `18446744073709551616`) gets -32600 with that id echoed. `shutdown` and
 /// `exit` take no parameters, but clients send `{}` or `[]`: those are dropped.
 pub fn check_message(body: &[u8]) -> Checked {
-    let err = |code: i64, msg: String, id: Value| Checked::Reject(json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": msg}}));
+    let err = |code: i64, msg: String, id: Value| {
+        Checked::Reject(
+            json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": msg}}),
+        )
+    };
     // JSON nested too deep is refused before it is parsed (it could overflow the stack).
     let mut v: Value = match opal_core::framing::parse_value(body) {
         Ok(v) => v,
         Err(e) => {
             return match out_of_sync_notice(body, &e.to_string()) {
                 Some(notice) => Checked::Rewrite(notice.to_string().into_bytes()),
-                None => err(-32700, format!("parse error: {e}"), id_of(opal_core::framing::lenient_object(body).as_ref())),
+                None => err(
+                    -32700,
+                    format!("parse error: {e}"),
+                    id_of(opal_core::framing::lenient_object(body).as_ref()),
+                ),
             }
         }
     };
-    let Some(obj) = v.as_object_mut() else { return err(-32600, "invalid request: not a JSON object".into(), Value::Null) };
+    let Some(obj) = v.as_object_mut() else {
+        return err(
+            -32600,
+            "invalid request: not a JSON object".into(),
+            Value::Null,
+        );
+    };
     let id = obj.get("id").cloned().unwrap_or(Value::Null);
     let id_ok = match obj.get("id") {
         None | Some(Value::String(_)) | Some(Value::Null) => true,
@@ -131,12 +166,26 @@ pub fn check_message(body: &[u8]) -> Checked {
         Some(_) => false,
     };
     // Echo a number we could not use (clients compare ids as numbers); anything else is null.
-    let echo = if matches!(id, Value::Number(_) | Value::String(_)) { id.clone() } else { Value::Null };
+    let echo = if matches!(id, Value::Number(_) | Value::String(_)) {
+        id.clone()
+    } else {
+        Value::Null
+    };
     if obj.get("jsonrpc") != Some(&json!("2.0")) {
-        return err(-32600, "invalid request: `jsonrpc` must be \"2.0\"".into(), echo);
+        return err(
+            -32600,
+            "invalid request: `jsonrpc` must be \"2.0\"".into(),
+            echo,
+        );
     }
     if !id_ok {
-        return err(-32600, format!("invalid request: the id {id} is not a string or an integer in the 64-bit range"), echo);
+        return err(
+            -32600,
+            format!(
+                "invalid request: the id {id} is not a string or an integer in the 64-bit range"
+            ),
+            echo,
+        );
     }
     let checked = match obj.get("method") {
         Some(Value::String(m)) => {
@@ -148,13 +197,33 @@ pub fn check_message(body: &[u8]) -> Checked {
                 Checked::Rewrite(v.to_string().into_bytes())
             } else {
                 match obj.get("params") {
-                    None | Some(Value::Null) | Some(Value::Object(_)) | Some(Value::Array(_)) => Checked::Pass,
-                    Some(p) => return err(-32600, format!("invalid request: `params` must be an object or an array, not {p}"), echo),
+                    None | Some(Value::Null) | Some(Value::Object(_)) | Some(Value::Array(_)) => {
+                        Checked::Pass
+                    }
+                    Some(p) => {
+                        return err(
+                            -32600,
+                            format!(
+                                "invalid request: `params` must be an object or an array, not {p}"
+                            ),
+                            echo,
+                        )
+                    }
                 }
             }
         }
-        Some(_) => return err(-32600, "invalid request: `method` must be a string".into(), echo),
-        None if obj.contains_key("id") && (obj.contains_key("result") || obj.contains_key("error")) => Checked::Pass,
+        Some(_) => {
+            return err(
+                -32600,
+                "invalid request: `method` must be a string".into(),
+                echo,
+            )
+        }
+        None if obj.contains_key("id")
+            && (obj.contains_key("result") || obj.contains_key("error")) =>
+        {
+            Checked::Pass
+        }
         None => return err(-32600, "invalid request: no `method`".into(), echo),
     };
     // The last word is tower-lsp-server's own decoder: what it cannot decode would end its input.
@@ -162,10 +231,15 @@ pub fn check_message(body: &[u8]) -> Checked {
         Checked::Rewrite(b) => b.as_slice(),
         _ => body,
     };
-    let tower_ok = serde_json::from_slice::<tower_lsp_server::jsonrpc::Response>(final_body).is_ok()
+    let tower_ok = serde_json::from_slice::<tower_lsp_server::jsonrpc::Response>(final_body)
+        .is_ok()
         || serde_json::from_slice::<tower_lsp_server::jsonrpc::Request>(final_body).is_ok();
     if !tower_ok {
-        return err(-32600, "invalid request: not a JSON-RPC request, notification or response".into(), echo);
+        return err(
+            -32600,
+            "invalid request: not a JSON-RPC request, notification or response".into(),
+            echo,
+        );
     }
     checked
 }
@@ -187,7 +261,9 @@ fn out_of_sync_notice(body: &[u8], cause: &str) -> Option<Value> {
     let doc = v.get("params")?.get("textDocument")?;
     let uri = doc.get("uri")?.as_str()?;
     let reason = format!("{method} for this document could not be decoded ({cause})");
-    Some(json!({"jsonrpc": "2.0", "method": OUT_OF_SYNC, "params": {"uri": uri, "version": doc.get("version"), "reason": reason}}))
+    Some(
+        json!({"jsonrpc": "2.0", "method": OUT_OF_SYNC, "params": {"uri": uri, "version": doc.get("version"), "reason": reason}}),
+    )
 }
 
 /// Copies frames from the editor to the server, answering malformed ones through `inject`.
@@ -216,7 +292,10 @@ where
             },
             Frame::Bad(e) => e,
         };
-        eprintln!("opal lsp: rejected a malformed message: {}", answer["error"]["message"]);
+        eprintln!(
+            "opal lsp: rejected a malformed message: {}",
+            answer["error"]["message"]
+        );
         if inject.send(encode(&answer)).is_err() {
             return;
         }
@@ -239,7 +318,12 @@ async fn read_own_frame<R: AsyncBufRead + Unpin>(r: &mut R) -> Option<Vec<u8>> {
             break;
         }
         if l.len() > NAME.len() && l[..NAME.len()].eq_ignore_ascii_case(NAME) {
-            len = std::str::from_utf8(&l[NAME.len()..]).ok()?.trim_start_matches([' ', ':']).trim().parse::<usize>().ok();
+            len = std::str::from_utf8(&l[NAME.len()..])
+                .ok()?
+                .trim_start_matches([' ', ':'])
+                .trim()
+                .parse::<usize>()
+                .ok();
         }
     }
     let mut body = vec![0; len?];
@@ -249,8 +333,12 @@ async fn read_own_frame<R: AsyncBufRead + Unpin>(r: &mut R) -> Option<Vec<u8>> {
 
 /// Copies whole frames from the server to the editor, with injected answers between frames and
 /// the results of [`Splices`] in place of their stand-ins.
-pub async fn pump_output<R, W>(from_server: R, mut out: W, mut injected: UnboundedReceiver<Vec<u8>>, splices: Arc<Splices>)
-where
+pub async fn pump_output<R, W>(
+    from_server: R,
+    mut out: W,
+    mut injected: UnboundedReceiver<Vec<u8>>,
+    splices: Arc<Splices>,
+) where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin,
 {
@@ -305,11 +393,24 @@ mod tests {
     #[test]
     fn only_undecodable_document_text_becomes_an_out_of_sync_notice() {
         let change = r#"{"jsonrpc":"2.0","method":"textDocument/didChange","params":{"textDocument":{"uri":"file:///a.opal","version":7},"contentChanges":[{"text":"\ud800"}]}}"#;
-        let Checked::Rewrite(b) = check_message(change.as_bytes()) else { panic!("not rewritten") };
+        let Checked::Rewrite(b) = check_message(change.as_bytes()) else {
+            panic!("not rewritten")
+        };
         let v: Value = serde_json::from_slice(&b).unwrap_or_default();
-        assert_eq!((v["method"].as_str(), v["params"]["uri"].as_str(), v["params"]["version"].as_i64()), (Some(OUT_OF_SYNC), Some("file:///a.opal"), Some(7)));
-        let hover = r#"{"jsonrpc":"2.0","id":1,"method":"textDocument/hover","params":{"x":"\ud800"}}"#;
-        assert!(matches!(check_message(hover.as_bytes()), Checked::Reject(_)));
+        assert_eq!(
+            (
+                v["method"].as_str(),
+                v["params"]["uri"].as_str(),
+                v["params"]["version"].as_i64()
+            ),
+            (Some(OUT_OF_SYNC), Some("file:///a.opal"), Some(7))
+        );
+        let hover =
+            r#"{"jsonrpc":"2.0","id":1,"method":"textDocument/hover","params":{"x":"\ud800"}}"#;
+        assert!(matches!(
+            check_message(hover.as_bytes()),
+            Checked::Reject(_)
+        ));
     }
 
     #[test]
@@ -321,15 +422,28 @@ mod tests {
         assert_eq!(code(b"\xff\xfe"), Some(-32700));
         assert_eq!(code(br#"[1,2]"#), Some(-32600));
         assert_eq!(code(br#"{"id":1,"method":"x"}"#), Some(-32600));
-        assert_eq!(code(br#"{"jsonrpc":"2.0","id":{},"method":"x"}"#), Some(-32600));
+        assert_eq!(
+            code(br#"{"jsonrpc":"2.0","id":{},"method":"x"}"#),
+            Some(-32600)
+        );
         assert_eq!(code(br#"{"jsonrpc":"2.0","id":3}"#), Some(-32600));
-        assert_eq!(code(br#"{"jsonrpc":"2.0","id":3,"method":"x","params":5}"#), Some(-32600));
+        assert_eq!(
+            code(br#"{"jsonrpc":"2.0","id":3,"method":"x","params":5}"#),
+            Some(-32600)
+        );
     }
 
     #[test]
     fn odd_ids_are_rejected_with_the_id_echoed() {
-        for (raw, echoed) in [("1.5", json!(1.5)), ("1e300", json!(1e300)), ("18446744073709551616", json!(18446744073709551616.0)), ("-0.0", json!(-0.0))] {
-            let body = format!(r#"{{"jsonrpc":"2.0","id":{raw},"method":"textDocument/hover","params":{{}}}}"#);
+        for (raw, echoed) in [
+            ("1.5", json!(1.5)),
+            ("1e300", json!(1e300)),
+            ("18446744073709551616", json!(18446744073709551616.0)),
+            ("-0.0", json!(-0.0)),
+        ] {
+            let body = format!(
+                r#"{{"jsonrpc":"2.0","id":{raw},"method":"textDocument/hover","params":{{}}}}"#
+            );
             match check_message(body.as_bytes()) {
                 Checked::Reject(e) => {
                     assert_eq!(e["error"]["code"], json!(-32600), "{raw}");
@@ -338,19 +452,37 @@ mod tests {
                 other => panic!("{raw}: {other:?}"),
             }
         }
-        assert_eq!(code(br#"{"jsonrpc":"2.0","id":9223372036854775807,"method":"x"}"#), None);
+        assert_eq!(
+            code(br#"{"jsonrpc":"2.0","id":9223372036854775807,"method":"x"}"#),
+            None
+        );
         assert_eq!(code(br#"{"jsonrpc":"2.0","id":-5,"method":"x"}"#), None);
     }
 
     #[test]
     fn shutdown_and_exit_params_are_dropped() {
         let got = check_message(br#"{"jsonrpc":"2.0","id":1,"method":"shutdown","params":{}}"#);
-        assert_eq!(got, Checked::Rewrite(br#"{"id":1,"jsonrpc":"2.0","method":"shutdown"}"#.to_vec()));
-        assert_eq!(check_message(br#"{"jsonrpc":"2.0","id":1,"method":"shutdown","params":null}"#), Checked::Pass);
-        assert!(matches!(check_message(br#"{"jsonrpc":"2.0","method":"exit","params":[]}"#), Checked::Rewrite(_)));
+        assert_eq!(
+            got,
+            Checked::Rewrite(br#"{"id":1,"jsonrpc":"2.0","method":"shutdown"}"#.to_vec())
+        );
+        assert_eq!(
+            check_message(br#"{"jsonrpc":"2.0","id":1,"method":"shutdown","params":null}"#),
+            Checked::Pass
+        );
+        assert!(matches!(
+            check_message(br#"{"jsonrpc":"2.0","method":"exit","params":[]}"#),
+            Checked::Rewrite(_)
+        ));
         let got = check_message(br#"{"jsonrpc":"2.0","id":2,"method":"shutdown","params":5}"#);
-        assert_eq!(got, Checked::Rewrite(br#"{"id":2,"jsonrpc":"2.0","method":"shutdown"}"#.to_vec()));
-        assert!(matches!(check_message(br#"{"jsonrpc":"2.0","method":"exit","params":"x"}"#), Checked::Rewrite(_)));
+        assert_eq!(
+            got,
+            Checked::Rewrite(br#"{"id":2,"jsonrpc":"2.0","method":"shutdown"}"#.to_vec())
+        );
+        assert!(matches!(
+            check_message(br#"{"jsonrpc":"2.0","method":"exit","params":"x"}"#),
+            Checked::Rewrite(_)
+        ));
     }
 
     /// Every frame (as its body text, or `!` and the error code) read from a byte stream.
@@ -359,7 +491,10 @@ mod tests {
     }
 
     fn read_all(input: impl AsyncRead + Unpin) -> Vec<String> {
-        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("runtime");
         rt.block_on(async {
             let mut r = FrameReader::new(input);
             let mut out = Vec::new();
@@ -402,8 +537,21 @@ mod tests {
     fn fragment() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
         use proptest::prelude::*;
         prop_oneof![
-            prop::sample::select(vec!["Content-Length: ", "content-length:", "Content-Length: 5", "\r\n", "\n", "\r\n\r\n", "{", "}", "\"", "99", "abc", ":"])
-                .prop_map(|s| s.as_bytes().to_vec()),
+            prop::sample::select(vec![
+                "Content-Length: ",
+                "content-length:",
+                "Content-Length: 5",
+                "\r\n",
+                "\n",
+                "\r\n\r\n",
+                "{",
+                "}",
+                "\"",
+                "99",
+                "abc",
+                ":"
+            ])
+            .prop_map(|s| s.as_bytes().to_vec()),
             prop::collection::vec(any::<u8>(), 0..8),
         ]
     }
@@ -425,7 +573,11 @@ mod tests {
     /// neither waits for input to pause (on a paused clock, any wait shows as elapsed time).
     #[test]
     fn a_header_inside_a_string_does_not_hold_the_message() {
-        let rt = tokio::runtime::Builder::new_current_thread().enable_all().start_paused(true).build().expect("runtime");
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .start_paused(true)
+            .build()
+            .expect("runtime");
         let ok = r#"{"jsonrpc":"2.0","id":7,"method":"x"}"#;
         let text = r#"{"jsonrpc":"2.0","method":"textDocument/didChange","params":{"text":"s := \"Content-Length: 5\r\n\r\n{}\"\n}Content-Length:12"}}"#;
         let too_large = format!("Content-Length: {}\r\n\r\n{ok}", ok.len() + 200);
@@ -433,7 +585,10 @@ mod tests {
         let garbage = format!("Content-Length: 500\r\n\r\nxyz{}", frame(ok));
         let cases = [
             (frame(text), vec![text.to_string()]),
-            (too_large + &frame(ok), vec!["!-32700 7".to_string(), ok.to_string()]),
+            (
+                too_large + &frame(ok),
+                vec!["!-32700 7".to_string(), ok.to_string()],
+            ),
             (garbage, vec!["!-32700 null".to_string(), ok.to_string()]),
         ];
         for (input, want) in cases {
@@ -447,11 +602,17 @@ mod tests {
                 while out.len() < want.len() {
                     match r.read_frame().await {
                         Some(Frame::Body(b)) => out.push(String::from_utf8_lossy(&b).into_owned()),
-                        Some(Frame::Bad(e)) => out.push(format!("!{} {}", e["error"]["code"], e["id"])),
+                        Some(Frame::Bad(e)) => {
+                            out.push(format!("!{} {}", e["error"]["code"], e["id"]))
+                        }
                         None => break,
                     }
                 }
-                assert!(start.elapsed() < STALL, "waited {:?} for {input:?}", start.elapsed());
+                assert!(
+                    start.elapsed() < STALL,
+                    "waited {:?} for {input:?}",
+                    start.elapsed()
+                );
                 drop(tx);
                 out
             });
@@ -496,9 +657,19 @@ mod tests {
             (b"Content-Length".to_vec(), vec![]),
         ];
         for (input, want) in cases {
-            assert_eq!(frames(&input), want, "{:?}", String::from_utf8_lossy(&input));
+            assert_eq!(
+                frames(&input),
+                want,
+                "{:?}",
+                String::from_utf8_lossy(&input)
+            );
             // A header split across reads is still seen (it was missed, and the session hung).
-            assert_eq!(frames_trickled(&input), want, "trickled: {:?}", String::from_utf8_lossy(&input));
+            assert_eq!(
+                frames_trickled(&input),
+                want,
+                "trickled: {:?}",
+                String::from_utf8_lossy(&input)
+            );
         }
     }
 }

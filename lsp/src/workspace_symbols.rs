@@ -22,11 +22,20 @@ pub fn entries(a: &Analysis) -> Vec<Entry> {
     let p = a.pos();
     navigation::flat_symbols(a)
         .into_iter()
-        .map(|s| Entry { name: s.name, kind: s.kind, start: p.line_col(s.selection.start), end: p.line_col(s.selection.end), container: s.container })
+        .map(|s| Entry {
+            name: s.name,
+            kind: s.kind,
+            start: p.line_col(s.selection.start),
+            end: p.line_col(s.selection.end),
+            container: s.container,
+        })
         .collect()
 }
 
 /// The symbols whose names match a query (its characters in order, ignoring case).
 pub fn matching(entries: Vec<Entry>, q: &str) -> Vec<Entry> {
-    entries.into_iter().filter(|e| navigation::fuzzy_match(q, &e.name)).collect()
+    entries
+        .into_iter()
+        .filter(|e| navigation::fuzzy_match(q, &e.name))
+        .collect()
 }

@@ -5,7 +5,11 @@ use opal_e2e::{opal, root};
 use std::process::{Command, Output};
 
 fn run(args: &[&str]) -> Output {
-    Command::new(opal()).args(args).current_dir(root()).output().expect("run opal")
+    Command::new(opal())
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("run opal")
 }
 
 fn stdout(o: &Output) -> String {
@@ -17,7 +21,12 @@ fn city_excursions_streams_and_runs_in_parallel() {
     let expected = "Honolulu\nLocated in the US state of Hawaii: surf at Waikiki.\nJakarta\nIn Jakarta, you can find the National Monument.\nAuckland\nWalk around.\nSuva\nWalk around.\n";
     for s in ["opportunistic", "cbv"] {
         let o = run(&["run", "examples/city_excursions.opal", "--strategy", s]);
-        assert_eq!(o.status.code(), Some(0), "{s}: {}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{s}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
         assert_eq!(stdout(&o), expected, "{s}");
     }
 }
@@ -26,10 +35,27 @@ fn city_excursions_streams_and_runs_in_parallel() {
 fn section_3_4_diverge_under_each_strategy() {
     let o = run(&["run", "examples/diverge.opal", "--max-steps", "3000"]);
     assert_eq!((stdout(&o).as_str(), o.status.code()), ("foo\n", Some(4)));
-    let o = run(&["run", "examples/diverge.opal", "--strategy", "cbv", "--max-steps", "3000"]);
+    let o = run(&[
+        "run",
+        "examples/diverge.opal",
+        "--strategy",
+        "cbv",
+        "--max-steps",
+        "3000",
+    ]);
     assert_eq!((stdout(&o).as_str(), o.status.code()), ("", Some(4)));
-    let o = run(&["run", "examples/diverge.opal", "--strategy", "lazy", "--max-steps", "3000"]);
-    assert_eq!((stdout(&o).as_str(), o.status.code()), ("\"bar\"\n", Some(0)));
+    let o = run(&[
+        "run",
+        "examples/diverge.opal",
+        "--strategy",
+        "lazy",
+        "--max-steps",
+        "3000",
+    ]);
+    assert_eq!(
+        (stdout(&o).as_str(), o.status.code()),
+        ("\"bar\"\n", Some(0))
+    );
 }
 
 #[test]
@@ -58,7 +84,10 @@ fn record_then_replay_reproduces_the_run_and_refuses_other_sources() {
     let text = std::fs::read_to_string(&trace).expect("trace written");
     let v: serde_json::Value = serde_json::from_str(&text).expect("trace is JSON");
     assert_eq!(v["version"], 1);
-    assert!(v["events"].as_array().map(|a| a.len() >= 5).unwrap_or(false));
+    assert!(v["events"]
+        .as_array()
+        .map(|a| a.len() >= 5)
+        .unwrap_or(false));
     let replay = run(&["run", "examples/city_excursions.opal", "--replay", t]);
     assert_eq!(stdout(&replay), stdout(&live));
     let other = run(&["run", "examples/sum.opal", "--replay", t]);
@@ -68,10 +97,18 @@ fn record_then_replay_reproduces_the_run_and_refuses_other_sources() {
 
 #[test]
 fn check_reports_json_and_exit_codes() {
-    let o = run(&["check", "core/tests/fixtures/err_unbound_suggest.opal", "--format", "json"]);
+    let o = run(&[
+        "check",
+        "core/tests/fixtures/err_unbound_suggest.opal",
+        "--format",
+        "json",
+    ]);
     assert_eq!(o.status.code(), Some(1));
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("json");
-    let e = v.as_array().and_then(|a| a.iter().find(|d| d["code"] == "E0100")).expect("an E0100");
+    let e = v
+        .as_array()
+        .and_then(|a| a.iter().find(|d| d["code"] == "E0100"))
+        .expect("an E0100");
     assert_eq!(e["range"]["start"]["line"], 2);
     let o = run(&["check", "examples/sum.opal"]);
     assert_eq!(o.status.code(), Some(0));
@@ -83,31 +120,71 @@ fn check_reports_json_and_exit_codes() {
 #[test]
 fn usage_errors_exit_2_and_missing_files_exit_1() {
     assert_eq!(run(&["frobnicate"]).status.code(), Some(2));
-    assert_eq!(run(&["run", "examples/sum.opal", "--strategy", "eager"]).status.code(), Some(2));
+    assert_eq!(
+        run(&["run", "examples/sum.opal", "--strategy", "eager"])
+            .status
+            .code(),
+        Some(2)
+    );
     assert_eq!(run(&["run", "no/such/file.opal"]).status.code(), Some(1));
 }
 
 #[test]
 fn explore_finds_one_normal_form() {
-    let o = run(&["explore", "examples/confluence.opal", "--max-states", "20000"]);
+    let o = run(&[
+        "explore",
+        "examples/confluence.opal",
+        "--max-states",
+        "20000",
+    ]);
     assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
     assert!(stdout(&o).contains("normal forms: 1"));
-    let full = run(&["explore", "examples/confluence.opal", "--full", "--max-states", "20000"]);
+    let full = run(&[
+        "explore",
+        "examples/confluence.opal",
+        "--full",
+        "--max-states",
+        "20000",
+    ]);
     assert_eq!(full.status.code(), Some(0), "{}", stdout(&full));
-    assert!(stdout(&full).contains("normal forms: 1") && stdout(&full).contains("every interleaving"));
+    assert!(
+        stdout(&full).contains("normal forms: 1") && stdout(&full).contains("every interleaving")
+    );
 }
 
 /// Programs that exceeded 10 000 states before partial-order reduction: each has one
 /// normal form, found within the default budget (times in `opal-bench explore`).
 #[test]
 fn explore_with_partial_order_reduction_finishes_on_small_programs() {
-    for p in ["wrapper_calls", "calls_and_prints", "eight_calls", "sum2", "sum3"] {
+    for p in [
+        "wrapper_calls",
+        "calls_and_prints",
+        "eight_calls",
+        "sum2",
+        "sum3",
+    ] {
         let o = run(&["explore", &format!("tests/explore/{p}.opal")]);
-        assert_eq!(o.status.code(), Some(0), "{p}: {}{}", stdout(&o), String::from_utf8_lossy(&o.stderr));
-        assert!(stdout(&o).contains("normal forms: 1\n"), "{p}: {}", stdout(&o));
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{p}: {}{}",
+            stdout(&o),
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert!(
+            stdout(&o).contains("normal forms: 1\n"),
+            "{p}: {}",
+            stdout(&o)
+        );
     }
     // Unreduced, the same program runs out of states: exit 4, and what was found is reported.
-    let o = run(&["explore", "tests/explore/eight_calls.opal", "--full", "--max-states", "2000"]);
+    let o = run(&[
+        "explore",
+        "tests/explore/eight_calls.opal",
+        "--full",
+        "--max-states",
+        "2000",
+    ]);
     assert_eq!(o.status.code(), Some(4), "{}", stdout(&o));
     assert!(stdout(&o).contains("lower bound"), "{}", stdout(&o));
 }
@@ -115,29 +192,52 @@ fn explore_with_partial_order_reduction_finishes_on_small_programs() {
 #[test]
 fn explore_lists_a_normal_form_per_choice_sequence_and_writes_the_graph() {
     let dot = std::env::temp_dir().join(format!("opal-explore-{}.dot", std::process::id()));
-    let o = run(&["explore", "tests/explore/coins.opal", "--dot", dot.to_str().expect("utf-8")]);
+    let o = run(&[
+        "explore",
+        "tests/explore/coins.opal",
+        "--dot",
+        dot.to_str().expect("utf-8"),
+    ]);
     assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
     let out = stdout(&o);
     assert!(out.contains("normal forms: 4"), "{out}");
     assert!(out.contains("→ true") && out.contains("→ false"), "{out}");
     let graph = std::fs::read_to_string(&dot).expect("the graph was written");
     let _ = std::fs::remove_file(&dot);
-    assert!(graph.starts_with("digraph") && graph.contains("dispatch") && graph.contains("peripheries=2"), "{graph}");
+    assert!(
+        graph.starts_with("digraph")
+            && graph.contains("dispatch")
+            && graph.contains("peripheries=2"),
+        "{graph}"
+    );
 }
 
 #[test]
 fn step_shows_rules_by_name() {
     let o = run(&["step", "examples/sum.opal", "--format", "json"]);
-    let rules: Vec<String> =
-        stdout(&o).lines().filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok()).filter_map(|v| v["rule"].as_str().map(String::from)).collect();
-    for r in ["reduce-alias", "reduce-call", "reduce-proj", "reduce-gc", "dispatch", "resolve"] {
+    let rules: Vec<String> = stdout(&o)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter_map(|v| v["rule"].as_str().map(String::from))
+        .collect();
+    for r in [
+        "reduce-alias",
+        "reduce-call",
+        "reduce-proj",
+        "reduce-gc",
+        "dispatch",
+        "resolve",
+    ] {
         assert!(rules.iter().any(|x| x == r), "no {r} step");
     }
 }
 
 #[test]
 fn fmt_check_and_desugar() {
-    assert_eq!(run(&["fmt", "--check", "examples/sum.opal"]).status.code(), Some(0));
+    assert_eq!(
+        run(&["fmt", "--check", "examples/sum.opal"]).status.code(),
+        Some(0)
+    );
     let o = run(&["desugar", "examples/fig2b_core.opal"]);
     assert!(stdout(&o).contains("x0 := <\"Oceania\">"));
     assert!(stdout(&o).contains("stdout3 := fold x3"));
@@ -155,7 +255,10 @@ fn debug_without_a_display_or_with_a_bad_program_says_why() {
         .expect("run opal");
     let err = String::from_utf8_lossy(&headless.stderr);
     assert_eq!(headless.status.code(), Some(1), "{err}");
-    assert!(err.contains("cannot open a window") && err.contains("xvfb-run"), "{err}");
+    assert!(
+        err.contains("cannot open a window") && err.contains("xvfb-run"),
+        "{err}"
+    );
     let dir = std::env::temp_dir().join(format!("opal-debug-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let bad = dir.join("bad.opal");
@@ -175,15 +278,29 @@ fn the_command_line_has_help_completions_a_man_page_and_suggestions() {
     let o = run(&["run", "--help"]);
     assert_eq!(o.status.code(), Some(0));
     let help = stdout(&o);
-    for want in ["--max-steps <N>", "--strategy <STRATEGY>", "--replay <T>", "--force", "Exit codes:", "4  budget reached"] {
-        assert!(help.contains(want), "`opal run --help` lacks {want}:\n{help}");
+    for want in [
+        "--max-steps <N>",
+        "--strategy <STRATEGY>",
+        "--replay <T>",
+        "--force",
+        "Exit codes:",
+        "4  budget reached",
+    ] {
+        assert!(
+            help.contains(want),
+            "`opal run --help` lacks {want}:\n{help}"
+        );
     }
     let o = run(&["help", "explore"]);
     assert!(stdout(&o).contains("--max-states <N>"), "{}", stdout(&o));
     assert_eq!(run(&["--version"]).status.code(), Some(0));
     let o = run(&["chek", "examples/sum.opal"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("similar subcommand exists: 'check'"), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("similar subcommand exists: 'check'"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     let o = run(&["run", "--strat", "cbv", "examples/sum.opal"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("similar argument exists: '--strategy'"));
@@ -193,7 +310,11 @@ fn the_command_line_has_help_completions_a_man_page_and_suggestions() {
         assert!(stdout(&o).contains("max-steps"), "{shell}");
     }
     let o = run(&["man"]);
-    assert!(stdout(&o).starts_with(".ie") || stdout(&o).contains(".TH opal"), "{}", stdout(&o));
+    assert!(
+        stdout(&o).starts_with(".ie") || stdout(&o).contains(".TH opal"),
+        "{}",
+        stdout(&o)
+    );
     // Each command has its own page with every option and the exit codes.
     let o = run(&["man", "run"]);
     assert_eq!(o.status.code(), Some(0));
@@ -202,14 +323,33 @@ fn the_command_line_has_help_completions_a_man_page_and_suggestions() {
     }
     let o = run(&["man", "runn"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("explore"), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("explore"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     // The directory is created if missing.
     let base = std::env::temp_dir().join(format!("opal-man-{}", std::process::id()));
     let dir = base.join("man1");
     let o = run(&["man", "--out-dir", &dir.to_string_lossy()]);
-    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
-    for page in ["opal.1", "opal-run.1", "opal-explore.1", "opal-check.1", "opal-completions.1"] {
-        assert!(dir.join(page).is_file(), "{page} missing in {}", dir.display());
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    for page in [
+        "opal.1",
+        "opal-run.1",
+        "opal-explore.1",
+        "opal-check.1",
+        "opal-completions.1",
+    ] {
+        assert!(
+            dir.join(page).is_file(),
+            "{page} missing in {}",
+            dir.display()
+        );
     }
     let _ = std::fs::remove_dir_all(&base);
 }
@@ -219,16 +359,30 @@ fn the_command_line_has_help_completions_a_man_page_and_suggestions() {
 #[test]
 fn runtime_errors_name_their_place_and_map_order_is_checked() {
     for s in ["opportunistic", "cbv", "lazy"] {
-        let o = run(&["run", "tests/runs/runtime_error_place.opal", "--strategy", s]);
+        let o = run(&[
+            "run",
+            "tests/runs/runtime_error_place.opal",
+            "--strategy",
+            s,
+        ]);
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(3), "{s}: {err}");
-        assert!(err.contains("tests/runs/runtime_error_place.opal:2:19: error[R0002]"), "{s}: {err}");
-        assert!(err.contains("2 | add_one := fun x: x + 1") && err.contains("= help:"), "{s}: {err}");
+        assert!(
+            err.contains("tests/runs/runtime_error_place.opal:2:19: error[R0002]"),
+            "{s}: {err}"
+        );
+        assert!(
+            err.contains("2 | add_one := fun x: x + 1") && err.contains("= help:"),
+            "{s}: {err}"
+        );
     }
     let o = run(&["run", "tests/runs/map_argument_order.opal"]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{err}");
-    assert!(err.contains(":3:13: error[E0108]: `map` takes (list, function)"), "{err}");
+    assert!(
+        err.contains(":3:13: error[E0108]: `map` takes (list, function)"),
+        "{err}"
+    );
 }
 
 // ---- writing files (issue 29): every file opal writes goes through opal_core::files --------
@@ -243,7 +397,11 @@ fn private_dir(name: &str) -> std::path::PathBuf {
 
 /// The names in `dir`, sorted (a temporary file left behind shows up here).
 fn names_in(dir: &std::path::Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir).expect("read dir").filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect();
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .expect("read dir")
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
     v.sort();
     v
 }
@@ -277,47 +435,113 @@ fn record_writes_through_a_symlink_and_refuses_fifos_devices_directories_and_emp
     // A symlink: the target gets the trace, the link stays a link.
     std::os::unix::fs::symlink("real.json", dir.join("link.json")).expect("symlink");
     let o = run(&["run", "examples/sum.opal", "--record", &at("link.json")]);
-    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
-    assert!(std::fs::symlink_metadata(dir.join("link.json")).expect("link").file_type().is_symlink(), "the link was replaced");
-    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("real.json")).expect("target written")).expect("JSON");
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(
+        std::fs::symlink_metadata(dir.join("link.json"))
+            .expect("link")
+            .file_type()
+            .is_symlink(),
+        "the link was replaced"
+    );
+    let v: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("real.json")).expect("target written"),
+    )
+    .expect("JSON");
     assert_eq!(v["version"], 1);
     // A FIFO: refused before the run (nothing printed), never opened, still a FIFO.
-    assert!(Command::new("mkfifo").arg(dir.join("fifo")).status().expect("mkfifo").success());
+    assert!(Command::new("mkfifo")
+        .arg(dir.join("fifo"))
+        .status()
+        .expect("mkfifo")
+        .success());
     let o = run_within_a_minute(&["run", "examples/sum.opal", "--record", &at("fifo")]);
     let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!((o.status.code(), stdout(&o).as_str()), (Some(1), ""), "{err}");
-    assert!(err.contains("it is a FIFO (named pipe); give the path of a regular file") && err.contains("nothing was run"), "{err}");
-    assert!(std::fs::symlink_metadata(dir.join("fifo")).expect("fifo").file_type().is_fifo(), "the FIFO was replaced");
+    assert_eq!(
+        (o.status.code(), stdout(&o).as_str()),
+        (Some(1), ""),
+        "{err}"
+    );
+    assert!(
+        err.contains("it is a FIFO (named pipe); give the path of a regular file")
+            && err.contains("nothing was run"),
+        "{err}"
+    );
+    assert!(
+        std::fs::symlink_metadata(dir.join("fifo"))
+            .expect("fifo")
+            .file_type()
+            .is_fifo(),
+        "the FIFO was replaced"
+    );
     // A directory: refused before the run.
     std::fs::create_dir(dir.join("d")).expect("mkdir");
     let o = run(&["run", "examples/sum.opal", "--record", &at("d")]);
     let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!((o.status.code(), stdout(&o).as_str()), (Some(1), ""), "{err}");
+    assert_eq!(
+        (o.status.code(), stdout(&o).as_str()),
+        (Some(1), ""),
+        "{err}"
+    );
     assert!(err.contains("it is a directory"), "{err}");
     // A missing directory: refused before the run, and it says which.
     let o = run(&["run", "examples/sum.opal", "--record", &at("no/t.json")]);
     let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!((o.status.code(), stdout(&o).as_str()), (Some(1), ""), "{err}");
+    assert_eq!(
+        (o.status.code(), stdout(&o).as_str()),
+        (Some(1), ""),
+        "{err}"
+    );
     assert!(err.contains("does not exist; create it first"), "{err}");
     // A device node like /dev/full (made here; only root may): written in place, so the full
     // device fails with the reason and stays a device. Never the system's own /dev/full: the
     // old behaviour replaced it with a regular file.
-    let made = Command::new("mknod").arg(dir.join("full")).args(["c", "1", "7"]).status().is_ok_and(|s| s.success());
+    let made = Command::new("mknod")
+        .arg(dir.join("full"))
+        .args(["c", "1", "7"])
+        .status()
+        .is_ok_and(|s| s.success());
     if made {
         let o = run_within_a_minute(&["run", "examples/sum.opal", "--record", &at("full")]);
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(1), "{err}");
         assert!(err.contains("No space left on device"), "{err}");
-        assert!(std::fs::symlink_metadata(dir.join("full")).expect("device").file_type().is_char_device(), "the device was replaced");
+        assert!(
+            std::fs::symlink_metadata(dir.join("full"))
+                .expect("device")
+                .file_type()
+                .is_char_device(),
+            "the device was replaced"
+        );
     } else {
         eprintln!("skipped the device node: mknod needs root");
     }
-    assert_eq!(names_in(&dir), if made { vec!["d", "fifo", "full", "link.json", "real.json"] } else { vec!["d", "fifo", "link.json", "real.json"] });
+    assert_eq!(
+        names_in(&dir),
+        if made {
+            vec!["d", "fifo", "full", "link.json", "real.json"]
+        } else {
+            vec!["d", "fifo", "link.json", "real.json"]
+        }
+    );
     // An empty name is a usage error before anything runs, and leaves nothing behind.
     let empty = private_dir("record-empty");
     let sum = root().join("examples/sum.opal");
-    let o = Command::new(opal()).args(["run", &sum.to_string_lossy(), "--record", ""]).current_dir(&empty).output().expect("run opal");
-    assert_eq!((o.status.code(), stdout(&o).as_str()), (Some(2), ""), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = Command::new(opal())
+        .args(["run", &sum.to_string_lossy(), "--record", ""])
+        .current_dir(&empty)
+        .output()
+        .expect("run opal");
+    assert_eq!(
+        (o.status.code(), stdout(&o).as_str()),
+        (Some(2), ""),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     assert_eq!(names_in(&empty), Vec::<String>::new());
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_dir_all(&empty);
@@ -330,25 +554,65 @@ fn fmt_formats_a_symlinks_target_keeps_the_link_and_fails_cleanly() {
     let dir = private_dir("fmt-link");
     let ugly = "x   :=  1+2\nprint (&stdout,x)\n";
     std::fs::write(dir.join("real.opal"), ugly).expect("write");
-    std::fs::set_permissions(dir.join("real.opal"), std::fs::Permissions::from_mode(0o640)).expect("chmod");
+    std::fs::set_permissions(
+        dir.join("real.opal"),
+        std::fs::Permissions::from_mode(0o640),
+    )
+    .expect("chmod");
     std::os::unix::fs::symlink("real.opal", dir.join("link.opal")).expect("symlink");
     let o = run(&["fmt", &dir.join("link.opal").to_string_lossy()]);
-    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
-    assert!(std::fs::symlink_metadata(dir.join("link.opal")).expect("link").file_type().is_symlink(), "the link was replaced");
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(
+        std::fs::symlink_metadata(dir.join("link.opal"))
+            .expect("link")
+            .file_type()
+            .is_symlink(),
+        "the link was replaced"
+    );
     let formatted = std::fs::read_to_string(dir.join("real.opal")).expect("read");
     assert_ne!(formatted, ugly, "the target was not formatted");
-    assert_eq!(run(&["fmt", "--check", &dir.join("real.opal").to_string_lossy()]).status.code(), Some(0));
-    assert_eq!(std::fs::metadata(dir.join("real.opal")).expect("meta").mode() & 0o777, 0o640, "permissions changed");
+    assert_eq!(
+        run(&["fmt", "--check", &dir.join("real.opal").to_string_lossy()])
+            .status
+            .code(),
+        Some(0)
+    );
+    assert_eq!(
+        std::fs::metadata(dir.join("real.opal"))
+            .expect("meta")
+            .mode()
+            & 0o777,
+        0o640,
+        "permissions changed"
+    );
     assert_eq!(names_in(&dir), vec!["link.opal", "real.opal"]);
     // A write that fails half way (a file-size limit of 0 blocks: EFBIG) leaves the original
     // and no temporary file.
     std::fs::write(dir.join("real.opal"), ugly).expect("write");
-    let limited = format!("ulimit -f 0; trap '' XFSZ; exec \"$0\" fmt {}", dir.join("real.opal").to_string_lossy());
-    let o = Command::new("sh").args(["-c", &limited]).arg(opal()).output().expect("sh");
+    let limited = format!(
+        "ulimit -f 0; trap '' XFSZ; exec \"$0\" fmt {}",
+        dir.join("real.opal").to_string_lossy()
+    );
+    let o = Command::new("sh")
+        .args(["-c", &limited])
+        .arg(opal())
+        .output()
+        .expect("sh");
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{err}");
-    assert!(err.contains("writing a temporary file") && err.contains("free some space"), "{err}");
-    assert_eq!(std::fs::read_to_string(dir.join("real.opal")).expect("read"), ugly);
+    assert!(
+        err.contains("writing a temporary file") && err.contains("free some space"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("real.opal")).expect("read"),
+        ugly
+    );
     assert_eq!(names_in(&dir), vec!["link.opal", "real.opal"]);
     // A directory opal may not write into: a clear error, the original intact. Root writes
     // anywhere, so as root the command runs as nobody.
@@ -364,16 +628,33 @@ fn fmt_formats_a_symlinks_target_keeps_the_link_and_fails_cleanly() {
     let o = cmd.output().expect("run opal");
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{err}");
-    assert!(err.contains("creating a temporary file in") && err.contains("check the permissions of"), "{err}");
-    assert_eq!(std::fs::read_to_string(ro.join("p.opal")).expect("read"), ugly);
+    assert!(
+        err.contains("creating a temporary file in") && err.contains("check the permissions of"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(ro.join("p.opal")).expect("read"),
+        ugly
+    );
     assert_eq!(names_in(&ro), vec!["p.opal"]);
     std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o755)).expect("chmod");
     let _ = std::fs::remove_dir_all(&ro);
     // A FIFO cannot be formatted in place: refused before it is read (reading waits for a
     // writer forever), within the guard's 20 s.
     let fifo = dir.join("pipe.opal");
-    assert!(Command::new("mkfifo").arg(&fifo).status().is_ok_and(|s| s.success()), "mkfifo");
-    let o = Command::new("timeout").arg("20").arg(opal()).args(["fmt", &fifo.to_string_lossy()]).output().expect("timeout");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .is_ok_and(|s| s.success()),
+        "mkfifo"
+    );
+    let o = Command::new("timeout")
+        .arg("20")
+        .arg(opal())
+        .args(["fmt", &fifo.to_string_lossy()])
+        .output()
+        .expect("timeout");
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(err.contains("FIFO"), "{err}");
@@ -392,7 +673,11 @@ fn debug_of_a_directory_exits_1_before_any_window() {
         .expect("run opal");
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{err}");
-    assert!(err.contains("is a directory; give one OPAL program") && !err.contains("cannot open a window"), "{err}");
+    assert!(
+        err.contains("is a directory; give one OPAL program")
+            && !err.contains("cannot open a window"),
+        "{err}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -400,7 +685,10 @@ fn debug_of_a_directory_exits_1_before_any_window() {
 fn debug_with_a_world_file_that_cannot_be_read_exits_1_before_any_window() {
     let dir = private_dir("debug-world");
     std::fs::write(dir.join("p.opal"), "extern ask\nprint (ask 1)\n").expect("write the program");
-    for (world, says) in [("missing.world.toml", "cannot read the world file"), (".", "the world file is not a regular file")] {
+    for (world, says) in [
+        ("missing.world.toml", "cannot read the world file"),
+        (".", "the world file is not a regular file"),
+    ] {
         let o = Command::new(opal())
             .args(["debug", "p.opal", "--world", world])
             .current_dir(&dir)
@@ -411,7 +699,10 @@ fn debug_with_a_world_file_that_cannot_be_read_exits_1_before_any_window() {
             .expect("run opal");
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(1), "{world}: {err}");
-        assert!(err.contains(says) && !err.contains("cannot open a window"), "{world}: {err}");
+        assert!(
+            err.contains(says) && !err.contains("cannot open a window"),
+            "{world}: {err}"
+        );
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -441,7 +732,13 @@ mod limits {
 
     /// `opal dap`: initialize, launch the program, ask for the threads, disconnect; every answer.
     fn dap_launch(program: &std::path::Path) -> (Option<i32>, Vec<Value>) {
-        let mut child = Command::new(opal()).arg("dap").stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().expect("opal dap");
+        let mut child = Command::new(opal())
+            .arg("dap")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("opal dap");
         let requests = [
             json!({"seq": 1, "type": "request", "command": "initialize", "arguments": {"adapterID": "opal"}}),
             json!({"seq": 2, "type": "request", "command": "launch", "arguments": {"program": program}}),
@@ -456,12 +753,20 @@ mod limits {
         drop(stdin);
         let out = child.wait_with_output().expect("opal dap ends");
         let text = String::from_utf8_lossy(&out.stdout).into_owned();
-        let bodies = text.split("Content-Length:").filter_map(|m| m.find('{').and_then(|i| serde_json::from_str(m[i..].trim()).ok())).collect();
+        let bodies = text
+            .split("Content-Length:")
+            .filter_map(|m| {
+                m.find('{')
+                    .and_then(|i| serde_json::from_str(m[i..].trim()).ok())
+            })
+            .collect();
         (out.status.code(), bodies)
     }
 
     fn response(msgs: &[Value], seq: i64) -> &Value {
-        msgs.iter().find(|m| m["type"] == "response" && m["request_seq"] == seq).unwrap_or_else(|| panic!("no response to {seq}: {msgs:?}"))
+        msgs.iter()
+            .find(|m| m["type"] == "response" && m["request_seq"] == seq)
+            .unwrap_or_else(|| panic!("no response to {seq}: {msgs:?}"))
     }
 
     /// Each of `cmds` on a program beside the world file `world` exits 1 with `error`.
@@ -500,41 +805,79 @@ mod limits {
 
     #[test]
     fn a_world_file_nested_10_000_deep_is_e0200_from_every_entry_point() {
-        let dir = program_with_world("deep-world", &format!("[ask]\nx = {}\n", "[".repeat(10_000)));
+        let dir = program_with_world(
+            "deep-world",
+            &format!("[ask]\nx = {}\n", "[".repeat(10_000)),
+        );
         let p = dir.join("p.opal");
         let ps = p.to_str().expect("utf-8 path");
         for cmd in ["check", "run", "step", "explore"] {
             let o = run(&[cmd, ps]);
             let err = stderr_of(&o);
             assert_eq!(o.status.code(), Some(1), "{cmd}: {err}");
-            assert!(err.contains("p.world.toml:2:") && err.contains("error[E0200]") && err.contains("nest at most 80 deep"), "{cmd}: {err}");
+            assert!(
+                err.contains("p.world.toml:2:")
+                    && err.contains("error[E0200]")
+                    && err.contains("nest at most 80 deep"),
+                "{cmd}: {err}"
+            );
         }
         // The debugger loads the world file before it opens its window.
-        let o =
-            Command::new(opal()).args(["debug", ps]).env_remove("DISPLAY").env_remove("WAYLAND_DISPLAY").env_remove("WAYLAND_SOCKET").output().expect("debug");
+        let o = Command::new(opal())
+            .args(["debug", ps])
+            .env_remove("DISPLAY")
+            .env_remove("WAYLAND_DISPLAY")
+            .env_remove("WAYLAND_SOCKET")
+            .output()
+            .expect("debug");
         let err = stderr_of(&o);
         assert_eq!(o.status.code(), Some(1), "debug: {err}");
-        assert!(err.contains("p.world.toml:2:") && err.contains("error[E0200]"), "debug: {err}");
+        assert!(
+            err.contains("p.world.toml:2:") && err.contains("error[E0200]"),
+            "debug: {err}"
+        );
         // The adapter refuses the launch with the same error and keeps answering.
         let (code, msgs) = dap_launch(&p);
         assert_eq!(code, Some(0), "dap: {msgs:?}");
         let launch = response(&msgs, 2);
         assert_eq!(launch["success"], false, "{launch}");
-        assert!(launch["message"].as_str().is_some_and(|m| m.contains("p.world.toml:2:") && m.contains("error[E0200]")), "{launch}");
+        assert!(
+            launch["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("p.world.toml:2:") && m.contains("error[E0200]")),
+            "{launch}"
+        );
         assert_eq!(response(&msgs, 3)["success"], true);
         // The language server reads the world file on a worker thread when the program opens: it
         // answers, and the world file itself gets its E0200.
-        let mut c = opal_lsp::client::StdioClient::spawn(&opal(), &["lsp"], &[]).expect("start opal lsp");
-        c.initialize(&format!("file://{}", dir.display())).expect("initialize");
+        let mut c =
+            opal_lsp::client::StdioClient::spawn(&opal(), &["lsp"], &[]).expect("start opal lsp");
+        c.initialize(&format!("file://{}", dir.display()))
+            .expect("initialize");
         let uri = format!("file://{ps}");
         c.open(&uri, PROGRAM);
-        c.diagnostics(&uri, Some(1)).expect("the program's diagnostics");
-        let hover = c.request("textDocument/hover", json!({"textDocument": {"uri": uri}, "position": {"line": 1, "character": 7}}));
-        assert!(hover.is_ok_and(|h| h.to_string().contains("extern")), "the server answers after opening the program");
+        c.diagnostics(&uri, Some(1))
+            .expect("the program's diagnostics");
+        let hover = c.request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": uri}, "position": {"line": 1, "character": 7}}),
+        );
+        assert!(
+            hover.is_ok_and(|h| h.to_string().contains("extern")),
+            "the server answers after opening the program"
+        );
         let world_uri = format!("file://{}", dir.join("p.world.toml").display());
-        c.open(&world_uri, &std::fs::read_to_string(dir.join("p.world.toml")).expect("read"));
-        let ds = c.diagnostics(&world_uri, Some(1)).expect("the world file's diagnostics");
-        assert!(ds[0]["code"] == "E0200" && ds[0]["range"]["start"]["line"] == 1, "{ds}");
+        c.open(
+            &world_uri,
+            &std::fs::read_to_string(dir.join("p.world.toml")).expect("read"),
+        );
+        let ds = c
+            .diagnostics(&world_uri, Some(1))
+            .expect("the world file's diagnostics");
+        assert!(
+            ds[0]["code"] == "E0200" && ds[0]["range"]["start"]["line"] == 1,
+            "{ds}"
+        );
         assert_eq!(c.shutdown(), Some(0), "the server exits normally");
         let _ = std::fs::remove_dir_all(&dir);
     }
@@ -545,7 +888,12 @@ mod limits {
         let o = run(&["run", dir.join("p.opal").to_str().expect("utf-8 path")]);
         let err = stderr_of(&o);
         assert_eq!(o.status.code(), Some(1), "{err}");
-        assert!(err.contains("p.world.toml:3:1: error[E0200]: `latency_ms` of `ask` is 1e308: a delay must be"), "{err}");
+        assert!(
+            err.contains(
+                "p.world.toml:3:1: error[E0200]: `latency_ms` of `ask` is 1e308: a delay must be"
+            ),
+            "{err}"
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 
@@ -555,8 +903,14 @@ mod limits {
         let dir = private_dir(name);
         let t = dir.join("t.json");
         let ts = t.to_str().expect("utf-8 path");
-        assert_eq!(run(&["run", "examples/city_excursions.opal", "--record", ts]).status.code(), Some(0));
-        let mut trace: Value = serde_json::from_str(&std::fs::read_to_string(&t).expect("the trace")).expect("JSON");
+        assert_eq!(
+            run(&["run", "examples/city_excursions.opal", "--record", ts])
+                .status
+                .code(),
+            Some(0)
+        );
+        let mut trace: Value =
+            serde_json::from_str(&std::fs::read_to_string(&t).expect("the trace")).expect("JSON");
         edit(&mut trace);
         let text = serde_json::to_string_pretty(&trace).expect("JSON");
         std::fs::write(&t, &text).expect("write the trace");
@@ -568,40 +922,90 @@ mod limits {
     /// The first excursion call's event.
     fn excursion(trace: &mut Value) -> &mut Value {
         let evs = trace["events"].as_array_mut().expect("events");
-        evs.iter_mut().find(|e| e["external"] == "get_excursions_in").expect("an excursion call")
+        evs.iter_mut()
+            .find(|e| e["external"] == "get_excursions_in")
+            .expect("an excursion call")
     }
 
     /// The text from the line an error names (`(line N, `) to the end of that event.
     fn event_at_line<'a>(err: &str, text: &'a str) -> Vec<&'a str> {
-        let n: usize = err.split("(line ").nth(1).and_then(|r| r.split(',').next()).and_then(|n| n.parse().ok()).unwrap_or_else(|| panic!("no line: {err}"));
+        let n: usize = err
+            .split("(line ")
+            .nth(1)
+            .and_then(|r| r.split(',').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("no line: {err}"));
         let lines: Vec<&str> = text.lines().skip(n - 1).collect();
-        let end = lines.iter().position(|l| l.trim_start().starts_with('}')).unwrap_or(lines.len());
-        assert_eq!(lines.first().map(|l| l.trim()), Some("{"), "line {n} starts an event");
+        let end = lines
+            .iter()
+            .position(|l| l.trim_start().starts_with('}'))
+            .unwrap_or(lines.len());
+        assert_eq!(
+            lines.first().map(|l| l.trim()),
+            Some("{"),
+            "line {n} starts an event"
+        );
         lines[..end].to_vec()
     }
 
     #[test]
     fn a_broken_trace_is_refused_at_load_naming_the_event_and_its_line() {
-        let (code, err, text) = replay_edited("trace-fun", |t| excursion(t)["result"] = json!("fun x:"));
+        let (code, err, text) =
+            replay_edited("trace-fun", |t| excursion(t)["result"] = json!("fun x:"));
         assert_eq!(code, Some(1), "{err}");
-        assert!(err.contains("`get_excursions_in`): result `fun x:` is not an OPAL expression"), "{err}");
-        assert!(event_at_line(&err, &text).iter().any(|l| l.contains("\"fun x:\"")), "{err}");
-        assert!(!err.contains("never dispatched"), "the cause alone, not the events a failed run never reached: {err}");
+        assert!(
+            err.contains("`get_excursions_in`): result `fun x:` is not an OPAL expression"),
+            "{err}"
+        );
+        assert!(
+            event_at_line(&err, &text)
+                .iter()
+                .any(|l| l.contains("\"fun x:\"")),
+            "{err}"
+        );
+        assert!(
+            !err.contains("never dispatched"),
+            "the cause alone, not the events a failed run never reached: {err}"
+        );
         let (code, err, text) = replay_edited("trace-order", |t| {
             let e = excursion(t);
             e["dispatched_at_ms"] = json!(100.0);
             e["resolved_at_ms"] = json!(1.0);
         });
         assert_eq!(code, Some(1), "{err}");
-        assert!(err.contains("`get_excursions_in`): resolved at 1 ms, before it was dispatched at 100 ms"), "{err}");
-        assert!(event_at_line(&err, &text).iter().any(|l| l.contains("\"resolved_at_ms\": 1.0")), "{err}");
+        assert!(
+            err.contains(
+                "`get_excursions_in`): resolved at 1 ms, before it was dispatched at 100 ms"
+            ),
+            "{err}"
+        );
+        assert!(
+            event_at_line(&err, &text)
+                .iter()
+                .any(|l| l.contains("\"resolved_at_ms\": 1.0")),
+            "{err}"
+        );
         let (code, err, text) = replay_edited("trace-strategy", |t| t["strategy"] = json!("weird"));
         assert_eq!(code, Some(1), "{err}");
-        let line = text.lines().position(|l| l.trim_start().starts_with("\"strategy\"")).map(|i| i + 1);
-        assert!(line.is_some_and(|n| err.contains(&format!("trace (line {n}): `strategy` is \"weird\""))), "{err}");
-        let (code, err, _) = replay_edited("trace-deep", |t| excursion(t)["result"] = json!("[".repeat(10_000)));
+        let line = text
+            .lines()
+            .position(|l| l.trim_start().starts_with("\"strategy\""))
+            .map(|i| i + 1);
+        assert!(
+            line.is_some_and(
+                |n| err.contains(&format!("trace (line {n}): `strategy` is \"weird\""))
+            ),
+            "{err}"
+        );
+        let (code, err, _) = replay_edited("trace-deep", |t| {
+            excursion(t)["result"] = json!("[".repeat(10_000))
+        });
         assert_eq!(code, Some(1), "{err}");
-        assert!(err.contains("`get_excursions_in`): result `[[[[") && err.contains("nesting deeper than 200 levels"), "{err}");
+        assert!(
+            err.contains("`get_excursions_in`): result `[[[[")
+                && err.contains("nesting deeper than 200 levels"),
+            "{err}"
+        );
     }
 }
 
@@ -611,15 +1015,34 @@ mod limits {
 #[cfg(unix)]
 #[test]
 fn devices_and_fifos_are_refused_not_read_for_ever() {
-    let o = Command::new("timeout").arg("20").arg(opal()).args(["check", "/dev/zero"]).output().expect("timeout");
+    let o = Command::new("timeout")
+        .arg("20")
+        .arg(opal())
+        .args(["check", "/dev/zero"])
+        .output()
+        .expect("timeout");
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{err}");
-    assert!(err.contains("/dev/zero") && err.contains("a device") && err.contains("regular file"), "{err}");
+    assert!(
+        err.contains("/dev/zero") && err.contains("a device") && err.contains("regular file"),
+        "{err}"
+    );
     let dir = private_dir("fifo-world");
     std::fs::write(dir.join("p.opal"), "extern f\nprint (&stdout, f 1)\n").expect("write");
-    assert!(Command::new("mkfifo").arg(dir.join("p.world.toml")).status().is_ok_and(|s| s.success()), "mkfifo");
+    assert!(
+        Command::new("mkfifo")
+            .arg(dir.join("p.world.toml"))
+            .status()
+            .is_ok_and(|s| s.success()),
+        "mkfifo"
+    );
     for cmd in ["check", "run"] {
-        let o = Command::new("timeout").arg("20").arg(opal()).args([cmd, &dir.join("p.opal").to_string_lossy()]).output().expect("timeout");
+        let o = Command::new("timeout")
+            .arg("20")
+            .arg(opal())
+            .args([cmd, &dir.join("p.opal").to_string_lossy()])
+            .output()
+            .expect("timeout");
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(1), "{cmd}: {err}");
         assert!(err.contains("FIFO"), "{cmd}: {err}");

@@ -82,27 +82,40 @@ fn word() -> impl proptest::strategy::Strategy<Value = String> {
 
 fn world_spec() -> impl proptest::strategy::Strategy<Value = WorldSpec> {
     (
-        (0i64..9, word(), prop::collection::vec(0i64..9, 1..4), prop::collection::vec(word(), 1..4)),
+        (
+            0i64..9,
+            word(),
+            prop::collection::vec(0i64..9, 1..4),
+            prop::collection::vec(word(), 1..4),
+        ),
         prop::collection::vec((word(), 0u32..30), 1..4),
         (0i64..9, 0i64..9),
         prop::array::uniform6(0u32..60),
         prop::array::uniform3(any::<bool>()),
     )
-        .prop_map(|((num, word, nums, words), chunks, table, latency, draws)| WorldSpec {
-            num,
-            word,
-            nums,
-            words,
-            stream: chunks.iter().map(|c| c.0.clone()).collect(),
-            chunk_ms: chunks.iter().map(|c| c.1).collect(),
-            table,
-            latency,
-            draws,
-        })
+        .prop_map(
+            |((num, word, nums, words), chunks, table, latency, draws)| WorldSpec {
+                num,
+                word,
+                nums,
+                words,
+                stream: chunks.iter().map(|c| c.0.clone()).collect(),
+                chunk_ms: chunks.iter().map(|c| c.1).collect(),
+                table,
+                latency,
+                draws,
+            },
+        )
 }
 
 fn item() -> impl proptest::strategy::Strategy<Value = Item> {
-    (0usize..5, 0usize..64, prop::array::uniform3(0usize..64), 0i64..5).prop_map(|(ty, op, args, lit)| Item { ty, op, args, lit })
+    (
+        0usize..5,
+        0usize..64,
+        prop::array::uniform3(0usize..64),
+        0i64..5,
+    )
+        .prop_map(|(ty, op, args, lit)| Item { ty, op, args, lit })
 }
 
 fn str_lit(s: &str) -> String {
@@ -117,40 +130,127 @@ fn render_world(w: &WorldSpec, drawn: bool) -> String {
     let words: Vec<String> = w.words.iter().map(|s| str_lit(s)).collect();
     let toml_str = |s: &str| format!("'{s}'");
     let mut out = String::new();
-    let _ = writeln!(out, "[num]\nlatency_ms = {}\ndefault = {}", w.latency[0], toml_str(&w.num.to_string()));
-    let _ = writeln!(out, "[word]\nlatency_ms = {}\ndefault = {}", w.latency[1], toml_str(&str_lit(&w.word)));
-    let _ = writeln!(out, "[nums]\nlatency_ms = {}\ndefault = {}", w.latency[2], toml_str(&list(&ints)));
-    let _ = writeln!(out, "[words]\nlatency_ms = {}\ndefault = {}", w.latency[3], toml_str(&list(&words)));
-    let _ = writeln!(out, "[table]\nlatency_ms = {}\ndefault = {}", w.latency[4], toml_str(&format!("{{\"a\": {}, \"b\": {}}}", w.table.0, w.table.1)));
+    let _ = writeln!(
+        out,
+        "[num]\nlatency_ms = {}\ndefault = {}",
+        w.latency[0],
+        toml_str(&w.num.to_string())
+    );
+    let _ = writeln!(
+        out,
+        "[word]\nlatency_ms = {}\ndefault = {}",
+        w.latency[1],
+        toml_str(&str_lit(&w.word))
+    );
+    let _ = writeln!(
+        out,
+        "[nums]\nlatency_ms = {}\ndefault = {}",
+        w.latency[2],
+        toml_str(&list(&ints))
+    );
+    let _ = writeln!(
+        out,
+        "[words]\nlatency_ms = {}\ndefault = {}",
+        w.latency[3],
+        toml_str(&list(&words))
+    );
+    let _ = writeln!(
+        out,
+        "[table]\nlatency_ms = {}\ndefault = {}",
+        w.latency[4],
+        toml_str(&format!("{{\"a\": {}, \"b\": {}}}", w.table.0, w.table.1))
+    );
     let _ = writeln!(
         out,
         "[groups]\nlatency_ms = {}\ndefault = {}",
         w.latency[3] / 2,
-        toml_str(&format!("{{\"a\": {}, \"b\": {}}}", list(&words), list(&words[1..])))
+        toml_str(&format!(
+            "{{\"a\": {}, \"b\": {}}}",
+            list(&words),
+            list(&words[1..])
+        ))
     );
-    let _ = writeln!(out, "[pair]\nlatency_ms = {}\ndefault = {}", w.latency[5], toml_str(&format!("({}, {})", w.num, str_lit(&w.word))));
+    let _ = writeln!(
+        out,
+        "[pair]\nlatency_ms = {}\ndefault = {}",
+        w.latency[5],
+        toml_str(&format!("({}, {})", w.num, str_lit(&w.word)))
+    );
     // Streams are keyed by their argument; `stream` is always called with 1.
     let chunks: Vec<String> = w.stream.iter().map(|s| format!("{s:?}")).collect();
     let ms: Vec<String> = w.chunk_ms.iter().map(|m| m.to_string()).collect();
-    let _ = writeln!(out, "[stream]\n[[stream.responses]]\narg = '1'\nstream = [{}]\nchunk_ms = [{}]", chunks.join(", "), ms.join(", "));
-    let _ = writeln!(out, "[log]\norder = \"sequential\"\nlatency_ms = {}\ndefault = '0'", w.latency[0] / 2);
-    let _ = writeln!(out, "[peek]\norder = \"readonly\"\nlatency_ms = {}\ndefault = '1'", w.latency[1] / 2);
-    let pairs: Vec<String> = w.nums.iter().zip(&w.words).map(|(n, s)| format!("({n}, {})", str_lit(s))).collect();
-    let _ = writeln!(out, "[pairs]\nlatency_ms = {}\ndefault = {}", w.latency[2] / 2, toml_str(&list(&pairs)));
-    let _ = writeln!(out, "[doc]\nlatency_ms = {}\ndefault = {}", w.latency[4] / 2, toml_str(&str_lit(&format!("[{}]", ints.join(", ")))));
+    let _ = writeln!(
+        out,
+        "[stream]\n[[stream.responses]]\narg = '1'\nstream = [{}]\nchunk_ms = [{}]",
+        chunks.join(", "),
+        ms.join(", ")
+    );
+    let _ = writeln!(
+        out,
+        "[log]\norder = \"sequential\"\nlatency_ms = {}\ndefault = '0'",
+        w.latency[0] / 2
+    );
+    let _ = writeln!(
+        out,
+        "[peek]\norder = \"readonly\"\nlatency_ms = {}\ndefault = '1'",
+        w.latency[1] / 2
+    );
+    let pairs: Vec<String> = w
+        .nums
+        .iter()
+        .zip(&w.words)
+        .map(|(n, s)| format!("({n}, {})", str_lit(s)))
+        .collect();
+    let _ = writeln!(
+        out,
+        "[pairs]\nlatency_ms = {}\ndefault = {}",
+        w.latency[2] / 2,
+        toml_str(&list(&pairs))
+    );
+    let _ = writeln!(
+        out,
+        "[doc]\nlatency_ms = {}\ndefault = {}",
+        w.latency[4] / 2,
+        toml_str(&str_lit(&format!("[{}]", ints.join(", "))))
+    );
     // Takes a handle and gives one back (the world cannot name the argument's, so `stdout`).
-    let _ = writeln!(out, "[stamp]\norder = \"sequential\"\nlatency_ms = {}\ndefault = '(stdout, {})'", w.latency[5] / 2, w.num);
+    let _ = writeln!(
+        out,
+        "[stamp]\norder = \"sequential\"\nlatency_ms = {}\ndefault = '(stdout, {})'",
+        w.latency[5] / 2,
+        w.num
+    );
     // Nondeterministic: each call answers one of its choices.
     let choose = ["'\"a\"'".to_string(), toml_str(&str_lit(&w.word))];
     let pick = ["'1'".to_string(), format!("'{}'", w.num)];
     if drawn {
         let [coin, c, p] = w.draws;
         let _ = writeln!(out, "[coin]\ndefault = '{coin}'");
-        let _ = writeln!(out, "[choose]\nlatency_ms = {}\ndefault = {}", w.latency[3] / 3, choose[usize::from(c)]);
-        let _ = writeln!(out, "[pick]\nlatency_ms = {}\ndefault = {}", w.latency[2] / 3, pick[usize::from(p)]);
+        let _ = writeln!(
+            out,
+            "[choose]\nlatency_ms = {}\ndefault = {}",
+            w.latency[3] / 3,
+            choose[usize::from(c)]
+        );
+        let _ = writeln!(
+            out,
+            "[pick]\nlatency_ms = {}\ndefault = {}",
+            w.latency[2] / 3,
+            pick[usize::from(p)]
+        );
     } else {
-        let _ = writeln!(out, "[choose]\nlatency_ms = {}\nchoices = [{}]", w.latency[3] / 3, choose.join(", "));
-        let _ = writeln!(out, "[pick]\nlatency_ms = {}\nchoices = [{}]", w.latency[2] / 3, pick.join(", "));
+        let _ = writeln!(
+            out,
+            "[choose]\nlatency_ms = {}\nchoices = [{}]",
+            w.latency[3] / 3,
+            choose.join(", ")
+        );
+        let _ = writeln!(
+            out,
+            "[pick]\nlatency_ms = {}\nchoices = [{}]",
+            w.latency[2] / 3,
+            pick.join(", ")
+        );
     }
     out
 }
@@ -212,8 +312,16 @@ fn int_form(r: &Render, it: &Item, v: &str) -> String {
         format!("{v} := 1 if {} in {} else 0", s(a), ls(b)),
         format!("{v} := 1 if \"a\" in {} else 2", d(a)),
         format!("{v} := 0\nfor x in {}:\n    {v} += x", li(a)),
-        format!("{v} := 0\nfor (k, w) in enumerate {}:\n    {v} += k + len w", ls(a)),
-        format!("{v} := {}\nif {} > {lit}:\n    {v} += num {}\nelse:\n    {v} -= 1", i(a), i(b), i(c)),
+        format!(
+            "{v} := 0\nfor (k, w) in enumerate {}:\n    {v} += k + len w",
+            ls(a)
+        ),
+        format!(
+            "{v} := {}\nif {} > {lit}:\n    {v} += num {}\nelse:\n    {v} -= 1",
+            i(a),
+            i(b),
+            i(c)
+        ),
         format!("{v} := 0\nwhile {v} < {} % 4:\n    {v} += 1", i(a)),
         format!("{v} := count ({} % 5)", i(a)),
         format!("{v} := twice (inc, {})", i(a)),
@@ -233,7 +341,10 @@ fn int_form(r: &Render, it: &Item, v: &str) -> String {
         format!("{v} := walk ({} % 3)", i(a)),
         format!("{v} := 0\nwhile {v} < len (nums {}):\n    {v} += 1", i(a)),
         format!("{v} := len (pairs {})", i(a)),
-        format!("{v} := 0\nfor (k, w) in pairs {}:\n    {v} += k + len w", i(a)),
+        format!(
+            "{v} := 0\nfor (k, w) in pairs {}:\n    {v} += k + len w",
+            i(a)
+        ),
         format!("{v} := len (stream 1)"),
         format!("{v} := sum (map ({}, noisy))", li(a)),
         format!("{v} := {} + log {}", i(a), i(b)),
@@ -295,7 +406,11 @@ fn ints_form(r: &Render, it: &Item, v: &str) -> String {
         format!("{v} := map ({}, bump)", li(a)),
         format!("{v} := filter ({}, fun x: x > {lit})", li(a)),
         format!("{v} := sort_by ({}, fun x: 0 - x)", li(a)),
-        format!("{v} := []\nfor x in {}:\n    {v} := {v} ++ [x + {}]", li(a), i(b)),
+        format!(
+            "{v} := []\nfor x in {}:\n    {v} := {v} ++ [x + {}]",
+            li(a),
+            i(b)
+        ),
         format!("{v} := []\nfor w in {}:\n    {v} += [len w]", ls(a)),
         format!("{v} := range ({} % 5)", i(a)),
         format!("{v} := values {}", d(a)),
@@ -335,7 +450,10 @@ fn strs_form(r: &Render, it: &Item, v: &str) -> String {
         format!("{v} := map ({}, fun w: w + {})", ls(a), s(b)),
         format!("{v} := map ({}, fun w: word w)", ls(a)),
         format!("{v} := filter ({}, fun w: len w > {})", ls(a), lit % 2),
-        format!("{v} := []\nfor (k, w) in enumerate {}:\n    {v} += [f\"{{k}}{{w}}\"]", ls(a)),
+        format!(
+            "{v} := []\nfor (k, w) in enumerate {}:\n    {v} += [f\"{{k}}{{w}}\"]",
+            ls(a)
+        ),
         format!("{v} := sort_by ({}, fun w: len w)", ls(a)),
         format!("{v} := reversed ({} ++ stream 1)", ls(a)),
         format!("g{v} := groups {}\n{v} := g{v}[\"a\"] ++ g{v}[\"b\"]", s(a)),
@@ -353,8 +471,11 @@ fn dict_form(r: &Render, it: &Item, v: &str) -> String {
     let s = |k| r.pick(Ty::Str, k);
     let ls = |k| r.pick(Ty::Strs, k);
     let d = |k| r.pick(Ty::Dict, k);
-    let forms =
-        [format!("{v} := table {}", s(a)), format!("{v} := {{\"a\": {}, \"b\": len {}}}", i(a), ls(b)), format!("{v} := json_parse (json_dump {})", d(a))];
+    let forms = [
+        format!("{v} := table {}", s(a)),
+        format!("{v} := {{\"a\": {}, \"b\": len {}}}", i(a), ls(b)),
+        format!("{v} := json_parse (json_dump {})", d(a)),
+    ];
     forms[it.op % forms.len()].clone()
 }
 
@@ -396,7 +517,9 @@ fn handles_and_choices(r: &mut Render, it: &Item) {
             r.line(&format!("{v} := {n} if coin () else {}", it.lit));
             r.vars[Ty::Int as usize].push(v);
         }
-        5 => r.line(&format!("if coin ():\n    print {x}\nelse:\n    print (&stdout, {y})")),
+        5 => r.line(&format!(
+            "if coin ():\n    print {x}\nelse:\n    print (&stdout, {y})"
+        )),
         _ if c % 2 == 0 => {
             let v = r.fresh(Ty::Str);
             r.line(&format!("{v} := choose {n}"));
@@ -418,7 +541,11 @@ fn nondeterministic(src: &str) -> bool {
 
 /// Renders a generated program. Dictionaries always have the integer keys "a" and "b".
 fn render(items: &[Item]) -> String {
-    let mut r = Render { vars: Default::default(), src: String::new(), n: 0 };
+    let mut r = Render {
+        vars: Default::default(),
+        src: String::new(),
+        n: 0,
+    };
     r.line("extern num, word, nums, words, stream, table, pair, groups, pairs, doc");
     r.line("extern sequential log, stamp");
     r.line("extern choose, pick");
@@ -433,7 +560,9 @@ fn render(items: &[Item]) -> String {
     r.line("twice := fun (g, x): g (g x)");
     r.line("rec count := fun n: 0 if n < 1 else n + count (n - 1)");
     r.line("rec build := fun n:\n    if n < 1:\n        ret []\n    else:\n        ret [n] ++ build (n - 1)");
-    r.line("i0 := 1\ns0 := \"a\"\nli0 := [2, 1]\nls0 := [\"b\", \"a\"]\nd0 := {\"a\": 1, \"b\": 2}");
+    r.line(
+        "i0 := 1\ns0 := \"a\"\nli0 := [2, 1]\nls0 := [\"b\", \"a\"]\nd0 := {\"a\": 1, \"b\": 2}",
+    );
     for (k, name) in ["i0", "s0", "li0", "ls0", "d0"].iter().enumerate() {
         r.vars[k].push(name.to_string());
     }
@@ -489,7 +618,11 @@ enum Calls<'a> {
 
 fn run_one(src: &str, world: &World, strategy: Eval, calls: Calls) -> Outcome {
     let c = compile_with(src, Some(world));
-    assert!(!c.has_errors(), "generated program does not compile:\n{src}\n{:?}", c.diags);
+    assert!(
+        !c.has_errors(),
+        "generated program does not compile:\n{src}\n{:?}",
+        c.diags
+    );
     let mut m = Machine::new(&c.program);
     let out = Rc::new(RefCell::new(String::new()));
     let err = Rc::new(RefCell::new(String::new()));
@@ -507,10 +640,21 @@ fn run_one(src: &str, world: &World, strategy: Eval, calls: Calls) -> Outcome {
             opts.replay_force = force;
         }
     }
-    let sink = move |handle: &str, t: &str| if handle == "stderr" { err_sink.borrow_mut().push_str(t) } else { sink.borrow_mut().push_str(t) };
+    let sink = move |handle: &str, t: &str| {
+        if handle == "stderr" {
+            err_sink.borrow_mut().push_str(t)
+        } else {
+            sink.borrow_mut().push_str(t)
+        }
+    };
     let report = run(&mut m, opts, Box::new(sink), None);
     let (out, err) = (out.borrow().clone(), err.borrow().clone());
-    Outcome { out, err, end: report.end, trace: report.trace }
+    Outcome {
+        out,
+        err,
+        end: report.end,
+        trace: report.trace,
+    }
 }
 
 fn is_subsequence(part: &str, whole: &str) -> bool {
@@ -520,8 +664,14 @@ fn is_subsequence(part: &str, whole: &str) -> bool {
 
 /// The nondeterministic answers of a trace, to say which path a failing run took.
 fn choices_taken(t: &Trace) -> String {
-    let picks = t.events.iter().filter(|e| matches!(&*e.external, "coin" | "choose" | "pick"));
-    picks.map(|e| format!("{} {} → {}", e.label, e.external, e.result)).collect::<Vec<_>>().join(", ")
+    let picks = t
+        .events
+        .iter()
+        .filter(|e| matches!(&*e.external, "coin" | "choose" | "pick"));
+    picks
+        .map(|e| format!("{} {} → {}", e.label, e.external, e.result))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Runs `src` under every strategy against the oracle; `Err` says how they disagree.
@@ -530,52 +680,120 @@ fn choices_taken(t: &Trace) -> String {
 /// calls (against `drawn`, the world with its answers fixed, when given), and opportunistic
 /// and lazy evaluation replay that trace, so all three take the same path and must agree as
 /// a deterministic program's runs do.
-fn check(src: &str, world_text: &str, drawn: Option<&str>, explore_too: bool) -> Result<(), String> {
+fn check(
+    src: &str,
+    world_text: &str,
+    drawn: Option<&str>,
+    explore_too: bool,
+) -> Result<(), String> {
     let world = parse_world(world_text).map_err(|e| format!("world: {e:?}"))?;
     let nondet = nondeterministic(src);
     let cbv = match drawn {
-        Some(text) if nondet => run_one(src, &parse_world(text).map_err(|e| format!("world: {e:?}"))?, Eval::Cbv, Calls::World),
+        Some(text) if nondet => run_one(
+            src,
+            &parse_world(text).map_err(|e| format!("world: {e:?}"))?,
+            Eval::Cbv,
+            Calls::World,
+        ),
         _ => run_one(src, &world, Eval::Cbv, Calls::World),
     };
     let (opp, lazy) = if nondet {
         COUNTS[3].fetch_add(1, Ordering::Relaxed);
-        let opp = run_one(src, &world, Eval::Opportunistic, Calls::Replay { trace: &cbv.trace, force: false });
-        (opp, run_one(src, &world, Eval::Lazy, Calls::Replay { trace: &cbv.trace, force: true }))
+        let opp = run_one(
+            src,
+            &world,
+            Eval::Opportunistic,
+            Calls::Replay {
+                trace: &cbv.trace,
+                force: false,
+            },
+        );
+        (
+            opp,
+            run_one(
+                src,
+                &world,
+                Eval::Lazy,
+                Calls::Replay {
+                    trace: &cbv.trace,
+                    force: true,
+                },
+            ),
+        )
     } else {
-        (run_one(src, &world, Eval::Opportunistic, Calls::World), run_one(src, &world, Eval::Lazy, Calls::World))
+        (
+            run_one(src, &world, Eval::Opportunistic, Calls::World),
+            run_one(src, &world, Eval::Lazy, Calls::World),
+        )
     };
-    let path = if nondet { format!("\ncbv's choices: {}", choices_taken(&cbv.trace)) } else { String::new() };
+    let path = if nondet {
+        format!("\ncbv's choices: {}", choices_taken(&cbv.trace))
+    } else {
+        String::new()
+    };
     let show = |o: &Outcome| format!("{:?} after printing {:?}", o.end, o.out);
     COUNTS[0].fetch_add(1, Ordering::Relaxed);
     if !matches!(cbv.end, End::Done(_)) {
         // No oracle for the output; opportunistic evaluation must not succeed where
         // call-by-value cannot (the same statement fails or sticks in every order).
         if matches!(opp.end, End::Done(_)) {
-            return Err(format!("cbv: {}\nopportunistic: {}{path}", show(&cbv), show(&opp)));
+            return Err(format!(
+                "cbv: {}\nopportunistic: {}{path}",
+                show(&cbv),
+                show(&opp)
+            ));
         }
         return Ok(());
     }
     if opp.out != cbv.out || opp.end != cbv.end || !opp.err.is_empty() {
-        return Err(format!("cbv: {}\nopportunistic: {} {}{path}", show(&cbv), show(&opp), opp.err));
+        return Err(format!(
+            "cbv: {}\nopportunistic: {} {}{path}",
+            show(&cbv),
+            show(&opp),
+            opp.err
+        ));
     }
     // Lazy evaluation may skip recorded calls nothing needs, but must make no other call.
-    let skipped_only = lazy.err.lines().all(|l| l.contains("that the run never dispatched"));
+    let skipped_only = lazy
+        .err
+        .lines()
+        .all(|l| l.contains("that the run never dispatched"));
     if lazy.end != cbv.end || !is_subsequence(&lazy.out, &cbv.out) || !skipped_only {
-        return Err(format!("cbv: {}\nlazy: {} {}{path}", show(&cbv), show(&lazy), lazy.err));
+        return Err(format!(
+            "cbv: {}\nlazy: {} {}{path}",
+            show(&cbv),
+            show(&lazy),
+            lazy.err
+        ));
     }
     COUNTS[1].fetch_add(1, Ordering::Relaxed);
     if std::env::var_os("OPAL_DIFF_SHOW").is_some() {
-        eprintln!("--- program\n{src}--- printed\n{}--- result {:?}", cbv.out, cbv.end);
+        eprintln!(
+            "--- program\n{src}--- printed\n{}--- result {:?}",
+            cbv.out, cbv.end
+        );
     }
     if explore_too {
         let c = compile_with(src, Some(&world));
         let m = Machine::new(&c.program);
-        let e = explore(&m, Some(world), ExploreOptions { mode: Mode::Reduced, max_states: 3_000, graph: false });
+        let e = explore(
+            &m,
+            Some(world),
+            ExploreOptions {
+                mode: Mode::Reduced,
+                max_states: 3_000,
+                graph: false,
+            },
+        );
         if !e.truncated {
             COUNTS[2].fetch_add(1, Ordering::Relaxed);
         }
         if !e.truncated && !e.violations().is_empty() {
-            return Err(format!("explore: {} normal forms, violations {:?}", e.normal_forms.len(), e.violations()));
+            return Err(format!(
+                "explore: {} normal forms, violations {:?}",
+                e.normal_forms.len(),
+                e.violations()
+            ));
         }
     }
     Ok(())
@@ -583,10 +801,18 @@ fn check(src: &str, world_text: &str, drawn: Option<&str>, explore_too: bool) ->
 
 /// Programs checked, programs call-by-value ran to the end, programs explored completely,
 /// nondeterministic programs (checked by replaying call-by-value's trace).
-static COUNTS: [AtomicU64; 4] = [AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0)];
+static COUNTS: [AtomicU64; 4] = [
+    AtomicU64::new(0),
+    AtomicU64::new(0),
+    AtomicU64::new(0),
+    AtomicU64::new(0),
+];
 
 fn env_number(name: &str, default: u64) -> u64 {
-    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
 }
 
 #[test]
@@ -603,14 +829,21 @@ fn every_strategy_prints_what_call_by_value_prints() {
         // A fixed seed per round: CI sees the same programs every run; a long run moves on.
         let mut seed = [0u8; 32];
         seed[..8].copy_from_slice(&round.to_le_bytes());
-        let config = Config { cases, failure_persistence: None, ..Config::default() };
-        let mut runner = TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &seed));
+        let config = Config {
+            cases,
+            failure_persistence: None,
+            ..Config::default()
+        };
+        let mut runner =
+            TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &seed));
         let result = runner.run(&strategy, |(items, w)| {
             let src = render(&items);
             let world = render_world(&w, false);
             let drawn = render_world(&w, true);
             let small = items.len() <= 3;
-            check(&src, &world, Some(&drawn), small).map_err(|e| TestCaseError::fail(format!("{e}\n--- program\n{src}--- world\n{world}")))
+            check(&src, &world, Some(&drawn), small).map_err(|e| {
+                TestCaseError::fail(format!("{e}\n--- program\n{src}--- world\n{world}"))
+            })
         });
         total += u64::from(cases);
         if let Err(e) = result {
@@ -625,7 +858,10 @@ fn every_strategy_prints_what_call_by_value_prints() {
     let rounds = round - first;
     eprintln!("differential: {total} programs in {rounds} rounds agreed ({checked} checked, {done} ran to the end under cbv, {explored} explored completely, {nondet} nondeterministic)");
     // A generator whose programs mostly fail under call-by-value tests nothing.
-    assert!(done * 4 >= checked * 3, "only {done} of {checked} generated programs ran under cbv");
+    assert!(
+        done * 4 >= checked * 3,
+        "only {done} of {checked} generated programs ran under cbv"
+    );
 }
 
 /// The programs kept in `tests/agree/`: issue 28's reports and what the generator found.
@@ -633,16 +869,33 @@ fn every_strategy_prints_what_call_by_value_prints() {
 fn kept_programs_agree() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("agree");
     let mut n = 0;
-    let mut entries: Vec<_> = std::fs::read_dir(&dir).expect("tests/agree").flatten().map(|e| e.path()).collect();
+    let mut entries: Vec<_> = std::fs::read_dir(&dir)
+        .expect("tests/agree")
+        .flatten()
+        .map(|e| e.path())
+        .collect();
     entries.sort();
-    for path in entries.iter().filter(|p| p.extension().is_some_and(|e| e == "opal")) {
+    for path in entries
+        .iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "opal"))
+    {
         let src = std::fs::read_to_string(path).expect("read");
         let world = std::fs::read_to_string(path.with_extension("world.toml")).unwrap_or_default();
         if let Err(e) = check(&src, &world, None, false) {
             panic!("{}: {e}", path.display());
         }
-        let cbv = run_one(&src, &parse_world(&world).expect("world"), Eval::Cbv, Calls::World);
-        assert!(matches!(cbv.end, End::Done(_)), "{}: cbv {:?}", path.display(), cbv.end);
+        let cbv = run_one(
+            &src,
+            &parse_world(&world).expect("world"),
+            Eval::Cbv,
+            Calls::World,
+        );
+        assert!(
+            matches!(cbv.end, End::Done(_)),
+            "{}: cbv {:?}",
+            path.display(),
+            cbv.end
+        );
         n += 1;
     }
     assert!(n >= 10, "only {n} kept programs");

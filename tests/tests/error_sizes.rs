@@ -20,7 +20,11 @@ fn dir_with(name: &str, files: &[(&str, &str)]) -> PathBuf {
 fn run(dir: &Path, args: &[&str]) -> Output {
     let mut all = vec!["run"];
     all.extend_from_slice(args);
-    Command::new(opal()).args(&all).current_dir(dir).output().expect("run opal")
+    Command::new(opal())
+        .args(&all)
+        .current_dir(dir)
+        .output()
+        .expect("run opal")
 }
 
 fn text(b: &[u8]) -> String {
@@ -31,12 +35,21 @@ fn text(b: &[u8]) -> String {
 fn a_two_megabyte_string_in_an_error_is_quoted_200_characters_long() {
     // Twenty doublings of "ab": 2 097 152 bytes, then added to a number.
     let doublings: Vec<String> = (1..=20).map(|i| i.to_string()).collect();
-    let src = format!("s := \"ab\"\nfor n in [{}]:\n    s := s + s\nprint (s + 1)\n", doublings.join(", "));
+    let src = format!(
+        "s := \"ab\"\nfor n in [{}]:\n    s := s + s\nprint (s + 1)\n",
+        doublings.join(", ")
+    );
     let dir = dir_with("string", &[("big.opal", &src)]);
     let o = run(&dir, &["big.opal"]);
     let err = text(&o.stderr);
     assert_eq!(o.status.code(), Some(3), "{err}");
-    assert!(err.contains(&format!("add needs two numbers, got (\"{}… (2097154 bytes in all), 1)", "ab".repeat(99) + "a")), "{err}");
+    assert!(
+        err.contains(&format!(
+            "add needs two numbers, got (\"{}… (2097154 bytes in all), 1)",
+            "ab".repeat(99) + "a"
+        )),
+        "{err}"
+    );
     assert!(err.len() < 2_000, "{} bytes of stderr", err.len());
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -49,8 +62,14 @@ fn a_missing_key_lists_eight_keys_and_counts_them_all() {
     let o = run(&dir, &["keys.opal"]);
     let err = text(&o.stderr);
     assert_eq!(o.status.code(), Some(3), "{err}");
-    let keys = "\"k0\", \"k1\", \"k2\", \"k3\", \"k4\", \"k5\", \"k6\", \"k7\", … (500 keys in all)";
-    assert!(err.contains(&format!("key \"nope\" is not in the dictionary (its keys: {keys})")), "{err}");
+    let keys =
+        "\"k0\", \"k1\", \"k2\", \"k3\", \"k4\", \"k5\", \"k6\", \"k7\", … (500 keys in all)";
+    assert!(
+        err.contains(&format!(
+            "key \"nope\" is not in the dictionary (its keys: {keys})"
+        )),
+        "{err}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -64,13 +83,22 @@ fn thirty_failed_calls_print_twenty_errors_and_a_count() {
     let err = text(&o.stderr);
     assert_eq!(o.status.code(), Some(3), "{err}");
     assert_eq!(err.matches("error[R0002]").count(), 20, "{err}");
-    assert!(err.ends_with("many.opal: and 9 more runtime errors (the first 20 are shown)\n"), "{err}");
+    assert!(
+        err.ends_with("many.opal: and 9 more runtime errors (the first 20 are shown)\n"),
+        "{err}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn a_forced_replay_names_ten_mismatches_and_counts_the_rest() {
-    let dir = dir_with("force", &[("many.opal", MANY), ("many.world.toml", "[ask]\ndefault = '\"x\"'\n")]);
+    let dir = dir_with(
+        "force",
+        &[
+            ("many.opal", MANY),
+            ("many.world.toml", "[ask]\ndefault = '\"x\"'\n"),
+        ],
+    );
     let o = run(&dir, &["many.opal", "--record", "t.json"]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     // The same calls with other arguments: every delivery mismatches.
@@ -91,7 +119,12 @@ fn a_forced_replay_names_ten_mismatches_and_counts_the_rest() {
     let o = run(&dir, &["many.opal", "--replay", "t.json", "--force"]);
     let err = text(&o.stderr);
     assert_eq!(o.status.code(), Some(0), "{err}");
-    assert_eq!(err.matches("that the run never dispatched (--force)").count(), 11, "{err}");
+    assert_eq!(
+        err.matches("that the run never dispatched (--force)")
+            .count(),
+        11,
+        "{err}"
+    );
     assert!(err.contains("warning: replay: and 20 more events in the trace that the run never dispatched (--force)"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -103,12 +136,18 @@ fn nested(depth: usize) -> String {
 
 #[test]
 fn a_list_nested_990_deep_prints_and_1200_deep_is_an_error_that_says_so() {
-    let dir = dir_with("nested", &[("ok.opal", &nested(990)), ("deep.opal", &nested(1200))]);
+    let dir = dir_with(
+        "nested",
+        &[("ok.opal", &nested(990)), ("deep.opal", &nested(1200))],
+    );
     for strategy in ["opportunistic", "cbv", "lazy"] {
         let o = run(&dir, &["--strategy", strategy, "ok.opal"]);
         let out = text(&o.stdout);
         assert_eq!(o.status.code(), Some(0), "{strategy}: {}", text(&o.stderr));
-        assert!(out.starts_with(&format!("1\n{}1{}\n", "[".repeat(991), "]".repeat(991))), "{strategy}: {out}");
+        assert!(
+            out.starts_with(&format!("1\n{}1{}\n", "[".repeat(991), "]".repeat(991))),
+            "{strategy}: {out}"
+        );
         let o = run(&dir, &["--strategy", strategy, "deep.opal"]);
         let err = text(&o.stderr);
         assert_eq!(o.status.code(), Some(3), "{strategy}: {err}");
@@ -126,8 +165,19 @@ fn a_list_nested_990_deep_prints_and_1200_deep_is_an_error_that_says_so() {
 fn a_world_value_nested_199_deep_prints() {
     let deep = format!("{}1{}", "[".repeat(199), "]".repeat(199));
     let world = format!("[ask]\ndefault = '{deep}'\n");
-    let dir = dir_with("world", &[("w.opal", "extern ask\nprint (ask 1)\n"), ("w.world.toml", &world)]);
+    let dir = dir_with(
+        "world",
+        &[
+            ("w.opal", "extern ask\nprint (ask 1)\n"),
+            ("w.world.toml", &world),
+        ],
+    );
     let o = run(&dir, &["w.opal"]);
-    assert_eq!((o.status.code(), text(&o.stdout)), (Some(0), format!("{deep}\n")), "{}", text(&o.stderr));
+    assert_eq!(
+        (o.status.code(), text(&o.stdout)),
+        (Some(0), format!("{deep}\n")),
+        "{}",
+        text(&o.stderr)
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -11,7 +11,13 @@ use std::time::{Duration, Instant};
 
 /// Runs `opal` with a deadline, so a regression to "hangs for ever" fails instead of blocking.
 fn run(args: &[&str]) -> Output {
-    let mut child = Command::new(opal()).args(args).current_dir(root()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawn opal");
+    let mut child = Command::new(opal())
+        .args(args)
+        .current_dir(root())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn opal");
     let start = Instant::now();
     while child.try_wait().expect("wait").is_none() {
         if start.elapsed() > Duration::from_secs(60) {
@@ -46,7 +52,12 @@ fn write(dir: &Path, file: &str, text: &str) -> String {
 /// A recorded trace of CityExcursions: a 4-chunk stream at label 2, then four excursions.
 fn recorded(dir: &Path) -> Value {
     let t = dir.join("rec.json");
-    let o = run(&["run", "examples/city_excursions.opal", "--record", t.to_str().expect("utf8")]);
+    let o = run(&[
+        "run",
+        "examples/city_excursions.opal",
+        "--record",
+        t.to_str().expect("utf8"),
+    ]);
     assert_eq!(o.status.code(), Some(0), "{}", err(&o));
     serde_json::from_str(&std::fs::read_to_string(t).expect("trace")).expect("json")
 }
@@ -60,21 +71,38 @@ fn replay(dir: &Path, trace: &Value, extra: &[&str]) -> Output {
 
 fn excursion_index(trace: &Value, city: &str) -> usize {
     let evs = trace["events"].as_array().expect("events");
-    evs.iter().position(|e| e["external"] == "get_excursions_in" && e["arg"] == city).expect("excursion event")
+    evs.iter()
+        .position(|e| e["external"] == "get_excursions_in" && e["arg"] == city)
+        .expect("excursion event")
 }
 
 #[test]
 fn a_replay_whose_labels_were_swapped_is_an_error_naming_both_values() {
     let dir = scratch("swap");
     let mut t = recorded(&dir);
-    let (h, j) = (excursion_index(&t, "Honolulu"), excursion_index(&t, "Jakarta"));
-    let (lh, lj) = (t["events"][h]["label"].clone(), t["events"][j]["label"].clone());
+    let (h, j) = (
+        excursion_index(&t, "Honolulu"),
+        excursion_index(&t, "Jakarta"),
+    );
+    let (lh, lj) = (
+        t["events"][h]["label"].clone(),
+        t["events"][j]["label"].clone(),
+    );
     t["events"][h]["label"] = lj;
     t["events"][j]["label"] = lh;
     let o = replay(&dir, &t, &[]);
-    assert_eq!(o.status.code(), Some(3), "stdout {}\nstderr {}", out(&o), err(&o));
+    assert_eq!(
+        o.status.code(),
+        Some(3),
+        "stdout {}\nstderr {}",
+        out(&o),
+        err(&o)
+    );
     let e = err(&o);
-    assert!(e.contains("replay:") && e.contains("\"Honolulu\"") && e.contains("\"Jakarta\""), "{e}");
+    assert!(
+        e.contains("replay:") && e.contains("\"Honolulu\"") && e.contains("\"Jakarta\""),
+        "{e}"
+    );
     // With --force the recorded results are used anyway, each mismatch a warning.
     let o = replay(&dir, &t, &["--force"]);
     assert_eq!(o.status.code(), Some(0), "{}", err(&o));
@@ -86,11 +114,18 @@ fn a_trace_whose_stream_stops_while_partial_is_refused_at_load_without_hanging()
     let dir = scratch("cut");
     let mut t = recorded(&dir);
     let evs = t["events"].as_array_mut().expect("events");
-    let last = evs.iter().position(|e| e["chunk"] == 3).expect("last chunk");
+    let last = evs
+        .iter()
+        .position(|e| e["chunk"] == 3)
+        .expect("last chunk");
     evs.remove(last);
     let o = replay(&dir, &t, &[]);
     assert_eq!(o.status.code(), Some(1), "{}", err(&o));
-    assert!(err(&o).contains("stops after chunk 2") && err(&o).contains("partial"), "{}", err(&o));
+    assert!(
+        err(&o).contains("stops after chunk 2") && err(&o).contains("partial"),
+        "{}",
+        err(&o)
+    );
 }
 
 #[test]
@@ -108,7 +143,11 @@ fn duplicated_and_renumbered_events_are_refused_at_load() {
     renum["events"][0]["chunk"] = Value::from(1);
     let o = replay(&dir, &renum, &[]);
     assert_eq!(o.status.code(), Some(1), "{}", err(&o));
-    assert!(err(&o).contains("chunk 1 of the stream at label 2 is there twice"), "{}", err(&o));
+    assert!(
+        err(&o).contains("chunk 1 of the stream at label 2 is there twice"),
+        "{}",
+        err(&o)
+    );
 }
 
 #[test]
@@ -120,7 +159,11 @@ fn an_event_the_run_never_uses_is_an_error() {
     t["events"].as_array_mut().expect("events").push(extra);
     let o = replay(&dir, &t, &[]);
     assert_eq!(o.status.code(), Some(3), "{}", err(&o));
-    assert!(err(&o).contains("at label 9.9 that the run never dispatched"), "{}", err(&o));
+    assert!(
+        err(&o).contains("at label 9.9 that the run never dispatched"),
+        "{}",
+        err(&o)
+    );
 }
 
 #[test]
@@ -135,36 +178,65 @@ fn out_of_range_times_are_load_errors_not_panics() {
     let prog = write(&dir, "w.opal", "extern ask\nask \"x\"\n");
     for (table, key) in [
         ("[ask]\nlatency_ms = 1e300\ndefault = '1'\n", "latency_ms"),
-        ("[ask]\n[[ask.responses]]\narg = '\"x\"'\nstream = [\"a\"]\nchunk_ms = [1e300]\n", "chunk_ms"),
+        (
+            "[ask]\n[[ask.responses]]\narg = '\"x\"'\nstream = [\"a\"]\nchunk_ms = [1e300]\n",
+            "chunk_ms",
+        ),
         ("[ask]\nlatency_ms = -1\ndefault = '1'\n", "latency_ms"),
     ] {
         let w = write(&dir, "w.world.toml", table);
         let o = run(&["run", &prog, "--world", &w]);
         assert_eq!(o.status.code(), Some(1), "{table}: {}", err(&o));
-        assert!(err(&o).contains(key) && err(&o).contains("w.world.toml:"), "{table}: {}", err(&o));
+        assert!(
+            err(&o).contains(key) && err(&o).contains("w.world.toml:"),
+            "{table}: {}",
+            err(&o)
+        );
         assert!(!err(&o).contains("panicked"), "{}", err(&o));
     }
     let big_sleep = write(&dir, "s.opal", "sleep 1e300\n");
     let o = run(&["run", &big_sleep]);
     assert_eq!(o.status.code(), Some(3), "{}", err(&o));
-    assert!(err(&o).contains("sleep needs 0 to 86400000 milliseconds"), "{}", err(&o));
+    assert!(
+        err(&o).contains("sleep needs 0 to 86400000 milliseconds"),
+        "{}",
+        err(&o)
+    );
 }
 
 #[test]
 fn max_steps_n_allows_exactly_n_steps() {
     let o = run(&["run", "examples/sum.opal", "--stats", "--quiet"]);
-    let steps: u64 = err(&o).lines().find_map(|l| l.strip_prefix("steps: ")).and_then(|n| n.trim().parse().ok()).expect("--stats prints steps");
+    let steps: u64 = err(&o)
+        .lines()
+        .find_map(|l| l.strip_prefix("steps: "))
+        .and_then(|n| n.trim().parse().ok())
+        .expect("--stats prints steps");
     let n = steps.to_string();
     let o = run(&["run", "examples/sum.opal", "--max-steps", &n]);
-    assert_eq!((out(&o).as_str(), o.status.code()), ("55\n55\n", Some(0)), "{}", err(&o));
+    assert_eq!(
+        (out(&o).as_str(), o.status.code()),
+        ("55\n55\n", Some(0)),
+        "{}",
+        err(&o)
+    );
     let less = (steps - 1).to_string();
     let o = run(&["run", "examples/sum.opal", "--max-steps", &less]);
     assert_eq!(o.status.code(), Some(4), "{}", err(&o));
-    assert!(err(&o).contains(&format!("did not finish within {less} steps")), "{}", err(&o));
+    assert!(
+        err(&o).contains(&format!("did not finish within {less} steps")),
+        "{}",
+        err(&o)
+    );
     let dir = scratch("zero");
     let zero = write(&dir, "z.opal", "x := 1\nx\n");
     let o = run(&["run", &zero, "--max-steps", "0"]);
-    assert_eq!((out(&o).as_str(), o.status.code()), ("1\n", Some(0)), "{}", err(&o));
+    assert_eq!(
+        (out(&o).as_str(), o.status.code()),
+        ("1\n", Some(0)),
+        "{}",
+        err(&o)
+    );
 }
 
 #[test]
@@ -177,7 +249,11 @@ fn a_handle_threaded_once_in_each_branch_does_not_warn() {
     let o = run(&["check", "examples/fork_join.opal"]);
     assert!(!err(&o).contains("W0002"), "{}", err(&o));
     // Used twice without threading still warns.
-    let twice = write(&dir, "t.opal", "a := print (stdout, \"a\")\nb := print (stdout, \"b\")\n");
+    let twice = write(
+        &dir,
+        "t.opal",
+        "a := print (stdout, \"a\")\nb := print (stdout, \"b\")\n",
+    );
     assert!(err(&run(&["check", &twice])).contains("W0002"));
 }
 
@@ -187,7 +263,11 @@ fn a_world_table_that_shadows_a_standard_external_warns() {
     let prog = write(&dir, "p.opal", "print (&stdout, \"hi\")\n");
     let w = write(&dir, "p.world.toml", "[print]\ndefault = '()'\n");
     let o = run(&["run", &prog, "--world", &w]);
-    assert!(err(&o).contains("warning[W0004]") && err(&o).contains("`print`"), "{}", err(&o));
+    assert!(
+        err(&o).contains("warning[W0004]") && err(&o).contains("`print`"),
+        "{}",
+        err(&o)
+    );
 }
 
 #[test]
@@ -205,9 +285,21 @@ print (&stdout, x)
     let o = run(&["run", &prog, "--world", &w]);
     assert_eq!(o.status.code(), Some(0), "{}", err(&o));
     assert_eq!(String::from_utf8_lossy(&o.stdout), "2\n");
-    for (table, why) in [("stdout", "is a handle"), ("if", "is a keyword"), ("my ext", "not a name a program can declare")] {
-        let line = err(&o).lines().find(|l| l.contains(&format!("`[{table}]`"))).map(str::to_string).unwrap_or_default();
-        assert!(line.contains("warning[W0007]") && line.contains(why), "{table}: {}", err(&o));
+    for (table, why) in [
+        ("stdout", "is a handle"),
+        ("if", "is a keyword"),
+        ("my ext", "not a name a program can declare"),
+    ] {
+        let line = err(&o)
+            .lines()
+            .find(|l| l.contains(&format!("`[{table}]`")))
+            .map(str::to_string)
+            .unwrap_or_default();
+        assert!(
+            line.contains("warning[W0007]") && line.contains(why),
+            "{table}: {}",
+            err(&o)
+        );
     }
     assert!(!err(&o).contains("`[ask]`"), "{}", err(&o));
 }

@@ -7,26 +7,38 @@ impl Desugarer {
     pub(super) fn check_unused(&mut self, vi: usize) {
         let v = &self.vars[vi];
         if v.lint_unused && !v.used && !self.prelude_mode && !self.core_mode {
-            let Some(d) = self.symbols.defs.get(v.def) else { return };
+            let Some(d) = self.symbols.defs.get(v.def) else {
+                return;
+            };
             if !d.name.starts_with('_') && !v.handle {
                 let span = d.span;
                 let name = d.name.clone();
                 self.diags.push(
                     Diagnostic::warning("W0001", span, format!("`{name}` is bound but never used"))
-                        .with_help(format!("remove the binding, or name it `_{name}` if it is bound on purpose")),
+                        .with_help(format!(
+                            "remove the binding, or name it `_{name}` if it is bound on purpose"
+                        )),
                 );
             }
         }
     }
 
-    pub(super) fn check_call(&mut self, f: &Expr, known: &Known, arg_shape: Option<Option<usize>>, span: Span) {
+    pub(super) fn check_call(
+        &mut self,
+        f: &Expr,
+        known: &Known,
+        arg_shape: Option<Option<usize>>,
+        span: Span,
+    ) {
         let fname = match &f.kind {
             ExprKind::Name(id) => id.name.clone(),
             _ => "this function".into(),
         };
         let expected: Option<Option<usize>> = match known {
             Known::Fun(k) => k.map(Some),
-            Known::Ext(e) => externals::standard(e).filter(|_| !self.externs.iter().any(|(x, _)| x == e)).map(|d: &ExtDecl| d.arity),
+            Known::Ext(e) => externals::standard(e)
+                .filter(|_| !self.externs.iter().any(|(x, _)| x == e))
+                .map(|d: &ExtDecl| d.arity),
             Known::Tuple(_) | Known::Prim | Known::Handle | Known::List | Known::Dict => {
                 let what = match known {
                     Known::Tuple(_) => "a tuple",
@@ -36,14 +48,20 @@ impl Desugarer {
                     _ => "a primitive value",
                 };
                 self.diags.push(
-                    Diagnostic::error("E0105", f.span, format!("`{fname}` is {what}, not a function, so it cannot be called"))
-                        .with_help("call a function (`fun …`), a prelude function or an external"),
+                    Diagnostic::error(
+                        "E0105",
+                        f.span,
+                        format!("`{fname}` is {what}, not a function, so it cannot be called"),
+                    )
+                    .with_help("call a function (`fun …`), a prelude function or an external"),
                 );
                 return;
             }
             Known::Unknown => None,
         };
-        let (Some(exp), Some(got)) = (expected, arg_shape) else { return };
+        let (Some(exp), Some(got)) = (expected, arg_shape) else {
+            return;
+        };
         let show = |s: Option<usize>| match s {
             None => "one value".to_string(),
             Some(0) => "`()`".to_string(),
@@ -57,8 +75,12 @@ impl Desugarer {
         };
         if mismatch {
             self.diags.push(
-                Diagnostic::error("E0103", span, format!("`{fname}` takes {} but is given {}", show(exp), show(got)))
-                    .with_help("pass arguments of the shape the function's parameter pattern expects"),
+                Diagnostic::error(
+                    "E0103",
+                    span,
+                    format!("`{fname}` takes {} but is given {}", show(exp), show(got)),
+                )
+                .with_help("pass arguments of the shape the function's parameter pattern expects"),
             );
         }
     }
@@ -72,7 +94,9 @@ impl Desugarer {
         if !matches!(id.name.as_str(), "map" | "filter" | "sort_by" | "fold") {
             return;
         }
-        let Some(shape) = prelude::shape(&id.name) else { return };
+        let Some(shape) = prelude::shape(&id.name) else {
+            return;
+        };
         // A program's own `map` may take anything.
         if self.find_var(&id.name).is_some() {
             return;
@@ -81,13 +105,17 @@ impl Desugarer {
         let Some(first) = es.first() else { return };
         // A function of a pair may be a hand-written Church list (`fold (fun (s, a): …, …)`):
         // only a list where the function goes gives it away.
-        let list_second = es.get(1).is_some_and(|e| matches!(self.known_of_expr(e, Name::plain("?")), Known::List));
+        let list_second = es
+            .get(1)
+            .is_some_and(|e| matches!(self.known_of_expr(e, Name::plain("?")), Known::List));
         let is_function = match (self.known_of_expr(first, Name::plain("?")), &first.kind) {
             (Known::Fun(Some(2)), _) => list_second,
             (Known::Fun(_), _) => true,
             (Known::Ext(e), _) => externals::standard(&e).is_some(),
             // An external or prelude function used as a value (`map (len, l)`).
-            (Known::Unknown, ExprKind::Name(n)) => self.find_var(&n.name).is_none() && externals::standard(&n.name).is_some(),
+            (Known::Unknown, ExprKind::Name(n)) => {
+                self.find_var(&n.name).is_none() && externals::standard(&n.name).is_some()
+            }
             _ => false,
         };
         if is_function {
@@ -116,7 +144,9 @@ impl Desugarer {
     /// which at run time is a projection out of a handle far from the cause.
     pub(super) fn check_value_of_handles_only(&mut self, f: &Expr, span: Span) {
         let ExprKind::Name(id) = &f.kind else { return };
-        let Some((vi, _)) = self.find_var(&id.name) else { return };
+        let Some((vi, _)) = self.find_var(&id.name) else {
+            return;
+        };
         if !self.vars[vi].handles_only {
             return;
         }
@@ -131,14 +161,22 @@ impl Desugarer {
     pub(super) fn check_concat(&mut self, e: &Expr) {
         let what = match self.known_of_expr(e, Name::plain("?")) {
             Known::Tuple(_) => "a tuple",
-            Known::Prim if matches!(e.kind, ExprKind::Lit(Lit::Str(_)) | ExprKind::FStr(_)) => "a string",
+            Known::Prim if matches!(e.kind, ExprKind::Lit(Lit::Str(_)) | ExprKind::FStr(_)) => {
+                "a string"
+            }
             Known::Prim => "a primitive value",
             Known::Dict => "a dictionary",
             _ => return,
         };
         self.diags.push(
-            Diagnostic::error("E0107", e.span, format!("`++` joins lists, and this is {what}"))
-                .with_help("join strings and tuples with `+` (`(1, 2) + (3,)`), lists with `++` or `+`"),
+            Diagnostic::error(
+                "E0107",
+                e.span,
+                format!("`++` joins lists, and this is {what}"),
+            )
+            .with_help(
+                "join strings and tuples with `+` (`(1, 2) + (3,)`), lists with `++` or `+`",
+            ),
         );
     }
 }

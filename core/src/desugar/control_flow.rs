@@ -10,7 +10,9 @@ impl Desugarer {
         for b in blocks {
             assigned(b, &mut out);
         }
-        out.retain(|n| self.find_var(n).is_some() || (!self.prelude_mode && self.env_name(n).is_some()));
+        out.retain(|n| {
+            self.find_var(n).is_some() || (!self.prelude_mode && self.env_name(n).is_some())
+        });
         if self.needs_token(blocks) {
             out.push(TOKEN.to_string());
         }
@@ -39,8 +41,15 @@ impl Desugarer {
     }
 
     pub(super) fn define_carried(&mut self, v: &str, core: Name) {
-        let handle = self.find_var(v).map(|(vi, _)| self.vars[vi].handle).unwrap_or(externals::is_handle(v));
-        let known = if handle { Known::Handle } else { Known::Unknown };
+        let handle = self
+            .find_var(v)
+            .map(|(vi, _)| self.vars[vi].handle)
+            .unwrap_or(externals::is_handle(v));
+        let known = if handle {
+            Known::Handle
+        } else {
+            Known::Unknown
+        };
         let vi = self.define(v, Span::default(), core, known, DefKind::Binding, false);
         self.vars[vi].handle = handle;
         self.vars[vi].used = true;
@@ -64,7 +73,10 @@ impl Desugarer {
         with_value: bool,
     ) -> (Fun, bool) {
         let saved = std::mem::take(&mut self.buf);
-        self.scopes.push(Scope { kind, vars: FastMap::default() });
+        self.scopes.push(Scope {
+            kind,
+            vars: FastMap::default(),
+        });
         let p = self.temp(if extra.is_some() { "p" } else { "u" });
         // Bind carried variables inside a loop body from `prj 1 p` (one variable: directly, so
         // each iteration costs no alias step).
@@ -88,7 +100,14 @@ impl Desugarer {
                 Pattern::Name(id) => {
                     let core = self.user_name(&id.name);
                     self.emit(Op::Prj(2, p), id.span, Some(core));
-                    self.define(&id.name, id.span, core, Known::Unknown, DefKind::Param, false);
+                    self.define(
+                        &id.name,
+                        id.span,
+                        core,
+                        Known::Unknown,
+                        DefKind::Param,
+                        false,
+                    );
                 }
                 _ => {
                     let x = self.temp("x");
@@ -100,7 +119,11 @@ impl Desugarer {
         // Names bound here before the body (carried variables, the loop pattern) are not local
         // to the body; names of outer scopes are checked when the scope closes. Collecting every
         // visible name here instead made a file with many `if`s quadratic.
-        let before: FastSet<String> = self.scopes.last().map(|s| s.vars.keys().cloned().collect()).unwrap_or_default();
+        let before: FastSet<String> = self
+            .scopes
+            .last()
+            .map(|s| s.vars.keys().cloned().collect())
+            .unwrap_or_default();
         let value = self.block(body);
         let has_value = with_value && value.is_some() && ends_in_ret(body);
         let mut xs: Vec<Name> = param_vars.iter().map(|v| self.current(v)).collect();
@@ -116,15 +139,31 @@ impl Desugarer {
         };
         let scope = self.pop_scope();
         for name in scope.vars.keys() {
-            if !before.contains(name) && !param_vars.contains(name) && self.find_var(name).is_none() {
+            if !before.contains(name) && !param_vars.contains(name) && self.find_var(name).is_none()
+            {
                 self.block_locals.insert(name.clone(), what);
             }
         }
         let stmts = std::mem::replace(&mut self.buf, saved);
-        (Fun { param: p, body: CExpr { stmts, ret: Some(ret) } }, has_value)
+        (
+            Fun {
+                param: p,
+                body: CExpr {
+                    stmts,
+                    ret: Some(ret),
+                },
+            },
+            has_value,
+        )
     }
 
-    pub(super) fn if_item(&mut self, arms: &[(Expr, Block)], els: Option<&Block>, span: Span, last: bool) -> Option<Name> {
+    pub(super) fn if_item(
+        &mut self,
+        arms: &[(Expr, Block)],
+        els: Option<&Block>,
+        span: Span,
+        last: bool,
+    ) -> Option<Name> {
         let mut blocks: Vec<&Block> = arms.iter().map(|(_, b)| b).collect();
         if let Some(e) = els {
             blocks.push(e);
@@ -170,35 +209,79 @@ impl Desugarer {
         None
     }
 
-    pub(super) fn if_chain(&mut self, arms: &[(Expr, Block)], els: Option<&Block>, vs: &[String], span: Span, valued: bool) -> Name {
+    pub(super) fn if_chain(
+        &mut self,
+        arms: &[(Expr, Block)],
+        els: Option<&Block>,
+        vs: &[String],
+        span: Span,
+        valued: bool,
+    ) -> Name {
         let (c, then_b) = &arms[0];
         let cn = self.expr(c, None);
-        let ((tf, _), then_uses) = self.first_alternative(|d| d.branch_fun(vs, None, then_b, ScopeKind::Branch, "an `if` branch", valued));
-        let tn = self.emit(Op::Fun(Box::new(tf)), then_b.items.first().map(|i| i.span).unwrap_or(span), None);
+        let ((tf, _), then_uses) = self.first_alternative(|d| {
+            d.branch_fun(
+                vs,
+                None,
+                then_b,
+                ScopeKind::Branch,
+                "an `if` branch",
+                valued,
+            )
+        });
+        let tn = self.emit(
+            Op::Fun(Box::new(tf)),
+            then_b.items.first().map(|i| i.span).unwrap_or(span),
+            None,
+        );
         let ef = if arms.len() > 1 {
             // elif: the else branch is the rest of the chain.
             let saved = std::mem::take(&mut self.buf);
-            self.scopes.push(Scope { kind: ScopeKind::Branch, vars: FastMap::default() });
+            self.scopes.push(Scope {
+                kind: ScopeKind::Branch,
+                vars: FastMap::default(),
+            });
             let u = self.temp("u");
             let r = self.if_chain(&arms[1..], els, vs, span, valued);
             self.pop_scope();
             let stmts = std::mem::replace(&mut self.buf, saved);
-            Fun { param: u, body: CExpr { stmts, ret: Some(r) } }
+            Fun {
+                param: u,
+                body: CExpr {
+                    stmts,
+                    ret: Some(r),
+                },
+            }
         } else if let Some(b) = els {
-            self.branch_fun(vs, None, b, ScopeKind::Branch, "an `else` branch", valued).0
+            self.branch_fun(vs, None, b, ScopeKind::Branch, "an `else` branch", valued)
+                .0
         } else {
             let saved = std::mem::take(&mut self.buf);
             let u = self.temp("u");
             let r = self.tuple_of(vs, span);
-            let r = if vs.is_empty() { self.emit(Op::Tuple(vec![]), span, None) } else { r };
+            let r = if vs.is_empty() {
+                self.emit(Op::Tuple(vec![]), span, None)
+            } else {
+                r
+            };
             let stmts = std::mem::replace(&mut self.buf, saved);
-            Fun { param: u, body: CExpr { stmts, ret: Some(r) } }
+            Fun {
+                param: u,
+                body: CExpr {
+                    stmts,
+                    ret: Some(r),
+                },
+            }
         };
         self.merge_alternatives(then_uses);
         let en = self.emit(Op::Fun(Box::new(ef)), span, None);
         let t = self.emit(Op::Tuple(vec![cn, tn, en]), span, None);
         let iff = self.env("if");
-        let target = if vs.len() == 1 && !valued { Some(self.user_name(&vs[0])) } else { None };
+        let target = if vs.len() == 1 && !valued {
+            Some(self.user_name(&vs[0]))
+        } else {
+            None
+        };
         self.emit(Op::Call(iff, t), span, target)
     }
 
@@ -210,7 +293,11 @@ impl Desugarer {
             let keys = self.env("keys");
             l = self.emit(Op::Call(keys, l), iter.span, None);
         }
-        let init = if vs.is_empty() { self.emit(Op::Tuple(vec![]), span, None) } else { self.tuple_of(&vs, span) };
+        let init = if vs.is_empty() {
+            self.emit(Op::Tuple(vec![]), span, None)
+        } else {
+            self.tuple_of(&vs, span)
+        };
         let (f, _) = self.branch_fun(&vs, Some(pat), body, ScopeKind::Loop, "a `for` body", false);
         let fname = self.emit(Op::Fun(Box::new(f)), span, None);
         let t = self.emit(Op::Tuple(vec![l, init, fname]), span, None);
@@ -230,13 +317,30 @@ impl Desugarer {
 
     /// `while c: B` (cond first) and `do: B while c` (cond after): a local recursive
     /// function through `fix` that threads the carried variables.
-    pub(super) fn loop_item(&mut self, pre: Option<&Expr>, body: &Block, post: Option<&Expr>, span: Span) {
+    pub(super) fn loop_item(
+        &mut self,
+        pre: Option<&Expr>,
+        body: &Block,
+        post: Option<&Expr>,
+        span: Span,
+    ) {
         let vs = self.carried(&[body]);
-        let init = if vs.is_empty() { self.emit(Op::Tuple(vec![]), span, None) } else { self.tuple_of(&vs, span) };
-        let what = if pre.is_some() { "a `while` body" } else { "a `do` body" };
+        let init = if vs.is_empty() {
+            self.emit(Op::Tuple(vec![]), span, None)
+        } else {
+            self.tuple_of(&vs, span)
+        };
+        let what = if pre.is_some() {
+            "a `while` body"
+        } else {
+            "a `do` body"
+        };
         // step := fun (loop, acc): …
         let saved = std::mem::take(&mut self.buf);
-        self.scopes.push(Scope { kind: ScopeKind::Loop, vars: FastMap::default() });
+        self.scopes.push(Scope {
+            kind: ScopeKind::Loop,
+            vars: FastMap::default(),
+        });
         let p = self.temp("p");
         let lp = self.temp("loop");
         self.emit(Op::Prj(1, p), span, Some(lp));
@@ -272,7 +376,17 @@ impl Desugarer {
             }
         }
         let stmts = std::mem::replace(&mut self.buf, saved);
-        let step = self.emit(Op::Fun(Box::new(Fun { param: p, body: CExpr { stmts, ret: Some(result) } })), span, None);
+        let step = self.emit(
+            Op::Fun(Box::new(Fun {
+                param: p,
+                body: CExpr {
+                    stmts,
+                    ret: Some(result),
+                },
+            })),
+            span,
+            None,
+        );
         let fix = self.env("fix");
         let lf = self.emit(Op::Call(fix, step), span, None);
         let target = match vs.len() {
@@ -291,16 +405,31 @@ impl Desugarer {
     /// The end of a loop step: `if (c, fun u: B; loop V', done)`, where `B` is the body for a
     /// `while` (run in its own branch scope) and nothing for a `do … while` (the body ran
     /// before the condition).
-    fn loop_again(&mut self, cn: Name, lp: Name, vs: &[String], body: Option<&Block>, what: &'static str, span: Span) -> Name {
+    fn loop_again(
+        &mut self,
+        cn: Name,
+        lp: Name,
+        vs: &[String],
+        body: Option<&Block>,
+        what: &'static str,
+        span: Span,
+    ) -> Name {
         let saved = std::mem::take(&mut self.buf);
         if body.is_some() {
-            self.scopes.push(Scope { kind: ScopeKind::Branch, vars: FastMap::default() });
+            self.scopes.push(Scope {
+                kind: ScopeKind::Branch,
+                vars: FastMap::default(),
+            });
         }
         let u = self.temp("u");
         if let Some(b) = body {
             self.block(b);
         }
-        let a = if vs.is_empty() { self.emit(Op::Tuple(vec![]), span, None) } else { self.tuple_of(vs, span) };
+        let a = if vs.is_empty() {
+            self.emit(Op::Tuple(vec![]), span, None)
+        } else {
+            self.tuple_of(vs, span)
+        };
         let r = self.emit(Op::Call(lp, a), span, None);
         if body.is_some() {
             let sc = self.pop_scope();
@@ -311,7 +440,17 @@ impl Desugarer {
             }
         }
         let then_stmts = std::mem::replace(&mut self.buf, saved);
-        let tn = self.emit(Op::Fun(Box::new(Fun { param: u, body: CExpr { stmts: then_stmts, ret: Some(r) } })), span, None);
+        let tn = self.emit(
+            Op::Fun(Box::new(Fun {
+                param: u,
+                body: CExpr {
+                    stmts: then_stmts,
+                    ret: Some(r),
+                },
+            })),
+            span,
+            None,
+        );
         let en = self.done_branch(vs, span);
         let t = self.emit(Op::Tuple(vec![cn, tn, en]), span, None);
         let iff = self.env("if");
@@ -322,9 +461,23 @@ impl Desugarer {
     fn done_branch(&mut self, vs: &[String], span: Span) -> Name {
         let saved = std::mem::take(&mut self.buf);
         let u = self.temp("u");
-        let r = if vs.is_empty() { self.emit(Op::Tuple(vec![]), span, None) } else { self.tuple_of(vs, span) };
+        let r = if vs.is_empty() {
+            self.emit(Op::Tuple(vec![]), span, None)
+        } else {
+            self.tuple_of(vs, span)
+        };
         let stmts = std::mem::replace(&mut self.buf, saved);
-        self.emit(Op::Fun(Box::new(Fun { param: u, body: CExpr { stmts, ret: Some(r) } })), span, None)
+        self.emit(
+            Op::Fun(Box::new(Fun {
+                param: u,
+                body: CExpr {
+                    stmts,
+                    ret: Some(r),
+                },
+            })),
+            span,
+            None,
+        )
     }
 }
 
@@ -361,7 +514,9 @@ pub fn assigned(b: &Block, out: &mut Vec<String>) {
                 amps(a, out);
                 amps(b, out);
             }
-            ExprKind::Paren(x) | ExprKind::Not(x) | ExprKind::Neg(x) | ExprKind::Prj(_, x) => amps(x, out),
+            ExprKind::Paren(x) | ExprKind::Not(x) | ExprKind::Neg(x) | ExprKind::Prj(_, x) => {
+                amps(x, out)
+            }
             ExprKind::Tuple(es) | ExprKind::List(es) => es.iter().for_each(|x| amps(x, out)),
             _ => e.sugar_children().into_iter().for_each(|x| amps(x, out)),
         }

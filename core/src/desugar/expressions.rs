@@ -8,10 +8,18 @@ impl Desugarer {
     pub(super) fn expr(&mut self, e: &Expr, target: Option<Name>) -> Name {
         let span = e.span;
         match &e.kind {
-            ExprKind::Name(id) if self.find_var(&id.name).is_none() && !externals::is_handle(&id.name) && externals::is_handle_literal(&id.name) => {
+            ExprKind::Name(id)
+                if self.find_var(&id.name).is_none()
+                    && !externals::is_handle(&id.name)
+                    && externals::is_handle_literal(&id.name) =>
+            {
                 // A handle made by `fork` (`stdout_1`) or `create_process` (`proc1_stdin`),
                 // written in a result, a world file or a trace.
-                self.emit(Op::Prim(Prim::Handle(Arc::from(id.name.as_str()))), span, target)
+                self.emit(
+                    Op::Prim(Prim::Handle(Arc::from(id.name.as_str()))),
+                    span,
+                    target,
+                )
             }
             ExprKind::Name(id) => {
                 let (n, _) = self.value_name(id, false);
@@ -42,7 +50,9 @@ impl Desugarer {
                 let f = self.fun(params, body);
                 self.emit(Op::Fun(Box::new(f)), span, target)
             }
-            ExprKind::Binary(op @ (BinOp::In | BinOp::NotIn), a, b) => self.membership(*op, a, b, span, target),
+            ExprKind::Binary(op @ (BinOp::In | BinOp::NotIn), a, b) => {
+                self.membership(*op, a, b, span, target)
+            }
             ExprKind::Binary(op, a, b) => self.binary(*op, a, b, span, target),
             ExprKind::Index(x, i) => {
                 let xn = self.expr(x, None);
@@ -73,7 +83,9 @@ impl Desugarer {
     fn prim_name(&mut self, id: &Ident, span: Span, target: Option<Name>) -> Name {
         let p = if externals::is_handle(&id.name) {
             Prim::Handle(Arc::from(id.name.as_str()))
-        } else if externals::standard(&id.name).is_some() || self.externs.iter().any(|(x, _)| *x == id.name) {
+        } else if externals::standard(&id.name).is_some()
+            || self.externs.iter().any(|(x, _)| *x == id.name)
+        {
             Prim::Ext(Arc::from(id.name.as_str()))
         } else {
             self.diags.push(
@@ -96,12 +108,21 @@ impl Desugarer {
         };
         match known {
             Known::Tuple(n) if i as usize > n => self.diags.push(
-                Diagnostic::error("E0104", span, format!("projection `prj {i}` out of range: the tuple has {n} components"))
-                    .with_help(format!("use a component number from 1 to {n}")),
+                Diagnostic::error(
+                    "E0104",
+                    span,
+                    format!("projection `prj {i}` out of range: the tuple has {n} components"),
+                )
+                .with_help(format!("use a component number from 1 to {n}")),
             ),
-            Known::Fun(_) | Known::Prim => self
-                .diags
-                .push(Diagnostic::error("E0104", span, "projection out of something that is not a tuple").with_help("`prj i x` needs x to be a tuple")),
+            Known::Fun(_) | Known::Prim => self.diags.push(
+                Diagnostic::error(
+                    "E0104",
+                    span,
+                    "projection out of something that is not a tuple",
+                )
+                .with_help("`prj i x` needs x to be a tuple"),
+            ),
             _ => {}
         }
         self.emit(Op::Prj(i, xn), span, target)
@@ -111,15 +132,29 @@ impl Desugarer {
     /// so that the rest of the program is still checked.
     fn stray_amp(&mut self, id: &Ident, span: Span) -> Name {
         self.diags.push(
-            Diagnostic::error("E0010", span, "`&` is allowed only on an argument of a call")
-                .with_help(format!("write `f (&{0}, …)` to thread `{0}` through the call f", id.name)),
+            Diagnostic::error(
+                "E0010",
+                span,
+                "`&` is allowed only on an argument of a call",
+            )
+            .with_help(format!(
+                "write `f (&{0}, …)` to thread `{0}` through the call f",
+                id.name
+            )),
         );
         let (n, _) = self.use_name(id, false);
         n
     }
 
     /// `a in b` and `a not in b`.
-    fn membership(&mut self, op: BinOp, a: &Expr, b: &Expr, span: Span, target: Option<Name>) -> Name {
+    fn membership(
+        &mut self,
+        op: BinOp,
+        a: &Expr,
+        b: &Expr,
+        span: Span,
+        target: Option<Name>,
+    ) -> Name {
         // `x in l` is `contains (l, x)`.
         let an = self.expr(a, None);
         let bn = self.expr(b, None);
@@ -155,12 +190,23 @@ impl Desugarer {
             pairs.push(self.emit(Op::Tuple(vec![kn, vn]), k.span.to(v.span), None));
         }
         let entries = self.list_of(&pairs, span);
-        let tag = self.emit(Op::Prim(Prim::Handle(Arc::from(crate::ir::DICT_TAG))), span, None);
+        let tag = self.emit(
+            Op::Prim(Prim::Handle(Arc::from(crate::ir::DICT_TAG))),
+            span,
+            None,
+        );
         self.emit(Op::Tuple(vec![tag, entries]), span, target)
     }
 
     /// A call `f a`. `&name` arguments are passed and rebound from the result.
-    pub(super) fn call(&mut self, f: &Expr, a: &Expr, span: Span, target: Option<Name>, want_value: bool) -> Name {
+    pub(super) fn call(
+        &mut self,
+        f: &Expr,
+        a: &Expr,
+        span: Span,
+        target: Option<Name>,
+        want_value: bool,
+    ) -> Name {
         let (kind, variant) = self.call_kind(f);
         let (fname, fknown) = match (&f.kind, variant) {
             (ExprKind::Name(id), Some(v)) => {
@@ -212,13 +258,21 @@ impl Desugarer {
     /// A call's argument, with the handles it threads (`&h`) pushed onto `amps`. Also returns
     /// the argument's shape as far as it is known: `None` when unknown, `Some(Some(n))` for
     /// a tuple of n components, `Some(None)` for anything that is not a tuple.
-    fn call_argument<'e>(&mut self, f: &Expr, a: &'e Expr, amps: &mut Vec<&'e Ident>) -> (Name, Option<Option<usize>>) {
+    fn call_argument<'e>(
+        &mut self,
+        f: &Expr,
+        a: &'e Expr,
+        amps: &mut Vec<&'e Ident>,
+    ) -> (Name, Option<Option<usize>>) {
         match &a.kind {
             ExprKind::Amp(id) => {
                 amps.push(id);
                 (self.use_name(id, true).0, Some(None))
             }
-            ExprKind::Tuple(es) => (self.tuple_argument(f, es, a.span, amps), Some(Some(es.len()))),
+            ExprKind::Tuple(es) => (
+                self.tuple_argument(f, es, a.span, amps),
+                Some(Some(es.len())),
+            ),
             ExprKind::Unit => (self.expr(a, None), Some(Some(0))),
             ExprKind::Name(id) => {
                 let (n, k) = self.value_name(id, true);
@@ -236,7 +290,13 @@ impl Desugarer {
 
     /// A tuple argument `(x, &h, …)`. The two functions of a hand-written `if (c, fun …, fun …)`
     /// are desugared as alternatives, so that what either branch binds is merged afterwards.
-    fn tuple_argument<'e>(&mut self, f: &Expr, es: &'e [Expr], span: Span, amps: &mut Vec<&'e Ident>) -> Name {
+    fn tuple_argument<'e>(
+        &mut self,
+        f: &Expr,
+        es: &'e [Expr],
+        span: Span,
+        amps: &mut Vec<&'e Ident>,
+    ) -> Name {
         let mut xs = Vec::new();
         let branches = Self::is_core_if(f, es);
         let mut then_uses = None;
@@ -272,11 +332,22 @@ impl Desugarer {
     /// `if (c, fun …, fun …)` written by hand: its two functions are alternatives, each called
     /// at most once. `if` is a keyword, so no binding can shadow the standard one.
     fn is_core_if(f: &Expr, args: &[Expr]) -> bool {
-        matches!(&f.kind, ExprKind::Name(id) if id.name == "if") && args.len() == 3 && args[1..].iter().all(|a| matches!(a.kind, ExprKind::Fun(..)))
+        matches!(&f.kind, ExprKind::Name(id) if id.name == "if")
+            && args.len() == 3
+            && args[1..]
+                .iter()
+                .all(|a| matches!(a.kind, ExprKind::Fun(..)))
     }
 
     fn rebind_handle(&mut self, id: &Ident, core: Name) {
-        let vi = self.define(&id.name, id.span, core, Known::Handle, DefKind::Binding, false);
+        let vi = self.define(
+            &id.name,
+            id.span,
+            core,
+            Known::Handle,
+            DefKind::Binding,
+            false,
+        );
         self.vars[vi].handle = true;
         // The threaded handle is a fresh binding: its next use is its first.
         if let Some(d) = self.symbols.defs.last_mut() {
@@ -309,7 +380,10 @@ impl Desugarer {
             self.emit(Op::Call(append, t), e.span, Some(next));
             state = next;
         }
-        let body = CExpr { stmts: std::mem::replace(&mut self.buf, saved), ret: Some(state) };
+        let body = CExpr {
+            stmts: std::mem::replace(&mut self.buf, saved),
+            ret: Some(state),
+        };
         self.emit(Op::Fun(Box::new(Fun { param: p, body })), span, target)
     }
 
@@ -327,13 +401,21 @@ impl Desugarer {
             self.emit(Op::Call(append, t), span, Some(next));
             state = next;
         }
-        let body = CExpr { stmts: std::mem::replace(&mut self.buf, saved), ret: Some(state) };
+        let body = CExpr {
+            stmts: std::mem::replace(&mut self.buf, saved),
+            ret: Some(state),
+        };
         self.emit(Op::Fun(Box::new(Fun { param: p, body })), span, None)
     }
 
     /// `a if c else b`: an `if` with a value, its branches threading what they must.
     fn cond(&mut self, a: &Expr, c: &Expr, b: &Expr, span: Span, target: Option<Name>) -> Name {
-        let arm = |e: &Expr| Block { items: vec![Item { kind: ItemKind::Ret(e.clone()), span: e.span }] };
+        let arm = |e: &Expr| Block {
+            items: vec![Item {
+                kind: ItemKind::Ret(e.clone()),
+                span: e.span,
+            }],
+        };
         let (then_b, else_b) = (arm(a), arm(b));
         let vs = self.carried(&[&then_b, &else_b]);
         let r = self.if_chain(&[(c.clone(), then_b)], Some(&else_b), &vs, span, true);

@@ -48,19 +48,36 @@ impl Desugarer {
         if !has_amp_call(last) {
             return false;
         }
-        let ExprKind::App(f, _) = &last.kind else { return false };
-        let ExprKind::Name(id) = &f.kind else { return false };
+        let ExprKind::App(f, _) = &last.kind else {
+            return false;
+        };
+        let ExprKind::Name(id) = &f.kind else {
+            return false;
+        };
         match self.find_var(&id.name) {
             Some((vi, _)) => self.vars[vi].handles_only,
-            None => !self.externs.iter().any(|(x, _)| *x == id.name) && externals::standard(&id.name).is_some_and(|d| d.sig.ends_with("-> handle")),
+            None => {
+                !self.externs.iter().any(|(x, _)| *x == id.name)
+                    && externals::standard(&id.name).is_some_and(|d| d.sig.ends_with("-> handle"))
+            }
         }
     }
 
     /// With `token`, the function takes `(tok, arg)` and gives back `(tok, result)`. With
     /// `rec`, it is the step of `rec NAME := fun …`: `fix` passes it `(itself, arg)`.
-    pub(super) fn fun_with(&mut self, params: &Params, kind: ScopeKind, token: bool, rec: Option<&Ident>, body: impl FnOnce(&mut Self) -> Option<Name>) -> Fun {
+    pub(super) fn fun_with(
+        &mut self,
+        params: &Params,
+        kind: ScopeKind,
+        token: bool,
+        rec: Option<&Ident>,
+        body: impl FnOnce(&mut Self) -> Option<Name>,
+    ) -> Fun {
         let saved = std::mem::take(&mut self.buf);
-        self.scopes.push(Scope { kind, vars: FastMap::default() });
+        self.scopes.push(Scope {
+            kind,
+            vars: FastMap::default(),
+        });
         let tok_in = token.then(|| {
             let t = self.user_name(crate::ir::SEQ_TOKEN);
             self.define_hidden(TOKEN, t);
@@ -73,7 +90,14 @@ impl Desugarer {
                 Params::List(ps, _) if ps.len() > 1 => Some(ps.len()),
                 _ => None,
             };
-            self.define(&id.name, id.span, core, Known::Fun(k), DefKind::Param, false);
+            self.define(
+                &id.name,
+                id.span,
+                core,
+                Known::Fun(k),
+                DefKind::Param,
+                false,
+            );
             core
         });
         let mut amps: Vec<String> = Vec::new();
@@ -96,12 +120,20 @@ impl Desugarer {
         // The parameters above were bound from `param`; what the function really takes
         // comes first in the body: `fun (itself, param)` for `rec`, `fun (tok, …)`.
         let mut param = param;
-        let prj = |bind: Name, i: u32, of: Name| Stmt { bind, op: Op::Prj(i, of), span: Span::default() };
+        let prj = |bind: Name, i: u32, of: Name| Stmt {
+            bind,
+            op: Op::Prj(i, of),
+            span: Span::default(),
+        };
         // (A function of `()` ignores its argument: nothing binds it.)
         let unit = matches!(params, Params::Unit(_));
         if let Some(f) = itself {
             let p = self.temp("p");
-            let head: Vec<Stmt> = if unit { vec![prj(f, 1, p)] } else { vec![prj(f, 1, p), prj(param, 2, p)] };
+            let head: Vec<Stmt> = if unit {
+                vec![prj(f, 1, p)]
+            } else {
+                vec![prj(f, 1, p), prj(param, 2, p)]
+            };
             self.buf.splice(0..0, head);
             param = p;
         }
@@ -109,13 +141,23 @@ impl Desugarer {
             let out = self.token();
             ret = self.emit(Op::Tuple(vec![out, ret]), Span::default(), None);
             let p = self.temp("p");
-            let head: Vec<Stmt> = if unit && itself.is_none() { vec![prj(tok_in, 1, p)] } else { vec![prj(tok_in, 1, p), prj(param, 2, p)] };
+            let head: Vec<Stmt> = if unit && itself.is_none() {
+                vec![prj(tok_in, 1, p)]
+            } else {
+                vec![prj(tok_in, 1, p), prj(param, 2, p)]
+            };
             self.buf.splice(0..0, head);
             param = p;
         }
         self.pop_scope();
         let stmts = std::mem::replace(&mut self.buf, saved);
-        Fun { param, body: CExpr { stmts, ret: Some(ret) } }
+        Fun {
+            param,
+            body: CExpr {
+                stmts,
+                ret: Some(ret),
+            },
+        }
     }
 
     /// Binds the parameters as the body sees them, from the one argument the function takes
@@ -181,13 +223,27 @@ impl Desugarer {
     /// A parameter written as a name (`stdout` and the other handles' names stay handles).
     fn param_name(&mut self, id: &Ident, core: Name) {
         let h = externals::is_handle(&id.name);
-        let vi = self.define(&id.name, id.span, core, if h { Known::Handle } else { Known::Unknown }, DefKind::Param, false);
+        let vi = self.define(
+            &id.name,
+            id.span,
+            core,
+            if h { Known::Handle } else { Known::Unknown },
+            DefKind::Param,
+            false,
+        );
         self.vars[vi].handle = h;
     }
 
     /// A `&h` parameter: a handle the function threads and gives back.
     fn param_amp(&mut self, id: &Ident, core: Name) {
-        let vi = self.define(&id.name, id.span, core, Known::Handle, DefKind::Param, false);
+        let vi = self.define(
+            &id.name,
+            id.span,
+            core,
+            Known::Handle,
+            DefKind::Param,
+            false,
+        );
         self.vars[vi].handle = true;
     }
 }

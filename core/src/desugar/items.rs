@@ -17,8 +17,14 @@ impl Desugarer {
             if let ItemKind::Ret(_) = item.kind {
                 if !last {
                     self.diags.push(
-                        Diagnostic::error("E0009", item.span, "`ret` must be the last item of its block")
-                            .with_help("move the `ret` to the end of the block, or remove the items after it"),
+                        Diagnostic::error(
+                            "E0009",
+                            item.span,
+                            "`ret` must be the last item of its block",
+                        )
+                        .with_help(
+                            "move the `ret` to the end of the block, or remove the items after it",
+                        ),
                     );
                 }
             }
@@ -83,12 +89,22 @@ impl Desugarer {
             if let (Some(o), Some(w)) = (order, world) {
                 if o != w {
                     self.diags.push(
-                        Diagnostic::warning("W0005", id.span, format!("the world file says `{}` is {}, this line says {}", id.name, w.as_str(), o.as_str()))
-                            .with_help("the program's class is used; make the two agree"),
+                        Diagnostic::warning(
+                            "W0005",
+                            id.span,
+                            format!(
+                                "the world file says `{}` is {}, this line says {}",
+                                id.name,
+                                w.as_str(),
+                                o.as_str()
+                            ),
+                        )
+                        .with_help("the program's class is used; make the two agree"),
                     );
                 }
             }
-            self.orders.insert(id.name.clone(), order.or(world).unwrap_or_default());
+            self.orders
+                .insert(id.name.clone(), order.or(world).unwrap_or_default());
             if !self.externs.iter().any(|(e, _)| *e == id.name) {
                 self.externs.push((id.name.clone(), id.span));
                 self.symbols.defs.push(Def {
@@ -105,7 +121,10 @@ impl Desugarer {
     /// `x += e` is `x := x + e`.
     fn aug_item(&mut self, id: &Ident, op: AugOp, e: &Expr, span: Span) {
         let lhs = Expr::new(ExprKind::Name(id.clone()), id.span);
-        let rhs = Expr::new(ExprKind::Binary(op.binop(), Box::new(lhs), Box::new(e.clone())), span);
+        let rhs = Expr::new(
+            ExprKind::Binary(op.binop(), Box::new(lhs), Box::new(e.clone())),
+            span,
+        );
         self.bind(&Pattern::Name(id.clone()), &rhs, span);
         if let Some((vi, _)) = self.find_var(&id.name) {
             self.vars[vi].lint_unused = false;
@@ -114,7 +133,9 @@ impl Desugarer {
 
     /// `rec f := fun P: B`, a recursive function.
     fn rec_item(&mut self, id: &Ident, f: &Expr, span: Span) {
-        let ExprKind::Fun(params, body) = &f.kind else { return };
+        let ExprKind::Fun(params, body) = &f.kind else {
+            return;
+        };
         // `rec f := fun P: B` is `f := fix (fun (f, p): B)`, p bound as P binds it.
         let token = self.plan.ordered && self.plan.takes_token(&id.name);
         let surely_no_value = self.ends_without_value(body);
@@ -139,7 +160,14 @@ impl Desugarer {
             _ => None,
         };
         let handles_only = self.last_fun_handles_only && surely_no_value;
-        let vi = self.define(&id.name, id.span, core, Known::Fun(k), DefKind::Binding, true);
+        let vi = self.define(
+            &id.name,
+            id.span,
+            core,
+            Known::Fun(k),
+            DefKind::Binding,
+            true,
+        );
         self.vars[vi].handles_only = handles_only;
     }
 
@@ -199,32 +227,56 @@ impl Desugarer {
             ExprKind::Lit(_) | ExprKind::Prim(_) => Known::Prim,
             ExprKind::PrimName(id) if externals::is_handle(&id.name) => Known::Handle,
             ExprKind::Paren(inner) => self.known_of_expr(inner, _v),
-            ExprKind::Name(id) => self.find_var(&id.name).map(|(vi, _)| self.vars[vi].known.clone()).unwrap_or_else(|| {
-                if externals::is_handle(&id.name) {
-                    Known::Handle
-                } else {
-                    Known::Unknown
-                }
-            }),
+            ExprKind::Name(id) => self
+                .find_var(&id.name)
+                .map(|(vi, _)| self.vars[vi].known.clone())
+                .unwrap_or_else(|| {
+                    if externals::is_handle(&id.name) {
+                        Known::Handle
+                    } else {
+                        Known::Unknown
+                    }
+                }),
             _ => Known::Unknown,
         }
     }
 
     /// Binds a tuple pattern to the components of `v` by projections.
-    pub(super) fn destructure(&mut self, pat: &Pattern, v: Name, known: Known, span: Span, kind: DefKind) {
+    pub(super) fn destructure(
+        &mut self,
+        pat: &Pattern,
+        v: Name,
+        known: Known,
+        span: Span,
+        kind: DefKind,
+    ) {
         match pat {
             Pattern::Name(id) => {
                 let core = self.user_name(&id.name);
                 self.emit(Op::Alias(v), span, Some(core));
-                self.define(&id.name, id.span, core, known, kind, kind == DefKind::Binding);
+                self.define(
+                    &id.name,
+                    id.span,
+                    core,
+                    known,
+                    kind,
+                    kind == DefKind::Binding,
+                );
             }
             Pattern::Wild(_) | Pattern::Unit(_) => {}
             Pattern::Tuple(ps, pspan) => {
                 if let Known::Tuple(n) = known {
                     if n != ps.len() {
                         self.diags.push(
-                            Diagnostic::error("E0103", *pspan, format!("this pattern has {} components but the tuple has {n}", ps.len()))
-                                .with_help("make the pattern's shape match the tuple"),
+                            Diagnostic::error(
+                                "E0103",
+                                *pspan,
+                                format!(
+                                    "this pattern has {} components but the tuple has {n}",
+                                    ps.len()
+                                ),
+                            )
+                            .with_help("make the pattern's shape match the tuple"),
                         );
                     }
                 }
@@ -235,7 +287,14 @@ impl Desugarer {
                             let core = self.user_name(&id.name);
                             self.emit(Op::Prj(i as u32 + 1, v), span, Some(core));
                             let h = externals::is_handle(&id.name);
-                            let vi = self.define(&id.name, id.span, core, Known::Unknown, kind, kind == DefKind::Binding);
+                            let vi = self.define(
+                                &id.name,
+                                id.span,
+                                core,
+                                Known::Unknown,
+                                kind,
+                                kind == DefKind::Binding,
+                            );
                             self.vars[vi].handle |= h;
                         }
                         Pattern::Tuple(..) => {

@@ -92,7 +92,18 @@ pub struct Program {
 impl Program {
     /// Statements of the initial term (environment and body, nested bodies included).
     pub fn size(&self) -> usize {
-        self.body.size() + self.env.iter().map(|s| 1 + if let crate::ir::Op::Fun(f) = &s.op { f.body.size() } else { 0 }).sum::<usize>()
+        self.body.size()
+            + self
+                .env
+                .iter()
+                .map(|s| {
+                    1 + if let crate::ir::Op::Fun(f) = &s.op {
+                        f.body.size()
+                    } else {
+                        0
+                    }
+                })
+                .sum::<usize>()
     }
 }
 
@@ -196,7 +207,10 @@ impl Desugarer {
         let mut d = Desugarer {
             counters: Default::default(),
             vars: Vec::new(),
-            scopes: vec![Scope { kind: ScopeKind::Top, vars: FastMap::default() }],
+            scopes: vec![Scope {
+                kind: ScopeKind::Top,
+                vars: FastMap::default(),
+            }],
             buf: Vec::new(),
             diags: Vec::new(),
             used_env: FastSet::default(),
@@ -257,7 +271,11 @@ impl Desugarer {
             // later one is `seq'k`.
             self.counters.insert(Sym::intern(crate::ir::SEQ_TOKEN), 1);
             let seq = self.env(crate::ir::SEQ_TOKEN);
-            let tok = if self.plan.readonly { self.emit(Op::Tuple(vec![seq, seq]), Span::default(), None) } else { seq };
+            let tok = if self.plan.readonly {
+                self.emit(Op::Tuple(vec![seq, seq]), Span::default(), None)
+            } else {
+                seq
+            };
             self.define_hidden(TOKEN, tok);
         }
         let value = self.block_skip_externs(block);
@@ -265,7 +283,12 @@ impl Desugarer {
         self.pop_scope();
         let stmts = std::mem::take(&mut self.buf);
         let env = prelude::environment(&self.used_env, &self.externs);
-        let mut ordered: Vec<String> = self.orders.iter().filter(|(_, o)| **o != Order::Unordered).map(|(n, _)| n.clone()).collect();
+        let mut ordered: Vec<String> = self
+            .orders
+            .iter()
+            .filter(|(_, o)| **o != Order::Unordered)
+            .map(|(n, _)| n.clone())
+            .collect();
         if self.plan.ordered {
             ordered.push("print".into());
         }
@@ -274,17 +297,39 @@ impl Desugarer {
         let mut library_calls = self.library_calls;
         library_calls.sort_unstable();
         library_calls.dedup_by_key(|c| c.0);
-        let program = Program { env, body: CExpr { stmts, ret: Some(ret) }, externs: self.externs, symbols: self.symbols, ordered, orders, library_calls };
+        let program = Program {
+            env,
+            body: CExpr {
+                stmts,
+                ret: Some(ret),
+            },
+            externs: self.externs,
+            symbols: self.symbols,
+            ordered,
+            orders,
+            library_calls,
+        };
         (program, self.diags)
     }
 
     fn block_skip_externs(&mut self, b: &Block) -> Option<Name> {
-        self.items(b.items.iter().filter(|i| !matches!(i.kind, ItemKind::Extern(..))).collect())
+        self.items(
+            b.items
+                .iter()
+                .filter(|i| !matches!(i.kind, ItemKind::Extern(..)))
+                .collect(),
+        )
     }
 
     /// Desugars the prelude: each top-level definition in order, with the names it uses.
     #[allow(clippy::type_complexity)]
-    pub fn prelude_defs(mut self, block: &Block) -> (Vec<(String, Vec<Stmt>, Vec<String>, Option<usize>)>, Vec<Diagnostic>) {
+    pub fn prelude_defs(
+        mut self,
+        block: &Block,
+    ) -> (
+        Vec<(String, Vec<Stmt>, Vec<String>, Option<usize>)>,
+        Vec<Diagnostic>,
+    ) {
         let mut out = Vec::new();
         for item in &block.items {
             self.used_env.clear();
@@ -300,7 +345,10 @@ impl Desugarer {
                         Known::Fun(k) => k,
                         _ => None,
                     };
-                    (is_keyword_alias(&id.name).unwrap_or(&id.name).to_string(), k)
+                    (
+                        is_keyword_alias(&id.name).unwrap_or(&id.name).to_string(),
+                        k,
+                    )
                 }
                 _ => continue,
             };
@@ -369,5 +417,10 @@ pub fn is_core_notation(b: &Block) -> bool {
             })
     }
     // `extern` lines only declare what the world file supplies (Fig. 2(b) has one).
-    core_items(&b.items.iter().filter(|i| !matches!(i.kind, ItemKind::Extern(..))).collect::<Vec<_>>())
+    core_items(
+        &b.items
+            .iter()
+            .filter(|i| !matches!(i.kind, ItemKind::Extern(..)))
+            .collect::<Vec<_>>(),
+    )
 }

@@ -52,7 +52,10 @@ fn prelude() -> &'static Prelude {
         let parsed = parse(SOURCE);
         debug_assert!(parsed.diags.is_empty(), "prelude parse: {:?}", parsed.diags);
         let (defs, diags) = Desugarer::new(true).prelude_defs(&parsed.block);
-        debug_assert!(diags.iter().all(|d| !d.is_error()), "prelude desugar: {diags:?}");
+        debug_assert!(
+            diags.iter().all(|d| !d.is_error()),
+            "prelude desugar: {diags:?}"
+        );
         let all: HashSet<String> = defs.iter().map(|d| d.0.clone()).collect();
         let spans: Vec<Span> = parsed.block.items.iter().map(|i| i.span).collect();
         let defs: Vec<PreludeDef> = defs
@@ -62,11 +65,23 @@ fn prelude() -> &'static Prelude {
                 // Prelude code has no place in a program's text: spans into `prelude.opal`
                 // would point a debugger at unrelated lines of the program.
                 stmts.iter_mut().for_each(forget_spans);
-                let deps = deps.into_iter().filter(|d| all.contains(d) || externals::standard(d).is_some()).collect();
-                PreludeDef { name, stmts, deps, arity, span }
+                let deps = deps
+                    .into_iter()
+                    .filter(|d| all.contains(d) || externals::standard(d).is_some())
+                    .collect();
+                PreludeDef {
+                    name,
+                    stmts,
+                    deps,
+                    arity,
+                    span,
+                }
             })
             .collect();
-        let names = defs.iter().map(|d| &*Box::leak(d.name.clone().into_boxed_str())).collect();
+        let names = defs
+            .iter()
+            .map(|d| &*Box::leak(d.name.clone().into_boxed_str()))
+            .collect();
         Prelude { defs, names }
     })
 }
@@ -112,7 +127,11 @@ pub fn environment(used: &crate::names::FastSet<String>, externs: &[(String, Spa
         }
     }
     let mut out = Vec::new();
-    let prim = |name: &str, p: Prim| Stmt { bind: Name::plain(name), op: Op::Prim(p), span: Span::default() };
+    let prim = |name: &str, p: Prim| Stmt {
+        bind: Name::plain(name),
+        op: Op::Prim(p),
+        span: Span::default(),
+    };
     for (e, _) in externs {
         if need.contains(e) {
             out.push(prim(e, Prim::Ext(Arc::from(e.as_str()))));
@@ -130,7 +149,10 @@ pub fn environment(used: &crate::names::FastSet<String>, externs: &[(String, Spa
     }
     // The first sequencing token of a program with ordered calls.
     if need.contains(crate::ir::SEQ_TOKEN) {
-        out.push(prim(crate::ir::SEQ_TOKEN, Prim::Handle(Arc::from(crate::ir::SEQ_TOKEN))));
+        out.push(prim(
+            crate::ir::SEQ_TOKEN,
+            Prim::Handle(Arc::from(crate::ir::SEQ_TOKEN)),
+        ));
     }
     for d in defs() {
         if need.contains(&d.name) && !externs.iter().any(|(x, _)| *x == d.name) {

@@ -6,7 +6,11 @@ use super::*;
 
 impl Desugarer {
     pub(super) fn user_name(&mut self, base: &str) -> Name {
-        let base = if self.prelude_mode { is_keyword_alias(base).unwrap_or(base) } else { base };
+        let base = if self.prelude_mode {
+            is_keyword_alias(base).unwrap_or(base)
+        } else {
+            base
+        };
         // Hidden names (the token, `%seq`) print as `seq'k`.
         let base = base.strip_prefix('%').unwrap_or(base);
         let sym = Sym::intern(base);
@@ -41,12 +45,36 @@ impl Desugarer {
         bind
     }
 
-    pub(super) fn define(&mut self, id: &str, span: Span, core: Name, known: Known, kind: DefKind, lint: bool) -> usize {
+    pub(super) fn define(
+        &mut self,
+        id: &str,
+        span: Span,
+        core: Name,
+        known: Known,
+        kind: DefKind,
+        lint: bool,
+    ) -> usize {
         let def = self.symbols.defs.len();
-        self.symbols.defs.push(Def { name: id.to_string(), span, kind, core, known: known.clone() });
+        self.symbols.defs.push(Def {
+            name: id.to_string(),
+            span,
+            kind,
+            core,
+            known: known.clone(),
+        });
         let handle = known == Known::Handle;
         let vi = self.vars.len();
-        self.vars.push(Var { core, def, known, handle, used: false, lint_unused: lint, handle_uses: 0, first_use: None, handles_only: false });
+        self.vars.push(Var {
+            core,
+            def,
+            known,
+            handle,
+            used: false,
+            lint_unused: lint,
+            handle_uses: 0,
+            first_use: None,
+            handles_only: false,
+        });
         let scope = self.scopes.last_mut().map(|s| &mut s.vars);
         if let Some(vars) = scope {
             if let Some(old) = vars.insert(id.to_string(), vi) {
@@ -58,7 +86,10 @@ impl Desugarer {
     }
 
     pub(super) fn pop_scope(&mut self) -> Scope {
-        let s = self.scopes.pop().unwrap_or(Scope { kind: ScopeKind::Top, vars: FastMap::default() });
+        let s = self.scopes.pop().unwrap_or(Scope {
+            kind: ScopeKind::Top,
+            vars: FastMap::default(),
+        });
         let mut vis: Vec<usize> = s.vars.values().copied().collect();
         vis.sort();
         for vi in vis {
@@ -90,13 +121,19 @@ impl Desugarer {
     /// afterwards and returned, so `merge_alternatives` counts the larger of the two branches,
     /// not the sum. The log holds every change since `mark` with the value before it, so undoing
     /// a branch costs what the branch changed, not the number of variables.
-    pub(super) fn first_alternative<R>(&mut self, branch: impl FnOnce(&mut Self) -> R) -> (R, BranchUses) {
+    pub(super) fn first_alternative<R>(
+        &mut self,
+        branch: impl FnOnce(&mut Self) -> R,
+    ) -> (R, BranchUses) {
         let mark = self.handle_log.len();
         let env_before = self.env_handle_uses.clone();
         let r = branch(self);
         let env = std::mem::replace(&mut self.env_handle_uses, env_before);
         let changed: Vec<(usize, u32)> = self.handle_log[mark..].to_vec();
-        let vars = changed.iter().map(|&(vi, _)| (vi, self.vars[vi].handle_uses)).collect();
+        let vars = changed
+            .iter()
+            .map(|&(vi, _)| (vi, self.vars[vi].handle_uses))
+            .collect();
         for &(vi, old) in changed.iter().rev() {
             self.set_handle_uses(vi, old);
         }
@@ -138,16 +175,30 @@ impl Desugarer {
             let v = &self.vars[vi];
             // A carried environment handle (`stdout` threaded through a loop) has no source
             // definition: it still refers to the handle.
-            let target = if def == NO_DEF { RefTarget::Handle(id.name.clone()) } else { RefTarget::Def(def) };
+            let target = if def == NO_DEF {
+                RefTarget::Handle(id.name.clone())
+            } else {
+                RefTarget::Def(def)
+            };
             self.symbols.refs.push((id.span, target));
             return (v.core, v.known.clone());
         }
-        let name = if self.prelude_mode { is_keyword_alias(&id.name).unwrap_or(&id.name) } else { id.name.as_str() };
+        let name = if self.prelude_mode {
+            is_keyword_alias(&id.name).unwrap_or(&id.name)
+        } else {
+            id.name.as_str()
+        };
         if let Some(target) = self.env_name(name) {
             self.used_env.insert(name.to_string());
             if as_handle_arg && externals::is_handle(name) && !self.prelude_mode {
-                let repeated = self.scopes.iter().any(|s| matches!(s.kind, ScopeKind::Loop | ScopeKind::Fun));
-                let e = self.env_handle_uses.entry(name.to_string()).or_insert((0, id.span));
+                let repeated = self
+                    .scopes
+                    .iter()
+                    .any(|s| matches!(s.kind, ScopeKind::Loop | ScopeKind::Fun));
+                let e = self
+                    .env_handle_uses
+                    .entry(name.to_string())
+                    .or_insert((0, id.span));
                 e.0 += if repeated { 2 } else { 1 };
                 if e.0 >= 2 {
                     let first = e.1;
@@ -172,7 +223,10 @@ impl Desugarer {
         } else if let Some(s) = self.suggest(&id.name) {
             d = d.with_help(format!("did you mean `{s}`?")).with_fix(s);
         } else {
-            d = d.with_help(format!("bind `{}` with `:=` before this line, or declare it with `extern {}`", id.name, id.name));
+            d = d.with_help(format!(
+                "bind `{}` with `:=` before this line, or declare it with `extern {}`",
+                id.name, id.name
+            ));
         }
         self.diags.push(d);
         (Name::plain(&id.name), Known::Unknown)
@@ -205,13 +259,27 @@ impl Desugarer {
         if self.prelude_mode {
             return None;
         }
-        let mut cands: Vec<String> = self.scopes.iter().flat_map(|s| s.vars.keys().cloned()).collect();
-        cands.extend(prelude::names().iter().filter(|n| !matches!(**n, "if" | "not" | "and" | "or")).map(|s| s.to_string()));
+        let mut cands: Vec<String> = self
+            .scopes
+            .iter()
+            .flat_map(|s| s.vars.keys().cloned())
+            .collect();
+        cands.extend(
+            prelude::names()
+                .iter()
+                .filter(|n| !matches!(**n, "if" | "not" | "and" | "or"))
+                .map(|s| s.to_string()),
+        );
         cands.extend(externals::STANDARD.iter().map(|e| e.name.to_string()));
         cands.extend(externals::HANDLES.iter().map(|h| h.0.to_string()));
         cands.extend(self.externs.iter().map(|e| e.0.clone()));
         let max = (name.len() / 3).max(1);
-        cands.into_iter().map(|c| (edit_distance(name, &c), c)).filter(|(d, _)| *d <= max).min_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1))).map(|(_, c)| c)
+        cands
+            .into_iter()
+            .map(|c| (edit_distance(name, &c), c))
+            .filter(|(d, _)| *d <= max)
+            .min_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)))
+            .map(|(_, c)| c)
     }
 
     /// An environment name the desugarer itself calls (operators, `if`, `fold`, `fix`).

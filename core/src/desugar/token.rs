@@ -39,7 +39,14 @@ impl Desugarer {
             _ => return (CallKind::User, None),
         };
         if self.find_var(&id.name).is_some() {
-            return (if self.plan.takes_token(&id.name) { CallKind::User } else { CallKind::Plain }, None);
+            return (
+                if self.plan.takes_token(&id.name) {
+                    CallKind::User
+                } else {
+                    CallKind::Plain
+                },
+                None,
+            );
         }
         self.env_kind(&id.name)
     }
@@ -53,13 +60,22 @@ impl Desugarer {
         }
         match self.orders.get(name) {
             Some(o @ (Order::Sequential | Order::Readonly)) => (CallKind::Ordered(*o), None),
-            _ if HIGHER_ORDER.contains(&name) && prelude::names().contains(&name) => (CallKind::User, Some(format!("{name}_t"))),
+            _ if HIGHER_ORDER.contains(&name) && prelude::names().contains(&name) => {
+                (CallKind::User, Some(format!("{name}_t")))
+            }
             _ => (CallKind::Plain, None),
         }
     }
 
     /// Emits the call `f arg` as `kind` passes the token; returns what holds its result.
-    pub(super) fn call_op(&mut self, kind: CallKind, f: Name, arg: Name, span: Span, target: Option<Name>) -> Name {
+    pub(super) fn call_op(
+        &mut self,
+        kind: CallKind,
+        f: Name,
+        arg: Name,
+        span: Span,
+        target: Option<Name>,
+    ) -> Name {
         match kind {
             CallKind::Plain => self.emit(Op::Call(f, arg), span, target),
             CallKind::User => {
@@ -76,9 +92,19 @@ impl Desugarer {
                 // sequential call); a sequential call waits for the first, a readonly call for
                 // the second, and what comes after a readonly call waits for it through `join`.
                 let tok = self.token();
-                let (after_all, after_seq) =
-                    if self.plan.readonly { (self.emit(Op::Prj(1, tok), span, None), self.emit(Op::Prj(2, tok), span, None)) } else { (tok, tok) };
-                let gate = if order == Order::Readonly { after_seq } else { after_all };
+                let (after_all, after_seq) = if self.plan.readonly {
+                    (
+                        self.emit(Op::Prj(1, tok), span, None),
+                        self.emit(Op::Prj(2, tok), span, None),
+                    )
+                } else {
+                    (tok, tok)
+                };
+                let gate = if order == Order::Readonly {
+                    after_seq
+                } else {
+                    after_all
+                };
                 let a = self.emit(Op::Tuple(vec![gate, arg]), span, None);
                 let t = self.emit(Op::Call(f, a), span, None);
                 let done = self.user_name(crate::ir::SEQ_TOKEN);
@@ -111,7 +137,10 @@ impl Desugarer {
     /// function that takes and gives back the token around it, as every function value does.
     fn wrap_env(&mut self, name: &str, f: Name, span: Span) -> Name {
         let saved = std::mem::take(&mut self.buf);
-        self.scopes.push(Scope { kind: ScopeKind::Fun, vars: FastMap::default() });
+        self.scopes.push(Scope {
+            kind: ScopeKind::Fun,
+            vars: FastMap::default(),
+        });
         let p = self.temp("p");
         let tok = self.user_name(crate::ir::SEQ_TOKEN);
         self.emit(Op::Prj(1, p), span, Some(tok));
@@ -127,7 +156,17 @@ impl Desugarer {
         let ret = self.emit(Op::Tuple(vec![out, r]), span, None);
         self.pop_scope();
         let stmts = std::mem::replace(&mut self.buf, saved);
-        self.emit(Op::Fun(Box::new(Fun { param: p, body: CExpr { stmts, ret: Some(ret) } })), span, None)
+        self.emit(
+            Op::Fun(Box::new(Fun {
+                param: p,
+                body: CExpr {
+                    stmts,
+                    ret: Some(ret),
+                },
+            })),
+            span,
+            None,
+        )
     }
 
     /// A name in a value position: an environment function is wrapped to take the token.
@@ -143,32 +182,56 @@ impl Desugarer {
     /// Does running these blocks pass the token on (a call that takes it, in them or in their
     /// nested control flow)? Then an `if` or loop carries it.
     pub(super) fn needs_token(&self, blocks: &[&Block]) -> bool {
-        self.plan.ordered && blocks.iter().any(|b| b.items.iter().any(|i| self.item_needs_token(i)))
+        self.plan.ordered
+            && blocks
+                .iter()
+                .any(|b| b.items.iter().any(|i| self.item_needs_token(i)))
     }
 
     fn item_needs_token(&self, item: &Item) -> bool {
         match &item.kind {
-            ItemKind::Bind(_, e) | ItemKind::Aug(_, _, e) | ItemKind::Ret(e) | ItemKind::Expr(e) => self.expr_needs_token(e),
+            ItemKind::Bind(_, e)
+            | ItemKind::Aug(_, _, e)
+            | ItemKind::Ret(e)
+            | ItemKind::Expr(e) => self.expr_needs_token(e),
             ItemKind::Rec(..) | ItemKind::Extern(..) | ItemKind::Error => false,
             ItemKind::For(_, e, b) => self.expr_needs_token(e) || self.needs_token(&[b]),
             ItemKind::If(arms, els) => {
-                arms.iter().any(|(c, b)| self.expr_needs_token(c) || self.needs_token(&[b])) || els.as_ref().is_some_and(|b| self.needs_token(&[b]))
+                arms.iter()
+                    .any(|(c, b)| self.expr_needs_token(c) || self.needs_token(&[b]))
+                    || els.as_ref().is_some_and(|b| self.needs_token(&[b]))
             }
-            ItemKind::While(c, b) | ItemKind::DoWhile(b, c) => self.expr_needs_token(c) || self.needs_token(&[b]),
+            ItemKind::While(c, b) | ItemKind::DoWhile(b, c) => {
+                self.expr_needs_token(c) || self.needs_token(&[b])
+            }
         }
     }
 
     fn expr_needs_token(&self, e: &Expr) -> bool {
         match &e.kind {
-            ExprKind::App(f, a) => self.call_kind(f).0 != CallKind::Plain || self.expr_needs_token(f) || self.expr_needs_token(a),
+            ExprKind::App(f, a) => {
+                self.call_kind(f).0 != CallKind::Plain
+                    || self.expr_needs_token(f)
+                    || self.expr_needs_token(a)
+            }
             // An environment function as a value is wrapped, and the wrapper is a function
             // value like any other: making it needs no token.
-            ExprKind::Paren(x) | ExprKind::Not(x) | ExprKind::Neg(x) | ExprKind::Prj(_, x) => self.expr_needs_token(x),
+            ExprKind::Paren(x) | ExprKind::Not(x) | ExprKind::Neg(x) | ExprKind::Prj(_, x) => {
+                self.expr_needs_token(x)
+            }
             ExprKind::Tuple(es) | ExprKind::List(es) => es.iter().any(|x| self.expr_needs_token(x)),
-            ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) => self.expr_needs_token(a) || self.expr_needs_token(b),
-            ExprKind::Cond(a, c, b) => self.expr_needs_token(a) || self.expr_needs_token(c) || self.expr_needs_token(b),
-            ExprKind::FStr(parts) => parts.iter().any(|p| matches!(p, FPart::Expr(x) if self.expr_needs_token(x))),
-            ExprKind::Dict(kvs) => kvs.iter().any(|(k, v)| self.expr_needs_token(k) || self.expr_needs_token(v)),
+            ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) => {
+                self.expr_needs_token(a) || self.expr_needs_token(b)
+            }
+            ExprKind::Cond(a, c, b) => {
+                self.expr_needs_token(a) || self.expr_needs_token(c) || self.expr_needs_token(b)
+            }
+            ExprKind::FStr(parts) => parts
+                .iter()
+                .any(|p| matches!(p, FPart::Expr(x) if self.expr_needs_token(x))),
+            ExprKind::Dict(kvs) => kvs
+                .iter()
+                .any(|(k, v)| self.expr_needs_token(k) || self.expr_needs_token(v)),
             ExprKind::Name(_)
             | ExprKind::Lit(_)
             | ExprKind::Prim(_)

@@ -22,7 +22,10 @@ fn read_chunks(chunks: &[&[u8]]) -> Vec<String> {
 fn show(frame: &Frame) -> String {
     match frame {
         Frame::Body(b) => match serde_json::from_slice::<Value>(b) {
-            Ok(v) => v.get("seq").map(Value::to_string).unwrap_or_else(|| v.to_string()),
+            Ok(v) => v
+                .get("seq")
+                .map(Value::to_string)
+                .unwrap_or_else(|| v.to_string()),
             Err(_) => format!("?{}", String::from_utf8_lossy(b)),
         },
         Frame::Bad(_, Some(v)) => format!("!{}", v["seq"]),
@@ -54,55 +57,206 @@ fn the_framer_resynchronises_after_any_malformed_frame() {
     let e = r#"{"seq":3,"type":"request","command":"evaluate","arguments":{"expression":"café"}}"#;
     let in_string = r#"{"seq":4,"arguments":{"t":"a \"}Content-Length: 5\r\n\r\n{}\" b"}}"#;
     let cases: Vec<(Vec<u8>, Vec<&str>)> = vec![
-        ([frame(&ok), frame(&ok)].concat().into_bytes(), vec!["7", "7"]),
+        (
+            [frame(&ok), frame(&ok)].concat().into_bytes(),
+            vec!["7", "7"],
+        ),
         // A header inside a JSON string is text.
         (frame(in_string).into_bytes(), vec!["4"]),
         // Non-UTF-8 header lines, before or after Content-Length.
-        ([b"\xff\r\n".to_vec(), frame(&ok).into_bytes()].concat(), vec!["7"]),
-        ([format!("Content-Length: {}\r\nX-Name: caf", ok.len()).into_bytes(), b"\xe9\r\n\r\n".to_vec(), ok.as_bytes().to_vec()].concat(), vec!["7"]),
+        (
+            [b"\xff\r\n".to_vec(), frame(&ok).into_bytes()].concat(),
+            vec!["7"],
+        ),
+        (
+            [
+                format!("Content-Length: {}\r\nX-Name: caf", ok.len()).into_bytes(),
+                b"\xe9\r\n\r\n".to_vec(),
+                ok.as_bytes().to_vec(),
+            ]
+            .concat(),
+            vec!["7"],
+        ),
         // A bad length: refused, its body is skipped, the next message is read.
-        ([format!("Content-Length: abc\r\n\r\n{ok}"), frame(&ok)].concat().into_bytes(), vec!["!-", "7"]),
-        ([format!("Content-Length: -3\r\n\r\n{ok}"), frame(&ok)].concat().into_bytes(), vec!["!-", "7"]),
-        ([format!("Content-Length: 99999999999999999999999\r\n\r\n{ok}"), frame(&ok)].concat().into_bytes(), vec!["!-", "7"]),
+        (
+            [format!("Content-Length: abc\r\n\r\n{ok}"), frame(&ok)]
+                .concat()
+                .into_bytes(),
+            vec!["!-", "7"],
+        ),
+        (
+            [format!("Content-Length: -3\r\n\r\n{ok}"), frame(&ok)]
+                .concat()
+                .into_bytes(),
+            vec!["!-", "7"],
+        ),
+        (
+            [
+                format!("Content-Length: 99999999999999999999999\r\n\r\n{ok}"),
+                frame(&ok),
+            ]
+            .concat()
+            .into_bytes(),
+            vec!["!-", "7"],
+        ),
         // One byte short (characters counted, not bytes): the request is still read, refused.
-        ([format!("Content-Length: {}\r\n\r\n{e}", e.chars().count()), frame(&ok)].concat().into_bytes(), vec!["!3", "7"]),
+        (
+            [
+                format!("Content-Length: {}\r\n\r\n{e}", e.chars().count()),
+                frame(&ok),
+            ]
+            .concat()
+            .into_bytes(),
+            vec!["!3", "7"],
+        ),
         // Much too small: still read whole up to the next header, and refused (what follows
         // the value, up to the next header, is skipped).
-        ([format!("Content-Length: 10\r\n\r\n{ok}"), frame(&ok)].concat().into_bytes(), vec!["!7", "7"]),
-        ([format!("Content-Length: 10\r\n\r\n{ok}}}"), frame(&ok)].concat().into_bytes(), vec!["!7", "7"]),
+        (
+            [format!("Content-Length: 10\r\n\r\n{ok}"), frame(&ok)]
+                .concat()
+                .into_bytes(),
+            vec!["!7", "7"],
+        ),
+        (
+            [format!("Content-Length: 10\r\n\r\n{ok}}}"), frame(&ok)]
+                .concat()
+                .into_bytes(),
+            vec!["!7", "7"],
+        ),
         // … unless what follows does not complete it: the truncated body, its tail skipped.
-        ([format!("Content-Length: 10\r\n\r\n{}]", &ok[..20]), frame(&ok)].concat().into_bytes(), vec![r#"?{"seq":7,""#, "7"]),
+        (
+            [
+                format!("Content-Length: 10\r\n\r\n{}]", &ok[..20]),
+                frame(&ok),
+            ]
+            .concat()
+            .into_bytes(),
+            vec![r#"?{"seq":7,""#, "7"],
+        ),
         // Too large: the next header inside the declared body ends it.
-        ([format!("Content-Length: {}\r\n\r\n{ok}", ok.len() + 20), frame(&request(8)), frame(&ok)].concat().into_bytes(), vec!["!7", "8", "7"]),
-        ([format!("Content-Length: {}\r\n\r\n{ok}", ok.len() + 100), frame(&request(8))].concat().into_bytes(), vec!["!7", "8"]),
+        (
+            [
+                format!("Content-Length: {}\r\n\r\n{ok}", ok.len() + 20),
+                frame(&request(8)),
+                frame(&ok),
+            ]
+            .concat()
+            .into_bytes(),
+            vec!["!7", "8", "7"],
+        ),
+        (
+            [
+                format!("Content-Length: {}\r\n\r\n{ok}", ok.len() + 100),
+                frame(&request(8)),
+            ]
+            .concat()
+            .into_bytes(),
+            vec!["!7", "8"],
+        ),
         // Too large and nothing after it: the end of input ends it.
-        (format!("Content-Length: {}\r\n\r\n{ok}", ok.len() + 20).into_bytes(), vec!["!7"]),
+        (
+            format!("Content-Length: {}\r\n\r\n{ok}", ok.len() + 20).into_bytes(),
+            vec!["!7"],
+        ),
         // Duplicate lengths: the same twice is fine; different ones are refused either way.
-        ([format!("Content-Length: {0}\r\nContent-Length: {0}\r\n\r\n{ok}", ok.len()), frame(&request(8))].concat().into_bytes(), vec!["7", "8"]),
-        ([format!("Content-Length: {}\r\nContent-Length: {}\r\n\r\n{ok}", ok.len(), ok.len() + 5), frame(&request(8))].concat().into_bytes(), vec!["!7", "8"]),
-        ([format!("Content-Length: {}\r\nContent-Length: {}\r\n\r\n{ok}", ok.len() - 5, ok.len()), frame(&request(8))].concat().into_bytes(), vec!["!7", "8"]),
+        (
+            [
+                format!(
+                    "Content-Length: {0}\r\nContent-Length: {0}\r\n\r\n{ok}",
+                    ok.len()
+                ),
+                frame(&request(8)),
+            ]
+            .concat()
+            .into_bytes(),
+            vec!["7", "8"],
+        ),
+        (
+            [
+                format!(
+                    "Content-Length: {}\r\nContent-Length: {}\r\n\r\n{ok}",
+                    ok.len(),
+                    ok.len() + 5
+                ),
+                frame(&request(8)),
+            ]
+            .concat()
+            .into_bytes(),
+            vec!["!7", "8"],
+        ),
+        (
+            [
+                format!(
+                    "Content-Length: {}\r\nContent-Length: {}\r\n\r\n{ok}",
+                    ok.len() - 5,
+                    ok.len()
+                ),
+                frame(&request(8)),
+            ]
+            .concat()
+            .into_bytes(),
+            vec!["!7", "8"],
+        ),
         // Garbage between frames, lowercase header name, LF-only headers, other headers.
-        ([frame(&ok), "garbage\r\n\r\n".into(), format!("content-length:{}\n\n{ok}", ok.len())].concat().into_bytes(), vec!["7", "7"]),
-        ([format!("Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{ok}", ok.len())].concat().into_bytes(), vec!["7"]),
+        (
+            [
+                frame(&ok),
+                "garbage\r\n\r\n".into(),
+                format!("content-length:{}\n\n{ok}", ok.len()),
+            ]
+            .concat()
+            .into_bytes(),
+            vec!["7", "7"],
+        ),
+        (
+            [format!(
+                "Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{ok}",
+                ok.len()
+            )]
+            .concat()
+            .into_bytes(),
+            vec!["7"],
+        ),
         // Not an object: the protocol judges it.
-        ([frame("[1, 2]"), frame(&ok)].concat().into_bytes(), vec!["[1,2]", "7"]),
+        (
+            [frame("[1, 2]"), frame(&ok)].concat().into_bytes(),
+            vec!["[1,2]", "7"],
+        ),
         (b"\r\n\r\n\xff\xfe\x00".to_vec(), vec![]),
         (b"Content-Length".to_vec(), vec![]),
     ];
     for (input, want) in cases {
-        assert_eq!(frames(&input), want, "{:?}", String::from_utf8_lossy(&input));
+        assert_eq!(
+            frames(&input),
+            want,
+            "{:?}",
+            String::from_utf8_lossy(&input)
+        );
         // A header split across reads is still seen.
-        assert_eq!(frames_trickled(&input), want, "trickled: {:?}", String::from_utf8_lossy(&input));
+        assert_eq!(
+            frames_trickled(&input),
+            want,
+            "trickled: {:?}",
+            String::from_utf8_lossy(&input)
+        );
     }
 }
 
 /// Issue 29: a header block without its blank line swallowed the next message.
 #[test]
 fn a_header_block_without_its_blank_line_does_not_hide_the_next_message() {
-    for garbage in ["Content-Length: 2\r\n{}", "Content-Length: 2\n{}\r\n", "Content-Length: 40\r\nX: y\r\n[1]"] {
+    for garbage in [
+        "Content-Length: 2\r\n{}",
+        "Content-Length: 2\n{}\r\n",
+        "Content-Length: 40\r\nX: y\r\n[1]",
+    ] {
         let input = [garbage.to_string(), frame(&request(8)), frame(&request(9))].concat();
         assert_eq!(frames(input.as_bytes()), ["!-", "8", "9"], "{garbage:?}");
-        assert_eq!(frames_trickled(input.as_bytes()), ["!-", "8", "9"], "trickled: {garbage:?}");
+        assert_eq!(
+            frames_trickled(input.as_bytes()),
+            ["!-", "8", "9"],
+            "trickled: {garbage:?}"
+        );
     }
 }
 
@@ -110,10 +264,19 @@ fn a_header_block_without_its_blank_line_does_not_hide_the_next_message() {
 #[test]
 fn a_body_with_bytes_after_its_value_is_refused_with_the_value() {
     let (a, b) = (request(5), request(6));
-    for body in [format!("{a}{b}"), format!("{a} x"), format!("{a}\r\n{b}\r\n"), format!("{a}]")] {
+    for body in [
+        format!("{a}{b}"),
+        format!("{a} x"),
+        format!("{a}\r\n{b}\r\n"),
+        format!("{a}]"),
+    ] {
         let input = [frame(&body), frame(&request(8))].concat();
         assert_eq!(frames(input.as_bytes()), ["!5", "8"], "{body:?}");
-        assert_eq!(frames_trickled(input.as_bytes()), ["!5", "8"], "trickled: {body:?}");
+        assert_eq!(
+            frames_trickled(input.as_bytes()),
+            ["!5", "8"],
+            "trickled: {body:?}"
+        );
     }
     // Blanks after the value are not more bytes.
     assert_eq!(frames(frame(&format!(" {a}\r\n")).as_bytes()), ["5"]);
@@ -125,14 +288,31 @@ fn a_pause_ends_a_body_declared_too_large() {
     let ok = request(9);
     let mut f = Framer::new();
     f.feed(format!("Content-Length: {}\r\n\r\n{ok}", ok.len() + 50).as_bytes());
-    assert_eq!(f.poll(), Step::NeedInput { pause_decides: true });
+    assert_eq!(
+        f.poll(),
+        Step::NeedInput {
+            pause_decides: true
+        }
+    );
     f.pause();
-    let Step::Frame(Frame::Bad(why, Some(v))) = f.poll() else { panic!("not refused") };
+    let Step::Frame(Frame::Bad(why, Some(v))) = f.poll() else {
+        panic!("not refused")
+    };
     assert!(why.contains("larger") && v["seq"] == 9, "{why} {v}");
-    assert_eq!(f.poll(), Step::NeedInput { pause_decides: false });
+    assert_eq!(
+        f.poll(),
+        Step::NeedInput {
+            pause_decides: false
+        }
+    );
     // Between frames, a pause decides nothing.
     f.feed(b"Content-Le");
-    assert_eq!(f.poll(), Step::NeedInput { pause_decides: false });
+    assert_eq!(
+        f.poll(),
+        Step::NeedInput {
+            pause_decides: false
+        }
+    );
 }
 
 /// A length declared far too small, the rest of a large message trickling in: still read
@@ -149,7 +329,12 @@ fn a_large_message_declared_too_small_is_read_whole() {
 #[test]
 fn deep_nesting_is_not_parsed() {
     let deep = "[".repeat(100_000) + &"]".repeat(100_000);
-    assert_eq!(frames([frame(&deep), frame(&request(1))].concat().as_bytes()).last().map(String::as_str), Some("1"));
+    assert_eq!(
+        frames([frame(&deep), frame(&request(1))].concat().as_bytes())
+            .last()
+            .map(String::as_str),
+        Some("1")
+    );
     assert!(lenient_object(deep.as_bytes()).is_none());
 }
 
@@ -172,8 +357,22 @@ fn a_mebibyte_of_noise_is_skipped() {
 fn fragment() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
     use proptest::prelude::*;
     prop_oneof![
-        prop::sample::select(vec!["Content-Length: ", "content-length:", "Content-Length: 5", "\r\n", "\n", "\r\n\r\n", "{", "}", "\"", "99", "abc", ":", "é"])
-            .prop_map(|s| s.as_bytes().to_vec()),
+        prop::sample::select(vec![
+            "Content-Length: ",
+            "content-length:",
+            "Content-Length: 5",
+            "\r\n",
+            "\n",
+            "\r\n\r\n",
+            "{",
+            "}",
+            "\"",
+            "99",
+            "abc",
+            ":",
+            "é"
+        ])
+        .prop_map(|s| s.as_bytes().to_vec()),
         prop::collection::vec(any::<u8>(), 0..8),
     ]
 }

@@ -5,10 +5,18 @@
 pub enum CallError {
     /// An argument of the wrong kind: `len needs a string, list, tuple or dictionary, got …`.
     #[error("{ext} needs {needs}, got {got}")]
-    Needs { ext: String, needs: &'static str, got: String },
+    Needs {
+        ext: String,
+        needs: &'static str,
+        got: String,
+    },
     /// A tuple argument of the wrong shape: `zip takes (list, list), got …`.
     #[error("{ext} takes {shape}, got {got}")]
-    Takes { ext: String, shape: &'static str, got: String },
+    Takes {
+        ext: String,
+        shape: &'static str,
+        got: String,
+    },
     /// Not a pair or a string where the machine's own externals need one.
     #[error("expected {expected}, got {got}")]
     Expected { expected: &'static str, got: String },
@@ -17,7 +25,11 @@ pub enum CallError {
     NotAnInteger { what: &'static str, got: String },
     /// An index outside the collection (`what`: "a list", "a tuple", "a string").
     #[error("index {index} is out of range for {what} of {len} element{}", if *len == 1 { "" } else { "s" })]
-    OutOfRange { index: String, what: &'static str, len: usize },
+    OutOfRange {
+        index: String,
+        what: &'static str,
+        len: usize,
+    },
     /// A key the dictionary does not have; `keys` lists some of those it has.
     #[error("key {key} is not in the dictionary (its keys: {keys})")]
     MissingKey { key: String, keys: String },
@@ -26,7 +38,12 @@ pub enum CallError {
     CannotIndex { got: String },
     /// Two values with no order between them (a string and a number).
     #[error("{ext} cannot compare {a} {with} {b}")]
-    Incomparable { ext: String, a: String, with: &'static str, b: String },
+    Incomparable {
+        ext: String,
+        a: String,
+        with: &'static str,
+        b: String,
+    },
     /// `div` or `mod` by zero: "division" or "remainder".
     #[error("{0} by zero")]
     ByZero(&'static str),

@@ -33,9 +33,15 @@ pub fn outcome(p: PExp) -> Outcome {
 
 /// A closed core expression whose value is `p`.
 pub fn expr(p: &PExp) -> Expr {
-    let mut b = Builder { stmts: Vec::new(), next: 0 };
+    let mut b = Builder {
+        stmts: Vec::new(),
+        next: 0,
+    };
     let r = b.value(p);
-    Expr { stmts: b.stmts, ret: Some(r) }
+    Expr {
+        stmts: b.stmts,
+        ret: Some(r),
+    }
 }
 
 struct Builder {
@@ -46,11 +52,18 @@ struct Builder {
 impl Builder {
     fn name(&mut self, base: &str) -> Name {
         self.next += 1;
-        Name { base: Sym::intern(base), idx: self.next }
+        Name {
+            base: Sym::intern(base),
+            idx: self.next,
+        }
     }
     fn emit(&mut self, base: &str, op: Op) -> Name {
         let bind = self.name(base);
-        self.stmts.push(Stmt { bind, op, span: Span::default() });
+        self.stmts.push(Stmt {
+            bind,
+            op,
+            span: Span::default(),
+        });
         bind
     }
     fn value(&mut self, p: &PExp) -> Name {
@@ -73,8 +86,14 @@ impl Builder {
                 let branch = if *b { t } else { f };
                 let unit = self.emit("u", Op::Tuple(vec![]));
                 let r = self.emit("r", Op::Call(branch, unit));
-                let body = Expr { stmts: std::mem::replace(&mut self.stmts, saved), ret: Some(r) };
-                self.emit(if *b { "true" } else { "false" }, Op::Fun(Box::new(Fun { param: p, body })))
+                let body = Expr {
+                    stmts: std::mem::replace(&mut self.stmts, saved),
+                    ret: Some(r),
+                };
+                self.emit(
+                    if *b { "true" } else { "false" },
+                    Op::Fun(Box::new(Fun { param: p, body })),
+                )
             }
             PExp::Dict(kvs) => {
                 let pairs: Vec<Name> = kvs
@@ -101,7 +120,10 @@ impl Builder {
             let t = self.emit("t", Op::Tuple(vec![state, *x]));
             state = self.emit("state", Op::Call(append, t));
         }
-        let body = Expr { stmts: std::mem::replace(&mut self.stmts, saved), ret: Some(state) };
+        let body = Expr {
+            stmts: std::mem::replace(&mut self.stmts, saved),
+            ret: Some(state),
+        };
         self.emit("list", Op::Fun(Box::new(Fun { param: p, body })))
     }
 }
@@ -149,8 +171,15 @@ pub fn equal(a: &PExp, b: &PExp) -> bool {
     match (num(a), num(b)) {
         (Some(x), Some(y)) => x == y,
         _ => match (a, b) {
-            (PExp::Tuple(xs), PExp::Tuple(ys)) | (PExp::List(xs), PExp::List(ys)) => xs.len() == ys.len() && xs.iter().zip(ys).all(|(x, y)| equal(x, y)),
-            (PExp::Dict(xs), PExp::Dict(ys)) => xs.len() == ys.len() && xs.iter().all(|(k, v)| ys.iter().any(|(k2, v2)| equal(k, k2) && equal(v, v2))),
+            (PExp::Tuple(xs), PExp::Tuple(ys)) | (PExp::List(xs), PExp::List(ys)) => {
+                xs.len() == ys.len() && xs.iter().zip(ys).all(|(x, y)| equal(x, y))
+            }
+            (PExp::Dict(xs), PExp::Dict(ys)) => {
+                xs.len() == ys.len()
+                    && xs
+                        .iter()
+                        .all(|(k, v)| ys.iter().any(|(k2, v2)| equal(k, k2) && equal(v, v2)))
+            }
             _ => a == b,
         },
     }
@@ -176,24 +205,43 @@ fn elements<'a>(p: &'a PExp, ext: &str) -> Result<Vec<&'a PExp>, CallError> {
     match p {
         PExp::List(xs) | PExp::Tuple(xs) => Ok(xs.iter().collect()),
         PExp::Dict(kvs) => Ok(kvs.iter().map(|(k, _)| k).collect()),
-        other => Err(CallError::Needs { ext: ext.to_string(), needs: "a list", got: described(other) }),
+        other => Err(CallError::Needs {
+            ext: ext.to_string(),
+            needs: "a list",
+            got: described(other),
+        }),
     }
 }
 
 fn int(p: &PExp, what: &'static str) -> Result<i64, CallError> {
     match p {
         PExp::Prim(Prim::Int(i)) => Ok(*i),
-        other => Err(CallError::NotAnInteger { what, got: described(other) }),
+        other => Err(CallError::NotAnInteger {
+            what,
+            got: described(other),
+        }),
     }
 }
 
-fn args<'a, const N: usize>(arg: &'a PExp, ext: &str, shape: &'static str) -> Result<[&'a PExp; N], CallError> {
+fn args<'a, const N: usize>(
+    arg: &'a PExp,
+    ext: &str,
+    shape: &'static str,
+) -> Result<[&'a PExp; N], CallError> {
     match arg {
         PExp::Tuple(xs) if xs.len() == N => {
             let v: Vec<&PExp> = xs.iter().collect();
-            v.try_into().map_err(|_| CallError::Takes { ext: ext.to_string(), shape, got: shown(arg) })
+            v.try_into().map_err(|_| CallError::Takes {
+                ext: ext.to_string(),
+                shape,
+                got: shown(arg),
+            })
         }
-        other => Err(CallError::Takes { ext: ext.to_string(), shape, got: shown(other) }),
+        other => Err(CallError::Takes {
+            ext: ext.to_string(),
+            shape,
+            got: shown(other),
+        }),
     }
 }
 
@@ -205,7 +253,11 @@ fn bool_of(b: bool) -> PExp {
 fn position(i: i64, n: usize, what: &'static str) -> Result<usize, CallError> {
     let j = if i < 0 { i + n as i64 } else { i };
     if j < 0 || j >= n as i64 {
-        return Err(CallError::OutOfRange { index: shown(&i), what, len: n });
+        return Err(CallError::OutOfRange {
+            index: shown(&i),
+            what,
+            len: n,
+        });
     }
     Ok(j as usize)
 }
@@ -231,8 +283,19 @@ pub fn eval(ext: &str, arg: &PExp) -> Result<PExp, CallError> {
         "get" => {
             let [d, k, default] = args::<3>(arg, ext, "(dictionary, key, default)")?;
             match d {
-                PExp::Dict(kvs) => kvs.iter().rev().find(|(key, _)| equal(key, k)).map(|(_, v)| v.clone()).unwrap_or_else(|| default.clone()),
-                other => return Err(CallError::Needs { ext: "get".into(), needs: "a dictionary", got: described(other) }),
+                PExp::Dict(kvs) => kvs
+                    .iter()
+                    .rev()
+                    .find(|(key, _)| equal(key, k))
+                    .map(|(_, v)| v.clone())
+                    .unwrap_or_else(|| default.clone()),
+                other => {
+                    return Err(CallError::Needs {
+                        ext: "get".into(),
+                        needs: "a dictionary",
+                        got: described(other),
+                    })
+                }
             }
         }
         "keys" | "values" | "items" => dict_view(ext, arg)?,
@@ -248,44 +311,88 @@ pub fn eval(ext: &str, arg: &PExp) -> Result<PExp, CallError> {
             // `sort_by (l, key)` in the prelude computes the keys, then this stable sort.
             let [items, keys] = args::<2>(arg, ext, "(items, keys)")?;
             let (items, keys) = (elements(items, "sort_by")?, elements(keys, "sort_by")?);
-            let idx = ranked(&keys[..items.len().min(keys.len())], false, "sort_by", "the keys")?;
+            let idx = ranked(
+                &keys[..items.len().min(keys.len())],
+                false,
+                "sort_by",
+                "the keys",
+            )?;
             PExp::List(idx.into_iter().map(|i| items[i].clone()).collect())
         }
         "topk" => topk(arg)?,
         "zip" => {
             let [a, b] = args::<2>(arg, ext, "(list, list)")?;
             let (a, b) = (elements(a, ext)?, elements(b, ext)?);
-            PExp::List(a.into_iter().zip(b).map(|(x, y)| PExp::Tuple(vec![x.clone(), y.clone()])).collect())
+            PExp::List(
+                a.into_iter()
+                    .zip(b)
+                    .map(|(x, y)| PExp::Tuple(vec![x.clone(), y.clone()]))
+                    .collect(),
+            )
         }
-        "enumerate" => PExp::List(elements(arg, ext)?.into_iter().enumerate().map(|(i, x)| PExp::Tuple(vec![PExp::int(i as i64), x.clone()])).collect()),
+        "enumerate" => PExp::List(
+            elements(arg, ext)?
+                .into_iter()
+                .enumerate()
+                .map(|(i, x)| PExp::Tuple(vec![PExp::int(i as i64), x.clone()]))
+                .collect(),
+        ),
         "json_parse" => {
-            let PExp::Prim(Prim::Str(s)) = arg else { return Err(CallError::Needs { ext: ext.to_string(), needs: "a string", got: described(arg) }) };
-            let v: serde_json::Value = serde_json::from_str(s).map_err(|e| CallError::Invalid(format!("json_parse: {e}")))?;
+            let PExp::Prim(Prim::Str(s)) = arg else {
+                return Err(CallError::Needs {
+                    ext: ext.to_string(),
+                    needs: "a string",
+                    got: described(arg),
+                });
+            };
+            let v: serde_json::Value = serde_json::from_str(s)
+                .map_err(|e| CallError::Invalid(format!("json_parse: {e}")))?;
             from_json(&v, 0)?
         }
         "json_dump" => PExp::str(&to_json(arg)?.to_string()),
         "error" => return Err(CallError::Raised(display(arg))),
         "to_str" => PExp::str(&display(arg)),
-        other => return Err(CallError::Unknown { name: shown(&other), kind: "library" }),
+        other => {
+            return Err(CallError::Unknown {
+                name: shown(&other),
+                kind: "library",
+            })
+        }
     })
 }
 
 /// `range n`, `range (a, b)`, `range (a, b, step)`, as Python's.
 fn range(arg: &PExp) -> Result<PExp, CallError> {
     let (a, b, step) = match arg {
-        PExp::Tuple(xs) if xs.len() == 2 => (int(&xs[0], "range's start")?, int(&xs[1], "range's end")?, 1),
-        PExp::Tuple(xs) if xs.len() == 3 => (int(&xs[0], "range's start")?, int(&xs[1], "range's end")?, int(&xs[2], "range's step")?),
+        PExp::Tuple(xs) if xs.len() == 2 => (
+            int(&xs[0], "range's start")?,
+            int(&xs[1], "range's end")?,
+            1,
+        ),
+        PExp::Tuple(xs) if xs.len() == 3 => (
+            int(&xs[0], "range's start")?,
+            int(&xs[1], "range's end")?,
+            int(&xs[2], "range's step")?,
+        ),
         other => (0, int(other, "range's argument")?, 1),
     };
     if step == 0 {
         return Err(CallError::Invalid("range's step must not be zero".into()));
     }
-    let (span, stride) = if step > 0 { (b as i128 - a as i128, step as i128) } else { (a as i128 - b as i128, -(step as i128)) };
+    let (span, stride) = if step > 0 {
+        (b as i128 - a as i128, step as i128)
+    } else {
+        (a as i128 - b as i128, -(step as i128))
+    };
     let n = (span.max(0) + stride - 1) / stride;
     if n > MAX_RANGE as i128 {
-        return Err(CallError::Invalid(format!("range of {n} elements is too long (at most {MAX_RANGE})")));
+        return Err(CallError::Invalid(format!(
+            "range of {n} elements is too long (at most {MAX_RANGE})"
+        )));
     }
-    Ok(PExp::List((0..n as i64).map(|k| PExp::int(a + k * step)).collect()))
+    Ok(PExp::List(
+        (0..n as i64).map(|k| PExp::int(a + k * step)).collect(),
+    ))
 }
 
 fn len(arg: &PExp) -> Result<PExp, CallError> {
@@ -293,7 +400,13 @@ fn len(arg: &PExp) -> Result<PExp, CallError> {
         PExp::Prim(Prim::Str(s)) => s.chars().count(),
         PExp::List(xs) | PExp::Tuple(xs) => xs.len(),
         PExp::Dict(kvs) => kvs.len(),
-        other => return Err(CallError::Needs { ext: "len".into(), needs: "a string, list, tuple or dictionary", got: described(other) }),
+        other => {
+            return Err(CallError::Needs {
+                ext: "len".into(),
+                needs: "a string, list, tuple or dictionary",
+                got: described(other),
+            })
+        }
     } as i64))
 }
 
@@ -303,7 +416,11 @@ fn contains(arg: &PExp) -> Result<PExp, CallError> {
     Ok(bool_of(match (coll, x) {
         (PExp::Prim(Prim::Str(s)), PExp::Prim(Prim::Str(sub))) => s.contains(&**sub),
         (PExp::Prim(Prim::Str(_)), other) => {
-            return Err(CallError::Needs { ext: "`in` a string".into(), needs: "a string on its left", got: described(other) })
+            return Err(CallError::Needs {
+                ext: "`in` a string".into(),
+                needs: "a string on its left",
+                got: described(other),
+            })
         }
         _ => elements(coll, "`in`")?.into_iter().any(|e| equal(e, x)),
     }))
@@ -315,24 +432,45 @@ fn index(arg: &PExp) -> Result<PExp, CallError> {
     let [coll, i] = args::<2>(arg, "index", "(collection, index)")?;
     Ok(match coll {
         PExp::List(xs) | PExp::Tuple(xs) => {
-            let what = if matches!(coll, PExp::List(_)) { "a list" } else { "a tuple" };
+            let what = if matches!(coll, PExp::List(_)) {
+                "a list"
+            } else {
+                "a tuple"
+            };
             xs[position(int(i, "a list index")?, xs.len(), what)?].clone()
         }
         PExp::Prim(Prim::Str(s)) => {
             let chars: Vec<char> = s.chars().collect();
-            PExp::str(&chars[position(int(i, "a string index")?, chars.len(), "a string")?].to_string())
+            PExp::str(
+                &chars[position(int(i, "a string index")?, chars.len(), "a string")?].to_string(),
+            )
         }
         PExp::Dict(kvs) => match kvs.iter().rev().find(|(k, _)| equal(k, i)) {
             Some((_, v)) => v.clone(),
-            None => return Err(CallError::MissingKey { key: shown(i), keys: keys_text(kvs) }),
+            None => {
+                return Err(CallError::MissingKey {
+                    key: shown(i),
+                    keys: keys_text(kvs),
+                })
+            }
         },
-        other => return Err(CallError::CannotIndex { got: described(other) }),
+        other => {
+            return Err(CallError::CannotIndex {
+                got: described(other),
+            })
+        }
     })
 }
 
 /// `keys`, `values` or `items` of a dictionary, in insertion order.
 fn dict_view(ext: &str, arg: &PExp) -> Result<PExp, CallError> {
-    let PExp::Dict(kvs) = arg else { return Err(CallError::Needs { ext: ext.to_string(), needs: "a dictionary", got: described(arg) }) };
+    let PExp::Dict(kvs) = arg else {
+        return Err(CallError::Needs {
+            ext: ext.to_string(),
+            needs: "a dictionary",
+            got: described(arg),
+        });
+    };
     Ok(PExp::List(
         kvs.iter()
             .map(|(k, v)| match ext {
@@ -350,13 +488,19 @@ fn sum(arg: &PExp) -> Result<PExp, CallError> {
     if xs.iter().all(|x| matches!(x, PExp::Prim(Prim::Int(_)))) {
         let mut total: i64 = 0;
         for x in &xs {
-            total = total.checked_add(int(x, "")?).ok_or_else(|| CallError::Overflow("sum".into()))?;
+            total = total
+                .checked_add(int(x, "")?)
+                .ok_or_else(|| CallError::Overflow("sum".into()))?;
         }
         return Ok(PExp::int(total));
     }
     let mut total = 0.0;
     for x in xs {
-        total += num(x).ok_or_else(|| CallError::Needs { ext: "sum".into(), needs: "numbers", got: described(x) })?;
+        total += num(x).ok_or_else(|| CallError::Needs {
+            ext: "sum".into(),
+            needs: "numbers",
+            got: described(x),
+        })?;
     }
     Ok(PExp::Prim(Prim::Float(total)))
 }
@@ -367,7 +511,11 @@ fn extreme(ext: &str, arg: &PExp) -> Result<PExp, CallError> {
         PExp::Tuple(xs) if xs.len() >= 2 => xs.iter().collect(),
         other => elements(other, ext)?,
     };
-    let wanted = if ext == "max" { Ordering::Greater } else { Ordering::Less };
+    let wanted = if ext == "max" {
+        Ordering::Greater
+    } else {
+        Ordering::Less
+    };
     let mut best: Option<&PExp> = None;
     for x in xs {
         best = Some(match best {
@@ -382,7 +530,8 @@ fn extreme(ext: &str, arg: &PExp) -> Result<PExp, CallError> {
             }
         });
     }
-    best.cloned().ok_or_else(|| CallError::Empty(ext.to_string()))
+    best.cloned()
+        .ok_or_else(|| CallError::Empty(ext.to_string()))
 }
 
 /// The k items with the highest scores, highest first; earlier items first on ties.
@@ -390,23 +539,43 @@ fn topk(arg: &PExp) -> Result<PExp, CallError> {
     let [items, scores, k] = args::<3>(arg, "topk", "(items, scores, k)")?;
     let (items, scores) = (elements(items, "topk")?, elements(scores, "topk")?);
     if items.len() != scores.len() {
-        return Err(CallError::Invalid(format!("topk has {} items but {} scores", items.len(), scores.len())));
+        return Err(CallError::Invalid(format!(
+            "topk has {} items but {} scores",
+            items.len(),
+            scores.len()
+        )));
     }
     let k = int(k, "topk's k")?.max(0) as usize;
     let idx = ranked(&scores, true, "topk", "the scores")?;
-    Ok(PExp::List(idx.into_iter().take(k).map(|i| items[i].clone()).collect()))
+    Ok(PExp::List(
+        idx.into_iter().take(k).map(|i| items[i].clone()).collect(),
+    ))
 }
 
 /// The positions of `keys` in ascending (or, `descending`, descending) order of their keys,
 /// stable: equal keys keep their order. `ext` and `what` ("the keys") name them in the error
 /// for keys that do not compare.
-fn ranked(keys: &[&PExp], descending: bool, ext: &str, what: &str) -> Result<Vec<usize>, CallError> {
+fn ranked(
+    keys: &[&PExp],
+    descending: bool,
+    ext: &str,
+    what: &str,
+) -> Result<Vec<usize>, CallError> {
     let mut idx: Vec<usize> = (0..keys.len()).collect();
     let mut err = None;
     idx.sort_by(|&a, &b| {
-        let o = if descending { compare(keys[b], keys[a]) } else { compare(keys[a], keys[b]) };
+        let o = if descending {
+            compare(keys[b], keys[a])
+        } else {
+            compare(keys[a], keys[b])
+        };
         o.unwrap_or_else(|| {
-            err.get_or_insert_with(|| CallError::Incomparable { ext: ext.to_string(), a: format!("{what} {}", Clip(keys[a])), with: "and", b: shown(keys[b]) });
+            err.get_or_insert_with(|| CallError::Incomparable {
+                ext: ext.to_string(),
+                a: format!("{what} {}", Clip(keys[a])),
+                with: "and",
+                b: shown(keys[b]),
+            });
             Ordering::Equal
         })
     });
@@ -415,12 +584,25 @@ fn ranked(keys: &[&PExp], descending: bool, ext: &str, what: &str) -> Result<Vec
 
 /// `max cannot compare a string ("x") with an integer (1)`.
 fn incomparable(ext: &str, a: &PExp, b: &PExp) -> CallError {
-    CallError::Incomparable { ext: ext.to_string(), a: described(a), with: "with", b: described(b) }
+    CallError::Incomparable {
+        ext: ext.to_string(),
+        a: described(a),
+        with: "with",
+        b: described(b),
+    }
 }
 
 fn keys_text(kvs: &[(PExp, PExp)]) -> String {
-    let ks: Vec<String> = kvs.iter().take(8).map(|(k, _)| crate::diag::clip_display(k)).collect();
-    let more = if kvs.len() > 8 { format!(", … ({} keys in all)", kvs.len()) } else { String::new() };
+    let ks: Vec<String> = kvs
+        .iter()
+        .take(8)
+        .map(|(k, _)| crate::diag::clip_display(k))
+        .collect();
+    let more = if kvs.len() > 8 {
+        format!(", … ({} keys in all)", kvs.len())
+    } else {
+        String::new()
+    };
     format!("{}{more}", ks.join(", "))
 }
 
@@ -431,7 +613,9 @@ const MAX_JSON_DEPTH: usize = crate::syntax::parser::MAX_DEPTH as usize;
 fn from_json(v: &serde_json::Value, depth: usize) -> Result<PExp, CallError> {
     use serde_json::Value;
     if depth > MAX_JSON_DEPTH {
-        return Err(CallError::Invalid(format!("json_parse: nested deeper than {MAX_JSON_DEPTH} levels")));
+        return Err(CallError::Invalid(format!(
+            "json_parse: nested deeper than {MAX_JSON_DEPTH} levels"
+        )));
     }
     Ok(match v {
         Value::Null => PExp::Tuple(vec![]),
@@ -441,8 +625,16 @@ fn from_json(v: &serde_json::Value, depth: usize) -> Result<PExp, CallError> {
             None => PExp::Prim(Prim::Float(n.as_f64().unwrap_or(f64::NAN))),
         },
         Value::String(s) => PExp::str(s),
-        Value::Array(xs) => PExp::List(xs.iter().map(|x| from_json(x, depth + 1)).collect::<Result<_, _>>()?),
-        Value::Object(o) => PExp::Dict(o.iter().map(|(k, v)| Ok((PExp::str(k), from_json(v, depth + 1)?))).collect::<Result<_, CallError>>()?),
+        Value::Array(xs) => PExp::List(
+            xs.iter()
+                .map(|x| from_json(x, depth + 1))
+                .collect::<Result<_, _>>()?,
+        ),
+        Value::Object(o) => PExp::Dict(
+            o.iter()
+                .map(|(k, v)| Ok((PExp::str(k), from_json(v, depth + 1)?)))
+                .collect::<Result<_, CallError>>()?,
+        ),
     })
 }
 
@@ -450,24 +642,34 @@ fn to_json(p: &PExp) -> Result<serde_json::Value, CallError> {
     use serde_json::Value;
     Ok(match p {
         PExp::Prim(Prim::Int(i)) => Value::from(*i),
-        PExp::Prim(Prim::Float(f)) => {
-            serde_json::Number::from_f64(*f).map(Value::Number).ok_or_else(|| CallError::Invalid(format!("json_dump: {f} is not a JSON number")))?
-        }
+        PExp::Prim(Prim::Float(f)) => serde_json::Number::from_f64(*f)
+            .map(Value::Number)
+            .ok_or_else(|| CallError::Invalid(format!("json_dump: {f} is not a JSON number")))?,
         PExp::Prim(Prim::Str(s)) => Value::String(s.to_string()),
         PExp::Tuple(xs) if xs.is_empty() => Value::Null,
-        PExp::Tuple(xs) | PExp::List(xs) => Value::Array(xs.iter().map(to_json).collect::<Result<_, _>>()?),
+        PExp::Tuple(xs) | PExp::List(xs) => {
+            Value::Array(xs.iter().map(to_json).collect::<Result<_, _>>()?)
+        }
         PExp::Bool(b) => Value::Bool(*b),
         PExp::Dict(kvs) => {
             let mut o = serde_json::Map::new();
             for (k, v) in kvs {
                 let PExp::Prim(Prim::Str(k)) = k else {
-                    return Err(CallError::Invalid(format!("json_dump: a JSON object's keys are strings, not {}", described(k))));
+                    return Err(CallError::Invalid(format!(
+                        "json_dump: a JSON object's keys are strings, not {}",
+                        described(k)
+                    )));
                 };
                 o.insert(k.to_string(), to_json(v)?);
             }
             Value::Object(o)
         }
-        other => return Err(CallError::Invalid(format!("json_dump cannot write {}", described(other)))),
+        other => {
+            return Err(CallError::Invalid(format!(
+                "json_dump cannot write {}",
+                described(other)
+            )))
+        }
     })
 }
 

@@ -88,22 +88,43 @@ impl Explored {
                 v.push(&nf.term);
             }
         }
-        by.into_iter().filter(|(_, v)| v.len() > 1).map(|(c, _)| c).collect()
+        by.into_iter()
+            .filter(|(_, v)| v.len() > 1)
+            .map(|(c, _)| c)
+            .collect()
     }
 
     /// The reduction graph in Graphviz DOT: states as nodes (normal forms doubled), steps as
     /// edges labelled with the rule and the statement's label.
     pub fn to_dot(&self) -> String {
         use std::fmt::Write;
-        let esc = |s: &str| s.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\l");
-        let mut out = String::from("digraph reductions {\n  node [shape=box, fontname=\"monospace\", fontsize=10];\n");
+        let esc = |s: &str| {
+            s.replace('\\', "\\\\")
+                .replace('"', "\\\"")
+                .replace('\n', "\\l")
+        };
+        let mut out = String::from(
+            "digraph reductions {\n  node [shape=box, fontname=\"monospace\", fontsize=10];\n",
+        );
         for (i, s) in self.graph.iter().enumerate() {
             let shape = if s.normal { ", peripheries=2" } else { "" };
             let _ = writeln!(out, "  s{i} [label=\"{}\"{shape}];", esc(&s.term));
         }
         for e in &self.edges {
-            let choice = e.choice.as_ref().map(|c| format!(" → {c}")).unwrap_or_default();
-            let _ = writeln!(out, "  s{} -> s{} [label=\"{} {}{}\"];", e.from, e.to, e.rule.name(), e.label, esc(&choice));
+            let choice = e
+                .choice
+                .as_ref()
+                .map(|c| format!(" → {c}"))
+                .unwrap_or_default();
+            let _ = writeln!(
+                out,
+                "  s{} -> s{} [label=\"{} {}{}\"];",
+                e.from,
+                e.to,
+                e.rule.name(),
+                e.label,
+                esc(&choice)
+            );
         }
         out.push_str("}\n");
         out
@@ -121,32 +142,57 @@ pub struct Options {
 
 /// The fixed resolution of a task, computed without waiting (the first of several choices).
 pub fn resolve_now(host: &mut Host, ext: &str, arg: &PExp) -> Outcome {
-    resolutions(host, ext, arg).into_iter().next().map(|(_, o)| o).unwrap_or_else(|| Outcome::Failed(format!("`{ext}` has no result")))
+    resolutions(host, ext, arg)
+        .into_iter()
+        .next()
+        .map(|(_, o)| o)
+        .unwrap_or_else(|| Outcome::Failed(format!("`{ext}` has no result")))
 }
 
 /// Every result a call may resolve to, each with the choice it stands for when there are
 /// several (`coin` → `true`, `false`; a world file's `choices`).
 pub fn resolutions(host: &mut Host, ext: &str, arg: &PExp) -> Vec<(Option<String>, Outcome)> {
-    let compile = |host: &mut Host, src: &str| host.compile_result(src).unwrap_or_else(|e| Outcome::Failed(e.to_string()));
+    let compile = |host: &mut Host, src: &str| {
+        host.compile_result(src)
+            .unwrap_or_else(|e| Outcome::Failed(e.to_string()))
+    };
     if let Some(w) = host.world.as_ref().and_then(|w| w.get_shared(ext)) {
         if !w.choices.is_empty() && w.responses.is_empty() && w.default.is_none() {
-            return w.choices.iter().map(|c| (Some(c.clone()), compile(host, c))).collect();
+            return w
+                .choices
+                .iter()
+                .map(|c| (Some(c.clone()), compile(host, c)))
+                .collect();
         }
         let o = match w.reply(arg) {
             Some((Reply::Result(src), _)) => compile(host, &src),
-            Some((Reply::Stream(chunks, _), _)) => {
-                Outcome::Partial { items: chunks.iter().map(|c| crate::ir::Prim::Str(Arc::from(c.as_str()))).collect(), more: false }
-            }
-            None => Outcome::Failed(format!("no world response for `{ext}` {arg}", arg = Clip(arg))),
+            Some((Reply::Stream(chunks, _), _)) => Outcome::Partial {
+                items: chunks
+                    .iter()
+                    .map(|c| crate::ir::Prim::Str(Arc::from(c.as_str())))
+                    .collect(),
+                more: false,
+            },
+            None => Outcome::Failed(format!(
+                "no world response for `{ext}` {arg}",
+                arg = Clip(arg)
+            )),
         };
         return vec![(None, o)];
     }
     match ext {
-        "coin" => ["true", "false"].iter().map(|c| (Some(c.to_string()), compile(host, c))).collect(),
+        "coin" => ["true", "false"]
+            .iter()
+            .map(|c| (Some(c.to_string()), compile(host, c)))
+            .collect(),
         "sleep" => vec![(None, compile(host, "()"))],
         // Exploring has no clock: `now ()` is 0 on every path, so orders compare equal.
         "now" => vec![(None, Outcome::Value(crate::ir::Prim::Float(0.0)))],
-        _ => vec![(None, eval_pure(ext, arg, &mut |_, _| {}, tokio::time::Instant::now()).unwrap_or_else(|e| Outcome::Failed(e.to_string())))],
+        _ => vec![(
+            None,
+            eval_pure(ext, arg, &mut |_, _| {}, tokio::time::Instant::now())
+                .unwrap_or_else(|e| Outcome::Failed(e.to_string())),
+        )],
     }
 }
 
@@ -176,12 +222,21 @@ type Delivered = Option<(String, String, bool, Option<String>)>;
 
 /// The successors of `m` by stepping `s`: one, or one per result of a nondeterministic call
 /// (with the result's text).
-type Successor = (Machine, Rule, Option<String>, Option<(String, String, bool, Option<String>)>);
+type Successor = (
+    Machine,
+    Rule,
+    Option<String>,
+    Option<(String, String, bool, Option<String>)>,
+);
 
 fn successors(m: &Machine, host: &mut Host, s: StmtId) -> Vec<Successor> {
     let mut next = m.clone();
-    let Some(ev) = next.step(s) else { return vec![] };
-    let Some(t) = ev.task.filter(|_| ev.rule == Rule::Dispatch) else { return vec![(next, ev.rule, None, None)] };
+    let Some(ev) = next.step(s) else {
+        return vec![];
+    };
+    let Some(t) = ev.task.filter(|_| ev.rule == Rule::Dispatch) else {
+        return vec![(next, ev.rule, None, None)];
+    };
     let (ext, arg) = (next.tasks[t].ext.clone(), next.tasks[t].arg.clone());
     let mut outcomes = resolutions(host, &ext, &arg);
     let record = |o: &Outcome| {
@@ -228,7 +283,12 @@ fn state_key(m: &Machine) -> [u8; 16] {
 }
 
 /// The index of state `m`, added if new; whether it was new.
-fn state_of(seen: &mut HashMap<[u8; 16], usize>, r: &mut Explored, m: &Machine, graph: bool) -> (usize, bool) {
+fn state_of(
+    seen: &mut HashMap<[u8; 16], usize>,
+    r: &mut Explored,
+    m: &Machine,
+    graph: bool,
+) -> (usize, bool) {
     let key = state_key(m);
     if let Some(&i) = seen.get(&key) {
         return (i, false);
@@ -236,7 +296,10 @@ fn state_of(seen: &mut HashMap<[u8; 16], usize>, r: &mut Explored, m: &Machine, 
     let i = seen.len();
     seen.insert(key, i);
     if graph {
-        r.graph.push(StateNode { term: m.print_term(false), normal: false });
+        r.graph.push(StateNode {
+            term: m.print_term(false),
+            normal: false,
+        });
     }
     (i, true)
 }
@@ -248,11 +311,17 @@ fn final_state(m: &Machine, choices: Choices) -> NormalForm {
         .iter()
         .filter_map(|s| match m.status(s) {
             super::Status::Stuck(why) => Some(format!("{}: {why}", m.label_of(s))),
-            super::Status::Pending => Some(format!("{}: a task that never resolves", m.label_of(s))),
+            super::Status::Pending => {
+                Some(format!("{}: a task that never resolves", m.label_of(s)))
+            }
             _ => None,
         })
         .collect();
-    NormalForm { term: m.print_term(false), choices, stuck }
+    NormalForm {
+        term: m.print_term(false),
+        choices,
+        stuck,
+    }
 }
 
 pub fn explore(start: &Machine, world: Option<World>, opts: Options) -> Explored {
@@ -268,13 +337,16 @@ fn explore_full(start: &Machine, world: Option<World>, opts: Options) -> Explore
     let mut r = Explored::default();
     let mut seen: HashMap<[u8; 16], usize> = HashMap::new();
     let (root, _) = state_of(&mut seen, &mut r, start, opts.graph);
-    let mut work: VecDeque<(Machine, usize, Choices)> = VecDeque::from([(start.clone(), root, Choices::new())]);
+    let mut work: VecDeque<(Machine, usize, Choices)> =
+        VecDeque::from([(start.clone(), root, Choices::new())]);
     loop {
         if seen.len() > opts.max_states {
             r.truncated = true;
             break;
         }
-        let Some((m, id, choices)) = work.pop_front() else { break };
+        let Some((m, id, choices)) = work.pop_front() else {
+            break;
+        };
         let cands = steppable(&m);
         if cands.is_empty() {
             if let Some(s) = r.graph.get_mut(id) {
@@ -291,7 +363,14 @@ fn explore_full(start: &Machine, world: Option<World>, opts: Options) -> Explore
             for (next, rule, choice, delivered) in successors(&m, &mut host, s) {
                 let (to, new) = state_of(&mut seen, &mut r, &next, opts.graph);
                 if opts.graph {
-                    r.edges.push(Edge { from: id, to, rule, label: label.clone(), choice: choice.clone(), delivered });
+                    r.edges.push(Edge {
+                        from: id,
+                        to,
+                        rule,
+                        label: label.clone(),
+                        choice: choice.clone(),
+                        delivered,
+                    });
                 }
                 if new {
                     let mut ch = choices.clone();
@@ -317,7 +396,10 @@ fn explore_reduced(start: &Machine, world: Option<World>, opts: Options) -> Expl
     let mut r = Explored::default();
     let mut states = 1usize;
     if opts.graph {
-        r.graph.push(StateNode { term: start.print_term(false), normal: false });
+        r.graph.push(StateNode {
+            term: start.print_term(false),
+            normal: false,
+        });
     }
     let mut work: Vec<(Machine, usize, Choices)> = vec![(start.clone(), 0, Choices::new())];
     'paths: while let Some((mut m, mut id, mut choices)) = work.pop() {
@@ -349,7 +431,11 @@ fn explore_reduced(start: &Machine, world: Option<World>, opts: Options) -> Expl
                     Some((ext.to_string(), res, p, e))
                 };
                 // The first result continues this path; each other one starts a path of its own.
-                let first = if outcomes.is_empty() { None } else { Some(outcomes.remove(0)) };
+                let first = if outcomes.is_empty() {
+                    None
+                } else {
+                    Some(outcomes.remove(0))
+                };
                 for (c, o) in outcomes {
                     let mut other = m.clone();
                     let rec = record(&o);
@@ -362,12 +448,26 @@ fn explore_reduced(start: &Machine, world: Option<World>, opts: Options) -> Expl
                     m.deliver(t, o, 0.0);
                 }
             }
-            let edge = |r: &mut Explored, states: &mut usize, choice: Option<String>, delivered, term: &Machine| {
+            let edge = |r: &mut Explored,
+                        states: &mut usize,
+                        choice: Option<String>,
+                        delivered,
+                        term: &Machine| {
                 let to = *states;
                 *states += 1;
                 if opts.graph {
-                    r.graph.push(StateNode { term: term.print_term(false), normal: false });
-                    r.edges.push(Edge { from: id, to, rule: ev.rule, label: label.clone(), choice, delivered });
+                    r.graph.push(StateNode {
+                        term: term.print_term(false),
+                        normal: false,
+                    });
+                    r.edges.push(Edge {
+                        from: id,
+                        to,
+                        rule: ev.rule,
+                        label: label.clone(),
+                        choice,
+                        delivered,
+                    });
                 }
                 to
             };

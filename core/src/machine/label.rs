@@ -28,7 +28,11 @@ pub struct Relabel<'a>(&'a [u32]);
 impl Relabel<'_> {
     /// The new id of `l`, or `None` if the compaction dropped it (nothing live held it).
     pub fn get(&self, l: LabelId) -> Option<LabelId> {
-        self.0.get(l.0 as usize).copied().filter(|&n| n != u32::MAX).map(LabelId)
+        self.0
+            .get(l.0 as usize)
+            .copied()
+            .filter(|&n| n != u32::MAX)
+            .map(LabelId)
     }
 }
 
@@ -128,7 +132,14 @@ pub struct Labels {
 
 impl Default for Labels {
     fn default() -> Self {
-        Labels { nodes: vec![(0, 0)], runs: Vec::new(), remap: Vec::new(), facts: Vec::new(), generation: 0, plain: Plain::default() }
+        Labels {
+            nodes: vec![(0, 0)],
+            runs: Vec::new(),
+            remap: Vec::new(),
+            facts: Vec::new(),
+            generation: 0,
+            plain: Plain::default(),
+        }
     }
 }
 
@@ -148,7 +159,11 @@ impl Labels {
             + self.remap.capacity() * 4
             + self.facts.capacity() * 3
             + self.runs.capacity() * std::mem::size_of::<Run>()
-            + self.runs.iter().map(|r| r.pat.capacity() * 4).sum::<usize>()
+            + self
+                .runs
+                .iter()
+                .map(|r| r.pat.capacity() * 4)
+                .sum::<usize>()
     }
     pub fn is_empty(&self) -> bool {
         self.nodes.is_empty()
@@ -190,7 +205,11 @@ impl Labels {
                 continue;
             }
             let (p, ix) = self.nodes[i];
-            let len = if ix & RUN != 0 { old_runs[(ix & !RUN) as usize].len } else { 1 };
+            let len = if ix & RUN != 0 {
+                old_runs[(ix & !RUN) as usize].len
+            } else {
+                1
+            };
             let depth = u32::from(facts[p as usize][2]).saturating_add(len).min(255) as u8;
             facts[i][2] = depth;
             let folds = |f: [u8; 3]| f[2] > top && f[1] > bottom;
@@ -200,7 +219,11 @@ impl Labels {
                 let grown = if pix & RUN != 0 {
                     runs[(pix & !RUN) as usize].push(ix).then_some(None)
                 } else {
-                    let mut r = Run { pat: vec![pix], len: 1, closed: false };
+                    let mut r = Run {
+                        pat: vec![pix],
+                        len: 1,
+                        closed: false,
+                    };
                     r.push(ix).then_some(Some(r))
                 };
                 match grown {
@@ -218,7 +241,14 @@ impl Labels {
                 }
             }
             let ix = if ix & RUN != 0 {
-                runs.push(std::mem::replace(&mut old_runs[(ix & !RUN) as usize], Run { pat: Vec::new(), len: 0, closed: true }));
+                runs.push(std::mem::replace(
+                    &mut old_runs[(ix & !RUN) as usize],
+                    Run {
+                        pat: Vec::new(),
+                        len: 0,
+                        closed: true,
+                    },
+                ));
                 RUN | (runs.len() as u32 - 1)
             } else {
                 ix
@@ -266,7 +296,11 @@ impl Labels {
         for i in (1..n).rev() {
             if map[i] != DROP {
                 let f = facts[i];
-                let d = if f[0] & HELD != 0 || f[0] & 3 != 1 { 0 } else { f[1] };
+                let d = if f[0] & HELD != 0 || f[0] & 3 != 1 {
+                    0
+                } else {
+                    f[1]
+                };
                 facts[i][1] = d;
                 facts[self.nodes[i].0 as usize][1] = d.saturating_add(1);
             }
@@ -294,8 +328,13 @@ impl Labels {
     /// The first `k` indices of each label, in O(k) per distinct ancestor shallower than `k`
     /// (deeper ones share their ancestor's prefix), so a chain of labels thousands deep costs
     /// its length, not its length times its depth as `path` would.
-    pub fn prefixes(&self, labels: impl Iterator<Item = LabelId>, k: usize) -> Vec<std::rc::Rc<[u32]>> {
-        let mut memo: std::collections::HashMap<u32, std::rc::Rc<[u32]>> = std::collections::HashMap::new();
+    pub fn prefixes(
+        &self,
+        labels: impl Iterator<Item = LabelId>,
+        k: usize,
+    ) -> Vec<std::rc::Rc<[u32]>> {
+        let mut memo: std::collections::HashMap<u32, std::rc::Rc<[u32]>> =
+            std::collections::HashMap::new();
         memo.insert(ROOT.0, std::rc::Rc::from(Vec::new()));
         let mut out = Vec::new();
         let mut stack = Vec::new();
@@ -334,7 +373,13 @@ impl Labels {
     fn last_two(&self, l: LabelId) -> (u32, u32) {
         let mut back = self.segment(l).rev();
         let last = back.next().unwrap_or(0);
-        let before = back.next().or_else(|| self.segment(LabelId(self.nodes[l.0 as usize].0)).next_back()).unwrap_or(0);
+        let before = back
+            .next()
+            .or_else(|| {
+                self.segment(LabelId(self.nodes[l.0 as usize].0))
+                    .next_back()
+            })
+            .unwrap_or(0);
         (before, last)
     }
     pub fn cmp(&self, a: LabelId, b: LabelId) -> Ordering {
@@ -366,7 +411,9 @@ impl LabelKey {
 /// A label as people and session files write it (`5.6.2`): parsed once where text comes in
 /// (a session file, a console command), written out where it is shown, so no one in between
 /// passes labels around as strings. Its [`LabelKey`] finds the statement.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 #[serde(try_from = "String", into = "String")]
 pub struct LabelPath(Vec<u32>);
 
@@ -387,7 +434,10 @@ impl std::str::FromStr for LabelPath {
     type Err = String;
     fn from_str(text: &str) -> Result<LabelPath, String> {
         let parts: Option<Vec<u32>> = text.split('.').map(|p| p.parse().ok()).collect();
-        parts.filter(|p| !p.is_empty()).map(LabelPath).ok_or_else(|| format!("`{text}` is not a label (e.g. 5.2)"))
+        parts
+            .filter(|p| !p.is_empty())
+            .map(LabelPath)
+            .ok_or_else(|| format!("`{text}` is not a label (e.g. 5.2)"))
     }
 }
 
@@ -444,7 +494,11 @@ impl LabelMemo {
             self.generation = labels.generation;
         }
         if self.facts.is_empty() {
-            self.facts.push(Facts { depth: 0, first: [0, 0], key: LabelKey::ROOT });
+            self.facts.push(Facts {
+                depth: 0,
+                first: [0, 0],
+                key: LabelKey::ROOT,
+            });
         }
         for i in self.facts.len()..labels.nodes.len() {
             let mut f = self.facts[labels.nodes[i].0 as usize];
@@ -504,16 +558,25 @@ mod tests {
         }
         let mut memo = LabelMemo::default();
         for &l in &chain {
-            assert_eq!(labels.show(l).parse::<LabelPath>().map(|p| p.key()), Ok(memo.key(&labels, l)));
+            assert_eq!(
+                labels.show(l).parse::<LabelPath>().map(|p| p.key()),
+                Ok(memo.key(&labels, l))
+            );
             assert_eq!(memo.depth(&labels, l), labels.path(l).len());
         }
         assert_eq!(memo.short(&labels, chain[3]), "5.6.6.7");
         let full = labels.show(deep);
         let short = memo.short(&labels, deep);
-        assert!(short.starts_with("5.6.…") && full.ends_with(short.trim_start_matches("5.6.…")), "{short} of {full}");
+        assert!(
+            short.starts_with("5.6.…") && full.ends_with(short.trim_start_matches("5.6.…")),
+            "{short} of {full}"
+        );
         // A compaction renumbers labels: the memo notices and keys stay the same.
         let key = memo.key(&labels, deep);
-        let deep = labels.compact([deep].into_iter()).get(deep).expect("a held label is kept");
+        let deep = labels
+            .compact([deep].into_iter())
+            .get(deep)
+            .expect("a held label is kept");
         assert_eq!(memo.key(&labels, deep), key);
         assert_eq!(labels.show(deep), full);
         let key = |t: &str| t.parse::<LabelPath>().map(|p| p.key());
@@ -523,7 +586,10 @@ mod tests {
     #[test]
     fn label_paths_read_back_what_they_write() {
         let p: LabelPath = "5.6.12".parse().expect("a label");
-        assert_eq!((p.parts(), p.to_string()), (&[5, 6, 12][..], "5.6.12".to_string()));
+        assert_eq!(
+            (p.parts(), p.to_string()),
+            (&[5, 6, 12][..], "5.6.12".to_string())
+        );
         for bad in ["", "5.", ".5", "5..6", "x", "5.-1", "4294967296"] {
             assert!(bad.parse::<LabelPath>().is_err(), "{bad:?}");
         }
@@ -535,16 +601,31 @@ mod tests {
 
     /// Held labels keep their paths, keys and short forms through any number of compactions
     /// that fold chains into runs; ancestors within `Plain` stay exact.
-    fn check_held(labels: &Labels, memo: &mut LabelMemo, held: &[(LabelId, Vec<u32>)], plain: Plain) {
+    fn check_held(
+        labels: &Labels,
+        memo: &mut LabelMemo,
+        held: &[(LabelId, Vec<u32>)],
+        plain: Plain,
+    ) {
         for (l, want) in held {
             assert_eq!(&labels.path(*l), want);
-            let text = want.iter().map(u32::to_string).collect::<Vec<_>>().join(".");
+            let text = want
+                .iter()
+                .map(u32::to_string)
+                .collect::<Vec<_>>()
+                .join(".");
             assert_eq!(labels.show(*l), text);
-            assert_eq!(text.parse::<LabelPath>().map(|p| p.key()), Ok(memo.key(labels, *l)));
+            assert_eq!(
+                text.parse::<LabelPath>().map(|p| p.key()),
+                Ok(memo.key(labels, *l))
+            );
             assert_eq!(memo.depth(labels, *l), want.len());
             if want.len() > SHORT_DEPTH {
                 let [a, b] = [want[want.len() - 2], want[want.len() - 1]];
-                assert_eq!(memo.short(labels, *l), format!("{}.{}.…{a}.{b}", want[0], want[1]));
+                assert_eq!(
+                    memo.short(labels, *l),
+                    format!("{}.{}.…{a}.{b}", want[0], want[1])
+                );
             }
             // The nearest `bottom` ancestors are exact.
             let mut a = *l;
@@ -616,14 +697,20 @@ mod tests {
                 deep = labels.child(deep, 2);
                 path.extend([3, 2]);
             }
-            deep = labels.compact([deep].into_iter()).get(deep).expect("a held label is kept");
+            deep = labels
+                .compact([deep].into_iter())
+                .get(deep)
+                .expect("a held label is kept");
             most = most.max(labels.len());
             if round % 10 == 0 {
                 check_held(&labels, &mut memo, &[(deep, path.clone())], plain);
             }
         }
         assert_eq!(path.len(), 100_001);
-        assert!(most <= 1 + usize::from(plain.top) + usize::from(plain.bottom) + 2, "{most} nodes");
+        assert!(
+            most <= 1 + usize::from(plain.top) + usize::from(plain.bottom) + 2,
+            "{most} nodes"
+        );
         assert_eq!(labels.runs(), 1);
     }
 }

@@ -46,7 +46,11 @@ impl Machine {
     /// `cbv_next` in O(1) amortised, for a caller that steps what it returns (the runner, the
     /// debugger's cbv action).
     pub fn cbv_next_mut(&mut self) -> Option<StmtId> {
-        let mut cur = if self.cbv_hint == NONE { self.head } else { self.cbv_hint };
+        let mut cur = if self.cbv_hint == NONE {
+            self.head
+        } else {
+            self.cbv_hint
+        };
         while cur != NONE && self.stmts[StmtId::from_raw(cur)].op.is_value() {
             self.cbv_hint = cur;
             cur = self.stmts[StmtId::from_raw(cur)].next;
@@ -62,7 +66,9 @@ impl Machine {
     /// `lazy_next` in O(1) amortised (the chain of needs is kept between steps), for a caller
     /// that steps what it returns.
     pub fn lazy_next_mut(&mut self) -> Lazy {
-        let Some(root) = self.lazy_root().or_else(|| self.lazy_print_need_mut()) else { return Lazy::Done };
+        let Some(root) = self.lazy_root().or_else(|| self.lazy_print_need_mut()) else {
+            return Lazy::Done;
+        };
         if self.lazy_stack.first() != Some(&root) {
             self.lazy_stack.clear();
             self.lazy_stack.push(root);
@@ -77,7 +83,9 @@ impl Machine {
         // A chain longer than the term has a cycle (ill-formed): give up as the scan would.
         let limit = self.live + 1;
         loop {
-            let Some(&top) = self.lazy_stack.last() else { return Lazy::Blocked };
+            let Some(&top) = self.lazy_stack.last() else {
+                return Lazy::Blocked;
+            };
             let next = match self.lazy_at(top) {
                 Need::Step(b) => {
                     self.lazy_proposed = b.raw();
@@ -124,7 +132,9 @@ impl Machine {
 
     /// One link of lazy evaluation's chain: what computing `need` takes next.
     pub(super) fn lazy_at(&self, need: VarId) -> Need {
-        let Some(b) = self.binder(need) else { return Need::Blocked };
+        let Some(b) = self.binder(need) else {
+            return Need::Blocked;
+        };
         match self.stmts[b].op {
             MOp::Fun(_) | MOp::Tuple(_) | MOp::Prim(_) => Need::Value,
             MOp::Gone => Need::Blocked,
@@ -144,14 +154,24 @@ impl Machine {
                 // What `explain` calls waiting, without writing its message.
                 match self.steppable(b) {
                     Ok(_) => Need::Step(b),
-                    Err(Blocked::WaitPrim(v) | Blocked::WaitTask(v) | Blocked::WaitFun(v) | Blocked::WaitTuple(v)) => Need::On(v),
+                    Err(
+                        Blocked::WaitPrim(v)
+                        | Blocked::WaitTask(v)
+                        | Blocked::WaitFun(v)
+                        | Blocked::WaitTuple(v),
+                    ) => Need::On(v),
                     Err(Blocked::WaitData(v)) => Need::OnData(b, v),
                     Err(_) => Need::Blocked,
                 }
             }
             MOp::Prj(_, x) => match self.steppable(b) {
                 Ok(_) => Need::Step(b),
-                Err(Blocked::WaitPrim(_) | Blocked::WaitTask(_) | Blocked::WaitFun(_) | Blocked::WaitTuple(_)) => Need::On(x),
+                Err(
+                    Blocked::WaitPrim(_)
+                    | Blocked::WaitTask(_)
+                    | Blocked::WaitFun(_)
+                    | Blocked::WaitTuple(_),
+                ) => Need::On(x),
                 Err(_) => Need::Blocked,
             },
         }
@@ -163,7 +183,9 @@ impl Machine {
     /// tuple, its components are needed in order (a function or primitive needs nothing more).
     /// O(length of the chain of needs); a stepper uses `lazy_next_mut`.
     pub fn lazy_next(&self) -> Lazy {
-        let Some(mut need) = self.lazy_root().or_else(|| self.lazy_print_need()) else { return Lazy::Done };
+        let Some(mut need) = self.lazy_root().or_else(|| self.lazy_print_need()) else {
+            return Lazy::Done;
+        };
         let mut seen = std::collections::HashSet::new();
         while seen.insert(need) {
             match self.lazy_at(need) {

@@ -38,7 +38,9 @@ pub use lazy::Lazy;
 pub use print::print_initial;
 pub use steppable::{Blocked, Rule, Status, MAX_ARG_DEPTH};
 use store::{still_uses, Arena, OpVars, Slab};
-pub use store::{Closure, ClosureId, Id, MOp, Operands, PrimId, StmtId, StmtNode, Store, TaskId, VarId, VarNode};
+pub use store::{
+    Closure, ClosureId, Id, MOp, Operands, PrimId, StmtId, StmtNode, Store, TaskId, VarId, VarNode,
+};
 
 const NONE: u32 = u32::MAX;
 /// Marks a statement's source offset (`StmtNode::at`): a call of a prelude list function the
@@ -50,8 +52,11 @@ const LIBRARY_CALL: u32 = 1 << 31;
 /// `LIBRARY_CALL` if it is a call of a prelude list function the program wrote (`calls`, the
 /// sorted `Program::library_calls`).
 fn marked_place(op: &crate::ir::Op, span: Span, calls: &[(u32, u32)]) -> u32 {
-    let Some(at) = source_pos(span) else { return NONE };
-    let call = matches!(op, crate::ir::Op::Call(..)) && calls.binary_search_by_key(&at, |c| c.0).is_ok();
+    let Some(at) = source_pos(span) else {
+        return NONE;
+    };
+    let call =
+        matches!(op, crate::ir::Op::Call(..)) && calls.binary_search_by_key(&at, |c| c.0).is_ok();
     if call {
         at | LIBRARY_CALL
     } else {
@@ -217,7 +222,9 @@ impl Machine {
         let mut m = Machine::empty(p);
         let mut names: crate::names::FastMap<Name, VarId> = Default::default();
         let zero = m.labels.child(ROOT, 0);
-        let mut resolve = |m: &mut Machine, n: Name| -> VarId { *names.entry(n).or_insert_with(|| m.new_var(n, ROOT)) };
+        let mut resolve = |m: &mut Machine, n: Name| -> VarId {
+            *names.entry(n).or_insert_with(|| m.new_var(n, ROOT))
+        };
         let top: Vec<(LabelId, &crate::ir::Stmt)> = {
             let mut v = Vec::new();
             for (i, s) in p.env.iter().enumerate() {
@@ -248,7 +255,12 @@ impl Machine {
                 }
             };
             let bind = resolve(&mut m, s.bind);
-            let id = m.push_stmt(label, bind, op, marked_place(&s.op, s.span, &p.library_calls));
+            let id = m.push_stmt(
+                label,
+                bind,
+                op,
+                marked_place(&s.op, s.span, &p.library_calls),
+            );
             m.link_after(m.tail, id);
         }
         m.ret = resolve(&mut m, p.body.ret_name());
@@ -315,7 +327,13 @@ impl Machine {
             self.spill.clear(&mut v.uses);
             return VarId::from_raw(i);
         }
-        self.vars.push(VarNode { name, fresh, binder: NONE, uses: uses::Uses::default(), count: 0 });
+        self.vars.push(VarNode {
+            name,
+            fresh,
+            binder: NONE,
+            uses: uses::Uses::default(),
+            count: 0,
+        });
         VarId::from_raw(self.vars.len() as u32 - 1)
     }
 
@@ -354,14 +372,20 @@ impl Machine {
     }
     /// A closure and its environment.
     pub fn closure(&self, c: ClosureId) -> Option<(&Arc<Template>, &[VarId])> {
-        self.closures.get(c.0).map(|c| (&c.tpl, self.operands.get(c.env)))
+        self.closures
+            .get(c.0)
+            .map(|c| (&c.tpl, self.operands.get(c.env)))
     }
     /// The variables an operation mentions (the closure's environment for a function).
     fn op_vars(&self, op: MOp) -> OpVars<'_> {
         match op {
             MOp::Alias(y) | MOp::Prj(_, y) => OpVars::Two([y, y], 1),
             MOp::Call(a, b) => OpVars::Two([a, b], 2),
-            _ => OpVars::Slice(self.op_operands(op).map(|o| self.operands.get(o)).unwrap_or(&[])),
+            _ => OpVars::Slice(
+                self.op_operands(op)
+                    .map(|o| self.operands.get(o))
+                    .unwrap_or(&[]),
+            ),
         }
     }
     /// The variables statement `s` uses, a closure's environment included (the def-use edges
@@ -397,7 +421,14 @@ impl Machine {
     }
 
     fn push_stmt(&mut self, label: LabelId, bind: VarId, op: MOp, at: u32) -> StmtId {
-        let node = StmtNode { label, bind, op: MOp::Gone, at, prev: NONE, next: NONE };
+        let node = StmtNode {
+            label,
+            bind,
+            op: MOp::Gone,
+            at,
+            prev: NONE,
+            next: NONE,
+        };
         let id = match self.free_stmts {
             i if i != NONE => {
                 self.free_stmts = self.stmts[StmtId::from_raw(i)].next;
@@ -440,8 +471,16 @@ impl Machine {
     fn compact_labels(&mut self) {
         let live_stmts: Vec<StmtId> = self.iter().collect();
         let stmts = live_stmts.iter().map(|s| self.stmts[*s].label);
-        let vars = self.vars.iter().filter(|v| v.binder != FREED).map(|v| v.fresh);
-        let tasks = self.tasks.iter().filter(|t| t.stmt.raw() != NONE).map(|t| t.label);
+        let vars = self
+            .vars
+            .iter()
+            .filter(|v| v.binder != FREED)
+            .map(|v| v.fresh);
+        let tasks = self
+            .tasks
+            .iter()
+            .filter(|t| t.stmt.raw() != NONE)
+            .map(|t| t.label);
         let roots: Vec<LabelId> = stmts.chain(vars).chain(tasks).collect();
         let map = self.labels.compact(roots.into_iter());
         // Every label held by a live statement, variable or task was a root: it is kept.
@@ -484,15 +523,19 @@ impl Machine {
         var.count += 1;
         let (stmts, operands, closures) = (&self.stmts, &self.operands, &self.closures);
         if self.spill.last(&var.uses) != Some(s) {
-            self.spill.push(&mut var.uses, s, |u| still_uses(stmts, operands, closures, u, v));
+            self.spill.push(&mut var.uses, s, |u| {
+                still_uses(stmts, operands, closures, u, v)
+            });
         }
         // Compact stale entries now and then so use lists stay O(live uses). A stale entry is a
         // statement that no longer uses `v`: gone, or its slot reused by another statement (a
         // reused slot is alive, so aliveness alone would keep it, and a deep recursion, which
         // reuses slots all the time, would compact on every use: quadratic).
-        if var.uses.is_spilled() && self.spill.slice(&var.uses).len() > 2 * var.count as usize + 16 {
+        if var.uses.is_spilled() && self.spill.slice(&var.uses).len() > 2 * var.count as usize + 16
+        {
             let mut uses = std::mem::take(&mut var.uses);
-            self.spill.compact(&mut uses, |u| still_uses(stmts, operands, closures, u, v));
+            self.spill
+                .compact(&mut uses, |u| still_uses(stmts, operands, closures, u, v));
             self.vars[v].uses = uses;
         }
     }
@@ -516,7 +559,11 @@ impl Machine {
 
     #[inline]
     fn link_after(&mut self, prev: u32, id: StmtId) {
-        let next = if prev == NONE { self.head } else { self.stmts[StmtId::from_raw(prev)].next };
+        let next = if prev == NONE {
+            self.head
+        } else {
+            self.stmts[StmtId::from_raw(prev)].next
+        };
         if next == self.cbv_hint && next != NONE {
             self.cbv_hint = id.raw();
         }
@@ -668,7 +715,9 @@ impl Machine {
     /// again only once the machine has taken as many steps as its last check took (or when
     /// nothing else is left): checks then cost at most as much as the steps themselves.
     fn data_changed(&mut self, v: VarId) {
-        let Some(waiting) = self.data_watch.remove(&v) else { return };
+        let Some(waiting) = self.data_watch.remove(&v) else {
+            return;
+        };
         let now = self.steps_total();
         for (s, due) in waiting {
             if due <= now {
@@ -713,13 +762,22 @@ impl Machine {
         if self.library_entered.is_empty() {
             return None;
         }
-        let entered: std::collections::HashMap<LabelId, u32> = self.library_entered.iter().copied().collect();
+        let entered: std::collections::HashMap<LabelId, u32> =
+            self.library_entered.iter().copied().collect();
         let mut l = self.labels.parent(self.stmts.get(s)?.label);
         while let Some(p) = l {
             if let Some(&offset) = entered.get(&p) {
-                let i = self.library_sites.binary_search_by_key(&offset, |c| c.0).ok()?;
-                let (name, shape) = *crate::desugar::prelude::SHAPES.get(self.library_sites[i].1 as usize)?;
-                return Some(LibraryCall { offset, name, shape });
+                let i = self
+                    .library_sites
+                    .binary_search_by_key(&offset, |c| c.0)
+                    .ok()?;
+                let (name, shape) =
+                    *crate::desugar::prelude::SHAPES.get(self.library_sites[i].1 as usize)?;
+                return Some(LibraryCall {
+                    offset,
+                    name,
+                    shape,
+                });
             }
             l = self.labels.parent(p);
         }
@@ -803,10 +861,19 @@ impl Machine {
             ("variables", self.vars.memory() + self.spill.memory()),
             ("labels", self.labels.memory()),
             ("tasks", self.tasks.memory()),
-            ("operands", cap(&self.operands.data) + self.operands.free.iter().map(cap).sum::<usize>()),
+            (
+                "operands",
+                cap(&self.operands.data) + self.operands.free.iter().map(cap).sum::<usize>(),
+            ),
             ("primitives", cap(&self.prims.items) + cap(&self.prims.free)),
-            ("closures", cap(&self.closures.items) + cap(&self.closures.free)),
-            ("dirty and free lists", cap(&self.dirty) + cap(&self.freed_tasks) + cap(&self.free_tasks)),
+            (
+                "closures",
+                cap(&self.closures.items) + cap(&self.closures.free),
+            ),
+            (
+                "dirty and free lists",
+                cap(&self.dirty) + cap(&self.freed_tasks) + cap(&self.free_tasks),
+            ),
         ]
     }
 
@@ -814,9 +881,16 @@ impl Machine {
     pub fn check_invariants(&self) -> Result<(), String> {
         let order: Vec<StmtId> = self.iter().collect();
         if order.len() != self.live {
-            return Err(format!("{} linked statements but {} live", order.len(), self.live));
+            return Err(format!(
+                "{} linked statements but {} live",
+                order.len(),
+                self.live
+            ));
         }
-        let paths: Vec<Vec<u32>> = order.iter().map(|s| self.labels.path(self.stmts[*s].label)).collect();
+        let paths: Vec<Vec<u32>> = order
+            .iter()
+            .map(|s| self.labels.path(self.stmts[*s].label))
+            .collect();
         for w in paths.windows(2) {
             if w[0] >= w[1] {
                 return Err(format!("labels out of order: {:?} then {:?}", w[0], w[1]));
@@ -829,20 +903,37 @@ impl Machine {
         for s in &order {
             let n = &self.stmts[*s];
             if self.vars[n.bind].binder != s.raw() {
-                return Err(format!("`{}` does not point back to its binder", self.var_name(n.bind)));
+                return Err(format!(
+                    "`{}` does not point back to its binder",
+                    self.var_name(n.bind)
+                ));
             }
             let vars = self.op_vars(n.op);
-            vars.as_slice().iter().for_each(|v| counts[v.raw() as usize] += 1);
-            let missing = vars.as_slice().iter().find(|v| !self.spill.slice(&self.vars[**v].uses).contains(s));
+            vars.as_slice()
+                .iter()
+                .for_each(|v| counts[v.raw() as usize] += 1);
+            let missing = vars
+                .as_slice()
+                .iter()
+                .find(|v| !self.spill.slice(&self.vars[**v].uses).contains(s));
             if let Some(v) = missing {
-                return Err(format!("use of `{}` at {} is not in its use list", self.var_name(*v), self.label_of(*s)));
+                return Err(format!(
+                    "use of `{}` at {} is not in its use list",
+                    self.var_name(*v),
+                    self.label_of(*s)
+                ));
             }
         }
         counts[self.ret.raw() as usize] += 1;
         for (i, v) in self.vars.iter().enumerate() {
             // A free slot's `count` links the free list.
             if v.binder != FREED && counts[i] != v.count {
-                return Err(format!("`{}` has count {} but {} uses", self.var_name(VarId::from_raw(i as u32)), v.count, counts[i]));
+                return Err(format!(
+                    "`{}` has count {} but {} uses",
+                    self.var_name(VarId::from_raw(i as u32)),
+                    v.count,
+                    counts[i]
+                ));
             }
         }
         Ok(())

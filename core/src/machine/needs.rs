@@ -87,7 +87,10 @@ impl LazyWalks {
 
 /// A function shaped as a Church list or boolean: its parameter is a pair it projects.
 fn pair_function(t: &Template) -> bool {
-    t.stmts.iter().take(4).any(|s| matches!(s.op, TOp::Prj(2, TVar::Local(0))))
+    t.stmts
+        .iter()
+        .take(4)
+        .any(|s| matches!(s.op, TOp::Prj(2, TVar::Local(0))))
 }
 
 impl Machine {
@@ -137,7 +140,10 @@ impl Machine {
 
     /// Starts walking the data argument `w` of the call `s`.
     pub(super) fn walk_data(&mut self, s: StmtId, w: VarId) {
-        let mut walk = NeedWalk { root: w, ..NeedWalk::default() };
+        let mut walk = NeedWalk {
+            root: w,
+            ..NeedWalk::default()
+        };
         self.walk_needs(&mut walk);
         self.walks.data.insert(s, walk);
     }
@@ -176,7 +182,13 @@ impl Machine {
     /// (left on its stack), or `None` when every variable the root mentions is one.
     fn walk_needs(&self, walk: &mut NeedWalk) -> Option<VarId> {
         if !walk.started {
-            *walk = NeedWalk { root: walk.root, stack: vec![walk.root], seen: [walk.root].into_iter().collect(), started: true, ..NeedWalk::default() };
+            *walk = NeedWalk {
+                root: walk.root,
+                stack: vec![walk.root],
+                seen: [walk.root].into_iter().collect(),
+                started: true,
+                ..NeedWalk::default()
+            };
         }
         while let Some(&v) = walk.stack.last() {
             if walk.dead.contains(&v) {

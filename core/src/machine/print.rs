@@ -63,7 +63,12 @@ impl Machine {
             }
             MOp::Tuple(xs) => {
                 let names: Vec<String> = self.tuple(*xs).iter().map(|x| name(*x)).collect();
-                let _ = write!(out, "({}{})", names.join(", "), if xs.len() == 1 { "," } else { "" });
+                let _ = write!(
+                    out,
+                    "({}{})",
+                    names.join(", "),
+                    if xs.len() == 1 { "," } else { "" }
+                );
             }
             MOp::Prj(i, x) => {
                 let _ = write!(out, "prj {i} {}", name(*x));
@@ -119,7 +124,12 @@ fn template_text(out: &mut String, t: &Template, env: &[String], indent: usize) 
             TOp::Tuple(start, len) => {
                 let xs = t.tuple(start, len);
                 let ns: Vec<String> = xs.iter().map(|x| name(*x)).collect();
-                let _ = write!(out, "({}{})", ns.join(", "), if xs.len() == 1 { "," } else { "" });
+                let _ = write!(
+                    out,
+                    "({}{})",
+                    ns.join(", "),
+                    if xs.len() == 1 { "," } else { "" }
+                );
             }
             TOp::Prj(i, x) => {
                 let _ = write!(out, "prj {i} {}", name(x));

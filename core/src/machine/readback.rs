@@ -52,9 +52,15 @@ pub struct Budget {
 
 impl Budget {
     /// For one row or tooltip of the debugger: small, so a frame stays fast.
-    pub const VIEW: Budget = Budget { steps: 20_000, depth: 64 };
+    pub const VIEW: Budget = Budget {
+        steps: 20_000,
+        depth: 64,
+    };
     /// For a program's printed result: big enough for a 10^6-element list.
-    pub const RESULT: Budget = Budget { steps: 50_000_000, depth: 1000 };
+    pub const RESULT: Budget = Budget {
+        steps: 50_000_000,
+        depth: 1000,
+    };
 }
 
 impl Value {
@@ -64,7 +70,9 @@ impl Value {
             Value::Prim(_) | Value::Bool(_) => true,
             Value::Tuple(xs) => xs.iter().all(Value::is_complete),
             Value::Dict(kvs) => kvs.iter().all(|(k, v)| k.is_complete() && v.is_complete()),
-            Value::List(parts) => parts.iter().all(|p| matches!(p, Part::Item(v) if v.is_complete())),
+            Value::List(parts) => parts
+                .iter()
+                .all(|p| matches!(p, Part::Item(v) if v.is_complete())),
             Value::Fun | Value::Task(_) | Value::Unknown(_) => false,
         }
     }
@@ -84,7 +92,11 @@ impl Value {
                     })
                     .collect::<Option<_>>()?,
             ),
-            Value::Dict(kvs) => PExp::Dict(kvs.iter().map(|(k, v)| Some((k.to_data()?, v.to_data()?))).collect::<Option<_>>()?),
+            Value::Dict(kvs) => PExp::Dict(
+                kvs.iter()
+                    .map(|(k, v)| Some((k.to_data()?, v.to_data()?)))
+                    .collect::<Option<_>>()?,
+            ),
             Value::Fun | Value::Task(_) | Value::Unknown(_) => return None,
         })
     }
@@ -258,7 +270,10 @@ impl Machine {
     /// Every variable `v`'s read-back meets that is not a value yet (unevaluated, or a pending
     /// task's), in the order met: what printing `v` needs (lazy evaluation's result).
     pub fn readback_needs(&self, v: VarId, budget: Budget) -> Vec<VarId> {
-        let mut r = Reader { all_blocked: Some(Vec::new()), ..Reader::new(self, budget, false) };
+        let mut r = Reader {
+            all_blocked: Some(Vec::new()),
+            ..Reader::new(self, budget, false)
+        };
         r.value(&Sym::Var(v));
         r.all_blocked.unwrap_or_default()
     }
@@ -271,7 +286,17 @@ impl Machine {
 
 impl<'m> Reader<'m> {
     fn new(m: &'m Machine, budget: Budget, names: bool) -> Reader<'m> {
-        Reader { m, blocked: None, all_blocked: None, names, steps: budget.steps, depth: 0, max_depth: budget.depth, parts: Vec::new(), spent: None }
+        Reader {
+            m,
+            blocked: None,
+            all_blocked: None,
+            names,
+            steps: budget.steps,
+            depth: 0,
+            max_depth: budget.depth,
+            parts: Vec::new(),
+            spent: None,
+        }
     }
 
     /// Notes that `s` is not a value yet (an unevaluated variable or a pending task): the
@@ -308,10 +333,14 @@ impl<'m> Reader<'m> {
         // Aliases chain at most through every statement once.
         for _ in 0..=self.m.stmts.len() {
             let Sym::Var(v) = s else { return s };
-            let Some(b) = self.m.binder(v) else { return Sym::Var(v) };
+            let Some(b) = self.m.binder(v) else {
+                return Sym::Var(v);
+            };
             s = match self.m.stmts[b].op {
                 MOp::Prim(p) => Sym::Prim(self.m.prim(p).clone()),
-                MOp::Tuple(xs) => Sym::Tuple(self.m.tuple(xs).iter().map(|x| Sym::Var(*x)).collect()),
+                MOp::Tuple(xs) => {
+                    Sym::Tuple(self.m.tuple(xs).iter().map(|x| Sym::Var(*x)).collect())
+                }
                 MOp::Fun(c) => match self.m.closure(c) {
                     Some((tpl, env)) => Sym::Clo(tpl, env.iter().map(|x| Sym::Var(*x)).collect()),
                     None => return Sym::Var(v),
@@ -334,7 +363,9 @@ impl<'m> Reader<'m> {
             Sym::Prim(p) => Value::Prim(p),
             Sym::Tuple(xs) => match self.tuple(&xs) {
                 Value::Tuple(vs) => match &vs[..] {
-                    [Value::Prim(Prim::Handle(tag)), Value::List(parts)] if &**tag == DICT_TAG => self.dict(parts).unwrap_or(Value::Tuple(vs)),
+                    [Value::Prim(Prim::Handle(tag)), Value::List(parts)] if &**tag == DICT_TAG => {
+                        self.dict(parts).unwrap_or(Value::Tuple(vs))
+                    }
                     _ => Value::Tuple(vs),
                 },
                 other => other,
@@ -346,7 +377,11 @@ impl<'m> Reader<'m> {
             f @ Sym::Clo(..) => self.function(f),
             Sym::Var(v) => {
                 self.wait_on(&Sym::Var(v));
-                Value::Unknown(if self.names { abbreviate(&self.m.var_name(v)) } else { String::new() })
+                Value::Unknown(if self.names {
+                    abbreviate(&self.m.var_name(v))
+                } else {
+                    String::new()
+                })
             }
             // Probes never escape a readback that succeeded.
             _ => Value::Fun,
@@ -435,7 +470,11 @@ impl<'m> Reader<'m> {
             }
             self.steps -= 1;
             match self.resolve(&f) {
-                w @ (Sym::Var(_) | Sym::Task(_)) if !matches!(w, Sym::Task(_)) || !self.is_list_probe(&x) => return Err(self.wait_on(&w)),
+                w @ (Sym::Var(_) | Sym::Task(_))
+                    if !matches!(w, Sym::Task(_)) || !self.is_list_probe(&x) =>
+                {
+                    return Err(self.wait_on(&w))
+                }
                 Sym::Clo(tpl, env) => match self.body(tpl, &env, x)? {
                     Next::Done(r) => return Ok(r),
                     Next::Call(g, y) => {
@@ -444,16 +483,28 @@ impl<'m> Reader<'m> {
                     }
                 },
                 Sym::Append => {
-                    let Sym::Tuple(xs) = self.resolve(&x) else { return Err(self.wait_on(&x)) };
-                    let [st, item] = &xs[..] else { return Err(NotData) };
-                    let Sym::State(st) = self.resolve(st) else { return Err(NotData) };
+                    let Sym::Tuple(xs) = self.resolve(&x) else {
+                        return Err(self.wait_on(&x));
+                    };
+                    let [st, item] = &xs[..] else {
+                        return Err(NotData);
+                    };
+                    let Sym::State(st) = self.resolve(st) else {
+                        return Err(NotData);
+                    };
                     return Ok(self.push_part(st, PartSym::Item(item.clone())));
                 }
                 Sym::Task(t) => {
-                    let Sym::Tuple(xs) = self.resolve(&x) else { return Err(NotData) };
-                    let [st, ap] = &xs[..] else { return Err(NotData) };
+                    let Sym::Tuple(xs) = self.resolve(&x) else {
+                        return Err(NotData);
+                    };
+                    let [st, ap] = &xs[..] else {
+                        return Err(NotData);
+                    };
                     match (self.resolve(st), self.resolve(ap)) {
-                        (Sym::State(st), Sym::Append) => return Ok(self.push_part(st, PartSym::Hole(t))),
+                        (Sym::State(st), Sym::Append) => {
+                            return Ok(self.push_part(st, PartSym::Hole(t)))
+                        }
                         _ => return Err(NotData),
                     }
                 }
@@ -469,7 +520,12 @@ impl<'m> Reader<'m> {
     }
 
     /// Runs a function body with parameter `x`; a call in tail position is returned, not made.
-    fn body(&mut self, t: &'m Template, env: &Rc<[Sym<'m>]>, x: Sym<'m>) -> Result<Next<'m>, NotData> {
+    fn body(
+        &mut self,
+        t: &'m Template,
+        env: &Rc<[Sym<'m>]>,
+        x: Sym<'m>,
+    ) -> Result<Next<'m>, NotData> {
         if self.depth >= self.max_depth {
             self.spent = Some(Spent::Depth);
             return Err(NotData);
@@ -478,7 +534,10 @@ impl<'m> Reader<'m> {
         locals[0] = Some(x);
         let get = |locals: &[Option<Sym<'m>>], v: TVar| -> Result<Sym<'m>, NotData> {
             match v {
-                TVar::Local(i) => locals.get(i as usize).and_then(|s| s.clone()).ok_or(NotData),
+                TVar::Local(i) => locals
+                    .get(i as usize)
+                    .and_then(|s| s.clone())
+                    .ok_or(NotData),
                 TVar::Free(i) => env.get(i as usize).cloned().ok_or(NotData),
             }
         };
@@ -493,16 +552,24 @@ impl<'m> Reader<'m> {
                 TOp::Alias(y) => get(&locals, y)?,
                 TOp::Prim(i) => Sym::Prim(t.prim(i).clone()),
                 TOp::Tuple(start, len) => {
-                    let xs: Result<Vec<Sym<'m>>, NotData> = t.tuple(start, len).iter().map(|v| get(&locals, *v)).collect();
+                    let xs: Result<Vec<Sym<'m>>, NotData> = t
+                        .tuple(start, len)
+                        .iter()
+                        .map(|v| get(&locals, *v))
+                        .collect();
                     Sym::Tuple(Rc::from(xs?))
                 }
                 TOp::Prj(i, y) => match self.resolve(&get(&locals, y)?) {
-                    Sym::Tuple(xs) => xs.get((i as usize).wrapping_sub(1)).cloned().ok_or(NotData)?,
+                    Sym::Tuple(xs) => xs
+                        .get((i as usize).wrapping_sub(1))
+                        .cloned()
+                        .ok_or(NotData)?,
                     w => return Err(self.wait_on(&w)),
                 },
                 TOp::Fun(i) => {
                     let (inner, caps) = t.fun(i);
-                    let caps: Result<Vec<Sym<'m>>, NotData> = caps.iter().map(|v| get(&locals, *v)).collect();
+                    let caps: Result<Vec<Sym<'m>>, NotData> =
+                        caps.iter().map(|v| get(&locals, *v)).collect();
                     Sym::Clo(inner, Rc::from(caps?))
                 }
                 TOp::Call(g, y) => {
@@ -528,7 +595,9 @@ impl<'m> Reader<'m> {
     /// Is `x` the list probe `(state, append)` (a hole's task applied to it reads as a hole)?
     fn is_list_probe(&self, x: &Sym<'m>) -> bool {
         match self.resolve(x) {
-            Sym::Tuple(xs) => matches!(&xs[..], [st, ap] if matches!(self.resolve(st), Sym::State(_)) && matches!(self.resolve(ap), Sym::Append)),
+            Sym::Tuple(xs) => {
+                matches!(&xs[..], [st, ap] if matches!(self.resolve(st), Sym::State(_)) && matches!(self.resolve(ap), Sym::Append))
+            }
             _ => false,
         }
     }
@@ -537,13 +606,21 @@ impl<'m> Reader<'m> {
 /// `x@5.6.8.8.8.6.6` as views write it, `x@5.6.…6.6` (labels deepen one level per loop
 /// iteration; the whole name is in the term).
 fn abbreviate(name: &str) -> String {
-    let Some((base, label)) = name.split_once('@') else { return name.to_string() };
+    let Some((base, label)) = name.split_once('@') else {
+        return name.to_string();
+    };
     let parts: Vec<&str> = label.split('.').collect();
     if parts.len() <= super::label::SHORT_DEPTH {
         return name.to_string();
     }
     let n = parts.len();
-    format!("{base}@{}.{}.…{}.{}", parts[0], parts[1], parts[n - 2], parts[n - 1])
+    format!(
+        "{base}@{}.{}.…{}.{}",
+        parts[0],
+        parts[1],
+        parts[n - 2],
+        parts[n - 1]
+    )
 }
 
 /// A function whose parameters are named `t` and `f`, as `true := fun (t, f): t ()`.

@@ -13,7 +13,10 @@ use std::sync::Arc;
 pub enum ResultError {
     /// It does not parse; `message` is the parser's first complaint.
     #[error("result `{quoted}` is not an OPAL expression{}", message.as_deref().map(|m| format!(": {m}")).unwrap_or_default())]
-    Syntax { quoted: String, message: Option<String> },
+    Syntax {
+        quoted: String,
+        message: Option<String>,
+    },
     /// It parses but does not compile (a name that is not the prelude's, …).
     #[error("result `{quoted}`: {message}")]
     Compile { quoted: String, message: String },
@@ -23,16 +26,30 @@ pub enum ResultError {
 pub fn compile_result_source(src: &str) -> Result<Arc<Template>, ResultError> {
     // A result may be a whole document: the message quotes its start.
     let quoted = crate::diag::clip(src).into_owned();
-    let e = crate::syntax::parser::parse_expr_source(src)
-        .map_err(|ds| ResultError::Syntax { quoted: quoted.clone(), message: ds.first().map(|d| d.message.clone()) })?;
-    let block = crate::syntax::ast::Block { items: vec![crate::syntax::ast::Item { kind: crate::syntax::ast::ItemKind::Ret(e), span: Span::default() }] };
+    let e = crate::syntax::parser::parse_expr_source(src).map_err(|ds| ResultError::Syntax {
+        quoted: quoted.clone(),
+        message: ds.first().map(|d| d.message.clone()),
+    })?;
+    let block = crate::syntax::ast::Block {
+        items: vec![crate::syntax::ast::Item {
+            kind: crate::syntax::ast::ItemKind::Ret(e),
+            span: Span::default(),
+        }],
+    };
     let (p, diags) = crate::desugar::Desugarer::new(false).program(&block);
     if let Some(d) = diags.iter().find(|d| d.is_error()) {
-        return Err(ResultError::Compile { quoted, message: d.message.clone() });
+        return Err(ResultError::Compile {
+            quoted,
+            message: d.message.clone(),
+        });
     }
     let mut stmts = p.env;
     stmts.extend(p.body.stmts);
-    Ok(super::template::compile_closed(&crate::ir::Expr { stmts, ret: p.body.ret }).0)
+    Ok(super::template::compile_closed(&crate::ir::Expr {
+        stmts,
+        ret: p.body.ret,
+    })
+    .0)
 }
 
 fn prim_template(c: Prim) -> Arc<Template> {

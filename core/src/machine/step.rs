@@ -20,12 +20,19 @@ pub(super) struct Insert {
 
 /// `fun p: st := prj 1 p; ap := prj 2 p; (x_i := <c_i>; st := ap (st, x_i))*; [st := rest (st, ap)]; st`
 pub(super) fn partial_list_template(items: &[Prim], more: bool) -> Arc<Template> {
-    let mut t = Template::with_names(vec![Name::plain("p"), Name::plain("state"), Name::plain("append")]);
+    let mut t = Template::with_names(vec![
+        Name::plain("p"),
+        Name::plain("state"),
+        Name::plain("append"),
+    ]);
     t.push(1, TOp::Prj(1, TVar::Local(0)));
     t.push(2, TOp::Prj(2, TVar::Local(0)));
     let mut state = 1u32;
     let fresh = |t: &mut Template, base: &str, i: u32| {
-        t.names.push(Name { base: crate::names::Sym::intern(base), idx: i });
+        t.names.push(Name {
+            base: crate::names::Sym::intern(base),
+            idx: i,
+        });
         t.names.len() as u32 - 1
     };
     for (i, c) in items.iter().enumerate() {
@@ -95,9 +102,13 @@ impl Machine {
 
     /// reduce-proj: `x := prj i y` with `y` bound to a tuple becomes an alias of component i.
     fn reduce_proj(&mut self, s: StmtId) -> Option<()> {
-        let MOp::Prj(i, x) = self.stmts[s].op else { return None };
+        let MOp::Prj(i, x) = self.stmts[s].op else {
+            return None;
+        };
         let xb = self.binder(x)?;
-        let MOp::Tuple(xs) = self.stmts[xb].op else { return None };
+        let MOp::Tuple(xs) = self.stmts[xb].op else {
+            return None;
+        };
         let xi = *self.tuple(xs).get(i as usize - 1)?;
         let mut at = self.open(s);
         self.put(&mut at, None, MOp::Alias(xi), None);
@@ -106,9 +117,13 @@ impl Machine {
 
     /// reduce-call: `x := f w` with `f` bound to a function inlines its body with `w`.
     fn reduce_call(&mut self, s: StmtId) -> Option<()> {
-        let MOp::Call(f, w) = self.stmts[s].op else { return None };
+        let MOp::Call(f, w) = self.stmts[s].op else {
+            return None;
+        };
         let fb = self.binder(f)?;
-        let MOp::Fun(clo) = self.stmts[fb].op else { return None };
+        let MOp::Fun(clo) = self.stmts[fb].op else {
+            return None;
+        };
         let mut env = std::mem::take(&mut self.scratch_env);
         env.clear();
         let Some((tpl, clo_env)) = self.closure(clo) else {
@@ -124,7 +139,9 @@ impl Machine {
 
     /// dispatch: `x := f w` with `f` an external and `w` ready becomes a pending task.
     fn dispatch(&mut self, s: StmtId, label: LabelId) -> Option<TaskId> {
-        let MOp::Call(f, w) = self.stmts[s].op else { return None };
+        let MOp::Call(f, w) = self.stmts[s].op else {
+            return None;
+        };
         let ext = match self.binder(f).map(|b| self.stmts[b].op) {
             Some(MOp::Prim(p)) => match self.prim(p) {
                 Prim::Ext(e) => e.clone(),
@@ -140,12 +157,26 @@ impl Machine {
         // takes tokens too, as data: only an ordered external's token is taken off.)
         let is_ordered = self.ordered.contains(&ext);
         let (arg, ordered) = match arg {
-            PExp::Tuple(mut xs) if is_ordered && xs.len() == 2 && matches!(&xs[0], PExp::Prim(Prim::Handle(h)) if &**h == crate::ir::SEQ_TOKEN) => {
+            PExp::Tuple(mut xs)
+                if is_ordered
+                    && xs.len() == 2
+                    && matches!(&xs[0], PExp::Prim(Prim::Handle(h)) if &**h == crate::ir::SEQ_TOKEN) =>
+            {
                 (xs.pop().unwrap_or(PExp::Tuple(vec![])), true)
             }
             other => (other, false),
         };
-        let rec = TaskRec { stmt: s, label, ext, arg, outcome: None, stream: None, dispatched_at_ms: 0.0, resolved_at_ms: None, ordered };
+        let rec = TaskRec {
+            stmt: s,
+            label,
+            ext,
+            arg,
+            outcome: None,
+            stream: None,
+            dispatched_at_ms: 0.0,
+            resolved_at_ms: None,
+            ordered,
+        };
         let t = self.new_task(rec);
         let op = std::mem::replace(&mut self.stmts[s].op, MOp::Task(t));
         self.drop_op(op);
@@ -157,7 +188,9 @@ impl Machine {
     /// resolve: a task whose outcome arrived is replaced by its result (inlined in label
     /// order), a value, or a partial list; a failed task stays.
     fn resolve(&mut self, s: StmtId, label: LabelId) -> Option<TaskId> {
-        let MOp::Task(t) = self.stmts[s].op else { return None };
+        let MOp::Task(t) = self.stmts[s].op else {
+            return None;
+        };
         if let Some(Outcome::Failed(_)) = self.tasks[t].outcome {
             return None;
         }
@@ -167,7 +200,13 @@ impl Machine {
         match &outcome {
             Outcome::Expr(tpl, _) => self.inline(s, tpl, &[], None, ordered),
             Outcome::Value(c) => {
-                let v = self.new_var(Name { base: sym_v(), idx: 0 }, label);
+                let v = self.new_var(
+                    Name {
+                        base: sym_v(),
+                        idx: 0,
+                    },
+                    label,
+                );
                 let mut at = self.open(s);
                 let c = self.new_prim(c.clone());
                 self.put(&mut at, Some(v), c, None);
@@ -234,7 +273,12 @@ impl Machine {
         // renamed at every element) costs O(n log n) in all instead of O(n²).
         // (A y nothing uses was freed by the removal: its slot is not ours to rename into.)
         let len = |v: VarId| self.spill.slice(&self.vars[v].uses).len();
-        if self.vars[y].binder != FREED && len(x) < len(y) && x != self.ret && !self.on_lazy_stack(x, y) && !self.data_watch.contains_key(&x) {
+        if self.vars[y].binder != FREED
+            && len(x) < len(y)
+            && x != self.ret
+            && !self.on_lazy_stack(x, y)
+            && !self.data_watch.contains_key(&x)
+        {
             self.alias_into(y, x);
             return;
         }
@@ -294,7 +338,9 @@ impl Machine {
             tv.count += n;
             if self.spill.last(&tv.uses) != Some(u) {
                 let (stmts, operands, closures) = (&self.stmts, &self.operands, &self.closures);
-                self.spill.push(&mut tv.uses, u, |u| still_uses(stmts, operands, closures, u, to));
+                self.spill.push(&mut tv.uses, u, |u| {
+                    still_uses(stmts, operands, closures, u, to)
+                });
             }
             self.vars[from].count -= n.min(self.vars[from].count);
             renamed.push(u);
@@ -387,11 +433,23 @@ impl Machine {
         let (label, bind, at) = (n.label, n.bind, unmarked(n.at));
         let prev = self.unlink(s);
         self.free_stmt(s);
-        Insert { prev, label, bind, at, next: 1 }
+        Insert {
+            prev,
+            label,
+            bind,
+            at,
+            next: 1,
+        }
     }
 
     /// Inserts the next replacement statement `ℓ.i`; `None` binds the replaced statement's variable.
-    pub(super) fn put(&mut self, at: &mut Insert, bind: Option<VarId>, op: MOp, pos: Option<u32>) -> StmtId {
+    pub(super) fn put(
+        &mut self,
+        at: &mut Insert,
+        bind: Option<VarId>,
+        op: MOp,
+        pos: Option<u32>,
+    ) -> StmtId {
         let l = self.labels.child(at.label, at.next);
         at.next += 1;
         let id = self.push_stmt(l, bind.unwrap_or(at.bind), op, pos.unwrap_or(at.at));
@@ -426,7 +484,14 @@ impl Machine {
 
     /// reduce-call and resolve: `x' := w; s̄'; z := y'` with the body freshened at ℓ.
     /// Statements keep the source span they were written at (the debugger's current line).
-    pub(super) fn inline(&mut self, s: StmtId, tpl: &Template, env: &[VarId], arg: Option<VarId>, ordered: bool) {
+    pub(super) fn inline(
+        &mut self,
+        s: StmtId,
+        tpl: &Template,
+        env: &[VarId],
+        arg: Option<VarId>,
+        ordered: bool,
+    ) {
         let (label, at) = (self.stmts[s].label, self.stmts[s].at);
         if at != NONE && at & LIBRARY_CALL != 0 {
             self.library_entered.push((label, at & !LIBRARY_CALL));
@@ -449,7 +514,10 @@ impl Machine {
             let op = match ts.op {
                 TOp::Alias(y) => MOp::Alias(map(y)),
                 TOp::Call(f, x) => MOp::Call(map(f), map(x)),
-                TOp::Tuple(start, len) => MOp::Tuple(self.operands.alloc(tpl.tuple(start, len).iter().map(|x| map(*x)))),
+                TOp::Tuple(start, len) => MOp::Tuple(
+                    self.operands
+                        .alloc(tpl.tuple(start, len).iter().map(|x| map(*x))),
+                ),
                 TOp::Prj(i, x) => MOp::Prj(i, map(x)),
                 TOp::Prim(i) => self.new_prim(tpl.prim(i).clone()),
                 TOp::Fun(i) => {
@@ -457,7 +525,12 @@ impl Machine {
                     self.new_fun(t.clone(), caps.iter().map(|c| map(*c)))
                 }
             };
-            self.put(&mut at, Some(locals[ts.local as usize]), op, (ts.at != NONE).then_some(ts.at));
+            self.put(
+                &mut at,
+                Some(locals[ts.local as usize]),
+                op,
+                (ts.at != NONE).then_some(ts.at),
+            );
         }
         self.finish(&mut at, map(tpl.ret), ordered);
         // Binders of the template that no statement uses are garbage already: a value bound
@@ -491,7 +564,14 @@ impl Machine {
     }
 
     /// resolve of a streaming task: `h := <<rest>>` (if more), the partial list, `z := l`.
-    pub(super) fn resolve_partial(&mut self, s: StmtId, t: TaskId, items: &[Prim], more: bool, ordered: bool) {
+    pub(super) fn resolve_partial(
+        &mut self,
+        s: StmtId,
+        t: TaskId,
+        items: &[Prim],
+        more: bool,
+        ordered: bool,
+    ) {
         let label = self.stmts[s].label;
         let tpl = partial_list_template(items, more);
         let mut at = self.open(s);

@@ -45,7 +45,14 @@ pub enum Rule {
 }
 
 impl Rule {
-    pub const ALL: [Rule; 6] = [Rule::ReduceAlias, Rule::ReduceCall, Rule::ReduceProj, Rule::ReduceGc, Rule::Dispatch, Rule::Resolve];
+    pub const ALL: [Rule; 6] = [
+        Rule::ReduceAlias,
+        Rule::ReduceCall,
+        Rule::ReduceProj,
+        Rule::ReduceGc,
+        Rule::Dispatch,
+        Rule::Resolve,
+    ];
     pub fn name(self) -> &'static str {
         match self {
             Rule::ReduceAlias => "reduce-alias",
@@ -80,7 +87,9 @@ impl Machine {
     pub(super) fn pexp_of(&self, x: VarId) -> PExp {
         match self.binder(x).map(|b| self.stmts[b].op) {
             Some(MOp::Prim(c)) => PExp::Prim(self.prim(c).clone()),
-            Some(MOp::Tuple(xs)) => PExp::Tuple(self.tuple(xs).iter().map(|x| self.pexp_of(*x)).collect()),
+            Some(MOp::Tuple(xs)) => {
+                PExp::Tuple(self.tuple(xs).iter().map(|x| self.pexp_of(*x)).collect())
+            }
             _ => PExp::Tuple(vec![]),
         }
     }
@@ -91,7 +100,9 @@ impl Machine {
         // Fast path, allocation-free: a primitive, or a flat tuple of primitives.
         // The answer for a leaf (a variable that is not bound to a tuple); `None` for a tuple.
         let leaf = |v: VarId| -> Option<Result<(), Blocked>> {
-            let Some(b) = self.binder(v) else { return Some(Err(Blocked::NotBound(v))) };
+            let Some(b) = self.binder(v) else {
+                return Some(Err(Blocked::NotBound(v)));
+            };
             match self.stmts[b].op {
                 MOp::Prim(_) => Some(Ok(())),
                 MOp::Tuple(_) => None,
@@ -171,14 +182,18 @@ impl Machine {
                 }
             }
             MOp::Call(f, w) => {
-                let Some(fb) = self.binder(f) else { return Err(Blocked::NotBound(f)) };
+                let Some(fb) = self.binder(f) else {
+                    return Err(Blocked::NotBound(f));
+                };
                 match self.stmts[fb].op {
                     MOp::Fun(_) => Ok(Rule::ReduceCall),
-                    MOp::Prim(p) if matches!(self.prim(p), Prim::Ext(_)) => match self.pexp_ready(w) {
-                        Ok(()) => Ok(Rule::Dispatch),
-                        Err(Blocked::FunInArg(_)) => self.data_arg(w).map(|_| Rule::Dispatch),
-                        Err(e) => Err(e),
-                    },
+                    MOp::Prim(p) if matches!(self.prim(p), Prim::Ext(_)) => {
+                        match self.pexp_ready(w) {
+                            Ok(()) => Ok(Rule::Dispatch),
+                            Err(Blocked::FunInArg(_)) => self.data_arg(w).map(|_| Rule::Dispatch),
+                            Err(e) => Err(e),
+                        }
+                    }
                     MOp::Prim(_) => Err(Blocked::CallPrim(f)),
                     MOp::Tuple(_) => Err(Blocked::CallTuple(f)),
                     MOp::Task(_) => Err(Blocked::WaitTask(f)),
@@ -186,9 +201,13 @@ impl Machine {
                 }
             }
             MOp::Prj(i, x) => {
-                let Some(xb) = self.binder(x) else { return Err(Blocked::NotBound(x)) };
+                let Some(xb) = self.binder(x) else {
+                    return Err(Blocked::NotBound(x));
+                };
                 match self.stmts[xb].op {
-                    MOp::Tuple(xs) if (i as usize) >= 1 && (i as usize) <= xs.len() => Ok(Rule::ReduceProj),
+                    MOp::Tuple(xs) if (i as usize) >= 1 && (i as usize) <= xs.len() => {
+                        Ok(Rule::ReduceProj)
+                    }
                     MOp::Tuple(xs) => Err(Blocked::PrjRange(i, xs.len())),
                     MOp::Fun(_) => Err(Blocked::PrjFun(i, x)),
                     MOp::Prim(_) => Err(Blocked::PrjPrim(i, x)),

@@ -75,13 +75,19 @@ pub struct Store<I, T> {
 
 impl<I, T> Default for Store<I, T> {
     fn default() -> Self {
-        Store { items: Vec::new(), _id: std::marker::PhantomData }
+        Store {
+            items: Vec::new(),
+            _id: std::marker::PhantomData,
+        }
     }
 }
 
 impl<I, T> From<Vec<T>> for Store<I, T> {
     fn from(items: Vec<T>) -> Self {
-        Store { items, _id: std::marker::PhantomData }
+        Store {
+            items,
+            _id: std::marker::PhantomData,
+        }
     }
 }
 
@@ -159,15 +165,24 @@ impl Arena {
         }
         match self.free.get_mut(len).and_then(|f| f.pop()) {
             Some(start) => {
-                for (slot, x) in self.data[start as usize..start as usize + len].iter_mut().zip(xs) {
+                for (slot, x) in self.data[start as usize..start as usize + len]
+                    .iter_mut()
+                    .zip(xs)
+                {
                     *slot = x;
                 }
-                Operands { start, len: len as u32 }
+                Operands {
+                    start,
+                    len: len as u32,
+                }
             }
             None => {
                 let start = self.data.len() as u32;
                 self.data.extend(xs);
-                Operands { start, len: len as u32 }
+                Operands {
+                    start,
+                    len: len as u32,
+                }
             }
         }
     }
@@ -195,7 +210,10 @@ pub(super) struct Slab<T> {
 
 impl<T> Default for Slab<T> {
     fn default() -> Self {
-        Slab { items: Vec::new(), free: Vec::new() }
+        Slab {
+            items: Vec::new(),
+            free: Vec::new(),
+        }
     }
 }
 
@@ -297,13 +315,21 @@ impl StmtNode {
 }
 
 /// Does statement `s` (still) use variable `v`? Its slot may be free or hold another statement.
-pub(super) fn still_uses(stmts: &Store<StmtId, StmtNode>, operands: &Arena, closures: &Slab<Closure>, s: StmtId, v: VarId) -> bool {
+pub(super) fn still_uses(
+    stmts: &Store<StmtId, StmtNode>,
+    operands: &Arena,
+    closures: &Slab<Closure>,
+    s: StmtId,
+    v: VarId,
+) -> bool {
     let Some(n) = stmts.get(s) else { return false };
     match n.op {
         MOp::Alias(y) | MOp::Prj(_, y) => y == v,
         MOp::Call(a, b) => a == v || b == v,
         MOp::Tuple(o) => operands.get(o).contains(&v),
-        MOp::Fun(c) => closures.get(c.0).is_some_and(|c| operands.get(c.env).contains(&v)),
+        MOp::Fun(c) => closures
+            .get(c.0)
+            .is_some_and(|c| operands.get(c.env).contains(&v)),
         MOp::Prim(_) | MOp::Task(_) | MOp::Gone => false,
     }
 }

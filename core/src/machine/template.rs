@@ -69,11 +69,18 @@ impl Default for TVar {
 impl Template {
     /// An empty body with these binder names (`names[0]` is the parameter).
     pub fn with_names(names: Vec<Name>) -> Template {
-        Template { names, ..Template::default() }
+        Template {
+            names,
+            ..Template::default()
+        }
     }
     /// Appends `local := op`.
     pub fn push(&mut self, local: u32, op: TOp) {
-        self.stmts.push(TStmt { local, op, at: super::NONE });
+        self.stmts.push(TStmt {
+            local,
+            op,
+            at: super::NONE,
+        });
     }
     pub fn tuple_op(&mut self, parts: impl IntoIterator<Item = TVar>) -> TOp {
         let start = self.vars.len();
@@ -120,12 +127,20 @@ pub fn compile_fun_marking(f: &Fun, calls: &[(u32, u32)]) -> (Arc<Template>, Vec
 
 /// Compiles a closed expression (a resolution result) as a template whose parameter is unused.
 pub fn compile_closed(e: &Expr) -> (Arc<Template>, Vec<Name>) {
-    compile_fun(&Fun { param: Name::plain("_"), body: e.clone() })
+    compile_fun(&Fun {
+        param: Name::plain("_"),
+        body: e.clone(),
+    })
 }
 
 /// `binders` maps every binder seen so far, in this function and the ones nested in it, to
 /// (template, local): names are unique in a desugared term, so one table serves them all.
-fn compile_in(f: &Fun, binders: &mut NameTable<(u32, u32)>, next_id: &mut u32, calls: &[(u32, u32)]) -> (Arc<Template>, Vec<Name>) {
+fn compile_in(
+    f: &Fun,
+    binders: &mut NameTable<(u32, u32)>,
+    next_id: &mut u32,
+    calls: &[(u32, u32)],
+) -> (Arc<Template>, Vec<Name>) {
     let id = *next_id;
     *next_id += 1;
     let mut names = Vec::with_capacity(f.body.stmts.len() + 1);
@@ -133,7 +148,11 @@ fn compile_in(f: &Fun, binders: &mut NameTable<(u32, u32)>, next_id: &mut u32, c
     binders.insert(f.param, (id, 0));
     let mut tpl = Template::with_names(names);
     tpl.stmts.reserve(f.body.stmts.len());
-    let mut c = Compiler { id, tpl, free_idx: HashMap::default() };
+    let mut c = Compiler {
+        id,
+        tpl,
+        free_idx: HashMap::default(),
+    };
     c.expr_stmts(&f.body, binders, next_id, calls);
     c.tpl.ret = c.var(f.body.ret_name(), binders);
     let free = c.tpl.free.clone();
@@ -162,7 +181,13 @@ impl Compiler {
         self.free_idx.insert(n, i);
         TVar::Free(i)
     }
-    fn expr_stmts(&mut self, e: &Expr, binders: &mut NameTable<(u32, u32)>, next_id: &mut u32, calls: &[(u32, u32)]) {
+    fn expr_stmts(
+        &mut self,
+        e: &Expr,
+        binders: &mut NameTable<(u32, u32)>,
+        next_id: &mut u32,
+        calls: &[(u32, u32)],
+    ) {
         for s in &e.stmts {
             let op = match &s.op {
                 Op::Alias(y) => TOp::Alias(self.var(*y, binders)),

@@ -51,7 +51,9 @@ pub fn pexp_to_json(p: &PExp) -> serde_json::Value {
         PExp::Tuple(xs) => serde_json::Value::Array(xs.iter().map(pexp_to_json).collect()),
         PExp::List(xs) => json!({"list": xs.iter().map(pexp_to_json).collect::<Vec<_>>()}),
         PExp::Bool(b) => json!(b),
-        PExp::Dict(kvs) => json!({"dict": kvs.iter().map(|(k, v)| json!([pexp_to_json(k), pexp_to_json(v)])).collect::<Vec<_>>()}),
+        PExp::Dict(kvs) => {
+            json!({"dict": kvs.iter().map(|(k, v)| json!([pexp_to_json(k), pexp_to_json(v)])).collect::<Vec<_>>()})
+        }
     }
 }
 
@@ -99,11 +101,16 @@ pub fn arg_depth(v: &serde_json::Value) -> usize {
 fn check_arg(arg: &serde_json::Value) -> Result<(), String> {
     let depth = arg_depth(arg);
     if depth > MAX_ARG_DEPTH {
-        return Err(format!("the argument nests {depth} deep; a trace holds arguments at most {MAX_ARG_DEPTH} deep"));
+        return Err(format!(
+            "the argument nests {depth} deep; a trace holds arguments at most {MAX_ARG_DEPTH} deep"
+        ));
     }
     match json_to_pexp(arg) {
         Some(_) => Ok(()),
-        None => Err("`arg` is not a primitive expression (a number, string, handle or a list of them)".into()),
+        None => Err(
+            "`arg` is not a primitive expression (a number, string, handle or a list of them)"
+                .into(),
+        ),
     }
 }
 
@@ -162,7 +169,10 @@ impl<'de> serde::de::Visitor<'de> for Bounded {
     fn visit_unit<E>(self) -> Result<serde_json::Value, E> {
         Ok(serde_json::Value::Null)
     }
-    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<serde_json::Value, A::Error> {
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(
+        self,
+        mut seq: A,
+    ) -> Result<serde_json::Value, A::Error> {
         let left = self.enter()?;
         let mut xs = Vec::new();
         while let Some(x) = seq.next_element_seed(Bounded(left))? {
@@ -170,7 +180,10 @@ impl<'de> serde::de::Visitor<'de> for Bounded {
         }
         Ok(serde_json::Value::Array(xs))
     }
-    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<serde_json::Value, A::Error> {
+    fn visit_map<A: serde::de::MapAccess<'de>>(
+        self,
+        mut map: A,
+    ) -> Result<serde_json::Value, A::Error> {
         let left = self.enter()?;
         let mut o = serde_json::Map::new();
         while let Some(k) = map.next_key::<String>()? {
@@ -194,7 +207,11 @@ fn json_to_pexp_within(v: &serde_json::Value, depth: u32) -> Option<PExp> {
     if depth >= crate::syntax::parser::MAX_DEPTH {
         return None;
     }
-    let each = |xs: &[Value]| xs.iter().map(|x| json_to_pexp_within(x, depth + 1)).collect::<Option<Vec<_>>>();
+    let each = |xs: &[Value]| {
+        xs.iter()
+            .map(|x| json_to_pexp_within(x, depth + 1))
+            .collect::<Option<Vec<_>>>()
+    };
     Some(match v {
         Value::Number(n) => match n.as_i64() {
             Some(i) => PExp::Prim(Prim::Int(i)),
@@ -208,7 +225,10 @@ fn json_to_pexp_within(v: &serde_json::Value, depth: u32) -> Option<PExp> {
                 PExp::List(each(xs)?)
             } else if let Some(Value::Array(kvs)) = o.get("dict") {
                 let pair = |kv: &Value| match kv {
-                    Value::Array(p) if p.len() == 2 => Some((json_to_pexp_within(&p[0], depth + 2)?, json_to_pexp_within(&p[1], depth + 2)?)),
+                    Value::Array(p) if p.len() == 2 => Some((
+                        json_to_pexp_within(&p[0], depth + 2)?,
+                        json_to_pexp_within(&p[1], depth + 2)?,
+                    )),
                     _ => None,
                 };
                 PExp::Dict(kvs.iter().map(pair).collect::<Option<Vec<_>>>()?)
@@ -232,7 +252,11 @@ type Invalid = (Part, String);
 pub enum TraceError {
     /// Not JSON, or not the shape of a trace.
     #[error("invalid trace file at line {line}, column {column}: {msg}")]
-    Json { line: usize, column: usize, msg: String },
+    Json {
+        line: usize,
+        column: usize,
+        msg: String,
+    },
     /// A version this opal does not read.
     #[error("trace version {0} is not supported (this opal reads version 1)")]
     Version(u32),
@@ -264,10 +288,20 @@ impl Trace {
     pub fn parse(text: &str) -> Result<Trace, TraceError> {
         const STACK: usize = 16 << 20;
         std::thread::scope(|s| {
-            let reader = std::thread::Builder::new().name("trace reader".into()).stack_size(STACK).spawn_scoped(s, || Trace::parse_here(text));
+            let reader = std::thread::Builder::new()
+                .name("trace reader".into())
+                .stack_size(STACK)
+                .spawn_scoped(s, || Trace::parse_here(text));
             match reader {
-                Ok(r) => r.join().unwrap_or_else(|_| Err(TraceError::Reader("the trace reader stopped unexpectedly (a bug in opal: please report it)".into()))),
-                Err(e) => Err(TraceError::Reader(format!("cannot start a thread to read the trace: {e}"))),
+                Ok(r) => r.join().unwrap_or_else(|_| {
+                    Err(TraceError::Reader(
+                        "the trace reader stopped unexpectedly (a bug in opal: please report it)"
+                            .into(),
+                    ))
+                }),
+                Err(e) => Err(TraceError::Reader(format!(
+                    "cannot start a thread to read the trace: {e}"
+                ))),
             }
         })
     }
@@ -277,8 +311,14 @@ impl Trace {
         let place = |e: serde_json::Error| {
             // `serde_json` ends its message with the place; it is said first here.
             let msg = e.to_string();
-            let msg = msg.strip_suffix(&format!(" at line {} column {}", e.line(), e.column())).unwrap_or(&msg);
-            TraceError::Json { line: e.line(), column: e.column(), msg: msg.to_string() }
+            let msg = msg
+                .strip_suffix(&format!(" at line {} column {}", e.line(), e.column()))
+                .unwrap_or(&msg);
+            TraceError::Json {
+                line: e.line(),
+                column: e.column(),
+                msg: msg.to_string(),
+            }
         };
         let mut de = serde_json::Deserializer::from_str(text);
         de.disable_recursion_limit();
@@ -287,7 +327,10 @@ impl Trace {
         if t.version != 1 {
             return Err(TraceError::Version(t.version));
         }
-        t.check().map_err(|(part, msg)| TraceError::Invalid { at: t.at(part, Some(&Lines::of(text))), msg })?;
+        t.check().map_err(|(part, msg)| TraceError::Invalid {
+            at: t.at(part, Some(&Lines::of(text))),
+            msg,
+        })?;
         Ok(t)
     }
 
@@ -295,13 +338,19 @@ impl Trace {
     /// index in `events`, and why. Run before a recording is written, so a trace is refused when
     /// it is made, naming the call, not when it is replayed.
     pub fn check_recordable(&self) -> Result<(), (usize, String)> {
-        self.events.iter().enumerate().try_for_each(|(i, e)| check_arg(&e.arg).map_err(|msg| (i, msg)))
+        self.events
+            .iter()
+            .enumerate()
+            .try_for_each(|(i, e)| check_arg(&e.arg).map_err(|msg| (i, msg)))
     }
 
     /// What can be checked without the program (see [`Trace::check`]); the error names the
     /// event by its number.
     pub fn validate(&self) -> Result<(), TraceError> {
-        self.check().map_err(|(part, msg)| TraceError::Invalid { at: self.at(part, None), msg })
+        self.check().map_err(|(part, msg)| TraceError::Invalid {
+            at: self.at(part, None),
+            msg,
+        })
     }
 
     /// `trace event 5 (line 42, label 5.6.6.6, `ask`)`, or `trace (line 4)`; the lines when the
@@ -309,9 +358,17 @@ impl Trace {
     fn at(&self, part: Part, lines: Option<&Lines>) -> String {
         match part {
             Part::Event(i) => {
-                let line = lines.and_then(|l| l.events.get(i)).map(|l| format!("line {l}, ")).unwrap_or_default();
+                let line = lines
+                    .and_then(|l| l.events.get(i))
+                    .map(|l| format!("line {l}, "))
+                    .unwrap_or_default();
                 match self.events.get(i) {
-                    Some(e) => format!("trace event {} ({line}label {}, `{}`)", i + 1, e.label, e.external),
+                    Some(e) => format!(
+                        "trace event {} ({line}label {}, `{}`)",
+                        i + 1,
+                        e.label,
+                        e.external
+                    ),
                     None => format!("trace event {}", i + 1),
                 }
             }
@@ -334,7 +391,8 @@ impl Trace {
             let msg = format!("`strategy` is \"{}\"; a trace is recorded under \"opportunistic\", \"cbv\" or \"lazy\"", self.strategy);
             return Err((Part::Strategy, msg));
         }
-        let mut by_label: std::collections::HashMap<&str, Vec<(usize, &Event)>> = Default::default();
+        let mut by_label: std::collections::HashMap<&str, Vec<(usize, &Event)>> =
+            Default::default();
         for (i, e) in self.events.iter().enumerate() {
             check_event(e).map_err(|msg| (Part::Event(i), msg))?;
             by_label.entry(e.label.as_str()).or_default().push((i, e));
@@ -354,7 +412,10 @@ const TIME_RULE: &str = "a time must be a number of milliseconds from 0 to 86400
 /// One event on its own: times, argument, result.
 fn check_event(e: &Event) -> Result<(), String> {
     use crate::world::number_text;
-    for (key, ms) in [("dispatched_at_ms", e.dispatched_at_ms), ("resolved_at_ms", e.resolved_at_ms)] {
+    for (key, ms) in [
+        ("dispatched_at_ms", e.dispatched_at_ms),
+        ("resolved_at_ms", e.resolved_at_ms),
+    ] {
         if !(0.0..=crate::world::MAX_MS).contains(&ms) {
             return Err(format!("`{key}` is {}: {TIME_RULE}", number_text(ms)));
         }
@@ -374,7 +435,9 @@ fn check_event(e: &Event) -> Result<(), String> {
     // else as an OPAL expression, compiled as a world file's result is.
     if e.chunk.is_some() || e.partial {
         if list_items(&e.result).is_none() {
-            let why = crate::syntax::parser::parse_expr_source(&e.result).err().and_then(|ds| ds.first().map(|d| format!(" ({})", d.message)));
+            let why = crate::syntax::parser::parse_expr_source(&e.result)
+                .err()
+                .and_then(|ds| ds.first().map(|d| format!(" ({})", d.message)));
             return Err(format!(
                 "`result` `{}` of a stream's chunk is not a list of literals{}; write e.g. [\"a\", \"b\"]",
                 crate::diag::clip(&e.result),
@@ -392,16 +455,30 @@ fn check_stream(label: &str, evs: &[(usize, &Event)]) -> Result<(), Invalid> {
     if evs.len() == 1 && evs[0].1.chunk.is_none() {
         return Ok(());
     }
-    if let Some((i, _)) = evs.iter().skip(1).find(|(_, e)| e.chunk.is_none()).or_else(|| evs.iter().find(|(_, e)| e.chunk.is_none())) {
+    if let Some((i, _)) = evs
+        .iter()
+        .skip(1)
+        .find(|(_, e)| e.chunk.is_none())
+        .or_else(|| evs.iter().find(|(_, e)| e.chunk.is_none()))
+    {
         return Err((
             Part::Event(*i),
             format!("label {label} has another event; a call resolves once (only a stream's chunks share a label, numbered by `chunk`)"),
         ));
     }
-    let mut chunks: Vec<(u32, usize, &Event)> = evs.iter().map(|(i, e)| (e.chunk.unwrap_or(0), *i, *e)).collect();
+    let mut chunks: Vec<(u32, usize, &Event)> = evs
+        .iter()
+        .map(|(i, e)| (e.chunk.unwrap_or(0), *i, *e))
+        .collect();
     chunks.sort_by_key(|c| (c.0, c.1));
     if let Some(w) = chunks.windows(2).find(|w| w[0].0 == w[1].0) {
-        return Err((Part::Event(w[1].1), format!("chunk {} of the stream at label {label} is there twice (chunks run 0, 1, 2, …)", w[1].0)));
+        return Err((
+            Part::Event(w[1].1),
+            format!(
+                "chunk {} of the stream at label {label} is there twice (chunks run 0, 1, 2, …)",
+                w[1].0
+            ),
+        ));
     }
     for (want, (chunk, i, e)) in chunks.iter().enumerate() {
         let (want, i) = (want as u32, *i);
@@ -422,7 +499,10 @@ fn check_stream(label: &str, evs: &[(usize, &Event)]) -> Result<(), Invalid> {
         if e.external != chunks[0].2.external {
             return Err((
                 Part::Event(i),
-                format!("chunk {chunk} of the stream at label {label} is from `{}`, chunk 0 from `{}`", e.external, chunks[0].2.external),
+                format!(
+                    "chunk {chunk} of the stream at label {label} is from `{}`, chunk 0 from `{}`",
+                    e.external, chunks[0].2.external
+                ),
             ));
         }
         let last = want as usize + 1 == chunks.len();
@@ -443,7 +523,9 @@ fn check_stream(label: &str, evs: &[(usize, &Event)]) -> Result<(), Invalid> {
 /// number or a handle too, as the recorder prints them).
 pub(crate) fn list_items(src: &str) -> Option<Vec<Prim>> {
     let e = crate::syntax::parser::parse_expr_source(src).ok()?;
-    let crate::syntax::ast::ExprKind::List(es) = e.kind else { return None };
+    let crate::syntax::ast::ExprKind::List(es) = e.kind else {
+        return None;
+    };
     es.iter()
         .map(|x| match crate::world::to_pexp(x)? {
             PExp::Prim(p) => Some(p),
@@ -467,7 +549,10 @@ impl Lines {
         let b = text.as_bytes();
         let (mut depth, mut line, mut i) = (0usize, 1usize, 0usize);
         let (mut key_events, mut in_events) = (false, false);
-        let mut lines = Lines { events: Vec::new(), strategy: None };
+        let mut lines = Lines {
+            events: Vec::new(),
+            strategy: None,
+        };
         while i < b.len() {
             match b[i] {
                 b'\n' => line += 1,

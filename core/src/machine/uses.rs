@@ -107,7 +107,9 @@ impl Spill {
 
     /// Bytes held by spilled lists.
     pub fn memory(&self) -> usize {
-        self.lists.iter().map(|l| l.capacity() * 4).sum::<usize>() + self.lists.capacity() * 24 + self.free.capacity() * 4
+        self.lists.iter().map(|l| l.capacity() * 4).sum::<usize>()
+            + self.lists.capacity() * 24
+            + self.free.capacity() * 4
     }
 }
 
@@ -122,7 +124,16 @@ mod tests {
         for s in 0..5 {
             spill.push(&mut u, StmtId::from_raw(s), |_| true);
         }
-        assert_eq!(spill.slice(&u), &[StmtId::from_raw(0), StmtId::from_raw(1), StmtId::from_raw(2), StmtId::from_raw(3), StmtId::from_raw(4)]);
+        assert_eq!(
+            spill.slice(&u),
+            &[
+                StmtId::from_raw(0),
+                StmtId::from_raw(1),
+                StmtId::from_raw(2),
+                StmtId::from_raw(3),
+                StmtId::from_raw(4)
+            ]
+        );
         spill.clear(&mut u);
         assert!(spill.slice(&u).is_empty());
         // The freed list is reused, not leaked.
@@ -137,6 +148,9 @@ mod tests {
         spill.push(&mut v, StmtId::from_raw(3), |s| s != StmtId::from_raw(1));
         assert_eq!(spill.slice(&v), &[StmtId::from_raw(2), StmtId::from_raw(3)]);
         spill.compact(&mut w, |s| s != StmtId::from_raw(11));
-        assert_eq!(spill.slice(&w), &[StmtId::from_raw(10), StmtId::from_raw(12)]);
+        assert_eq!(
+            spill.slice(&w),
+            &[StmtId::from_raw(10), StmtId::from_raw(12)]
+        );
     }
 }

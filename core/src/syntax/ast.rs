@@ -46,7 +46,9 @@ impl AugOp {
 /// How an external's calls may be reordered (PopPy §4.2): `sequential` calls run in program
 /// order, `readonly` calls may overlap each other but not a sequential call, `unordered`
 /// calls run as soon as their arguments exist.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Order {
     Sequential,
@@ -285,7 +287,16 @@ impl Expr {
         match &self.kind {
             ExprKind::Index(a, b) => vec![a, b],
             ExprKind::Cond(a, c, b) => vec![a, c, b],
-            ExprKind::FStr(parts) => parts.iter().filter_map(|p| if let FPart::Expr(e) = p { Some(e) } else { None }).collect(),
+            ExprKind::FStr(parts) => parts
+                .iter()
+                .filter_map(|p| {
+                    if let FPart::Expr(e) = p {
+                        Some(e)
+                    } else {
+                        None
+                    }
+                })
+                .collect(),
             ExprKind::Dict(kvs) => kvs.iter().flat_map(|(k, v)| [k, v]).collect(),
             _ => vec![],
         }
@@ -301,12 +312,26 @@ pub enum FPart {
 impl Expr {
     pub fn new(kind: ExprKind, span: Span) -> Expr {
         let height = 1 + match &kind {
-            ExprKind::Paren(e) | ExprKind::Prj(_, e) | ExprKind::Not(e) | ExprKind::Neg(e) => e.height,
-            ExprKind::Tuple(es) | ExprKind::List(es) => es.iter().map(|e| e.height).max().unwrap_or(0),
-            ExprKind::Binary(_, a, b) | ExprKind::App(a, b) | ExprKind::Index(a, b) => a.height.max(b.height),
+            ExprKind::Paren(e) | ExprKind::Prj(_, e) | ExprKind::Not(e) | ExprKind::Neg(e) => {
+                e.height
+            }
+            ExprKind::Tuple(es) | ExprKind::List(es) => {
+                es.iter().map(|e| e.height).max().unwrap_or(0)
+            }
+            ExprKind::Binary(_, a, b) | ExprKind::App(a, b) | ExprKind::Index(a, b) => {
+                a.height.max(b.height)
+            }
             ExprKind::Cond(a, c, b) => a.height.max(c.height).max(b.height),
-            ExprKind::FStr(parts) => parts.iter().map(|p| if let FPart::Expr(e) = p { e.height } else { 0 }).max().unwrap_or(0),
-            ExprKind::Dict(kvs) => kvs.iter().map(|(k, v)| k.height.max(v.height)).max().unwrap_or(0),
+            ExprKind::FStr(parts) => parts
+                .iter()
+                .map(|p| if let FPart::Expr(e) = p { e.height } else { 0 })
+                .max()
+                .unwrap_or(0),
+            ExprKind::Dict(kvs) => kvs
+                .iter()
+                .map(|(k, v)| k.height.max(v.height))
+                .max()
+                .unwrap_or(0),
             ExprKind::Fun(_, FunBody::Expr(e)) => e.height,
             _ => 0,
         };

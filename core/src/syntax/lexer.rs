@@ -76,7 +76,11 @@ pub const KEYWORDS: &[(&str, Kw)] = &[
 
 impl Kw {
     pub fn as_str(self) -> &'static str {
-        KEYWORDS.iter().find(|(_, k)| *k == self).map(|(s, _)| *s).unwrap_or("?")
+        KEYWORDS
+            .iter()
+            .find(|(_, k)| *k == self)
+            .map(|(s, _)| *s)
+            .unwrap_or("?")
     }
 }
 
@@ -102,8 +106,10 @@ pub struct Lexed {
     pub diags: Vec<Diagnostic>,
 }
 
-const PUNCTS: &[&str] =
-    &["++=", ":=", "+=", "-=", "++", "==", "!=", "<=", ">=", "(", ")", "[", "]", "{", "}", ",", ":", "&", "+", "-", "*", "/", "%", "<", ">", "=", ";"];
+const PUNCTS: &[&str] = &[
+    "++=", ":=", "+=", "-=", "++", "==", "!=", "<=", ">=", "(", ")", "[", "]", "{", "}", ",", ":",
+    "&", "+", "-", "*", "/", "%", "<", ">", "=", ";",
+];
 
 /// The `}` that closes an f-string hole whose expression starts at `from` (brackets and
 /// strings inside may hold `}` and `"`); `Err` with where the scan stopped when the line ends
@@ -140,11 +146,17 @@ pub fn starts_item(text: &str) -> bool {
     if line.starts_with([' ', '\t']) {
         return false;
     }
-    let word: String = line.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+    let word: String = line
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect();
     if word.is_empty() {
         return false;
     }
-    if matches!(word.as_str(), "for" | "if" | "while" | "do" | "extern" | "rec" | "ret") {
+    if matches!(
+        word.as_str(),
+        "for" | "if" | "while" | "do" | "extern" | "rec" | "ret"
+    ) {
         return true;
     }
     let after = line[word.len()..].trim_start();
@@ -159,9 +171,22 @@ pub fn lex(src: &str) -> Lexed {
     // hundreds of thousands of tokens copies it and faults in fresh pages at each doubling.
     // Capped, so a huge file of comments does not reserve gigabytes it never uses.
     let out = Vec::with_capacity((src.len() / 2 + 16).min(1 << 20));
-    let mut lx = Lexer { src, b: src.as_bytes(), pos: 0, out, comments: Vec::new(), diags: Vec::new(), blank_before: Vec::new() };
+    let mut lx = Lexer {
+        src,
+        b: src.as_bytes(),
+        pos: 0,
+        out,
+        comments: Vec::new(),
+        diags: Vec::new(),
+        blank_before: Vec::new(),
+    };
     lx.run();
-    Lexed { tokens: lx.out, comments: lx.comments, blank_before: lx.blank_before, diags: lx.diags }
+    Lexed {
+        tokens: lx.out,
+        comments: lx.comments,
+        blank_before: lx.blank_before,
+        diags: lx.diags,
+    }
 }
 
 struct Lexer<'a> {
@@ -186,7 +211,10 @@ struct Layout {
 
 impl<'a> Lexer<'a> {
     fn push(&mut self, tok: Tok, start: usize, end: usize) {
-        self.out.push(Token { tok, span: Span::new(start, end) });
+        self.out.push(Token {
+            tok,
+            span: Span::new(start, end),
+        });
     }
 
     fn run(&mut self) {
@@ -194,7 +222,13 @@ impl<'a> Lexer<'a> {
         if self.src.starts_with('\u{feff}') {
             self.pos = '\u{feff}'.len_utf8();
         }
-        let mut lay = Layout { indents: vec![0], depth: 0, at_line_start: true, saw_blank: false, any_line: false };
+        let mut lay = Layout {
+            indents: vec![0],
+            depth: 0,
+            at_line_start: true,
+            saw_blank: false,
+            any_line: false,
+        };
         while self.pos < self.b.len() {
             if lay.at_line_start && lay.depth == 0 && !self.indentation(&mut lay) {
                 continue;
@@ -202,7 +236,12 @@ impl<'a> Lexer<'a> {
             self.token(&mut lay);
         }
         let end = self.b.len();
-        if self.out.last().map(|t| t.tok != Tok::Newline).unwrap_or(false) {
+        if self
+            .out
+            .last()
+            .map(|t| t.tok != Tok::Newline)
+            .unwrap_or(false)
+        {
             self.push(Tok::Newline, end, end);
         }
         while lay.indents.len() > 1 {
@@ -264,8 +303,12 @@ impl<'a> Lexer<'a> {
             }
             if col != *lay.indents.last().unwrap_or(&0) {
                 self.diags.push(
-                    Diagnostic::error("E0008", Span::new(line_start, self.pos), "this line's indentation matches no enclosing block")
-                        .with_help("indent it exactly like the block it belongs to"),
+                    Diagnostic::error(
+                        "E0008",
+                        Span::new(line_start, self.pos),
+                        "this line's indentation matches no enclosing block",
+                    )
+                    .with_help("indent it exactly like the block it belongs to"),
                 );
                 lay.indents.push(col);
             }
@@ -331,7 +374,12 @@ impl<'a> Lexer<'a> {
         let end = self.src[self.pos..]
             .find(">>")
             .map(|i| self.pos + i + 2)
-            .unwrap_or_else(|| self.src[self.pos..].find('\n').map(|i| self.pos + i).unwrap_or(self.b.len()));
+            .unwrap_or_else(|| {
+                self.src[self.pos..]
+                    .find('\n')
+                    .map(|i| self.pos + i)
+                    .unwrap_or(self.b.len())
+            });
         self.diags.push(
             Diagnostic::error("E0004", Span::new(start, end), "a task `<<…>>` cannot be written in source")
                 .with_help("tasks are created by dispatch when an external call starts; write the call itself, e.g. `y := f x`"),
@@ -343,7 +391,9 @@ impl<'a> Lexer<'a> {
     /// A punctuation token, counting bracket depth, or an error for an unexpected character.
     fn punct(&mut self, lay: &mut Layout) {
         let start = self.pos;
-        let p = PUNCTS.iter().find(|p| self.b[self.pos..].starts_with(p.as_bytes()));
+        let p = PUNCTS
+            .iter()
+            .find(|p| self.b[self.pos..].starts_with(p.as_bytes()));
         match p {
             Some(p) => {
                 self.pos += p.len();
@@ -377,12 +427,18 @@ impl<'a> Lexer<'a> {
             self.pos += 1;
         }
         let text = self.src[start..self.pos].trim_end().to_string();
-        self.comments.push(Comment { text, span: Span::new(start, self.pos), own_line });
+        self.comments.push(Comment {
+            text,
+            span: Span::new(start, self.pos),
+            own_line,
+        });
     }
 
     fn ident(&mut self) -> &'a str {
         let start = self.pos;
-        while self.pos < self.b.len() && (self.b[self.pos].is_ascii_alphanumeric() || self.b[self.pos] == b'_') {
+        while self.pos < self.b.len()
+            && (self.b[self.pos].is_ascii_alphanumeric() || self.b[self.pos] == b'_')
+        {
             self.pos += 1;
         }
         &self.src[start..self.pos]
@@ -394,7 +450,10 @@ impl<'a> Lexer<'a> {
             self.pos += 1;
         }
         let mut is_float = false;
-        if self.pos + 1 < self.b.len() && self.b[self.pos] == b'.' && self.b[self.pos + 1].is_ascii_digit() {
+        if self.pos + 1 < self.b.len()
+            && self.b[self.pos] == b'.'
+            && self.b[self.pos + 1].is_ascii_digit()
+        {
             is_float = true;
             self.pos += 1;
             while self.pos < self.b.len() && self.b[self.pos].is_ascii_digit() {
@@ -429,8 +488,12 @@ impl<'a> Lexer<'a> {
                 Ok(f) if f.is_finite() => Tok::Float(f),
                 Ok(_) => {
                     self.diags.push(
-                        Diagnostic::error("E0003", Span::new(start, self.pos), format!("float literal `{text}` is out of range"))
-                            .with_help("floats are 64-bit: at most about 1.8e308 in size"),
+                        Diagnostic::error(
+                            "E0003",
+                            Span::new(start, self.pos),
+                            format!("float literal `{text}` is out of range"),
+                        )
+                        .with_help("floats are 64-bit: at most about 1.8e308 in size"),
                     );
                     Tok::Float(0.0)
                 }
@@ -451,7 +514,11 @@ impl<'a> Lexer<'a> {
     }
 
     fn bad_number(&mut self, start: usize) -> Tok {
-        self.diags.push(Diagnostic::error("E0003", Span::new(start, self.pos), "malformed number"));
+        self.diags.push(Diagnostic::error(
+            "E0003",
+            Span::new(start, self.pos),
+            "malformed number",
+        ));
         Tok::Int(0)
     }
 
@@ -463,8 +530,12 @@ impl<'a> Lexer<'a> {
         loop {
             let Some(ch) = self.src[self.pos..].chars().next() else {
                 self.diags.push(
-                    Diagnostic::error("E0003", Span::new(start, self.pos), "unterminated string literal")
-                        .with_help("close the string with `\"` on the same line"),
+                    Diagnostic::error(
+                        "E0003",
+                        Span::new(start, self.pos),
+                        "unterminated string literal",
+                    )
+                    .with_help("close the string with `\"` on the same line"),
                 );
                 return Some(s);
             };
@@ -475,12 +546,22 @@ impl<'a> Lexer<'a> {
                 }
                 '\n' => {
                     self.diags.push(
-                        Diagnostic::error("E0003", Span::new(start, self.pos), "unterminated string literal")
-                            .with_help("close the string with `\"` on the same line; write a newline as `\\n`"),
+                        Diagnostic::error(
+                            "E0003",
+                            Span::new(start, self.pos),
+                            "unterminated string literal",
+                        )
+                        .with_help(
+                            "close the string with `\"` on the same line; write a newline as `\\n`",
+                        ),
                     );
                     return Some(s);
                 }
-                '\\' => self.escape(&mut s, "unknown escape sequence", "valid escapes are \\n \\t \\\" \\\\ and \\u{…}"),
+                '\\' => self.escape(
+                    &mut s,
+                    "unknown escape sequence",
+                    "valid escapes are \\n \\t \\\" \\\\ and \\u{…}",
+                ),
                 c => {
                     s.push(c);
                     self.pos += c.len_utf8();
@@ -493,7 +574,9 @@ impl<'a> Lexer<'a> {
     /// caller steps over it); `None` if it is not a valid code point.
     fn unicode_escape(&mut self) -> Option<char> {
         let close = self.src[self.pos..].find('}').map(|i| self.pos + i)?;
-        let ch = u32::from_str_radix(self.src.get(self.pos + 2..close)?, 16).ok().and_then(char::from_u32)?;
+        let ch = u32::from_str_radix(self.src.get(self.pos + 2..close)?, 16)
+            .ok()
+            .and_then(char::from_u32)?;
         self.pos = close;
         Some(ch)
     }
@@ -505,8 +588,10 @@ impl<'a> Lexer<'a> {
         let mut parts = Vec::new();
         let mut lit = String::new();
         let unterminated = |lx: &mut Self| {
-            lx.diags
-                .push(Diagnostic::error("E0003", Span::new(start, lx.pos), "unterminated f-string").with_help("close the f-string with `\"` on the same line"));
+            lx.diags.push(
+                Diagnostic::error("E0003", Span::new(start, lx.pos), "unterminated f-string")
+                    .with_help("close the f-string with `\"` on the same line"),
+            );
         };
         loop {
             let Some(ch) = self.src[self.pos..].chars().next() else {
@@ -537,12 +622,21 @@ impl<'a> Lexer<'a> {
                 }
                 '}' => {
                     self.diags.push(
-                        Diagnostic::error("E0003", Span::new(self.pos, self.pos + 1), "single `}` in an f-string").with_help("write a literal brace as `}}`"),
+                        Diagnostic::error(
+                            "E0003",
+                            Span::new(self.pos, self.pos + 1),
+                            "single `}` in an f-string",
+                        )
+                        .with_help("write a literal brace as `}}`"),
                     );
                     self.pos += 1;
                 }
                 '\\' => {
-                    self.escape(&mut lit, "unknown escape sequence in an f-string", "valid escapes are \\n \\t \\\" \\\\ and {{ }}");
+                    self.escape(
+                        &mut lit,
+                        "unknown escape sequence in an f-string",
+                        "valid escapes are \\n \\t \\\" \\\\ and {{ }}",
+                    );
                 }
                 c => {
                     lit.push(c);
@@ -565,8 +659,12 @@ impl<'a> Lexer<'a> {
             Err(stopped) => {
                 self.pos = stopped;
                 self.diags.push(
-                    Diagnostic::error("E0003", Span::new(open, self.pos), "unclosed `{` in an f-string")
-                        .with_help("close the expression with `}`; write a literal brace as `{{`"),
+                    Diagnostic::error(
+                        "E0003",
+                        Span::new(open, self.pos),
+                        "unclosed `{` in an f-string",
+                    )
+                    .with_help("close the expression with `}`; write a literal brace as `{{`"),
                 );
                 // Keep the rest of the line out of the program: the string is broken.
                 while self.pos < self.b.len() && self.b[self.pos] != b'\n' {
@@ -580,8 +678,14 @@ impl<'a> Lexer<'a> {
         }
         if self.src[open + 1..end].trim().is_empty() {
             self.diags.push(
-                Diagnostic::error("E0003", Span::new(open, end + 1), "empty `{}` in an f-string")
-                    .with_help("put an expression inside the braces, or write `{{}}` for literal braces"),
+                Diagnostic::error(
+                    "E0003",
+                    Span::new(open, end + 1),
+                    "empty `{}` in an f-string",
+                )
+                .with_help(
+                    "put an expression inside the braces, or write `{{}}` for literal braces",
+                ),
             );
         } else {
             parts.push(FTok::Expr(open + 1, end));
@@ -604,13 +708,20 @@ impl<'a> Lexer<'a> {
             Some('u') if self.b.get(self.pos + 1) == Some(&b'{') => match self.unicode_escape() {
                 Some(ch) => lit.push(ch),
                 None => self.diags.push(
-                    Diagnostic::error("E0003", Span::new(esc_start, self.pos + 1), "invalid unicode escape")
-                        .with_help("write `\\u{…}` with 1 to 6 hex digits of a valid code point"),
+                    Diagnostic::error(
+                        "E0003",
+                        Span::new(esc_start, self.pos + 1),
+                        "invalid unicode escape",
+                    )
+                    .with_help("write `\\u{…}` with 1 to 6 hex digits of a valid code point"),
                 ),
             },
             _ => {
                 let l = e.map(|c| c.len_utf8()).unwrap_or(0);
-                self.diags.push(Diagnostic::error("E0003", Span::new(esc_start, self.pos + l), unknown).with_help(help));
+                self.diags.push(
+                    Diagnostic::error("E0003", Span::new(esc_start, self.pos + l), unknown)
+                        .with_help(help),
+                );
             }
         }
         if let Some(c) = e {
@@ -621,7 +732,9 @@ impl<'a> Lexer<'a> {
     /// `<` directly followed by a literal or name and `>`, with no space inside.
     fn prim_literal_ahead(&self) -> bool {
         let mut p = self.pos + 1;
-        let Some(&c) = self.b.get(p) else { return false };
+        let Some(&c) = self.b.get(p) else {
+            return false;
+        };
         if c == b'"' {
             p += 1;
             while p < self.b.len() && self.b[p] != b'"' && self.b[p] != b'\n' {
@@ -635,9 +748,13 @@ impl<'a> Lexer<'a> {
         if c == b'-' {
             p += 1;
         }
-        let Some(&c) = self.b.get(p) else { return false };
+        let Some(&c) = self.b.get(p) else {
+            return false;
+        };
         if c.is_ascii_digit() {
-            while p < self.b.len() && (self.b[p].is_ascii_digit() || self.b[p] == b'.' || self.b[p] == b'e') {
+            while p < self.b.len()
+                && (self.b[p].is_ascii_digit() || self.b[p] == b'.' || self.b[p] == b'e')
+            {
                 p += 1;
             }
             return self.b.get(p) == Some(&b'>');

@@ -19,15 +19,34 @@ pub struct Parsed {
 
 pub fn parse(src: &str) -> Parsed {
     let lexed = lex(src);
-    let mut p = Parser { src, toks: lexed.tokens, pos: 0, diags: lexed.diags, depth: 0, too_deep_reported: false };
+    let mut p = Parser {
+        src,
+        toks: lexed.tokens,
+        pos: 0,
+        diags: lexed.diags,
+        depth: 0,
+        too_deep_reported: false,
+    };
     let block = p.block(true);
-    Parsed { block, comments: lexed.comments, blank_before: lexed.blank_before, diags: p.diags }
+    Parsed {
+        block,
+        comments: lexed.comments,
+        blank_before: lexed.blank_before,
+        diags: p.diags,
+    }
 }
 
 /// Parses one expression (used for world-file results and typed-in resolutions).
 pub fn parse_expr_source(src: &str) -> Result<Expr, Vec<Diagnostic>> {
     let lexed = lex(src);
-    let mut p = Parser { src, toks: lexed.tokens, pos: 0, diags: lexed.diags, depth: 0, too_deep_reported: false };
+    let mut p = Parser {
+        src,
+        toks: lexed.tokens,
+        pos: 0,
+        diags: lexed.diags,
+        depth: 0,
+        too_deep_reported: false,
+    };
     while p.at(&Tok::Newline) {
         p.pos += 1;
     }
@@ -37,7 +56,11 @@ pub fn parse_expr_source(src: &str) -> Result<Expr, Vec<Diagnostic>> {
     }
     if !p.at(&Tok::Eof) {
         let sp = p.span();
-        p.diags.push(Diagnostic::error("E0001", sp, "unexpected text after the expression"));
+        p.diags.push(Diagnostic::error(
+            "E0001",
+            sp,
+            "unexpected text after the expression",
+        ));
     }
     match e {
         Ok(e) if !p.diags.iter().any(|d| d.is_error()) => Ok(e),
@@ -113,7 +136,11 @@ impl<'s> Parser<'s> {
     fn error_here(&mut self, what: &str) {
         let sp = self.span();
         let found = describe(self.peek());
-        self.diags.push(Diagnostic::error("E0001", sp, format!("expected {what}, found {found}")));
+        self.diags.push(Diagnostic::error(
+            "E0001",
+            sp,
+            format!("expected {what}, found {found}"),
+        ));
     }
     fn expect_punct(&mut self, p: &'static str) -> PResult<()> {
         if self.eat_punct(p) {
@@ -140,8 +167,12 @@ impl<'s> Parser<'s> {
                 self.too_deep_reported = true;
                 let sp = self.span();
                 self.diags.push(
-                    Diagnostic::error("E0007", sp, format!("nesting deeper than {MAX_DEPTH} levels"))
-                        .with_help("bind inner parts to names with `:=` to flatten the program"),
+                    Diagnostic::error(
+                        "E0007",
+                        sp,
+                        format!("nesting deeper than {MAX_DEPTH} levels"),
+                    )
+                    .with_help("bind inner parts to names with `:=` to flatten the program"),
                 );
             }
             return Err(());
@@ -192,7 +223,10 @@ impl<'s> Parser<'s> {
                 }
                 Tok::Indent => {
                     let sp = self.span();
-                    self.diags.push(Diagnostic::error("E0008", sp, "unexpected indentation").with_help("indent a line only after a line ending in `:`"));
+                    self.diags.push(
+                        Diagnostic::error("E0008", sp, "unexpected indentation")
+                            .with_help("indent a line only after a line ending in `:`"),
+                    );
                     self.bump();
                     continue;
                 }
@@ -252,7 +286,12 @@ impl<'s> Parser<'s> {
             let kind = self.item();
             self.depth -= 1;
             let kind = kind?;
-            Ok(Block { items: vec![Item { kind, span: start.to(self.prev_span()) }] })
+            Ok(Block {
+                items: vec![Item {
+                    kind,
+                    span: start.to(self.prev_span()),
+                }],
+            })
         }
     }
 
@@ -285,7 +324,12 @@ impl<'s> Parser<'s> {
                 self.bump();
                 Ok(ItemKind::Ret(self.expr(0)?))
             }
-            Tok::Ident(ref w) if (w == "break" || w == "continue") && matches!(self.peek_at(1), Tok::Newline | Tok::Eof | Tok::Dedent) => self.loop_jump(w),
+            Tok::Ident(ref w)
+                if (w == "break" || w == "continue")
+                    && matches!(self.peek_at(1), Tok::Newline | Tok::Eof | Tok::Dedent) =>
+            {
+                self.loop_jump(w)
+            }
             _ => self.expr_item(),
         }
     }
@@ -400,7 +444,9 @@ impl<'s> Parser<'s> {
             Tok::Punct("=") => {
                 let sp = self.bump().span;
                 self.diags.push(
-                    Diagnostic::error("E0005", sp, "`=` is not a binding in OPAL").with_help("bind with `:=`, e.g. `x := 1`; compare with `==`").with_fix(":="),
+                    Diagnostic::error("E0005", sp, "`=` is not a binding in OPAL")
+                        .with_help("bind with `:=`, e.g. `x := 1`; compare with `==`")
+                        .with_fix(":="),
                 );
                 let pat = self.expr_to_pattern(&e)?;
                 let rhs = self.expr(0)?;
@@ -414,7 +460,11 @@ impl<'s> Parser<'s> {
                     _ => AugOp::Concat,
                 };
                 let ExprKind::Name(id) = e.kind else {
-                    self.diags.push(Diagnostic::error("E0001", e.span, format!("`{p}` needs a name on its left")));
+                    self.diags.push(Diagnostic::error(
+                        "E0001",
+                        e.span,
+                        format!("`{p}` needs a name on its left"),
+                    ));
                     return Err(());
                 };
                 let rhs = self.expr(0)?;
@@ -439,7 +489,8 @@ impl<'s> Parser<'s> {
             }
             _ => {
                 self.diags.push(
-                    Diagnostic::error("E0001", e.span, "cannot bind to this expression").with_help("the left of `:=` is a name, `_`, `()` or a tuple of those"),
+                    Diagnostic::error("E0001", e.span, "cannot bind to this expression")
+                        .with_help("the left of `:=` is a name, `_`, `()` or a tuple of those"),
                 );
                 Err(())
             }
@@ -533,8 +584,12 @@ impl<'s> Parser<'s> {
             if !self.too_deep_reported {
                 self.too_deep_reported = true;
                 self.diags.push(
-                    Diagnostic::error("E0007", e.span, format!("expression nested deeper than {MAX_DEPTH} levels"))
-                        .with_help("bind parts of it to names with `:=` and combine those"),
+                    Diagnostic::error(
+                        "E0007",
+                        e.span,
+                        format!("expression nested deeper than {MAX_DEPTH} levels"),
+                    )
+                    .with_help("bind parts of it to names with `:=` and combine those"),
                 );
             }
             return Err(());
@@ -557,7 +612,9 @@ impl<'s> Parser<'s> {
                 let e = self.expr(8)?;
                 let sp = start.to(e.span);
                 match e.kind {
-                    ExprKind::Lit(Lit::Int(i)) => Expr::new(ExprKind::Lit(Lit::Int(i.wrapping_neg())), sp),
+                    ExprKind::Lit(Lit::Int(i)) => {
+                        Expr::new(ExprKind::Lit(Lit::Int(i.wrapping_neg())), sp)
+                    }
                     ExprKind::Lit(Lit::Float(f)) => Expr::new(ExprKind::Lit(Lit::Float(-f)), sp),
                     _ => Expr::new(ExprKind::Neg(Box::new(e)), sp),
                 }
@@ -570,7 +627,9 @@ impl<'s> Parser<'s> {
                 Tok::Kw(Kw::And) => Some(BinOp::And),
                 Tok::Kw(Kw::Or) => Some(BinOp::Or),
                 Tok::Kw(Kw::In) => Some(BinOp::In),
-                Tok::Kw(Kw::Not) if matches!(self.peek_at(1), Tok::Kw(Kw::In)) => Some(BinOp::NotIn),
+                Tok::Kw(Kw::Not) if matches!(self.peek_at(1), Tok::Kw(Kw::In)) => {
+                    Some(BinOp::NotIn)
+                }
                 _ => None,
             };
             let Some(op) = op else { break };
@@ -651,20 +710,32 @@ impl<'s> Parser<'s> {
             match part {
                 FTok::Lit(s) => out.push(FPart::Lit(s)),
                 FTok::Expr(start, end) => {
-                    let Some(text) = self.src.get(start..end) else { continue };
+                    let Some(text) = self.src.get(start..end) else {
+                        continue;
+                    };
                     let mut lexed = lex(text);
                     for t in &mut lexed.tokens {
-                        t.span = Span::new(t.span.start as usize + start, t.span.end as usize + start);
+                        t.span =
+                            Span::new(t.span.start as usize + start, t.span.end as usize + start);
                     }
                     // A hole is one line: drop the layout tokens the lexer adds at the end.
-                    lexed.tokens.retain(|t| !matches!(t.tok, Tok::Newline | Tok::Indent | Tok::Dedent));
+                    lexed
+                        .tokens
+                        .retain(|t| !matches!(t.tok, Tok::Newline | Tok::Indent | Tok::Dedent));
                     let diags = lexed.diags.into_iter().map(|mut d| {
-                        d.span = Span::new(d.span.start as usize + start, d.span.end as usize + start);
+                        d.span =
+                            Span::new(d.span.start as usize + start, d.span.end as usize + start);
                         d
                     });
                     self.diags.extend(diags);
-                    let mut sub =
-                        Parser { src: self.src, toks: lexed.tokens, pos: 0, diags: Vec::new(), depth: self.depth, too_deep_reported: self.too_deep_reported };
+                    let mut sub = Parser {
+                        src: self.src,
+                        toks: lexed.tokens,
+                        pos: 0,
+                        diags: Vec::new(),
+                        depth: self.depth,
+                        too_deep_reported: self.too_deep_reported,
+                    };
                     let e = sub.expr(0);
                     if e.is_ok() && !sub.at(&Tok::Eof) {
                         sub.error_here("`}` (one expression per `{…}` in an f-string)");
@@ -672,7 +743,10 @@ impl<'s> Parser<'s> {
                     self.diags.append(&mut sub.diags);
                     match e {
                         Ok(e) => out.push(FPart::Expr(e)),
-                        Err(()) => out.push(FPart::Expr(Expr::new(ExprKind::Error, Span::new(start, end)))),
+                        Err(()) => out.push(FPart::Expr(Expr::new(
+                            ExprKind::Error,
+                            Span::new(start, end),
+                        ))),
                     }
                 }
             }
@@ -691,7 +765,10 @@ impl<'s> Parser<'s> {
             // The prelude's `if` called as a function, as the paper writes it: `if (c, a, b)`.
             Tok::Kw(Kw::If) if matches!(self.peek_at(1), Tok::Punct("(")) => {
                 self.bump();
-                ExprKind::Name(Ident { name: "if".into(), span })
+                ExprKind::Name(Ident {
+                    name: "if".into(),
+                    span,
+                })
             }
             Tok::Int(i) => {
                 self.bump();
@@ -837,6 +914,9 @@ impl<'s> Parser<'s> {
         } else {
             FunBody::Expr(Box::new(self.expr(0)?))
         };
-        Ok(Expr::new(ExprKind::Fun(params, body), start.to(self.prev_span())))
+        Ok(Expr::new(
+            ExprKind::Fun(params, body),
+            start.to(self.prev_span()),
+        ))
     }
 }

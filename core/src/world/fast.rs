@@ -52,7 +52,13 @@ pub(super) fn read(text: &str) -> Option<BTreeMap<String, Spanned<RawExt>>> {
         let offset = start + lead;
         if let Some(name) = code.strip_prefix("[[").and_then(|c| c.strip_suffix("]]")) {
             let ext = name.strip_suffix(".responses").filter(|n| bare_key(n))?;
-            let empty = RawResponse { arg: Spanned::new(0..0, String::new()), latency_ms: None, result: None, stream: None, chunk_ms: None };
+            let empty = RawResponse {
+                arg: Spanned::new(0..0, String::new()),
+                latency_ms: None,
+                result: None,
+                stream: None,
+                chunk_ms: None,
+            };
             tables.get_mut(ext)?.get_mut().responses.push(empty);
             open = Open::Response(ext.to_string());
             continue;
@@ -61,8 +67,18 @@ pub(super) fn read(text: &str) -> Option<BTreeMap<String, Spanned<RawExt>>> {
             if !bare_key(name) || tables.contains_key(name) {
                 return None;
             }
-            let ext = RawExt { latency_ms: None, order: None, default: None, choices: None, responses: Vec::new(), doc: None };
-            tables.insert(name.to_string(), Spanned::new(offset..offset + code.len(), ext));
+            let ext = RawExt {
+                latency_ms: None,
+                order: None,
+                default: None,
+                choices: None,
+                responses: Vec::new(),
+                doc: None,
+            };
+            tables.insert(
+                name.to_string(),
+                Spanned::new(offset..offset + code.len(), ext),
+            );
             open = Open::Ext(name.to_string());
             continue;
         }
@@ -77,11 +93,20 @@ pub(super) fn read(text: &str) -> Option<BTreeMap<String, Spanned<RawExt>>> {
         match &open {
             Open::Root => return None,
             Open::Ext(name) => ext_key(tables.get_mut(name)?.get_mut(), key, value)?,
-            Open::Response(name) => response_key(tables.get_mut(name)?.get_mut().responses.last_mut()?, key, value)?,
+            Open::Response(name) => response_key(
+                tables.get_mut(name)?.get_mut().responses.last_mut()?,
+                key,
+                value,
+            )?,
         }
     }
     // `arg` is required: a response without one goes to `toml` for its error.
-    let complete = tables.values().all(|t| t.get_ref().responses.iter().all(|r| !r.arg.span().is_empty()));
+    let complete = tables.values().all(|t| {
+        t.get_ref()
+            .responses
+            .iter()
+            .all(|r| !r.arg.span().is_empty())
+    });
     complete.then_some(tables)
 }
 
@@ -93,7 +118,9 @@ fn ext_key(ext: &mut RawExt, key: &str, value: Value) -> Option<()> {
         ("order", Value::Str(s)) if ext.order.is_none() => ext.order = Some(s),
         ("default", Value::Str(s)) if ext.default.is_none() => ext.default = Some(s),
         ("doc", Value::Str(s)) if ext.doc.is_none() => ext.doc = Some(s.into_inner()),
-        ("choices", Value::Array(a)) if ext.choices.is_none() => ext.choices = Some(strings(a.into_inner())?),
+        ("choices", Value::Array(a)) if ext.choices.is_none() => {
+            ext.choices = Some(strings(a.into_inner())?)
+        }
         _ => return None,
     }
     Some(())
@@ -105,10 +132,27 @@ fn response_key(r: &mut RawResponse, key: &str, value: Value) -> Option<()> {
         ("arg", Value::Str(s)) if r.arg.span().is_empty() => r.arg = s,
         ("latency_ms", Value::Num(n)) if r.latency_ms.is_none() => r.latency_ms = Some(n),
         ("result", Value::Str(s)) if r.result.is_none() => r.result = Some(s),
-        ("stream", Value::Array(a)) if r.stream.is_none() => r.stream = Some(strings(a.into_inner())?.into_iter().map(Spanned::into_inner).collect()),
+        ("stream", Value::Array(a)) if r.stream.is_none() => {
+            r.stream = Some(
+                strings(a.into_inner())?
+                    .into_iter()
+                    .map(Spanned::into_inner)
+                    .collect(),
+            )
+        }
         ("chunk_ms", Value::Array(a)) if r.chunk_ms.is_none() => {
             let span = a.span();
-            let ms = a.into_inner().into_iter().map(|v| if let Value::Num(n) = v { Some(n.into_inner()) } else { None }).collect::<Option<Vec<f64>>>()?;
+            let ms = a
+                .into_inner()
+                .into_iter()
+                .map(|v| {
+                    if let Value::Num(n) = v {
+                        Some(n.into_inner())
+                    } else {
+                        None
+                    }
+                })
+                .collect::<Option<Vec<f64>>>()?;
             r.chunk_ms = Some(Spanned::new(span, ms));
         }
         _ => return None,
@@ -117,11 +161,16 @@ fn response_key(r: &mut RawResponse, key: &str, value: Value) -> Option<()> {
 }
 
 fn bare_key(k: &str) -> bool {
-    !k.is_empty() && k.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+    !k.is_empty()
+        && k.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
 }
 
 fn strings(values: Vec<Value>) -> Option<Vec<Spanned<String>>> {
-    values.into_iter().map(|v| if let Value::Str(s) = v { Some(s) } else { None }).collect()
+    values
+        .into_iter()
+        .map(|v| if let Value::Str(s) = v { Some(s) } else { None })
+        .collect()
 }
 
 fn skip_blank(t: &str) -> &str {
@@ -139,7 +188,10 @@ fn parse_value(t: &str, at: usize) -> Option<(Value, &str)> {
             if body.is_empty() && t[end + 1..].starts_with(q) || q == '"' && body.contains('\\') {
                 return None;
             }
-            Some((Value::Str(Spanned::new(at..at + end + 1, body.to_string())), skip_blank(&t[end + 1..])))
+            Some((
+                Value::Str(Spanned::new(at..at + end + 1, body.to_string())),
+                skip_blank(&t[end + 1..]),
+            ))
         }
         b'[' => {
             let mut items = Vec::new();
@@ -147,7 +199,10 @@ fn parse_value(t: &str, at: usize) -> Option<(Value, &str)> {
             loop {
                 if let Some(r) = rest.strip_prefix(']') {
                     let end = t.len() - r.len();
-                    return Some((Value::Array(Spanned::new(at..at + end, items)), skip_blank(r)));
+                    return Some((
+                        Value::Array(Spanned::new(at..at + end, items)),
+                        skip_blank(r),
+                    ));
                 }
                 // Arrays inside arrays go to `toml` before they are read: reading them here
                 // would recurse once per `[`, and 10 000 of them overflow a thread's stack.
@@ -167,16 +222,28 @@ fn parse_value(t: &str, at: usize) -> Option<(Value, &str)> {
             let end = t.find([' ', '\t', ',', ']']).unwrap_or(t.len());
             let n = &t[..end];
             let digits = n.strip_prefix('-').unwrap_or(n);
-            let (int, frac) = digits.split_once('.').map_or((digits, None), |(i, f)| (i, Some(f)));
-            let ok_int = !int.is_empty() && int.bytes().all(|b| b.is_ascii_digit()) && (int == "0" || !int.starts_with('0'));
-            let ok_frac = frac.is_none_or(|f| !f.is_empty() && f.bytes().all(|b| b.is_ascii_digit()));
+            let (int, frac) = digits
+                .split_once('.')
+                .map_or((digits, None), |(i, f)| (i, Some(f)));
+            let ok_int = !int.is_empty()
+                && int.bytes().all(|b| b.is_ascii_digit())
+                && (int == "0" || !int.starts_with('0'));
+            let ok_frac =
+                frac.is_none_or(|f| !f.is_empty() && f.bytes().all(|b| b.is_ascii_digit()));
             if !ok_int || !ok_frac {
                 return None;
             }
             // An integer is an i64 first (`-0` is 0); one beyond i64, or a float too large to be
             // finite, is declined: `toml` reads or refuses those in its own way.
-            let value = if frac.is_none() { n.parse::<i64>().ok()? as f64 } else { n.parse::<f64>().ok().filter(|f| f.is_finite())? };
-            Some((Value::Num(Spanned::new(at..at + end, value)), skip_blank(&t[end..])))
+            let value = if frac.is_none() {
+                n.parse::<i64>().ok()? as f64
+            } else {
+                n.parse::<f64>().ok().filter(|f| f.is_finite())?
+            };
+            Some((
+                Value::Num(Spanned::new(at..at + end, value)),
+                skip_blank(&t[end..]),
+            ))
         }
     }
 }
@@ -184,8 +251,11 @@ fn parse_value(t: &str, at: usize) -> Option<(Value, &str)> {
 /// Whether the fast reader and `toml` agree on `text` (the fast reader may decline): for the
 /// fuzz target and the tests.
 pub fn agrees_with_toml(text: &str) -> Result<(), String> {
-    let Some(fast) = read(text) else { return Ok(()) };
-    let slow: Tables = toml::from_str(text).map_err(|e| format!("toml refuses what the fast reader took: {e}"))?;
+    let Some(fast) = read(text) else {
+        return Ok(());
+    };
+    let slow: Tables =
+        toml::from_str(text).map_err(|e| format!("toml refuses what the fast reader took: {e}"))?;
     let (f, t) = (describe(&fast), describe(&slow));
     if f == t {
         Ok(())
@@ -211,10 +281,21 @@ fn describe(t: &Tables) -> String {
             e.default.as_ref().map(s),
             e.doc
         );
-        out += &format!(" choices={:?}\n", e.choices.as_ref().map(|c| c.iter().map(s).collect::<Vec<_>>()));
+        out += &format!(
+            " choices={:?}\n",
+            e.choices
+                .as_ref()
+                .map(|c| c.iter().map(s).collect::<Vec<_>>())
+        );
         for r in &e.responses {
             let ms = r.chunk_ms.as_ref().map(|c| (c.get_ref().clone(), c.span()));
-            out += &format!("  arg={} lat={:?} result={:?} stream={:?} chunk_ms={ms:?}\n", s(&r.arg), lat(&r.latency_ms), r.result.as_ref().map(s), r.stream);
+            out += &format!(
+                "  arg={} lat={:?} result={:?} stream={:?} chunk_ms={ms:?}\n",
+                s(&r.arg),
+                lat(&r.latency_ms),
+                r.result.as_ref().map(s),
+                r.stream
+            );
         }
     }
     out
@@ -336,6 +417,9 @@ mod tests {
         let text = "# mock\n[ask]\nlatency_ms = 300\ndefault = '\"?\"'\n\n[[ask.responses]]\narg = '\"q1\"'\nresult = '1'\n[[ask.responses]]\narg = '2'\nstream = ['a', 'b']\nchunk_ms = [10, 20]\n";
         assert_eq!(agrees_with_toml(text), Ok(()));
         assert!(read(text).is_some());
-        assert!(read("[ask]\ndefault = 'x'\n").is_some() && read("[ask]\r\ndefault = 'x'\r\n").is_some());
+        assert!(
+            read("[ask]\ndefault = 'x'\n").is_some()
+                && read("[ask]\r\ndefault = 'x'\r\n").is_some()
+        );
     }
 }

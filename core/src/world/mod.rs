@@ -91,7 +91,10 @@ impl World {
 
     /// The ordering classes the world file gives.
     pub fn orders(&self) -> HashMap<String, crate::syntax::ast::Order> {
-        self.exts.iter().filter_map(|(n, e)| Some((n.clone(), e.order?))).collect()
+        self.exts
+            .iter()
+            .filter_map(|(n, e)| Some((n.clone(), e.order?)))
+            .collect()
     }
 }
 
@@ -153,7 +156,11 @@ fn arg_key(p: &PExp, out: &mut String) {
             let _ = write!(out, "e{}:{e}", e.len());
         }
         PExp::Tuple(xs) | PExp::List(xs) => {
-            let tag = if matches!(p, PExp::Tuple(_)) { 't' } else { 'l' };
+            let tag = if matches!(p, PExp::Tuple(_)) {
+                't'
+            } else {
+                'l'
+            };
             let _ = write!(out, "{tag}{}(", xs.len());
             for x in xs {
                 arg_key(x, out);
@@ -196,8 +203,10 @@ impl WorldExt {
     /// The responses whose argument hashes like `arg`'s, in file order.
     fn candidates(&self, hash: u64) -> impl Iterator<Item = &Response> {
         let first = self.index.get(&hash).copied().unwrap_or(CHAIN_END);
-        std::iter::successors(Some(first).filter(|&i| i != CHAIN_END), |&i| Some(self.same_hash[i as usize]).filter(|&n| n != CHAIN_END))
-            .map(|i| &self.responses[i as usize])
+        std::iter::successors(Some(first).filter(|&i| i != CHAIN_END), |&i| {
+            Some(self.same_hash[i as usize]).filter(|&n| n != CHAIN_END)
+        })
+        .map(|i| &self.responses[i as usize])
     }
 
     /// The reply for an argument: an exact response, else the default, else the choices.
@@ -206,16 +215,27 @@ impl WorldExt {
         if let Some(r) = self.candidates(hash).find(|r| pexp_eq(&r.arg, arg)) {
             return Some((r.reply.clone(), r.latency_ms.unwrap_or(self.latency_ms)));
         }
-        self.default.as_ref().map(|d| (Reply::Result(d.clone()), self.latency_ms))
+        self.default
+            .as_ref()
+            .map(|d| (Reply::Result(d.clone()), self.latency_ms))
     }
 }
 
 /// Equality of arguments as a world file and a trace match them (`2` equals `2.0`).
 pub fn pexp_eq(a: &PExp, b: &PExp) -> bool {
     match (a, b) {
-        (PExp::Prim(Prim::Int(x)), PExp::Prim(Prim::Float(y))) | (PExp::Prim(Prim::Float(y)), PExp::Prim(Prim::Int(x))) => (*x as f64) == *y,
-        (PExp::Tuple(xs), PExp::Tuple(ys)) | (PExp::List(xs), PExp::List(ys)) => xs.len() == ys.len() && xs.iter().zip(ys).all(|(x, y)| pexp_eq(x, y)),
-        (PExp::Dict(xs), PExp::Dict(ys)) => xs.len() == ys.len() && xs.iter().zip(ys).all(|((a, b), (c, d))| pexp_eq(a, c) && pexp_eq(b, d)),
+        (PExp::Prim(Prim::Int(x)), PExp::Prim(Prim::Float(y)))
+        | (PExp::Prim(Prim::Float(y)), PExp::Prim(Prim::Int(x))) => (*x as f64) == *y,
+        (PExp::Tuple(xs), PExp::Tuple(ys)) | (PExp::List(xs), PExp::List(ys)) => {
+            xs.len() == ys.len() && xs.iter().zip(ys).all(|(x, y)| pexp_eq(x, y))
+        }
+        (PExp::Dict(xs), PExp::Dict(ys)) => {
+            xs.len() == ys.len()
+                && xs
+                    .iter()
+                    .zip(ys)
+                    .all(|((a, b), (c, d))| pexp_eq(a, c) && pexp_eq(b, d))
+        }
         _ => a == b,
     }
 }
@@ -233,8 +253,12 @@ pub fn parse_pexp(src: &str) -> Result<PExp, String> {
     if let Some(p) = plain_literal(src) {
         return Ok(p);
     }
-    let e = parse_expr_source(src).map_err(|ds| ds.first().map(|d| d.message.clone()).unwrap_or_default())?;
-    to_pexp(&e).ok_or_else(|| "expected a literal (number or string), or a tuple, list or dictionary of literals".to_string())
+    let e = parse_expr_source(src)
+        .map_err(|ds| ds.first().map(|d| d.message.clone()).unwrap_or_default())?;
+    to_pexp(&e).ok_or_else(|| {
+        "expected a literal (number or string), or a tuple, list or dictionary of literals"
+            .to_string()
+    })
 }
 
 /// A string without escapes or a decimal integer, read without the parser: world files and
@@ -242,13 +266,25 @@ pub fn parse_pexp(src: &str) -> Result<PExp, String> {
 /// answers where the parser would give the same value.
 fn plain_literal(src: &str) -> Option<PExp> {
     if let Some(body) = src.strip_prefix('"').and_then(|b| b.strip_suffix('"')) {
-        let plain = body.bytes().all(|b| (b' '..=b'~').contains(&b) && b != b'"' && b != b'\\');
+        let plain = body
+            .bytes()
+            .all(|b| (b' '..=b'~').contains(&b) && b != b'"' && b != b'\\');
         return plain.then(|| PExp::Prim(Prim::Str(Arc::from(body))));
     }
     let (neg, digits) = src.strip_prefix('-').map_or((false, src), |d| (true, d));
-    let decimal = !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) && (digits == "0" || !digits.starts_with('0'));
-    let n: i64 = if decimal { digits.parse().ok()? } else { return None };
-    Some(PExp::Prim(Prim::Int(if neg { n.checked_neg()? } else { n })))
+    let decimal = !digits.is_empty()
+        && digits.bytes().all(|b| b.is_ascii_digit())
+        && (digits == "0" || !digits.starts_with('0'));
+    let n: i64 = if decimal {
+        digits.parse().ok()?
+    } else {
+        return None;
+    };
+    Some(PExp::Prim(Prim::Int(if neg {
+        n.checked_neg()?
+    } else {
+        n
+    })))
 }
 
 /// An expression that is a data literal, as data.
@@ -261,16 +297,32 @@ pub fn to_pexp(e: &Expr) -> Option<PExp> {
         })),
         ExprKind::Unit => Some(PExp::Tuple(vec![])),
         ExprKind::Paren(x) => to_pexp(x),
-        ExprKind::Tuple(es) => es.iter().map(to_pexp).collect::<Option<Vec<_>>>().map(PExp::Tuple),
-        ExprKind::List(es) => es.iter().map(to_pexp).collect::<Option<Vec<_>>>().map(PExp::List),
-        ExprKind::Dict(kvs) => kvs.iter().map(|(k, v)| Some((to_pexp(k)?, to_pexp(v)?))).collect::<Option<Vec<_>>>().map(PExp::Dict),
-        ExprKind::Name(id) if id.name == "true" || id.name == "false" => Some(PExp::Bool(id.name == "true")),
+        ExprKind::Tuple(es) => es
+            .iter()
+            .map(to_pexp)
+            .collect::<Option<Vec<_>>>()
+            .map(PExp::Tuple),
+        ExprKind::List(es) => es
+            .iter()
+            .map(to_pexp)
+            .collect::<Option<Vec<_>>>()
+            .map(PExp::List),
+        ExprKind::Dict(kvs) => kvs
+            .iter()
+            .map(|(k, v)| Some((to_pexp(k)?, to_pexp(v)?)))
+            .collect::<Option<Vec<_>>>()
+            .map(PExp::Dict),
+        ExprKind::Name(id) if id.name == "true" || id.name == "false" => {
+            Some(PExp::Bool(id.name == "true"))
+        }
         ExprKind::Neg(x) => match to_pexp(x)? {
             PExp::Prim(Prim::Int(i)) => Some(PExp::Prim(Prim::Int(i.checked_neg()?))),
             PExp::Prim(Prim::Float(f)) => Some(PExp::Prim(Prim::Float(-f))),
             _ => None,
         },
-        ExprKind::Name(id) if crate::externals::is_handle_literal(&id.name) => Some(PExp::Prim(Prim::Handle(Arc::from(id.name.as_str())))),
+        ExprKind::Name(id) if crate::externals::is_handle_literal(&id.name) => {
+            Some(PExp::Prim(Prim::Handle(Arc::from(id.name.as_str()))))
+        }
         _ => None,
     }
 }
@@ -278,11 +330,15 @@ pub fn to_pexp(e: &Expr) -> Option<PExp> {
 /// Why a table name can never be an external a program calls, if it cannot.
 fn never_an_external(name: &str) -> Option<String> {
     let mut chars = name.chars();
-    let ident = chars.next().is_some_and(|c| c.is_alphabetic() || c == '_') && chars.all(|c| c.is_alphanumeric() || c == '_');
+    let ident = chars.next().is_some_and(|c| c.is_alphabetic() || c == '_')
+        && chars.all(|c| c.is_alphanumeric() || c == '_');
     if !ident {
         return Some(format!("`{name}` is not a name a program can declare"));
     }
-    if crate::syntax::lexer::KEYWORDS.iter().any(|(k, _)| *k == name) {
+    if crate::syntax::lexer::KEYWORDS
+        .iter()
+        .any(|(k, _)| *k == name)
+    {
         return Some(format!("`{name}` is a keyword, not an external"));
     }
     if crate::externals::handle_root(name).is_some() {
@@ -311,7 +367,12 @@ fn expr_ok(s: &Spanned<String>, key: &str, diags: &mut Vec<Diagnostic>) {
 
 /// One `[[name.responses]]` entry, or `None` (with its errors in `diags`) when it has no usable
 /// argument or reply.
-fn read_response(text: &str, name: &str, resp: RawResponse, diags: &mut Vec<Diagnostic>) -> Option<Response> {
+fn read_response(
+    text: &str,
+    name: &str,
+    resp: RawResponse,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Response> {
     let ar = resp.arg.span();
     let arg = match parse_pexp(resp.arg.get_ref()) {
         Ok(a) => a,
@@ -334,13 +395,29 @@ fn read_response(text: &str, name: &str, resp: RawResponse, diags: &mut Vec<Diag
                     let at = entry_span(text, "chunk_ms", ms.span());
                     let ms = ms.into_inner();
                     if ms.len() != chunks.len() {
-                        let msg = format!("`chunk_ms` of `{name}` has {} entries but `stream` has {}", ms.len(), chunks.len());
-                        diags.push(Diagnostic::error("E0200", at, msg).with_help("give one delay per chunk"));
+                        let msg = format!(
+                            "`chunk_ms` of `{name}` has {} entries but `stream` has {}",
+                            ms.len(),
+                            chunks.len()
+                        );
+                        diags.push(
+                            Diagnostic::error("E0200", at, msg)
+                                .with_help("give one delay per chunk"),
+                        );
                     }
                     if let Some(bad) = ms.iter().find(|m| !delay_ok(**m)) {
                         diags.push(
-                            Diagnostic::error("E0200", at, format!("`chunk_ms` of `{name}` has {}: {DELAY_RULE}", number_text(*bad)))
-                                .with_help("give each delay in milliseconds, e.g. `chunk_ms = [50, 50]`"),
+                            Diagnostic::error(
+                                "E0200",
+                                at,
+                                format!(
+                                    "`chunk_ms` of `{name}` has {}: {DELAY_RULE}",
+                                    number_text(*bad)
+                                ),
+                            )
+                            .with_help(
+                                "give each delay in milliseconds, e.g. `chunk_ms = [50, 50]`",
+                            ),
                         );
                     }
                     ms
@@ -351,8 +428,12 @@ fn read_response(text: &str, name: &str, resp: RawResponse, diags: &mut Vec<Diag
         }
         _ => {
             diags.push(
-                Diagnostic::error("E0200", Span::new(ar.start, ar.end), format!("a response of `{name}` needs exactly one of `result` or `stream`"))
-                    .with_help("add `result = '…'` or `stream = [\"chunk\", …]`"),
+                Diagnostic::error(
+                    "E0200",
+                    Span::new(ar.start, ar.end),
+                    format!("a response of `{name}` needs exactly one of `result` or `stream`"),
+                )
+                .with_help("add `result = '…'` or `stream = [\"chunk\", …]`"),
             );
             return None;
         }
@@ -360,11 +441,22 @@ fn read_response(text: &str, name: &str, resp: RawResponse, diags: &mut Vec<Diag
     if let Some(l) = resp.latency_ms.as_ref().filter(|l| !delay_ok(*l.get_ref())) {
         let at = entry_span(text, "latency_ms", l.span());
         diags.push(
-            Diagnostic::error("E0200", at, format!("`latency_ms` of a `{name}` response is {}: {DELAY_RULE}", number_text(*l.get_ref())))
-                .with_help("give the delay in milliseconds, e.g. `latency_ms = 300`"),
+            Diagnostic::error(
+                "E0200",
+                at,
+                format!(
+                    "`latency_ms` of a `{name}` response is {}: {DELAY_RULE}",
+                    number_text(*l.get_ref())
+                ),
+            )
+            .with_help("give the delay in milliseconds, e.g. `latency_ms = 300`"),
         );
     }
-    Some(Response { arg, latency_ms: resp.latency_ms.map(Spanned::into_inner), reply })
+    Some(Response {
+        arg,
+        latency_ms: resp.latency_ms.map(Spanned::into_inner),
+        reply,
+    })
 }
 
 /// The error for what `scan` refuses before `toml` reads the file.
@@ -398,7 +490,10 @@ pub fn parse_world(text: &str) -> Result<World, Vec<Diagnostic>> {
     let raw: BTreeMap<String, Spanned<RawExt>> = match parsed {
         Ok(r) => r,
         Err(e) => {
-            let span = e.span().map(|r| Span::new(r.start, r.end)).unwrap_or_default();
+            let span = e
+                .span()
+                .map(|r| Span::new(r.start, r.end))
+                .unwrap_or_default();
             let msg = e.message().to_string();
             // `toml` stops at 80 levels of arrays and inline tables, before it recurses further.
             let help = if msg.contains("recursion") {
@@ -406,7 +501,12 @@ pub fn parse_world(text: &str) -> Result<World, Vec<Diagnostic>> {
             } else {
                 "each external is a table `[name]` with `latency_ms`, `default`, `choices` or `[[name.responses]]` entries (LANGUAGE.md §5)"
             };
-            return Err(vec![Diagnostic::error("E0200", span, format!("invalid world file: {msg}")).with_help(help)]);
+            return Err(vec![Diagnostic::error(
+                "E0200",
+                span,
+                format!("invalid world file: {msg}"),
+            )
+            .with_help(help)]);
         }
     };
     let mut diags = Vec::new();
@@ -425,7 +525,13 @@ pub fn parse_world(text: &str) -> Result<World, Vec<Diagnostic>> {
 
 /// One external's table: its entries checked (errors into `diags`, warnings into
 /// `warnings`) and its responses indexed by their argument.
-fn read_ext(text: &str, name: String, raw: Spanned<RawExt>, diags: &mut Vec<Diagnostic>, warnings: &mut Vec<Diagnostic>) -> WorldExt {
+fn read_ext(
+    text: &str,
+    name: String,
+    raw: Spanned<RawExt>,
+    diags: &mut Vec<Diagnostic>,
+    warnings: &mut Vec<Diagnostic>,
+) -> WorldExt {
     let r = raw.span();
     let span = Span::new(r.start, r.end);
     let raw = raw.into_inner();
@@ -459,8 +565,15 @@ fn read_ext(text: &str, name: String, raw: Spanned<RawExt>, diags: &mut Vec<Diag
     if let Some(l) = raw.latency_ms.as_ref().filter(|l| !delay_ok(*l.get_ref())) {
         let at = entry_span(text, "latency_ms", l.span());
         diags.push(
-            Diagnostic::error("E0200", at, format!("`latency_ms` of `{name}` is {}: {DELAY_RULE}", number_text(latency_ms)))
-                .with_help("give the delay in milliseconds, e.g. `latency_ms = 300`"),
+            Diagnostic::error(
+                "E0200",
+                at,
+                format!(
+                    "`latency_ms` of `{name}` is {}: {DELAY_RULE}",
+                    number_text(latency_ms)
+                ),
+            )
+            .with_help("give the delay in milliseconds, e.g. `latency_ms = 300`"),
         );
     }
     if let Some(why) = never_an_external(&name) {
@@ -471,8 +584,13 @@ fn read_ext(text: &str, name: String, raw: Spanned<RawExt>, diags: &mut Vec<Diag
     }
     // Mocking what reaches outside (`llm`, `sleep`, processes, `coin`) is what world files
     // are for; replacing a built-in computation (`print`, `add`) is almost always a mistake.
-    if crate::externals::standard(&name).is_some_and(|d| d.kind == crate::externals::ExtKind::Pure) {
-        let what = if name == "print" { "so `print` writes nothing" } else { "instead of computing them" };
+    if crate::externals::standard(&name).is_some_and(|d| d.kind == crate::externals::ExtKind::Pure)
+    {
+        let what = if name == "print" {
+            "so `print` writes nothing"
+        } else {
+            "instead of computing them"
+        };
         warnings.push(
             Diagnostic::warning("W0004", span, format!("the world file's `[{name}]` replaces the standard external `{name}`"))
                 .with_help(format!("calls to `{name}` now answer from this table, {what}; rename the table if that was not meant")),
@@ -485,7 +603,12 @@ fn read_ext(text: &str, name: String, raw: Spanned<RawExt>, diags: &mut Vec<Diag
         same_hash: vec![CHAIN_END; responses.len()],
         responses: Vec::new(),
         default: raw.default.map(|d| d.into_inner()),
-        choices: raw.choices.unwrap_or_default().into_iter().map(|c| c.into_inner()).collect(),
+        choices: raw
+            .choices
+            .unwrap_or_default()
+            .into_iter()
+            .map(|c| c.into_inner())
+            .collect(),
         doc: raw.doc,
         order,
         span,
@@ -496,11 +619,19 @@ fn read_ext(text: &str, name: String, raw: Spanned<RawExt>, diags: &mut Vec<Diag
 
 /// Indexes `responses` by a hash of their argument, warning about a second response for the
 /// same argument (W0006: the first one always answers).
-fn index_responses(ext: &mut WorldExt, responses: Vec<Response>, arg_spans: &[Span], warnings: &mut Vec<Diagnostic>) {
+fn index_responses(
+    ext: &mut WorldExt,
+    responses: Vec<Response>,
+    arg_spans: &[Span],
+    warnings: &mut Vec<Diagnostic>,
+) {
     let name = &ext.name;
     // Chains are built back to front so each runs in file order.
     let mut buf = String::new();
-    let hashes: Vec<u64> = responses.iter().map(|r| arg_hash(&r.arg, &mut buf)).collect();
+    let hashes: Vec<u64> = responses
+        .iter()
+        .map(|r| arg_hash(&r.arg, &mut buf))
+        .collect();
     for (i, &h) in hashes.iter().enumerate().rev() {
         if let Some(next) = ext.index.insert(h, i as u32) {
             ext.same_hash[i] = next;
@@ -508,7 +639,11 @@ fn index_responses(ext: &mut WorldExt, responses: Vec<Response>, arg_spans: &[Sp
     }
     ext.responses = responses;
     for (i, r) in ext.responses.iter().enumerate() {
-        if ext.candidates(hashes[i]).take_while(|c| !std::ptr::eq(*c, r)).any(|c| pexp_eq(&c.arg, &r.arg)) {
+        if ext
+            .candidates(hashes[i])
+            .take_while(|c| !std::ptr::eq(*c, r))
+            .any(|c| pexp_eq(&c.arg, &r.arg))
+        {
             warnings.push(
                 Diagnostic::warning("W0006", arg_spans[i], format!("a second response of `{name}` for the argument {}", r.arg))
                     .with_help("the first one answers every call with this argument; remove or change this one"),
@@ -556,7 +691,10 @@ mod tests {
             }
             assert_eq!(parse_pexp(src).ok(), by_parser, "{src:?}");
         }
-        assert!(plain_literal("\"q1\"").is_some() && plain_literal("-42").is_some(), "the common cases take the shortcut");
+        assert!(
+            plain_literal("\"q1\"").is_some() && plain_literal("-42").is_some(),
+            "the common cases take the shortcut"
+        );
     }
 
     /// Every handle a run can make prints as a name that reads back as the same handle, so a
@@ -564,14 +702,33 @@ mod tests {
     #[test]
     fn handles_print_as_names_that_read_back_as_the_same_handles() {
         let (i, o) = crate::externals::process_handles(12);
-        for name in ["stdout", "stderr", "stdout_1", "stderr_2_1", i.as_str(), o.as_str(), "proc1_stdin"] {
+        for name in [
+            "stdout",
+            "stderr",
+            "stdout_1",
+            "stderr_2_1",
+            i.as_str(),
+            o.as_str(),
+            "proc1_stdin",
+        ] {
             let h = PExp::Prim(Prim::Handle(Arc::from(name)));
             assert_eq!(parse_pexp(&h.to_string()), Ok(h.clone()), "{name}");
             let pair = PExp::Tuple(vec![h.clone(), PExp::Prim(Prim::Str(Arc::from("x")))]);
             assert_eq!(parse_pexp(&pair.to_string()), Ok(pair), "{name}");
         }
-        for not_a_handle in ["proc_stdin", "proc0_stdin", "proc01_stdout", "proc1_stderr", "proc1_stdin_1", "procx_stdout", "process_stdin"] {
-            assert!(!crate::externals::is_handle_literal(not_a_handle), "{not_a_handle}");
+        for not_a_handle in [
+            "proc_stdin",
+            "proc0_stdin",
+            "proc01_stdout",
+            "proc1_stderr",
+            "proc1_stdin_1",
+            "procx_stdout",
+            "process_stdin",
+        ] {
+            assert!(
+                !crate::externals::is_handle_literal(not_a_handle),
+                "{not_a_handle}"
+            );
             assert!(parse_pexp(not_a_handle).is_err(), "{not_a_handle}");
         }
     }

@@ -52,7 +52,10 @@ pub(crate) fn find(text: &str) -> Option<Refusal> {
         }
         // A key part and its dot, `=`, the value and each `[`, `{`, `,` in it: about one token
         // per punctuation mark outside strings, plus one per line.
-        tokens += 1 + line.bytes().filter(|b| matches!(b, b'.' | b'[' | b']' | b'{' | b'}' | b',' | b'=')).count();
+        tokens += 1 + line
+            .bytes()
+            .filter(|b| matches!(b, b'.' | b'[' | b']' | b'{' | b'}' | b',' | b'='))
+            .count();
         if tokens > MAX_TOKENS {
             return Some(Refusal::TooManyTokens(start));
         }
@@ -114,16 +117,35 @@ mod tests {
 
     #[test]
     fn headers_and_array_headers_count_too() {
-        assert_eq!(find(&format!("[{}]\n", key(90))), Some(Refusal::DeepKey(1 + 160, 90)));
-        assert_eq!(find(&format!("  [[{}]]\n", key(81))), Some(Refusal::DeepKey(4 + 160, 81)));
+        assert_eq!(
+            find(&format!("[{}]\n", key(90))),
+            Some(Refusal::DeepKey(1 + 160, 90))
+        );
+        assert_eq!(
+            find(&format!("  [[{}]]\n", key(81))),
+            Some(Refusal::DeepKey(4 + 160, 81))
+        );
     }
 
     #[test]
     fn dots_in_quotes_values_comments_and_multiline_strings_do_not_count() {
         let dots = ".".repeat(200);
-        assert_eq!(find(&format!("[x]\n\"{dots}\" = '{dots}'\n# {dots}\n")), None);
-        assert_eq!(find(&format!("[x]\ndoc = \"\"\"\n{}\n\"\"\"\n", key(100))), None);
-        assert!(matches!(find(&format!("[x]\ndoc = '''\n{}\n'''\n{} = 1\n", key(100), key(81))), Some(Refusal::DeepKey(_, 81))));
+        assert_eq!(
+            find(&format!("[x]\n\"{dots}\" = '{dots}'\n# {dots}\n")),
+            None
+        );
+        assert_eq!(
+            find(&format!("[x]\ndoc = \"\"\"\n{}\n\"\"\"\n", key(100))),
+            None
+        );
+        assert!(matches!(
+            find(&format!(
+                "[x]\ndoc = '''\n{}\n'''\n{} = 1\n",
+                key(100),
+                key(81)
+            )),
+            Some(Refusal::DeepKey(_, 81))
+        ));
     }
 
     #[test]
@@ -131,7 +153,9 @@ mod tests {
         // `[[f.f.f]]` is 1 + 6 tokens: 600 000 of them cross the limit near line 571 429.
         let line = "[[f.f.f]]\n";
         let text = line.repeat(600_000);
-        let Some(Refusal::TooManyTokens(at)) = find(&text) else { panic!("not refused") };
+        let Some(Refusal::TooManyTokens(at)) = find(&text) else {
+            panic!("not refused")
+        };
         assert_eq!(at / line.len() + 1, MAX_TOKENS / 7 + 1);
         assert_eq!(find(&line.repeat(500_000)), None);
     }

@@ -11,16 +11,28 @@ use std::path::PathBuf;
 /// The lines a `setBreakpoints` request asks for, in order: each a line, or why it is not one.
 fn requested_lines(args: &Value) -> Result<Vec<Result<usize, String>>, String> {
     let line = |v: &Value| -> Result<usize, String> {
-        v.as_u64().filter(|l| *l >= 1).and_then(|l| usize::try_from(l).ok()).ok_or_else(|| format!("`line` must be a line number (1 or more), not {v}"))
+        v.as_u64()
+            .filter(|l| *l >= 1)
+            .and_then(|l| usize::try_from(l).ok())
+            .ok_or_else(|| format!("`line` must be a line number (1 or more), not {v}"))
     };
     let list = |key: &str| match args.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::Array(a)) => Ok(Some(a)),
-        Some(other) => Err(format!("setBreakpoints: `{key}` must be an array, not {other}")),
+        Some(other) => Err(format!(
+            "setBreakpoints: `{key}` must be an array, not {other}"
+        )),
     };
     // `lines` is the deprecated form; `breakpoints` wins when both are there.
     Ok(match (list("breakpoints")?, list("lines")?) {
-        (Some(bps), _) => bps.iter().map(|b| b.get("line").ok_or_else(|| "a breakpoint without a `line`".to_string()).and_then(line)).collect(),
+        (Some(bps), _) => bps
+            .iter()
+            .map(|b| {
+                b.get("line")
+                    .ok_or_else(|| "a breakpoint without a `line`".to_string())
+                    .and_then(line)
+            })
+            .collect(),
         (None, Some(lines)) => lines.iter().map(line).collect(),
         (None, None) => Vec::new(),
     })
@@ -42,17 +54,31 @@ impl Adapter {
     /// message when it cannot stop anywhere).
     pub(super) fn verify(&mut self, line: usize) -> (LineBreakpoint, Option<String>) {
         let id = self.next_breakpoint_id();
-        let lines: BTreeSet<usize> = self.session.as_ref().map(|s| s.statement_lines()).unwrap_or_default();
+        let lines: BTreeSet<usize> = self
+            .session
+            .as_ref()
+            .map(|s| s.statement_lines())
+            .unwrap_or_default();
         match lines.range(line..).next() {
             Some(&at) => (LineBreakpoint { id, line: at }, None),
-            None => (LineBreakpoint { id, line: 0 }, Some(format!("no statement on line {line} or after it"))),
+            None => (
+                LineBreakpoint { id, line: 0 },
+                Some(format!("no statement on line {line} or after it")),
+            ),
         }
     }
 
     pub(super) fn set_breakpoints(&mut self, args: &Value) -> Result<Value, String> {
-        let path = args.pointer("/source/path").and_then(Value::as_str).unwrap_or("").to_string();
+        let path = args
+            .pointer("/source/path")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
         let requested = requested_lines(args)?;
-        let valid: Vec<usize> = requested.iter().filter_map(|r| r.as_ref().ok().copied()).collect();
+        let valid: Vec<usize> = requested
+            .iter()
+            .filter_map(|r| r.as_ref().ok().copied())
+            .collect();
         // Not verifiable now: every requested breakpoint unverified, with why.
         let unverified = |this: &mut Adapter, why: &str| -> Value {
             let bps: Vec<Value> = requested
@@ -92,7 +118,9 @@ impl Adapter {
                                     "message": if bp.line == l { Value::Null } else { json!(format!("moved from line {l} to the next line with a statement")) }}));
                     self.breakpoints.push(bp);
                 }
-                Some(m) => out.push(json!({"id": bp.id, "verified": false, "line": l, "message": m})),
+                Some(m) => {
+                    out.push(json!({"id": bp.id, "verified": false, "line": l, "message": m}))
+                }
             }
         }
         Ok(json!({"breakpoints": out}))
@@ -101,10 +129,26 @@ impl Adapter {
     pub(super) fn set_function_breakpoints(&mut self, args: &Value) -> Result<Value, String> {
         let requested: Vec<Option<String>> = match args.get("breakpoints") {
             None | Some(Value::Null) => Vec::new(),
-            Some(Value::Array(a)) => a.iter().map(|b| b.get("name").and_then(Value::as_str).filter(|n| !n.is_empty()).map(str::to_string)).collect(),
-            Some(other) => return Err(format!("setFunctionBreakpoints: `breakpoints` must be an array, not {other}")),
+            Some(Value::Array(a)) => a
+                .iter()
+                .map(|b| {
+                    b.get("name")
+                        .and_then(Value::as_str)
+                        .filter(|n| !n.is_empty())
+                        .map(str::to_string)
+                })
+                .collect(),
+            Some(other) => {
+                return Err(format!(
+                    "setFunctionBreakpoints: `breakpoints` must be an array, not {other}"
+                ))
+            }
         };
-        let used = self.session.as_ref().map(externals_used).unwrap_or_default();
+        let used = self
+            .session
+            .as_ref()
+            .map(externals_used)
+            .unwrap_or_default();
         self.function_breakpoints.clear();
         let mut out = Vec::new();
         for name in requested {

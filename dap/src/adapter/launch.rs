@@ -33,14 +33,19 @@ impl Adapter {
                 Some(other) => Err(format!("launch: `{k}` must be true or false, not {other}")),
             }
         };
-        let program = str_arg("program")?.ok_or("launch: `program` is required: the path of the .opal file to debug")?;
+        let program = str_arg("program")?
+            .ok_or("launch: `program` is required: the path of the .opal file to debug")?;
         let strategy = match str_arg("strategy")? {
             None => Strategy::Opportunistic,
-            Some(s) => Strategy::parse(&s).ok_or_else(|| format!("launch: unknown strategy `{s}` (use opportunistic, cbv or lazy)"))?,
+            Some(s) => Strategy::parse(&s).ok_or_else(|| {
+                format!("launch: unknown strategy `{s}` (use opportunistic, cbv or lazy)")
+            })?,
         };
         let max_steps = match args.get("maxSteps") {
             None | Some(Value::Null) => DEFAULT_MAX_STEPS,
-            Some(v) => v.as_u64().filter(|n| *n > 0).ok_or_else(|| format!("launch: `maxSteps` must be a positive whole number, not {v}"))?,
+            Some(v) => v.as_u64().filter(|n| *n > 0).ok_or_else(|| {
+                format!("launch: `maxSteps` must be a positive whole number, not {v}")
+            })?,
         };
         self.stop_on_entry = bool_arg("stopOnEntry")?;
         let allow_exec = bool_arg("allowExec")?;
@@ -53,14 +58,24 @@ impl Adapter {
         let world = match &world_path {
             Some(w) => {
                 let text = read_text(w, "the world file", MAX_DATA).map_err(|e| e.to_string())?;
-                Some(opal_core::world::parse_world(&text).map_err(|diags| rendered(&diags, &w.display().to_string(), &text))?)
+                Some(
+                    opal_core::world::parse_world(&text)
+                        .map_err(|diags| rendered(&diags, &w.display().to_string(), &text))?,
+                )
             }
             None => None,
         };
-        let mut session = Session::new(&source, world).map_err(|diags| format!("{program} does not compile:\n{}", rendered(&diags, &program, &source)))?;
+        let mut session = Session::new(&source, world).map_err(|diags| {
+            format!(
+                "{program} does not compile:\n{}",
+                rendered(&diags, &program, &source)
+            )
+        })?;
         if let Some(t) = str_arg("replay")? {
-            let text = read_text(Path::new(&t), "the trace", MAX_DATA).map_err(|e| e.to_string())?;
-            let trace = opal_core::machine::trace::Trace::parse(&text).map_err(|e| format!("{t}: {e}"))?;
+            let text =
+                read_text(Path::new(&t), "the trace", MAX_DATA).map_err(|e| e.to_string())?;
+            let trace =
+                opal_core::machine::trace::Trace::parse(&text).map_err(|e| format!("{t}: {e}"))?;
             session.set_trace(trace).map_err(|e| format!("{t}: {e}"))?;
         }
         session.step_budget = max_steps as usize;
@@ -75,7 +90,11 @@ impl Adapter {
         // Breakpoints set before the program was known.
         for (p, lines) in std::mem::take(&mut self.early_breakpoints) {
             if self.is_program(&p) {
-                self.breakpoints = lines.iter().map(|&l| self.verify(l)).map(|(bp, _)| bp).collect();
+                self.breakpoints = lines
+                    .iter()
+                    .map(|&l| self.verify(l))
+                    .map(|(bp, _)| bp)
+                    .collect();
             }
         }
         self.queue.push(event("initialized", json!({})));
@@ -85,13 +104,15 @@ impl Adapter {
     /// Starts the live externals' worker for the launched program, if the adapter has them.
     pub(super) fn start_live(&mut self) {
         self.live = match &self.make_live {
-            Some(make) => match opal_debugger::live::LiveWorker::spawn(make(self.allow_exec), None) {
-                Ok(w) => Some(opal_debugger::live::LiveCalls::new(w)),
-                Err(e) => {
-                    self.log(&format!("opal dap: {e}; tasks resolve from the world file, a trace or by hand\n"));
-                    None
+            Some(make) => {
+                match opal_debugger::live::LiveWorker::spawn(make(self.allow_exec), None) {
+                    Ok(w) => Some(opal_debugger::live::LiveCalls::new(w)),
+                    Err(e) => {
+                        self.log(&format!("opal dap: {e}; tasks resolve from the world file, a trace or by hand\n"));
+                        None
+                    }
                 }
-            },
+            }
             None => None,
         };
     }
@@ -102,7 +123,10 @@ impl Adapter {
     pub(super) fn stop_live(&mut self) {
         if let Some(live) = self.live.take() {
             if !live.stop(STOP_LIVE) {
-                eprintln!("opal dap: the live externals did not stop within {} s", STOP_LIVE.as_secs());
+                eprintln!(
+                    "opal dap: the live externals did not stop within {} s",
+                    STOP_LIVE.as_secs()
+                );
             }
         }
     }

@@ -12,7 +12,10 @@ fn read_chunks(chunks: Vec<Vec<u8>>) -> Vec<String> {
     let mut out = Vec::new();
     while let Some(m) = r.read_message() {
         out.push(match m {
-            Incoming::Message(v) => v.get("seq").map(Value::to_string).unwrap_or_else(|| v.to_string()),
+            Incoming::Message(v) => v
+                .get("seq")
+                .map(Value::to_string)
+                .unwrap_or_else(|| v.to_string()),
             Incoming::Bad(_, Some(v)) => format!("!{}", v["seq"]),
             Incoming::Bad(_, None) => "!-".into(),
         });
@@ -42,47 +45,204 @@ fn the_reader_resynchronises_after_any_malformed_frame() {
     let ok = request(7);
     let e = r#"{"seq":3,"type":"request","command":"evaluate","arguments":{"expression":"café"}}"#;
     let cases: Vec<(Vec<u8>, Vec<&str>)> = vec![
-        ([frame(&ok), frame(&ok)].concat().into_bytes(), vec!["7", "7"]),
+        (
+            [frame(&ok), frame(&ok)].concat().into_bytes(),
+            vec!["7", "7"],
+        ),
         // Non-UTF-8 header lines, before or after Content-Length.
-        ([b"\xff\r\n".to_vec(), frame(&ok).into_bytes()].concat(), vec!["7"]),
-        ([format!("Content-Length: {}\r\nX-Name: caf", ok.len()).into_bytes(), b"\xe9\r\n\r\n".to_vec(), ok.as_bytes().to_vec()].concat(), vec!["7"]),
+        (
+            [b"\xff\r\n".to_vec(), frame(&ok).into_bytes()].concat(),
+            vec!["7"],
+        ),
+        (
+            [
+                format!("Content-Length: {}\r\nX-Name: caf", ok.len()).into_bytes(),
+                b"\xe9\r\n\r\n".to_vec(),
+                ok.as_bytes().to_vec(),
+            ]
+            .concat(),
+            vec!["7"],
+        ),
         // A bad length: reported, its body is skipped, the next message is read.
-        ([format!("Content-Length: abc\r\n\r\n{ok}"), frame(&ok)].concat().into_bytes(), vec!["!-", "7"]),
-        ([format!("Content-Length: -3\r\n\r\n{ok}"), frame(&ok)].concat().into_bytes(), vec!["!-", "7"]),
-        ([format!("Content-Length: 99999999999999999999999\r\n\r\n{ok}"), frame(&ok)].concat().into_bytes(), vec!["!-", "7"]),
+        (
+            [format!("Content-Length: abc\r\n\r\n{ok}"), frame(&ok)]
+                .concat()
+                .into_bytes(),
+            vec!["!-", "7"],
+        ),
+        (
+            [format!("Content-Length: -3\r\n\r\n{ok}"), frame(&ok)]
+                .concat()
+                .into_bytes(),
+            vec!["!-", "7"],
+        ),
+        (
+            [
+                format!("Content-Length: 99999999999999999999999\r\n\r\n{ok}"),
+                frame(&ok),
+            ]
+            .concat()
+            .into_bytes(),
+            vec!["!-", "7"],
+        ),
         // One byte short (characters counted, not bytes): the request is still read, refused.
-        ([format!("Content-Length: {}\r\n\r\n{e}", e.chars().count()), frame(&ok)].concat().into_bytes(), vec!["!3", "7"]),
+        (
+            [
+                format!("Content-Length: {}\r\n\r\n{e}", e.chars().count()),
+                frame(&ok),
+            ]
+            .concat()
+            .into_bytes(),
+            vec!["!3", "7"],
+        ),
         // Much too small: still read whole up to the next header, and refused …
-        ([format!("Content-Length: 10\r\n\r\n{ok}"), frame(&ok)].concat().into_bytes(), vec!["!7", "7"]),
+        (
+            [format!("Content-Length: 10\r\n\r\n{ok}"), frame(&ok)]
+                .concat()
+                .into_bytes(),
+            vec!["!7", "7"],
+        ),
         // … also when more follows the value (one message per frame; the rest is skipped) …
-        ([format!("Content-Length: 10\r\n\r\n{ok}}}"), frame(&ok)].concat().into_bytes(), vec!["!7", "7"]),
+        (
+            [format!("Content-Length: 10\r\n\r\n{ok}}}"), frame(&ok)]
+                .concat()
+                .into_bytes(),
+            vec!["!7", "7"],
+        ),
         // … unless what follows does not complete it: a truncated body, its tail skipped.
-        ([format!("Content-Length: 10\r\n\r\n{}]", &ok[..20]), frame(&ok)].concat().into_bytes(), vec!["!-", "7"]),
+        (
+            [
+                format!("Content-Length: 10\r\n\r\n{}]", &ok[..20]),
+                frame(&ok),
+            ]
+            .concat()
+            .into_bytes(),
+            vec!["!-", "7"],
+        ),
         // A header block without its blank line: the message after it is read (issue 29).
-        (["Content-Length: 2\r\n{}".to_string(), frame(&request(8)), frame(&ok)].concat().into_bytes(), vec!["!-", "8", "7"]),
+        (
+            [
+                "Content-Length: 2\r\n{}".to_string(),
+                frame(&request(8)),
+                frame(&ok),
+            ]
+            .concat()
+            .into_bytes(),
+            vec!["!-", "8", "7"],
+        ),
         // A value and more bytes in one body: refused with the value's seq (issue 29).
-        ([frame(&format!("{ok}{}", request(8))), frame(&ok)].concat().into_bytes(), vec!["!7", "7"]),
+        (
+            [frame(&format!("{ok}{}", request(8))), frame(&ok)]
+                .concat()
+                .into_bytes(),
+            vec!["!7", "7"],
+        ),
         // Too large: the next header inside the declared body ends it.
-        ([format!("Content-Length: {}\r\n\r\n{ok}", ok.len() + 20), frame(&request(8)), frame(&ok)].concat().into_bytes(), vec!["!7", "8", "7"]),
-        ([format!("Content-Length: {}\r\n\r\n{ok}", ok.len() + 100), frame(&request(8))].concat().into_bytes(), vec!["!7", "8"]),
+        (
+            [
+                format!("Content-Length: {}\r\n\r\n{ok}", ok.len() + 20),
+                frame(&request(8)),
+                frame(&ok),
+            ]
+            .concat()
+            .into_bytes(),
+            vec!["!7", "8", "7"],
+        ),
+        (
+            [
+                format!("Content-Length: {}\r\n\r\n{ok}", ok.len() + 100),
+                frame(&request(8)),
+            ]
+            .concat()
+            .into_bytes(),
+            vec!["!7", "8"],
+        ),
         // Too large and nothing after it: the end of input ends it.
-        (format!("Content-Length: {}\r\n\r\n{ok}", ok.len() + 20).into_bytes(), vec!["!7"]),
+        (
+            format!("Content-Length: {}\r\n\r\n{ok}", ok.len() + 20).into_bytes(),
+            vec!["!7"],
+        ),
         // Duplicate lengths: the same twice is fine; different ones are refused either way.
-        ([format!("Content-Length: {0}\r\nContent-Length: {0}\r\n\r\n{ok}", ok.len()), frame(&request(8))].concat().into_bytes(), vec!["7", "8"]),
-        ([format!("Content-Length: {}\r\nContent-Length: {}\r\n\r\n{ok}", ok.len(), ok.len() + 5), frame(&request(8))].concat().into_bytes(), vec!["!7", "8"]),
-        ([format!("Content-Length: {}\r\nContent-Length: {}\r\n\r\n{ok}", ok.len() - 5, ok.len()), frame(&request(8))].concat().into_bytes(), vec!["!7", "8"]),
+        (
+            [
+                format!(
+                    "Content-Length: {0}\r\nContent-Length: {0}\r\n\r\n{ok}",
+                    ok.len()
+                ),
+                frame(&request(8)),
+            ]
+            .concat()
+            .into_bytes(),
+            vec!["7", "8"],
+        ),
+        (
+            [
+                format!(
+                    "Content-Length: {}\r\nContent-Length: {}\r\n\r\n{ok}",
+                    ok.len(),
+                    ok.len() + 5
+                ),
+                frame(&request(8)),
+            ]
+            .concat()
+            .into_bytes(),
+            vec!["!7", "8"],
+        ),
+        (
+            [
+                format!(
+                    "Content-Length: {}\r\nContent-Length: {}\r\n\r\n{ok}",
+                    ok.len() - 5,
+                    ok.len()
+                ),
+                frame(&request(8)),
+            ]
+            .concat()
+            .into_bytes(),
+            vec!["!7", "8"],
+        ),
         // Garbage between frames, lowercase header name, LF-only headers, other headers.
-        ([frame(&ok), "garbage\r\n\r\n".into(), format!("content-length:{}\n\n{ok}", ok.len())].concat().into_bytes(), vec!["7", "7"]),
-        ([format!("Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{ok}", ok.len())].concat().into_bytes(), vec!["7"]),
+        (
+            [
+                frame(&ok),
+                "garbage\r\n\r\n".into(),
+                format!("content-length:{}\n\n{ok}", ok.len()),
+            ]
+            .concat()
+            .into_bytes(),
+            vec!["7", "7"],
+        ),
+        (
+            [format!(
+                "Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{ok}",
+                ok.len()
+            )]
+            .concat()
+            .into_bytes(),
+            vec!["7"],
+        ),
         // Not an object.
-        ([frame("[1, 2]"), frame(&ok)].concat().into_bytes(), vec!["!-", "7"]),
+        (
+            [frame("[1, 2]"), frame(&ok)].concat().into_bytes(),
+            vec!["!-", "7"],
+        ),
         (b"\r\n\r\n\xff\xfe\x00".to_vec(), vec![]),
         (b"Content-Length".to_vec(), vec![]),
     ];
     for (input, want) in cases {
-        assert_eq!(frames(&input), want, "{:?}", String::from_utf8_lossy(&input));
+        assert_eq!(
+            frames(&input),
+            want,
+            "{:?}",
+            String::from_utf8_lossy(&input)
+        );
         // A header split across reads is still seen.
-        assert_eq!(frames_trickled(&input), want, "trickled: {:?}", String::from_utf8_lossy(&input));
+        assert_eq!(
+            frames_trickled(&input),
+            want,
+            "trickled: {:?}",
+            String::from_utf8_lossy(&input)
+        );
     }
 }
 
@@ -103,7 +263,10 @@ fn a_pause_ends_a_body_declared_too_large() {
     let mut r = FrameReader::new(rx);
     let start = std::time::Instant::now();
     let m = r.read_message();
-    assert!(matches!(&m, Some(Incoming::Bad(why, Some(v))) if v["seq"] == 9 && why.contains("larger")), "{m:?}");
+    assert!(
+        matches!(&m, Some(Incoming::Bad(why, Some(v))) if v["seq"] == 9 && why.contains("larger")),
+        "{m:?}"
+    );
     assert!(start.elapsed() < STALL * 5, "{:?}", start.elapsed());
     drop(tx);
 }
@@ -127,8 +290,22 @@ fn a_mebibyte_of_noise_is_skipped() {
 fn fragment() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
     use proptest::prelude::*;
     prop_oneof![
-        prop::sample::select(vec!["Content-Length: ", "content-length:", "Content-Length: 5", "\r\n", "\n", "\r\n\r\n", "{", "}", "\"", "99", "abc", ":", "é"])
-            .prop_map(|s| s.as_bytes().to_vec()),
+        prop::sample::select(vec![
+            "Content-Length: ",
+            "content-length:",
+            "Content-Length: 5",
+            "\r\n",
+            "\n",
+            "\r\n\r\n",
+            "{",
+            "}",
+            "\"",
+            "99",
+            "abc",
+            ":",
+            "é"
+        ])
+        .prop_map(|s| s.as_bytes().to_vec()),
         prop::collection::vec(any::<u8>(), 0..8),
     ]
 }

@@ -3,7 +3,9 @@
 //! and they are refused while a job runs (it owns the session until it ends or Esc).
 
 use super::{strategy_label, DebuggerApp, Origin, Practice, Said};
-use crate::cmd::{Cmd, FileCmd, GraphCmd, GraphMode, Panel, RunCmd, SessionCmd, TeachCmd, WindowCmd};
+use crate::cmd::{
+    Cmd, FileCmd, GraphCmd, GraphMode, Panel, RunCmd, SessionCmd, TeachCmd, WindowCmd,
+};
 use crate::layout::Layout;
 use crate::panels::Dialog;
 use crate::paths::PathsView;
@@ -52,7 +54,12 @@ impl DebuggerApp {
                 self.settings.tab = t;
                 self.settings.dock = Some(true);
             }
-            WindowCmd::Ask(ask) => self.panels.windows.dialog = Some(Dialog { ask, path: self.default_path(ask) }),
+            WindowCmd::Ask(ask) => {
+                self.panels.windows.dialog = Some(Dialog {
+                    ask,
+                    path: self.default_path(ask),
+                })
+            }
             WindowCmd::Cancel => return self.cancel(),
             WindowCmd::CloseConfluence => self.confluence = None,
         }
@@ -72,7 +79,13 @@ impl DebuggerApp {
         if self.layout.cancel_tidy() {
             what.push("cancelled tidy".into());
         }
-        if self.panels.windows.paths.as_mut().is_some_and(|p| p.cancel()) {
+        if self
+            .panels
+            .windows
+            .paths
+            .as_mut()
+            .is_some_and(|p| p.cancel())
+        {
             what.push("cancelled the all-paths search".into());
         }
         if !what.is_empty() {
@@ -99,7 +112,11 @@ impl DebuggerApp {
             RunCmd::RunPause => {
                 self.running = !self.running;
                 return Some(Ok(if self.running {
-                    format!("running: {} at {:.0} actions/s (P pauses)", strategy_label(self.strategy()), self.settings.speed)
+                    format!(
+                        "running: {} at {:.0} actions/s (P pauses)",
+                        strategy_label(self.strategy()),
+                        self.settings.speed
+                    )
                 } else {
                     "paused".into()
                 }));
@@ -109,7 +126,10 @@ impl DebuggerApp {
                 let i = all.iter().position(|s| *s == self.strategy()).unwrap_or(0);
                 let next = all[(i + 1) % all.len()];
                 self.settings.strategy = next;
-                self.status = format!("strategy: {} (N steps it, Run and Run until use it)", strategy_label(next));
+                self.status = format!(
+                    "strategy: {} (N steps it, Run and Run until use it)",
+                    strategy_label(next)
+                );
             }
             RunCmd::SetStrategy(s) => self.settings.strategy = s,
             RunCmd::SetUntil(u) => self.until = u,
@@ -131,9 +151,18 @@ impl DebuggerApp {
             TeachCmd::Practice => {
                 self.practice = match self.practice {
                     Some(_) => None,
-                    None => Some(Practice { quiz: Quiz::Steppable, ticked: BTreeSet::new(), verdict: None }),
+                    None => Some(Practice {
+                        quiz: Quiz::Steppable,
+                        ticked: BTreeSet::new(),
+                        verdict: None,
+                    }),
                 };
-                Ok(if self.practice.is_some() { "practice: tick the statements you predict, then Check (Ctrl+Enter)" } else { "practice mode off" }.into())
+                Ok(if self.practice.is_some() {
+                    "practice: tick the statements you predict, then Check (Ctrl+Enter)"
+                } else {
+                    "practice mode off"
+                }
+                .into())
             }
             TeachCmd::CheckPractice => match (&mut self.practice, &self.session) {
                 (Some(p), Some(s)) => {
@@ -141,7 +170,12 @@ impl DebuggerApp {
                     let msg = if v.correct() {
                         format!("correct: {} right", v.right.len())
                     } else {
-                        format!("{} right, {} wrong, {} missed", v.right.len(), v.wrong.len(), v.missed.len())
+                        format!(
+                            "{} right, {} wrong, {} missed",
+                            v.right.len(),
+                            v.wrong.len(),
+                            v.missed.len()
+                        )
                     };
                     p.verdict = Some(v);
                     Ok(msg)
@@ -210,7 +244,12 @@ impl DebuggerApp {
             GraphCmd::ZoomOut => view.zoom_by(1.0 / 1.2),
             GraphCmd::Focus => {
                 view.focus = !view.focus;
-                return Some(Ok(if view.focus { "graph focused on the selected node" } else { "graph shows everything" }.into()));
+                return Some(Ok(if view.focus {
+                    "graph focused on the selected node"
+                } else {
+                    "graph shows everything"
+                }
+                .into()));
             }
         }
         None
@@ -220,7 +259,12 @@ impl DebuggerApp {
     fn regroup(&mut self) {
         self.rebuild_graph();
         let born = self.layout.update(&self.graph, self.now, true);
-        let all = crate::layout::bounds(self.layout.placed.values().map(|p| crate::layout::cell_pos(p.cell)));
+        let all = crate::layout::bounds(
+            self.layout
+                .placed
+                .values()
+                .map(|p| crate::layout::cell_pos(p.cell)),
+        );
         self.panels.graph.view.reveal(&born, all);
     }
 
@@ -250,7 +294,10 @@ impl DebuggerApp {
             return None;
         };
         if let Some(p) = s.busy() {
-            self.status = format!("{} is running ({} of {}); Esc cancels it", p.what, p.done, p.total);
+            self.status = format!(
+                "{} is running ({} of {}); Esc cancels it",
+                p.what, p.done, p.total
+            );
             return None;
         }
         Some(s.revision())
@@ -259,7 +306,11 @@ impl DebuggerApp {
     /// After a command on the session. Saving, exporting or a refused step change nothing:
     /// the graph and the practice ticks stay.
     fn after(&mut self, before: u64, r: Result<String, String>) -> Said {
-        if self.session.as_ref().is_some_and(|s| s.revision() != before) {
+        if self
+            .session
+            .as_ref()
+            .is_some_and(|s| s.revision() != before)
+        {
             self.changed();
         }
         Some(r)
@@ -292,7 +343,9 @@ impl DebuggerApp {
                 let to = s.position() - 1;
                 go(s, to, format!("back to step {to}"))
             }
-            SessionCmd::Forward if s.position() >= s.actions().len() => Err("at the end of history".into()),
+            SessionCmd::Forward if s.position() >= s.actions().len() => {
+                Err("at the end of history".into())
+            }
             SessionCmd::Forward => {
                 let to = s.position() + 1;
                 go(s, to, format!("forward to step {to}"))
@@ -304,7 +357,11 @@ impl DebuggerApp {
             }
             SessionCmd::RunUntil => {
                 let strategy = self.settings.strategy;
-                s.start(JobSpec::RunUntil { strategy, until: self.until.clone(), auto_resolve: self.settings.auto_resolve })
+                s.start(JobSpec::RunUntil {
+                    strategy,
+                    until: self.until.clone(),
+                    auto_resolve: self.settings.auto_resolve,
+                })
             }
             SessionCmd::ResolveWorld(l) => s.resolve_from_world(&l),
             SessionCmd::ResolveTrace(l) => s.resolve_from_trace(&l),
@@ -314,14 +371,17 @@ impl DebuggerApp {
                 self.hand_error = r.as_ref().err().map(|e| (l.clone(), e.clone()));
                 r
             }
-            SessionCmd::ResolveAll => s.resolve_all().map(|n| format!("resolved {n} pending tasks")),
+            SessionCmd::ResolveAll => s
+                .resolve_all()
+                .map(|n| format!("resolved {n} pending tasks")),
             SessionCmd::Confluence(order) => {
                 self.confluence = None;
                 s.start(JobSpec::Confluence(order))
             }
             SessionCmd::Travel(actions) => {
                 let n = actions.len();
-                s.start(JobSpec::Replay(actions)).map(|_| format!("travelling along a path of {n} actions…"))
+                s.start(JobSpec::Replay(actions))
+                    .map(|_| format!("travelling along a path of {n} actions…"))
             }
             SessionCmd::ResolveLive(_) => return None,
         };
@@ -352,23 +412,47 @@ impl DebuggerApp {
         };
         let before = self.idle()?;
         let s = self.session.as_mut()?;
-        let wrote = |r: Result<(), opal_core::files::WriteError>| r.map_err(|e| e.to_string()).map(|_| format!("wrote {}", p.display()));
+        let wrote = |r: Result<(), opal_core::files::WriteError>| {
+            r.map_err(|e| e.to_string())
+                .map(|_| format!("wrote {}", p.display()))
+        };
         let r = match cmd {
             FileCmd::SaveSession(_) => {
                 self.last_session = Some(p.clone());
-                write_file_safely(&p, s.to_json().as_bytes()).map_err(|e| e.to_string()).map(|_| format!("saved the session to {}", p.display()))
+                write_file_safely(&p, s.to_json().as_bytes())
+                    .map_err(|e| e.to_string())
+                    .map(|_| format!("saved the session to {}", p.display()))
             }
             FileCmd::LoadSession(_) => std::fs::read_to_string(&p)
                 .inspect(|_| self.last_session = Some(p.clone()))
                 .map_err(|e| format!("{}: cannot read: {e}", p.display()))
-                .and_then(|t| s.start(JobSpec::Load(t)).map_err(|e| format!("{}: {e}", p.display()))),
+                .and_then(|t| {
+                    s.start(JobSpec::Load(t))
+                        .map_err(|e| format!("{}: {e}", p.display()))
+                }),
             FileCmd::LoadTrace(_) => std::fs::read_to_string(&p)
                 .map_err(|e| format!("{}: cannot read: {e}", p.display()))
                 .and_then(|t| Trace::parse(&t).map_err(|e| format!("{}: {e}", p.display())))
-                .and_then(|t| s.set_trace(t).map(|_| format!("loaded the trace {}: pending tasks resolve from it", p.display()))),
-            FileCmd::ExportDot(_) => wrote(write_file_safely(&p, self.graph.to_dot(|n| label(s, n)).as_bytes())),
-            FileCmd::ExportSvg(_) => wrote(write_file_safely(&p, self.layout.to_svg(&self.graph, |n| label(s, n)).as_bytes())),
-            FileCmd::ExportTimeline(_) => wrote(write_file_safely(&p, opal_debugger::timeline::csv(s.calls()).as_bytes())),
+                .and_then(|t| {
+                    s.set_trace(t).map(|_| {
+                        format!(
+                            "loaded the trace {}: pending tasks resolve from it",
+                            p.display()
+                        )
+                    })
+                }),
+            FileCmd::ExportDot(_) => wrote(write_file_safely(
+                &p,
+                self.graph.to_dot(|n| label(s, n)).as_bytes(),
+            )),
+            FileCmd::ExportSvg(_) => wrote(write_file_safely(
+                &p,
+                self.layout.to_svg(&self.graph, |n| label(s, n)).as_bytes(),
+            )),
+            FileCmd::ExportTimeline(_) => wrote(write_file_safely(
+                &p,
+                opal_debugger::timeline::csv(s.calls()).as_bytes(),
+            )),
             FileCmd::Open(_) | FileCmd::OpenExample(_) | FileCmd::Reload => return None,
         };
         self.after(before, r)
@@ -385,7 +469,9 @@ impl DebuggerApp {
                 let i = *i;
                 self.open_example(i, true);
             }
-            Origin::Text => self.status = "nothing to reload: the program did not come from a file".into(),
+            Origin::Text => {
+                self.status = "nothing to reload: the program did not come from a file".into()
+            }
         }
     }
 }
@@ -393,7 +479,21 @@ impl DebuggerApp {
 /// Does the command act on the program (so a reload's kept actions are dropped)?
 fn acts(cmd: &SessionCmd) -> bool {
     use SessionCmd::*;
-    matches!(cmd, Round | Advance | Cbv | Lazy | Step(_) | StepSelected | Restart | RunUntil | ResolveWorld(_) | ResolveTrace(_) | ResolveHand(..) | ResolveAll)
+    matches!(
+        cmd,
+        Round
+            | Advance
+            | Cbv
+            | Lazy
+            | Step(_)
+            | StepSelected
+            | Restart
+            | RunUntil
+            | ResolveWorld(_)
+            | ResolveTrace(_)
+            | ResolveHand(..)
+            | ResolveAll
+    )
 }
 
 /// To position `to` in history: at once, or as a job when far from a checkpoint (a long

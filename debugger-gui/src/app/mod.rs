@@ -8,7 +8,10 @@
 //! milliseconds per frame (Esc cancels), tidy runs on a worker thread, and the session is
 //! autosaved so a killed window reopens where it was.
 
-pub use crate::cmd::{shortcuts, strategy_label, tip, Ask, Cmd, FileCmd, GraphCmd, GraphMode, Panel, RunCmd, SessionCmd, Tab, TeachCmd, WindowCmd};
+pub use crate::cmd::{
+    shortcuts, strategy_label, tip, Ask, Cmd, FileCmd, GraphCmd, GraphMode, Panel, RunCmd,
+    SessionCmd, Tab, TeachCmd, WindowCmd,
+};
 mod commands;
 mod native;
 
@@ -139,7 +142,9 @@ impl DebuggerApp {
     pub fn from_source(name: &str, source: &str, world: Option<&str>) -> DebuggerApp {
         let mut app = DebuggerApp::empty();
         app.name = name.to_string();
-        let world_name = opal_core::world::path_beside(Path::new(name)).map(|w| w.display().to_string()).unwrap_or_default();
+        let world_name = opal_core::world::path_beside(Path::new(name))
+            .map(|w| w.display().to_string())
+            .unwrap_or_default();
         app.load(source, world.map(|w| (w, world_name.as_str())), name, false);
         app
     }
@@ -188,14 +193,22 @@ impl DebuggerApp {
 
     /// Is the bottom dock open (by default only on a big enough window)?
     pub fn dock_shown(&self) -> bool {
-        self.settings.dock.unwrap_or(self.screen.x >= 1100.0 && self.screen.y >= 560.0)
+        self.settings
+            .dock
+            .unwrap_or(self.screen.x >= 1100.0 && self.screen.y >= 560.0)
     }
 
     /// The graph shown: the remembered mode, except that a program with no asynchronous
     /// external (§3.4's, a sum) shows its statements until the user picks a mode.
     pub fn mode(&self) -> GraphMode {
         match &self.session {
-            Some(s) if !self.mode_chosen && self.settings.mode == GraphMode::Calls && !s.has_async_externals() => GraphMode::Statements,
+            Some(s)
+                if !self.mode_chosen
+                    && self.settings.mode == GraphMode::Calls
+                    && !s.has_async_externals() =>
+            {
+                GraphMode::Statements
+            }
             _ => self.settings.mode,
         }
     }
@@ -210,7 +223,12 @@ impl DebuggerApp {
         self.name = format!("{}.opal", e.name);
         self.mtime = None;
         let world_name = format!("examples/{}.world.toml", e.name);
-        self.load(e.source, e.world.map(|w| (w, world_name.as_str())), &format!("examples/{}.opal", e.name), reload);
+        self.load(
+            e.source,
+            e.world.map(|w| (w, world_name.as_str())),
+            &format!("examples/{}.opal", e.name),
+            reload,
+        );
     }
 
     fn open(&mut self, path: &Path, world: Option<&Path>, reload: bool) {
@@ -231,14 +249,24 @@ impl DebuggerApp {
             None => None,
         };
         self.origin = Origin::File(path.to_path_buf());
-        self.name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or(shown.clone());
+        self.name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or(shown.clone());
         self.mtime = std::fs::metadata(path).and_then(|m| m.modified()).ok();
-        self.load(&source, world.as_ref().map(|(t, n)| (t.as_str(), n.as_str())), &shown, reload);
+        self.load(
+            &source,
+            world.as_ref().map(|(t, n)| (t.as_str(), n.as_str())),
+            &shown,
+            reload,
+        );
     }
 
     /// The world file a program at `path` is run with: `--world`'s, else the one beside it.
     fn world_path(&self, path: &Path) -> Option<PathBuf> {
-        self.world_file.clone().or_else(|| opal_core::world::path_beside(path).filter(|w| w.exists()))
+        self.world_file
+            .clone()
+            .or_else(|| opal_core::world::path_beside(path).filter(|w| w.exists()))
     }
 
     fn fail(&mut self, e: String) {
@@ -262,7 +290,10 @@ impl DebuggerApp {
                 let keep = match (self.session.as_ref().filter(|_| reload), self.kept.take()) {
                     (Some(old), kept) => {
                         let now = old.actions()[..old.position()].to_vec();
-                        Some(kept.filter(|k| k.len() > now.len() && k.starts_with(&now)).unwrap_or(now))
+                        Some(
+                            kept.filter(|k| k.len() > now.len() && k.starts_with(&now))
+                                .unwrap_or(now),
+                        )
                     }
                     (None, _) => None,
                 };
@@ -285,7 +316,10 @@ impl DebuggerApp {
                 match keep {
                     Some(actions) if !actions.is_empty() => {
                         let n = actions.len();
-                        self.start_job(JobSpec::Replay(actions), format!("reloaded {shown}: replaying {n} actions"));
+                        self.start_job(
+                            JobSpec::Replay(actions),
+                            format!("reloaded {shown}: replaying {n} actions"),
+                        );
                     }
                     _ => self.restore_autosave(),
                 }
@@ -301,7 +335,11 @@ impl DebuggerApp {
             GraphMode::Calls => s.call_graph(self.settings.show_pure),
             GraphMode::Statements => s.statement_graph(self.settings.prelude),
         };
-        let hot: HashSet<LabelKey> = s.last_steps().iter().flat_map(|t| std::iter::once(t.key).chain(t.created.iter().copied())).collect();
+        let hot: HashSet<LabelKey> = s
+            .last_steps()
+            .iter()
+            .flat_map(|t| std::iter::once(t.key).chain(t.created.iter().copied()))
+            .collect();
         self.graph = s.grouped(&full, MAX_NODES, &self.open_groups, &hot);
     }
 
@@ -312,11 +350,23 @@ impl DebuggerApp {
         let born = self.layout.update(&self.graph, self.now, animate);
         // Follow the activity: what was born, else where the last step happened.
         let hot: Vec<(i32, i32)> = match &self.session {
-            Some(s) => s.last_steps().iter().filter_map(|t| self.layout.placed.get(&t.key).map(|p| p.cell)).collect(),
+            Some(s) => s
+                .last_steps()
+                .iter()
+                .filter_map(|t| self.layout.placed.get(&t.key).map(|p| p.cell))
+                .collect(),
             None => vec![],
         };
-        let all = crate::layout::bounds(self.layout.placed.values().map(|p| crate::layout::cell_pos(p.cell)));
-        self.panels.graph.view.reveal(if born.is_empty() { &hot } else { &born }, all);
+        let all = crate::layout::bounds(
+            self.layout
+                .placed
+                .values()
+                .map(|p| crate::layout::cell_pos(p.cell)),
+        );
+        self.panels
+            .graph
+            .view
+            .reveal(if born.is_empty() { &hot } else { &born }, all);
         if let (Some(sel), Some(s)) = (self.selected, &self.session) {
             if !self.graph.nodes.iter().any(|n| n.key == sel) && s.find(sel).is_none() {
                 self.selected = None;
@@ -345,10 +395,19 @@ impl DebuggerApp {
         if let (Some(p), Ask::SaveSession | Ask::LoadSession) = (&self.last_session, ask) {
             return p.display().to_string();
         }
-        let stem = self.name.strip_suffix(".opal").unwrap_or(&self.name).to_string();
+        let stem = self
+            .name
+            .strip_suffix(".opal")
+            .unwrap_or(&self.name)
+            .to_string();
         match (&self.origin, ask) {
-            (_, Ask::Open) => std::env::current_dir().map(|d| format!("{}/", d.display())).unwrap_or_default(),
-            (Origin::File(p), _) => p.with_file_name(format!("{stem}{}", ask.suffix())).display().to_string(),
+            (_, Ask::Open) => std::env::current_dir()
+                .map(|d| format!("{}/", d.display()))
+                .unwrap_or_default(),
+            (Origin::File(p), _) => p
+                .with_file_name(format!("{stem}{}", ask.suffix()))
+                .display()
+                .to_string(),
             _ => format!("{stem}{}", ask.suffix()),
         }
     }
@@ -359,12 +418,18 @@ impl DebuggerApp {
     fn autosave_path(&self) -> Option<PathBuf> {
         let dir = self.autosave_dir.as_ref()?;
         let id = match &self.origin {
-            Origin::File(p) => std::fs::canonicalize(p).unwrap_or(p.clone()).display().to_string(),
+            Origin::File(p) => std::fs::canonicalize(p)
+                .unwrap_or(p.clone())
+                .display()
+                .to_string(),
             Origin::Example(i) => format!("example:{i}"),
             Origin::Text => format!("text:{}", self.name),
         };
         let hash = opal_core::machine::trace::sha256_hex(&id);
-        Some(dir.join("autosave").join(format!("{}.session.json", &hash[..16])))
+        Some(
+            dir.join("autosave")
+                .join(format!("{}.session.json", &hash[..16])),
+        )
     }
 
     /// The window's clock (seconds), as the layout's animations see it.
@@ -374,7 +439,9 @@ impl DebuggerApp {
 
     /// Writes the session (at most once a second, and only after a change).
     pub fn autosave(&mut self, force: bool) {
-        let (Some(path), Some(s)) = (self.autosave_path(), &self.session) else { return };
+        let (Some(path), Some(s)) = (self.autosave_path(), &self.session) else {
+            return;
+        };
         if s.busy().is_some() {
             return;
         }
@@ -396,27 +463,41 @@ impl DebuggerApp {
     /// Reopens where a killed window was: the autosave's actions replay (as far as they
     /// still apply if the program changed since).
     fn restore_autosave(&mut self) {
-        let Some(path) = self.autosave_path() else { return };
-        let Ok(text) = std::fs::read_to_string(&path) else { return };
+        let Some(path) = self.autosave_path() else {
+            return;
+        };
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            return;
+        };
         let Some(s) = &self.session else { return };
         match s.saved_actions(&text) {
             Ok((actions, _, _)) if actions.is_empty() => {}
             Ok((actions, position, same)) => {
                 let n = actions.len();
                 let (spec, what) = if same {
-                    (JobSpec::Load(text), format!("restored the autosaved session ({n} actions); Ctrl+R starts over"))
+                    (
+                        JobSpec::Load(text),
+                        format!("restored the autosaved session ({n} actions); Ctrl+R starts over"),
+                    )
                 } else {
                     (JobSpec::Replay(actions), format!("the program changed since the autosave: replaying its {n} actions as far as they apply"))
                 };
                 let _ = position;
                 self.start_job(spec, what);
             }
-            Err(e) => self.status = format!("{}: the autosave is unreadable ({e}); starting fresh", path.display()),
+            Err(e) => {
+                self.status = format!(
+                    "{}: the autosave is unreadable ({e}); starting fresh",
+                    path.display()
+                )
+            }
         }
     }
 
     fn start_job(&mut self, spec: JobSpec, what: String) {
-        let Some(s) = self.session.as_mut() else { return };
+        let Some(s) = self.session.as_mut() else {
+            return;
+        };
         match s.start(spec) {
             Ok(_) => self.status = format!("{what}… (Esc cancels)"),
             Err(e) => self.status = e,
@@ -439,13 +520,18 @@ impl DebuggerApp {
 
     fn call_live(&mut self, label: &LabelPath) -> Result<String, String> {
         let s = self.session.as_ref().ok_or("no program is open")?;
-        let live = self.live.as_mut().ok_or("no live externals in this window (start it with `opal debug FILE`)")?;
+        let live = self
+            .live
+            .as_mut()
+            .ok_or("no live externals in this window (start it with `opal debug FILE`)")?;
         live.call(s, label)
     }
 
     /// Takes what live calls reported and delivers it to the tasks that wait for it.
     fn pump_live(&mut self) {
-        let (Some(live), Some(s)) = (self.live.as_mut(), self.session.as_mut()) else { return };
+        let (Some(live), Some(s)) = (self.live.as_mut(), self.session.as_mut()) else {
+            return;
+        };
         let (messages, changed) = live.pump(s);
         if let Some(m) = messages.into_iter().last() {
             self.status = m;
@@ -457,13 +543,18 @@ impl DebuggerApp {
 
     /// Works on the session's job for a slice of this frame.
     fn poll_job(&mut self, frame_start: std::time::Instant) {
-        let Some(s) = self.session.as_mut() else { return };
+        let Some(s) = self.session.as_mut() else {
+            return;
+        };
         let before = s.revision();
-        let Some(p) = s.poll(Duration::from_millis(12)) else { return };
+        let Some(p) = s.poll(Duration::from_millis(12)) else {
+            return;
+        };
         match p {
             Poll::Working(p) => {
                 self.status = format!("{}: {} of {}… (Esc cancels)", p.what, p.done, p.total);
-                self.job_frames.push(frame_start.elapsed().as_secs_f32() * 1000.0);
+                self.job_frames
+                    .push(frame_start.elapsed().as_secs_f32() * 1000.0);
             }
             Poll::Done(r) => {
                 if let Some(c) = s.take_confluence() {
@@ -475,7 +566,11 @@ impl DebuggerApp {
                 };
             }
         }
-        if self.session.as_ref().is_some_and(|s| s.revision() != before) {
+        if self
+            .session
+            .as_ref()
+            .is_some_and(|s| s.revision() != before)
+        {
             self.changed();
         }
     }
@@ -517,8 +612,9 @@ impl DebuggerApp {
         }
         self.pump_live();
         self.autosave(false);
-        let busy =
-            self.session.as_ref().is_some_and(|s| s.busy().is_some()) || self.layout.tidying() || self.panels.windows.paths.as_ref().is_some_and(|p| p.busy());
+        let busy = self.session.as_ref().is_some_and(|s| s.busy().is_some())
+            || self.layout.tidying()
+            || self.panels.windows.paths.as_ref().is_some_and(|p| p.busy());
         if self.layout.animate(dt, self.now) || busy {
             ctx.request_repaint();
         }
@@ -616,9 +712,13 @@ impl DebuggerApp {
         self.last_run = self.now;
         let strategy = self.strategy();
         let auto = self.settings.auto_resolve;
-        let Some(s) = self.session.as_mut() else { return };
+        let Some(s) = self.session.as_mut() else {
+            return;
+        };
         let r = match s.advance(strategy) {
-            Err(_) if auto && !s.pending().is_empty() => s.resolve_all().map(|n| format!("resolved {n} pending tasks")),
+            Err(_) if auto && !s.pending().is_empty() => s
+                .resolve_all()
+                .map(|n| format!("resolved {n} pending tasks")),
             r => r,
         };
         match r {
@@ -657,7 +757,10 @@ impl DebuggerApp {
             if meta.len() == 0 {
                 // Editors empty a file before writing it: wait for the text.
                 self.mtime = m;
-                self.status = format!("{} is empty on disk; the session stays until it has a program again", self.name);
+                self.status = format!(
+                    "{} is empty on disk; the session stays until it has a program again",
+                    self.name
+                );
             } else {
                 return Some(FileCmd::Reload.into());
             }
@@ -691,13 +794,20 @@ pub const SETTINGS_KEY: &str = "opal-debugger-settings";
 /// Diagnostics as `opal check` prints them (`file:line:col: error[code]: …`, the line, a caret).
 fn rendered(diags: &[opal_core::diag::Diagnostic], file: &str, text: &str) -> String {
     let index = opal_core::span::LineIndex::new(text);
-    diags.iter().map(|d| opal_core::diag::render(d, file, text, &index)).collect()
+    diags
+        .iter()
+        .map(|d| opal_core::diag::render(d, file, text, &index))
+        .collect()
 }
 
 /// The projector theme: light, everything 1.5× (14-point graph text is 21 pixels).
 fn apply_theme(ctx: &egui::Context, projector: bool) {
     let zoom = if projector { 1.5 } else { 1.0 };
-    let theme = if projector { egui::ThemePreference::Light } else { egui::ThemePreference::System };
+    let theme = if projector {
+        egui::ThemePreference::Light
+    } else {
+        egui::ThemePreference::System
+    };
     if ctx.options(|o| o.theme_preference) != theme {
         ctx.set_theme(theme);
     }

@@ -30,7 +30,12 @@ pub fn run_native(
     if let Some(f) = file {
         check_files(f, world)?;
     }
-    let args = Args { file: file.map(Path::to_path_buf), world: world.map(Path::to_path_buf), trace: trace.map(Path::to_path_buf), max_steps };
+    let args = Args {
+        file: file.map(Path::to_path_buf),
+        world: world.map(Path::to_path_buf),
+        trace: trace.map(Path::to_path_buf),
+        max_steps,
+    };
     let options = eframe::NativeOptions {
         viewport: egui::ViewportBuilder::default()
             .with_title("OPAL debugger")
@@ -69,14 +74,21 @@ fn check_files(f: &Path, world: Option<&Path>) -> Result<(), String> {
         return Err(format!("{}: is a directory; give one OPAL program (`opal debug FILE.opal`), or none for the bundled examples", f.display()));
     }
     if !meta.is_file() {
-        return Err(format!("{}: is not a regular file; give one OPAL program (`opal debug FILE.opal`)", f.display()));
+        return Err(format!(
+            "{}: is not a regular file; give one OPAL program (`opal debug FILE.opal`)",
+            f.display()
+        ));
     }
     // A world file named on the command line is read like the program: one that cannot be
     // read is refused here; one with errors opens the window on them, as a program does.
     if let Some(w) = world {
-        let meta = std::fs::metadata(w).map_err(|e| format!("{}: cannot read the world file: {e}", w.display()))?;
+        let meta = std::fs::metadata(w)
+            .map_err(|e| format!("{}: cannot read the world file: {e}", w.display()))?;
         if !meta.is_file() {
-            return Err(format!("{}: the world file is not a regular file; give the path of a `.world.toml` file", w.display()));
+            return Err(format!(
+                "{}: the world file is not a regular file; give the path of a `.world.toml` file",
+                w.display()
+            ));
         }
     }
     let app = DebuggerApp::from_file(f, world);
@@ -89,13 +101,22 @@ fn check_files(f: &Path, world: Option<&Path>) -> Result<(), String> {
 /// The app as the window opens: remembered settings, the program (the one named, else the
 /// last one, else the first example), the trace, live externals. Err: a trace that does not
 /// load (the window closes and `opal debug` says why).
-fn start(cc: &eframe::CreationContext, args: &Args, live: Option<opal_debugger::live::LiveFactory>) -> Result<DebuggerApp, String> {
-    let mut settings: Settings = cc.storage.and_then(|s| eframe::get_value(s, SETTINGS_KEY)).unwrap_or_default();
+fn start(
+    cc: &eframe::CreationContext,
+    args: &Args,
+    live: Option<opal_debugger::live::LiveFactory>,
+) -> Result<DebuggerApp, String> {
+    let mut settings: Settings = cc
+        .storage
+        .and_then(|s| eframe::get_value(s, SETTINGS_KEY))
+        .unwrap_or_default();
     if let Some(n) = args.max_steps {
         settings.step_budget = n.max(1);
     }
     let mut app = DebuggerApp::empty();
-    app.autosave_dir = std::env::var_os("OPAL_DEBUGGER_STATE").map(PathBuf::from).or_else(|| eframe::storage_dir(APP_ID));
+    app.autosave_dir = std::env::var_os("OPAL_DEBUGGER_STATE")
+        .map(PathBuf::from)
+        .or_else(|| eframe::storage_dir(APP_ID));
     app.settings = settings.clone();
     match (&args.file, &settings.last_file) {
         (Some(f), _) => app.open(f, args.world.as_deref(), false),
@@ -114,7 +135,10 @@ fn start(cc: &eframe::CreationContext, args: &Args, live: Option<opal_debugger::
     }
     if let Some(make) = live {
         let ctx = cc.egui_ctx.clone();
-        match opal_debugger::live::LiveWorker::spawn(make, Some(Box::new(move || ctx.request_repaint()))) {
+        match opal_debugger::live::LiveWorker::spawn(
+            make,
+            Some(Box::new(move || ctx.request_repaint())),
+        ) {
             Ok(w) => app.set_live(w),
             Err(e) => app.status = e,
         }

@@ -20,7 +20,13 @@ impl Dock {
     pub fn ui(&mut self, ui: &mut egui::Ui, app: &AppView, out: &mut Vec<Cmd>) {
         ui.horizontal(|ui| {
             for t in Tab::ALL {
-                if ui.selectable_label(app.settings.tab == t, RichText::new(tab_title(app, t)).strong()).clicked() {
+                if ui
+                    .selectable_label(
+                        app.settings.tab == t,
+                        RichText::new(tab_title(app, t)).strong(),
+                    )
+                    .clicked()
+                {
                     out.push(WindowCmd::Tab(t).into());
                 }
             }
@@ -53,7 +59,11 @@ impl Dock {
             ui.weak("No task waits for a result. Dispatched calls show up here, and as orange nodes in the graph.");
             return;
         }
-        let chosen = pending.iter().find(|(st, _)| app.selected.is_some_and(|k| s.key_of(*st) == k)).or(pending.first()).map(|(st, c)| (*st, c.clone()));
+        let chosen = pending
+            .iter()
+            .find(|(st, _)| app.selected.is_some_and(|k| s.key_of(*st) == k))
+            .or(pending.first())
+            .map(|(st, c)| (*st, c.clone()));
         ui.columns(2, |cols| {
             pending_list(&mut cols[0], app, s, chosen.as_ref().map(|c| c.0), out);
             if let Some((st, call)) = chosen {
@@ -63,16 +73,30 @@ impl Dock {
     }
 
     /// How to resolve the chosen task: a pick among its choices, or an expression typed.
-    fn resolve(&mut self, ui: &mut egui::Ui, app: &AppView, s: &Session, st: StmtId, call: &str, out: &mut Vec<Cmd>) {
+    fn resolve(
+        &mut self,
+        ui: &mut egui::Ui,
+        app: &AppView,
+        s: &Session,
+        st: StmtId,
+        call: &str,
+        out: &mut Vec<Cmd>,
+    ) {
         let label = s.machine().label_path(st);
         // Not justified: a justified column spreads a wrapped call's letters apart.
-        ui.with_layout(egui::Layout::top_down(egui::Align::LEFT), |ui| ui.add(egui::Label::new(RichText::new(short(call, 80)).monospace()).wrap()));
+        ui.with_layout(egui::Layout::top_down(egui::Align::LEFT), |ui| {
+            ui.add(egui::Label::new(RichText::new(short(call, 80)).monospace()).wrap())
+        });
         let choices = s.choices(&label);
         if !choices.is_empty() {
             ui.horizontal_wrapped(|ui| {
                 ui.label("pick:");
                 for c in choices {
-                    if ui.button(&c).on_hover_text(format!("resolve with {c}")).clicked() {
+                    if ui
+                        .button(&c)
+                        .on_hover_text(format!("resolve with {c}"))
+                        .clicked()
+                    {
                         out.push(SessionCmd::ResolveHand(label.clone(), c).into());
                     }
                 }
@@ -82,9 +106,20 @@ impl Dock {
             let name = ui.label("result:");
             let text = self.hand.entry(label.clone()).or_default();
             let width = (ui.available_width() - 12.0).clamp(120.0, 260.0);
-            let edit = ui.add(egui::TextEdit::singleline(text).hint_text("an OPAL expression, e.g. \"yes\"").desired_width(width)).labelled_by(name.id);
+            let edit = ui
+                .add(
+                    egui::TextEdit::singleline(text)
+                        .hint_text("an OPAL expression, e.g. \"yes\"")
+                        .desired_width(width),
+                )
+                .labelled_by(name.id);
             let enter = edit.lost_focus() && ui.input(|i| i.key_pressed(Key::Enter));
-            if ui.button(format!("Resolve {}", s.row(st).label)).on_hover_text("deliver the expression (checked first)").clicked() || enter {
+            if ui
+                .button(format!("Resolve {}", s.row(st).label))
+                .on_hover_text("deliver the expression (checked first)")
+                .clicked()
+                || enter
+            {
                 out.push(SessionCmd::ResolveHand(label.clone(), text.clone()).into());
             }
         });
@@ -96,35 +131,64 @@ impl Dock {
 }
 
 /// The pending tasks, each with the ways it can be resolved at once (world, trace, live).
-fn pending_list(ui: &mut egui::Ui, app: &AppView, s: &Session, chosen: Option<StmtId>, out: &mut Vec<Cmd>) {
+fn pending_list(
+    ui: &mut egui::Ui,
+    app: &AppView,
+    s: &Session,
+    chosen: Option<StmtId>,
+    out: &mut Vec<Cmd>,
+) {
     let pending = &app.cache.pending;
     let row_h = ui.spacing().interact_size.y + 2.0;
-    egui::ScrollArea::vertical().id_salt("pending").auto_shrink([false, false]).show_rows(ui, row_h, pending.len(), |ui, range| {
-        for (st, call) in &pending[range] {
-            let label = s.machine().label_path(*st);
-            ui.horizontal(|ui| {
-                // The buttons first: the call's text is truncated to what is left of the
-                // column (it ran over into the next one on a projected 1280×720 window).
-                let on = chosen == Some(*st);
-                if s.has_world() && ui.small_button("world").on_hover_text("resolve as the world file answers (a stream: its next chunk)").clicked() {
-                    out.push(SessionCmd::ResolveWorld(label.clone()).into());
-                }
-                if s.has_trace() && ui.small_button("trace").on_hover_text("resolve as the loaded trace recorded").clicked() {
-                    out.push(SessionCmd::ResolveTrace(label.clone()).into());
-                }
-                if app.live && ui.small_button("live").on_hover_text("call the real external (llm, processes)").clicked() {
-                    out.push(SessionCmd::ResolveLive(label.clone()).into());
-                }
-                if ui
-                    .add(egui::Button::selectable(on, RichText::new(call).monospace()).truncate())
-                    .on_hover_text(format!("{call}\nclick to resolve it on the right"))
-                    .clicked()
-                {
-                    out.push(GraphCmd::Select(Some(s.key_of(*st))).into());
-                }
-            });
-        }
-    });
+    egui::ScrollArea::vertical()
+        .id_salt("pending")
+        .auto_shrink([false, false])
+        .show_rows(ui, row_h, pending.len(), |ui, range| {
+            for (st, call) in &pending[range] {
+                let label = s.machine().label_path(*st);
+                ui.horizontal(|ui| {
+                    // The buttons first: the call's text is truncated to what is left of the
+                    // column (it ran over into the next one on a projected 1280×720 window).
+                    let on = chosen == Some(*st);
+                    if s.has_world()
+                        && ui
+                            .small_button("world")
+                            .on_hover_text(
+                                "resolve as the world file answers (a stream: its next chunk)",
+                            )
+                            .clicked()
+                    {
+                        out.push(SessionCmd::ResolveWorld(label.clone()).into());
+                    }
+                    if s.has_trace()
+                        && ui
+                            .small_button("trace")
+                            .on_hover_text("resolve as the loaded trace recorded")
+                            .clicked()
+                    {
+                        out.push(SessionCmd::ResolveTrace(label.clone()).into());
+                    }
+                    if app.live
+                        && ui
+                            .small_button("live")
+                            .on_hover_text("call the real external (llm, processes)")
+                            .clicked()
+                    {
+                        out.push(SessionCmd::ResolveLive(label.clone()).into());
+                    }
+                    if ui
+                        .add(
+                            egui::Button::selectable(on, RichText::new(call).monospace())
+                                .truncate(),
+                        )
+                        .on_hover_text(format!("{call}\nclick to resolve it on the right"))
+                        .clicked()
+                    {
+                        out.push(GraphCmd::Select(Some(s.key_of(*st))).into());
+                    }
+                });
+            }
+        });
 }
 
 fn history_tab(ui: &mut egui::Ui, app: &AppView, out: &mut Vec<Cmd>) {
@@ -132,21 +196,39 @@ fn history_tab(ui: &mut egui::Ui, app: &AppView, out: &mut Vec<Cmd>) {
     let history = s.history();
     let position = s.position();
     let row_h = ui.spacing().interact_size.y + 2.0;
-    egui::ScrollArea::vertical().id_salt("history").auto_shrink([false, false]).show_rows(ui, row_h, history.len() + 1, |ui, range| {
-        for i in range {
-            let text = if i == 0 { RichText::new("0  initial term") } else { RichText::new(format!("{i}  {}", history[i - 1])) };
-            let text = if i > position { text.weak() } else { text };
-            if ui.add(egui::Button::selectable(position == i, text).truncate()).on_hover_text("go to the state after this action").clicked() {
-                out.push(SessionCmd::Goto(i).into());
+    egui::ScrollArea::vertical()
+        .id_salt("history")
+        .auto_shrink([false, false])
+        .show_rows(ui, row_h, history.len() + 1, |ui, range| {
+            for i in range {
+                let text = if i == 0 {
+                    RichText::new("0  initial term")
+                } else {
+                    RichText::new(format!("{i}  {}", history[i - 1]))
+                };
+                let text = if i > position { text.weak() } else { text };
+                if ui
+                    .add(egui::Button::selectable(position == i, text).truncate())
+                    .on_hover_text("go to the state after this action")
+                    .clicked()
+                {
+                    out.push(SessionCmd::Goto(i).into());
+                }
             }
-        }
-    });
+        });
 }
 
 /// The rows around the marked ones (at most 40), or the first 8 when none is marked.
 fn around_marks(rows: &[(String, String, bool)]) -> Vec<(String, String, bool)> {
-    let marked: Vec<usize> = rows.iter().enumerate().filter(|r| r.1 .2).map(|r| r.0).collect();
-    let (Some(&a), Some(&b)) = (marked.first(), marked.last()) else { return rows.iter().take(8).cloned().collect() };
+    let marked: Vec<usize> = rows
+        .iter()
+        .enumerate()
+        .filter(|r| r.1 .2)
+        .map(|r| r.0)
+        .collect();
+    let (Some(&a), Some(&b)) = (marked.first(), marked.last()) else {
+        return rows.iter().take(8).cloned().collect();
+    };
     let (lo, hi) = (a.saturating_sub(3), (b + 4).min(rows.len()));
     let mut out: Vec<(String, String, bool)> = rows[lo..hi].to_vec();
     if hi - lo > 40 {
@@ -174,13 +256,20 @@ fn stepper_tab(ui: &mut egui::Ui, app: &AppView) {
         for (col, title, rows) in [(0, "before", &before), (1, "after", &after)] {
             let ui = &mut cols[col];
             ui.label(RichText::new(title).strong());
-            egui::ScrollArea::vertical().id_salt(title).auto_shrink([false, false]).show(ui, |ui| {
-                for (label, text, mark) in rows.iter() {
-                    let t = RichText::new(format!("{label}  {text}")).monospace();
-                    let t = if *mark { t.background_color(hl).strong() } else { t };
-                    ui.add(egui::Label::new(t).truncate());
-                }
-            });
+            egui::ScrollArea::vertical()
+                .id_salt(title)
+                .auto_shrink([false, false])
+                .show(ui, |ui| {
+                    for (label, text, mark) in rows.iter() {
+                        let t = RichText::new(format!("{label}  {text}")).monospace();
+                        let t = if *mark {
+                            t.background_color(hl).strong()
+                        } else {
+                            t
+                        };
+                        ui.add(egui::Label::new(t).truncate());
+                    }
+                });
         }
     });
 }

@@ -22,16 +22,31 @@ impl GraphPanel {
         });
         let practice = app.practice.is_some();
         let text = |n: &Node| node_text(s, n, practice);
-        let ev = self.view.ui(ui, app.graph, app.layout, app.selected, app.now, practice, &text);
+        let ev = self.view.ui(
+            ui,
+            app.graph,
+            app.layout,
+            app.selected,
+            app.now,
+            practice,
+            &text,
+        );
         if let Some(msg) = empty {
             let r = self.view.area().shrink(24.0);
-            ui.put(egui::Rect::from_min_size(r.min, egui::vec2(r.width(), 120.0)), egui::Label::new(RichText::new(msg).size(16.0).weak()).wrap());
+            ui.put(
+                egui::Rect::from_min_size(r.min, egui::vec2(r.width(), 120.0)),
+                egui::Label::new(RichText::new(msg).size(16.0).weak()).wrap(),
+            );
         }
         match ev {
             Some(GraphEvent::Select(k)) => {
                 out.push(GraphCmd::Select(Some(k)).into());
                 // A pending call clicked: its resolution editor is in the Tasks tab.
-                let pending = app.graph.nodes.iter().any(|n| n.key == k && n.kind == Kind::Pending);
+                let pending = app
+                    .graph
+                    .nodes
+                    .iter()
+                    .any(|n| n.key == k && n.kind == Kind::Pending);
                 if pending && app.settings.tab != Tab::Tasks {
                     out.push(WindowCmd::Tab(Tab::Tasks).into());
                 }
@@ -44,10 +59,16 @@ impl GraphPanel {
 
     /// The row above the graph: mode, tidy, fit, zoom, focus, what it shows.
     fn controls(&self, ui: &mut egui::Ui, app: &AppView, out: &mut Vec<Cmd>) {
-        for (mode, label) in [(GraphMode::Calls, "Calls"), (GraphMode::Statements, "Statements")] {
+        for (mode, label) in [
+            (GraphMode::Calls, "Calls"),
+            (GraphMode::Statements, "Statements"),
+        ] {
             if ui
                 .selectable_label(app.mode == mode, RichText::new(label).strong())
-                .on_hover_text(tip("graph of external calls, or of every statement", GraphCmd::GraphMode))
+                .on_hover_text(tip(
+                    "graph of external calls, or of every statement",
+                    GraphCmd::GraphMode,
+                ))
                 .clicked()
                 && app.mode != mode
             {
@@ -61,24 +82,45 @@ impl GraphPanel {
             (GraphCmd::ZoomOut, "−", "zoom out"),
             (GraphCmd::ZoomIn, "+", "zoom in"),
         ] {
-            if ui.button(label).on_hover_text(tip(what, cmd.clone())).clicked() {
+            if ui
+                .button(label)
+                .on_hover_text(tip(what, cmd.clone()))
+                .clicked()
+            {
                 out.push(cmd.into());
             }
         }
         let mut focus = self.view.focus;
-        if ui.toggle_value(&mut focus, "Focus").on_hover_text(tip("show only the selected node's upstream and downstream", GraphCmd::Focus)).clicked() {
+        if ui
+            .toggle_value(&mut focus, "Focus")
+            .on_hover_text(tip(
+                "show only the selected node's upstream and downstream",
+                GraphCmd::Focus,
+            ))
+            .clicked()
+        {
             out.push(GraphCmd::Focus.into());
         }
         match app.mode {
             GraphMode::Calls => {
                 let mut pure = app.settings.show_pure;
-                if ui.checkbox(&mut pure, "pure calls").on_hover_text("also show calls such as print and add, which resolve at dispatch").changed() {
+                if ui
+                    .checkbox(&mut pure, "pure calls")
+                    .on_hover_text(
+                        "also show calls such as print and add, which resolve at dispatch",
+                    )
+                    .changed()
+                {
                     out.push(GraphCmd::ShowPure(pure).into());
                 }
             }
             GraphMode::Statements => {
                 let mut prelude = app.settings.prelude;
-                if ui.checkbox(&mut prelude, "prelude").on_hover_text("show the environment and prelude statements (labels 0.…)").changed() {
+                if ui
+                    .checkbox(&mut prelude, "prelude")
+                    .on_hover_text("show the environment and prelude statements (labels 0.…)")
+                    .changed()
+                {
                     out.push(GraphCmd::TogglePrelude.into());
                 }
             }

@@ -11,7 +11,10 @@
 //! `text` (source, output, labeled term), `graph`, `dock` (its tabs) and `windows` (help, file
 //! dialog, confluence, all paths).
 
-use crate::cmd::{strategy_label, tip, Ask, Cmd, FileCmd, GraphCmd, GraphMode, Panel, RunCmd, SessionCmd, Tab, TeachCmd, WindowCmd};
+use crate::cmd::{
+    strategy_label, tip, Ask, Cmd, FileCmd, GraphCmd, GraphMode, Panel, RunCmd, SessionCmd, Tab,
+    TeachCmd, WindowCmd,
+};
 use crate::layout::short;
 use crate::state::AppView;
 use crate::view::{GraphEvent, NodeText};
@@ -64,7 +67,11 @@ impl Panels {
         // Side panels start at most about a quarter of the window each (in points: the projector
         // theme makes a 1280-pixel screen 853 points wide), so the graph keeps at least half of it.
         let width = app.screen.x;
-        let (source_w, term_w, dock_h): (f32, f32, f32) = if projector { (230.0, 340.0, 170.0) } else { (380.0, 470.0, 240.0) };
+        let (source_w, term_w, dock_h): (f32, f32, f32) = if projector {
+            (230.0, 340.0, 170.0)
+        } else {
+            (380.0, 470.0, 240.0)
+        };
         let (source_w, term_w) = (source_w.min(width * 0.22), term_w.min(width * 0.25));
         if app.settings.source {
             egui::Panel::left(format!("source{pid}"))
@@ -74,7 +81,10 @@ impl Panels {
                 .show(ui, |ui| self.source.ui(ui, app));
         }
         if app.dock_shown {
-            egui::Panel::bottom(format!("dock{pid}")).resizable(true).default_size(dock_h).show(ui, |ui| self.dock.ui(ui, app, out));
+            egui::Panel::bottom(format!("dock{pid}"))
+                .resizable(true)
+                .default_size(dock_h)
+                .show(ui, |ui| self.dock.ui(ui, app, out));
         }
         if app.term_shown {
             egui::Panel::right(format!("term{pid}"))
@@ -90,9 +100,11 @@ impl Panels {
 
 /// The program's compile errors, above everything.
 fn errors(ui: &mut egui::Ui, e: &str, kept: bool) {
-    egui::ScrollArea::vertical().max_height(120.0).show(ui, |ui| {
-        ui.colored_label(RED, RichText::new(e).monospace());
-    });
+    egui::ScrollArea::vertical()
+        .max_height(120.0)
+        .show(ui, |ui| {
+            ui.colored_label(RED, RichText::new(e).monospace());
+        });
     ui.label(if kept {
         "Fix the program or its world file: it reloads when saved (or press F5). The session below is the last one that compiled."
     } else {
@@ -103,15 +115,31 @@ fn errors(ui: &mut egui::Ui, e: &str, kept: bool) {
 /// The lines a graph node shows and its tooltip; `practice` hides every status.
 pub fn node_text(s: &Session, n: &Node, practice: bool) -> NodeText {
     let Some(stmt) = n.stmt.filter(|st| s.machine().stmt(*st).is_alive()) else {
-        return NodeText { title: n.title.clone(), detail: n.detail.clone(), tip: format!("{}: {}\nclick to open the group", n.label, n.title) };
+        return NodeText {
+            title: n.title.clone(),
+            detail: n.detail.clone(),
+            tip: format!("{}: {}\nclick to open the group", n.label, n.title),
+        };
     };
     let label = s.label_tip(stmt);
     let line = n.line.map(|l| format!(" (line {l})")).unwrap_or_default();
     if !n.title.is_empty() {
         let state = n.call.map(|c| c.words()).unwrap_or("");
-        let detail = if state.starts_with(&n.detail) { String::new() } else { format!("\n{}", n.detail) };
-        let tip = if practice { format!("{label}{line}\n{}", n.title) } else { format!("{label}{line}\n{}\n{state}{detail}", n.title) };
-        return NodeText { title: n.title.clone(), detail: n.detail.clone(), tip };
+        let detail = if state.starts_with(&n.detail) {
+            String::new()
+        } else {
+            format!("\n{}", n.detail)
+        };
+        let tip = if practice {
+            format!("{label}{line}\n{}", n.title)
+        } else {
+            format!("{label}{line}\n{}\n{state}{detail}", n.title)
+        };
+        return NodeText {
+            title: n.title.clone(),
+            detail: n.detail.clone(),
+            tip,
+        };
     }
     let row = s.row(stmt);
     let core: Vec<&str> = row.core.lines().take(12).collect();
@@ -119,8 +147,16 @@ pub fn node_text(s: &Session, n: &Node, practice: bool) -> NodeText {
         RowStatus::Steppable(r) => r.name().to_string(),
         _ => row.status.to_string(),
     };
-    let tip = if practice { format!("{label}{line}\n{}", core.join("\n")) } else { format!("{label}{line}\n{}\n{}", core.join("\n"), row.status) };
-    NodeText { title: row.text, detail, tip }
+    let tip = if practice {
+        format!("{label}{line}\n{}", core.join("\n"))
+    } else {
+        format!("{label}{line}\n{}\n{}", core.join("\n"), row.status)
+    };
+    NodeText {
+        title: row.text,
+        detail,
+        tip,
+    }
 }
 
 fn tab_title(app: &AppView, t: Tab) -> String {

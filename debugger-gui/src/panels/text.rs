@@ -18,33 +18,46 @@ impl SourcePanel {
             return;
         };
         // The output under the source, a few lines, growing to a third of the panel.
-        egui::Panel::bottom("output").resizable(true).default_size(ui.available_height() / 4.0).show(ui, |ui| {
-            ui.heading("Output");
-            egui::ScrollArea::vertical().id_salt("output").auto_shrink([false, false]).stick_to_bottom(true).show(ui, |ui| {
-                if s.output().is_empty() {
-                    ui.weak("Nothing printed yet.");
-                } else {
-                    ui.add(egui::Label::new(RichText::new(s.output()).monospace()).wrap());
-                }
+        egui::Panel::bottom("output")
+            .resizable(true)
+            .default_size(ui.available_height() / 4.0)
+            .show(ui, |ui| {
+                ui.heading("Output");
+                egui::ScrollArea::vertical()
+                    .id_salt("output")
+                    .auto_shrink([false, false])
+                    .stick_to_bottom(true)
+                    .show(ui, |ui| {
+                        if s.output().is_empty() {
+                            ui.weak("Nothing printed yet.");
+                        } else {
+                            ui.add(egui::Label::new(RichText::new(s.output()).monospace()).wrap());
+                        }
+                    });
             });
-        });
         ui.heading("Source");
-        let sel_line = app.selected.and_then(|k| s.find(k)).and_then(|st| s.line_of(st));
+        let sel_line = app
+            .selected
+            .and_then(|k| s.find(k))
+            .and_then(|st| s.line_of(st));
         let last_line = s.last_steps().iter().find_map(|t| t.line);
         let hl = sel_line.or(last_line);
         let scrolled_to = self.scrolled_to;
         let lines = opal_core::span::lines(s.source());
-        egui::ScrollArea::vertical().id_salt("source").auto_shrink([false, false]).show(ui, |ui| {
-            let big = lines.len() > 3000;
-            let digits = lines.len().max(1).to_string().len();
-            for (i, line) in lines.iter().enumerate() {
-                let n = i + 1;
-                let r = source_line(ui, n, digits, line, Some(n) == hl, big);
-                if Some(n) == hl && scrolled_to != hl {
-                    r.scroll_to_me(Some(egui::Align::Center));
+        egui::ScrollArea::vertical()
+            .id_salt("source")
+            .auto_shrink([false, false])
+            .show(ui, |ui| {
+                let big = lines.len() > 3000;
+                let digits = lines.len().max(1).to_string().len();
+                for (i, line) in lines.iter().enumerate() {
+                    let n = i + 1;
+                    let r = source_line(ui, n, digits, line, Some(n) == hl, big);
+                    if Some(n) == hl && scrolled_to != hl {
+                        r.scroll_to_me(Some(egui::Align::Center));
+                    }
                 }
-            }
-        });
+            });
         self.scrolled_to = hl;
     }
 }
@@ -52,7 +65,14 @@ impl SourcePanel {
 /// One numbered line of the source, highlighted if `hl`. A long file (`big`) is not wrapped
 /// (wrapping it every frame would be slow): lines are cut at the panel's edge instead, still
 /// never scrolled sideways.
-fn source_line(ui: &mut egui::Ui, n: usize, digits: usize, line: &str, hl: bool, big: bool) -> egui::Response {
+fn source_line(
+    ui: &mut egui::Ui,
+    n: usize,
+    digits: usize,
+    line: &str,
+    hl: bool,
+    big: bool,
+) -> egui::Response {
     let hl_color = Color32::from_rgb(0xff, 0xd8, 0x60);
     ui.horizontal_top(|ui| {
         ui.spacing_mut().item_spacing.x = 0.0;
@@ -61,7 +81,13 @@ fn source_line(ui: &mut egui::Ui, n: usize, digits: usize, line: &str, hl: bool,
         // must not look less indented in a language where indentation is syntax.
         let body = line.trim_start_matches(' ');
         let indent = line.len() - body.len();
-        let mark = |t: RichText| if hl { t.background_color(hl_color).color(Color32::BLACK) } else { t };
+        let mark = |t: RichText| {
+            if hl {
+                t.background_color(hl_color).color(Color32::BLACK)
+            } else {
+                t
+            }
+        };
         if indent > 0 {
             ui.label(mark(RichText::new(" ".repeat(indent)).monospace()));
         }
@@ -82,20 +108,36 @@ impl TermPanel {
         ui.horizontal_wrapped(|ui| {
             ui.heading("Labeled term");
             let mut p = app.settings.prelude;
-            if ui.checkbox(&mut p, "prelude").on_hover_text("show the environment and prelude statements (labels 0.…)").changed() {
+            if ui
+                .checkbox(&mut p, "prelude")
+                .on_hover_text("show the environment and prelude statements (labels 0.…)")
+                .changed()
+            {
                 out.push(GraphCmd::TogglePrelude.into());
             }
         });
         if let Some(p) = app.practice {
             practice(ui, p, out);
         }
-        let shown: Vec<_> = app.cache.statements.iter().copied().filter(|st| app.settings.prelude || !s.is_prelude(*st)).collect();
-        let row_h = ui.text_style_height(&egui::TextStyle::Monospace).max(ui.spacing().interact_size.y) + 4.0;
-        egui::ScrollArea::vertical().id_salt("term").auto_shrink([false, false]).show_rows(ui, row_h, shown.len(), |ui, range| {
-            for &st in &shown[range] {
-                ui.horizontal(|ui| term_row(ui, app, s, st, out));
-            }
-        });
+        let shown: Vec<_> = app
+            .cache
+            .statements
+            .iter()
+            .copied()
+            .filter(|st| app.settings.prelude || !s.is_prelude(*st))
+            .collect();
+        let row_h = ui
+            .text_style_height(&egui::TextStyle::Monospace)
+            .max(ui.spacing().interact_size.y)
+            + 4.0;
+        egui::ScrollArea::vertical()
+            .id_salt("term")
+            .auto_shrink([false, false])
+            .show_rows(ui, row_h, shown.len(), |ui, range| {
+                for &st in &shown[range] {
+                    ui.horizontal(|ui| term_row(ui, app, s, st, out));
+                }
+            });
     }
 }
 
@@ -109,23 +151,30 @@ fn practice(ui: &mut egui::Ui, p: &crate::state::Practice, out: &mut Vec<Cmd>) {
         if quiz != p.quiz {
             out.push(TeachCmd::SetQuiz(quiz).into());
         }
-        if ui.button("Check").on_hover_text(tip("check the prediction", TeachCmd::CheckPractice)).clicked() {
+        if ui
+            .button("Check")
+            .on_hover_text(tip("check the prediction", TeachCmd::CheckPractice))
+            .clicked()
+        {
             out.push(TeachCmd::CheckPractice.into());
         }
     });
     if let Some(v) = &p.verdict {
-        egui::ScrollArea::vertical().id_salt("verdict").max_height(ui.available_height() / 3.0).show(ui, |ui| {
-            if v.correct() {
-                ui.colored_label(GREEN, format!("Correct: {} right.", v.right.len()));
-            } else {
-                for (l, why) in &v.wrong {
-                    ui.colored_label(RED, format!("wrong: {l}: {why}"));
+        egui::ScrollArea::vertical()
+            .id_salt("verdict")
+            .max_height(ui.available_height() / 3.0)
+            .show(ui, |ui| {
+                if v.correct() {
+                    ui.colored_label(GREEN, format!("Correct: {} right.", v.right.len()));
+                } else {
+                    for (l, why) in &v.wrong {
+                        ui.colored_label(RED, format!("wrong: {l}: {why}"));
+                    }
+                    for (l, why) in &v.missed {
+                        ui.colored_label(ORANGE, format!("missed {l}: {why}"));
+                    }
                 }
-                for (l, why) in &v.missed {
-                    ui.colored_label(ORANGE, format!("missed {l}: {why}"));
-                }
-            }
-        });
+            });
     }
 }
 
@@ -145,17 +194,28 @@ fn term_row(ui: &mut egui::Ui, app: &AppView, s: &Session, st: StmtId, out: &mut
             Kind::Pending => "pending",
             Kind::Stuck => "stuck",
         };
-        let b = egui::Button::new(RichText::new(format!("step {}", r.label)).color(Color32::from_gray(15))).fill(crate::view::kind_color(r.status.kind()));
+        let b = egui::Button::new(
+            RichText::new(format!("step {}", r.label)).color(Color32::from_gray(15)),
+        )
+        .fill(crate::view::kind_color(r.status.kind()));
         let b = ui.add_enabled(r.status.is_steppable(), b);
-        let b = b.on_hover_text(format!("{chip}: {}", r.status)).on_disabled_hover_text(format!("{} cannot step: {}", r.label, r.status));
+        let b = b
+            .on_hover_text(format!("{chip}: {}", r.status))
+            .on_disabled_hover_text(format!("{} cannot step: {}", r.label, r.status));
         if b.clicked() {
             out.push(SessionCmd::Step(st).into());
         }
     }
     let sel = app.selected == Some(r.key);
     let text = RichText::new(&r.text).monospace();
-    let hover = if app.practice.is_some() { r.core.clone() } else { format!("{}\n{}", r.core, r.status) };
-    let resp = ui.add(egui::Button::selectable(sel, text).truncate()).on_hover_text(hover);
+    let hover = if app.practice.is_some() {
+        r.core.clone()
+    } else {
+        format!("{}\n{}", r.core, r.status)
+    };
+    let resp = ui
+        .add(egui::Button::selectable(sel, text).truncate())
+        .on_hover_text(hover);
     if resp.clicked() {
         out.push(GraphCmd::Select(if sel { None } else { Some(r.key) }).into());
     }

@@ -21,7 +21,11 @@ impl Toolbar {
             ui.separator();
             let history = [
                 (SessionCmd::Back, "Back", "step back in history"),
-                (SessionCmd::Round, "Round", "one opportunistic round: every steppable statement steps"),
+                (
+                    SessionCmd::Round,
+                    "Round",
+                    "one opportunistic round: every steppable statement steps",
+                ),
                 (SessionCmd::Forward, "Forward", "step forward in history"),
             ];
             buttons(ui, out, history);
@@ -32,19 +36,34 @@ impl Toolbar {
                     [
                         (SessionCmd::Cbv, "CBV step", "one call-by-value step"),
                         (SessionCmd::Lazy, "Lazy step", "one lazy step"),
-                        (SessionCmd::Restart, "Restart", "restart from the initial term"),
+                        (
+                            SessionCmd::Restart,
+                            "Restart",
+                            "restart from the initial term",
+                        ),
                     ],
                 );
             }
             ui.separator();
             let run = if app.running { "Pause" } else { "Run" };
-            if ui.button(run).on_hover_text(tip("run or pause", RunCmd::RunPause)).clicked() {
+            if ui
+                .button(run)
+                .on_hover_text(tip("run or pause", RunCmd::RunPause))
+                .clicked()
+            {
                 out.push(RunCmd::RunPause.into());
             }
             if mid {
                 strategy_box(ui, app, out);
             }
-            if ui.button("Run until").on_hover_text(tip("run until the chosen event, within the step budget", SessionCmd::RunUntil)).clicked() {
+            if ui
+                .button("Run until")
+                .on_hover_text(tip(
+                    "run until the chosen event, within the step budget",
+                    SessionCmd::RunUntil,
+                ))
+                .clicked()
+            {
                 out.push(SessionCmd::RunUntil.into());
             }
             if mid {
@@ -62,9 +81,17 @@ impl Toolbar {
 }
 
 /// A row of buttons, each a session command with its shortcut in the tooltip.
-fn buttons<const N: usize>(ui: &mut egui::Ui, out: &mut Vec<Cmd>, row: [(SessionCmd, &str, &str); N]) {
+fn buttons<const N: usize>(
+    ui: &mut egui::Ui,
+    out: &mut Vec<Cmd>,
+    row: [(SessionCmd, &str, &str); N],
+) {
     for (cmd, label, what) in row {
-        if ui.button(label).on_hover_text(tip(what, cmd.clone())).clicked() {
+        if ui
+            .button(label)
+            .on_hover_text(tip(what, cmd.clone()))
+            .clicked()
+        {
             out.push(cmd.into());
         }
     }
@@ -74,37 +101,61 @@ fn buttons<const N: usize>(ui: &mut egui::Ui, out: &mut Vec<Cmd>, row: [(Session
 fn more_menu(ui: &mut egui::Ui, app: &AppView, out: &mut Vec<Cmd>, wide: bool, mid: bool) {
     // The menu stays open while its choices are set (a combo box inside a menu that closes
     // on any click could not be opened); its buttons close it.
-    let more = egui::containers::menu::MenuConfig::new().close_behavior(egui::PopupCloseBehavior::CloseOnClickOutside);
-    egui::containers::menu::MenuButton::new("More").config(more).ui(ui, |ui| {
-        if !mid {
-            strategy_choice(ui, app, out);
-            until_choice(ui, app, out);
-            ui.separator();
-        }
-        if !wide {
-            for (cmd, label) in [(SessionCmd::Cbv, "CBV step"), (SessionCmd::Lazy, "Lazy step"), (SessionCmd::Restart, "Restart")] {
-                if ui.button(label).on_hover_text(tip(label, cmd.clone())).clicked() {
-                    out.push(cmd.into());
-                    ui.close();
+    let more = egui::containers::menu::MenuConfig::new()
+        .close_behavior(egui::PopupCloseBehavior::CloseOnClickOutside);
+    egui::containers::menu::MenuButton::new("More")
+        .config(more)
+        .ui(ui, |ui| {
+            if !mid {
+                strategy_choice(ui, app, out);
+                until_choice(ui, app, out);
+                ui.separator();
+            }
+            if !wide {
+                for (cmd, label) in [
+                    (SessionCmd::Cbv, "CBV step"),
+                    (SessionCmd::Lazy, "Lazy step"),
+                    (SessionCmd::Restart, "Restart"),
+                ] {
+                    if ui
+                        .button(label)
+                        .on_hover_text(tip(label, cmd.clone()))
+                        .clicked()
+                    {
+                        out.push(cmd.into());
+                        ui.close();
+                    }
                 }
+                speed_and_auto(ui, app, out);
             }
-            speed_and_auto(ui, app, out);
-        }
-        if ui.button("Resolve all pending").on_hover_text(tip("from the trace or the world file", SessionCmd::ResolveAll)).clicked() {
-            out.push(SessionCmd::ResolveAll.into());
-            ui.close();
-        }
-        ui.horizontal(|ui| {
-            let name = ui.label("step budget:");
-            let mut b = app.settings.step_budget as f64;
-            let r = ui.add(egui::DragValue::new(&mut b).range(100.0..=100_000_000.0).speed(1000.0)).labelled_by(name.id);
-            if r.changed() {
-                out.push(RunCmd::SetStepBudget(b as usize).into());
+            if ui
+                .button("Resolve all pending")
+                .on_hover_text(tip(
+                    "from the trace or the world file",
+                    SessionCmd::ResolveAll,
+                ))
+                .clicked()
+            {
+                out.push(SessionCmd::ResolveAll.into());
+                ui.close();
             }
-        })
-        .response
-        .on_hover_text("run until, confluence and other long runs stop after this many steps");
-    });
+            ui.horizontal(|ui| {
+                let name = ui.label("step budget:");
+                let mut b = app.settings.step_budget as f64;
+                let r = ui
+                    .add(
+                        egui::DragValue::new(&mut b)
+                            .range(100.0..=100_000_000.0)
+                            .speed(1000.0),
+                    )
+                    .labelled_by(name.id);
+                if r.changed() {
+                    out.push(RunCmd::SetStepBudget(b as usize).into());
+                }
+            })
+            .response
+            .on_hover_text("run until, confluence and other long runs stop after this many steps");
+        });
 }
 
 fn strategy_box(ui: &mut egui::Ui, app: &AppView, out: &mut Vec<Cmd>) {
@@ -114,11 +165,13 @@ fn strategy_box(ui: &mut egui::Ui, app: &AppView, out: &mut Vec<Cmd>) {
         Strategy::Cbv => "call-by-value",
         Strategy::Lazy => "lazy",
     };
-    egui::ComboBox::new("strategy", "strategy").selected_text(name(strategy)).show_ui(ui, |ui| {
-        for s in Strategy::ALL {
-            ui.selectable_value(&mut strategy, s, strategy_label(s));
-        }
-    });
+    egui::ComboBox::new("strategy", "strategy")
+        .selected_text(name(strategy))
+        .show_ui(ui, |ui| {
+            for s in Strategy::ALL {
+                ui.selectable_value(&mut strategy, s, strategy_label(s));
+            }
+        });
     if strategy != app.settings.strategy {
         out.push(RunCmd::SetStrategy(strategy).into());
     }
@@ -157,8 +210,14 @@ fn until_choice(ui: &mut egui::Ui, app: &AppView, out: &mut Vec<Cmd>) {
 
 fn speed_and_auto(ui: &mut egui::Ui, app: &AppView, out: &mut Vec<Cmd>) {
     let (mut speed, mut auto) = (app.settings.speed, app.settings.auto_resolve);
-    ui.add(egui::Slider::new(&mut speed, 0.5..=60.0).logarithmic(true).text("actions/s"));
-    ui.checkbox(&mut auto, "auto-resolve").on_hover_text("when nothing can step, resolve pending tasks from the trace or the world file");
+    ui.add(
+        egui::Slider::new(&mut speed, 0.5..=60.0)
+            .logarithmic(true)
+            .text("actions/s"),
+    );
+    ui.checkbox(&mut auto, "auto-resolve").on_hover_text(
+        "when nothing can step, resolve pending tasks from the trace or the world file",
+    );
     if speed != app.settings.speed {
         out.push(RunCmd::SetSpeed(speed).into());
     }
@@ -175,19 +234,25 @@ fn until_box(ui: &mut egui::Ui, app: &AppView, out: &mut Vec<Cmd>) {
         Until::Steps(_) => "selected steps".to_string(),
         Until::End => "the end".to_string(),
     };
-    egui::ComboBox::new("until", "until").selected_text(text).show_ui(ui, |ui| {
-        ui.selectable_value(&mut until, Until::Dispatch, "next dispatch");
-        ui.selectable_value(&mut until, Until::Resolve, "next resolve");
-        ui.selectable_value(&mut until, Until::End, "the end");
-        match app.selected {
-            Some(k) => {
-                ui.selectable_value(&mut until, Until::Steps(k), "the selected statement steps");
+    egui::ComboBox::new("until", "until")
+        .selected_text(text)
+        .show_ui(ui, |ui| {
+            ui.selectable_value(&mut until, Until::Dispatch, "next dispatch");
+            ui.selectable_value(&mut until, Until::Resolve, "next resolve");
+            ui.selectable_value(&mut until, Until::End, "the end");
+            match app.selected {
+                Some(k) => {
+                    ui.selectable_value(
+                        &mut until,
+                        Until::Steps(k),
+                        "the selected statement steps",
+                    );
+                }
+                None => {
+                    ui.weak("select a statement to run until it steps");
+                }
             }
-            None => {
-                ui.weak("select a statement to run until it steps");
-            }
-        }
-    });
+        });
     if until != *app.until {
         out.push(RunCmd::SetUntil(until).into());
     }
@@ -195,13 +260,25 @@ fn until_box(ui: &mut egui::Ui, app: &AppView, out: &mut Vec<Cmd>) {
 
 fn file_menu(ui: &mut egui::Ui, out: &mut Vec<Cmd>) {
     ui.menu_button("File", |ui| {
-        for (ask, label) in [(Ask::Open, "Open…"), (Ask::SaveSession, "Save session…"), (Ask::LoadSession, "Load session…"), (Ask::LoadTrace, "Load trace…")]
-        {
-            if ui.button(label).on_hover_text(tip(ask.title(), WindowCmd::Ask(ask))).clicked() {
+        for (ask, label) in [
+            (Ask::Open, "Open…"),
+            (Ask::SaveSession, "Save session…"),
+            (Ask::LoadSession, "Load session…"),
+            (Ask::LoadTrace, "Load trace…"),
+        ] {
+            if ui
+                .button(label)
+                .on_hover_text(tip(ask.title(), WindowCmd::Ask(ask)))
+                .clicked()
+            {
                 out.push(WindowCmd::Ask(ask).into());
             }
         }
-        if ui.button("Reload").on_hover_text(tip("reload the program from disk", FileCmd::Reload)).clicked() {
+        if ui
+            .button("Reload")
+            .on_hover_text(tip("reload the program from disk", FileCmd::Reload))
+            .clicked()
+        {
             out.push(FileCmd::Reload.into());
         }
         ui.menu_button("Examples", |ui| {
@@ -212,9 +289,11 @@ fn file_menu(ui: &mut egui::Ui, out: &mut Vec<Cmd>) {
             }
         });
         ui.separator();
-        for (ask, label) in
-            [(Ask::ExportDot, "Export graph as DOT…"), (Ask::ExportSvg, "Export graph as SVG…"), (Ask::ExportTimeline, "Export timeline as CSV…")]
-        {
+        for (ask, label) in [
+            (Ask::ExportDot, "Export graph as DOT…"),
+            (Ask::ExportSvg, "Export graph as SVG…"),
+            (Ask::ExportTimeline, "Export timeline as CSV…"),
+        ] {
             if ui.button(label).clicked() {
                 out.push(WindowCmd::Ask(ask).into());
             }
@@ -241,7 +320,11 @@ fn step_menu(ui: &mut egui::Ui, out: &mut Vec<Cmd>) {
             (WindowCmd::Cancel.into(), "Cancel what runs"),
         ] {
             let cmd: Cmd = cmd;
-            if ui.button(label).on_hover_text(tip(label, cmd.clone())).clicked() {
+            if ui
+                .button(label)
+                .on_hover_text(tip(label, cmd.clone()))
+                .clicked()
+            {
                 out.push(cmd);
             }
         }
@@ -278,22 +361,46 @@ fn view_menu(ui: &mut egui::Ui, app: &AppView, out: &mut Vec<Cmd>) {
         let toggles = [
             (WindowCmd::Projector, "Projector theme", s.projector),
             (WindowCmd::Panel(Panel::Source), "Source panel", s.source),
-            (WindowCmd::Panel(Panel::Term), "Labeled term panel", app.term_shown),
-            (WindowCmd::Panel(Panel::Dock), "Bottom panel", app.dock_shown),
+            (
+                WindowCmd::Panel(Panel::Term),
+                "Labeled term panel",
+                app.term_shown,
+            ),
+            (
+                WindowCmd::Panel(Panel::Dock),
+                "Bottom panel",
+                app.dock_shown,
+            ),
         ];
         for (cmd, label, on) in toggles {
             let mut on = on;
-            if ui.checkbox(&mut on, label).on_hover_text(tip(label, cmd.clone())).clicked() {
+            if ui
+                .checkbox(&mut on, label)
+                .on_hover_text(tip(label, cmd.clone()))
+                .clicked()
+            {
                 out.push(cmd.into());
             }
         }
         ui.separator();
-        for (mode, label) in [(GraphMode::Calls, "Graph of external calls"), (GraphMode::Statements, "Graph of statements")] {
-            if ui.radio(app.mode == mode, label).on_hover_text(tip(label, GraphCmd::GraphMode)).clicked() && app.mode != mode {
+        for (mode, label) in [
+            (GraphMode::Calls, "Graph of external calls"),
+            (GraphMode::Statements, "Graph of statements"),
+        ] {
+            if ui
+                .radio(app.mode == mode, label)
+                .on_hover_text(tip(label, GraphCmd::GraphMode))
+                .clicked()
+                && app.mode != mode
+            {
                 out.push(GraphCmd::GraphMode.into());
             }
         }
-        if ui.button("Keyboard shortcuts").on_hover_text(tip("help", WindowCmd::Help)).clicked() {
+        if ui
+            .button("Keyboard shortcuts")
+            .on_hover_text(tip("help", WindowCmd::Help))
+            .clicked()
+        {
             out.push(WindowCmd::Help.into());
         }
     });
@@ -309,18 +416,28 @@ impl StatusBar {
         // A message too long for the row (a projector's narrow window) gets a line of its own,
         // whole, instead of being cut.
         let font = egui::TextStyle::Body.resolve(ui.style());
-        let needs = ui.painter().layout_no_wrap(app.status.to_string(), font, Color32::WHITE).size().x;
+        let needs = ui
+            .painter()
+            .layout_no_wrap(app.status.to_string(), font, Color32::WHITE)
+            .size()
+            .x;
         let own_line = needs > ui.available_width() * if tabs { 0.3 } else { 0.6 };
         ui.horizontal(|ui| {
             if tabs {
                 ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
                     for t in Tab::ALL.iter().rev() {
-                        if ui.selectable_label(false, tab_title(app, *t)).on_hover_text("open the bottom panel (F6)").clicked() {
+                        if ui
+                            .selectable_label(false, tab_title(app, *t))
+                            .on_hover_text("open the bottom panel (F6)")
+                            .clicked()
+                        {
                             out.push(WindowCmd::Tab(*t).into());
                         }
                     }
                     ui.separator();
-                    ui.with_layout(egui::Layout::left_to_right(egui::Align::Center), |ui| status_line(ui, app, out, !own_line));
+                    ui.with_layout(egui::Layout::left_to_right(egui::Align::Center), |ui| {
+                        status_line(ui, app, out, !own_line)
+                    });
                 });
             } else {
                 status_line(ui, app, out, !own_line);
@@ -335,9 +452,17 @@ impl StatusBar {
 fn status_line(ui: &mut egui::Ui, app: &AppView, out: &mut Vec<Cmd>, message: bool) {
     if let Some(s) = app.session {
         if let Some(p) = s.busy() {
-            let frac = if p.total > 0 { p.done as f32 / p.total as f32 } else { 0.0 };
-            ui.add(egui::ProgressBar::new(frac.min(1.0)).desired_width(120.0).show_percentage())
-                .on_hover_text(format!("{}: {} of {}", p.what, p.done, p.total));
+            let frac = if p.total > 0 {
+                p.done as f32 / p.total as f32
+            } else {
+                0.0
+            };
+            ui.add(
+                egui::ProgressBar::new(frac.min(1.0))
+                    .desired_width(120.0)
+                    .show_percentage(),
+            )
+            .on_hover_text(format!("{}: {} of {}", p.what, p.done, p.total));
             if ui.button("Cancel (Esc)").clicked() {
                 out.push(WindowCmd::Cancel.into());
             }
@@ -359,6 +484,7 @@ fn status_line(ui: &mut egui::Ui, app: &AppView, out: &mut Vec<Cmd>, message: bo
         ui.separator();
     }
     if message {
-        ui.add(egui::Label::new(app.status).truncate()).on_hover_text(app.status);
+        ui.add(egui::Label::new(app.status).truncate())
+            .on_hover_text(app.status);
     }
 }

@@ -111,45 +111,83 @@ fn confluence_window(ctx: &egui::Context, c: &Confluence, max: egui::Vec2) -> bo
 fn dialog_window(ctx: &egui::Context, d: &mut Dialog, max: egui::Vec2) -> (Option<PathBuf>, bool) {
     let mut open = true;
     let mut go = None;
-    egui::Window::new(d.ask.title()).open(&mut open).collapsible(false).max_size(max).show(ctx, |ui| {
-        ui.horizontal(|ui| {
-            let name = ui.label("path:");
-            let r = ui.add(egui::TextEdit::singleline(&mut d.path).desired_width(420.0)).labelled_by(name.id);
-            if r.lost_focus() && ui.input(|i| i.key_pressed(Key::Enter)) {
+    egui::Window::new(d.ask.title())
+        .open(&mut open)
+        .collapsible(false)
+        .max_size(max)
+        .show(ctx, |ui| {
+            ui.horizontal(|ui| {
+                let name = ui.label("path:");
+                let r = ui
+                    .add(egui::TextEdit::singleline(&mut d.path).desired_width(420.0))
+                    .labelled_by(name.id);
+                if r.lost_focus() && ui.input(|i| i.key_pressed(Key::Enter)) {
+                    go = Some(PathBuf::from(&d.path));
+                }
+            });
+            if matches!(d.ask, Ask::Open | Ask::LoadSession | Ask::LoadTrace) {
+                browser(ui, d);
+            }
+            if ui.button(d.ask.title()).clicked() {
                 go = Some(PathBuf::from(&d.path));
             }
         });
-        if matches!(d.ask, Ask::Open | Ask::LoadSession | Ask::LoadTrace) {
-            browser(ui, d);
-        }
-        if ui.button(d.ask.title()).clicked() {
-            go = Some(PathBuf::from(&d.path));
-        }
-    });
     (go, open)
 }
 
 /// A small file browser: the directory of the typed path, filtered by type.
 fn browser(ui: &mut egui::Ui, d: &mut Dialog) {
-    let dir = if d.path.ends_with('/') { PathBuf::from(&d.path) } else { PathBuf::from(&d.path).parent().map(Path::to_path_buf).unwrap_or_default() };
-    let dir = if dir.as_os_str().is_empty() { PathBuf::from(".") } else { dir };
-    egui::ScrollArea::vertical().max_height(240.0).show(ui, |ui| {
-        if ui.button("..").clicked() {
-            d.path = format!("{}/", dir.join("..").display());
-        }
-        let mut entries: Vec<(bool, String)> = std::fs::read_dir(&dir)
-            .map(|rd| rd.filter_map(|e| e.ok()).map(|e| (e.path().is_dir(), e.file_name().to_string_lossy().into_owned())).collect())
-            .unwrap_or_default();
-        entries.sort();
-        for (is_dir, name) in entries.iter().filter(|(is_dir, n)| *is_dir || n.ends_with(".json") || n.ends_with(d.ask.suffix())) {
-            if name.starts_with('.') {
-                continue;
+    let dir = if d.path.ends_with('/') {
+        PathBuf::from(&d.path)
+    } else {
+        PathBuf::from(&d.path)
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default()
+    };
+    let dir = if dir.as_os_str().is_empty() {
+        PathBuf::from(".")
+    } else {
+        dir
+    };
+    egui::ScrollArea::vertical()
+        .max_height(240.0)
+        .show(ui, |ui| {
+            if ui.button("..").clicked() {
+                d.path = format!("{}/", dir.join("..").display());
             }
-            let shown = if *is_dir { format!("{name}/") } else { name.clone() };
-            if ui.selectable_label(false, shown).clicked() {
-                let p = dir.join(name);
-                d.path = if *is_dir { format!("{}/", p.display()) } else { p.display().to_string() };
+            let mut entries: Vec<(bool, String)> = std::fs::read_dir(&dir)
+                .map(|rd| {
+                    rd.filter_map(|e| e.ok())
+                        .map(|e| {
+                            (
+                                e.path().is_dir(),
+                                e.file_name().to_string_lossy().into_owned(),
+                            )
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            entries.sort();
+            for (is_dir, name) in entries.iter().filter(|(is_dir, n)| {
+                *is_dir || n.ends_with(".json") || n.ends_with(d.ask.suffix())
+            }) {
+                if name.starts_with('.') {
+                    continue;
+                }
+                let shown = if *is_dir {
+                    format!("{name}/")
+                } else {
+                    name.clone()
+                };
+                if ui.selectable_label(false, shown).clicked() {
+                    let p = dir.join(name);
+                    d.path = if *is_dir {
+                        format!("{}/", p.display())
+                    } else {
+                        p.display().to_string()
+                    };
+                }
             }
-        }
-    });
+        });
 }

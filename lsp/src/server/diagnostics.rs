@@ -32,11 +32,19 @@ pub(super) fn schedule(state: Arc<Mutex<State>>, client: Client, uri: Uri, versi
             let (pull, refresh) = (st.caps.pull_diagnostics, st.caps.diagnostic_refresh);
             if is_world(&uri) {
                 let batch = catch_unwind(AssertUnwindSafe(|| world_diagnostics(&mut st, &uri)));
-                let prog = uri.to_file_path().and_then(|p| program_path_of(&p)).and_then(Uri::from_file_path);
+                let prog = uri
+                    .to_file_path()
+                    .and_then(|p| program_path_of(&p))
+                    .and_then(Uri::from_file_path);
                 let snap = prog.and_then(|p| Some((p.clone(), st.snapshot(&p)?)));
                 (batch.ok(), snap, pull, refresh)
             } else {
-                (Some(vec![]), st.snapshot(&uri).map(|s| (uri.clone(), s)), pull, refresh)
+                (
+                    Some(vec![]),
+                    st.snapshot(&uri).map(|s| (uri.clone(), s)),
+                    pull,
+                    refresh,
+                )
             }
         };
         let world_changed = world_batch.as_ref().is_some_and(|b| !b.is_empty());
@@ -54,37 +62,63 @@ pub(super) fn schedule(state: Arc<Mutex<State>>, client: Client, uri: Uri, versi
             }
             return;
         }
-        let Some((target, mut snap)) = snap else { return };
+        let Some((target, mut snap)) = snap else {
+            return;
+        };
         let stale = snap.stale.clone();
         let v = snap.version;
         let u = target.clone();
-        let token = cancel::Token { request: Arc::default(), stale: stale.clone() };
+        let token = cancel::Token {
+            request: Arc::default(),
+            stale: stale.clone(),
+        };
         let job = tokio::task::spawn_blocking(move || {
             cancel::run(token, || {
                 let a = snap.analysis();
                 let pos = a.pos();
-                a.diags.iter().map(|d| to_proto::to_lsp_diagnostic(&pos, &u, d)).collect::<Vec<_>>()
+                a.diags
+                    .iter()
+                    .map(|d| to_proto::to_lsp_diagnostic(&pos, &u, d))
+                    .collect::<Vec<_>>()
             })
         });
         match job.await {
-            Ok(Ok(diags)) if !stale.load(Ordering::Relaxed) => client.publish_diagnostics(target, diags, Some(v)).await,
+            Ok(Ok(diags)) if !stale.load(Ordering::Relaxed) => {
+                client.publish_diagnostics(target, diags, Some(v)).await
+            }
             Ok(Ok(_)) => {}
             Ok(Err(p)) if p.is::<Cancelled>() => {}
-            _ => client.log_message(MessageType::ERROR, format!("opal lsp: diagnostics for {} failed", target.as_str())).await,
+            _ => {
+                client
+                    .log_message(
+                        MessageType::ERROR,
+                        format!("opal lsp: diagnostics for {} failed", target.as_str()),
+                    )
+                    .await
+            }
         }
     });
 }
 
 /// Diagnostics of a world file after it changed (its program is re-checked separately).
 fn world_diagnostics(st: &mut State, uri: &Uri) -> Vec<(Uri, Vec<Diagnostic>, Option<i32>)> {
-    let Some(open) = st.docs.get(uri) else { return vec![] };
+    let Some(open) = st.docs.get(uri) else {
+        return vec![];
+    };
     let text = open.doc.text();
     let version = open.doc.version;
     let lines = LineIndex::new(&text);
     let pos = crate::position::Positions::with_encoding(&text, &lines, st.caps.encoding);
     let diags = match opal_core::world::parse_world(&text) {
-        Ok(w) => w.warnings.iter().map(|d| to_proto::to_lsp_diagnostic(&pos, uri, d)).collect(),
-        Err(ds) => ds.iter().map(|d| to_proto::to_lsp_diagnostic(&pos, uri, d)).collect(),
+        Ok(w) => w
+            .warnings
+            .iter()
+            .map(|d| to_proto::to_lsp_diagnostic(&pos, uri, d))
+            .collect(),
+        Err(ds) => ds
+            .iter()
+            .map(|d| to_proto::to_lsp_diagnostic(&pos, uri, d))
+            .collect(),
     };
     st.invalidate_programs();
     vec![(uri.clone(), diags, Some(version))]
@@ -93,5 +127,11 @@ fn world_diagnostics(st: &mut State, uri: &Uri) -> Vec<(Uri, Vec<Diagnostic>, Op
 /// The one diagnostic of a document whose text the server no longer has.
 pub(super) fn out_of_sync_diagnostic(message: String) -> Diagnostic {
     let start = Position::new(0, 0);
-    Diagnostic { range: Range::new(start, start), severity: Some(DiagnosticSeverity::ERROR), source: Some("opal".into()), message, ..Default::default() }
+    Diagnostic {
+        range: Range::new(start, start),
+        severity: Some(DiagnosticSeverity::ERROR),
+        source: Some("opal".into()),
+        message,
+        ..Default::default()
+    }
 }

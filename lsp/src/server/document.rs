@@ -21,7 +21,13 @@ pub struct Refused;
 
 impl Document {
     pub fn new(text: &str, version: i32, language_id: String) -> Document {
-        Document { rope: Rope::from_str(text), version, language_id, encoding: Encoding::Utf16, out_of_sync: None }
+        Document {
+            rope: Rope::from_str(text),
+            version,
+            language_id,
+            encoding: Encoding::Utf16,
+            out_of_sync: None,
+        }
     }
 
     pub fn text(&self) -> String {
@@ -31,8 +37,18 @@ impl Document {
     /// Applies the changes of one `didChange` notification. Out of sync, an edit would land on
     /// text the editor does not have: only the changes from the last whole text on are
     /// applied (and the document is in sync again), or none.
-    pub fn apply_changes(&mut self, changes: &[TextDocumentContentChangeEvent]) -> Result<(), Refused> {
-        let from = if self.out_of_sync.is_some() { changes.iter().rposition(|c| c.range.is_none()).ok_or(Refused)? } else { 0 };
+    pub fn apply_changes(
+        &mut self,
+        changes: &[TextDocumentContentChangeEvent],
+    ) -> Result<(), Refused> {
+        let from = if self.out_of_sync.is_some() {
+            changes
+                .iter()
+                .rposition(|c| c.range.is_none())
+                .ok_or(Refused)?
+        } else {
+            0
+        };
         self.out_of_sync = None;
         for c in &changes[from..] {
             self.apply(c);
@@ -72,8 +88,11 @@ impl Document {
         }
         // A column inside a character (a surrogate pair, a UTF-8 sequence) means that character.
         let in_line = match self.encoding {
-            Encoding::Utf16 => line_slice.utf16_cu_to_char((p.character as usize).min(line_slice.char_to_utf16_cu(len))),
-            Encoding::Utf8 => line_slice.byte_to_char((p.character as usize).min(line_slice.char_to_byte(len))),
+            Encoding::Utf16 => line_slice
+                .utf16_cu_to_char((p.character as usize).min(line_slice.char_to_utf16_cu(len))),
+            Encoding::Utf8 => {
+                line_slice.byte_to_char((p.character as usize).min(line_slice.char_to_byte(len)))
+            }
             Encoding::Utf32 => (p.character as usize).min(len),
         };
         start + in_line
@@ -113,7 +132,10 @@ mod tests {
     }
 
     fn piece() -> impl Strategy<Value = String> {
-        prop::sample::select(vec!["a", "x := 1", "\n", "é", "😀", "日本", "\r\n", "\r", "  ", "# c\n", ""]).prop_map(String::from)
+        prop::sample::select(vec![
+            "a", "x := 1", "\n", "é", "😀", "日本", "\r\n", "\r", "  ", "# c\n", "",
+        ])
+        .prop_map(String::from)
     }
 
     proptest! {

@@ -38,12 +38,19 @@ pub struct Stamp {
 impl Stamp {
     fn of(path: &Path) -> Stamp {
         let meta = std::fs::metadata(path).ok();
-        Stamp { modified: meta.as_ref().and_then(|m| m.modified().ok()), len: meta.map_or(0, |m| m.len()) }
+        Stamp {
+            modified: meta.as_ref().and_then(|m| m.modified().ok()),
+            len: meta.map_or(0, |m| m.len()),
+        }
     }
 
     /// Whether a file with this stamp must be read again, given its last read.
     fn differs(&self, read: &Indexed) -> bool {
-        let racy = self.modified.is_none_or(|m| read.read_at.duration_since(m).map_or(true, |d| d < Duration::from_secs(2)));
+        let racy = self.modified.is_none_or(|m| {
+            read.read_at
+                .duration_since(m)
+                .map_or(true, |d| d < Duration::from_secs(2))
+        });
         *self != read.stamp || racy
     }
 }
@@ -76,8 +83,15 @@ impl Index {
     /// Takes the result of a search that ran on a copy of the index taken when the dirty set
     /// was `read`: its files, and the marks made since.
     pub fn take_read(&mut self, copy: Index, read: &HashMap<Uri, u64>) {
-        let dirty = std::mem::take(&mut self.dirty).into_iter().filter(|(u, mark)| read.get(u) != Some(mark)).collect();
-        *self = Index { dirty, marks: self.marks, ..copy };
+        let dirty = std::mem::take(&mut self.dirty)
+            .into_iter()
+            .filter(|(u, mark)| read.get(u) != Some(mark))
+            .collect();
+        *self = Index {
+            dirty,
+            marks: self.marks,
+            ..copy
+        };
     }
 
     /// Brings the index up to date: reads every file the first time, then the dirty ones.
@@ -116,9 +130,18 @@ fn read_symbols(uri: &Uri, enc: Encoding) -> Option<Indexed> {
     // The stamp before the read: a write during the read shows as a change next time.
     let (stamp, read_at) = (Stamp::of(&path), SystemTime::now());
     // Only a regular file: a FIFO named `x.opal` in the workspace would hold the index for ever.
-    let text = opal_core::files::read_text(&path, "the program", opal_core::files::MAX_READ).ok()?;
-    let symbols = Arc::new(entries(&Analysis::with_encoding(text, WorldInfo::default(), enc)));
-    Some(Indexed { stamp, read_at, symbols })
+    let text =
+        opal_core::files::read_text(&path, "the program", opal_core::files::MAX_READ).ok()?;
+    let symbols = Arc::new(entries(&Analysis::with_encoding(
+        text,
+        WorldInfo::default(),
+        enc,
+    )));
+    Some(Indexed {
+        stamp,
+        read_at,
+        symbols,
+    })
 }
 
 /// The symbols matching a query: open documents from their analyses, other files from the
@@ -154,11 +177,19 @@ fn walks_into(name: &str) -> bool {
 /// Whether the walk of the roots reaches a file (saves and closes of other files are not
 /// indexed).
 pub fn walked(roots: &[PathBuf], uri: &Uri) -> bool {
-    let Some(path) = uri.to_file_path() else { return false };
+    let Some(path) = uri.to_file_path() else {
+        return false;
+    };
     roots.iter().any(|root| {
         path.strip_prefix(root).is_ok_and(|rel| {
-            let dirs: Vec<_> = rel.parent().map(|p| p.components().collect()).unwrap_or_default();
-            dirs.len() <= MAX_DEPTH && dirs.iter().all(|c| walks_into(&c.as_os_str().to_string_lossy()))
+            let dirs: Vec<_> = rel
+                .parent()
+                .map(|p| p.components().collect())
+                .unwrap_or_default();
+            dirs.len() <= MAX_DEPTH
+                && dirs
+                    .iter()
+                    .all(|c| walks_into(&c.as_os_str().to_string_lossy()))
         })
     })
 }
@@ -167,7 +198,9 @@ fn collect_opal_files(dir: &Path, depth: usize, budget: &mut usize, out: &mut Ve
     if depth > MAX_DEPTH || *budget == 0 {
         return;
     }
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
     for e in entries.flatten() {
         if *budget == 0 {
             return;
@@ -199,15 +232,26 @@ mod tests {
         let walked = |p: &str| Uri::from_file_path(p).is_some_and(|u| walked(&roots, &u));
         assert!(walked("/w/proj/a.opal") && walked("/w/proj/src/deep/b.opal"));
         assert!(!walked("/w/other/a.opal"), "outside the roots");
-        assert!(!walked("/w/proj/.git/a.opal") && !walked("/w/proj/target/a.opal") && !walked("/w/proj/x/node_modules/a.opal"));
-        assert!(!walked("/w/proj/1/2/3/4/5/6/7/8/9/a.opal"), "deeper than the walk goes");
+        assert!(
+            !walked("/w/proj/.git/a.opal")
+                && !walked("/w/proj/target/a.opal")
+                && !walked("/w/proj/x/node_modules/a.opal")
+        );
+        assert!(
+            !walked("/w/proj/1/2/3/4/5/6/7/8/9/a.opal"),
+            "deeper than the walk goes"
+        );
     }
 
     /// A search on a copy clears the marks it saw, and keeps those made meanwhile.
     #[test]
     fn a_search_clears_only_the_marks_it_read() {
-        let u = |n: &str| Uri::from_file_path(format!("/w/{n}.opal")).unwrap_or_else(|| panic!("uri"));
-        let mut live = Index { built: true, ..Index::default() };
+        let u =
+            |n: &str| Uri::from_file_path(format!("/w/{n}.opal")).unwrap_or_else(|| panic!("uri"));
+        let mut live = Index {
+            built: true,
+            ..Index::default()
+        };
         live.changed(u("a"), false);
         live.changed(u("b"), false);
         let read = live.dirty.clone();

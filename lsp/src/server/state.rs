@@ -28,7 +28,13 @@ pub(super) struct Open {
 
 impl Open {
     pub(super) fn new(doc: Document) -> Open {
-        Open { doc, analysis: Arc::default(), stale: Arc::default(), gate: Arc::default(), tokens: None }
+        Open {
+            doc,
+            analysis: Arc::default(),
+            stale: Arc::default(),
+            gate: Arc::default(),
+            tokens: None,
+        }
     }
 
     /// The text or its world changed: forget the analysis, stop work on the old one.
@@ -71,7 +77,11 @@ impl WorldSource {
             WorldSource::Text(p, t) => Some((p, t)),
             // A FIFO or device named like a world file would hang or fill the server: only a
             // regular file is read.
-            WorldSource::Disk(p) => opal_core::files::read_text(&p, "the world file", opal_core::files::MAX_READ).ok().map(|t| (p, t)),
+            WorldSource::Disk(p) => {
+                opal_core::files::read_text(&p, "the world file", opal_core::files::MAX_READ)
+                    .ok()
+                    .map(|t| (p, t))
+            }
         }
     }
 
@@ -83,8 +93,14 @@ impl WorldSource {
             WorldSource::Disk(p) => p.symlink_metadata().is_ok(),
         };
         match self.text() {
-            Some((_, text)) => WorldInfo { world: opal_core::world::parse_world(&text).ok(), exists: true },
-            None => WorldInfo { world: None, exists },
+            Some((_, text)) => WorldInfo {
+                world: opal_core::world::parse_world(&text).ok(),
+                exists: true,
+            },
+            None => WorldInfo {
+                world: None,
+                exists,
+            },
         }
     }
 }
@@ -110,10 +126,16 @@ impl Snapshot {
     /// cancelled request lets it finish (and stops after it); only a replaced version stops it.
     pub(super) fn compute(&mut self) -> Arc<Analysis> {
         let (source, cell) = (&mut self.source, &self.cell);
-        let only_replaced = cancel::Token { request: Arc::default(), stale: self.stale.clone() };
+        let only_replaced = cancel::Token {
+            request: Arc::default(),
+            stale: self.stale.clone(),
+        };
         let computed = cancel::run(only_replaced, || {
             cell.get_or_init(|| {
-                let (text, world, enc) = source.take().unwrap_or((String::new(), WorldSource::None, Encoding::Utf16));
+                let (text, world, enc) =
+                    source
+                        .take()
+                        .unwrap_or((String::new(), WorldSource::None, Encoding::Utf16));
                 Arc::new(Analysis::with_encoding(text, world.read(), enc))
             })
             .clone()
@@ -177,18 +199,45 @@ impl ClientCaps {
     pub(super) fn from(c: &ClientCapabilities, client: Option<&str>) -> ClientCaps {
         let td = c.text_document.as_ref();
         // A format list names the client's preference first: markdown only when it leads.
-        let markdown = |formats: Option<&Vec<MarkupKind>>| formats.is_some_and(|f| f.first() == Some(&MarkupKind::Markdown));
-        let item = td.and_then(|t| t.completion.as_ref()).and_then(|c| c.completion_item.as_ref());
+        let markdown = |formats: Option<&Vec<MarkupKind>>| {
+            formats.is_some_and(|f| f.first() == Some(&MarkupKind::Markdown))
+        };
+        let item = td
+            .and_then(|t| t.completion.as_ref())
+            .and_then(|c| c.completion_item.as_ref());
         ClientCaps {
-            encoding: Encoding::choose(c.general.as_ref().and_then(|g| g.position_encodings.as_deref()).unwrap_or(&[])),
-            hover_markdown: markdown(td.and_then(|t| t.hover.as_ref()).and_then(|h| h.content_format.as_ref())),
+            encoding: Encoding::choose(
+                c.general
+                    .as_ref()
+                    .and_then(|g| g.position_encodings.as_deref())
+                    .unwrap_or(&[]),
+            ),
+            hover_markdown: markdown(
+                td.and_then(|t| t.hover.as_ref())
+                    .and_then(|h| h.content_format.as_ref()),
+            ),
             completion_markdown: markdown(item.and_then(|i| i.documentation_format.as_ref())),
             snippets: item.and_then(|i| i.snippet_support) == Some(true),
-            resolve_documentation: item.and_then(|i| i.resolve_support.as_ref()).is_some_and(|r| r.properties.iter().any(|p| p == "documentation")),
-            hierarchical_symbols: td.and_then(|t| t.document_symbol.as_ref()).and_then(|d| d.hierarchical_document_symbol_support) == Some(true),
-            watch_registration: c.workspace.as_ref().and_then(|w| w.did_change_watched_files.as_ref()).and_then(|d| d.dynamic_registration) == Some(true),
+            resolve_documentation: item
+                .and_then(|i| i.resolve_support.as_ref())
+                .is_some_and(|r| r.properties.iter().any(|p| p == "documentation")),
+            hierarchical_symbols: td
+                .and_then(|t| t.document_symbol.as_ref())
+                .and_then(|d| d.hierarchical_document_symbol_support)
+                == Some(true),
+            watch_registration: c
+                .workspace
+                .as_ref()
+                .and_then(|w| w.did_change_watched_files.as_ref())
+                .and_then(|d| d.dynamic_registration)
+                == Some(true),
             pull_diagnostics: td.and_then(|t| t.diagnostic.as_ref()).is_some(),
-            diagnostic_refresh: c.workspace.as_ref().and_then(|w| w.diagnostics.as_ref()).and_then(|d| d.refresh_support) == Some(true),
+            diagnostic_refresh: c
+                .workspace
+                .as_ref()
+                .and_then(|w| w.diagnostics.as_ref())
+                .and_then(|d| d.refresh_support)
+                == Some(true),
             line_fragments: client.is_some_and(opens_line_fragments),
         }
     }
@@ -198,7 +247,16 @@ impl ClientCaps {
 /// builds do (their application names); other clients may take the fragment for part of the
 /// file name, so their links name the file alone.
 pub(super) fn opens_line_fragments(client: &str) -> bool {
-    ["Visual Studio Code", "VSCodium", "Code - OSS", "code-server", "Cursor", "Windsurf"].iter().any(|n| client.contains(n))
+    [
+        "Visual Studio Code",
+        "VSCodium",
+        "Code - OSS",
+        "code-server",
+        "Cursor",
+        "Windsurf",
+    ]
+    .iter()
+    .any(|n| client.contains(n))
 }
 
 #[derive(Default)]
@@ -226,7 +284,12 @@ impl State {
     /// Where the world file beside a program is read from: the editor's copy is taken now,
     /// the disk is read (and the file parsed) by the work that needs it, off the lock.
     pub(super) fn world_for(&self, uri: &Uri) -> WorldSource {
-        let Some(path) = uri.to_file_path().and_then(|p| opal_core::world::path_beside(&p)) else { return WorldSource::None };
+        let Some(path) = uri
+            .to_file_path()
+            .and_then(|p| opal_core::world::path_beside(&p))
+        else {
+            return WorldSource::None;
+        };
         match Uri::from_file_path(&path).and_then(|u| self.docs.get(&u)) {
             Some(o) => WorldSource::Text(path, o.doc.text()),
             None => WorldSource::Disk(path),
@@ -237,16 +300,34 @@ impl State {
     pub(super) fn snapshot(&self, uri: &Uri) -> Option<Snapshot> {
         // Out of sync, any answer would be about text the editor does not have.
         let o = self.docs.get(uri).filter(|o| o.doc.out_of_sync.is_none())?;
-        let source = if o.analysis.get().is_none() { Some((o.doc.text(), self.world_for(uri), self.caps.encoding)) } else { None };
-        Some(Snapshot { version: o.doc.version, cell: o.analysis.clone(), stale: o.stale.clone(), gate: o.gate.clone(), source })
+        let source = if o.analysis.get().is_none() {
+            Some((o.doc.text(), self.world_for(uri), self.caps.encoding))
+        } else {
+            None
+        };
+        Some(Snapshot {
+            version: o.doc.version,
+            cell: o.analysis.clone(),
+            stale: o.stale.clone(),
+            gate: o.gate.clone(),
+            source,
+        })
     }
 
     /// Records semantic tokens computed for `version` under a new result id, returning the
     /// tokens sent before; `None` if the document moved on meanwhile.
-    pub(super) fn record_tokens(&mut self, uri: &Uri, version: i32, data: Vec<SemanticToken>) -> Option<TokensUpdate> {
+    pub(super) fn record_tokens(
+        &mut self,
+        uri: &Uri,
+        version: i32,
+        data: Vec<SemanticToken>,
+    ) -> Option<TokensUpdate> {
         self.next_result += 1;
         let id = self.next_result.to_string();
-        let open = self.docs.get_mut(uri).filter(|o| o.doc.version == version)?;
+        let open = self
+            .docs
+            .get_mut(uri)
+            .filter(|o| o.doc.version == version)?;
         let previous = open.tokens.replace((id.clone(), data.clone()));
         Some(TokensUpdate { id, data, previous })
     }
@@ -275,7 +356,13 @@ mod tests {
 
     fn snapshot(text: &str) -> Snapshot {
         let source = Some((text.to_string(), WorldSource::None, Encoding::Utf16));
-        Snapshot { version: 1, cell: Arc::default(), stale: Arc::default(), gate: Arc::default(), source }
+        Snapshot {
+            version: 1,
+            cell: Arc::default(),
+            stale: Arc::default(),
+            gate: Arc::default(),
+            source,
+        }
     }
 
     /// A request cancelled while its analysis runs stops, but the analysis is kept for the
@@ -286,12 +373,16 @@ mod tests {
         let cell = s.cell.clone();
         let cancelled = cancel::Token::default();
         cancelled.request.store(true, Ordering::Relaxed);
-        assert!(cancel::run(cancelled, || s.compute()).is_ok(), "the request's flag does not stop the analysis");
+        assert!(
+            cancel::run(cancelled, || s.compute()).is_ok(),
+            "the request's flag does not stop the analysis"
+        );
         assert!(cell.get().is_some());
         let mut s = snapshot("x := 1\n");
         s.stale.store(true, Ordering::Relaxed);
         let cell = s.cell.clone();
-        assert!(cancel::run(cancel::Token::default(), || s.compute()).is_err_and(|p| p.is::<Cancelled>()));
+        assert!(cancel::run(cancel::Token::default(), || s.compute())
+            .is_err_and(|p| p.is::<Cancelled>()));
         assert!(cell.get().is_none(), "a replaced version is not analysed");
     }
 }

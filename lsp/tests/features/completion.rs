@@ -33,7 +33,11 @@ fn bindings_in_scope_come_first_innermost_first() {
 
 #[test]
 fn parameters_and_externs() {
-    check("extern ask\nf := fun (amount, h):\n    ret a$0\n", 2, "var amount · parameter · value\nextern ask · extern");
+    check(
+        "extern ask\nf := fun (amount, h):\n    ret a$0\n",
+        2,
+        "var amount · parameter · value\nextern ask · extern",
+    );
 }
 
 #[test]
@@ -46,7 +50,13 @@ fn nothing_inside_a_comment_or_a_string() {
 fn the_doc_comment_of_a_binding_is_its_documentation() {
     let f = fixture("x := 0\n# How many there are.\ncount := 3\ny := cou$0\n");
     let (items, _) = completion::completion_list(&f.analysis, f.cursor());
-    let c = items.iter().find(|c| c.label == "count").unwrap_or_else(|| panic!("no `count`"));
-    let doc = c.doc.as_ref().and_then(|d| completion::completion_documentation(&f.analysis, d));
+    let c = items
+        .iter()
+        .find(|c| c.label == "count")
+        .unwrap_or_else(|| panic!("no `count`"));
+    let doc = c
+        .doc
+        .as_ref()
+        .and_then(|d| completion::completion_documentation(&f.analysis, d));
     assert_eq!(doc, Some(Doc::Markdown("How many there are.".into())));
 }

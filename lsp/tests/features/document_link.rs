@@ -9,7 +9,8 @@ struct Dir(PathBuf);
 
 impl Dir {
     fn new(name: &str) -> Dir {
-        let dir = std::env::temp_dir().join(format!("opal-link-fixture-{name}-{}", std::process::id()));
+        let dir =
+            std::env::temp_dir().join(format!("opal-link-fixture-{name}-{}", std::process::id()));
         std::fs::create_dir_all(dir.join("data")).unwrap_or_else(|e| panic!("{e}"));
         std::fs::write(dir.join("data/in.txt"), "hello").unwrap_or_else(|e| panic!("{e}"));
         Dir(dir)
@@ -27,13 +28,28 @@ fn check(src: &str, world: Option<&str>, expect: &str) {
     let dir = Dir::new(&format!("{}", src.len()));
     let f = fixture(src);
     let world_path = dir.0.join("p.world.toml");
-    let links = document_link::document_links(&f.analysis, &dir.0, world.map(|w| (world_path.as_path(), w)));
-    check_text(&f.marked(&links.iter().map(|l| l.span).collect::<Vec<_>>()), src);
+    let links = document_link::document_links(
+        &f.analysis,
+        &dir.0,
+        world.map(|w| (world_path.as_path(), w)),
+    );
+    check_text(
+        &f.marked(&links.iter().map(|l| l.span).collect::<Vec<_>>()),
+        src,
+    );
     let lines: Vec<String> = links
         .iter()
         .map(|l| {
-            let target = l.target.strip_prefix(&dir.0).map(|p| p.display().to_string()).unwrap_or_else(|_| l.target.display().to_string());
-            format!("{target}{} · {}", l.line.map(|n| format!(" line {n}")).unwrap_or_default(), l.tooltip)
+            let target = l
+                .target
+                .strip_prefix(&dir.0)
+                .map(|p| p.display().to_string())
+                .unwrap_or_else(|_| l.target.display().to_string());
+            format!(
+                "{target}{} · {}",
+                l.line.map(|n| format!(" line {n}")).unwrap_or_default(),
+                l.tooltip
+            )
         })
         .collect();
     check_text(&lines.join("\n"), expect);
@@ -41,7 +57,11 @@ fn check(src: &str, world: Option<&str>, expect: &str) {
 
 #[test]
 fn a_string_naming_a_file_beside_the_program() {
-    check("extern fetch\nx := fetch \"«data/in.txt»\"\ny := fetch \"data/missing.txt\"\n", None, "data/in.txt · open data/in.txt");
+    check(
+        "extern fetch\nx := fetch \"«data/in.txt»\"\ny := fetch \"data/missing.txt\"\n",
+        None,
+        "data/in.txt · open data/in.txt",
+    );
 }
 
 #[test]

@@ -21,7 +21,8 @@ pub struct Fixture {
 
 impl Fixture {
     pub fn cursor(&self) -> u32 {
-        self.cursor.unwrap_or_else(|| panic!("the fixture has no `$0`"))
+        self.cursor
+            .unwrap_or_else(|| panic!("the fixture has no `$0`"))
     }
 
     /// The text with the cursor and these spans marked, to compare with the fixture.
@@ -49,7 +50,9 @@ pub fn fixture(src: &str) -> Fixture {
                 ranges.push(Span::new(text.len(), text.len()));
             }
             CLOSE => {
-                let i = open.pop().unwrap_or_else(|| panic!("a `»` without its `«`"));
+                let i = open
+                    .pop()
+                    .unwrap_or_else(|| panic!("a `»` without its `«`"));
                 ranges[i].end = text.len() as u32;
             }
             c => text.push(c),
@@ -58,7 +61,12 @@ pub fn fixture(src: &str) -> Fixture {
     }
     assert!(open.is_empty(), "a `«` without its `»`");
     let analysis = Analysis::new(text.clone(), WorldInfo::default());
-    Fixture { text, analysis, cursor, ranges }
+    Fixture {
+        text,
+        analysis,
+        cursor,
+        ranges,
+    }
 }
 
 /// The text with `$0` at the cursor and `«…»` around each span (spans nest or are disjoint).
@@ -105,5 +113,8 @@ pub fn line_col(text: &str, offset: u32) -> String {
 /// Compares a result with its expectation, both as text; the message shows both whole.
 #[track_caller]
 pub fn check_text(actual: &str, expect: &str) {
-    assert!(actual == expect, "\n--- expected\n{expect}\n--- actual\n{actual}\n---");
+    assert!(
+        actual == expect,
+        "\n--- expected\n{expect}\n--- actual\n{actual}\n---"
+    );
 }

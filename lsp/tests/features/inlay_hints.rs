@@ -8,13 +8,26 @@ use opal_lsp::inlay_hints::{self, HintKind};
 #[track_caller]
 fn check(src: &str, expect: &str) {
     let f = fixture(src);
-    let range = f.ranges.first().copied().unwrap_or(Span::new(0, f.text.len()));
+    let range = f
+        .ranges
+        .first()
+        .copied()
+        .unwrap_or(Span::new(0, f.text.len()));
     let mut hints = inlay_hints::inlay_hints(&f.analysis, range);
     hints.sort_by_key(|h| h.offset);
     let mut out = f.text.clone();
     for h in hints.iter().rev() {
-        let tag = if h.kind == HintKind::Threads { "threads" } else { "labels" };
-        assert!(h.label.starts_with(if tag == "threads" { "threads " } else { "@" }), "{tag}: {}", h.label);
+        let tag = if h.kind == HintKind::Threads {
+            "threads"
+        } else {
+            "labels"
+        };
+        assert!(
+            h.label
+                .starts_with(if tag == "threads" { "threads " } else { "@" }),
+            "{tag}: {}",
+            h.label
+        );
         out.insert_str(h.offset as usize, &format!("⟨{}⟩", h.label));
     }
     check_text(&out, expect);
@@ -22,7 +35,10 @@ fn check(src: &str, expect: &str) {
 
 #[test]
 fn labels_after_each_top_level_statement() {
-    check("x := 1\ny := x + 2\nprint (&stdout, y)\n", "x := 1⟨@1⟩\ny := x + 2⟨@2–4⟩\nprint (&stdout, y)⟨@5–6⟩\n");
+    check(
+        "x := 1\ny := x + 2\nprint (&stdout, y)\n",
+        "x := 1⟨@1⟩\ny := x + 2⟨@2–4⟩\nprint (&stdout, y)⟨@5–6⟩\n",
+    );
 }
 
 #[test]

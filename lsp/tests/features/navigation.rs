@@ -15,7 +15,10 @@ fn check_definition(src: &str) {
 #[track_caller]
 fn check_references(src: &str, decl: bool) {
     let f = fixture(src);
-    check_text(&f.marked(&navigation::references(&f.analysis, f.cursor(), decl)), src);
+    check_text(
+        &f.marked(&navigation::references(&f.analysis, f.cursor(), decl)),
+        src,
+    );
 }
 
 /// Marks the highlights; `kinds` lists them in order, `w` for a definition, `r` for a use.
@@ -25,7 +28,16 @@ fn check_highlights(src: &str, kinds: &str) {
     let hs = navigation::highlights(&f.analysis, f.cursor());
     let spans: Vec<_> = hs.iter().map(|h| h.0).collect();
     check_text(&f.marked(&spans), src);
-    let got: String = hs.iter().map(|h| if h.1 == HighlightKind::Write { 'w' } else { 'r' }).collect();
+    let got: String = hs
+        .iter()
+        .map(|h| {
+            if h.1 == HighlightKind::Write {
+                'w'
+            } else {
+                'r'
+            }
+        })
+        .collect();
     check_text(&got, kinds);
 }
 
@@ -52,7 +64,10 @@ fn references_with_and_without_the_definition() {
 
 #[test]
 fn references_stop_at_shadowing_parameters() {
-    check_references("«x» := 1\nf := fun x: x + 1\nprint (&stdout, «x»$0)\n", true);
+    check_references(
+        "«x» := 1\nf := fun x: x + 1\nprint (&stdout, «x»$0)\n",
+        true,
+    );
 }
 
 #[test]

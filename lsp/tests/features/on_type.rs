@@ -6,8 +6,13 @@ use opal_lsp::on_type;
 #[track_caller]
 fn check(before: &str, after: &str) {
     let f = fixture(before);
-    let line: u32 = line_col(&f.text, f.cursor()).split(':').next().and_then(|l| l.parse().ok()).unwrap_or_default();
-    let edits = on_type::after_newline(&f.analysis, line, &on_type::indent_unit(4, true)).unwrap_or_default();
+    let line: u32 = line_col(&f.text, f.cursor())
+        .split(':')
+        .next()
+        .and_then(|l| l.parse().ok())
+        .unwrap_or_default();
+    let edits = on_type::after_newline(&f.analysis, line, &on_type::indent_unit(4, true))
+        .unwrap_or_default();
     check_text(&apply(&f.text, edits), after);
 }
 
@@ -19,7 +24,10 @@ fn a_block_header_indents_the_next_line() {
 
 #[test]
 fn other_lines_keep_the_indentation_above() {
-    check("f := fun x:\n    y := x\n$0\n", "f := fun x:\n    y := x\n    \n");
+    check(
+        "f := fun x:\n    y := x\n$0\n",
+        "f := fun x:\n    y := x\n    \n",
+    );
     check("x := \"a:\"\n      $0\n", "x := \"a:\"\n\n");
 }
 

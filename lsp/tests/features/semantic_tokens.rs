@@ -13,9 +13,18 @@ fn check(src: &str, expect: &str) {
     let lines: Vec<String> = tokens
         .iter()
         .map(|t| {
-            let mods: Vec<&str> = TOKEN_MODIFIERS.iter().enumerate().filter(|(i, _)| t.mods & (1 << i) != 0).map(|(_, m)| *m).collect();
+            let mods: Vec<&str> = TOKEN_MODIFIERS
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| t.mods & (1 << i) != 0)
+                .map(|(_, m)| *m)
+                .collect();
             let text = &f.text[t.span.start as usize..t.span.end as usize];
-            format!("{text} {}{}", TOKEN_TYPES[t.ty as usize], mods.iter().map(|m| format!(" +{m}")).collect::<String>())
+            format!(
+                "{text} {}{}",
+                TOKEN_TYPES[t.ty as usize],
+                mods.iter().map(|m| format!(" +{m}")).collect::<String>()
+            )
         })
         .collect();
     check_text(&lines.join("\n"), expect);
@@ -46,5 +55,8 @@ ask external
 
 #[test]
 fn a_range_gets_the_tokens_of_its_lines() {
-    check("a := 1\n«b := a»\nc := \"s\"\n", "b variable +declaration\n:= operator\na variable");
+    check(
+        "a := 1\n«b := a»\nc := \"s\"\n",
+        "b variable +declaration\n:= operator\na variable",
+    );
 }

@@ -7,17 +7,26 @@ use opal_lsp::workspace_symbols;
 #[track_caller]
 fn check(src: &str, query: &str, expect: &str) {
     let f = fixture(src);
-    let lines: Vec<String> = workspace_symbols::matching(workspace_symbols::entries(&f.analysis), query)
-        .iter()
-        .map(|e| {
-            let container = e.container.as_ref().map(|c| format!(" in {c}")).unwrap_or_default();
-            format!("{:?} {}{container} at {}:{}-{}", e.kind, e.name, e.start.line, e.start.col, e.end.col)
-        })
-        .collect();
+    let lines: Vec<String> =
+        workspace_symbols::matching(workspace_symbols::entries(&f.analysis), query)
+            .iter()
+            .map(|e| {
+                let container = e
+                    .container
+                    .as_ref()
+                    .map(|c| format!(" in {c}"))
+                    .unwrap_or_default();
+                format!(
+                    "{:?} {}{container} at {}:{}-{}",
+                    e.kind, e.name, e.start.line, e.start.col, e.end.col
+                )
+            })
+            .collect();
     check_text(&lines.join("\n"), expect);
 }
 
-const SRC: &str = "extern ask\ndouble := fun x:\n    twice := x * 2\n    ret twice\n(a, b) := (1, 2)\n";
+const SRC: &str =
+    "extern ask\ndouble := fun x:\n    twice := x * 2\n    ret twice\n(a, b) := (1, 2)\n";
 
 #[test]
 fn every_symbol_for_an_empty_query() {

@@ -96,11 +96,19 @@ pub struct Fault {
 
 impl Fault {
     pub fn new(label: String, code: &'static str, message: impl Into<String>) -> Fault {
-        Fault { label, code, message: message.into(), inside: None }
+        Fault {
+            label,
+            code,
+            message: message.into(),
+            inside: None,
+        }
     }
     /// The fault at statement `s` of `m`, with the library call it ran inside, if any.
     pub fn at(m: &Machine, s: StmtId, code: &'static str, message: impl Into<String>) -> Fault {
-        Fault { inside: m.library_call_of(s), ..Fault::new(m.label_of(s), code, message) }
+        Fault {
+            inside: m.library_call_of(s),
+            ..Fault::new(m.label_of(s), code, message)
+        }
     }
 }
 
@@ -220,8 +228,16 @@ pub struct Host {
 
 impl Host {
     pub fn new(world: Option<World>, allow_exec: bool) -> Host {
-        let seed = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(42);
-        Host { world, cache: HashMap::new(), rng: seed | 1, allow_exec }
+        let seed = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos() as u64)
+            .unwrap_or(42);
+        Host {
+            world,
+            cache: HashMap::new(),
+            rng: seed | 1,
+            allow_exec,
+        }
     }
 
     fn coin(&mut self) -> bool {
@@ -259,11 +275,17 @@ impl Host {
                 i
             }
         };
-        Some(self.compile_result(&w.choices[i]).unwrap_or_else(|e| Outcome::Failed(e.to_string())))
+        Some(
+            self.compile_result(&w.choices[i])
+                .unwrap_or_else(|e| Outcome::Failed(e.to_string())),
+        )
     }
 
     pub fn is_pure(&self, ext: &str) -> bool {
-        self.world.as_ref().and_then(|w| w.get(ext)).is_none() && externals::standard(ext).map(|d| d.kind == ExtKind::Pure).unwrap_or(false)
+        self.world.as_ref().and_then(|w| w.get(ext)).is_none()
+            && externals::standard(ext)
+                .map(|d| d.kind == ExtKind::Pure)
+                .unwrap_or(false)
     }
 }
 
@@ -282,13 +304,22 @@ pub fn run(m: &mut Machine, opts: Options, sink: Sink, on_step: Observer<'_>) ->
         Ok(rt) => rt,
         Err(e) => {
             return Report {
-                end: End::Stuck(vec![Fault::new(String::new(), NO_RUNTIME, format!("cannot start the async runtime: {e}"))]),
+                end: End::Stuck(vec![Fault::new(
+                    String::new(),
+                    NO_RUNTIME,
+                    format!("cannot start the async runtime: {e}"),
+                )]),
                 rounds: 0,
                 steps: [0; 6],
                 tasks: 0,
                 wall: Duration::ZERO,
                 first_output: None,
-                trace: Trace { version: 1, source_sha256: opts.source_sha256, strategy: opts.strategy.name().into(), events: vec![] },
+                trace: Trace {
+                    version: 1,
+                    source_sha256: opts.source_sha256,
+                    strategy: opts.strategy.name().into(),
+                    events: vec![],
+                },
                 max_in_flight: 0,
             }
         }
@@ -374,7 +405,10 @@ impl<'m> Runner<'m> {
     }
 
     fn budget_left(&self) -> bool {
-        self.opts.max_steps.map(|n| self.m.steps_total() < n).unwrap_or(true)
+        self.opts
+            .max_steps
+            .map(|n| self.m.steps_total() < n)
+            .unwrap_or(true)
     }
 
     async fn go(mut self, mut on_step: Observer<'_>) -> Report {
@@ -387,7 +421,12 @@ impl<'m> Runner<'m> {
                 self.arrive(a);
             }
             self.fire_due();
-            if self.opts.max_rounds.map(|r| self.rounds >= r).unwrap_or(false) {
+            if self
+                .opts
+                .max_rounds
+                .map(|r| self.rounds >= r)
+                .unwrap_or(false)
+            {
                 break End::RoundBudget;
             }
             let progressed = match self.opts.strategy {
@@ -440,7 +479,11 @@ impl<'m> Runner<'m> {
         // Lazy evaluation is done when the value it prints is: its tuple components too.
         let ret_done = match self.opts.strategy {
             Strategy::Lazy => self.m.lazy_next_mut() == Lazy::Done,
-            _ => self.m.binder(ret).map(|b| self.m.stmt(b).op.is_value()).unwrap_or(false),
+            _ => self
+                .m
+                .binder(ret)
+                .map(|b| self.m.stmt(b).op.is_value())
+                .unwrap_or(false),
         };
         let mut stuck = Vec::new();
         if self.opts.strategy != Strategy::Lazy || !ret_done {
@@ -448,10 +491,16 @@ impl<'m> Runner<'m> {
             for s in ids {
                 match self.m.status(s) {
                     Status::Stuck(why) => {
-                        let code = if matches!(self.m.steppable(s), Err(Blocked::Failed(_))) { FAILED } else { STUCK };
+                        let code = if matches!(self.m.steppable(s), Err(Blocked::Failed(_))) {
+                            FAILED
+                        } else {
+                            STUCK
+                        };
                         stuck.push(Fault::at(self.m, s, code, why))
                     }
-                    Status::Waiting { .. } | Status::Pending if stuck.is_empty() && self.opts.strategy == Strategy::Cbv => {
+                    Status::Waiting { .. } | Status::Pending
+                        if stuck.is_empty() && self.opts.strategy == Strategy::Cbv =>
+                    {
                         stuck.push(Fault::at(self.m, s, STOPPED, "evaluation stopped here"))
                     }
                     _ => {}
@@ -473,7 +522,11 @@ impl<'m> Runner<'m> {
     fn unfinished(&self) -> Fault {
         let mut at = None;
         // Lazy evaluation's result may be a value whose list waits on an element.
-        let lazy_need = if self.opts.strategy == Strategy::Lazy { self.m.lazy_print_waits_on() } else { None };
+        let lazy_need = if self.opts.strategy == Strategy::Lazy {
+            self.m.lazy_print_waits_on()
+        } else {
+            None
+        };
         let mut v = lazy_need.unwrap_or(self.m.ret);
         let mut seen = std::collections::HashSet::new();
         while let Some(b) = self.m.binder(v) {
@@ -493,8 +546,17 @@ impl<'m> Runner<'m> {
             }
         }
         match at {
-            Some((s, why)) => Fault::at(self.m, s, UNFINISHED, format!("the result cannot be computed: this statement is {why}")),
-            None => Fault::new(String::new(), UNFINISHED, "the result cannot be computed: it is not a value and nothing can step"),
+            Some((s, why)) => Fault::at(
+                self.m,
+                s,
+                UNFINISHED,
+                format!("the result cannot be computed: this statement is {why}"),
+            ),
+            None => Fault::new(
+                String::new(),
+                UNFINISHED,
+                "the result cannot be computed: it is not a value and nothing can step",
+            ),
         }
     }
 
@@ -516,7 +578,11 @@ impl<'m> Runner<'m> {
                             self.streams[si as usize].current = nt;
                             self.in_flight += 1;
                             self.flush_stream(si as usize);
-                        } else if let Some(ev2) = self.replay.remove(&self.m.label_of(self.m.tasks[nt].stmt)).and_then(|mut v| v.drain(..).next()) {
+                        } else if let Some(ev2) = self
+                            .replay
+                            .remove(&self.m.label_of(self.m.tasks[nt].stmt))
+                            .and_then(|mut v| v.drain(..).next())
+                        {
                             self.in_flight += 1;
                             self.schedule_replay(nt, ev2);
                         } else {
@@ -568,7 +634,9 @@ impl<'m> Runner<'m> {
     /// cbv: step the leftmost statement that is not a value.
     fn cbv_step(&mut self, on_step: &mut Observer<'_>) -> bool {
         self.collect_garbage(on_step);
-        let Some(s) = self.m.cbv_next_mut() else { return false };
+        let Some(s) = self.m.cbv_next_mut() else {
+            return false;
+        };
         if !self.budget_left() {
             self.over_budget = true;
             return false;
@@ -598,7 +666,11 @@ impl<'m> Runner<'m> {
     /// scan per layer took O(n²).
     fn sweep_gc(&mut self, on_step: &mut Observer<'_>) {
         self.m.take_dirty(&mut self.cands);
-        let mut ids: Vec<StmtId> = self.m.iter().filter(|s| self.m.steppable(*s) == Ok(Rule::ReduceGc)).collect();
+        let mut ids: Vec<StmtId> = self
+            .m
+            .iter()
+            .filter(|s| self.m.steppable(*s) == Ok(Rule::ReduceGc))
+            .collect();
         while !ids.is_empty() && self.budget_left() {
             for &s in &ids {
                 if self.m.steppable(s) == Ok(Rule::ReduceGc) && self.budget_left() {
@@ -664,7 +736,12 @@ impl<'m> Runner<'m> {
         let task = &self.m.tasks[t];
         let stmt = task.stmt;
         let mut out: Vec<(String, String)> = Vec::new();
-        let r = eval_pure(&task.ext, &task.arg, &mut |h, s| out.push((h.to_string(), s.to_string())), self.started);
+        let r = eval_pure(
+            &task.ext,
+            &task.arg,
+            &mut |h, s| out.push((h.to_string(), s.to_string())),
+            self.started,
+        );
         for (h, s) in out {
             self.emit(&h, &s);
         }
@@ -735,9 +812,20 @@ impl<'m> Runner<'m> {
     /// Starts a stream whose first delivery task `t` is; when recording, the call's label
     /// names all its deliveries in the trace.
     fn new_stream(&mut self, t: TaskId) -> usize {
-        let origin = self.opts.record.then(|| self.m.label_of(self.m.tasks[t].stmt));
+        let origin = self
+            .opts
+            .record
+            .then(|| self.m.label_of(self.m.tasks[t].stmt));
         let si = self.streams.len();
-        self.streams.push(StreamState { current: t, origin, delivered: 0, replayed: Default::default(), buffer: Vec::new(), done: false, error: None });
+        self.streams.push(StreamState {
+            current: t,
+            origin,
+            delivered: 0,
+            replayed: Default::default(),
+            buffer: Vec::new(),
+            done: false,
+            error: None,
+        });
         self.m.tasks[t].stream = Some(si as u32);
         si
     }
@@ -759,7 +847,11 @@ impl<'m> Runner<'m> {
                 tokio::task::spawn_local(async move {
                     while let Some(item) = rx.recv().await {
                         let a = match item {
-                            Ok(p) => Arrival::Chunk { stream: si, item: Some(p), last: false },
+                            Ok(p) => Arrival::Chunk {
+                                stream: si,
+                                item: Some(p),
+                                last: false,
+                            },
                             Err(error) => {
                                 let _ = tx.send(Arrival::StreamFailed { stream: si, error });
                                 return;
@@ -769,7 +861,11 @@ impl<'m> Runner<'m> {
                             return;
                         }
                     }
-                    let _ = tx.send(Arrival::Chunk { stream: si, item: None, last: true });
+                    let _ = tx.send(Arrival::Chunk {
+                        stream: si,
+                        item: None,
+                        last: true,
+                    });
                 });
             }
         }
@@ -786,7 +882,11 @@ impl<'m> Runner<'m> {
 
     fn schedule_at(&mut self, at: Instant, arrival: Arrival) {
         self.timer_seq += 1;
-        self.timers.push(Due { at, seq: self.timer_seq, arrival });
+        self.timers.push(Due {
+            at,
+            seq: self.timer_seq,
+            arrival,
+        });
     }
 
     /// Delivers every timed arrival that is due.
@@ -835,7 +935,9 @@ impl<'m> Runner<'m> {
             return true;
         }
         // Sleep on tokio's millisecond timer to just before the deadline, then the rest precisely.
-        let early = next.checked_sub(Duration::from_micros(1500)).unwrap_or(next);
+        let early = next
+            .checked_sub(Duration::from_micros(1500))
+            .unwrap_or(next);
         tokio::select! {
             a = self.rx.recv() => {
                 if let Some(a) = a {
@@ -894,7 +996,10 @@ impl<'m> Runner<'m> {
             // What arrived before the break is delivered; its continuation carries the error.
             Some(_) if !items.is_empty() => Outcome::Partial { items, more: true },
             Some(e) => Outcome::Failed(e.clone()),
-            None => Outcome::Partial { items, more: !st.done },
+            None => Outcome::Partial {
+                items,
+                more: !st.done,
+            },
         };
         self.resolve_task(t, outcome);
     }
@@ -915,7 +1020,10 @@ impl<'m> Runner<'m> {
         let (label, chunk) = match task.stream.map(|si| &mut self.streams[si as usize]) {
             Some(st) => {
                 st.delivered += 1;
-                (st.origin.clone().unwrap_or_default(), Some(st.delivered - 1))
+                (
+                    st.origin.clone().unwrap_or_default(),
+                    Some(st.delivered - 1),
+                )
             }
             None => (self.m.labels.show(task.label), None),
         };
@@ -937,14 +1045,23 @@ impl<'m> Runner<'m> {
 
 fn is_stream_ext(ext: &str, host: &Host) -> bool {
     if let Some(w) = host.world.as_ref().and_then(|w| w.get(ext)) {
-        return w.responses.iter().any(|r| matches!(r.reply, Reply::Stream(..)));
+        return w
+            .responses
+            .iter()
+            .any(|r| matches!(r.reply, Reply::Stream(..)));
     }
-    externals::standard(ext).map(|d| d.kind == ExtKind::Streaming).unwrap_or(false)
+    externals::standard(ext)
+        .map(|d| d.kind == ExtKind::Streaming)
+        .unwrap_or(false)
 }
 
 /// A delay in milliseconds as a timer duration; world and trace files are range-checked at
 /// load, and anything else (a program's `sleep`) is clamped to [0, a day] so no timer overflows.
 fn delay(ms: f64) -> Duration {
-    let ms = if ms.is_nan() { 0.0 } else { ms.clamp(0.0, crate::world::MAX_MS) };
+    let ms = if ms.is_nan() {
+        0.0
+    } else {
+        ms.clamp(0.0, crate::world::MAX_MS)
+    };
     Duration::from_secs_f64(ms / 1000.0)
 }

@@ -13,18 +13,30 @@ use tokio::time::Instant;
 fn pair(arg: &PExp) -> Result<(&PExp, &PExp), CallError> {
     match arg {
         PExp::Tuple(xs) if xs.len() == 2 => Ok((&xs[0], &xs[1])),
-        other => Err(CallError::Expected { expected: "a pair (a, b)", got: shown(other) }),
+        other => Err(CallError::Expected {
+            expected: "a pair (a, b)",
+            got: shown(other),
+        }),
     }
 }
 
 /// Evaluates a pure standard external. `print` output goes to `sink`.
-pub fn eval_pure(ext: &str, arg: &PExp, sink: &mut dyn FnMut(&str, &str), started: Instant) -> Result<Outcome, CallError> {
+pub fn eval_pure(
+    ext: &str,
+    arg: &PExp,
+    sink: &mut dyn FnMut(&str, &str),
+    started: Instant,
+) -> Result<Outcome, CallError> {
     use crate::machine::data::{self, compare};
     Ok(match ext {
         "add" => match pair(arg)? {
             // `+` concatenates lists and tuples, as in Python.
-            (PExp::List(a), PExp::List(b)) => data::outcome(PExp::List(a.iter().chain(b).cloned().collect())),
-            (PExp::Tuple(a), PExp::Tuple(b)) => data::outcome(PExp::Tuple(a.iter().chain(b).cloned().collect())),
+            (PExp::List(a), PExp::List(b)) => {
+                data::outcome(PExp::List(a.iter().chain(b).cloned().collect()))
+            }
+            (PExp::Tuple(a), PExp::Tuple(b)) => {
+                data::outcome(PExp::Tuple(a.iter().chain(b).cloned().collect()))
+            }
             (a, b) => Outcome::Value(arith(ext, a, b)?),
         },
         "sub" | "mul" | "div" | "mod" => {
@@ -32,9 +44,18 @@ pub fn eval_pure(ext: &str, arg: &PExp, sink: &mut dyn FnMut(&str, &str), starte
             Outcome::Value(arith(ext, a, b)?)
         }
         "neg" => match arg {
-            P(Prim::Int(i)) => Outcome::Value(Prim::Int(i.checked_neg().ok_or_else(|| CallError::Overflow("neg".into()))?)),
+            P(Prim::Int(i)) => Outcome::Value(Prim::Int(
+                i.checked_neg()
+                    .ok_or_else(|| CallError::Overflow("neg".into()))?,
+            )),
             P(Prim::Float(f)) => Outcome::Value(Prim::Float(-f)),
-            other => return Err(CallError::Needs { ext: ext.to_string(), needs: "a number", got: shown(other) }),
+            other => {
+                return Err(CallError::Needs {
+                    ext: ext.to_string(),
+                    needs: "a number",
+                    got: shown(other),
+                })
+            }
         },
         "eq" | "ne" => {
             let (a, b) = pair(arg)?;
@@ -42,7 +63,12 @@ pub fn eval_pure(ext: &str, arg: &PExp, sink: &mut dyn FnMut(&str, &str), starte
         }
         "lt" | "le" | "gt" | "ge" => {
             let (a, b) = pair(arg)?;
-            let o = compare(a, b).ok_or_else(|| CallError::Incomparable { ext: ext.to_string(), a: shown(a), with: "and", b: shown(b) })?;
+            let o = compare(a, b).ok_or_else(|| CallError::Incomparable {
+                ext: ext.to_string(),
+                a: shown(a),
+                with: "and",
+                b: shown(b),
+            })?;
             bool_outcome(match ext {
                 "lt" => o.is_lt(),
                 "le" => o.is_le(),
@@ -54,8 +80,15 @@ pub fn eval_pure(ext: &str, arg: &PExp, sink: &mut dyn FnMut(&str, &str), starte
         "print" => print(arg, sink)?,
         "now" => Outcome::Value(Prim::Float(started.elapsed().as_secs_f64() * 1000.0)),
         "fork" | "join" => handles(ext, arg)?,
-        lib if crate::externals::standard(lib).is_some_and(|d| d.data) => data::outcome(data::eval(lib, arg)?),
-        other => return Err(CallError::Unknown { name: shown(&other), kind: "pure" }),
+        lib if crate::externals::standard(lib).is_some_and(|d| d.data) => {
+            data::outcome(data::eval(lib, arg)?)
+        }
+        other => {
+            return Err(CallError::Unknown {
+                name: shown(&other),
+                kind: "pure",
+            })
+        }
     })
 }
 
@@ -84,12 +117,20 @@ fn arith(op: &str, a: &PExp, b: &PExp) -> Result<Prim, CallError> {
                 "mod" if y == 0 => return Err(CallError::ByZero("remainder")),
                 _ => x.checked_rem(y),
             };
-            r.map(Prim::Int).ok_or_else(|| CallError::Overflow(format!("{op} ({x}, {y})", x = Clip(x), y = Clip(y))))
+            r.map(Prim::Int).ok_or_else(|| {
+                CallError::Overflow(format!("{op} ({x}, {y})", x = Clip(x), y = Clip(y)))
+            })
         }
-        (P(Prim::Str(x)), P(Prim::Str(y))) if op == "add" => Ok(Prim::Str(Arc::from(format!("{x}{y}")))),
+        (P(Prim::Str(x)), P(Prim::Str(y))) if op == "add" => {
+            Ok(Prim::Str(Arc::from(format!("{x}{y}"))))
+        }
         _ => {
             let (Some(x), Some(y)) = (num(a), num(b)) else {
-                return Err(CallError::Needs { ext: op.to_string(), needs: "two numbers", got: format!("({a}, {b})", a = Clip(a), b = Clip(b)) });
+                return Err(CallError::Needs {
+                    ext: op.to_string(),
+                    needs: "two numbers",
+                    got: format!("({a}, {b})", a = Clip(a), b = Clip(b)),
+                });
             };
             Ok(Prim::Float(match op {
                 "add" => x + y,
@@ -105,7 +146,10 @@ fn arith(op: &str, a: &PExp, b: &PExp) -> Result<Prim, CallError> {
 fn string(p: &PExp) -> Result<Arc<str>, CallError> {
     match p {
         P(Prim::Str(s)) => Ok(s.clone()),
-        other => Err(CallError::Expected { expected: "a string", got: shown(other) }),
+        other => Err(CallError::Expected {
+            expected: "a string",
+            got: shown(other),
+        }),
     }
 }
 
@@ -114,14 +158,32 @@ fn text(ext: &str, arg: &PExp) -> Result<Outcome, CallError> {
     Ok(match ext {
         "concat_str" => {
             let (a, b) = pair(arg)?;
-            Outcome::Value(Prim::Str(Arc::from(format!("{}{}", string(a)?, string(b)?))))
+            Outcome::Value(Prim::Str(Arc::from(format!(
+                "{}{}",
+                string(a)?,
+                string(b)?
+            ))))
         }
         "parse_int" => {
             let s = string(arg)?;
-            Outcome::Value(Prim::Int(s.trim().parse().map_err(|_| CallError::Invalid(format!("parse_int: `{s}` is not an integer", s = Clip(s))))?))
+            Outcome::Value(Prim::Int(s.trim().parse().map_err(|_| {
+                CallError::Invalid(format!("parse_int: `{s}` is not an integer", s = Clip(s)))
+            })?))
         }
-        "split_lines" => Outcome::Partial { items: string(arg)?.lines().map(|l| Prim::Str(Arc::from(l))).collect(), more: false },
-        _ => Outcome::Partial { items: string(arg)?.split_whitespace().map(|l| Prim::Str(Arc::from(l))).collect(), more: false },
+        "split_lines" => Outcome::Partial {
+            items: string(arg)?
+                .lines()
+                .map(|l| Prim::Str(Arc::from(l)))
+                .collect(),
+            more: false,
+        },
+        _ => Outcome::Partial {
+            items: string(arg)?
+                .split_whitespace()
+                .map(|l| Prim::Str(Arc::from(l)))
+                .collect(),
+            more: false,
+        },
     })
 }
 
@@ -131,7 +193,12 @@ fn print(arg: &PExp, sink: &mut dyn FnMut(&str, &str)) -> Result<Outcome, CallEr
     use crate::machine::data;
     Ok(match arg {
         PExp::Tuple(xs) if xs.len() == 2 && matches!(xs[0], P(Prim::Handle(_))) => {
-            let P(Prim::Handle(name)) = &xs[0] else { return Err(CallError::Expected { expected: "a handle", got: shown(&xs[0]) }) };
+            let P(Prim::Handle(name)) = &xs[0] else {
+                return Err(CallError::Expected {
+                    expected: "a handle",
+                    got: shown(&xs[0]),
+                });
+            };
             let root = crate::externals::handle_root(name).unwrap_or("stdout");
             let mut text = data::display(&xs[1]);
             text.push('\n');
@@ -150,14 +217,30 @@ fn print(arg: &PExp, sink: &mut dyn FnMut(&str, &str)) -> Result<Outcome, CallEr
 /// `fork h` splits a handle into `h_1` and `h_2`; `join (h_1, h_2)` gives back `h`.
 fn handles(ext: &str, arg: &PExp) -> Result<Outcome, CallError> {
     if ext == "fork" {
-        let P(Prim::Handle(h)) = arg else { return Err(CallError::Needs { ext: ext.to_string(), needs: "a handle", got: shown(arg) }) };
+        let P(Prim::Handle(h)) = arg else {
+            return Err(CallError::Needs {
+                ext: ext.to_string(),
+                needs: "a handle",
+                got: shown(arg),
+            });
+        };
         let a = Prim::Handle(Arc::from(format!("{h}_1")));
         let b = Prim::Handle(Arc::from(format!("{h}_2")));
         return Ok(crate::machine::data::outcome(PExp::Tuple(vec![P(a), P(b)])));
     }
     let (a, _) = pair(arg)?;
-    let P(Prim::Handle(h)) = a else { return Err(CallError::Needs { ext: ext.to_string(), needs: "two handles", got: shown(arg) }) };
-    let parent = h.rsplit_once('_').filter(|(_, k)| k.bytes().all(|b| b.is_ascii_digit())).map(|(p, _)| p).unwrap_or(h);
+    let P(Prim::Handle(h)) = a else {
+        return Err(CallError::Needs {
+            ext: ext.to_string(),
+            needs: "two handles",
+            got: shown(arg),
+        });
+    };
+    let parent = h
+        .rsplit_once('_')
+        .filter(|(_, k)| k.bytes().all(|b| b.is_ascii_digit()))
+        .map(|(p, _)| p)
+        .unwrap_or(h);
     Ok(Outcome::Value(Prim::Handle(Arc::from(parent))))
 }
 
@@ -180,7 +263,11 @@ mod tests {
             if d.data {
                 assert_eq!(d.kind, ExtKind::Pure, "{}", d.name);
                 let r = crate::machine::data::eval(d.name, &PExp::Tuple(vec![]));
-                assert!(!matches!(&r, Err(CallError::Unknown { .. })), "{}: {r:?}", d.name);
+                assert!(
+                    !matches!(&r, Err(CallError::Unknown { .. })),
+                    "{}: {r:?}",
+                    d.name
+                );
             }
         }
     }

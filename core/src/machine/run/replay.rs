@@ -11,20 +11,36 @@ impl Runner<'_> {
         let stmt = self.m.tasks[t].stmt;
         let label = self.m.label_of(stmt);
         let Some(mut evs) = self.replay.remove(&label).filter(|evs| !evs.is_empty()) else {
-            let msg = format!("the trace has no event for `{ext}` {arg} at label {label}", arg = Clip(arg));
+            let msg = format!(
+                "the trace has no event for `{ext}` {arg} at label {label}",
+                arg = Clip(arg)
+            );
             return self.replay_mismatch(t, label, msg);
         };
         let recorded = crate::machine::trace::json_to_pexp(&evs[0].arg);
-        if evs[0].external != *ext || !recorded.as_ref().is_some_and(|a| crate::world::pexp_eq(a, arg)) {
-            let was = recorded.map(|a| a.to_string()).unwrap_or_else(|| evs[0].arg.to_string());
-            let msg =
-                format!("the trace has `{}` {was} at label {label}, but the run calls `{ext}` {arg} there", evs[0].external, was = Clip(was), arg = Clip(arg));
+        if evs[0].external != *ext
+            || !recorded
+                .as_ref()
+                .is_some_and(|a| crate::world::pexp_eq(a, arg))
+        {
+            let was = recorded
+                .map(|a| a.to_string())
+                .unwrap_or_else(|| evs[0].arg.to_string());
+            let msg = format!(
+                "the trace has `{}` {was} at label {label}, but the run calls `{ext}` {arg} there",
+                evs[0].external,
+                was = Clip(was),
+                arg = Clip(arg)
+            );
             if !self.opts.replay_force {
                 return self.replay_mismatch(t, label, msg);
             }
             self.forced_mismatches += 1;
             if self.forced_mismatches <= NAMED_EVENTS {
-                self.emit("stderr", &format!("warning: {msg} (replaying the recorded result, --force)\n"));
+                self.emit(
+                    "stderr",
+                    &format!("warning: {msg} (replaying the recorded result, --force)\n"),
+                );
             }
         }
         if evs[0].chunk.is_some() {
@@ -44,13 +60,22 @@ impl Runner<'_> {
         if !self.replaying || matches!(end, End::StepBudget | End::RoundBudget) {
             return end;
         }
-        let mut unused: Vec<(String, String)> =
-            self.replay.values().flatten().filter(|e| e.chunk.unwrap_or(0) == 0).map(|e| (e.label.clone(), e.external.clone())).collect();
+        let mut unused: Vec<(String, String)> = self
+            .replay
+            .values()
+            .flatten()
+            .filter(|e| e.chunk.unwrap_or(0) == 0)
+            .map(|e| (e.label.clone(), e.external.clone()))
+            .collect();
         unused.sort();
         let mut errors = std::mem::take(&mut self.replay_errors);
         // Why the run stopped comes before the events it then never reached: those follow from it.
         let stopped_by = match &end {
-            End::Stuck(faults) => faults.iter().filter(|f| f.code != REPLAY).cloned().collect(),
+            End::Stuck(faults) => faults
+                .iter()
+                .filter(|f| f.code != REPLAY)
+                .cloned()
+                .collect(),
             _ => Vec::new(),
         };
         let mut never = Vec::new();
@@ -66,7 +91,9 @@ impl Runner<'_> {
         }
         // A trace of another program can hold a million events: name a few, count the rest.
         if more > 0 {
-            let msg = format!("replay: and {more} more events in the trace that the run never dispatched");
+            let msg = format!(
+                "replay: and {more} more events in the trace that the run never dispatched"
+            );
             if self.opts.replay_force {
                 self.emit("stderr", &format!("warning: {msg} (--force)\n"));
             } else {
@@ -85,20 +112,24 @@ impl Runner<'_> {
     /// reporting it), or with `--force` a failed task alone.
     pub(super) fn replay_mismatch(&mut self, t: TaskId, label: String, msg: String) {
         if !self.opts.replay_force {
-            self.replay_errors.push(Fault::new(label, REPLAY, format!("replay: {msg}")));
+            self.replay_errors
+                .push(Fault::new(label, REPLAY, format!("replay: {msg}")));
         }
         self.fail_now(t, msg)
     }
 
     /// Fails every task still waiting on a replay that has nothing left for it.
     pub(super) fn replay_starved(&mut self) {
-        let waiting: Vec<TaskId> =
-            (0..self.m.tasks.len() as u32).map(TaskId::from_raw).filter(|t| self.m.task_live(*t) && self.m.tasks[*t].outcome.is_none()).collect();
+        let waiting: Vec<TaskId> = (0..self.m.tasks.len() as u32)
+            .map(TaskId::from_raw)
+            .filter(|t| self.m.task_live(*t) && self.m.tasks[*t].outcome.is_none())
+            .collect();
         for t in waiting {
             let task = &self.m.tasks[t];
             let label = self.m.label_of(task.stmt);
             let msg = format!("the trace has nothing more to deliver to `{}` at label {label} (a recording cut off?)", task.ext);
-            self.replay_errors.push(Fault::new(label, REPLAY, format!("replay: {msg}")));
+            self.replay_errors
+                .push(Fault::new(label, REPLAY, format!("replay: {msg}")));
             self.in_flight = self.in_flight.saturating_sub(1);
             let now = self.now_ms();
             self.m.deliver(t, Outcome::Failed(msg), now);
@@ -123,17 +154,31 @@ impl Runner<'_> {
             };
             let outcome = match (ev.error, crate::machine::trace::list_items(&ev.result)) {
                 (Some(e), _) => Outcome::Failed(e),
-                (None, Some(items)) => Outcome::Partial { items, more: ev.partial },
-                (None, None) => Outcome::Failed(format!("trace result `{}` is not a list of literals", ev.result)),
+                (None, Some(items)) => Outcome::Partial {
+                    items,
+                    more: ev.partial,
+                },
+                (None, None) => Outcome::Failed(format!(
+                    "trace result `{}` is not a list of literals",
+                    ev.result
+                )),
             };
-            self.schedule_at(at, Arrival::Replayed { stream: si, outcome });
+            self.schedule_at(
+                at,
+                Arrival::Replayed {
+                    stream: si,
+                    outcome,
+                },
+            );
         }
     }
 
     pub(super) fn schedule_replay(&mut self, t: TaskId, ev: Event) {
         let task = &self.m.tasks[t];
         let (ext, streamed) = (task.ext.clone(), task.stream.is_some());
-        let outcome = self.host.outcome_of_record(&ext, streamed, &ev.result, ev.partial, ev.error.clone());
+        let outcome =
+            self.host
+                .outcome_of_record(&ext, streamed, &ev.result, ev.partial, ev.error.clone());
         let delay = if self.opts.replay_latencies {
             ev.resolved_at_ms - ev.dispatched_at_ms
         } else if self.opts.replay_timing {
@@ -148,21 +193,37 @@ impl Runner<'_> {
 impl Host {
     /// The outcome a recorded event stands for (`outcome_record` read back). `streamed`: the
     /// task continues a stream, so a list result is a delivery of its elements.
-    pub fn outcome_of_record(&mut self, ext: &str, streamed: bool, result: &str, partial: bool, error: Option<String>) -> Outcome {
+    pub fn outcome_of_record(
+        &mut self,
+        ext: &str,
+        streamed: bool,
+        result: &str,
+        partial: bool,
+        error: Option<String>,
+    ) -> Outcome {
         if let Some(e) = error {
             Outcome::Failed(e)
         } else if partial || result.trim_start().starts_with('[') && streamed {
             match crate::machine::trace::list_items(result) {
-                Some(items) => Outcome::Partial { items, more: partial },
-                None => Outcome::Failed(format!("trace result `{result}` is not a list of literals", result = Clip(result))),
+                Some(items) => Outcome::Partial {
+                    items,
+                    more: partial,
+                },
+                None => Outcome::Failed(format!(
+                    "trace result `{result}` is not a list of literals",
+                    result = Clip(result)
+                )),
             }
         } else if is_stream_ext(ext, self) {
             match crate::machine::trace::list_items(result) {
                 Some(items) => Outcome::Partial { items, more: false },
-                None => self.compile_result(result).unwrap_or_else(|e| Outcome::Failed(e.to_string())),
+                None => self
+                    .compile_result(result)
+                    .unwrap_or_else(|e| Outcome::Failed(e.to_string())),
             }
         } else {
-            self.compile_result(result).unwrap_or_else(|e| Outcome::Failed(e.to_string()))
+            self.compile_result(result)
+                .unwrap_or_else(|e| Outcome::Failed(e.to_string()))
         }
     }
 }
@@ -171,8 +232,15 @@ impl Host {
 pub fn check_trace(trace: &Trace, source: &str, force: bool) -> Result<(), TraceError> {
     let sha = sha256_hex(source);
     if trace.source_sha256 != sha && !force {
-        let recorded = trace.source_sha256.get(..12).unwrap_or(&trace.source_sha256).to_string();
-        return Err(TraceError::OtherSource { recorded, actual: sha[..12].to_string() });
+        let recorded = trace
+            .source_sha256
+            .get(..12)
+            .unwrap_or(&trace.source_sha256)
+            .to_string();
+        return Err(TraceError::OtherSource {
+            recorded,
+            actual: sha[..12].to_string(),
+        });
     }
     trace.validate()
 }
