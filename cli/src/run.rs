@@ -384,7 +384,28 @@ pub fn explore(
     if !stuck.is_empty() {
         println!("stuck terms: {}", stuck.len());
     }
-    // Every one, up to a screenful; how many more there are.
+    print_normal_forms(&r);
+    let violations = r.violations();
+    if !violations.is_empty() {
+        println!(
+            "confluence violation: {} choice sequence(s) lead to different normal forms",
+            violations.len()
+        );
+        return 1;
+    }
+    if r.truncated {
+        println!("stopped at --max-states {max_states}: the states and normal forms found so far are a lower bound");
+        return 4;
+    }
+    if !stuck.is_empty() {
+        return 3;
+    }
+    0
+}
+
+/// Every normal form and stuck term with the choices that led to it, up to a screenful, then
+/// how many more there are.
+fn print_normal_forms(r: &opal_core::machine::explore::Explored) {
     const SHOWN: usize = 32;
     for (i, nf) in r.normal_forms.iter().enumerate().take(SHOWN) {
         let choices: Vec<String> = nf
@@ -410,20 +431,4 @@ pub fn explore(
     if r.normal_forms.len() > SHOWN {
         println!("… and {} more", r.normal_forms.len() - SHOWN);
     }
-    let violations = r.violations();
-    if !violations.is_empty() {
-        println!(
-            "confluence violation: {} choice sequence(s) lead to different normal forms",
-            violations.len()
-        );
-        return 1;
-    }
-    if r.truncated {
-        println!("stopped at --max-states {max_states}: the states and normal forms found so far are a lower bound");
-        return 4;
-    }
-    if !stuck.is_empty() {
-        return 3;
-    }
-    0
 }

@@ -111,20 +111,21 @@ pub fn start(client: reqwest::Client, cfg: &LlmConfig, ext: &str, arg: &PExp) ->
     LiveCall::Stream(rx)
 }
 
-async fn stream(
+/// Sends the request and waits for a successful status: the response whose body streams the
+/// events, or why not (no answer in time, no connection, an HTTP error with the server's words).
+async fn open_stream(
     client: &reqwest::Client,
     cfg: &LlmConfig,
+    url: &str,
     messages: &[(String, String)],
-    tx: &UnboundedSender<Result<Prim, String>>,
-) -> Result<(), String> {
-    let url = format!("{}/chat/completions", cfg.base_url.trim_end_matches('/'));
+) -> Result<reqwest::Response, String> {
     let body = serde_json::json!({
         "model": cfg.model,
         "stream": true,
         "messages": messages.iter().map(|(r, c)| serde_json::json!({"role": r, "content": c})).collect::<Vec<_>>(),
     });
     let mut req = client
-        .post(&url)
+        .post(url)
         .header("content-type", "application/json")
         .header("accept", "text/event-stream")
         .body(body.to_string());
@@ -132,7 +133,7 @@ async fn stream(
         req = req.bearer_auth(k);
     }
     let ms = cfg.timeout.as_millis();
-    let mut resp = match tokio::time::timeout(cfg.timeout, req.send()).await {
+    let resp = match tokio::time::timeout(cfg.timeout, req.send()).await {
         Err(_) => {
             return Err(format!(
                 "llm: no response from {url} within {ms} ms (OPAL_LLM_TIMEOUT_MS)"
@@ -153,6 +154,18 @@ async fn stream(
             server_message(&text)
         ));
     }
+    Ok(resp)
+}
+
+async fn stream(
+    client: &reqwest::Client,
+    cfg: &LlmConfig,
+    messages: &[(String, String)],
+    tx: &UnboundedSender<Result<Prim, String>>,
+) -> Result<(), String> {
+    let url = format!("{}/chat/completions", cfg.base_url.trim_end_matches('/'));
+    let ms = cfg.timeout.as_millis();
+    let mut resp = open_stream(client, cfg, &url, messages).await?;
     let mut parser = SseParser::default();
     let mut finished = false;
     let mut chunks = 0usize;

@@ -280,24 +280,7 @@ pub fn eval(ext: &str, arg: &PExp) -> Result<PExp, CallError> {
         "len" => len(arg)?,
         "contains" => contains(arg)?,
         "index" => index(arg)?,
-        "get" => {
-            let [d, k, default] = args::<3>(arg, ext, "(dictionary, key, default)")?;
-            match d {
-                PExp::Dict(kvs) => kvs
-                    .iter()
-                    .rev()
-                    .find(|(key, _)| equal(key, k))
-                    .map(|(_, v)| v.clone())
-                    .unwrap_or_else(|| default.clone()),
-                other => {
-                    return Err(CallError::Needs {
-                        ext: "get".into(),
-                        needs: "a dictionary",
-                        got: described(other),
-                    })
-                }
-            }
-        }
+        "get" => get(arg)?,
         "keys" | "values" | "items" => dict_view(ext, arg)?,
         "sum" => sum(arg)?,
         "max" | "min" => extreme(ext, arg)?,
@@ -307,29 +290,9 @@ pub fn eval(ext: &str, arg: &PExp) -> Result<PExp, CallError> {
             PExp::List(xs)
         }
         "reversed" => PExp::List(elements(arg, ext)?.into_iter().rev().cloned().collect()),
-        "order_by" => {
-            // `sort_by (l, key)` in the prelude computes the keys, then this stable sort.
-            let [items, keys] = args::<2>(arg, ext, "(items, keys)")?;
-            let (items, keys) = (elements(items, "sort_by")?, elements(keys, "sort_by")?);
-            let idx = ranked(
-                &keys[..items.len().min(keys.len())],
-                false,
-                "sort_by",
-                "the keys",
-            )?;
-            PExp::List(idx.into_iter().map(|i| items[i].clone()).collect())
-        }
+        "order_by" => order_by(arg)?,
         "topk" => topk(arg)?,
-        "zip" => {
-            let [a, b] = args::<2>(arg, ext, "(list, list)")?;
-            let (a, b) = (elements(a, ext)?, elements(b, ext)?);
-            PExp::List(
-                a.into_iter()
-                    .zip(b)
-                    .map(|(x, y)| PExp::Tuple(vec![x.clone(), y.clone()]))
-                    .collect(),
-            )
-        }
+        "zip" => zip(arg)?,
         "enumerate" => PExp::List(
             elements(arg, ext)?
                 .into_iter()
@@ -337,18 +300,7 @@ pub fn eval(ext: &str, arg: &PExp) -> Result<PExp, CallError> {
                 .map(|(i, x)| PExp::Tuple(vec![PExp::int(i as i64), x.clone()]))
                 .collect(),
         ),
-        "json_parse" => {
-            let PExp::Prim(Prim::Str(s)) = arg else {
-                return Err(CallError::Needs {
-                    ext: ext.to_string(),
-                    needs: "a string",
-                    got: described(arg),
-                });
-            };
-            let v: serde_json::Value = serde_json::from_str(s)
-                .map_err(|e| CallError::Invalid(format!("json_parse: {e}")))?;
-            from_json(&v, 0)?
-        }
+        "json_parse" => json_parse(arg)?,
         "json_dump" => PExp::str(&to_json(arg)?.to_string()),
         "error" => return Err(CallError::Raised(display(arg))),
         "to_str" => PExp::str(&display(arg)),
@@ -359,6 +311,64 @@ pub fn eval(ext: &str, arg: &PExp) -> Result<PExp, CallError> {
             })
         }
     })
+}
+
+/// `get (d, k, default)`: the dictionary's value for k (the last written), else default.
+fn get(arg: &PExp) -> Result<PExp, CallError> {
+    let [d, k, default] = args::<3>(arg, "get", "(dictionary, key, default)")?;
+    match d {
+        PExp::Dict(kvs) => Ok(kvs
+            .iter()
+            .rev()
+            .find(|(key, _)| equal(key, k))
+            .map_or_else(|| default.clone(), |(_, v)| v.clone())),
+        other => Err(CallError::Needs {
+            ext: "get".into(),
+            needs: "a dictionary",
+            got: described(other),
+        }),
+    }
+}
+
+/// `order_by (items, keys)`: `sort_by (l, key)` in the prelude computes the keys, then calls
+/// this stable sort.
+fn order_by(arg: &PExp) -> Result<PExp, CallError> {
+    let [items, keys] = args::<2>(arg, "order_by", "(items, keys)")?;
+    let (items, keys) = (elements(items, "sort_by")?, elements(keys, "sort_by")?);
+    let idx = ranked(
+        &keys[..items.len().min(keys.len())],
+        false,
+        "sort_by",
+        "the keys",
+    )?;
+    Ok(PExp::List(
+        idx.into_iter().map(|i| items[i].clone()).collect(),
+    ))
+}
+
+/// `zip (a, b)`: pairs, as long as the shorter.
+fn zip(arg: &PExp) -> Result<PExp, CallError> {
+    let [a, b] = args::<2>(arg, "zip", "(list, list)")?;
+    let (a, b) = (elements(a, "zip")?, elements(b, "zip")?);
+    let pairs = a
+        .into_iter()
+        .zip(b)
+        .map(|(x, y)| PExp::Tuple(vec![x.clone(), y.clone()]));
+    Ok(PExp::List(pairs.collect()))
+}
+
+/// `json_parse s`: JSON text as data (`null` is `()`).
+fn json_parse(arg: &PExp) -> Result<PExp, CallError> {
+    let PExp::Prim(Prim::Str(s)) = arg else {
+        return Err(CallError::Needs {
+            ext: "json_parse".into(),
+            needs: "a string",
+            got: described(arg),
+        });
+    };
+    let v: serde_json::Value =
+        serde_json::from_str(s).map_err(|e| CallError::Invalid(format!("json_parse: {e}")))?;
+    from_json(&v, 0)
 }
 
 /// `range n`, `range (a, b)`, `range (a, b, step)`, as Python's.

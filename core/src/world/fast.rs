@@ -30,56 +30,13 @@ pub(super) fn read(text: &str) -> Option<BTreeMap<String, Spanned<RawExt>>> {
     for raw_line in text.split_inclusive('\n') {
         let start = at;
         at += raw_line.len();
-        // `\r` only as part of `\r\n`: a lone one is an error `toml` reports.
-        let line = match raw_line.strip_suffix('\n') {
-            Some(l) => l.strip_suffix('\r').unwrap_or(l),
-            None => raw_line,
-        };
-        if line.chars().any(|c| c.is_control() && c != '\t') {
-            return None;
-        }
-        let code = match line.find('#') {
-            // A `#` after a quote may be inside a string: such lines go to `toml`.
-            Some(i) if line[..i].contains(['\'', '"']) => return None,
-            Some(i) => &line[..i],
-            None => line,
-        };
-        let lead = code.len() - code.trim_start_matches([' ', '\t']).len();
-        let code = code.trim_matches([' ', '\t']);
+        let (code, lead) = line_code(raw_line)?;
         if code.is_empty() {
             continue;
         }
         let offset = start + lead;
-        if let Some(name) = code.strip_prefix("[[").and_then(|c| c.strip_suffix("]]")) {
-            let ext = name.strip_suffix(".responses").filter(|n| bare_key(n))?;
-            let empty = RawResponse {
-                arg: Spanned::new(0..0, String::new()),
-                latency_ms: None,
-                result: None,
-                stream: None,
-                chunk_ms: None,
-            };
-            tables.get_mut(ext)?.get_mut().responses.push(empty);
-            open = Open::Response(ext.to_string());
-            continue;
-        }
-        if let Some(name) = code.strip_prefix('[').and_then(|c| c.strip_suffix(']')) {
-            if !bare_key(name) || tables.contains_key(name) {
-                return None;
-            }
-            let ext = RawExt {
-                latency_ms: None,
-                order: None,
-                default: None,
-                choices: None,
-                responses: Vec::new(),
-                doc: None,
-            };
-            tables.insert(
-                name.to_string(),
-                Spanned::new(offset..offset + code.len(), ext),
-            );
-            open = Open::Ext(name.to_string());
+        if let Some(table) = open_table(&mut tables, code, offset)? {
+            open = table;
             continue;
         }
         let (key, value) = code.split_once('=')?;
@@ -108,6 +65,69 @@ pub(super) fn read(text: &str) -> Option<BTreeMap<String, Spanned<RawExt>>> {
             .all(|r| !r.arg.span().is_empty())
     });
     complete.then_some(tables)
+}
+
+/// A line's code: without its line break, comment and surrounding blanks, and how many blanks
+/// it started with; `None` for what only `toml` can judge (a control character, a `#` that
+/// may be inside a string).
+fn line_code(raw_line: &str) -> Option<(&str, usize)> {
+    // `\r` only as part of `\r\n`: a lone one is an error `toml` reports.
+    let line = match raw_line.strip_suffix('\n') {
+        Some(l) => l.strip_suffix('\r').unwrap_or(l),
+        None => raw_line,
+    };
+    if line.chars().any(|c| c.is_control() && c != '\t') {
+        return None;
+    }
+    let code = match line.find('#') {
+        // A `#` after a quote may be inside a string: such lines go to `toml`.
+        Some(i) if line[..i].contains(['\'', '"']) => return None,
+        Some(i) => &line[..i],
+        None => line,
+    };
+    let lead = code.len() - code.trim_start_matches([' ', '\t']).len();
+    Some((code.trim_matches([' ', '\t']), lead))
+}
+
+/// A table header, `[ext]` or `[[ext.responses]]`, at `offset`: `Some(table)` it opens, or
+/// `Some(None)` for a line that is no header; `None` (to `toml`) for a name that is not a bare
+/// key, responses of an unknown external, or a table opened twice.
+fn open_table(
+    tables: &mut BTreeMap<String, Spanned<RawExt>>,
+    code: &str,
+    offset: usize,
+) -> Option<Option<Open>> {
+    if let Some(name) = code.strip_prefix("[[").and_then(|c| c.strip_suffix("]]")) {
+        let ext = name.strip_suffix(".responses").filter(|n| bare_key(n))?;
+        let empty = RawResponse {
+            arg: Spanned::new(0..0, String::new()),
+            latency_ms: None,
+            result: None,
+            stream: None,
+            chunk_ms: None,
+        };
+        tables.get_mut(ext)?.get_mut().responses.push(empty);
+        return Some(Some(Open::Response(ext.to_string())));
+    }
+    if let Some(name) = code.strip_prefix('[').and_then(|c| c.strip_suffix(']')) {
+        if !bare_key(name) || tables.contains_key(name) {
+            return None;
+        }
+        let ext = RawExt {
+            latency_ms: None,
+            order: None,
+            default: None,
+            choices: None,
+            responses: Vec::new(),
+            doc: None,
+        };
+        tables.insert(
+            name.to_string(),
+            Spanned::new(offset..offset + code.len(), ext),
+        );
+        return Some(Some(Open::Ext(name.to_string())));
+    }
+    Some(None)
 }
 
 /// Sets `key = value` in an `[ext]` table; `None` for an unknown or repeated key, or a value of
