@@ -36,6 +36,20 @@ pub fn opal() -> PathBuf {
         .clone()
 }
 
+/// Runs `opal` with `args` in the repository root and waits for it.
+pub fn run(args: &[&str]) -> std::process::Output {
+    Command::new(opal())
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("run opal")
+}
+
+/// What a run printed on stdout, lossily decoded.
+pub fn stdout(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
 /// The id of a running process whose command line (arguments separated by NUL) contains
 /// `needle` (a zombie's is empty). Reads /proc directly, so the tests need no procps.
 pub fn pid_of(needle: &str) -> Option<u32> {

@@ -20,107 +20,117 @@ pub struct QuickFix {
 /// Quick fixes for the diagnostics that overlap a range.
 pub fn quick_fixes(a: &Analysis, range: Span) -> Vec<QuickFix> {
     let mut out = Vec::new();
-    let mut add = |title: String, d: &ODiag, edits: Vec<(Span, String)>, preferred: bool| {
-        out.push(QuickFix {
-            title,
-            diag: d.clone(),
-            edits,
-            preferred,
-        })
-    };
     for d in a
         .diags
         .iter()
         .filter(|d| d.span.start <= range.end && d.span.end >= range.start)
     {
         match (d.code, &d.fix) {
-            ("E0005", _) => add(
+            ("E0005", _) => out.push(fix(
                 "Use `:=` to bind".into(),
                 d,
                 vec![(d.span, ":=".into())],
                 true,
-            ),
-            ("E0002", _) => {
-                let line = a.lines.line_of(d.span.start);
-                let text = a.lines.line_text(&a.text, line);
-                let ws = text.len() - text.trim_start().len();
-                let indent: String = text[..ws]
-                    .chars()
-                    .map(|c| {
-                        if c == '\t' {
-                            "    ".to_string()
-                        } else {
-                            c.to_string()
-                        }
-                    })
-                    .collect();
-                let start = a.lines.line_start(line) as usize;
-                add(
-                    "Replace tabs with spaces".into(),
-                    d,
-                    vec![(Span::new(start, start + ws), indent)],
-                    true,
-                );
-            }
-            ("E0100", suggestion) => {
-                let name = a.slice(d.span).to_string();
-                if let Some(s) = suggestion {
-                    add(
-                        format!("Change to `{s}`"),
-                        d,
-                        vec![(d.span, s.clone())],
-                        true,
-                    );
-                }
-                if crate::navigation::valid_ident(&name) {
-                    let at = extern_insertion_point(a);
-                    add(
-                        format!("Declare `extern {name}`"),
-                        d,
-                        vec![(
-                            Span::new(at, at),
-                            format!("extern {name}{}", line_break(&a.text)),
-                        )],
-                        false,
-                    );
-                }
-            }
-            ("W0001", _) => {
-                let name = a.slice(d.span).to_string();
-                add(
-                    format!("Rename to `_{name}`"),
-                    d,
-                    vec![(
-                        Span::new(d.span.start as usize, d.span.start as usize),
-                        "_".into(),
-                    )],
-                    false,
-                );
-                if let Some(item) = simple_binding_item(a.block(), d.span) {
-                    let l0 = a.lines.line_of(item.start);
-                    let end = (a.lines.line_start(a.lines.line_of(item.end) + 1) as usize)
-                        .min(a.text.len());
-                    add(
-                        format!("Remove the unused binding `{name}`"),
-                        d,
-                        vec![(
-                            Span::new(a.lines.line_start(l0) as usize, end),
-                            String::new(),
-                        )],
-                        true,
-                    );
-                }
-            }
-            ("W0002", Some(threaded)) => add(
+            )),
+            ("E0002", _) => out.push(tabs_to_spaces(a, d)),
+            ("E0100", suggestion) => unknown_name(a, d, suggestion.as_deref(), &mut out),
+            ("W0001", _) => unused_binding(a, d, &mut out),
+            ("W0002", Some(threaded)) => out.push(fix(
                 format!("Thread the handle: `{threaded}`"),
                 d,
                 vec![(d.span, threaded.clone())],
                 true,
-            ),
+            )),
             _ => {}
         }
     }
     out
+}
+
+fn fix(title: String, d: &ODiag, edits: Vec<(Span, String)>, preferred: bool) -> QuickFix {
+    QuickFix {
+        title,
+        diag: d.clone(),
+        edits,
+        preferred,
+    }
+}
+
+/// E0002 (a tab in the indentation): the line's indentation with each tab as four spaces.
+fn tabs_to_spaces(a: &Analysis, d: &ODiag) -> QuickFix {
+    let line = a.lines.line_of(d.span.start);
+    let text = a.lines.line_text(&a.text, line);
+    let ws = text.len() - text.trim_start().len();
+    let indent: String = text[..ws]
+        .chars()
+        .map(|c| {
+            if c == '\t' {
+                "    ".to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect();
+    let start = a.lines.line_start(line) as usize;
+    fix(
+        "Replace tabs with spaces".into(),
+        d,
+        vec![(Span::new(start, start + ws), indent)],
+        true,
+    )
+}
+
+/// E0100 (an unknown name): the suggested name, and declaring it as an external.
+fn unknown_name(a: &Analysis, d: &ODiag, suggestion: Option<&str>, out: &mut Vec<QuickFix>) {
+    let name = a.slice(d.span).to_string();
+    if let Some(s) = suggestion {
+        out.push(fix(
+            format!("Change to `{s}`"),
+            d,
+            vec![(d.span, s.to_string())],
+            true,
+        ));
+    }
+    if crate::navigation::valid_ident(&name) {
+        let at = extern_insertion_point(a);
+        out.push(fix(
+            format!("Declare `extern {name}`"),
+            d,
+            vec![(
+                Span::new(at, at),
+                format!("extern {name}{}", line_break(&a.text)),
+            )],
+            false,
+        ));
+    }
+}
+
+/// W0001 (an unused binding): an underscore before its name, or removing a simple binding's
+/// lines.
+fn unused_binding(a: &Analysis, d: &ODiag, out: &mut Vec<QuickFix>) {
+    let name = a.slice(d.span).to_string();
+    out.push(fix(
+        format!("Rename to `_{name}`"),
+        d,
+        vec![(
+            Span::new(d.span.start as usize, d.span.start as usize),
+            "_".into(),
+        )],
+        false,
+    ));
+    if let Some(item) = simple_binding_item(a.block(), d.span) {
+        let l0 = a.lines.line_of(item.start);
+        let end = (a.lines.line_start(a.lines.line_of(item.end) + 1) as usize).min(a.text.len());
+        out.push(fix(
+            format!("Remove the unused binding `{name}`"),
+            d,
+            vec![(
+                Span::new(a.lines.line_start(l0) as usize, end),
+                String::new(),
+            )],
+            true,
+        ));
+    }
 }
 
 /// After the leading comments and `extern` lines: where a new `extern` goes.

@@ -308,6 +308,28 @@ fn inline(a: &Analysis, offset: u32) -> Option<Refactor> {
             return None;
         }
     }
+    if rebound_between(a, e, &uses) {
+        return None;
+    }
+    let value = a.slice(e.span);
+    let value = if atomic(e) {
+        value.to_string()
+    } else {
+        format!("({value})")
+    };
+    let delete = binding_lines(a, item);
+    let mut edits = vec![(delete, String::new())];
+    edits.extend(uses.iter().map(|u| (*u, value.clone())));
+    Some(Refactor {
+        title: format!("Inline `{}`", def.name),
+        kind: "refactor.inline",
+        edits,
+    })
+}
+
+/// Whether a name `e` uses is bound again before the last of `uses`, so it would mean something
+/// else there.
+fn rebound_between(a: &Analysis, e: &Expr, uses: &[Span]) -> bool {
     // What `e` names must mean the same at every use (no rebinding in between).
     let names: HashSet<(&str, usize)> = a
         .refs()
@@ -333,23 +355,17 @@ fn inline(a: &Analysis, offset: u32) -> Option<Refactor> {
             .push(d.span.start);
     }
     bound_at.values_mut().for_each(|v| v.sort_unstable());
-    let rebound = names.iter().any(|(n, i)| {
+    names.iter().any(|(n, i)| {
         let since = a.defs()[*i].span.start;
         let starts = bound_at.get(n).map(Vec::as_slice).unwrap_or_default();
         starts
             .get(starts.partition_point(|&s| s <= since))
             .is_some_and(|&r| r < last_use)
-    });
-    if rebound {
-        return None;
-    }
-    let value = a.slice(e.span);
-    let value = if atomic(e) {
-        value.to_string()
-    } else {
-        format!("({value})")
-    };
-    // Delete the binding's whole line(s) when it stands alone on them.
+    })
+}
+
+/// What deleting a binding removes: its whole line(s) when it stands alone on them.
+fn binding_lines(a: &Analysis, item: &Item) -> Span {
     let line = a.lines.line_of(item.span.start);
     let start = a.lines.line_start(line);
     let end_line = a.lines.line_of(item.span.end);
@@ -364,18 +380,11 @@ fn inline(a: &Analysis, offset: u32) -> Option<Refactor> {
         && a.text[item.span.end as usize..end as usize]
             .trim()
             .is_empty();
-    let delete = if alone {
+    if alone {
         Span::new(start as usize, end as usize)
     } else {
         item.span
-    };
-    let mut edits = vec![(delete, String::new())];
-    edits.extend(uses.iter().map(|u| (*u, value.clone())));
-    Some(Refactor {
-        title: format!("Inline `{}`", def.name),
-        kind: "refactor.inline",
-        edits,
-    })
+    }
 }
 
 /// `f (&s, x)` ↔ `s := f (s, x)`, and `y := f (&s, x)` ↔ `(s, y) := f (s, x)`.

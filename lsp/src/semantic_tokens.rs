@@ -70,27 +70,7 @@ pub fn semantic_tokens(a: &Analysis) -> Vec<Token> {
 /// lexer rejects (E0003: a `\` before the break inside a string; E0004: a task `<<…>>`):
 /// then the whole file is lexed.
 pub fn semantic_tokens_in(a: &Analysis, range: Span) -> Vec<Token> {
-    let len = a.text.len() as u32;
-    let crossing = a
-        .compiled
-        .parsed
-        .diags
-        .iter()
-        .any(|d| matches!(d.code, "E0003" | "E0004"));
-    let (first, last) = if crossing {
-        (0, a.lines.line_count())
-    } else {
-        (
-            a.lines.line_of(range.start.min(len)),
-            a.lines.line_of(range.end.min(len)),
-        )
-    };
-    let base = a.lines.line_start(first).min(len);
-    let end = if last + 1 < a.lines.line_count() {
-        a.lines.line_start(last + 1)
-    } else {
-        len
-    };
+    let (base, end) = lexed_bytes(a, range);
     let lexed = lex(a.text.get(base as usize..end as usize).unwrap_or(""));
     let mut spans: Vec<(Span, u32, u32)> = Vec::new();
     let defs = a.defs();
@@ -113,29 +93,7 @@ pub fn semantic_tokens_in(a: &Analysis, range: Span) -> Vec<Token> {
             {
                 Some((ty!("keyword"), 0))
             }
-            Tok::Punct(p)
-                if matches!(
-                    *p,
-                    ":=" | "+="
-                        | "-="
-                        | "++="
-                        | "+"
-                        | "-"
-                        | "*"
-                        | "/"
-                        | "%"
-                        | "++"
-                        | "=="
-                        | "!="
-                        | "<"
-                        | "<="
-                        | ">"
-                        | ">="
-                        | "&"
-                ) =>
-            {
-                Some((ty!("operator"), 0))
-            }
+            Tok::Punct(p) if OPERATORS.contains(p) => Some((ty!("operator"), 0)),
             Tok::Ident(_) => {
                 if let Some(r) = a.ref_starting_at(span.start) {
                     Some(match r {
@@ -169,6 +127,38 @@ pub fn semantic_tokens_in(a: &Analysis, range: Span) -> Vec<Token> {
         .into_iter()
         .map(|(span, ty, mods)| Token { span, ty, mods })
         .collect()
+}
+
+/// The operators highlighted as such (other punctuation is not).
+const OPERATORS: &[&str] = &[
+    ":=", "+=", "-=", "++=", "+", "-", "*", "/", "%", "++", "==", "!=", "<", "<=", ">", ">=", "&",
+];
+
+/// The bytes to lex for `range`: its whole lines, or the whole file when a token may cross a
+/// line break (see [`semantic_tokens_in`]).
+fn lexed_bytes(a: &Analysis, range: Span) -> (u32, u32) {
+    let len = a.text.len() as u32;
+    let crossing = a
+        .compiled
+        .parsed
+        .diags
+        .iter()
+        .any(|d| matches!(d.code, "E0003" | "E0004"));
+    let (first, last) = if crossing {
+        (0, a.lines.line_count())
+    } else {
+        (
+            a.lines.line_of(range.start.min(len)),
+            a.lines.line_of(range.end.min(len)),
+        )
+    };
+    let base = a.lines.line_start(first).min(len);
+    let end = if last + 1 < a.lines.line_count() {
+        a.lines.line_start(last + 1)
+    } else {
+        len
+    };
+    (base, end)
 }
 
 fn def_class(d: Option<&opal_core::desugar::Def>, decl: bool) -> (u32, u32) {

@@ -1,5 +1,6 @@
-//! The tower-lsp-server front: one guarded call per request, on the documents [`state`] keeps;
-//! pushed [`diagnostics`] and the [`capabilities`] offered are their own modules.
+//! The tower-lsp-server front: one guarded call per request ([`guard`]), on the documents
+//! [`state`] keeps; diagnostics ([`diagnostics`], pushed and pulled), OPAL's own requests
+//! ([`custom`]), the [`capabilities`] offered and the [`session`] on stdio are their own modules.
 //!
 //! Handlers run concurrently, so every edit is applied under the state's `std::sync::Mutex`
 //! before any `.await`; a request takes a snapshot under that lock and works on it off the lock,
@@ -7,10 +8,16 @@
 //! answers that request with an error and leaves the server running.
 
 mod capabilities;
+mod custom;
 mod diagnostics;
 pub mod document;
+mod guard;
 pub mod index;
+mod session;
 mod state;
+
+pub use custom::{OutOfSyncParams, UriParams};
+pub use session::{run_stdio, serve};
 
 use crate::analysis::Analysis;
 use crate::cancel::{self, CancelOnDrop, Cancelled};
@@ -21,34 +28,21 @@ use crate::{
 };
 use crate::{selection_ranges, semantic_tokens, signature_help, to_proto};
 use document::{Document, Refused};
-use serde::Deserialize;
+use guard::{content_modified, internal, invalid};
 use state::{is_world, ClientCaps, Open, Snapshot, State, TokensUpdate};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
+use tower_lsp_server::jsonrpc::{Error, Result};
 use tower_lsp_server::ls_types::*;
-use tower_lsp_server::{Client, LanguageServer, LspService, Server};
+use tower_lsp_server::{Client, LanguageServer};
 
-/// Requests whose work grows with the whole file.
-const HEAVY: &[&str] = &[
-    "semanticTokens/full",
-    "semanticTokens/full/delta",
-    "inlayHint",
-    "documentSymbol",
-    "references",
-    "formatting",
-    "foldingRange",
-    "documentLink",
-];
 /// The commands `workspace/executeCommand` runs (prefixed: the VS Code extension's own commands
 /// are `opal.…`, and a client registers every server command under its name).
 const COMMANDS: &[&str] = &[DESUGAR_COMMAND];
 const DESUGAR_COMMAND: &str = "opal.server.desugar";
-/// How long heavy requests wait for a cancellation before they start.
-const GRACE: Duration = Duration::from_millis(2);
 
 pub struct Backend {
     client: Client,
@@ -60,130 +54,16 @@ pub struct Backend {
 }
 
 impl Backend {
-    fn new(client: Client, shut_down: Arc<AtomicBool>, splices: Arc<Splices>) -> Backend {
+    pub(super) fn new(
+        client: Client,
+        shut_down: Arc<AtomicBool>,
+        splices: Arc<Splices>,
+    ) -> Backend {
         Backend {
             client,
             state: Arc::new(Mutex::new(State::default())),
             shut_down,
             splices,
-        }
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    /// Runs one request's work on the state, turning a panic into an error answer.
-    async fn guarded<T>(&self, what: &str, f: impl FnOnce(&mut State) -> Result<T>) -> Result<T> {
-        let outcome = {
-            let mut st = self.lock();
-            catch_unwind(AssertUnwindSafe(|| {
-                // The protocol tests make one feature panic to check that the server survives.
-                if std::env::var("OPAL_LSP_TEST_PANIC").is_ok_and(|v| v == what) {
-                    panic!("OPAL_LSP_TEST_PANIC={what}");
-                }
-                f(&mut st)
-            }))
-        };
-        match outcome {
-            Ok(r) => r,
-            Err(panic) => {
-                let msg = panic
-                    .downcast_ref::<&str>()
-                    .map(|s| s.to_string())
-                    .or_else(|| panic.downcast_ref::<String>().cloned())
-                    .unwrap_or_default();
-                self.client.log_message(MessageType::ERROR, format!("opal lsp: {what} failed: {msg} (the server keeps running; please report this)")).await;
-                Err(Error {
-                    code: ErrorCode::InternalError,
-                    message: format!("internal error in {what}: {msg}").into(),
-                    data: None,
-                })
-            }
-        }
-    }
-
-    /// Runs a feature on the analysis of a program; unknown or closed documents answer `None`.
-    async fn with_analysis<T: Send + 'static>(
-        &self,
-        what: &'static str,
-        uri: &Uri,
-        f: impl FnOnce(&Analysis) -> Result<Option<T>> + Send + 'static,
-    ) -> Result<Option<T>> {
-        Ok(self.off_lock(what, uri, f).await?.and_then(|(_, r)| r))
-    }
-
-    /// Runs `f` on a snapshot of a program on a blocking thread, off the document lock, so
-    /// other requests are answered meanwhile. When the client cancels the request, its future
-    /// is dropped and the work stops at its next [`cancel::check`] (-32800); when the document
-    /// changes first, the answer is ContentModified (-32801). A panic answers -32603.
-    /// `None` for world files and documents that are not open; else the snapshot's version.
-    async fn off_lock<T: Send + 'static>(
-        &self,
-        what: &'static str,
-        uri: &Uri,
-        f: impl FnOnce(&Analysis) -> Result<T> + Send + 'static,
-    ) -> Result<Option<(i32, T)>> {
-        if is_world(uri) {
-            return Ok(None);
-        }
-        if HEAVY.contains(&what) {
-            // Whole-file work waits a moment, so a `$/cancelRequest` sent right after the
-            // request (editors cancel superseded requests in bursts) drops it before it starts.
-            tokio::time::sleep(GRACE).await;
-        }
-        let Some(mut snap) = self.lock().snapshot(uri) else {
-            return Ok(None);
-        };
-        let token = cancel::Token {
-            request: Arc::default(),
-            stale: snap.stale.clone(),
-        };
-        let _cancel_on_drop = CancelOnDrop(token.request.clone());
-        // The protocol tests make one feature panic to check that the server survives, or stall
-        // (until cancelled or superseded) to change the document while it works.
-        let test_panic = std::env::var("OPAL_LSP_TEST_PANIC").is_ok_and(|v| v == what);
-        let test_stall =
-            std::env::var("OPAL_LSP_TEST_STALL").is_ok_and(|v| v.split(',').any(|w| w == what));
-        let version = snap.version;
-        let client = self.client.clone();
-        let job = tokio::task::spawn_blocking({
-            let token = token.clone();
-            move || {
-                cancel::run(token, move || {
-                    if test_panic {
-                        panic!("OPAL_LSP_TEST_PANIC={what}");
-                    }
-                    let a = snap.analysis();
-                    cancel::check();
-                    if test_stall {
-                        stall(what, &client);
-                    }
-                    f(&a)
-                })
-            }
-        });
-        let outcome = match job.await {
-            Ok(r) => r,
-            Err(e) => return Err(internal(what, &e.to_string())),
-        };
-        match outcome {
-            Ok(_) if token.stale.load(Ordering::Relaxed) => Err(content_modified()),
-            Ok(r) => r.map(|r| Some((version, r))),
-            Err(p) if p.is::<Cancelled>() => Err(if token.request.load(Ordering::Relaxed) {
-                Error::request_cancelled()
-            } else {
-                content_modified()
-            }),
-            Err(panic) => {
-                let msg = panic
-                    .downcast_ref::<&str>()
-                    .map(|s| s.to_string())
-                    .or_else(|| panic.downcast_ref::<String>().cloned())
-                    .unwrap_or_default();
-                self.client.log_message(MessageType::ERROR, format!("opal lsp: {what} failed: {msg} (the server keeps running; please report this)")).await;
-                Err(internal(what, &msg))
-            }
         }
     }
 
@@ -225,111 +105,6 @@ impl Backend {
                     .await;
             }
         });
-    }
-
-    pub async fn desugar(&self, p: UriParams) -> Result<String> {
-        let uri = p.uri()?;
-        self.with_analysis("opal/desugar", &uri, move |a| {
-            if a.compiled.has_errors() {
-                let n = a.compiled.diags.iter().filter(|d| d.is_error()).count();
-                return Ok(Some(format!(
-                    "# The program has {n} error(s); fix them to see its desugared core.\n"
-                )));
-            }
-            Ok(Some(opal_core::machine::print_initial(
-                &a.compiled.program,
-                false,
-            )))
-        })
-        .await
-        .map(|t| t.unwrap_or_default())
-    }
-
-    /// The editor sent a document's text in a form that cannot be decoded (see
-    /// [`crate::transport::OUT_OF_SYNC`]): the server's copy is no longer the editor's. Until
-    /// the whole text comes again (`didOpen`, or a change without a range), nothing is
-    /// analysed and the user is told, in the window and as the document's one diagnostic.
-    pub async fn out_of_sync(&self, p: OutOfSyncParams) {
-        let message = format!("OPAL's copy of this document is out of sync: {}. Close and reopen the file to repair it.", p.reason);
-        let version = {
-            let mut st = self.lock();
-            let encoding = st.caps.encoding;
-            let o = st.docs.entry(p.uri.clone()).or_insert_with(|| {
-                Open::new(Document::new("", p.version.unwrap_or(0), "opal".into()))
-            });
-            o.doc.encoding = encoding;
-            o.doc.out_of_sync = Some(message.clone());
-            o.doc.version = p.version.unwrap_or(o.doc.version);
-            o.changed();
-            o.doc.version
-        };
-        self.client
-            .show_message(MessageType::ERROR, format!("{}: {message}", p.uri.as_str()))
-            .await;
-        self.client
-            .publish_diagnostics(
-                p.uri,
-                vec![diagnostics::out_of_sync_diagnostic(message)],
-                Some(version),
-            )
-            .await;
-    }
-
-    pub async fn document_text(&self, p: UriParams) -> Result<Option<String>> {
-        let uri = p.uri()?;
-        self.guarded("opal/documentText", |st| {
-            Ok(st.docs.get(&uri).map(|o| o.doc.text()))
-        })
-        .await
-    }
-}
-
-/// Parameters of OPAL's custom requests: `{"uri": …}` or `{"textDocument": {"uri": …}}`.
-#[derive(Deserialize)]
-pub struct OutOfSyncParams {
-    uri: Uri,
-    version: Option<i32>,
-    reason: String,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct UriParams {
-    uri: Option<Uri>,
-    text_document: Option<TextDocumentIdentifier>,
-}
-
-impl UriParams {
-    fn uri(self) -> Result<Uri> {
-        self.uri
-            .or(self.text_document.map(|t| t.uri))
-            .ok_or_else(|| {
-                invalid("expected {\"uri\": …} or {\"textDocument\": {\"uri\": …}}".into())
-            })
-    }
-}
-
-fn content_modified() -> Error {
-    Error {
-        code: ErrorCode::ContentModified,
-        message: "the document changed; ask again".into(),
-        data: None,
-    }
-}
-
-fn internal(what: &str, msg: &str) -> Error {
-    Error {
-        code: ErrorCode::InternalError,
-        message: format!("internal error in {what}: {msg}").into(),
-        data: None,
-    }
-}
-
-fn invalid(msg: String) -> Error {
-    Error {
-        code: ErrorCode::InvalidParams,
-        message: msg.into(),
-        data: None,
     }
 }
 
@@ -1094,87 +869,14 @@ impl LanguageServer for Backend {
         &self,
         p: DocumentDiagnosticParams,
     ) -> Result<DocumentDiagnosticReportResult> {
-        // Pull diagnostics: the same list as the pushed one, with the version as result id.
-        let uri = p.text_document.uri;
-        if let Some(message) = self
-            .lock()
-            .docs
-            .get(&uri)
-            .and_then(|o| o.doc.out_of_sync.clone())
-        {
-            let items = vec![diagnostics::out_of_sync_diagnostic(message)];
-            let report = FullDocumentDiagnosticReport {
-                result_id: None,
-                items,
-            };
-            let report = RelatedFullDocumentDiagnosticReport {
-                related_documents: None,
-                full_document_diagnostic_report: report,
-            };
-            return Ok(DocumentDiagnosticReportResult::Report(
-                DocumentDiagnosticReport::Full(report),
-            ));
-        }
-        let u = uri.clone();
-        let r = self
-            .off_lock("diagnostic", &uri, move |a| {
-                Ok(a.diags
-                    .iter()
-                    .map(|d| to_proto::to_lsp_diagnostic(&a.pos(), &u, d))
-                    .collect::<Vec<_>>())
-            })
-            .await?;
-        let (result_id, items) = match r {
-            Some((v, items)) => (Some(v.to_string()), items),
-            None => (None, vec![]),
-        };
-        Ok(DocumentDiagnosticReportResult::Report(
-            DocumentDiagnosticReport::Full(RelatedFullDocumentDiagnosticReport {
-                related_documents: None,
-                full_document_diagnostic_report: FullDocumentDiagnosticReport { result_id, items },
-            }),
-        ))
+        self.pull_document(p).await
     }
 
     async fn workspace_diagnostic(
         &self,
-        _: WorkspaceDiagnosticParams,
+        p: WorkspaceDiagnosticParams,
     ) -> Result<WorkspaceDiagnosticReportResult> {
-        // Every open program's diagnostics (files on disk are analysed when opened).
-        let uris: Vec<Uri> = self
-            .lock()
-            .docs
-            .keys()
-            .filter(|u| !is_world(u))
-            .cloned()
-            .collect();
-        let mut items = Vec::new();
-        for uri in uris {
-            let u = uri.clone();
-            let r = self
-                .off_lock("workspace/diagnostic", &uri, move |a| {
-                    Ok(a.diags
-                        .iter()
-                        .map(|d| to_proto::to_lsp_diagnostic(&a.pos(), &u, d))
-                        .collect::<Vec<_>>())
-                })
-                .await?;
-            if let Some((v, diags)) = r {
-                items.push(WorkspaceDocumentDiagnosticReport::Full(
-                    WorkspaceFullDocumentDiagnosticReport {
-                        uri,
-                        version: Some(v as i64),
-                        full_document_diagnostic_report: FullDocumentDiagnosticReport {
-                            result_id: Some(v.to_string()),
-                            items: diags,
-                        },
-                    },
-                ));
-            }
-        }
-        Ok(WorkspaceDiagnosticReportResult::Report(
-            WorkspaceDiagnosticReport { items },
-        ))
+        self.pull_workspace(p).await
     }
 
     async fn semantic_tokens_range(
@@ -1256,86 +958,4 @@ impl Backend {
             diagnostics::schedule(self.state.clone(), self.client.clone(), u, v);
         }
     }
-}
-
-/// A feature stalled by the protocol tests (`OPAL_LSP_TEST_STALL`): a minute of checking for
-/// cancellation, so a test can change or cancel the request while it works. It logs when
-/// the work stops, which a test can see only if the cancellation reached it.
-fn stall(what: &str, client: &Client) {
-    let stopped = catch_unwind(|| {
-        for _ in 0..12_000 {
-            std::thread::sleep(Duration::from_millis(5));
-            cancel::check();
-        }
-    });
-    if let Err(unwind) = stopped {
-        let (client, message) = (client.clone(), format!("opal lsp: stalled {what} stopped"));
-        if let Ok(rt) = tokio::runtime::Handle::try_current() {
-            rt.spawn(async move { client.log_message(MessageType::INFO, message).await });
-        }
-        std::panic::resume_unwind(unwind);
-    }
-}
-
-/// Serves the language server on stdin/stdout until the client sends `exit` or closes stdin.
-/// The exit code is 0 after a `shutdown` request, 1 otherwise (LSP `exit`).
-pub fn run_stdio() -> i32 {
-    // Analyses run on blocking threads; one idle for a second ends, and its allocator heap's
-    // free memory goes back to the system with it (tokio's default keeps it ten seconds).
-    let mut builder = tokio::runtime::Builder::new_multi_thread();
-    builder
-        .worker_threads(2)
-        .thread_keep_alive(std::time::Duration::from_secs(1))
-        .enable_all();
-    let rt = match builder.build() {
-        Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("opal lsp: cannot start the async runtime: {e}");
-            return 1;
-        }
-    };
-    let shut_down = rt.block_on(serve(tokio::io::stdin(), tokio::io::stdout()));
-    // Reading stdin occupies a blocking thread that may never return: do not wait for it.
-    rt.shutdown_timeout(Duration::from_millis(100));
-    if shut_down {
-        0
-    } else {
-        eprintln!("opal lsp: exiting without a `shutdown` request first (exit code 1)");
-        1
-    }
-}
-
-/// Serves one session on any byte streams (stdio, or the protocol fuzz target's buffers), every
-/// byte of `input` through the checking [`crate::transport`] layer. Returns whether the client
-/// sent `shutdown` before the session ended.
-pub async fn serve<I, O>(input: I, output: O) -> bool
-where
-    I: tokio::io::AsyncRead + Unpin + Send + 'static,
-    O: tokio::io::AsyncWrite + Unpin + Send + 'static,
-{
-    let shut_down = Arc::new(AtomicBool::new(false));
-    let (server_in, feed) = tokio::io::duplex(1 << 16);
-    let (server_out, drain) = tokio::io::duplex(1 << 20);
-    let (inject, injected) = tokio::sync::mpsc::unbounded_channel();
-    tokio::spawn(crate::transport::pump_input(input, feed, inject));
-    let splices = Arc::new(Splices::default());
-    let output = tokio::spawn(crate::transport::pump_output(
-        drain,
-        output,
-        injected,
-        splices.clone(),
-    ));
-    let (service, socket) =
-        LspService::build(|client| Backend::new(client, shut_down.clone(), splices))
-            .custom_method("opal/desugar", Backend::desugar)
-            .custom_method("opal/documentText", Backend::document_text)
-            .custom_method(crate::transport::OUT_OF_SYNC, Backend::out_of_sync)
-            .finish();
-    // Requests wait on blocking threads, not on each other: let many be in flight.
-    Server::new(server_in, server_out, socket)
-        .concurrency_level(64)
-        .serve(service)
-        .await;
-    let _ = output.await;
-    shut_down.load(Ordering::SeqCst)
 }

@@ -133,18 +133,13 @@ pub enum Checked {
 /// (`1.5`, `1e300`, `18446744073709551616`) gets -32600 with that id echoed. `shutdown` and
 /// `exit` take no parameters, but clients send `{}` or `[]`: those are dropped.
 pub fn check_message(body: &[u8]) -> Checked {
-    let err = |code: i64, msg: String, id: Value| {
-        Checked::Reject(
-            json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": msg}}),
-        )
-    };
     // JSON nested too deep is refused before it is parsed (it could overflow the stack).
     let mut v: Value = match opal_core::framing::parse_value(body) {
         Ok(v) => v,
         Err(e) => {
             return match out_of_sync_notice(body, &e.to_string()) {
                 Some(notice) => Checked::Rewrite(notice.to_string().into_bytes()),
-                None => err(
+                None => reject(
                     -32700,
                     format!("parse error: {e}"),
                     id_of(opal_core::framing::lenient_object(body).as_ref()),
@@ -153,7 +148,7 @@ pub fn check_message(body: &[u8]) -> Checked {
         }
     };
     let Some(obj) = v.as_object_mut() else {
-        return err(
+        return reject(
             -32600,
             "invalid request: not a JSON object".into(),
             Value::Null,
@@ -172,14 +167,14 @@ pub fn check_message(body: &[u8]) -> Checked {
         Value::Null
     };
     if obj.get("jsonrpc") != Some(&json!("2.0")) {
-        return err(
+        return reject(
             -32600,
             "invalid request: `jsonrpc` must be \"2.0\"".into(),
             echo,
         );
     }
     if !id_ok {
-        return err(
+        return reject(
             -32600,
             format!(
                 "invalid request: the id {id} is not a string or an integer in the 64-bit range"
@@ -187,45 +182,10 @@ pub fn check_message(body: &[u8]) -> Checked {
             echo,
         );
     }
-    let checked = match obj.get("method") {
-        Some(Value::String(m)) => {
-            let m = m.clone();
-            // `shutdown` and `exit` take no parameters; whatever a client sends is dropped (as
-            // rust-analyzer ignores them), so the session can always end.
-            if (m == "shutdown" || m == "exit") && obj.get("params").is_some_and(|p| !p.is_null()) {
-                obj.remove("params");
-                Checked::Rewrite(v.to_string().into_bytes())
-            } else {
-                match obj.get("params") {
-                    None | Some(Value::Null) | Some(Value::Object(_)) | Some(Value::Array(_)) => {
-                        Checked::Pass
-                    }
-                    Some(p) => {
-                        return err(
-                            -32600,
-                            format!(
-                                "invalid request: `params` must be an object or an array, not {p}"
-                            ),
-                            echo,
-                        )
-                    }
-                }
-            }
-        }
-        Some(_) => {
-            return err(
-                -32600,
-                "invalid request: `method` must be a string".into(),
-                echo,
-            )
-        }
-        None if obj.contains_key("id")
-            && (obj.contains_key("result") || obj.contains_key("error")) =>
-        {
-            Checked::Pass
-        }
-        None => return err(-32600, "invalid request: no `method`".into(), echo),
-    };
+    let checked = check_method(obj, echo.clone());
+    if let Checked::Reject(_) = checked {
+        return checked;
+    }
     // The last word is tower-lsp-server's own decoder: what it cannot decode would end its input.
     let final_body = match &checked {
         Checked::Rewrite(b) => b.as_slice(),
@@ -235,13 +195,56 @@ pub fn check_message(body: &[u8]) -> Checked {
         .is_ok()
         || serde_json::from_slice::<tower_lsp_server::jsonrpc::Request>(final_body).is_ok();
     if !tower_ok {
-        return err(
+        return reject(
             -32600,
             "invalid request: not a JSON-RPC request, notification or response".into(),
             echo,
         );
     }
     checked
+}
+
+/// An error answer with this code, message and id.
+fn reject(code: i64, msg: String, id: Value) -> Checked {
+    Checked::Reject(json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": msg}}))
+}
+
+/// A message's `method` and `params` (a response has neither): passed, the parameters of
+/// `shutdown` and `exit` dropped, or refused with the id `echo`.
+fn check_method(obj: &mut serde_json::Map<String, Value>, echo: Value) -> Checked {
+    match obj.get("method") {
+        Some(Value::String(m)) => {
+            let m = m.clone();
+            // `shutdown` and `exit` take no parameters; whatever a client sends is dropped (as
+            // rust-analyzer ignores them), so the session can always end.
+            if (m == "shutdown" || m == "exit") && obj.get("params").is_some_and(|p| !p.is_null()) {
+                obj.remove("params");
+                Checked::Rewrite(Value::Object(obj.clone()).to_string().into_bytes())
+            } else {
+                match obj.get("params") {
+                    None | Some(Value::Null) | Some(Value::Object(_)) | Some(Value::Array(_)) => {
+                        Checked::Pass
+                    }
+                    Some(p) => reject(
+                        -32600,
+                        format!("invalid request: `params` must be an object or an array, not {p}"),
+                        echo,
+                    ),
+                }
+            }
+        }
+        Some(_) => reject(
+            -32600,
+            "invalid request: `method` must be a string".into(),
+            echo,
+        ),
+        None if obj.contains_key("id")
+            && (obj.contains_key("result") || obj.contains_key("error")) =>
+        {
+            Checked::Pass
+        }
+        None => reject(-32600, "invalid request: no `method`".into(), echo),
+    }
 }
 
 /// The method the server gets instead of a document's text it cannot decode.

@@ -186,6 +186,19 @@ fn a_session_stops_at_a_breakpoint_inspects_steps_back_and_runs_to_the_end() {
     let r = d.launch(json!({"program": path, "stopOnEntry": true}));
     assert_eq!(r["success"], true, "{r}");
     d.event("initialized");
+    breakpoints_move_to_statements(&mut d, &path);
+    d.request("configurationDone", json!({}));
+    assert_eq!(d.event("stopped")["body"]["reason"], "entry");
+    d.request("continue", json!({"threadId": 1}));
+    let stop = d.event("stopped");
+    assert_eq!(stop["body"]["reason"], "breakpoint", "{stop}");
+    the_stop_shows_frames_scopes_and_values(&mut d);
+    a_step_in_is_undone_by_a_step_back(&mut d);
+    without_breakpoints_the_program_runs_to_the_end(&mut d, &path);
+    disconnect_ends_the_adapter(&mut d);
+}
+
+fn breakpoints_move_to_statements(d: &mut Dap, path: &str) {
     // Line 5 is empty: the breakpoint moves to line 6; line 8 has the excursions call.
     let bps = d.request(
         "setBreakpoints",
@@ -202,11 +215,10 @@ fn a_session_stops_at_a_breakpoint_inspects_steps_back_and_runs_to_the_end() {
         "setBreakpoints",
         json!({"source": {"path": path}, "breakpoints": [{"line": 8}]}),
     );
-    d.request("configurationDone", json!({}));
-    assert_eq!(d.event("stopped")["body"]["reason"], "entry");
-    d.request("continue", json!({"threadId": 1}));
-    let stop = d.event("stopped");
-    assert_eq!(stop["body"]["reason"], "breakpoint", "{stop}");
+}
+
+/// At the breakpoint on line 8: the inlined calls as frames, the scopes, values read back.
+fn the_stop_shows_frames_scopes_and_values(d: &mut Dap) {
     let trace = d.request("stackTrace", json!({"threadId": 1}));
     let frames = trace["body"]["stackFrames"]
         .as_array()
@@ -256,6 +268,9 @@ fn a_session_stops_at_a_breakpoint_inspects_steps_back_and_runs_to_the_end() {
             .contains("get_excursions_in"),
         "{stmt}"
     );
+}
+
+fn a_step_in_is_undone_by_a_step_back(d: &mut Dap) {
     // One rule step, then back.
     d.request("stepIn", json!({"threadId": 1}));
     assert_eq!(d.event("stopped")["body"]["reason"], "step");
@@ -268,6 +283,9 @@ fn a_session_stops_at_a_breakpoint_inspects_steps_back_and_runs_to_the_end() {
         g["body"]["nodes"].as_array().is_some_and(|n| !n.is_empty()),
         "{g}"
     );
+}
+
+fn without_breakpoints_the_program_runs_to_the_end(d: &mut Dap, path: &str) {
     // No breakpoints: run to the end; the output is the program's.
     d.request(
         "setBreakpoints",
@@ -289,6 +307,9 @@ fn a_session_stops_at_a_breakpoint_inspects_steps_back_and_runs_to_the_end() {
         d.output().replacen("Honolulu\n", "", 1),
         "Honolulu\nLocated in the US state of Hawaii: surf at Waikiki.\nJakarta\nIn Jakarta, you can find the National Monument.\nAuckland\nWalk around.\nSuva\nWalk around.\n"
     );
+}
+
+fn disconnect_ends_the_adapter(d: &mut Dap) {
     let r = d.request("disconnect", json!({}));
     assert_eq!(r["success"], true);
     let start = Instant::now();
@@ -483,10 +504,46 @@ fn noise() -> Vec<u8> {
 /// a valid `initialize` is answered; a request the bad frame still held is answered too.
 #[test]
 fn every_malformed_frame_is_followed_by_an_answered_request() {
-    let threads = r#"{"seq":1000,"type":"request","command":"threads"}"#;
-    let cafe =
-        r#"{"seq":1000,"type":"request","command":"evaluate","arguments":{"expression":"café"}}"#;
-    let cases: Vec<(&str, Vec<u8>)> = vec![
+    for (what, bytes) in malformed_frames() {
+        let mut d = Dap::start();
+        d.seq = 2000;
+        d.raw(&bytes);
+        let start = Instant::now();
+        let r = d.request("initialize", json!({"adapterID": "opal"}));
+        assert_eq!(r["success"], true, "after {what}: {r}");
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "after {what}: answered only after {:?}",
+            start.elapsed()
+        );
+        // Nothing is left waiting: the session goes on.
+        let r = d.request("threads", json!({}));
+        assert_eq!(r["body"]["threads"][0]["id"], 1, "after {what}: {r}");
+        let console: String = d
+            .events
+            .iter()
+            .filter_map(|e| e["body"]["output"].as_str())
+            .collect();
+        // An unknown header is no error, and bytes outside any frame are logged on stderr.
+        let silent = ["a non-UTF-8 header", "a mebibyte of noise"].contains(&what);
+        assert!(
+            silent || console.contains("ignored input"),
+            "after {what}, the console says what was skipped: {console}"
+        );
+    }
+    a_frame_counted_in_characters_is_answered_refused();
+    requests_not_in_unicode_are_answered_refused();
+}
+
+/// `threads` and `evaluate` requests, seq 1000; `é` takes two bytes.
+const THREADS: &str = r#"{"seq":1000,"type":"request","command":"threads"}"#;
+const CAFE: &str =
+    r#"{"seq":1000,"type":"request","command":"evaluate","arguments":{"expression":"café"}}"#;
+
+/// Each malformed frame, named.
+fn malformed_frames() -> Vec<(&'static str, Vec<u8>)> {
+    let (threads, cafe) = (THREADS, CAFE);
+    vec![
         (
             "a length that is not a number",
             [format!("Content-Length: abc\r\n\r\n{threads}").into_bytes()].concat(),
@@ -524,35 +581,12 @@ fn every_malformed_frame_is_followed_by_an_answered_request() {
             format!("Content-Length: {}\r\n\r\n{threads}", threads.len() + 40).into_bytes(),
         ),
         ("a mebibyte of noise", noise()),
-    ];
-    for (what, bytes) in cases {
-        let mut d = Dap::start();
-        d.seq = 2000;
-        d.raw(&bytes);
-        let start = Instant::now();
-        let r = d.request("initialize", json!({"adapterID": "opal"}));
-        assert_eq!(r["success"], true, "after {what}: {r}");
-        assert!(
-            start.elapsed() < Duration::from_secs(10),
-            "after {what}: answered only after {:?}",
-            start.elapsed()
-        );
-        // Nothing is left waiting: the session goes on.
-        let r = d.request("threads", json!({}));
-        assert_eq!(r["body"]["threads"][0]["id"], 1, "after {what}: {r}");
-        let console: String = d
-            .events
-            .iter()
-            .filter_map(|e| e["body"]["output"].as_str())
-            .collect();
-        // An unknown header is no error, and bytes outside any frame are logged on stderr.
-        let silent = ["a non-UTF-8 header", "a mebibyte of noise"].contains(&what);
-        assert!(
-            silent || console.contains("ignored input"),
-            "after {what}, the console says what was skipped: {console}"
-        );
-    }
-    // The request in a frame whose length was counted in characters is answered, refused.
+    ]
+}
+
+/// The request in a frame whose length was counted in characters is answered, refused.
+fn a_frame_counted_in_characters_is_answered_refused() {
+    let cafe = CAFE;
     let mut d = Dap::start();
     d.raw(format!("Content-Length: {}\r\n\r\n{cafe}", cafe.chars().count()).as_bytes());
     let r = d.response_to(&json!(1000));
@@ -568,8 +602,11 @@ fn every_malformed_frame_is_followed_by_an_answered_request() {
             .contains("not characters"),
         "{r}"
     );
-    // A request whose strings are not Unicode (a lone surrogate escape, a byte that is not
-    // UTF-8) is answered too, refused.
+}
+
+/// A request whose strings are not Unicode (a lone surrogate escape, a byte that is not
+/// UTF-8) is answered too, refused.
+fn requests_not_in_unicode_are_answered_refused() {
     for body in [
         r#"{"seq":1001,"type":"request","command":"evaluate","arguments":{"expression":"why \ud800"}}"#.as_bytes(),
         b"{\"seq\":1001,\"type\":\"request\",\"command\":\"evaluate\",\"arguments\":{\"expression\":\"\xff\"}}",

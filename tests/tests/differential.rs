@@ -125,57 +125,52 @@ fn str_lit(s: &str) -> String {
 /// The world file; `drawn`: with the nondeterministic answers fixed by `draws` (`coin ()` too:
 /// a world table overrides the builtin), so call-by-value's path follows the round's seed.
 fn render_world(w: &WorldSpec, drawn: bool) -> String {
-    let list = |xs: &[String]| format!("[{}]", xs.join(", "));
     let ints: Vec<String> = w.nums.iter().map(|n| n.to_string()).collect();
     let words: Vec<String> = w.words.iter().map(|s| str_lit(s)).collect();
-    let toml_str = |s: &str| format!("'{s}'");
+    let pairs: Vec<String> = w
+        .nums
+        .iter()
+        .zip(&w.words)
+        .map(|(n, s)| format!("({n}, {})", str_lit(s)))
+        .collect();
+    // Each a single default answer after a latency: (name, latency in ms, default).
+    let values = [
+        ("num", w.latency[0], toml_str(&w.num.to_string())),
+        ("word", w.latency[1], toml_str(&str_lit(&w.word))),
+        ("nums", w.latency[2], toml_str(&list(&ints))),
+        ("words", w.latency[3], toml_str(&list(&words))),
+        (
+            "table",
+            w.latency[4],
+            toml_str(&format!("{{\"a\": {}, \"b\": {}}}", w.table.0, w.table.1)),
+        ),
+        (
+            "groups",
+            w.latency[3] / 2,
+            toml_str(&format!(
+                "{{\"a\": {}, \"b\": {}}}",
+                list(&words),
+                list(&words[1..])
+            )),
+        ),
+        (
+            "pair",
+            w.latency[5],
+            toml_str(&format!("({}, {})", w.num, str_lit(&w.word))),
+        ),
+    ];
+    let more_values = [
+        ("pairs", w.latency[2] / 2, toml_str(&list(&pairs))),
+        (
+            "doc",
+            w.latency[4] / 2,
+            toml_str(&str_lit(&format!("[{}]", ints.join(", ")))),
+        ),
+    ];
     let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "[num]\nlatency_ms = {}\ndefault = {}",
-        w.latency[0],
-        toml_str(&w.num.to_string())
-    );
-    let _ = writeln!(
-        out,
-        "[word]\nlatency_ms = {}\ndefault = {}",
-        w.latency[1],
-        toml_str(&str_lit(&w.word))
-    );
-    let _ = writeln!(
-        out,
-        "[nums]\nlatency_ms = {}\ndefault = {}",
-        w.latency[2],
-        toml_str(&list(&ints))
-    );
-    let _ = writeln!(
-        out,
-        "[words]\nlatency_ms = {}\ndefault = {}",
-        w.latency[3],
-        toml_str(&list(&words))
-    );
-    let _ = writeln!(
-        out,
-        "[table]\nlatency_ms = {}\ndefault = {}",
-        w.latency[4],
-        toml_str(&format!("{{\"a\": {}, \"b\": {}}}", w.table.0, w.table.1))
-    );
-    let _ = writeln!(
-        out,
-        "[groups]\nlatency_ms = {}\ndefault = {}",
-        w.latency[3] / 2,
-        toml_str(&format!(
-            "{{\"a\": {}, \"b\": {}}}",
-            list(&words),
-            list(&words[1..])
-        ))
-    );
-    let _ = writeln!(
-        out,
-        "[pair]\nlatency_ms = {}\ndefault = {}",
-        w.latency[5],
-        toml_str(&format!("({}, {})", w.num, str_lit(&w.word)))
-    );
+    for (name, ms, default) in &values {
+        let _ = writeln!(out, "[{name}]\nlatency_ms = {ms}\ndefault = {default}");
+    }
     // Streams are keyed by their argument; `stream` is always called with 1.
     let chunks: Vec<String> = w.stream.iter().map(|s| format!("{s:?}")).collect();
     let ms: Vec<String> = w.chunk_ms.iter().map(|m| m.to_string()).collect();
@@ -195,24 +190,9 @@ fn render_world(w: &WorldSpec, drawn: bool) -> String {
         "[peek]\norder = \"readonly\"\nlatency_ms = {}\ndefault = '1'",
         w.latency[1] / 2
     );
-    let pairs: Vec<String> = w
-        .nums
-        .iter()
-        .zip(&w.words)
-        .map(|(n, s)| format!("({n}, {})", str_lit(s)))
-        .collect();
-    let _ = writeln!(
-        out,
-        "[pairs]\nlatency_ms = {}\ndefault = {}",
-        w.latency[2] / 2,
-        toml_str(&list(&pairs))
-    );
-    let _ = writeln!(
-        out,
-        "[doc]\nlatency_ms = {}\ndefault = {}",
-        w.latency[4] / 2,
-        toml_str(&str_lit(&format!("[{}]", ints.join(", "))))
-    );
+    for (name, ms, default) in &more_values {
+        let _ = writeln!(out, "[{name}]\nlatency_ms = {ms}\ndefault = {default}");
+    }
     // Takes a handle and gives one back (the world cannot name the argument's, so `stdout`).
     let _ = writeln!(
         out,
@@ -220,6 +200,20 @@ fn render_world(w: &WorldSpec, drawn: bool) -> String {
         w.latency[5] / 2,
         w.num
     );
+    render_choices(w, drawn, &mut out);
+    out
+}
+
+fn list(xs: &[String]) -> String {
+    format!("[{}]", xs.join(", "))
+}
+
+fn toml_str(s: &str) -> String {
+    format!("'{s}'")
+}
+
+/// The nondeterministic externals: their choices, or (`drawn`) the one each answers.
+fn render_choices(w: &WorldSpec, drawn: bool, out: &mut String) {
     // Nondeterministic: each call answers one of its choices.
     let choose = ["'\"a\"'".to_string(), toml_str(&str_lit(&w.word))];
     let pick = ["'1'".to_string(), format!("'{}'", w.num)];
@@ -252,7 +246,6 @@ fn render_world(w: &WorldSpec, drawn: bool) -> String {
             pick.join(", ")
         );
     }
-    out
 }
 
 /// The variables of each type bound so far, and the program text.
@@ -697,35 +690,7 @@ fn check(
         ),
         _ => run_one(src, &world, Eval::Cbv, Calls::World),
     };
-    let (opp, lazy) = if nondet {
-        COUNTS[3].fetch_add(1, Ordering::Relaxed);
-        let opp = run_one(
-            src,
-            &world,
-            Eval::Opportunistic,
-            Calls::Replay {
-                trace: &cbv.trace,
-                force: false,
-            },
-        );
-        (
-            opp,
-            run_one(
-                src,
-                &world,
-                Eval::Lazy,
-                Calls::Replay {
-                    trace: &cbv.trace,
-                    force: true,
-                },
-            ),
-        )
-    } else {
-        (
-            run_one(src, &world, Eval::Opportunistic, Calls::World),
-            run_one(src, &world, Eval::Lazy, Calls::World),
-        )
-    };
+    let (opp, lazy) = opportunistic_and_lazy(src, &world, nondet, &cbv);
     let path = if nondet {
         format!("\ncbv's choices: {}", choices_taken(&cbv.trace))
     } else {
@@ -774,27 +739,72 @@ fn check(
         );
     }
     if explore_too {
-        let c = compile_with(src, Some(&world));
-        let m = Machine::new(&c.program);
-        let e = explore(
-            &m,
-            Some(world),
-            ExploreOptions {
-                mode: Mode::Reduced,
-                max_states: 3_000,
-                graph: false,
+        explore_finds_no_violation(src, world)?;
+    }
+    Ok(())
+}
+
+/// The opportunistic and lazy runs: on the world, or, when the program is nondeterministic,
+/// replaying cbv's trace (its choices).
+fn opportunistic_and_lazy(
+    src: &str,
+    world: &World,
+    nondet: bool,
+    cbv: &Outcome,
+) -> (Outcome, Outcome) {
+    if nondet {
+        COUNTS[3].fetch_add(1, Ordering::Relaxed);
+        let opp = run_one(
+            src,
+            world,
+            Eval::Opportunistic,
+            Calls::Replay {
+                trace: &cbv.trace,
+                force: false,
             },
         );
-        if !e.truncated {
-            COUNTS[2].fetch_add(1, Ordering::Relaxed);
-        }
-        if !e.truncated && !e.violations().is_empty() {
-            return Err(format!(
-                "explore: {} normal forms, violations {:?}",
-                e.normal_forms.len(),
-                e.violations()
-            ));
-        }
+        (
+            opp,
+            run_one(
+                src,
+                world,
+                Eval::Lazy,
+                Calls::Replay {
+                    trace: &cbv.trace,
+                    force: true,
+                },
+            ),
+        )
+    } else {
+        (
+            run_one(src, world, Eval::Opportunistic, Calls::World),
+            run_one(src, world, Eval::Lazy, Calls::World),
+        )
+    }
+}
+
+/// Small programs are explored too: no normal form may violate the ordering guarantees.
+fn explore_finds_no_violation(src: &str, world: World) -> Result<(), String> {
+    let c = compile_with(src, Some(&world));
+    let m = Machine::new(&c.program);
+    let e = explore(
+        &m,
+        Some(world),
+        ExploreOptions {
+            mode: Mode::Reduced,
+            max_states: 3_000,
+            graph: false,
+        },
+    );
+    if !e.truncated {
+        COUNTS[2].fetch_add(1, Ordering::Relaxed);
+    }
+    if !e.truncated && !e.violations().is_empty() {
+        return Err(format!(
+            "explore: {} normal forms, violations {:?}",
+            e.normal_forms.len(),
+            e.violations()
+        ));
     }
     Ok(())
 }

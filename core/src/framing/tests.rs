@@ -51,21 +51,46 @@ fn request(seq: i64) -> String {
     format!(r#"{{"seq":{seq},"type":"request","command":"threads"}}"#)
 }
 
+/// Input bytes and the frames read from them (`!seq`: refused; `?text`: a truncated body).
+type Cases = Vec<(Vec<u8>, Vec<&'static str>)>;
+
 #[test]
 fn the_framer_resynchronises_after_any_malformed_frame() {
     let ok = request(7);
-    let e = r#"{"seq":3,"type":"request","command":"evaluate","arguments":{"expression":"café"}}"#;
+    let cases = [
+        odd_header_cases(&ok),
+        too_small_length_cases(&ok),
+        too_large_length_cases(&ok),
+        duplicate_length_and_other_cases(&ok),
+    ]
+    .concat();
+    for (input, want) in cases {
+        assert_eq!(
+            frames(&input),
+            want,
+            "{:?}",
+            String::from_utf8_lossy(&input)
+        );
+        // A header split across reads is still seen.
+        assert_eq!(
+            frames_trickled(&input),
+            want,
+            "trickled: {:?}",
+            String::from_utf8_lossy(&input)
+        );
+    }
+}
+
+/// Well-formed frames, a header inside a JSON string, non-UTF-8 header lines.
+fn odd_header_cases(ok: &str) -> Cases {
     let in_string = r#"{"seq":4,"arguments":{"t":"a \"}Content-Length: 5\r\n\r\n{}\" b"}}"#;
-    let cases: Vec<(Vec<u8>, Vec<&str>)> = vec![
-        (
-            [frame(&ok), frame(&ok)].concat().into_bytes(),
-            vec!["7", "7"],
-        ),
+    vec![
+        ([frame(ok), frame(ok)].concat().into_bytes(), vec!["7", "7"]),
         // A header inside a JSON string is text.
         (frame(in_string).into_bytes(), vec!["4"]),
         // Non-UTF-8 header lines, before or after Content-Length.
         (
-            [b"\xff\r\n".to_vec(), frame(&ok).into_bytes()].concat(),
+            [b"\xff\r\n".to_vec(), frame(ok).into_bytes()].concat(),
             vec!["7"],
         ),
         (
@@ -77,15 +102,22 @@ fn the_framer_resynchronises_after_any_malformed_frame() {
             .concat(),
             vec!["7"],
         ),
+    ]
+}
+
+/// A length that is not a number, or too small.
+fn too_small_length_cases(ok: &str) -> Cases {
+    let e = r#"{"seq":3,"type":"request","command":"evaluate","arguments":{"expression":"café"}}"#;
+    vec![
         // A bad length: refused, its body is skipped, the next message is read.
         (
-            [format!("Content-Length: abc\r\n\r\n{ok}"), frame(&ok)]
+            [format!("Content-Length: abc\r\n\r\n{ok}"), frame(ok)]
                 .concat()
                 .into_bytes(),
             vec!["!-", "7"],
         ),
         (
-            [format!("Content-Length: -3\r\n\r\n{ok}"), frame(&ok)]
+            [format!("Content-Length: -3\r\n\r\n{ok}"), frame(ok)]
                 .concat()
                 .into_bytes(),
             vec!["!-", "7"],
@@ -93,7 +125,7 @@ fn the_framer_resynchronises_after_any_malformed_frame() {
         (
             [
                 format!("Content-Length: 99999999999999999999999\r\n\r\n{ok}"),
-                frame(&ok),
+                frame(ok),
             ]
             .concat()
             .into_bytes(),
@@ -103,7 +135,7 @@ fn the_framer_resynchronises_after_any_malformed_frame() {
         (
             [
                 format!("Content-Length: {}\r\n\r\n{e}", e.chars().count()),
-                frame(&ok),
+                frame(ok),
             ]
             .concat()
             .into_bytes(),
@@ -112,13 +144,13 @@ fn the_framer_resynchronises_after_any_malformed_frame() {
         // Much too small: still read whole up to the next header, and refused (what follows
         // the value, up to the next header, is skipped).
         (
-            [format!("Content-Length: 10\r\n\r\n{ok}"), frame(&ok)]
+            [format!("Content-Length: 10\r\n\r\n{ok}"), frame(ok)]
                 .concat()
                 .into_bytes(),
             vec!["!7", "7"],
         ),
         (
-            [format!("Content-Length: 10\r\n\r\n{ok}}}"), frame(&ok)]
+            [format!("Content-Length: 10\r\n\r\n{ok}}}"), frame(ok)]
                 .concat()
                 .into_bytes(),
             vec!["!7", "7"],
@@ -127,18 +159,24 @@ fn the_framer_resynchronises_after_any_malformed_frame() {
         (
             [
                 format!("Content-Length: 10\r\n\r\n{}]", &ok[..20]),
-                frame(&ok),
+                frame(ok),
             ]
             .concat()
             .into_bytes(),
             vec![r#"?{"seq":7,""#, "7"],
         ),
+    ]
+}
+
+/// A length too large: the next header, or the end of input, ends the body.
+fn too_large_length_cases(ok: &str) -> Cases {
+    vec![
         // Too large: the next header inside the declared body ends it.
         (
             [
                 format!("Content-Length: {}\r\n\r\n{ok}", ok.len() + 20),
                 frame(&request(8)),
-                frame(&ok),
+                frame(ok),
             ]
             .concat()
             .into_bytes(),
@@ -158,6 +196,12 @@ fn the_framer_resynchronises_after_any_malformed_frame() {
             format!("Content-Length: {}\r\n\r\n{ok}", ok.len() + 20).into_bytes(),
             vec!["!7"],
         ),
+    ]
+}
+
+/// Two lengths, garbage between frames, other header spellings, not an object, no frame at all.
+fn duplicate_length_and_other_cases(ok: &str) -> Cases {
+    vec![
         // Duplicate lengths: the same twice is fine; different ones are refused either way.
         (
             [
@@ -200,7 +244,7 @@ fn the_framer_resynchronises_after_any_malformed_frame() {
         // Garbage between frames, lowercase header name, LF-only headers, other headers.
         (
             [
-                frame(&ok),
+                frame(ok),
                 "garbage\r\n\r\n".into(),
                 format!("content-length:{}\n\n{ok}", ok.len()),
             ]
@@ -219,27 +263,12 @@ fn the_framer_resynchronises_after_any_malformed_frame() {
         ),
         // Not an object: the protocol judges it.
         (
-            [frame("[1, 2]"), frame(&ok)].concat().into_bytes(),
+            [frame("[1, 2]"), frame(ok)].concat().into_bytes(),
             vec!["[1,2]", "7"],
         ),
         (b"\r\n\r\n\xff\xfe\x00".to_vec(), vec![]),
         (b"Content-Length".to_vec(), vec![]),
-    ];
-    for (input, want) in cases {
-        assert_eq!(
-            frames(&input),
-            want,
-            "{:?}",
-            String::from_utf8_lossy(&input)
-        );
-        // A header split across reads is still seen.
-        assert_eq!(
-            frames_trickled(&input),
-            want,
-            "trickled: {:?}",
-            String::from_utf8_lossy(&input)
-        );
-    }
+    ]
 }
 
 /// Issue 29: a header block without its blank line swallowed the next message.

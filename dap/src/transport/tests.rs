@@ -40,18 +40,43 @@ fn request(seq: i64) -> String {
     format!(r#"{{"seq":{seq},"type":"request","command":"threads"}}"#)
 }
 
+/// Input bytes and the frames read from them (`!seq`: refused; `?text`: a truncated body).
+type Cases = Vec<(Vec<u8>, Vec<&'static str>)>;
+
 #[test]
 fn the_reader_resynchronises_after_any_malformed_frame() {
     let ok = request(7);
-    let e = r#"{"seq":3,"type":"request","command":"evaluate","arguments":{"expression":"café"}}"#;
-    let cases: Vec<(Vec<u8>, Vec<&str>)> = vec![
-        (
-            [frame(&ok), frame(&ok)].concat().into_bytes(),
-            vec!["7", "7"],
-        ),
+    let cases = [
+        odd_header_cases(&ok),
+        bad_and_short_length_cases(&ok),
+        missing_blank_line_and_too_large_cases(&ok),
+        duplicate_length_and_other_cases(&ok),
+    ]
+    .concat();
+    for (input, want) in cases {
+        assert_eq!(
+            frames(&input),
+            want,
+            "{:?}",
+            String::from_utf8_lossy(&input)
+        );
+        // A header split across reads is still seen.
+        assert_eq!(
+            frames_trickled(&input),
+            want,
+            "trickled: {:?}",
+            String::from_utf8_lossy(&input)
+        );
+    }
+}
+
+/// Well-formed frames and non-UTF-8 header lines.
+fn odd_header_cases(ok: &str) -> Cases {
+    vec![
+        ([frame(ok), frame(ok)].concat().into_bytes(), vec!["7", "7"]),
         // Non-UTF-8 header lines, before or after Content-Length.
         (
-            [b"\xff\r\n".to_vec(), frame(&ok).into_bytes()].concat(),
+            [b"\xff\r\n".to_vec(), frame(ok).into_bytes()].concat(),
             vec!["7"],
         ),
         (
@@ -63,15 +88,22 @@ fn the_reader_resynchronises_after_any_malformed_frame() {
             .concat(),
             vec!["7"],
         ),
+    ]
+}
+
+/// A length that is not a number, or too small.
+fn bad_and_short_length_cases(ok: &str) -> Cases {
+    let e = r#"{"seq":3,"type":"request","command":"evaluate","arguments":{"expression":"café"}}"#;
+    vec![
         // A bad length: reported, its body is skipped, the next message is read.
         (
-            [format!("Content-Length: abc\r\n\r\n{ok}"), frame(&ok)]
+            [format!("Content-Length: abc\r\n\r\n{ok}"), frame(ok)]
                 .concat()
                 .into_bytes(),
             vec!["!-", "7"],
         ),
         (
-            [format!("Content-Length: -3\r\n\r\n{ok}"), frame(&ok)]
+            [format!("Content-Length: -3\r\n\r\n{ok}"), frame(ok)]
                 .concat()
                 .into_bytes(),
             vec!["!-", "7"],
@@ -79,7 +111,7 @@ fn the_reader_resynchronises_after_any_malformed_frame() {
         (
             [
                 format!("Content-Length: 99999999999999999999999\r\n\r\n{ok}"),
-                frame(&ok),
+                frame(ok),
             ]
             .concat()
             .into_bytes(),
@@ -89,7 +121,7 @@ fn the_reader_resynchronises_after_any_malformed_frame() {
         (
             [
                 format!("Content-Length: {}\r\n\r\n{e}", e.chars().count()),
-                frame(&ok),
+                frame(ok),
             ]
             .concat()
             .into_bytes(),
@@ -97,14 +129,14 @@ fn the_reader_resynchronises_after_any_malformed_frame() {
         ),
         // Much too small: still read whole up to the next header, and refused …
         (
-            [format!("Content-Length: 10\r\n\r\n{ok}"), frame(&ok)]
+            [format!("Content-Length: 10\r\n\r\n{ok}"), frame(ok)]
                 .concat()
                 .into_bytes(),
             vec!["!7", "7"],
         ),
         // … also when more follows the value (one message per frame; the rest is skipped) …
         (
-            [format!("Content-Length: 10\r\n\r\n{ok}}}"), frame(&ok)]
+            [format!("Content-Length: 10\r\n\r\n{ok}}}"), frame(ok)]
                 .concat()
                 .into_bytes(),
             vec!["!7", "7"],
@@ -113,18 +145,24 @@ fn the_reader_resynchronises_after_any_malformed_frame() {
         (
             [
                 format!("Content-Length: 10\r\n\r\n{}]", &ok[..20]),
-                frame(&ok),
+                frame(ok),
             ]
             .concat()
             .into_bytes(),
             vec!["!-", "7"],
         ),
+    ]
+}
+
+/// A header block without its blank line, a body holding more than one value, a length too large.
+fn missing_blank_line_and_too_large_cases(ok: &str) -> Cases {
+    vec![
         // A header block without its blank line: the message after it is read (issue 29).
         (
             [
                 "Content-Length: 2\r\n{}".to_string(),
                 frame(&request(8)),
-                frame(&ok),
+                frame(ok),
             ]
             .concat()
             .into_bytes(),
@@ -132,7 +170,7 @@ fn the_reader_resynchronises_after_any_malformed_frame() {
         ),
         // A value and more bytes in one body: refused with the value's seq (issue 29).
         (
-            [frame(&format!("{ok}{}", request(8))), frame(&ok)]
+            [frame(&format!("{ok}{}", request(8))), frame(ok)]
                 .concat()
                 .into_bytes(),
             vec!["!7", "7"],
@@ -142,7 +180,7 @@ fn the_reader_resynchronises_after_any_malformed_frame() {
             [
                 format!("Content-Length: {}\r\n\r\n{ok}", ok.len() + 20),
                 frame(&request(8)),
-                frame(&ok),
+                frame(ok),
             ]
             .concat()
             .into_bytes(),
@@ -162,6 +200,12 @@ fn the_reader_resynchronises_after_any_malformed_frame() {
             format!("Content-Length: {}\r\n\r\n{ok}", ok.len() + 20).into_bytes(),
             vec!["!7"],
         ),
+    ]
+}
+
+/// Two lengths, garbage between frames, other header spellings, not an object.
+fn duplicate_length_and_other_cases(ok: &str) -> Cases {
+    vec![
         // Duplicate lengths: the same twice is fine; different ones are refused either way.
         (
             [
@@ -204,7 +248,7 @@ fn the_reader_resynchronises_after_any_malformed_frame() {
         // Garbage between frames, lowercase header name, LF-only headers, other headers.
         (
             [
-                frame(&ok),
+                frame(ok),
                 "garbage\r\n\r\n".into(),
                 format!("content-length:{}\n\n{ok}", ok.len()),
             ]
@@ -223,27 +267,12 @@ fn the_reader_resynchronises_after_any_malformed_frame() {
         ),
         // Not an object.
         (
-            [frame("[1, 2]"), frame(&ok)].concat().into_bytes(),
+            [frame("[1, 2]"), frame(ok)].concat().into_bytes(),
             vec!["!-", "7"],
         ),
         (b"\r\n\r\n\xff\xfe\x00".to_vec(), vec![]),
         (b"Content-Length".to_vec(), vec![]),
-    ];
-    for (input, want) in cases {
-        assert_eq!(
-            frames(&input),
-            want,
-            "{:?}",
-            String::from_utf8_lossy(&input)
-        );
-        // A header split across reads is still seen.
-        assert_eq!(
-            frames_trickled(&input),
-            want,
-            "trickled: {:?}",
-            String::from_utf8_lossy(&input)
-        );
-    }
+    ]
 }
 
 #[test]

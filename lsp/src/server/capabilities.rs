@@ -11,14 +11,7 @@ use tower_lsp_server::ls_types::*;
 pub(super) fn server_capabilities(encoding: Encoding, pull: bool) -> ServerCapabilities {
     ServerCapabilities {
         position_encoding: Some(encoding.kind()),
-        text_document_sync: Some(TextDocumentSyncCapability::Options(
-            TextDocumentSyncOptions {
-                open_close: Some(true),
-                change: Some(TextDocumentSyncKind::INCREMENTAL),
-                save: Some(TextDocumentSyncSaveOptions::Supported(true)),
-                ..Default::default()
-            },
-        )),
+        text_document_sync: Some(sync()),
         hover_provider: Some(HoverProviderCapability::Simple(true)),
         definition_provider: Some(OneOf::Left(true)),
         references_provider: Some(OneOf::Left(true)),
@@ -43,29 +36,14 @@ pub(super) fn server_capabilities(encoding: Encoding, pull: bool) -> ServerCapab
         document_range_formatting_provider: Some(OneOf::Left(true)),
         folding_range_provider: Some(FoldingRangeProviderCapability::Simple(true)),
         selection_range_provider: Some(SelectionRangeProviderCapability::Simple(true)),
-        semantic_tokens_provider: Some(SemanticTokensServerCapabilities::SemanticTokensOptions(
-            SemanticTokensOptions {
-                legend: to_proto::semantic_tokens_legend(),
-                full: Some(SemanticTokensFullOptions::Delta { delta: Some(true) }),
-                range: Some(true),
-                work_done_progress_options: Default::default(),
-            },
-        )),
+        semantic_tokens_provider: Some(semantic_tokens()),
         inlay_hint_provider: Some(OneOf::Right(InlayHintServerCapabilities::Options(
             InlayHintOptions {
                 resolve_provider: Some(true),
                 work_done_progress_options: Default::default(),
             },
         ))),
-        code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
-            code_action_kinds: Some(vec![
-                CodeActionKind::QUICKFIX,
-                CodeActionKind::REFACTOR_EXTRACT,
-                CodeActionKind::REFACTOR_INLINE,
-                CodeActionKind::REFACTOR_REWRITE,
-            ]),
-            ..Default::default()
-        })),
+        code_action_provider: Some(code_actions()),
         code_lens_provider: Some(CodeLensOptions {
             resolve_provider: Some(false),
         }),
@@ -95,4 +73,37 @@ pub(super) fn server_capabilities(encoding: Encoding, pull: bool) -> ServerCapab
         }),
         ..Default::default()
     }
+}
+
+/// Whole documents on open and save, incremental changes.
+fn sync() -> TextDocumentSyncCapability {
+    TextDocumentSyncCapability::Options(TextDocumentSyncOptions {
+        open_close: Some(true),
+        change: Some(TextDocumentSyncKind::INCREMENTAL),
+        save: Some(TextDocumentSyncSaveOptions::Supported(true)),
+        ..Default::default()
+    })
+}
+
+/// Whole-file tokens with deltas, and ranges; the legend is `to_proto`'s.
+fn semantic_tokens() -> SemanticTokensServerCapabilities {
+    SemanticTokensServerCapabilities::SemanticTokensOptions(SemanticTokensOptions {
+        legend: to_proto::semantic_tokens_legend(),
+        full: Some(SemanticTokensFullOptions::Delta { delta: Some(true) }),
+        range: Some(true),
+        work_done_progress_options: Default::default(),
+    })
+}
+
+/// The kinds of code action offered, so a client can ask for one kind (`only`).
+fn code_actions() -> CodeActionProviderCapability {
+    CodeActionProviderCapability::Options(CodeActionOptions {
+        code_action_kinds: Some(vec![
+            CodeActionKind::QUICKFIX,
+            CodeActionKind::REFACTOR_EXTRACT,
+            CodeActionKind::REFACTOR_INLINE,
+            CodeActionKind::REFACTOR_REWRITE,
+        ]),
+        ..Default::default()
+    })
 }

@@ -2,6 +2,7 @@
 //! version moved on; and the diagnostics of world files and of documents out of sync.
 
 use super::state::{is_world, program_path_of, State};
+use super::Backend;
 use crate::cancel::{self, Cancelled};
 use crate::to_proto;
 use opal_core::span::LineIndex;
@@ -9,6 +10,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
+use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types::*;
 use tower_lsp_server::Client;
 
@@ -133,5 +135,96 @@ pub(super) fn out_of_sync_diagnostic(message: String) -> Diagnostic {
         source: Some("opal".into()),
         message,
         ..Default::default()
+    }
+}
+
+/// Pull diagnostics (`textDocument/diagnostic`, `workspace/diagnostic`): the same lists as the
+/// pushed ones, with the document's version as result id.
+impl Backend {
+    pub(super) async fn pull_document(
+        &self,
+        p: DocumentDiagnosticParams,
+    ) -> Result<DocumentDiagnosticReportResult> {
+        // Pull diagnostics: the same list as the pushed one, with the version as result id.
+        let uri = p.text_document.uri;
+        if let Some(message) = self
+            .lock()
+            .docs
+            .get(&uri)
+            .and_then(|o| o.doc.out_of_sync.clone())
+        {
+            let items = vec![out_of_sync_diagnostic(message)];
+            let report = FullDocumentDiagnosticReport {
+                result_id: None,
+                items,
+            };
+            let report = RelatedFullDocumentDiagnosticReport {
+                related_documents: None,
+                full_document_diagnostic_report: report,
+            };
+            return Ok(DocumentDiagnosticReportResult::Report(
+                DocumentDiagnosticReport::Full(report),
+            ));
+        }
+        let u = uri.clone();
+        let r = self
+            .off_lock("diagnostic", &uri, move |a| {
+                Ok(a.diags
+                    .iter()
+                    .map(|d| to_proto::to_lsp_diagnostic(&a.pos(), &u, d))
+                    .collect::<Vec<_>>())
+            })
+            .await?;
+        let (result_id, items) = match r {
+            Some((v, items)) => (Some(v.to_string()), items),
+            None => (None, vec![]),
+        };
+        Ok(DocumentDiagnosticReportResult::Report(
+            DocumentDiagnosticReport::Full(RelatedFullDocumentDiagnosticReport {
+                related_documents: None,
+                full_document_diagnostic_report: FullDocumentDiagnosticReport { result_id, items },
+            }),
+        ))
+    }
+
+    pub(super) async fn pull_workspace(
+        &self,
+        _: WorkspaceDiagnosticParams,
+    ) -> Result<WorkspaceDiagnosticReportResult> {
+        // Every open program's diagnostics (files on disk are analysed when opened).
+        let uris: Vec<Uri> = self
+            .lock()
+            .docs
+            .keys()
+            .filter(|u| !is_world(u))
+            .cloned()
+            .collect();
+        let mut items = Vec::new();
+        for uri in uris {
+            let u = uri.clone();
+            let r = self
+                .off_lock("workspace/diagnostic", &uri, move |a| {
+                    Ok(a.diags
+                        .iter()
+                        .map(|d| to_proto::to_lsp_diagnostic(&a.pos(), &u, d))
+                        .collect::<Vec<_>>())
+                })
+                .await?;
+            if let Some((v, diags)) = r {
+                items.push(WorkspaceDocumentDiagnosticReport::Full(
+                    WorkspaceFullDocumentDiagnosticReport {
+                        uri,
+                        version: Some(v as i64),
+                        full_document_diagnostic_report: FullDocumentDiagnosticReport {
+                            result_id: Some(v.to_string()),
+                            items: diags,
+                        },
+                    },
+                ));
+            }
+        }
+        Ok(WorkspaceDiagnosticReportResult::Report(
+            WorkspaceDiagnosticReport { items },
+        ))
     }
 }
