@@ -3,6 +3,7 @@
 //! how a stream's buffer becomes a task's outcome, and how each delivery is recorded.
 
 use super::*;
+use crate::machine::trace::pexp_to_json;
 
 pub(super) enum Arrival {
     Done(TaskId, Outcome),

@@ -2,6 +2,7 @@
 //! compiled result sources of a world file, cached by source.
 
 use super::*;
+use crate::machine::template::Template;
 
 /// Which of a world's `choices` a live run takes (`opal explore` fixes one resolution).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -20,8 +20,7 @@ use host::is_stream_ext;
 
 use super::live::{Live, LiveCall};
 use super::results::bool_outcome;
-use super::template::Template;
-use super::trace::{pexp_to_json, sha256_hex, Event, Trace};
+use super::trace::{sha256_hex, Event, Trace};
 use super::{Blocked, Lazy, Machine, Outcome, Rule, Status, StepEvent, StmtId, TaskId};
 use crate::diag::Clip;
 use crate::externals::{self, ExtKind};
