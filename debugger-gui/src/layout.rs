@@ -117,6 +117,27 @@ impl Layout {
     /// `animate`: false while a job runs (the graph changes every frame, so growing and gliding
     /// nodes would never settle and be drawn as text-less boxes): everything is put in place.
     pub fn update(&mut self, g: &Graph, now: f64, animate: bool) -> Vec<(i32, i32)> {
+        let (gone, old) = self.remove_gone(g);
+        let born = self.place_new(g, &old, now, animate);
+        self.fold_away(g, gone, &old, now, animate);
+        self.close_gaps();
+        if !animate {
+            self.dying.clear();
+            for p in self.placed.values_mut() {
+                p.pos = cell_pos(p.cell);
+            }
+        }
+        // A long run leaves many fold-aways at once: keep the newest few.
+        if self.dying.len() > 400 {
+            let drop = self.dying.len() - 400;
+            self.dying.drain(..drop);
+        }
+        self.remember(g);
+        born
+    }
+
+    /// Takes the nodes no longer in `g` off the grid; returns their keys and where they were.
+    fn remove_gone(&mut self, g: &Graph) -> (Vec<LabelKey>, HashMap<LabelKey, Placed>) {
         let alive: HashSet<LabelKey> = g.nodes.iter().map(|n| n.key).collect();
         let gone: Vec<LabelKey> = self
             .placed
@@ -133,12 +154,19 @@ impl Layout {
                 self.occupied.remove(&p.cell);
             }
         }
-        let index: HashMap<LabelKey, usize> = g
-            .nodes
-            .iter()
-            .enumerate()
-            .map(|(i, n)| (n.key, i))
-            .collect();
+        (gone, old)
+    }
+
+    /// Places the nodes new in `g`: below the node they came from (an ancestor label, `old` if
+    /// it just went away, else a node they use), growing from there when `animate`. Returns
+    /// their cells.
+    fn place_new(
+        &mut self,
+        g: &Graph,
+        old: &HashMap<LabelKey, Placed>,
+        now: f64,
+        animate: bool,
+    ) -> Vec<(i32, i32)> {
         let sources_of = g.sources();
         // Children of the same origin stack below it, in label order.
         let mut next_row: HashMap<LabelKey, i32> = HashMap::new();
@@ -193,8 +221,25 @@ impl Layout {
             self.placed.insert(n.key, placed);
             born.push(cell);
         }
-        // Removed nodes fold into a node that took their place (a descendant), else into
-        // what they used, else in place.
+        born
+    }
+
+    /// Removed nodes fold into a node that took their place (a descendant), else into what
+    /// they used, else in place (only when animating: otherwise nothing is drawn moving).
+    fn fold_away(
+        &mut self,
+        g: &Graph,
+        gone: Vec<LabelKey>,
+        old: &HashMap<LabelKey, Placed>,
+        now: f64,
+        animate: bool,
+    ) {
+        let index: HashMap<LabelKey, usize> = g
+            .nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.key, i))
+            .collect();
         for k in gone {
             let Some(p) = old.get(&k) else { continue };
             let child = g.nodes.iter().find(|n| n.parents.contains(&k));
@@ -218,20 +263,6 @@ impl Layout {
                 });
             }
         }
-        self.close_gaps();
-        if !animate {
-            self.dying.clear();
-            for p in self.placed.values_mut() {
-                p.pos = cell_pos(p.cell);
-            }
-        }
-        // A long run leaves many fold-aways at once: keep the newest few.
-        if self.dying.len() > 400 {
-            let drop = self.dying.len() - 400;
-            self.dying.drain(..drop);
-        }
-        self.remember(g);
-        born
     }
 
     /// Rows left empty by nodes that folded away close up: the rows below move up (every node
@@ -426,65 +457,79 @@ impl Layout {
 fn layered(g: &Graph) -> Vec<(i32, i32)> {
     let n = g.nodes.len();
     if n <= SUGIYAMA_MAX {
-        let vertices: Vec<(u32, (f64, f64))> = (0..n as u32).map(|i| (i, (1.0, 1.0))).collect();
-        let edges: Vec<(u32, u32)> = g.edges.iter().map(|&(a, b)| (a as u32, b as u32)).collect();
-        let config = rust_sugiyama::configure::Config {
-            vertex_spacing: 1.0,
-            transpose: n <= 300,
-            ..Default::default()
-        };
-        // The layout crate asserts on shapes it does not expect: fall back, never crash.
-        if let Ok(layouts) = std::panic::catch_unwind(|| {
-            rust_sugiyama::from_vertices_and_edges(&vertices, &edges, &config)
-        }) {
-            let mut cells: Vec<Option<(i32, i32)>> = vec![None; n];
-            // Components side by side, wrapped into bands `PACK_COLUMNS` wide (a fan-out of
-            // independent calls would otherwise be one row as wide as the fan-out).
-            let (mut x0, mut y0, mut band_rows) = (0i32, 0i32, 0i32);
-            for (layout, _w, _h) in &layouts {
-                // The crate spaces layers and columns apart and centres layers under each
-                // other, leaving empty columns: a projected pane shows two or three. Keep its
-                // layers and its order within each, but pack them from the left.
-                let mut ys: Vec<i64> = layout.iter().map(|p| p.1 .1.round() as i64).collect();
-                ys.sort_unstable();
-                ys.dedup();
-                let row = |y: f64| ys.binary_search(&(y.round() as i64)).unwrap_or(0) as i32;
-                let mut order: Vec<(i32, f64, usize)> =
-                    layout.iter().map(|&(v, (x, y))| (row(y), x, v)).collect();
-                order.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
-                let mut placed: Vec<((i32, i32), usize)> = Vec::with_capacity(order.len());
-                let mut col = 0;
-                for (i, &(r, _, v)) in order.iter().enumerate() {
-                    col = if i > 0 && order[i - 1].0 == r {
-                        col + 1
-                    } else {
-                        0
-                    };
-                    placed.push(((col, r), v));
-                }
-                let width = placed.iter().map(|p| p.0 .0 + 1).max().unwrap_or(1);
-                let height = ys.len() as i32;
-                if x0 > 0 && x0 + width > PACK_COLUMNS {
-                    (x0, y0, band_rows) = (0, y0 + band_rows, 0);
-                }
-                for ((c, r), v) in placed {
-                    if let Some(slot) = cells.get_mut(v) {
-                        *slot = Some((x0 + c, y0 + r));
-                    }
-                }
-                x0 += width;
-                band_rows = band_rows.max(height);
-            }
-            let y_end = y0 + band_rows;
-            return cells
-                .iter()
-                .enumerate()
-                .map(|(i, c)| {
-                    c.unwrap_or((i as i32 % PACK_COLUMNS, y_end + i as i32 / PACK_COLUMNS))
-                })
-                .collect();
+        if let Some(cells) = sugiyama_cells(g) {
+            return cells;
         }
     }
+    linear_cells(g)
+}
+
+/// rust-sugiyama's layout, packed; `None` when the crate panicked on the graph's shape.
+fn sugiyama_cells(g: &Graph) -> Option<Vec<(i32, i32)>> {
+    let n = g.nodes.len();
+    let vertices: Vec<(u32, (f64, f64))> = (0..n as u32).map(|i| (i, (1.0, 1.0))).collect();
+    let edges: Vec<(u32, u32)> = g.edges.iter().map(|&(a, b)| (a as u32, b as u32)).collect();
+    let config = rust_sugiyama::configure::Config {
+        vertex_spacing: 1.0,
+        transpose: n <= 300,
+        ..Default::default()
+    };
+    // The layout crate asserts on shapes it does not expect: fall back, never crash.
+    let layouts = std::panic::catch_unwind(|| {
+        rust_sugiyama::from_vertices_and_edges(&vertices, &edges, &config)
+    })
+    .ok()?;
+    let mut cells: Vec<Option<(i32, i32)>> = vec![None; n];
+    // Components side by side, wrapped into bands `PACK_COLUMNS` wide (a fan-out of
+    // independent calls would otherwise be one row as wide as the fan-out).
+    let (mut x0, mut y0, mut band_rows) = (0i32, 0i32, 0i32);
+    for (layout, _w, _h) in &layouts {
+        // The crate spaces layers and columns apart and centres layers under each
+        // other, leaving empty columns: a projected pane shows two or three. Keep its
+        // layers and its order within each, but pack them from the left.
+        let mut ys: Vec<i64> = layout.iter().map(|p| p.1 .1.round() as i64).collect();
+        ys.sort_unstable();
+        ys.dedup();
+        let row = |y: f64| ys.binary_search(&(y.round() as i64)).unwrap_or(0) as i32;
+        let mut order: Vec<(i32, f64, usize)> =
+            layout.iter().map(|&(v, (x, y))| (row(y), x, v)).collect();
+        order.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
+        let mut placed: Vec<((i32, i32), usize)> = Vec::with_capacity(order.len());
+        let mut col = 0;
+        for (i, &(r, _, v)) in order.iter().enumerate() {
+            col = if i > 0 && order[i - 1].0 == r {
+                col + 1
+            } else {
+                0
+            };
+            placed.push(((col, r), v));
+        }
+        let width = placed.iter().map(|p| p.0 .0 + 1).max().unwrap_or(1);
+        let height = ys.len() as i32;
+        if x0 > 0 && x0 + width > PACK_COLUMNS {
+            (x0, y0, band_rows) = (0, y0 + band_rows, 0);
+        }
+        for ((c, r), v) in placed {
+            if let Some(slot) = cells.get_mut(v) {
+                *slot = Some((x0 + c, y0 + r));
+            }
+        }
+        x0 += width;
+        band_rows = band_rows.max(height);
+    }
+    let y_end = y0 + band_rows;
+    Some(
+        cells
+            .iter()
+            .enumerate()
+            .map(|(i, c)| c.unwrap_or((i as i32 % PACK_COLUMNS, y_end + i as i32 / PACK_COLUMNS)))
+            .collect(),
+    )
+}
+
+/// The linear layering for graphs too big for rust-sugiyama (or that it failed on).
+fn linear_cells(g: &Graph) -> Vec<(i32, i32)> {
+    let n = g.nodes.len();
     // Longest-path layering in one pass (edges go from earlier to later labels), then the
     // nodes of each layer side by side in label order, wrapped at 12 columns.
     let mut depth = vec![0i32; n];

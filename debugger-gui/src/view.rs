@@ -164,19 +164,8 @@ impl GraphView {
         practice: bool,
         text: &dyn Fn(&Node) -> NodeText,
     ) -> Option<GraphEvent> {
-        // What is visible of the space left: a row above that overflowed must not make the
-        // view wider than its panel (it would centre nodes under the next panel).
-        let visible = ui.available_rect_before_wrap().intersect(ui.clip_rect());
-        let (resp, painter) = ui.allocate_painter(
-            visible.size().max(egui::vec2(1.0, 1.0)),
-            Sense::click_and_drag(),
-        );
+        let (resp, painter) = self.allocate(ui);
         let area = resp.rect;
-        // The pane changed size (a panel shown or hidden, the window resized): centre again.
-        if self.area.width() > 0.0 && (area.size() - self.area.size()).length() > 40.0 {
-            self.centre = true;
-        }
-        self.area = area;
         painter.rect_filled(area, 0.0, ui.visuals().extreme_bg_color);
         self.navigate(ui, &resp, area, g, layout);
         let z = self.zoom;
@@ -190,17 +179,7 @@ impl GraphView {
             _ => None,
         };
         let dim = |i: usize| lit.as_ref().is_some_and(|s| !s.contains(&i));
-        // Where each node is, and how far it has grown (a new node grows into place).
-        let pos: Vec<Option<(Pos2, f32)>> = g
-            .nodes
-            .iter()
-            .map(|n| {
-                layout.placed.get(&n.key).map(|p| {
-                    let grow = ((now - p.born) / ANIMATION).clamp(0.0, 1.0) as f32;
-                    (to_screen(p.pos), 0.3 + 0.7 * grow)
-                })
-            })
-            .collect();
+        let pos = node_positions(g, layout, now, &to_screen);
         draw_edges(
             ui,
             &painter,
@@ -239,6 +218,23 @@ impl GraphView {
         }
         legend(ui, &painter, area, g, z);
         event
+    }
+
+    /// The pane: what is visible of the space left (a row above that overflowed must not make
+    /// the view wider than its panel: it would centre nodes under the next panel). A pane that
+    /// changed size (a panel shown or hidden, the window resized) is centred again.
+    fn allocate(&mut self, ui: &mut egui::Ui) -> (egui::Response, egui::Painter) {
+        let visible = ui.available_rect_before_wrap().intersect(ui.clip_rect());
+        let (resp, painter) = ui.allocate_painter(
+            visible.size().max(egui::vec2(1.0, 1.0)),
+            Sense::click_and_drag(),
+        );
+        let area = resp.rect;
+        if self.area.width() > 0.0 && (area.size() - self.area.size()).length() > 40.0 {
+            self.centre = true;
+        }
+        self.area = area;
+        (resp, painter)
     }
 
     /// Pan (drag), zoom (wheel or pinch, about the pointer), the glide to a target, Fit and
@@ -503,6 +499,24 @@ fn node_lines(painter: &egui::Painter, r: Rect, n: &Node, look: &Look, t: &NodeT
             text_color,
         );
     }
+}
+
+/// Where each node of `g` is on screen, and how far it has grown (a new node grows into place).
+fn node_positions(
+    g: &Graph,
+    layout: &Layout,
+    now: f64,
+    to_screen: &dyn Fn([f32; 2]) -> Pos2,
+) -> Vec<Option<(Pos2, f32)>> {
+    g.nodes
+        .iter()
+        .map(|n| {
+            layout.placed.get(&n.key).map(|p| {
+                let grow = ((now - p.born) / ANIMATION).clamp(0.0, 1.0) as f32;
+                (to_screen(p.pos), 0.3 + 0.7 * grow)
+            })
+        })
+        .collect()
 }
 
 /// Nodes that just left the graph shrink and fade on their way to where they went.

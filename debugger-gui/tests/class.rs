@@ -376,7 +376,9 @@ fn settings_and_the_session_survive_a_restart() {
         fn remove_string(&mut self, key: &str) {
             self.0.remove(key);
         }
-        fn flush(&mut self) {}
+        fn flush(&mut self) {
+            // Nothing to write out: the store is the map itself.
+        }
     }
     let dir = std::env::temp_dir().join(format!("opal-gui-persist-{}", std::process::id()));
     let mut app = example("fork_join");

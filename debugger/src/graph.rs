@@ -411,25 +411,7 @@ impl Session {
             .members
             .iter()
             .fold(Kind::Value, |k, &i| more_urgent(k, g.nodes[i].kind));
-        let prefix: Vec<String> = part.prefix.iter().map(|x| x.to_string()).collect();
-        let mut label = if prefix.len() > opal_core::machine::label::SHORT_DEPTH {
-            format!(
-                "{}.{}.…{}.{}",
-                prefix[0],
-                prefix[1],
-                prefix[prefix.len() - 2],
-                prefix[prefix.len() - 1]
-            )
-        } else {
-            prefix.join(".")
-        };
-        if let Some((lo, hi)) = part.range {
-            label = if label.is_empty() {
-                format!("[{lo}–{hi}]")
-            } else {
-                format!("{label}.[{lo}–{hi}]")
-            };
-        }
+        let label = group_label(part);
         let members: usize = part.members.iter().map(|&i| g.nodes[i].members).sum();
         let parents = first.stmt.map(|s| {
             let mut out = Vec::new();
@@ -443,46 +425,8 @@ impl Session {
             out.truncate(PARENTS);
             out
         });
-        // "12 × get_excursions_in" when the members call one external (their titles start
-        // with its name); what they are doing in the detail line.
-        let what = if first.call.is_some() {
-            "calls"
-        } else {
-            "statements"
-        };
-        let head = |i: &usize| {
-            g.nodes[*i]
-                .title
-                .split_whitespace()
-                .next()
-                .unwrap_or("")
-                .to_string()
-        };
-        let ext = head(&part.members[0]);
-        let title = if first.call.is_some()
-            && !ext.is_empty()
-            && part.members.iter().all(|i| head(i) == ext)
-        {
-            format!("{members} × {ext}")
-        } else {
-            format!("{members} {what}")
-        };
-        let mut states: Vec<(&'static str, usize)> = Vec::new();
-        for &i in &part.members {
-            let word = match g.nodes[i].call {
-                Some(c) => c.words().split(':').next().unwrap_or(""),
-                None => kind_word(g.nodes[i].kind),
-            };
-            match states.iter_mut().find(|(w, _)| *w == word) {
-                Some((_, n)) => *n += g.nodes[i].members,
-                None => states.push((word, g.nodes[i].members)),
-            }
-        }
-        let detail = states
-            .iter()
-            .map(|(w, n)| format!("{n} {w}"))
-            .collect::<Vec<_>>()
-            .join(", ");
+        let title = group_title(g, part, members);
+        let detail = group_detail(g, part);
         Node {
             key: part.key(),
             stmt: None,
@@ -496,6 +440,73 @@ impl Session {
             parents: parents.unwrap_or_default(),
         }
     }
+}
+
+/// A group's label: its prefix (elided in the middle when deep) and, for a range of a wide
+/// group, the range of next indices.
+fn group_label(part: &Part) -> String {
+    let prefix: Vec<String> = part.prefix.iter().map(|x| x.to_string()).collect();
+    let label = if prefix.len() > opal_core::machine::label::SHORT_DEPTH {
+        format!(
+            "{}.{}.…{}.{}",
+            prefix[0],
+            prefix[1],
+            prefix[prefix.len() - 2],
+            prefix[prefix.len() - 1]
+        )
+    } else {
+        prefix.join(".")
+    };
+    match part.range {
+        Some((lo, hi)) if label.is_empty() => format!("[{lo}–{hi}]"),
+        Some((lo, hi)) => format!("{label}.[{lo}–{hi}]"),
+        None => label,
+    }
+}
+
+/// A group's title: "12 × get_excursions_in" when the members call one external (their
+/// titles start with its name), else "12 calls" or "12 statements".
+fn group_title(g: &Graph, part: &Part, members: usize) -> String {
+    let first = &g.nodes[part.members[0]];
+    let what = if first.call.is_some() {
+        "calls"
+    } else {
+        "statements"
+    };
+    let head = |i: &usize| {
+        g.nodes[*i]
+            .title
+            .split_whitespace()
+            .next()
+            .unwrap_or("")
+            .to_string()
+    };
+    let ext = head(&part.members[0]);
+    if first.call.is_some() && !ext.is_empty() && part.members.iter().all(|i| head(i) == ext) {
+        format!("{members} × {ext}")
+    } else {
+        format!("{members} {what}")
+    }
+}
+
+/// What a group's members are doing: how many are in each state, "3 running, 9 done".
+fn group_detail(g: &Graph, part: &Part) -> String {
+    let mut states: Vec<(&'static str, usize)> = Vec::new();
+    for &i in &part.members {
+        let word = match g.nodes[i].call {
+            Some(c) => c.words().split(':').next().unwrap_or(""),
+            None => kind_word(g.nodes[i].kind),
+        };
+        match states.iter_mut().find(|(w, _)| *w == word) {
+            Some((_, n)) => *n += g.nodes[i].members,
+            None => states.push((word, g.nodes[i].members)),
+        }
+    }
+    states
+        .iter()
+        .map(|(w, n)| format!("{n} {w}"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// A group of nodes while grouping: those whose label starts with `prefix` (and whose next

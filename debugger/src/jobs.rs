@@ -222,7 +222,6 @@ impl Job {
 
     /// Works until `deadline`.
     pub(crate) fn work(self, d: &mut impl Driver, deadline: Instant) -> Worked {
-        let done = |r| Worked::Done(r, None);
         match self {
             Job::RunUntil {
                 strategy,
@@ -246,67 +245,86 @@ impl Job {
                     None => Worked::Going(Job::Confluence(c)),
                 }
             }
-            Job::Goto {
-                target,
-                mut st,
-                mut next,
-            } => {
-                let (h, env) = d.parts();
-                while next < target {
-                    if let Err(e) = h.replay_one(env, &mut st, next) {
-                        return done(Err(e));
-                    }
-                    next += 1;
-                    if Instant::now() >= deadline {
-                        return Worked::Going(Job::Goto { target, st, next });
-                    }
-                }
-                h.arrive(target, *st);
-                done(Ok(format!("at step {target}")))
-            }
+            Job::Goto { target, st, next } => goto(d, target, st, next, deadline),
             Job::Load {
                 actions,
                 position,
-                mut next,
+                next,
                 strict,
-                mut old,
-            } => {
-                let (h, env) = d.parts();
-                while next < actions.len() {
-                    if let Err(e) = h.act(env, actions[next].clone()) {
-                        let n = next;
-                        let r = if strict {
-                            if let Some(s) = old.take() {
-                                h.restore(*s);
-                            }
-                            Err(format!("the session does not replay: action {} no longer applies: {e} (after {n} actions); nothing was changed", n + 1))
-                        } else {
-                            Err(format!(
-                                "replayed {n} of {} actions; action {} no longer applies: {e}",
-                                actions.len(),
-                                n + 1
-                            ))
-                        };
-                        return done(r);
-                    }
-                    next += 1;
-                    if Instant::now() >= deadline {
-                        return Worked::Going(Job::Load {
-                            actions,
-                            position,
-                            next,
-                            strict,
-                            old,
-                        });
-                    }
-                }
-                done(
-                    h.goto(env, position)
-                        .map(|_| format!("replayed {} actions, at step {}", actions.len(), h.at())),
-                )
-            }
+                old,
+            } => load(d, actions, position, next, strict, old, deadline),
         }
     }
+}
+
+/// A slice of a jump to step `target`: the log replayed from `next` on `st` until the deadline.
+fn goto(
+    d: &mut impl Driver,
+    target: usize,
+    mut st: Box<State>,
+    mut next: usize,
+    deadline: Instant,
+) -> Worked {
+    let done = |r| Worked::Done(r, None);
+    let (h, env) = d.parts();
+    while next < target {
+        if let Err(e) = h.replay_one(env, &mut st, next) {
+            return done(Err(e));
+        }
+        next += 1;
+        if Instant::now() >= deadline {
+            return Worked::Going(Job::Goto { target, st, next });
+        }
+    }
+    h.arrive(target, *st);
+    done(Ok(format!("at step {target}")))
+}
+
+/// A slice of loading a session: its actions applied from `next` until the deadline, then the
+/// step it was at gone to. `strict`: an action that no longer applies puts `old` back.
+fn load(
+    d: &mut impl Driver,
+    actions: Vec<Action>,
+    position: usize,
+    mut next: usize,
+    strict: bool,
+    mut old: Option<Box<History>>,
+    deadline: Instant,
+) -> Worked {
+    let done = |r| Worked::Done(r, None);
+    let (h, env) = d.parts();
+    while next < actions.len() {
+        if let Err(e) = h.act(env, actions[next].clone()) {
+            let n = next;
+            let r = if strict {
+                if let Some(s) = old.take() {
+                    h.restore(*s);
+                }
+                Err(format!("the session does not replay: action {} no longer applies: {e} (after {n} actions); nothing was changed", n + 1))
+            } else {
+                Err(format!(
+                    "replayed {n} of {} actions; action {} no longer applies: {e}",
+                    actions.len(),
+                    n + 1
+                ))
+            };
+            return done(r);
+        }
+        next += 1;
+        if Instant::now() >= deadline {
+            return Worked::Going(Job::Load {
+                actions,
+                position,
+                next,
+                strict,
+                old,
+            });
+        }
+    }
+    done(
+        h.goto(env, position)
+            .map(|_| format!("replayed {} actions, at step {}", actions.len(), h.at())),
+    )
 }
 
 /// A slice of a run until: advances by `strategy` until `until` happens, the budget is spent

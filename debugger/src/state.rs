@@ -9,7 +9,9 @@ use opal_core::machine::explore::resolve_now;
 use opal_core::machine::label::{LabelKey, LabelMemo, LabelPath};
 use opal_core::machine::readback::{Budget, Value};
 use opal_core::machine::run::{eval_pure, outcome_record, Host};
-use opal_core::machine::{Lazy, MOp, Machine, Outcome, Rule, Status, StmtId, TaskId, VarId};
+use opal_core::machine::{
+    Lazy, MOp, Machine, Outcome, Rule, Status, StepEvent, StmtId, TaskId, VarId,
+};
 use opal_core::span::LineIndex;
 use opal_core::world::{Reply, World};
 use serde::{Deserialize, Serialize};
@@ -242,6 +244,52 @@ impl State {
             self.origin.resize(i + 1, NO_CALL);
         }
         self.origin[i] = call.map(|c| c as u32).unwrap_or(NO_CALL);
+    }
+
+    /// The call that statements created by stepping `s` come from: a reduce-call's new
+    /// statements come from the function; a proj's from the statement.
+    fn inherited_origin(&self, s: StmtId) -> Option<usize> {
+        match self.machine.stmt(s).op {
+            MOp::Call(f, _) => self
+                .machine
+                .binder(f)
+                .and_then(|b| self.origin_of(b))
+                .or_else(|| self.origin_of(s)),
+            _ => self.origin_of(s),
+        }
+    }
+
+    /// Marks where the statements a step `created` come from: a resolved task's from its call
+    /// (found by `key`), any other rule's from `inherit`; a dispatch sets none (its call is
+    /// recorded by `record_call`).
+    fn set_created_origins(
+        &mut self,
+        rule: Rule,
+        key: LabelKey,
+        created: &[StmtId],
+        inherit: Option<usize>,
+    ) {
+        let call = match rule {
+            Rule::Resolve => self.call_index(key),
+            Rule::Dispatch => return,
+            _ => inherit,
+        };
+        for &c in created {
+            self.set_origin(c, call);
+        }
+    }
+
+    /// A stream's task at `key` resolved: its continuation, if any, now belongs to the
+    /// stream's first call.
+    fn stream_moves_on(&mut self, ev: &StepEvent, key: LabelKey) {
+        if let Some(nt) = self.machine.continuation(ev) {
+            let next = self.machine.tasks[nt].stmt;
+            let next = self.key(next);
+            if let Some(i) = self.call_index(key) {
+                self.streams.insert(next, i);
+            }
+        }
+        self.streams.remove(&key);
     }
 
     /// The call a pending task at `key` belongs to (a stream's continuation belongs to its
@@ -550,15 +598,7 @@ impl Env {
         st.machine.take_dirty(&mut discard);
         let key = st.key(s);
         let line = self.line_at(st.machine.stmt(s).source_offset());
-        // A reduce-call's new statements come from the function; a proj's from the statement.
-        let inherit = match st.machine.stmt(s).op {
-            MOp::Call(f, _) => st
-                .machine
-                .binder(f)
-                .and_then(|b| st.origin_of(b))
-                .or_else(|| st.origin_of(s)),
-            _ => st.origin_of(s),
-        };
+        let inherit = st.inherited_origin(s);
         let arg = match st.machine.stmt(s).op {
             MOp::Call(_, x) => Some(x),
             _ => None,
@@ -577,20 +617,7 @@ impl Env {
             st.sites.insert(key, line);
         }
         let created: Vec<StmtId> = st.machine.created().to_vec();
-        match ev.rule {
-            Rule::Resolve => {
-                let call = st.call_index(key);
-                for &c in &created {
-                    st.set_origin(c, call);
-                }
-            }
-            Rule::Dispatch => {}
-            _ => {
-                for &c in &created {
-                    st.set_origin(c, inherit);
-                }
-            }
-        }
+        st.set_created_origins(ev.rule, key, &created, inherit);
         if st.record {
             let label = st.short(s);
             let created_keys = if ev.rule == Rule::Dispatch {
@@ -623,16 +650,7 @@ impl Env {
                     },
                 );
             }
-            (Rule::Resolve, _) => {
-                if let Some(nt) = st.machine.continuation(&ev) {
-                    let next = st.machine.tasks[nt].stmt;
-                    let next = st.key(next);
-                    if let Some(i) = st.call_index(key) {
-                        st.streams.insert(next, i);
-                    }
-                }
-                st.streams.remove(&key);
-            }
+            (Rule::Resolve, _) => st.stream_moves_on(&ev, key),
             _ => {}
         }
         Some(ev.rule)

@@ -62,6 +62,61 @@ impl Desugarer {
         self.symbols.defs.iter().rposition(|d| d.name == v)
     }
 
+    /// A loop body's argument `p` is `(carried, item)`: binds the carried variables from
+    /// `prj 1 p` (one variable: directly, so each iteration costs no alias step) and the loop
+    /// pattern from `prj 2 p`.
+    fn bind_loop_argument(&mut self, p: Name, param_vars: &[String], pat: &Pattern) {
+        if param_vars.len() == 1 {
+            let core = self.user_name(&param_vars[0]);
+            self.emit(Op::Prj(1, p), Span::default(), Some(core));
+            self.define_carried(&param_vars[0], core);
+        } else if !param_vars.is_empty() {
+            let acc = self.temp("acc");
+            self.emit(Op::Prj(1, p), Span::default(), Some(acc));
+            for (i, v) in param_vars.iter().enumerate() {
+                let core = self.user_name(v);
+                self.emit(Op::Prj(i as u32 + 1, acc), Span::default(), Some(core));
+                self.define_carried(v, core);
+            }
+        }
+        match pat {
+            Pattern::Name(id) => {
+                let core = self.user_name(&id.name);
+                self.emit(Op::Prj(2, p), id.span, Some(core));
+                self.define(
+                    &id.name,
+                    id.span,
+                    core,
+                    Known::Unknown,
+                    DefKind::Param,
+                    false,
+                );
+            }
+            _ => {
+                let x = self.temp("x");
+                self.emit(Op::Prj(2, p), pat.span(), Some(x));
+                self.destructure(pat, x, Known::Unknown, pat.span(), DefKind::Param)
+            }
+        }
+    }
+
+    /// The names a branch or loop body bound for itself (not carried, not the loop pattern's,
+    /// not an outer scope's): a later use outside the body is told where they were local.
+    fn remember_block_locals(
+        &mut self,
+        scope: &Scope,
+        before: &FastSet<String>,
+        param_vars: &[String],
+        what: &'static str,
+    ) {
+        for name in scope.vars.keys() {
+            if !before.contains(name) && !param_vars.contains(name) && self.find_var(name).is_none()
+            {
+                self.block_locals.insert(name.clone(), what);
+            }
+        }
+    }
+
     /// A branch or loop body as a function of the carried variables.
     fn branch_fun(
         &mut self,
@@ -78,43 +133,8 @@ impl Desugarer {
             vars: FastMap::default(),
         });
         let p = self.temp(if extra.is_some() { "p" } else { "u" });
-        // Bind carried variables inside a loop body from `prj 1 p` (one variable: directly, so
-        // each iteration costs no alias step).
-        if extra.is_some() {
-            if param_vars.len() == 1 {
-                let core = self.user_name(&param_vars[0]);
-                self.emit(Op::Prj(1, p), Span::default(), Some(core));
-                self.define_carried(&param_vars[0], core);
-            } else if !param_vars.is_empty() {
-                let acc = self.temp("acc");
-                self.emit(Op::Prj(1, p), Span::default(), Some(acc));
-                for (i, v) in param_vars.iter().enumerate() {
-                    let core = self.user_name(v);
-                    self.emit(Op::Prj(i as u32 + 1, acc), Span::default(), Some(core));
-                    self.define_carried(v, core);
-                }
-            }
-        }
         if let Some(pat) = extra {
-            match pat {
-                Pattern::Name(id) => {
-                    let core = self.user_name(&id.name);
-                    self.emit(Op::Prj(2, p), id.span, Some(core));
-                    self.define(
-                        &id.name,
-                        id.span,
-                        core,
-                        Known::Unknown,
-                        DefKind::Param,
-                        false,
-                    );
-                }
-                _ => {
-                    let x = self.temp("x");
-                    self.emit(Op::Prj(2, p), pat.span(), Some(x));
-                    self.destructure(pat, x, Known::Unknown, pat.span(), DefKind::Param)
-                }
-            }
+            self.bind_loop_argument(p, param_vars, pat);
         }
         // Names bound here before the body (carried variables, the loop pattern) are not local
         // to the body; names of outer scopes are checked when the scope closes. Collecting every
@@ -138,12 +158,7 @@ impl Desugarer {
             _ => self.emit(Op::Tuple(xs), Span::default(), None),
         };
         let scope = self.pop_scope();
-        for name in scope.vars.keys() {
-            if !before.contains(name) && !param_vars.contains(name) && self.find_var(name).is_none()
-            {
-                self.block_locals.insert(name.clone(), what);
-            }
-        }
+        self.remember_block_locals(&scope, &before, param_vars, what);
         let stmts = std::mem::replace(&mut self.buf, saved);
         (
             Fun {

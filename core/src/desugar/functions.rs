@@ -83,43 +83,72 @@ impl Desugarer {
             self.define_hidden(TOKEN, t);
             t
         });
-        let itself = rec.map(|id| {
-            let core = self.user_name(&id.name);
-            let k = match params {
-                Params::Unit(_) => Some(0),
-                Params::List(ps, _) if ps.len() > 1 => Some(ps.len()),
-                _ => None,
-            };
-            self.define(
-                &id.name,
-                id.span,
-                core,
-                Known::Fun(k),
-                DefKind::Param,
-                false,
-            );
-            core
-        });
+        let itself = rec.map(|id| self.define_itself(id, params));
         let mut amps: Vec<String> = Vec::new();
         let param = self.bind_params(params, &mut amps);
         let value = body(self);
         self.last_fun_handles_only = !amps.is_empty() && value.is_none();
-        let mut ret = if amps.is_empty() {
-            value.unwrap_or_else(|| self.emit(Op::Tuple(vec![]), Span::default(), None))
-        } else {
-            let mut xs: Vec<Name> = amps.iter().map(|a| self.current(a)).collect();
-            if let Some(v) = value {
-                xs.push(v);
-            }
-            if xs.len() == 1 {
-                xs[0]
-            } else {
-                self.emit(Op::Tuple(xs), Span::default(), None)
-            }
+        let ret = self.fun_result(&amps, value);
+        let (param, ret) = self.unpack_argument(params, param, ret, itself, tok_in);
+        self.pop_scope();
+        let stmts = std::mem::replace(&mut self.buf, saved);
+        Fun {
+            param,
+            body: CExpr {
+                stmts,
+                ret: Some(ret),
+            },
+        }
+    }
+
+    /// `rec NAME := fun …`: the function's own name, in scope in its body as a function of as
+    /// many parameters as it has (so calls to it are checked like calls to any function).
+    fn define_itself(&mut self, id: &Ident, params: &Params) -> Name {
+        let core = self.user_name(&id.name);
+        let k = match params {
+            Params::Unit(_) => Some(0),
+            Params::List(ps, _) if ps.len() > 1 => Some(ps.len()),
+            _ => None,
         };
-        // The parameters above were bound from `param`; what the function really takes
-        // comes first in the body: `fun (itself, param)` for `rec`, `fun (tok, …)`.
-        let mut param = param;
+        self.define(
+            &id.name,
+            id.span,
+            core,
+            Known::Fun(k),
+            DefKind::Param,
+            false,
+        );
+        core
+    }
+
+    /// What the function returns: its body's value, preceded by the current version of every
+    /// `&h` parameter (a tuple when there is more than one thing to give back).
+    fn fun_result(&mut self, amps: &[String], value: Option<Name>) -> Name {
+        if amps.is_empty() {
+            return value.unwrap_or_else(|| self.emit(Op::Tuple(vec![]), Span::default(), None));
+        }
+        let mut xs: Vec<Name> = amps.iter().map(|a| self.current(a)).collect();
+        if let Some(v) = value {
+            xs.push(v);
+        }
+        if xs.len() == 1 {
+            xs[0]
+        } else {
+            self.emit(Op::Tuple(xs), Span::default(), None)
+        }
+    }
+
+    /// The parameters were bound from `param`; what the function really takes comes first in
+    /// the body: `fun (itself, param)` for `rec`, `fun (tok, …)` with a token, whose result is
+    /// then `(tok, ret)`. Returns the function's real parameter and result.
+    fn unpack_argument(
+        &mut self,
+        params: &Params,
+        mut param: Name,
+        mut ret: Name,
+        itself: Option<Name>,
+        tok_in: Option<Name>,
+    ) -> (Name, Name) {
         let prj = |bind: Name, i: u32, of: Name| Stmt {
             bind,
             op: Op::Prj(i, of),
@@ -149,15 +178,7 @@ impl Desugarer {
             self.buf.splice(0..0, head);
             param = p;
         }
-        self.pop_scope();
-        let stmts = std::mem::replace(&mut self.buf, saved);
-        Fun {
-            param,
-            body: CExpr {
-                stmts,
-                ret: Some(ret),
-            },
-        }
+        (param, ret)
     }
 
     /// Binds the parameters as the body sees them, from the one argument the function takes

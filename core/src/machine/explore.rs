@@ -420,34 +420,10 @@ fn explore_reduced(start: &Machine, world: Option<World>, opts: Options) -> Expl
             };
             let label = m.label_path(s);
             let Some(ev) = m.step(s) else { continue 'paths };
-            let mut branches: Vec<(Option<String>, Delivered, Machine)> = Vec::new();
-            let mut delivered = None;
-            let mut choice = None;
-            if let (Rule::Dispatch, Some(t)) = (ev.rule, ev.task) {
-                let (ext, arg) = (m.tasks[t].ext.clone(), m.tasks[t].arg.clone());
-                let mut outcomes = resolutions(&mut host, &ext, &arg);
-                let record = |o: &Outcome| {
-                    let (res, p, e) = super::run::outcome_record(o);
-                    Some((ext.to_string(), res, p, e))
-                };
-                // The first result continues this path; each other one starts a path of its own.
-                let first = if outcomes.is_empty() {
-                    None
-                } else {
-                    Some(outcomes.remove(0))
-                };
-                for (c, o) in outcomes {
-                    let mut other = m.clone();
-                    let rec = record(&o);
-                    other.deliver(t, o, 0.0);
-                    branches.push((c, rec, other));
-                }
-                if let Some((c, o)) = first {
-                    delivered = record(&o);
-                    choice = c;
-                    m.deliver(t, o, 0.0);
-                }
-            }
+            let (choice, delivered, branches) = match (ev.rule, ev.task) {
+                (Rule::Dispatch, Some(t)) => deliver_or_branch(&mut host, &mut m, t),
+                _ => (None, None, Vec::new()),
+            };
             let edge = |r: &mut Explored,
                         states: &mut usize,
                         choice: Option<String>,
@@ -488,4 +464,43 @@ fn explore_reduced(start: &Machine, world: Option<World>, opts: Options) -> Expl
     }
     r.states = states;
     r
+}
+
+/// Another path from a dispatch: the choice that led to it, what was delivered, the state.
+type Branch = (Option<String>, Delivered, Machine);
+
+/// A freshly dispatched task's resolutions: the first is delivered to `m`, which continues
+/// the path (its choice and delivery are returned); each other one is delivered to a copy of
+/// `m`, a path of its own.
+fn deliver_or_branch(
+    host: &mut Host,
+    m: &mut Machine,
+    t: TaskId,
+) -> (Option<String>, Delivered, Vec<Branch>) {
+    let (ext, arg) = (m.tasks[t].ext.clone(), m.tasks[t].arg.clone());
+    let mut outcomes = resolutions(host, &ext, &arg);
+    let record = |o: &Outcome| {
+        let (res, p, e) = super::run::outcome_record(o);
+        Some((ext.to_string(), res, p, e))
+    };
+    let first = if outcomes.is_empty() {
+        None
+    } else {
+        Some(outcomes.remove(0))
+    };
+    let mut branches = Vec::new();
+    for (c, o) in outcomes {
+        let mut other = m.clone();
+        let rec = record(&o);
+        other.deliver(t, o, 0.0);
+        branches.push((c, rec, other));
+    }
+    match first {
+        Some((c, o)) => {
+            let delivered = record(&o);
+            m.deliver(t, o, 0.0);
+            (c, delivered, branches)
+        }
+        None => (None, None, branches),
+    }
 }

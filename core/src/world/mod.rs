@@ -390,40 +390,7 @@ fn read_response(
             Reply::Result(res.into_inner())
         }
         (None, Some(chunks)) => {
-            let ms = match resp.chunk_ms {
-                Some(ms) => {
-                    let at = entry_span(text, "chunk_ms", ms.span());
-                    let ms = ms.into_inner();
-                    if ms.len() != chunks.len() {
-                        let msg = format!(
-                            "`chunk_ms` of `{name}` has {} entries but `stream` has {}",
-                            ms.len(),
-                            chunks.len()
-                        );
-                        diags.push(
-                            Diagnostic::error("E0200", at, msg)
-                                .with_help("give one delay per chunk"),
-                        );
-                    }
-                    if let Some(bad) = ms.iter().find(|m| !delay_ok(**m)) {
-                        diags.push(
-                            Diagnostic::error(
-                                "E0200",
-                                at,
-                                format!(
-                                    "`chunk_ms` of `{name}` has {}: {DELAY_RULE}",
-                                    number_text(*bad)
-                                ),
-                            )
-                            .with_help(
-                                "give each delay in milliseconds, e.g. `chunk_ms = [50, 50]`",
-                            ),
-                        );
-                    }
-                    ms
-                }
-                None => vec![0.0; chunks.len()],
-            };
+            let ms = stream_delays(text, name, resp.chunk_ms, chunks.len(), diags);
             Reply::Stream(chunks, ms)
         }
         _ => {
@@ -457,6 +424,43 @@ fn read_response(
         latency_ms: resp.latency_ms.map(Spanned::into_inner),
         reply,
     })
+}
+
+/// A stream's `chunk_ms`, checked against its `n` chunks (one valid delay each; errors into
+/// `diags`); without it, every chunk comes at once.
+fn stream_delays(
+    text: &str,
+    name: &str,
+    chunk_ms: Option<Spanned<Vec<f64>>>,
+    n: usize,
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<f64> {
+    let Some(ms) = chunk_ms else {
+        return vec![0.0; n];
+    };
+    let at = entry_span(text, "chunk_ms", ms.span());
+    let ms = ms.into_inner();
+    if ms.len() != n {
+        let msg = format!(
+            "`chunk_ms` of `{name}` has {} entries but `stream` has {n}",
+            ms.len(),
+        );
+        diags.push(Diagnostic::error("E0200", at, msg).with_help("give one delay per chunk"));
+    }
+    if let Some(bad) = ms.iter().find(|m| !delay_ok(**m)) {
+        diags.push(
+            Diagnostic::error(
+                "E0200",
+                at,
+                format!(
+                    "`chunk_ms` of `{name}` has {}: {DELAY_RULE}",
+                    number_text(*bad)
+                ),
+            )
+            .with_help("give each delay in milliseconds, e.g. `chunk_ms = [50, 50]`"),
+        );
+    }
+    ms
 }
 
 /// The error for what `scan` refuses before `toml` reads the file.
@@ -550,17 +554,7 @@ fn read_ext(
     for c in raw.choices.iter().flatten() {
         expr_ok(c, "choices", diags);
     }
-    let order = raw.order.as_ref().and_then(|o| {
-        let parsed = crate::syntax::ast::Order::parse(o.get_ref());
-        if parsed.is_none() {
-            let r = o.span();
-            diags.push(
-                Diagnostic::error("E0200", Span::new(r.start, r.end), format!("`order` of `{name}` is \"{}\"", o.get_ref()))
-                    .with_help("write \"sequential\", \"readonly\" or \"unordered\" (PopPy's classes; docs/language.md)"),
-            );
-        }
-        parsed
-    });
+    let order = raw.order.as_ref().and_then(|o| read_order(&name, o, diags));
     let latency_ms = raw.latency_ms.as_ref().map_or(0.0, |l| *l.get_ref());
     if let Some(l) = raw.latency_ms.as_ref().filter(|l| !delay_ok(*l.get_ref())) {
         let at = entry_span(text, "latency_ms", l.span());
@@ -576,26 +570,7 @@ fn read_ext(
             .with_help("give the delay in milliseconds, e.g. `latency_ms = 300`"),
         );
     }
-    if let Some(why) = never_an_external(&name) {
-        warnings.push(
-            Diagnostic::warning("W0007", span, format!("the world file's `[{name}]` is never read: {why}"))
-                .with_help("name each table after an external: one the program declares with `extern`, or a standard one such as `llm` or `sleep`"),
-        );
-    }
-    // Mocking what reaches outside (`llm`, `sleep`, processes, `coin`) is what world files
-    // are for; replacing a built-in computation (`print`, `add`) is almost always a mistake.
-    if crate::externals::standard(&name).is_some_and(|d| d.kind == crate::externals::ExtKind::Pure)
-    {
-        let what = if name == "print" {
-            "so `print` writes nothing"
-        } else {
-            "instead of computing them"
-        };
-        warnings.push(
-            Diagnostic::warning("W0004", span, format!("the world file's `[{name}]` replaces the standard external `{name}`"))
-                .with_help(format!("calls to `{name}` now answer from this table, {what}; rename the table if that was not meant")),
-        );
-    }
+    table_warnings(&name, span, warnings);
     let mut ext = WorldExt {
         name: name.clone(),
         latency_ms,
@@ -615,6 +590,47 @@ fn read_ext(
     };
     index_responses(&mut ext, responses, &arg_spans, warnings);
     ext
+}
+
+/// An external's `order` (its class for the sequencing token), or `None` with an error.
+fn read_order(
+    name: &str,
+    o: &Spanned<String>,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<crate::syntax::ast::Order> {
+    let parsed = crate::syntax::ast::Order::parse(o.get_ref());
+    if parsed.is_none() {
+        let r = o.span();
+        diags.push(
+            Diagnostic::error("E0200", Span::new(r.start, r.end), format!("`order` of `{name}` is \"{}\"", o.get_ref()))
+                .with_help("write \"sequential\", \"readonly\" or \"unordered\" (PopPy's classes; docs/language.md)"),
+        );
+    }
+    parsed
+}
+
+/// Warnings about a table that names no external (W0007) or replaces a pure standard one
+/// (W0004).
+fn table_warnings(name: &str, span: Span, warnings: &mut Vec<Diagnostic>) {
+    if let Some(why) = never_an_external(name) {
+        warnings.push(
+            Diagnostic::warning("W0007", span, format!("the world file's `[{name}]` is never read: {why}"))
+                .with_help("name each table after an external: one the program declares with `extern`, or a standard one such as `llm` or `sleep`"),
+        );
+    }
+    // Mocking what reaches outside (`llm`, `sleep`, processes, `coin`) is what world files
+    // are for; replacing a built-in computation (`print`, `add`) is almost always a mistake.
+    if crate::externals::standard(name).is_some_and(|d| d.kind == crate::externals::ExtKind::Pure) {
+        let what = if name == "print" {
+            "so `print` writes nothing"
+        } else {
+            "instead of computing them"
+        };
+        warnings.push(
+            Diagnostic::warning("W0004", span, format!("the world file's `[{name}]` replaces the standard external `{name}`"))
+                .with_help(format!("calls to `{name}` now answer from this table, {what}; rename the table if that was not meant")),
+        );
+    }
 }
 
 /// Indexes `responses` by a hash of their argument, warning about a second response for the
