@@ -536,3 +536,51 @@ fn a_program_changed_on_disk_reloads_by_itself() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Issue 31: an answer typed into a pending task's field after a relayout took the focus from
+/// it ran its letters as shortcuts (rounds, All paths, the strategy). While the dock was clicked
+/// last and shows its answer field, keys are typing; Esc gives them back to the shortcuts.
+#[test]
+fn keys_typed_in_the_dock_never_run_shortcuts() {
+    let mut h = harness(example("city_excursions"));
+    h.run();
+    for _ in 0..20 {
+        if !session(&h).pending().is_empty() {
+            break;
+        }
+        h.get_by_label("Round").click();
+        h.run();
+    }
+    assert!(!session(&h).pending().is_empty(), "a pending task");
+    h.get_by_label("result:").click();
+    h.run();
+    // The field loses the keyboard as a relayout would take it away.
+    h.state_mut().status.clear();
+    let ctx = h.ctx.clone();
+    ctx.memory_mut(|m| {
+        if let Some(id) = m.focused() {
+            m.surrender_focus(id);
+        }
+    });
+    let (position, strategy) = (session(&h).position(), h.state().settings.strategy);
+    for key in [egui::Key::Space, egui::Key::N, egui::Key::S, egui::Key::W] {
+        h.key_press(key);
+        h.run();
+    }
+    assert_eq!(
+        session(&h).position(),
+        position,
+        "no round, step or resolve ran"
+    );
+    assert_eq!(
+        h.state().settings.strategy,
+        strategy,
+        "the strategy did not change"
+    );
+    // Esc leaves the dock: Space is a round again.
+    h.key_press(egui::Key::Escape);
+    h.run();
+    h.key_press(egui::Key::Space);
+    h.run();
+    assert_eq!(session(&h).position(), position + 1, "{}", h.state().status);
+}

@@ -630,11 +630,12 @@ impl DebuggerApp {
         }
     }
 
-    /// The shortcuts pressed this frame; while a text field or the file dialog has the
-    /// keyboard, only Esc.
+    /// The shortcuts pressed this frame; while a text field, the file dialog or the dock's
+    /// answer field (the dock clicked last) has the keyboard, only Esc.
     fn keys(&self, ctx: &egui::Context) -> Vec<Cmd> {
         let mut cmds = Vec::new();
-        if !ctx.egui_wants_keyboard_input() && self.panels.windows.dialog.is_none() {
+        let typing = ctx.egui_wants_keyboard_input() || self.panels.dock.typing();
+        if !typing && self.panels.windows.dialog.is_none() {
             for (sc, cmd, _) in shortcuts() {
                 if ctx.input_mut(|i| i.consume_shortcut(&sc)) {
                     cmds.push(cmd);

@@ -14,10 +14,18 @@ pub struct Dock {
     pub timeline: Timeline,
     /// What the user typed to resolve each pending task, by its label.
     hand: HashMap<LabelPath, String>,
+    /// The user last pressed the pointer inside the dock (and not Esc since): while its answer
+    /// field is shown, keys are typing, not shortcuts (issue 31: letters of an answer typed
+    /// after the field had moved ran rounds and switched the strategy).
+    focused: bool,
+    /// The answer field was drawn in the last frame.
+    field_shown: bool,
 }
 
 impl Dock {
     pub fn ui(&mut self, ui: &mut egui::Ui, app: &AppView, out: &mut Vec<Cmd>) {
+        self.follow_pointer(ui);
+        self.field_shown = false;
         ui.horizontal(|ui| {
             for t in Tab::ALL {
                 if ui
@@ -48,6 +56,29 @@ impl Dock {
         let rest = ui.available_size();
         if rest.y > 0.0 {
             ui.allocate_space(rest);
+        }
+    }
+
+    /// Whether keys typed now belong to the dock's answer field rather than to shortcuts.
+    pub fn typing(&self) -> bool {
+        self.focused && self.field_shown
+    }
+
+    /// A press inside the dock focuses it, one elsewhere (or Esc) takes the focus away.
+    fn follow_pointer(&mut self, ui: &egui::Ui) {
+        let rect = ui.max_rect();
+        let (pressed, at, esc) = ui.input(|i| {
+            (
+                i.pointer.any_pressed(),
+                i.pointer.interact_pos(),
+                i.key_pressed(Key::Escape),
+            )
+        });
+        if pressed {
+            self.focused = at.is_some_and(|p| rect.contains(p));
+        }
+        if esc {
+            self.focused = false;
         }
     }
 
@@ -114,6 +145,12 @@ impl Dock {
                 )
                 .labelled_by(name.id);
             let enter = edit.lost_focus() && ui.input(|i| i.key_pressed(Key::Enter));
+            self.field_shown = true;
+            // The dock has the keyboard: its field takes what is typed, even after a relayout
+            // moved it from under the pointer.
+            if self.focused && !enter && ui.memory(|m| m.focused().is_none()) {
+                edit.request_focus();
+            }
             if ui
                 .button(format!("Resolve {}", s.row(st).label))
                 .on_hover_text("deliver the expression (checked first)")
