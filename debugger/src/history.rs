@@ -84,8 +84,15 @@ impl History {
     pub(crate) fn given(&self) -> HashMap<LabelKey, Action> {
         let mut given = HashMap::new();
         for a in &self.actions[..self.at] {
-            if let Action::Resolve { label, .. } = a {
-                given.insert(label.key(), a.clone());
+            let one = std::slice::from_ref(a);
+            let answers = match a {
+                Action::Resolves { resolves } => resolves.as_slice(),
+                _ => one,
+            };
+            for a in answers {
+                if let Action::Resolve { label, .. } = a {
+                    given.insert(label.key(), a.clone());
+                }
             }
         }
         given
@@ -93,15 +100,22 @@ impl History {
 
     /// Does `a` at the position shown: later actions of this branch are dropped.
     pub(crate) fn act(&mut self, env: &mut Env, mut a: Action) -> Result<String, String> {
-        if let Action::Resolve {
-            label,
-            call: call @ None,
-            ..
-        } = &mut a
-        {
-            *call = pending_in(&self.current, label)
-                .ok()
-                .map(|t| self.current.machine.tasks[t].text());
+        let one = std::slice::from_mut(&mut a);
+        let answers = match one {
+            [Action::Resolves { resolves }] => resolves.as_mut_slice(),
+            _ => one,
+        };
+        for a in answers {
+            if let Action::Resolve {
+                label,
+                call: call @ None,
+                ..
+            } = a
+            {
+                *call = pending_in(&self.current, label)
+                    .ok()
+                    .map(|t| self.current.machine.tasks[t].text());
+            }
         }
         // In place, not on a copy (a copy per action made long runs quadratic): `apply` checks
         // everything before it changes anything, so an error leaves the state as it was.

@@ -435,6 +435,13 @@ impl Session {
     /// streamed response is delivered one chunk at a time, the rest staying pending, as a
     /// recorded trace would.
     pub fn resolve_from_world(&mut self, label: &LabelPath) -> Result<String, String> {
+        let a = self.world_answer(label)?;
+        self.act(a)
+    }
+
+    /// The world file's answer for the pending task at `label`, as an action; an error when
+    /// the world file has none.
+    fn world_answer(&mut self, label: &LabelPath) -> Result<Action, String> {
         let a = self
             .env
             .world_action(self.history.current(), label, By::World)?;
@@ -443,11 +450,18 @@ impl Session {
                 "{e}; resolve {label} by hand or add a response to the world file"
             ));
         }
-        self.act(a)
+        Ok(a)
     }
 
     /// Resolves a pending task with what the trace recorded for it (a stream's next delivery).
     pub fn resolve_from_trace(&mut self, label: &LabelPath) -> Result<String, String> {
+        let a = self.trace_action(label)?;
+        self.act(a)
+    }
+
+    /// The trace's answer for the pending task at `label` (a stream's next delivery), as an
+    /// action.
+    fn trace_action(&self, label: &LabelPath) -> Result<Action, String> {
         self.pending_task(label)?;
         let trace = self.trace.as_ref().ok_or("no trace is loaded: open one with File > Load trace or `opal debug FILE --replay TRACE`")?;
         let st = self.history.current();
@@ -474,7 +488,15 @@ impl Session {
                 )
             })?
             .clone();
-        self.resolve(label, By::Trace, ev.result, ev.partial, ev.error)
+        Ok(Action::Resolve {
+            label: label.clone(),
+            by: By::Trace,
+            result: ev.result,
+            partial: ev.partial,
+            error: ev.error,
+            at_ms: self.now_ms(),
+            call: None,
+        })
     }
 
     /// The external and argument of the pending task at `label` (to call it live).
@@ -511,15 +533,26 @@ impl Session {
     }
 
     /// Resolves every pending task from the trace if loaded, else the world; how many.
+    /// Every answer is found before any is given, and they go into the history as one step,
+    /// so Back undoes them together (W on 999 pending tasks was 999 steps).
     pub fn resolve_all(&mut self) -> Result<usize, String> {
-        let mut n = 0;
+        let mut resolves = Vec::new();
         for label in self.pending_labels() {
-            if self.trace.is_some() {
-                self.resolve_from_trace(&label)?;
+            resolves.push(if self.trace.is_some() {
+                self.trace_action(&label)?
             } else {
-                self.resolve_from_world(&label)?;
+                self.world_answer(&label)?
+            });
+        }
+        let n = resolves.len();
+        match n {
+            0 => {}
+            1 => {
+                self.act(resolves.remove(0))?;
             }
-            n += 1;
+            _ => {
+                self.act(Action::Resolves { resolves })?;
+            }
         }
         Ok(n)
     }

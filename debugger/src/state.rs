@@ -73,6 +73,9 @@ pub enum Action {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         call: Option<String>,
     },
+    /// Several answers given at once (every pending task from the world file or the trace):
+    /// one step of the history, given all or none.
+    Resolves { resolves: Vec<Action> },
 }
 
 /// A step taken: the rule and where it applied.
@@ -450,6 +453,7 @@ impl Env {
                 Ok(format!("lazy: {} at {short}", rule.name()))
             }
             Action::Round { at_ms } => self.round(st, position, *at_ms),
+            Action::Resolves { resolves } => self.resolve_many(st, resolves, position),
             Action::Resolve {
                 label,
                 by,
@@ -497,6 +501,33 @@ impl Env {
             .map(|(r, c)| format!("{c} {}", r.name()))
             .collect();
         Ok(format!("round: {n} steps ({})", parts.join(", ")))
+    }
+
+    /// Delivers every answer of `resolves` in order; if one cannot be given, none is.
+    fn resolve_many(
+        &mut self,
+        st: &mut State,
+        resolves: &[Action],
+        position: usize,
+    ) -> Result<String, String> {
+        if let Some(a) = resolves
+            .iter()
+            .find(|a| !matches!(a, Action::Resolve { .. }))
+        {
+            return Err(format!("only answers can be given together, not {a:?}"));
+        }
+        // A copy only here, for a key press: rounds and steps check before they change.
+        let before = st.clone();
+        let mut taken = Vec::new();
+        for a in resolves {
+            if let Err(e) = self.apply(st, a, position) {
+                *st = before;
+                return Err(e);
+            }
+            taken.append(&mut st.last);
+        }
+        st.last = taken;
+        Ok(format!("resolved {} pending tasks", resolves.len()))
     }
 
     /// Delivers an answer to the pending task at `label`.

@@ -433,3 +433,42 @@ fn run_until_gives_up_on_a_diverging_program_and_keeps_what_it_did() {
     assert_eq!(s.position(), 500, "cbv takes one step per action");
     assert!(s.back(), "the run is in the history");
 }
+
+/// Issue 31: resolving every pending task (W) is one step of the history, which Back undoes
+/// whole and a saved session keeps (W on 999 pending tasks made 999 steps).
+#[test]
+fn resolving_all_pending_tasks_is_one_history_step() {
+    let mut s = example("city_excursions");
+    for _ in 0..200 {
+        if s.pending().len() >= 2 {
+            break;
+        }
+        if s.round().is_err() {
+            s.resolve_all().expect("resolves");
+        }
+    }
+    let pending = s.pending_labels();
+    assert!(pending.len() >= 2, "{pending:?}");
+    let (at, rows) = (s.position(), s.rows().len());
+    assert_eq!(s.resolve_all(), Ok(pending.len()));
+    assert_eq!(s.position(), at + 1, "{:?}", s.history());
+    let said = s.history().last().cloned().unwrap_or_default();
+    assert_eq!(said, format!("resolved {} pending tasks", pending.len()));
+    let after = s.to_json();
+    assert!(s.back());
+    assert_eq!(
+        (s.pending_labels(), s.rows().len()),
+        (pending.clone(), rows)
+    );
+    assert!(s.forward());
+    assert!(s.pending_labels().iter().all(|l| !pending.contains(l)));
+    let mut loaded = example("city_excursions");
+    loaded.load_json(&after).expect("loads");
+    assert_eq!(loaded.position(), s.position());
+    assert_eq!(
+        (loaded.history(), loaded.pending_labels()),
+        (s.history(), s.pending_labels())
+    );
+    finish(&mut s);
+    assert!(s.output().contains("Honolulu"), "{}", s.output());
+}
