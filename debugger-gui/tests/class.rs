@@ -228,6 +228,17 @@ fn the_projector_theme_at_1280_by_720_gives_the_graph_half_the_window() {
         more.right() <= screen.right() + 1.0,
         "More is on screen: {more:?}"
     );
+    // The strategy is in sight although its box is under More, and a click chooses the next.
+    let strategy = h.get_by_label("strategy: opportunistic").rect();
+    assert!(screen.contains_rect(strategy), "{strategy:?} in {screen:?}");
+    h.get_by_label("strategy: opportunistic").click();
+    h.run();
+    assert!(h.query_by_label("strategy: call-by-value").is_some());
+    h.get_by_label("strategy: call-by-value").click();
+    h.run();
+    h.get_by_label("strategy: lazy").click();
+    h.run();
+    assert!(h.query_by_label("strategy: opportunistic").is_some());
     // Hiding the source panel gives the graph more room; F3 shows it again.
     h.key_press(egui::Key::F3);
     h.run();

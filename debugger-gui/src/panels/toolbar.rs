@@ -158,15 +158,19 @@ fn more_menu(ui: &mut egui::Ui, app: &AppView, out: &mut Vec<Cmd>, wide: bool, m
         });
 }
 
-fn strategy_box(ui: &mut egui::Ui, app: &AppView, out: &mut Vec<Cmd>) {
-    let mut strategy = app.settings.strategy;
-    let name = |s: Strategy| match s {
+/// The strategy's name, as the tool row and the status line show it.
+fn strategy_name(s: Strategy) -> &'static str {
+    match s {
         Strategy::Opportunistic => "opportunistic",
         Strategy::Cbv => "call-by-value",
         Strategy::Lazy => "lazy",
-    };
+    }
+}
+
+fn strategy_box(ui: &mut egui::Ui, app: &AppView, out: &mut Vec<Cmd>) {
+    let mut strategy = app.settings.strategy;
     egui::ComboBox::new("strategy", "strategy")
-        .selected_text(name(strategy))
+        .selected_text(strategy_name(strategy))
         .show_ui(ui, |ui| {
             for s in Strategy::ALL {
                 ui.selectable_value(&mut strategy, s, strategy_label(s));
@@ -469,6 +473,13 @@ fn status_line(ui: &mut egui::Ui, app: &AppView, out: &mut Vec<Cmd>, message: bo
             ui.separator();
         }
         ui.label(format!("step {} of {}", s.position(), s.actions().len()));
+        ui.separator();
+        // Always in sight: at 1280×720 the tool row's strategy box is under More.
+        let strategy = format!("strategy: {}", strategy_name(app.settings.strategy));
+        let next = "what N, Run and Run until follow; click (or S) for the next";
+        if ui.button(strategy).on_hover_text(next).clicked() {
+            out.push(RunCmd::NextStrategy.into());
+        }
         ui.separator();
         let standing = match (app.practice, &app.cache.standing) {
             (Some(_), _) => "practice: predict, then Check".to_string(),
