@@ -38,6 +38,9 @@ pub struct AppView<'a> {
     pub status: &'a str,
     /// Compile errors of the program on disk.
     pub errors: Option<&'a str>,
+    /// The program on disk when it does not compile and no session is open: the Source panel
+    /// shows it with its errors marked.
+    pub broken: Option<&'a Broken>,
     pub selected: Option<LabelKey>,
     pub running: bool,
     pub until: &'a Until,
@@ -58,4 +61,28 @@ pub struct AppView<'a> {
     pub now: f64,
     /// The window's size in points.
     pub screen: eframe::egui::Vec2,
+}
+
+/// A program that does not compile: its text and, by line (from 1), the errors there.
+pub struct Broken {
+    pub source: String,
+    pub errors: std::collections::BTreeMap<usize, Vec<String>>,
+}
+
+impl Broken {
+    pub fn new(source: &str, diags: &[opal_core::diag::Diagnostic]) -> Broken {
+        let index = opal_core::span::LineIndex::new(source);
+        let mut errors: std::collections::BTreeMap<usize, Vec<String>> = Default::default();
+        for d in diags.iter().filter(|d| d.is_error()) {
+            let line = index.line_of(d.span.start) + 1;
+            errors
+                .entry(line)
+                .or_default()
+                .push(format!("error[{}]: {}", d.code, d.message));
+        }
+        Broken {
+            source: source.to_string(),
+            errors,
+        }
+    }
 }

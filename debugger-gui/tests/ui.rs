@@ -584,3 +584,23 @@ fn keys_typed_in_the_dock_never_run_shortcuts() {
     h.run();
     assert_eq!(session(&h).position(), position + 1, "{}", h.state().status);
 }
+
+/// Issue 31: a program that does not compile blanked the Source panel ("No program"). It now
+/// shows the program with the failing line marked and its error under it.
+#[test]
+fn a_program_that_does_not_compile_shows_its_source_with_the_error_marked() {
+    let app = DebuggerApp::from_source("bad.opal", "a := 1\nb := a +\nprint (&stdout, a)\n", None);
+    assert!(app.session.is_none(), "it does not compile");
+    let mut h = harness(app);
+    h.run();
+    assert!(h.query_by_label("Source (does not compile)").is_some());
+    assert!(h
+        .query_by_label("No program. File > Open (Ctrl+O) or File > Examples.")
+        .is_none());
+    assert!(
+        h.query_by_label_contains("print (&stdout, a)").is_some(),
+        "every line is shown"
+    );
+    let marked = h.query_all_by_label_contains("↑ error[").count();
+    assert!(marked >= 1, "the error is under its line");
+}

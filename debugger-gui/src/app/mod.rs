@@ -20,7 +20,7 @@ pub use native::run_native;
 use crate::layout::Layout;
 use crate::panels::Panels;
 pub use crate::settings::Settings;
-use crate::state::{AppView, Cache, Practice};
+use crate::state::{AppView, Broken, Cache, Practice};
 use eframe::egui::{self, Key};
 use opal_core::files::write_file_safely;
 use opal_core::machine::label::{LabelKey, LabelPath};
@@ -49,6 +49,8 @@ pub struct DebuggerApp {
     pub name: String,
     /// Compile errors of the program on disk (the last good session stays usable).
     pub errors: Option<String>,
+    /// The program when it does not compile (`AppView::broken`).
+    broken: Option<Broken>,
     /// The last message for the status line.
     pub status: String,
     pub selected: Option<LabelKey>,
@@ -106,6 +108,7 @@ impl DebuggerApp {
             origin: Origin::Text,
             name: String::new(),
             errors: None,
+            broken: None,
             status: String::new(),
             selected: None,
             settings: Settings::default(),
@@ -300,6 +303,7 @@ impl DebuggerApp {
                 self.kept = keep.clone();
                 self.session = Some(s);
                 self.errors = None;
+                self.broken = None;
                 self.status = format!("opened {shown}");
                 self.selected = None;
                 self.practice = None;
@@ -324,7 +328,10 @@ impl DebuggerApp {
                     _ => self.restore_autosave(),
                 }
             }
-            Err(diags) => self.fail(rendered(&diags, shown, source)),
+            Err(diags) => {
+                self.broken = Some(Broken::new(source, &diags));
+                self.fail(rendered(&diags, shown, source))
+            }
         }
     }
 
@@ -687,6 +694,7 @@ impl DebuggerApp {
             name: &self.name,
             status: &self.status,
             errors: self.errors.as_deref(),
+            broken: self.broken.as_ref().filter(|_| self.session.is_none()),
             selected: self.selected,
             running: self.running,
             until: &self.until,

@@ -13,8 +13,13 @@ pub struct SourcePanel {
 impl SourcePanel {
     pub fn ui(&mut self, ui: &mut egui::Ui, app: &AppView) {
         let Some(s) = app.session else {
-            ui.heading("Source");
-            ui.weak("No program. File > Open (Ctrl+O) or File > Examples.");
+            match app.broken {
+                Some(b) => broken_source(ui, b, &mut self.scrolled_to),
+                None => {
+                    ui.heading("Source");
+                    ui.weak("No program. File > Open (Ctrl+O) or File > Examples.");
+                }
+            }
             return;
         };
         // The output under the source, a few lines, growing to a third of the panel.
@@ -52,7 +57,8 @@ impl SourcePanel {
                 let digits = lines.len().max(1).to_string().len();
                 for (i, line) in lines.iter().enumerate() {
                     let n = i + 1;
-                    let r = source_line(ui, n, digits, line, Some(n) == hl, big);
+                    let mark = (Some(n) == hl).then_some(Color32::from_rgb(0xff, 0xd8, 0x60));
+                    let r = source_line(ui, n, digits, line, mark, big);
                     if Some(n) == hl && scrolled_to != hl {
                         r.scroll_to_me(Some(egui::Align::Center));
                     }
@@ -62,7 +68,36 @@ impl SourcePanel {
     }
 }
 
-/// One numbered line of the source, highlighted if `hl`. A long file (`big`) is not wrapped
+/// A program that does not compile: its lines, those with errors marked and followed by them.
+fn broken_source(ui: &mut egui::Ui, b: &crate::state::Broken, scrolled_to: &mut Option<usize>) {
+    let first = b.errors.keys().next().copied();
+    ui.heading("Source (does not compile)");
+    let lines = opal_core::span::lines(&b.source);
+    let digits = lines.len().max(1).to_string().len();
+    egui::ScrollArea::vertical()
+        .id_salt("source")
+        .auto_shrink([false, false])
+        .show(ui, |ui| {
+            for (i, line) in lines.iter().enumerate() {
+                let errors = b.errors.get(&(i + 1));
+                let mark = errors.map(|_| Color32::from_rgb(0xff, 0xb0, 0xa8));
+                let r = source_line(ui, i + 1, digits, line, mark, false);
+                for e in errors.into_iter().flatten() {
+                    ui.colored_label(
+                        RED,
+                        RichText::new(format!("{:digits$}  ↑ {e}", "")).monospace(),
+                    );
+                }
+                // The first error in view when it appears, then the user scrolls.
+                if first == Some(i + 1) && *scrolled_to != first {
+                    r.scroll_to_me(Some(egui::Align::Center));
+                }
+            }
+        });
+    *scrolled_to = first;
+}
+
+/// One numbered line of the source, its text on `mark`'s colour if given. A long file (`big`) is not wrapped
 /// (wrapping it every frame would be slow): lines are cut at the panel's edge instead, still
 /// never scrolled sideways.
 fn source_line(
@@ -70,10 +105,9 @@ fn source_line(
     n: usize,
     digits: usize,
     line: &str,
-    hl: bool,
+    mark: Option<Color32>,
     big: bool,
 ) -> egui::Response {
-    let hl_color = Color32::from_rgb(0xff, 0xd8, 0x60);
     ui.horizontal_top(|ui| {
         ui.spacing_mut().item_spacing.x = 0.0;
         ui.label(RichText::new(format!("{n:>digits$}  ")).monospace().weak());
@@ -81,12 +115,9 @@ fn source_line(
         // must not look less indented in a language where indentation is syntax.
         let body = line.trim_start_matches(' ');
         let indent = line.len() - body.len();
-        let mark = |t: RichText| {
-            if hl {
-                t.background_color(hl_color).color(Color32::BLACK)
-            } else {
-                t
-            }
+        let mark = |t: RichText| match mark {
+            Some(c) => t.background_color(c).color(Color32::BLACK),
+            None => t,
         };
         if indent > 0 {
             ui.label(mark(RichText::new(" ".repeat(indent)).monospace()));
