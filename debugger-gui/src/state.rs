@@ -25,6 +25,8 @@ pub struct Cache {
     pub statements: Vec<StmtId>,
     pub standing: Option<Standing>,
     pub pending: Vec<(StmtId, String)>,
+    /// Why statements can never step, by their source line: marked in the Source panel.
+    pub failures: std::collections::BTreeMap<usize, Vec<String>>,
     /// The before/after of the last step, computed when its tab is first shown.
     pub stepper: Option<Option<Stepper>>,
 }

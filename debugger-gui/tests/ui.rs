@@ -604,3 +604,24 @@ fn a_program_that_does_not_compile_shows_its_source_with_the_error_marked() {
     let marked = h.query_all_by_label_contains("↑ error[").count();
     assert!(marked >= 1, "the error is under its line");
 }
+
+/// Issue 31: a runtime failure's reason was only in the hover of a red, cut-off row. The source
+/// line of a statement that can never step is marked, with why under it.
+#[test]
+fn a_statement_that_can_never_step_is_marked_in_the_source_with_why() {
+    let src = "a := 1\nb := a / 0\nprint (&stdout, b)\n";
+    let mut h = harness(DebuggerApp::from_source("zero.opal", src, None));
+    h.run();
+    for _ in 0..20 {
+        h.key_press(egui::Key::Space);
+        h.run();
+    }
+    let failures = session(&h).failures();
+    assert!(!failures.is_empty(), "the division fails");
+    assert_eq!(session(&h).line_of(failures[0].0), Some(2));
+    assert!(
+        h.query_all_by_label_contains("↑ ").count() >= 1,
+        "a reason under a line"
+    );
+    assert!(h.query_all_by_label_contains("division by zero").count() >= 1);
+}

@@ -365,6 +365,19 @@ impl Session {
             .collect()
     }
 
+    /// The program's statements that can never step (the program is wrong there, or their
+    /// external call failed), with how they stand: what the source marks in red.
+    pub fn failures(&self) -> Vec<(StmtId, RowStatus)> {
+        let m = self.machine();
+        m.iter()
+            .filter(|s| !self.is_prelude(*s))
+            .filter_map(|s| match RowStatus::of(m, s).0 {
+                st @ (RowStatus::Stuck(_) | RowStatus::Failed(_)) => Some((s, st)),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// Labels of the pending tasks, for tests and scripts.
     pub fn pending_labels(&self) -> Vec<LabelPath> {
         self.pending()

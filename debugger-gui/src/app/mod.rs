@@ -395,6 +395,12 @@ impl DebuggerApp {
         self.cache.statements = s.statements();
         self.cache.standing = Some(s.standing());
         self.cache.pending = s.pending();
+        self.cache.failures.clear();
+        for (st, why) in s.failures() {
+            let line = s.line_of(st).unwrap_or(1);
+            let text = format!("{}: {why}", s.row(st).label);
+            self.cache.failures.entry(line).or_default().push(text);
+        }
         self.cache.stepper = None;
     }
 

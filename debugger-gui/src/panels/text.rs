@@ -57,8 +57,16 @@ impl SourcePanel {
                 let digits = lines.len().max(1).to_string().len();
                 for (i, line) in lines.iter().enumerate() {
                     let n = i + 1;
-                    let mark = (Some(n) == hl).then_some(Color32::from_rgb(0xff, 0xd8, 0x60));
+                    let failed = app.cache.failures.get(&n);
+                    let mark = match (failed, Some(n) == hl) {
+                        (Some(_), _) => Some(FAILED_LINE),
+                        (None, true) => Some(Color32::from_rgb(0xff, 0xd8, 0x60)),
+                        (None, false) => None,
+                    };
                     let r = source_line(ui, n, digits, line, mark, big);
+                    for why in failed.into_iter().flatten() {
+                        under_line(ui, digits, why);
+                    }
                     if Some(n) == hl && scrolled_to != hl {
                         r.scroll_to_me(Some(egui::Align::Center));
                     }
@@ -80,13 +88,10 @@ fn broken_source(ui: &mut egui::Ui, b: &crate::state::Broken, scrolled_to: &mut 
         .show(ui, |ui| {
             for (i, line) in lines.iter().enumerate() {
                 let errors = b.errors.get(&(i + 1));
-                let mark = errors.map(|_| Color32::from_rgb(0xff, 0xb0, 0xa8));
+                let mark = errors.map(|_| FAILED_LINE);
                 let r = source_line(ui, i + 1, digits, line, mark, false);
                 for e in errors.into_iter().flatten() {
-                    ui.colored_label(
-                        RED,
-                        RichText::new(format!("{:digits$}  ↑ {e}", "")).monospace(),
-                    );
+                    under_line(ui, digits, e);
                 }
                 // The first error in view when it appears, then the user scrolls.
                 if first == Some(i + 1) && *scrolled_to != first {
@@ -95,6 +100,16 @@ fn broken_source(ui: &mut egui::Ui, b: &crate::state::Broken, scrolled_to: &mut 
             }
         });
     *scrolled_to = first;
+}
+
+/// The background of a line that does not compile or cannot run.
+const FAILED_LINE: Color32 = Color32::from_rgb(0xff, 0xb0, 0xa8);
+
+/// Why the line above is marked, in red, under its text and wrapped, so it reads without a
+/// hover.
+fn under_line(ui: &mut egui::Ui, digits: usize, why: &str) {
+    let text = RichText::new(format!("{:digits$}  ↑ {why}", "")).monospace();
+    ui.add(egui::Label::new(text.color(RED)).wrap());
 }
 
 /// One numbered line of the source, its text on `mark`'s colour if given. A long file (`big`) is not wrapped
