@@ -487,3 +487,48 @@ fn the_first_g_switches_from_the_mode_shown() {
     h.run();
     assert_eq!(h.state().mode(), GraphMode::Statements);
 }
+
+/// Issue 31: at 1280×720 the term panel could not be dragged wider than 28 % of the window,
+/// so every row was cut; it now takes up to half of it.
+#[test]
+fn the_term_panel_can_be_dragged_to_half_the_window_at_1280_by_720() {
+    let mut app = example("city_excursions");
+    app.settings.projector = true;
+    let mut h = sized(app, [1280.0, 720.0]);
+    h.run();
+    if h.query_by_label("Labeled term").is_none() {
+        h.key_press(egui::Key::F4);
+        h.run();
+    }
+    let screen = h.ctx.content_rect();
+    let left = h.get_by_label("Labeled term").rect().left();
+    // The panel's resize handle is its left edge, a few points left of its contents.
+    let edge = egui::pos2(left - 6.0, screen.center().y);
+    let to = egui::pos2(screen.width() * 0.45, screen.center().y);
+    h.event(egui::Event::PointerMoved(edge));
+    h.run();
+    h.event(egui::Event::PointerButton {
+        pos: edge,
+        button: egui::PointerButton::Primary,
+        pressed: true,
+        modifiers: egui::Modifiers::NONE,
+    });
+    h.run();
+    for i in 1..=10 {
+        h.event(egui::Event::PointerMoved(edge.lerp(to, i as f32 / 10.0)));
+        h.run();
+    }
+    h.event(egui::Event::PointerButton {
+        pos: to,
+        button: egui::PointerButton::Primary,
+        pressed: false,
+        modifiers: egui::Modifiers::NONE,
+    });
+    h.run();
+    let width = screen.right() - h.get_by_label("Labeled term").rect().left();
+    assert!(
+        width > screen.width() * 0.4,
+        "the term panel is {width} of {} points wide",
+        screen.width()
+    );
+}

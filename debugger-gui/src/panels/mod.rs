@@ -90,7 +90,8 @@ impl Panels {
             egui::Panel::right(format!("term{pid}"))
                 .resizable(true)
                 .default_size(term_w)
-                .size_range(160.0..=width * 0.28)
+                // Up to half the window, for reading long rows on a projector.
+                .size_range(160.0..=width * 0.5)
                 .show(ui, |ui| self.term.ui(ui, app, out));
         }
         egui::CentralPanel::default().show(ui, |ui| self.graph.ui(ui, app, out));
