@@ -439,7 +439,14 @@ impl Env {
                 let s = match st.machine.lazy_next_mut() {
                     Lazy::Step(s) => s,
                     Lazy::Done => {
-                        return Err("lazy evaluation is done: the result is a value".into())
+                        // Say why nothing ran: a program whose result is `()` has nothing for
+                        // lazy evaluation to compute (its prints are not needed).
+                        let result = st.machine.readback_text(st.machine.ret, Budget::VIEW);
+                        return Err(format!(
+                            "lazy evaluation is done: the result, {result}, is a value, and \
+                             lazy computes only what the result needs (prints that nothing \
+                             needs do not run; choose opportunistic or call-by-value to run them)"
+                        ));
                     }
                     Lazy::Blocked => return Err(
                         "lazy evaluation cannot step: what the result needs is pending or stuck"

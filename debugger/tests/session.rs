@@ -472,3 +472,14 @@ fn resolving_all_pending_tasks_is_one_history_step() {
     finish(&mut s);
     assert!(s.output().contains("Honolulu"), "{}", s.output());
 }
+
+/// Issue 31: lazy said "done" at step 0 with nothing shown, and no reason. It says why: the
+/// result is already a value, and prints that nothing needs do not run.
+#[test]
+fn lazy_done_at_once_says_why_nothing_ran() {
+    let mut s = example("city_excursions");
+    let e = s.step_lazy().expect_err("nothing to compute");
+    assert!(e.contains("the result, (), is a value"), "{e}");
+    assert!(e.contains("prints that nothing needs do not run"), "{e}");
+    assert_eq!(s.position(), 0);
+}
