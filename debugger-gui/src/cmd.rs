@@ -27,6 +27,8 @@ pub enum Cmd {
 #[derive(Clone, Debug, PartialEq)]
 pub enum SessionCmd {
     Round,
+    /// Rounds until the graph shown changes (several rounds can change nothing it shows).
+    RoundVisible,
     Advance,
     Cbv,
     Lazy,
@@ -220,6 +222,8 @@ pub fn shortcuts() -> Vec<(KeyboardShortcut, Cmd, &'static str)> {
     let n = Modifiers::NONE;
     let c = Modifiers::COMMAND;
     vec![
+        // Before Space: a shortcut without Shift also matches with it.
+        (k(Modifiers::SHIFT, Key::Space), S::RoundVisible.into(), "rounds until something in the graph changes"),
         (k(n, Key::Space), S::Round.into(), "one opportunistic round: every steppable statement steps"),
         (k(n, Key::N), S::Advance.into(), "one step of the chosen strategy"),
         (k(n, Key::S), R::NextStrategy.into(), "choose the next strategy (opportunistic, call-by-value, lazy) for N, Run and Run until"),

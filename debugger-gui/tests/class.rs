@@ -532,3 +532,40 @@ fn the_term_panel_can_be_dragged_to_half_the_window_at_1280_by_720() {
         screen.width()
     );
 }
+
+/// Issue 31: rounds 2–9 of CityExcursions changed nothing in the default view. Shift+Space
+/// runs rounds until the graph shown changes; each press changes it, and some presses take
+/// several rounds.
+#[test]
+fn shift_space_runs_rounds_until_the_graph_changes() {
+    let mut h = sized(example("city_excursions"), [1500.0, 950.0]);
+    h.run();
+    let mut several = false;
+    for _ in 0..6 {
+        let (at, nodes) = {
+            let app = h.state();
+            let g = &app.graph;
+            (
+                app.session.as_ref().map(|s| s.position()),
+                (g.nodes.clone(), g.edges.clone()),
+            )
+        };
+        h.key_press_modifiers(egui::Modifiers::SHIFT, egui::Key::Space);
+        h.run();
+        let app = h.state();
+        let now = app.session.as_ref().map(|s| s.position());
+        if app.status.contains("until the graph changed") {
+            assert_ne!((app.graph.nodes.clone(), app.graph.edges.clone()), nodes);
+            several |= now.zip(at).is_some_and(|(n, a)| n > a + 1);
+        } else {
+            // Nothing steps until a pending task is resolved.
+            h.key_press(egui::Key::W);
+            h.run();
+        }
+    }
+    assert!(
+        several,
+        "some press ran several rounds: {}",
+        h.state().status
+    );
+}

@@ -303,6 +303,32 @@ impl DebuggerApp {
         Some(s.revision())
     }
 
+    /// Rounds until the graph shown changes: at most 1 000, and at most a quarter of a second
+    /// of them, so a program whose rounds never show anything cannot hold the window.
+    fn rounds_until_visible(&mut self) -> Result<String, String> {
+        let start = std::time::Instant::now();
+        let was = seen(&self.graph);
+        for n in 0..1000 {
+            let s = self.session.as_mut().ok_or("no program is open")?;
+            if let Err(e) = s.round() {
+                return if n == 0 {
+                    Err(e)
+                } else {
+                    Ok(format!("{n} rounds, then: {e}"))
+                };
+            }
+            self.rebuild_graph();
+            if seen(&self.graph) != was {
+                let s = if n == 0 { "" } else { "s" };
+                return Ok(format!("{} round{s} until the graph changed", n + 1));
+            }
+            if start.elapsed() > std::time::Duration::from_millis(250) {
+                return Ok(format!("{} rounds; the graph has not changed yet", n + 1));
+            }
+        }
+        Ok("1000 rounds; the graph has not changed yet".into())
+    }
+
     /// After a command on the session. Saving, exporting or a refused step change nothing:
     /// the graph and the practice ticks stay.
     fn after(&mut self, before: u64, r: Result<String, String>) -> Said {
@@ -325,6 +351,10 @@ impl DebuggerApp {
         // Acting on the reloaded program starts a history of its own.
         if acts(&cmd) {
             self.kept = None;
+        }
+        if cmd == SessionCmd::RoundVisible {
+            let r = self.rounds_until_visible();
+            return self.after(before, r);
         }
         let s = self.session.as_mut()?;
         let r = match cmd {
@@ -383,7 +413,8 @@ impl DebuggerApp {
                 s.start(JobSpec::Replay(actions))
                     .map(|_| format!("travelling along a path of {n} actions…"))
             }
-            SessionCmd::ResolveLive(_) => return None,
+            // Handled above: they need the whole window, not only the session.
+            SessionCmd::ResolveLive(_) | SessionCmd::RoundVisible => return None,
         };
         self.after(before, r)
     }
@@ -482,6 +513,7 @@ fn acts(cmd: &SessionCmd) -> bool {
     matches!(
         cmd,
         Round
+            | RoundVisible
             | Advance
             | Cbv
             | Lazy
@@ -509,4 +541,15 @@ fn go(s: &mut Session, to: usize, done: String) -> Result<String, String> {
 /// A node's title as the exports write it.
 fn label(s: &Session, n: &opal_debugger::graph::Node) -> String {
     crate::panels::node_text(s, n, false).title
+}
+
+/// What the graph shows of each node and edge: rounds that leave it equal changed nothing
+/// the user can see.
+fn seen(g: &opal_debugger::graph::Graph) -> impl PartialEq {
+    let nodes: Vec<_> = g
+        .nodes
+        .iter()
+        .map(|n| (n.key, n.kind, n.title.clone(), n.detail.clone(), n.members))
+        .collect();
+    (nodes, g.edges.clone())
 }

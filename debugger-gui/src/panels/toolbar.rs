@@ -313,6 +313,10 @@ fn step_menu(ui: &mut egui::Ui, out: &mut Vec<Cmd>) {
     ui.menu_button("Step", |ui| {
         for (cmd, label) in [
             (SessionCmd::Round.into(), "Round"),
+            (
+                SessionCmd::RoundVisible.into(),
+                "Rounds until the graph changes",
+            ),
             (SessionCmd::Advance.into(), "Step (strategy)"),
             (SessionCmd::Cbv.into(), "Call-by-value step"),
             (SessionCmd::Lazy.into(), "Lazy step"),
