@@ -435,30 +435,7 @@ impl Env {
                     .ok_or("cbv cannot step")?;
                 Ok(format!("cbv: {} at {short}", rule.name()))
             }
-            Action::Lazy { at_ms } => {
-                let s = match st.machine.lazy_next_mut() {
-                    Lazy::Step(s) => s,
-                    Lazy::Done => {
-                        // Say why nothing ran: a program whose result is `()` has nothing for
-                        // lazy evaluation to compute (its prints are not needed).
-                        let result = st.machine.readback_text(st.machine.ret, Budget::VIEW);
-                        return Err(format!(
-                            "lazy evaluation is done: the result, {result}, is a value, and \
-                             lazy computes only what the result needs (prints that nothing \
-                             needs do not run; choose opportunistic or call-by-value to run them)"
-                        ));
-                    }
-                    Lazy::Blocked => return Err(
-                        "lazy evaluation cannot step: what the result needs is pending or stuck"
-                            .into(),
-                    ),
-                };
-                let short = st.short(s);
-                let rule = self
-                    .step_in(st, s, position, *at_ms)
-                    .ok_or("lazy cannot step")?;
-                Ok(format!("lazy: {} at {short}", rule.name()))
-            }
+            Action::Lazy { at_ms } => self.lazy_step(st, position, *at_ms),
             Action::Round { at_ms } => self.round(st, position, *at_ms),
             Action::Resolves { resolves } => self.resolve_many(st, resolves, position),
             Action::Resolve {
@@ -481,6 +458,33 @@ impl Env {
                 self.resolve(st, label, answer, position)
             }
         }
+    }
+
+    /// One lazy step; when lazy evaluation is done or blocked, why.
+    fn lazy_step(&mut self, st: &mut State, position: usize, at_ms: f64) -> Result<String, String> {
+        let s = match st.machine.lazy_next_mut() {
+            Lazy::Step(s) => s,
+            Lazy::Done => {
+                // Say why nothing ran: a program whose result is `()` has nothing for
+                // lazy evaluation to compute (its prints are not needed).
+                let result = st.machine.readback_text(st.machine.ret, Budget::VIEW);
+                return Err(format!(
+                    "lazy evaluation is done: the result, {result}, is a value, and \
+                     lazy computes only what the result needs (prints that nothing \
+                     needs do not run; choose opportunistic or call-by-value to run them)"
+                ));
+            }
+            Lazy::Blocked => {
+                return Err(
+                    "lazy evaluation cannot step: what the result needs is pending or stuck".into(),
+                )
+            }
+        };
+        let short = st.short(s);
+        let rule = self
+            .step_in(st, s, position, at_ms)
+            .ok_or("lazy cannot step")?;
+        Ok(format!("lazy: {} at {short}", rule.name()))
     }
 
     /// A round: every steppable statement steps, in label order (so a round's calls and
