@@ -577,3 +577,47 @@ pub fn short(s: &str, n: usize) -> String {
         t
     }
 }
+
+/// Where each title starts to differ from the title most like it, in chars (0 for an empty
+/// title or one another node has too): two calls that differ only late in their argument,
+/// such as Tree of Thoughts' value calls, would otherwise show the same cut text.
+pub fn distinct_from(titles: &[&str]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..titles.len()).collect();
+    order.sort_by(|&a, &b| titles[a].cmp(titles[b]));
+    let common = |a: &str, b: &str| a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count();
+    let mut from = vec![0; titles.len()];
+    for w in order.windows(2) {
+        let (a, b) = (w[0], w[1]);
+        if titles[a].is_empty() || titles[a] == titles[b] {
+            continue;
+        }
+        let n = common(titles[a], titles[b]);
+        from[a] = from[a].max(n);
+        from[b] = from[b].max(n);
+    }
+    from
+}
+
+/// `title` in `n` chars; when those would show only the part it shares with another title
+/// (it differs from char `from` on), its callee, then from just before where it differs:
+/// `llm_get_value …"8 3 4 12")`.
+pub fn short_from(title: &str, n: usize, from: usize) -> String {
+    if title.chars().count() <= n || from + 1 < n || n < 12 {
+        return short(title, n);
+    }
+    // The callee, leaving room for a dozen chars of what differs.
+    let head = title
+        .find(' ')
+        .map_or(0, |i| title[..i].chars().count() + 1)
+        .min(n - 12);
+    let room = n - head - 1;
+    // From a little before the difference, or earlier when the rest fits anyway.
+    let len = title.chars().count();
+    let start = from
+        .saturating_sub(3)
+        .min(len.saturating_sub(room))
+        .max(head);
+    let rest: String = title.chars().skip(start).collect();
+    let head: String = title.chars().take(head).collect();
+    format!("{head}…{}", short(&rest, room))
+}

@@ -195,6 +195,8 @@ impl GraphView {
             chars: ((node_size.x - 14.0) / (fs * 0.62)).max(4.0) as usize,
             practice,
         };
+        let titles: Vec<&str> = g.nodes.iter().map(|n| n.title.as_str()).collect();
+        let from = crate::layout::distinct_from(&titles);
         let pointer = resp.hover_pos();
         let mut hovered = None;
         for (i, n) in g.nodes.iter().enumerate() {
@@ -205,7 +207,7 @@ impl GraphView {
             }
             draw_node(&painter, r, n, &look, Some(i) == sel, dim(i));
             if scale > 0.9 {
-                node_lines(&painter, r, n, &look, &text(n));
+                node_lines(&painter, r, n, &look, &text(n), from[i]);
             }
             if pointer.is_some_and(|q| r.contains(q)) {
                 hovered = Some(i);
@@ -470,7 +472,7 @@ fn draw_node(
 }
 
 /// A node's three lines: label, title, and (not in practice mode) its status.
-fn node_lines(painter: &egui::Painter, r: Rect, n: &Node, look: &Look, t: &NodeText) {
+fn node_lines(painter: &egui::Painter, r: Rect, n: &Node, look: &Look, t: &NodeText, from: usize) {
     let (fs, chars) = (look.fs, look.chars);
     let text_color = Color32::from_gray(15);
     let pad = Vec2::new(7.0, 4.0);
@@ -486,7 +488,7 @@ fn node_lines(painter: &egui::Painter, r: Rect, n: &Node, look: &Look, t: &NodeT
     painter.text(
         r.left_top() + pad + Vec2::new(0.0, line_h),
         Align2::LEFT_TOP,
-        short(&t.title, chars),
+        crate::layout::short_from(&t.title, chars, from),
         FontId::monospace(fs),
         text_color,
     );

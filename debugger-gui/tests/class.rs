@@ -569,3 +569,64 @@ fn shift_space_runs_rounds_until_the_graph_changes() {
         h.state().status
     );
 }
+
+/// Issue 31: Tree of Thoughts' two value calls read the same in their boxes
+/// (`llm_get_value ("24 fr…`). A title that would show only what it shares with another shows
+/// its callee and then where it differs; every call node of the graph reads differently.
+#[test]
+fn calls_that_differ_late_in_their_argument_read_differently() {
+    use opal_debugger_gui::layout::{distinct_from, short, short_from};
+    let a = "llm_get_value (\"24 from 4 6 8 2: 8 3 4 12\")";
+    let b = "llm_get_value (\"24 from 4 6 8 2: 8 3 4 10\")";
+    let from = distinct_from(&[a, b, ""]);
+    assert_eq!(from, vec![a.len() - 3, a.len() - 3, 0]);
+    assert_eq!(
+        short(a, 28),
+        short(b, 28),
+        "cut at the end, they read the same"
+    );
+    let (sa, sb) = (short_from(a, 28, from[0]), short_from(b, 28, from[1]));
+    assert_ne!(sa, sb);
+    assert!(
+        sa.starts_with("llm_get_value …") && sa.chars().count() <= 28,
+        "{sa}"
+    );
+    assert_eq!(short_from("f 1", 28, 2), "f 1", "short titles are whole");
+
+    let mut h = sized(example("tree_of_thoughts"), [1500.0, 950.0]);
+    h.run();
+    for _ in 0..400 {
+        let calls = h
+            .state()
+            .graph
+            .nodes
+            .iter()
+            .filter(|n| n.title.contains("value"))
+            .count();
+        if calls >= 2 {
+            break;
+        }
+        h.key_press(egui::Key::Space);
+        h.key_press(egui::Key::W);
+        h.run();
+    }
+    let nodes = &h.state().graph.nodes;
+    let titles: Vec<&str> = nodes.iter().map(|n| n.title.as_str()).collect();
+    let from = distinct_from(&titles);
+    let shown: Vec<String> = titles
+        .iter()
+        .zip(&from)
+        .map(|(t, f)| short_from(t, 28, *f))
+        .collect();
+    for i in 0..titles.len() {
+        for j in i + 1..titles.len() {
+            if !titles[i].is_empty() && titles[i] != titles[j] {
+                assert_ne!(shown[i], shown[j], "{} / {}", titles[i], titles[j]);
+            }
+        }
+    }
+    assert!(
+        titles.iter().filter(|t| t.contains("value")).count() >= 2,
+        "{titles:?}"
+    );
+}
