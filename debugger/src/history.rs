@@ -84,12 +84,7 @@ impl History {
     pub(crate) fn given(&self) -> HashMap<LabelKey, Action> {
         let mut given = HashMap::new();
         for a in &self.actions[..self.at] {
-            let one = std::slice::from_ref(a);
-            let answers = match a {
-                Action::Resolves { resolves } => resolves.as_slice(),
-                _ => one,
-            };
-            for a in answers {
+            for a in a.answers() {
                 if let Action::Resolve { label, .. } = a {
                     given.insert(label.key(), a.clone());
                 }
@@ -100,12 +95,7 @@ impl History {
 
     /// Does `a` at the position shown: later actions of this branch are dropped.
     pub(crate) fn act(&mut self, env: &mut Env, mut a: Action) -> Result<String, String> {
-        let one = std::slice::from_mut(&mut a);
-        let answers = match one {
-            [Action::Resolves { resolves }] => resolves.as_mut_slice(),
-            _ => one,
-        };
-        for a in answers {
+        for a in a.answers_mut() {
             if let Action::Resolve {
                 label,
                 call: call @ None,

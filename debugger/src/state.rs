@@ -78,6 +78,24 @@ pub enum Action {
     Resolves { resolves: Vec<Action> },
 }
 
+impl Action {
+    /// The answers this action gives: a batch's, or the action itself.
+    pub(crate) fn answers(&self) -> &[Action] {
+        match self {
+            Action::Resolves { resolves } => resolves,
+            one => std::slice::from_ref(one),
+        }
+    }
+
+    /// [`Action::answers`], to fill in.
+    pub(crate) fn answers_mut(&mut self) -> &mut [Action] {
+        match self {
+            Action::Resolves { resolves } => resolves,
+            one => std::slice::from_mut(one),
+        }
+    }
+}
+
 /// A step taken: the rule and where it applied.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Taken {

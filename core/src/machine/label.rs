@@ -10,7 +10,6 @@
 
 use std::cmp::Ordering;
 use std::fmt;
-use std::fmt::Write;
 
 /// `remap` of a label `compact` drops.
 const DROP: u32 = u32::MAX;
@@ -360,14 +359,7 @@ impl Labels {
         out
     }
     pub fn show(&self, l: LabelId) -> String {
-        let mut s = String::new();
-        for (i, n) in self.path(l).iter().enumerate() {
-            if i > 0 {
-                s.push('.');
-            }
-            let _ = write!(s, "{n}");
-        }
-        s
+        LabelPath::new(self.path(l)).to_string()
     }
     /// The last two indices of a label at least two deep.
     fn last_two(&self, l: LabelId) -> (u32, u32) {
