@@ -3,7 +3,7 @@
 //! with the program's hash. Jobs use the same interface (`nearest`, `arrive`, `fresh`,
 //! `restore`) to travel and load in slices.
 
-use crate::state::{pending_in, Action, Env, State};
+use crate::state::{pending_in, Action, Env, Instance, State};
 use opal_core::machine::label::LabelKey;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -27,9 +27,11 @@ pub(crate) struct History {
     actions: Vec<Action>,
     /// `said[i]` describes `actions[i]` in words (rule names, labels).
     said: Vec<String>,
-    /// `touched[i]`: the source lines of the statements action `i` stepped (reverse continue
-    /// stops where one is a breakpoint's line).
-    touched: Vec<Vec<usize>>,
+    /// `touched[i]`: the runs of source statements action `i` stepped (a breakpoint stops
+    /// once per run; reverse continue goes back to the action that began one).
+    touched: Vec<Vec<Instance>>,
+    /// The first action of this branch that stepped each run.
+    began: HashMap<Instance, usize>,
     /// (position, the state after that many actions), sorted; the first is the initial term.
     checkpoints: Vec<(usize, State)>,
     /// Actions between checkpoints (doubles when there are too many).
@@ -46,6 +48,7 @@ impl History {
             actions: Vec::new(),
             said: Vec::new(),
             touched: Vec::new(),
+            began: HashMap::new(),
             checkpoints: vec![(0, start.clone())],
             spacing: SPACING,
             current: start,
@@ -72,8 +75,16 @@ impl History {
     pub(crate) fn said(&self) -> &[String] {
         &self.said
     }
-    pub(crate) fn touched(&self, i: usize) -> &[usize] {
+    pub(crate) fn touched(&self, i: usize) -> &[Instance] {
         self.touched.get(i).map(Vec::as_slice).unwrap_or(&[])
+    }
+    /// Has an action before the position stepped a statement of this run?
+    pub(crate) fn has_begun(&self, run: &Instance) -> bool {
+        self.began.get(run).is_some_and(|&i| i < self.at)
+    }
+    /// Did action `i` begin this run (step its first statement)?
+    pub(crate) fn began_at(&self, run: &Instance, i: usize) -> bool {
+        self.began.get(run) == Some(&i)
     }
     pub(crate) fn checkpoints(&self) -> usize {
         self.checkpoints.len()
@@ -117,16 +128,30 @@ impl History {
                 return Err(e);
             }
         };
+        let at = self.at;
+        if self.actions.len() > at {
+            self.began.retain(|_, i| *i < at);
+        }
         self.actions.truncate(self.at);
         self.said.truncate(self.at);
         self.touched.truncate(self.at);
-        let at = self.at;
         self.checkpoints.retain(|(p, _)| *p <= at);
         self.actions.push(a);
         self.said.push(what.clone());
-        let mut lines: Vec<usize> = self.current.last.iter().filter_map(|t| t.line).collect();
-        lines.dedup();
-        self.touched.push(lines);
+        let mut runs: Vec<Instance> = Vec::new();
+        for t in &self.current.last {
+            // Reduce-gc only tidies up after a statement's last use: it begins no run.
+            if let Some(run) = t
+                .run
+                .filter(|_| t.rule != opal_core::machine::Rule::ReduceGc)
+            {
+                if !runs.contains(&run) {
+                    runs.push(run);
+                }
+                self.began.entry(run).or_insert(at);
+            }
+        }
+        self.touched.push(runs);
         self.at += 1;
         self.revision += 1;
         self.checkpoint_if_due();
@@ -215,6 +240,7 @@ impl History {
         self.actions.clear();
         self.said.clear();
         self.touched.clear();
+        self.began.clear();
         self.checkpoints.truncate(1);
         self.spacing = SPACING;
         self.current = self.checkpoints[0].1.clone();

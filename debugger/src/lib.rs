@@ -14,7 +14,10 @@
 //! * `graph`: the task graph's models (external calls, statements) and grouping;
 //! * `timeline`: external calls from dispatch to resolve, the critical path;
 //! * `live`: live externals (`llm`, processes) on a worker thread, delivered as resolutions;
-//! * `examples`: the bundled programs.
+//! * `examples`: the bundled programs;
+//! * `source`: the source map back to the program: runs of source statements (where a
+//!   breakpoint stops), the variables in scope by their source names, evaluating an
+//!   expression over them.
 //!
 //! Modules depend downwards only: `session` on `jobs`, `confluence`, `practice`, `view`,
 //! `history`, `state` and `kind`; none of those on `session`.
@@ -31,6 +34,7 @@ pub mod kind;
 pub mod live;
 pub mod practice;
 pub mod session;
+pub mod source;
 mod state;
 pub mod timeline;
 pub mod view;

@@ -20,8 +20,9 @@ pub use crate::jobs::Until;
 use crate::jobs::{Driver, Job, JobSpec, Poll, Progress, Worked};
 pub use crate::kind::{kind_of, Kind, RowStatus, Standing};
 pub use crate::practice::{Quiz, Verdict};
+pub use crate::source::Local;
 use crate::state::State;
-pub use crate::state::{partial_answer, Action, By, Taken};
+pub use crate::state::{partial_answer, Action, By, Instance, Taken};
 use crate::state::{pending_in, Env};
 use crate::timeline::Call;
 use crate::view::Cache;
@@ -39,9 +40,9 @@ use std::time::{Duration, Instant};
 pub const DEFAULT_STEP_BUDGET: usize = 100_000;
 
 pub struct Session {
-    env: Env,
+    pub(crate) env: Env,
     trace: Option<Trace>,
-    history: History,
+    pub(crate) history: History,
     started: Instant,
     job: Option<Job>,
     /// Step budget of long-running jobs.
@@ -155,8 +156,8 @@ impl Session {
         crate::view::statement_lines(self.initial(), &self.env)
     }
 
-    /// The source lines action `i` stepped statements at.
-    pub fn touched(&self, i: usize) -> &[usize] {
+    /// The runs of source statements action `i` stepped statements of.
+    pub fn touched(&self, i: usize) -> &[Instance] {
         self.history.touched(i)
     }
 

@@ -96,6 +96,15 @@ impl Action {
     }
 }
 
+/// One run of a source statement: the line it was written on and the label of the call that
+/// put it there (`LabelKey::default()` at the top level). A loop's body runs once per
+/// iteration; a breakpoint stops once per run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Instance {
+    pub line: usize,
+    pub call: LabelKey,
+}
+
 /// A step taken: the rule and where it applied.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Taken {
@@ -104,6 +113,9 @@ pub struct Taken {
     pub label: String,
     /// The source line of the statement that stepped.
     pub line: Option<usize>,
+    /// The run of a source statement this step was part of, if the program wrote the
+    /// statement there (not a prelude body or a result that replaced one).
+    pub run: Option<Instance>,
     /// The statements the step put in its place (`ℓ.1 …`; the same label for dispatch).
     pub created: Vec<LabelKey>,
     /// A dispatch of an external that resolves at once (`print`, `add`): not a call to wait for.
@@ -143,6 +155,18 @@ pub(crate) struct State {
     /// Where each call that reduce-call inlined was written (for a debugger's stack frames:
     /// a statement `ℓ.i` was put there by the call at `ℓ`).
     pub sites: HashMap<LabelKey, Option<usize>>,
+    /// The last values of the program's variables that reduce-gc took out of the term, by
+    /// (the label they were freshened at, their source name): a debugger still shows `city`
+    /// in the loop body after its last use.
+    pub collected: HashMap<(LabelKey, String), Collected>,
+}
+
+/// A variable's value as it was when reduce-gc removed its statement.
+#[derive(Clone, Debug)]
+pub struct Collected {
+    pub value: String,
+    /// As OPAL source, if it was complete data.
+    pub data: Option<String>,
 }
 
 /// What applying an action needs besides the state: the program text (for source lines) and
@@ -160,7 +184,9 @@ pub(crate) fn start(source: &str, world: Option<World>) -> Result<(Env, State), 
     if c.has_errors() {
         return Err(c.diags.into_iter().filter(|d| d.is_error()).collect());
     }
-    let st = State::new(Machine::new(&c.program));
+    let mut machine = Machine::new(&c.program);
+    machine.keep_source_names(&c.program);
+    let st = State::new(machine);
     Ok((
         Env {
             source: source.to_string(),
@@ -228,11 +254,54 @@ impl State {
             memo: Memo::default(),
             record: true,
             sites: HashMap::new(),
+            collected: HashMap::new(),
         }
     }
 
     pub(crate) fn key(&self, s: StmtId) -> LabelKey {
         self.machine.label_key(&mut self.memo.0.borrow_mut(), s)
+    }
+
+    /// The run of a source statement `s` belongs to, if the program wrote `s` where it is:
+    /// its line, and the label of the call that put it there (its parent's key;
+    /// `LabelKey::default()` at the top level).
+    pub(crate) fn run_of(&self, s: StmtId, lines: &LineIndex, source: &str) -> Option<Instance> {
+        let m = &self.machine;
+        let at = m
+            .stmt(s)
+            .written_at()
+            .filter(|o| (*o as usize) < source.len())?;
+        let call = match m.labels.parent(m.label_id(s)) {
+            Some(p) => self.memo.0.borrow_mut().key(&m.labels, p),
+            None => LabelKey::default(),
+        };
+        Some(Instance {
+            line: lines.line_of(at) + 1,
+            call,
+        })
+    }
+
+    /// Reduce-gc is about to remove `s`: the program's names for its variable keep its value.
+    fn keep_collected(&mut self, s: StmtId) {
+        let m = &self.machine;
+        let v = m.stmt(s).bind;
+        let names = m.source_names(v);
+        if names.is_empty() {
+            return;
+        }
+        let value = Collected {
+            value: m.readback_text(v, Budget::VIEW),
+            data: m.data(v, Budget::VIEW).0.ok().map(|d| d.to_string()),
+        };
+        for n in names {
+            let key = if m.labels.path(n.fresh).is_empty() {
+                LabelKey::default()
+            } else {
+                self.memo.0.borrow_mut().key(&m.labels, n.fresh)
+            };
+            self.collected
+                .insert((key, n.name.base.to_string()), value.clone());
+        }
     }
 
     pub(crate) fn short(&self, s: StmtId) -> String {
@@ -658,6 +727,7 @@ impl Env {
         st.machine.take_dirty(&mut discard);
         let key = st.key(s);
         let line = self.line_at(st.machine.stmt(s).source_offset());
+        let run = st.run_of(s, &self.lines, &self.source);
         let inherit = st.inherited_origin(s);
         let arg = match st.machine.stmt(s).op {
             MOp::Call(_, x) => Some(x),
@@ -668,6 +738,9 @@ impl Env {
             (Ok(Rule::Dispatch), Some(x)) => st.call_sources(&called_ext(st, s), x),
             _ => Default::default(),
         };
+        if st.record && st.machine.steppable(s) == Ok(Rule::ReduceGc) {
+            st.keep_collected(s);
+        }
         let ev = st.machine.step(s)?;
         let pure = ev.rule == Rule::Dispatch
             && ev
@@ -690,6 +763,7 @@ impl Env {
                 key,
                 label,
                 line,
+                run,
                 created: created_keys,
                 pure,
             });

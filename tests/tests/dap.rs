@@ -1,183 +1,11 @@
 //! `opal dap` driven over stdio by a small DAP client, as an editor would: launch, breakpoints,
 //! stops, stack, variables, stepping back, output, the task graph, bad launches, disconnect.
 
-use opal_e2e::{opal, root};
+mod dap_common;
+
+use dap_common::{program, Dap};
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader, Read, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc;
 use std::time::{Duration, Instant};
-
-struct Dap {
-    child: Child,
-    /// `None` once closed (end of input for the adapter).
-    stdin: Option<ChildStdin>,
-    rx: mpsc::Receiver<Value>,
-    seq: i64,
-    /// Events seen so far, in order.
-    events: Vec<Value>,
-}
-
-impl Dap {
-    fn start() -> Dap {
-        Dap::start_with(&[])
-    }
-
-    fn start_with(env: &[(&str, &str)]) -> Dap {
-        let mut cmd = Command::new(opal());
-        cmd.arg("dap")
-            .current_dir(root())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null());
-        for (k, v) in env {
-            cmd.env(k, v);
-        }
-        let mut child = cmd.spawn().expect("opal dap");
-        let stdin = child.stdin.take().expect("stdin");
-        let stdout = child.stdout.take().expect("stdout");
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            let mut r = BufReader::new(stdout);
-            loop {
-                let mut len = 0usize;
-                loop {
-                    let mut line = String::new();
-                    if r.read_line(&mut line).unwrap_or(0) == 0 {
-                        return;
-                    }
-                    let t = line.trim();
-                    if t.is_empty() {
-                        break;
-                    }
-                    if let Some(v) = t.strip_prefix("Content-Length:") {
-                        len = v.trim().parse().unwrap_or(0);
-                    }
-                }
-                let mut body = vec![0u8; len];
-                if r.read_exact(&mut body).is_err() {
-                    return;
-                }
-                if let Ok(v) = serde_json::from_slice::<Value>(&body) {
-                    if tx.send(v).is_err() {
-                        return;
-                    }
-                }
-            }
-        });
-        Dap {
-            child,
-            stdin: Some(stdin),
-            rx,
-            seq: 0,
-            events: Vec::new(),
-        }
-    }
-
-    fn send(&mut self, command: &str, arguments: Value) -> i64 {
-        self.seq += 1;
-        let body =
-            json!({"seq": self.seq, "type": "request", "command": command, "arguments": arguments})
-                .to_string();
-        self.raw(format!("Content-Length: {}\r\n\r\n{body}", body.len()).as_bytes());
-        self.seq
-    }
-
-    /// Bytes on the adapter's stdin, as they are.
-    fn raw(&mut self, bytes: &[u8]) {
-        let stdin = self.stdin.as_mut().expect("stdin is open");
-        stdin.write_all(bytes).expect("write");
-        stdin.flush().expect("flush");
-    }
-
-    /// The response with this `request_seq` (events and other responses before it are kept
-    /// as events, or dropped).
-    fn response_to(&mut self, request_seq: &Value) -> Value {
-        loop {
-            let v = self.next();
-            if v["type"] == "response" && v["request_seq"] == *request_seq {
-                return v;
-            }
-        }
-    }
-
-    fn next(&mut self) -> Value {
-        let v = self
-            .rx
-            .recv_timeout(Duration::from_secs(30))
-            .unwrap_or_else(|_| {
-                panic!("no message within 30 s; events so far: {:#?}", self.events)
-            });
-        if v["type"] == "event" {
-            self.events.push(v.clone());
-        }
-        v
-    }
-
-    /// The response to a request (events before it are kept).
-    fn request(&mut self, command: &str, arguments: Value) -> Value {
-        let seq = self.send(command, arguments);
-        loop {
-            let v = self.next();
-            if v["type"] == "response" && v["request_seq"] == seq {
-                return v;
-            }
-        }
-    }
-
-    /// The next event named `name` (others are kept).
-    fn event(&mut self, name: &str) -> Value {
-        let seen = self.events.iter().position(|e| e["event"] == name);
-        if let Some(i) = seen {
-            return self.events.remove(i);
-        }
-        let start = Instant::now();
-        loop {
-            assert!(
-                start.elapsed() < Duration::from_secs(30),
-                "no `{name}` event: {:#?}",
-                self.events
-            );
-            let v = self.next();
-            if v["type"] == "event" && v["event"] == name {
-                if let Some(i) = self.events.iter().rposition(|e| *e == v) {
-                    self.events.remove(i);
-                }
-                return v;
-            }
-        }
-    }
-
-    fn output(&self) -> String {
-        self.events
-            .iter()
-            .filter(|e| e["event"] == "output" && e["body"]["category"] == "stdout")
-            .map(|e| e["body"]["output"].as_str().unwrap_or(""))
-            .collect()
-    }
-
-    /// initialize + launch (+ initialized).
-    fn launch(&mut self, args: Value) -> Value {
-        let init = self.request(
-            "initialize",
-            json!({"adapterID": "opal", "linesStartAt1": true}),
-        );
-        assert_eq!(init["success"], true);
-        assert_eq!(init["body"]["supportsStepBack"], true);
-        self.request("launch", args)
-    }
-}
-
-impl Drop for Dap {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn program(name: &str) -> String {
-    root().join(name).display().to_string()
-}
 
 #[test]
 fn a_session_stops_at_a_breakpoint_inspects_steps_back_and_runs_to_the_end() {
@@ -225,13 +53,14 @@ fn the_stop_shows_frames_scopes_and_values(d: &mut Dap) {
         .expect("frames")
         .clone();
     assert_eq!(frames[0]["line"], 8, "{frames:?}");
-    assert!(
-        frames.len() >= 2
-            && frames[1]["name"]
-                .as_str()
-                .unwrap_or("")
-                .starts_with("call at"),
-        "frames are the inlined calls: {frames:?}"
+    assert_eq!(
+        frames[0]["name"], "excursions := get_excursions_in city",
+        "{frames:?}"
+    );
+    assert_eq!(frames[1]["line"], 6, "the loop is the caller: {frames:?}");
+    assert_eq!(
+        frames[1]["name"], "for city in get_cities_in \"Oceania\"",
+        "{frames:?}"
     );
     assert!(frames[0]["source"]["path"]
         .as_str()
@@ -246,7 +75,13 @@ fn the_stop_shows_frames_scopes_and_values(d: &mut Dap) {
         .collect();
     assert_eq!(
         names,
-        ["Statement", "Labeled term", "Pending tasks", "Output"]
+        [
+            "Locals",
+            "Statement (core)",
+            "Labeled term",
+            "Pending tasks",
+            "Output"
+        ]
     );
     let term = d.request("variables", json!({"variablesReference": 2}));
     let values: Vec<String> = term["body"]["variables"]
@@ -261,6 +96,25 @@ fn the_stop_shows_frames_scopes_and_values(d: &mut Dap) {
             .any(|v| v.contains("[\"Honolulu\"") || v.contains("<<get_cities_in")),
         "values read back: {values:?}"
     );
+    let locals = d.request("variables", json!({"variablesReference": 5}));
+    let locals: Vec<(String, String)> = locals["body"]["variables"]
+        .as_array()
+        .expect("locals")
+        .iter()
+        .map(|v| {
+            (
+                v["name"].as_str().unwrap_or("").into(),
+                v["value"].as_str().unwrap_or("").into(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        locals,
+        [
+            ("city".to_string(), "\"Honolulu\"".to_string()),
+            ("excursions".to_string(), "(not computed yet)".to_string())
+        ]
+    );
     let stmt = d.request("variables", json!({"variablesReference": 1}));
     assert!(
         stmt["body"]["variables"]
@@ -272,9 +126,15 @@ fn the_stop_shows_frames_scopes_and_values(d: &mut Dap) {
 
 fn a_step_in_is_undone_by_a_step_back(d: &mut Dap) {
     // One rule step, then back.
-    d.request("stepIn", json!({"threadId": 1}));
+    d.request(
+        "stepIn",
+        json!({"threadId": 1, "granularity": "instruction"}),
+    );
     assert_eq!(d.event("stopped")["body"]["reason"], "step");
-    let back = d.request("stepBack", json!({"threadId": 1}));
+    let back = d.request(
+        "stepBack",
+        json!({"threadId": 1, "granularity": "instruction"}),
+    );
     assert_eq!(back["success"], true, "{back}");
     assert_eq!(d.event("stopped")["body"]["reason"], "step");
     // The task graph for an editor to draw.
@@ -427,7 +287,7 @@ fn function_breakpoints_stop_at_dispatch_and_the_console_resolves_by_hand() {
         stop["body"]["description"]
             .as_str()
             .unwrap_or("")
-            .contains("resolve LABEL EXPRESSION"),
+            .contains(":resolve LABEL EXPRESSION"),
         "{stop}"
     );
     let tasks = d.request("variables", json!({"variablesReference": 3}));
@@ -437,7 +297,7 @@ fn function_breakpoints_stop_at_dispatch_and_the_console_resolves_by_hand() {
         .to_string();
     let bad = d.request(
         "evaluate",
-        json!({"expression": format!("resolve {label} \"oops"), "context": "repl"}),
+        json!({"expression": format!(":resolve {label} \"oops"), "context": "repl"}),
     );
     assert_eq!(
         bad["success"], false,
@@ -445,12 +305,12 @@ fn function_breakpoints_stop_at_dispatch_and_the_console_resolves_by_hand() {
     );
     let ok = d.request(
         "evaluate",
-        json!({"expression": format!("resolve {label} \"answer\""), "context": "repl"}),
+        json!({"expression": format!(":resolve {label} \"answer\""), "context": "repl"}),
     );
     assert_eq!(ok["success"], true, "{ok}");
     let why = d.request(
         "evaluate",
-        json!({"expression": format!("why {label}"), "context": "repl"}),
+        json!({"expression": format!(":why {label}"), "context": "repl"}),
     );
     assert!(
         why["body"]["result"]

@@ -1,6 +1,7 @@
 // Drives a real VS Code (code-server) in headless Chromium with the packaged extension installed
 // and checks what a user sees: highlighting, the server's diagnostics, hover, the Run/Debug
-// code lenses, debugging with F5 (breakpoint, stop, variables, the task graph webview, stepping,
+// code lenses, debugging with F5 (breakpoint once per iteration, `city` in Variables, hover and
+// console, the task graph webview, stepping,
 // the Debug Console), Show Desugared Core (and its refresh on edit), a server that fails to start
 // (its own stderr and Restart), the status bar item, Restart and the output channel.
 // usage: node e2e.js BASE_URL WORKSPACE_DIR SCREENSHOT_DIR PROFILE_DIR USER_DATA_DIR
@@ -281,16 +282,29 @@ async function until(what, fn, timeout = 30000) {
     const status = await page.locator('.statusbar-item[id*="status.editor.selection"]').innerText().catch(() => '');
     check('F5 stops at the breakpoint', stop !== '' && topLine === true && /Ln 8\b/.test(status), `${JSON.stringify(stop || seen)} cursor ${JSON.stringify(status)}`);
     const callStack = await sidebarText(page);
-    check('call stack shows the inlined calls', /call at 5/.test(callStack) && callStack.includes('city_excursions.opal'), JSON.stringify(callStack.replace(/\s+/g, ' ').slice(0, 300)));
-    const vars = await until('variables', async () => {
-      let t = await paneText(page, /^\s*variables/i);
-      // Expand the Statement scope if VS Code left it closed.
-      if (t.includes('Statement') && !t.includes('label =')) await page.locator('.pane-body .monaco-list-row', { hasText: 'Statement' }).first().click();
-      t = (await paneText(page, /^\s*variables/i)).replace(/\s+/g, ' ');
+    check('call stack shows the program: the statement, then the loop', callStack.includes('excursions := get_excursions_in city') && callStack.includes('for city in get_cities_in') && callStack.includes('city_excursions.opal'), JSON.stringify(callStack.replace(/\s+/g, ' ').slice(0, 300)));
+    const localsShow = async (city) => {
+      const vars = await until(`variables: city = ${city}`, async () => {
+        let t = await paneText(page, /^\s*variables/i);
+        // Expand the Locals scope if VS Code left it closed.
+        if (t.includes('Locals') && !t.includes('city')) await page.locator('.pane-body .monaco-list-row', { hasText: 'Locals' }).first().click();
+        t = (await paneText(page, /^\s*variables/i)).replace(/\s+/g, ' ');
+        seen = t;
+        return new RegExp(`city\\W+"${city}"`).test(t) ? t : undefined;
+      }, 30000).catch(() => seen);
+      return vars;
+    };
+    const vars = await localsShow('Honolulu');
+    check('variables view: city = "Honolulu" in Locals', /city\W+"Honolulu"/.test(vars) && vars.includes('Labeled term') && !/x'1@/.test(vars), JSON.stringify(vars.replace(/\s+/g, ' ').slice(0, 240)));
+    // Hovering `city` in the editor during the session shows its value.
+    await page.locator('.editor-group-container').first().locator('.view-line').nth(7).locator('span', { hasText: /^city$/ }).last().hover();
+    const cityHover = await until('debug hover on city', async () => {
+      const t = await page.locator('.debug-hover-widget').first().innerText().catch(() => '');
       seen = t;
-      return t.includes('Labeled term') && t.includes('Pending tasks') && t.includes('label = 5.6.6.6') && t.includes('get_excursions_in') ? t : undefined;
-    }, 30000).catch(() => seen);
-    check('variables view', vars.includes('label = 5.6.6.6') && vars.includes('status = steppable by dispatch') && vars.includes('Labeled term'), JSON.stringify(vars.replace(/\s+/g, ' ').slice(0, 240)));
+      return t.includes('Honolulu') ? t : undefined;
+    }, 15000).catch(() => seen);
+    check('hover on city shows its value', cityHover.includes('"Honolulu"'), JSON.stringify(cityHover));
+    await page.keyboard.press('Escape');
     const graph1 = await until('task graph webview', async () => {
       const g = await graphState(page);
       seen = JSON.stringify(g);
@@ -331,27 +345,38 @@ async function until(what, fn, timeout = 30000) {
       return c && lum(c.background) > 0.7 ? c : undefined;
     }, 30000).catch(() => undefined);
     await page.waitForTimeout(1000);
-    // The Debug Console answers the adapter's commands: why the statement at the breakpoint can step.
+    // The Debug Console evaluates expressions over the variables in scope, and keeps its
+    // commands under a prefix: why the statement at the breakpoint can step.
     await page.keyboard.press('Control+Shift+Y');
     await page.waitForSelector('.repl-input-wrapper', { state: 'visible', timeout: 20000 });
-    await page.locator('.repl-input-wrapper .monaco-editor').first().click();
-    await page.keyboard.type('why 5.6.6.6', { delay: 20 });
-    await page.keyboard.press('Enter');
-    const why = await until('the answer to `why 5.6.6.6`', async () => {
-      const t = await debugConsoleText(page);
-      seen = t;
-      return /why 5\.6\.6\.6[\s\S]*dispatch/.test(t) ? t : undefined;
-    }, 30000).catch(() => seen);
-    check('debug console: `why`', /why 5\.6\.6\.6[\s\S]*dispatch/.test(why), JSON.stringify(why.replace(/\s+/g, ' ').slice(0, 200)));
-    // Step over (one opportunistic round): a new stop, a redrawn graph.
+    const ask = async (text, re) => {
+      await page.locator('.repl-input-wrapper .monaco-editor').first().click();
+      await page.keyboard.type(text, { delay: 20 });
+      await page.keyboard.press('Enter');
+      return until(`the answer to \`${text}\``, async () => {
+        const t = await debugConsoleText(page);
+        seen = t;
+        return re.test(t) ? t : undefined;
+      }, 30000).catch(() => seen);
+    };
+    const answer = await ask('city', /city\s*"Honolulu"/);
+    check('debug console evaluates `city`', /city\s*"Honolulu"/.test(answer), JSON.stringify(answer.replace(/\s+/g, ' ').slice(-200)));
+    const why = await ask(':why 5.6.6.6', /why 5\.6\.6\.6[\s\S]*dispatch/);
+    check('debug console: `:why`', /why 5\.6\.6\.6[\s\S]*dispatch/.test(why), JSON.stringify(why.replace(/\s+/g, ' ').slice(-200)));
+    // Continue: the breakpoint stops again once, in the next iteration, with its city.
+    await page.keyboard.press('F5');
+    const again = await pausedWith(page, /breakpoint on line 8/, 30000).catch(() => '');
+    const vars2 = await localsShow('Jakarta');
+    check('breakpoint once per iteration: the next stop has city = "Jakarta"', again !== '' && /city\W+"Jakarta"/.test(vars2), `${JSON.stringify(again)} ${JSON.stringify(vars2.slice(0, 200))}`);
+    // Step over: a new stop on the next line of the program, a redrawn graph.
     await page.keyboard.press('F10');
-    const stepped = await pausedWith(page, /round/, 30000).catch(() => '');
+    const stepped = await pausedWith(page, /line 9/, 30000).catch(() => '');
     const graph2 = await until('graph redrawn after a step', async () => {
       const g = await graphState(page);
       seen = JSON.stringify(g);
       return g && JSON.stringify(g) !== JSON.stringify(graph1) ? g : undefined;
     }, 30000).catch(() => undefined);
-    check('step over: stops again, graph redrawn', stepped !== '' && !!graph2, `${JSON.stringify(stepped)} ${JSON.stringify(graph2 && { nodes: graph2.nodes, standing: graph2.standing, states: graph2.states })}`);
+    check('step over: stops on the next line, graph redrawn', stepped !== '' && !!graph2, `${JSON.stringify(stepped)} ${JSON.stringify(graph2 && { nodes: graph2.nodes, standing: graph2.standing, states: graph2.states })}`);
     // Remove the breakpoint and continue to the end: the rest of the output, the session ends.
     const noBreakpoints = async () => !/city_excursions\.opal\s*8/.test(await paneText(page, /breakpoints/i));
     for (let attempt = 0; attempt < 3 && !(await noBreakpoints()); attempt++) {

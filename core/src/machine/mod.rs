@@ -17,6 +17,7 @@ pub mod print;
 pub mod readback;
 mod results;
 pub mod run;
+mod source_names;
 mod step;
 mod steppable;
 mod store;
@@ -36,6 +37,7 @@ use template::{compile_closed, compile_fun_marking, TOp, TVar, Template};
 pub use call_error::CallError;
 pub use lazy::Lazy;
 pub use print::print_initial;
+pub use source_names::SourceName;
 pub use steppable::{Blocked, Rule, Status, MAX_ARG_DEPTH};
 use store::{still_uses, Arena, OpVars, Slab};
 pub use store::{
@@ -45,7 +47,7 @@ pub use store::{
 const NONE: u32 = u32::MAX;
 /// Marks a statement's source offset (`StmtNode::at`): a call of a prelude list function the
 /// program wrote, whose inlining `inline` records (source files are at most 1 GiB, so no
-/// offset has this bit).
+/// offset has this bit or `INHERITED`).
 const LIBRARY_CALL: u32 = 1 << 31;
 
 /// Where a statement of the program was written (`StmtNode::at`): `NONE` if nowhere, marked
@@ -64,12 +66,17 @@ fn marked_place(op: &crate::ir::Op, span: Span, calls: &[(u32, u32)]) -> u32 {
     }
 }
 
-/// A source offset without the `LIBRARY_CALL` mark (`NONE` stays `NONE`).
+/// Marks a statement's source offset (`StmtNode::at`) as its place, not where it was written:
+/// what replaced a statement (a call's inlined prelude body, a resolved result) shows at the
+/// replaced statement's line but does not begin a run of a source statement there.
+const INHERITED: u32 = 1 << 30;
+
+/// A source offset without the `LIBRARY_CALL` and `INHERITED` marks (`NONE` stays `NONE`).
 fn unmarked(at: u32) -> u32 {
     if at == NONE {
         NONE
     } else {
-        at & !LIBRARY_CALL
+        at & !(LIBRARY_CALL | INHERITED)
     }
 }
 /// The binder of a variable whose slot is free for reuse.
@@ -204,6 +211,8 @@ pub struct Machine {
     /// every statement the call became, which is how `library_call_of` finds the call a
     /// failing statement ran inside. Pruned with the labels (`compact_labels`).
     library_entered: Vec<(LabelId, u32)>,
+    /// The program's names kept through reduce-alias, for a debugger (`source_names.rs`).
+    source_names: Option<Box<source_names::SourceNames>>,
 }
 
 /// A call of a prelude list function the program wrote, that a failing statement ran inside.
@@ -312,6 +321,7 @@ impl Machine {
             ordered: p.ordered.iter().map(|e| Arc::from(e.as_str())).collect(),
             library_sites: Arc::from(p.library_calls.as_slice()),
             library_entered: Vec::new(),
+            source_names: None,
         }
     }
 
@@ -350,6 +360,7 @@ impl Machine {
             n.binder = FREED;
             n.count = self.free_vars;
             self.free_vars = v.raw();
+            self.names_forget(v);
         }
     }
 
@@ -481,7 +492,8 @@ impl Machine {
             .iter()
             .filter(|t| t.stmt.raw() != NONE)
             .map(|t| t.label);
-        let roots: Vec<LabelId> = stmts.chain(vars).chain(tasks).collect();
+        let named = self.names_labels();
+        let roots: Vec<LabelId> = stmts.chain(vars).chain(tasks).chain(named).collect();
         let map = self.labels.compact(roots.into_iter());
         // Every label held by a live statement, variable or task was a root: it is kept.
         let re = |l: &mut LabelId| *l = map.get(*l).unwrap_or(*l);
@@ -493,6 +505,9 @@ impl Machine {
         }
         for t in self.tasks.iter_mut().filter(|t| t.stmt.raw() != NONE) {
             re(&mut t.label);
+        }
+        if let Some(n) = &mut self.source_names {
+            n.relabel(&|l| map.get(l).unwrap_or(l));
         }
         // A call whose label nothing live extends any more can no longer be reported; one
         // folded into a run no longer names its own label (a note left out, never a wrong one).

@@ -261,6 +261,7 @@ impl Machine {
         // Hold x while the alias leaves, so its use count does not pass through zero (which
         // would mark its binder dirty for nothing when y's uses are about to become x's).
         self.vars[x].count += 1;
+        let y_own = self.own_source_name(y);
         self.remove(s);
         if x == y {
             self.drop_use(x);
@@ -279,9 +280,10 @@ impl Machine {
             && !self.on_lazy_stack(x, y)
             && !self.data_watch.contains_key(&x)
         {
-            self.alias_into(y, x);
+            self.alias_into(y, x, y_own);
             return;
         }
+        self.names_move(y, y_own, x);
         if !self.walks.is_idle() {
             self.walks.survives(y, x);
         }
@@ -363,7 +365,7 @@ impl Machine {
     /// reduce-alias of `y := x` (already removed) by renaming x's occurrences to y: y takes
     /// x's binding statement, name and label, so the term reads exactly as if y had become x.
     /// y's own users now see x's binding: they may step if it is a value.
-    pub(super) fn alias_into(&mut self, y: VarId, x: VarId) {
+    pub(super) fn alias_into(&mut self, y: VarId, x: VarId, y_own: Option<SourceName>) {
         if !self.walks.is_idle() {
             self.walks.survives(x, y);
         }
@@ -374,6 +376,7 @@ impl Machine {
         // y is x now: its binding statement, and the name and label it prints with.
         let b = self.vars[x].binder;
         let (name, fresh) = (self.vars[x].name, self.vars[x].fresh);
+        let x_own = self.own_source_name(x);
         let yv = &mut self.vars[y];
         yv.binder = b;
         yv.name = name;
@@ -381,6 +384,7 @@ impl Machine {
         if b < FREED {
             self.stmts[StmtId::from_raw(b)].bind = y;
         }
+        self.names_take_identity(x, x_own, y, y_own);
         let xv = &mut self.vars[x];
         xv.binder = NONE;
         xv.count = 0; // the hold taken for the alias's removal
@@ -430,7 +434,11 @@ impl Machine {
     pub(super) fn open(&mut self, s: StmtId) -> Insert {
         let n = &self.stmts[s];
         // What replaces a statement is not the call the program wrote: it keeps the place only.
-        let (label, bind, at) = (n.label, n.bind, unmarked(n.at));
+        let at = match unmarked(n.at) {
+            NONE => NONE,
+            at => at | INHERITED,
+        };
+        let (label, bind) = (n.label, n.bind);
         let prev = self.unlink(s);
         self.free_stmt(s);
         Insert {
@@ -494,7 +502,7 @@ impl Machine {
     ) {
         let (label, at) = (self.stmts[s].label, self.stmts[s].at);
         if at != NONE && at & LIBRARY_CALL != 0 {
-            self.library_entered.push((label, at & !LIBRARY_CALL));
+            self.library_entered.push((label, unmarked(at)));
         }
         let mut locals = std::mem::take(&mut self.scratch_locals);
         locals.clear();

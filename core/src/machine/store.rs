@@ -4,7 +4,7 @@
 use super::label::LabelId;
 use super::template::Template;
 use super::uses;
-use super::{LIBRARY_CALL, NONE};
+use super::{INHERITED, LIBRARY_CALL, NONE};
 use crate::names::Name;
 use std::sync::Arc;
 
@@ -308,9 +308,16 @@ impl StmtNode {
     pub fn is_alive(&self) -> bool {
         self.op != MOp::Gone
     }
-    /// The source offset the statement was written at, if it comes from the source.
+    /// The source offset the statement was written at, if it comes from the source; what
+    /// replaced a statement (a call's inlined prelude body, a resolved result) has the
+    /// replaced statement's.
     pub fn source_offset(&self) -> Option<u32> {
-        (self.at != NONE).then_some(self.at & !LIBRARY_CALL)
+        (self.at != NONE).then_some(self.at & !(LIBRARY_CALL | INHERITED))
+    }
+    /// The source offset, only if the program wrote this statement there (not inherited
+    /// from a statement it replaced): where a run of a source statement begins.
+    pub fn written_at(&self) -> Option<u32> {
+        (self.at != NONE && self.at & INHERITED == 0).then_some(self.at & !LIBRARY_CALL)
     }
 }
 
