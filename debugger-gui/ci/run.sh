@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The real debugger window under Xvfb, driven by real key presses (xdotool), as a lecturer
 # would: CityExcursions at 1920×1080 and in the projector theme at 1280×720 after a few rounds,
+# Tree of Thoughts at 1280×720 with the labeled term,
 # and §3.4's divergent program while a confluence check runs. Screenshots go to
 # target/ci-screenshots/; it fails if no window appears, the process dies, a window is blank,
 # the keys changed nothing, the window stops drawing while the confluence check runs, or fixing a
@@ -96,6 +97,12 @@ close_window
 open_window examples/city_excursions.opal 1280 720
 keys F2 space space space space w space space w space space space space space space space
 shot debugger-720p
+close_window
+
+# 2b. Tree of Thoughts projected, the term panel shown (F4): its rows by the program's names.
+open_window examples/poppy_tree_of_thoughts.opal 1280 720
+keys F2 F4 space space space w space space w space space w space space
+shot debugger-tot-720p
 close_window
 
 # 3. §3.4's divergent program: a confluence check runs; the window keeps drawing (the progress

@@ -69,6 +69,8 @@ pub enum GraphCmd {
     Select(Option<LabelKey>),
     ToggleGroup(LabelKey),
     TogglePrelude,
+    /// The term panel in the core notation or by the program's names.
+    ToggleCoreNames,
     /// Pure calls (print, add) shown in the graph of calls or not.
     ShowPure(bool),
     GraphMode,

@@ -29,6 +29,8 @@ pub struct Settings {
     pub step_budget: usize,
     pub show_pure: bool,
     pub prelude: bool,
+    /// The term in the core notation (`x'1@5.6 := …`) instead of the program's names.
+    pub core_names: bool,
     pub minimap: bool,
     pub last_file: Option<PathBuf>,
 }
@@ -49,6 +51,7 @@ impl Default for Settings {
             step_budget: opal_debugger::session::DEFAULT_STEP_BUDGET,
             show_pure: false,
             prelude: false,
+            core_names: false,
             minimap: true,
             last_file: None,
         }

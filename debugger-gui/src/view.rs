@@ -284,11 +284,11 @@ impl GraphView {
                 let (lo, hi) = (Vec2::from(lo), Vec2::from(hi));
                 let size = hi - lo;
                 let z = (area.width() / (size.x + 40.0)).min(area.height() / (size.y + 40.0));
-                // Never smaller than legible: Fit (0) goes down to 75 % (a graph that still does
-                // not fit shows its start and the minimap the rest); opening a program keeps
-                // the zoom the user chose.
+                // Fit (0) goes down to the smallest zoom, where text still stays at MIN_TEXT (a
+                // graph that still does not fit shows its start and the minimap the rest);
+                // opening a program keeps the zoom the user chose.
                 if self.fit_asked {
-                    self.zoom = z.clamp(0.75, 1.25);
+                    self.zoom = z.clamp(MIN_ZOOM, 1.25);
                 }
                 self.fit_asked = false;
                 let k = scale(self.zoom);

@@ -217,7 +217,11 @@ impl Session {
             return None;
         }
         let ready = kind == Kind::Steppable(opal_core::machine::Rule::Dispatch);
-        let arg = m.readback(x, opal_core::machine::readback::Budget::VIEW);
+        // An argument that is not a value yet goes by the program's name for it.
+        let arg = match m.readback(x, opal_core::machine::readback::Budget::VIEW) {
+            opal_core::machine::readback::Value::Unknown(_) => st.name(x),
+            v => v.to_string(),
+        };
         let detail = match m.status(s) {
             _ if ready => "ready to dispatch".to_string(),
             opal_core::machine::Status::Waiting { on: Some(v), .. } => {

@@ -32,6 +32,7 @@ mod history;
 pub mod jobs;
 pub mod kind;
 pub mod live;
+mod names;
 pub mod practice;
 pub mod session;
 pub mod source;

@@ -150,6 +150,9 @@ pub(crate) struct State {
     /// The steps of the last action (for the source highlight, the graph, the stepper).
     pub last: Vec<Taken>,
     pub memo: Memo,
+    /// Iteration marks of the program's names (`city#2`), shared by every copy of the state
+    /// so a mark stays the same through time travel (`names.rs`).
+    pub marks: crate::names::Marks,
     /// Keep `last` (a confluence run does not: it takes up to the step budget at once).
     pub record: bool,
     /// Where each call that reduce-call inlined was written (for a debugger's stack frames:
@@ -224,11 +227,19 @@ impl State {
     /// A statement in one line: `x := o`, a function that is a list or a boolean read back.
     pub(crate) fn text(&self, s: StmtId) -> String {
         let m = &self.machine;
-        let core = m.stmt_text_with(s, &mut |v| self.name(v));
+        // The bound variable by its name; the operands with temporaries folded.
+        let mut bind_first = true;
+        let core = m.stmt_text_with(s, &mut |v| {
+            if std::mem::take(&mut bind_first) {
+                self.bind_name(v)
+            } else {
+                self.name(v)
+            }
+        });
         let bind = m.stmt(s).bind;
         match m.stmt(s).op {
             MOp::Fun(_) => match m.readback(bind, Budget::VIEW) {
-                v @ (Value::List(_) | Value::Bool(_)) => format!("{} := {v}", self.name(bind)),
+                v @ (Value::List(_) | Value::Bool(_)) => format!("{} := {v}", self.bind_name(bind)),
                 _ => {
                     core.lines().next().unwrap_or("").to_string()
                         + if core.contains('\n') { " …" } else { "" }
@@ -236,7 +247,7 @@ impl State {
             },
             // A tuple holding lists, booleans or a dictionary reads as data too.
             MOp::Tuple(_) => match m.readback(bind, Budget::VIEW) {
-                v if holds_data(&v) => format!("{} := {v}", self.name(bind)),
+                v if holds_data(&v) => format!("{} := {v}", self.bind_name(bind)),
                 _ => core.lines().next().unwrap_or("").to_string(),
             },
             _ => core.lines().next().unwrap_or("").to_string(),
@@ -252,6 +263,7 @@ impl State {
             origin: Vec::new(),
             last: Vec::new(),
             memo: Memo::default(),
+            marks: Default::default(),
             record: true,
             sites: HashMap::new(),
             collected: HashMap::new(),
@@ -306,11 +318,6 @@ impl State {
 
     pub(crate) fn short(&self, s: StmtId) -> String {
         self.machine.label_short(&mut self.memo.0.borrow_mut(), s)
-    }
-
-    pub(crate) fn name(&self, v: VarId) -> String {
-        self.machine
-            .var_name_short(&mut self.memo.0.borrow_mut(), v)
     }
 
     /// The live statement labeled `key`.

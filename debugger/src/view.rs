@@ -45,7 +45,7 @@ pub(crate) fn build_row(st: &State, env: &Env, s: StmtId) -> Row {
     let m = &st.machine;
     let (status, on) = RowStatus::of(m, s);
     let waits_on = on.and_then(|v| m.binder(v)).map(|b| st.key(b));
-    let core = m.stmt_text_with(s, &mut |v| st.name(v));
+    let core = m.stmt_text_with(s, &mut |v| st.core_name(v));
     let text = st.text(s);
     let label = st.short(s);
     Row {
@@ -181,7 +181,7 @@ mod tests {
                 .cloned()
                 .unwrap_or_else(|| panic!("no row {text} in {rows:?}"))
         };
-        let (a, b) = (row("a := add t'3"), row("b := add t'5"));
+        let (a, b) = (row("a := add (1, 2)"), row("b := add (a, 3)"));
         assert!(
             a.status == RowStatus::Steppable(opal_core::machine::Rule::Dispatch)
                 && a.line == Some(1),

@@ -311,6 +311,16 @@ async function until(what, fn, timeout = 30000) {
       return g && g.nodes > 0 ? g : undefined;
     }, 60000).catch(() => undefined);
     check('task graph webview', !!graph1 && graph1.nodes >= 2 && graph1.edges >= 1 && graph1.titles.some((t) => t.includes('get_cities_in')) && graph1.states.some((c) => c.includes('focus')) && graph1.fill !== '' && graph1.fill !== 'rgb(0, 0, 0)', JSON.stringify(graph1));
+    // The graph opened beside the editor narrow enough that the code keeps 80 columns.
+    const columns = await page.evaluate(() => {
+      const editor = document.querySelector('.editor-group-container .monaco-editor');
+      const area = editor && editor.querySelector('.monaco-scrollable-element.editor-scrollable');
+      const line = editor && editor.querySelector('.view-line > span');
+      if (!area || !line || !line.textContent) return 0;
+      const column = line.getBoundingClientRect().width / line.textContent.length;
+      return Math.floor(area.getBoundingClientRect().width / column);
+    });
+    check('the graph beside the editor keeps 80 columns of code readable', columns >= 80, `${columns} columns`);
     await page.waitForTimeout(500);
     await page.screenshot({ path: `${shots}/vscode-debug.png` });
     // The same graph in a dark theme: the webview follows the theme's variables.

@@ -215,6 +215,7 @@ impl DebuggerApp {
                 self.settings.show_pure = on;
                 self.regroup();
             }
+            GraphCmd::ToggleCoreNames => self.settings.core_names = !self.settings.core_names,
             GraphCmd::TogglePrelude => {
                 self.settings.prelude = !self.settings.prelude;
                 self.rebuild_graph();

@@ -65,19 +65,21 @@ impl Panels {
             egui::Panel::top("errors").show(ui, |ui| errors(ui, e, app.session.is_some()));
         }
         // Side panels start at most about a quarter of the window each (in points: the projector
-        // theme makes a 1280-pixel screen 853 points wide), so the graph keeps at least half of it.
+        // theme makes a 1280-pixel screen 853 points wide), so the graph keeps about half of it.
         let width = app.screen.x;
+        // The source gets the larger share: the room reads the program (at 1920 points, 60
+        // columns of code before a line wraps).
         let (source_w, term_w, dock_h): (f32, f32, f32) = if projector {
-            (230.0, 340.0, 170.0)
+            (260.0, 340.0, 170.0)
         } else {
-            (380.0, 470.0, 240.0)
+            (520.0, 470.0, 240.0)
         };
-        let (source_w, term_w) = (source_w.min(width * 0.22), term_w.min(width * 0.25));
+        let (source_w, term_w) = (source_w.min(width * 0.28), term_w.min(width * 0.25));
         if app.settings.source {
             egui::Panel::left(format!("source{pid}"))
                 .resizable(true)
                 .default_size(source_w)
-                .size_range(120.0..=width * 0.3)
+                .size_range(120.0..=width * 0.45)
                 .show(ui, |ui| self.source.ui(ui, app));
         }
         if app.dock_shown {

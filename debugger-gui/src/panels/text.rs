@@ -161,6 +161,16 @@ impl TermPanel {
             {
                 out.push(GraphCmd::TogglePrelude.into());
             }
+            let mut core = app.settings.core_names;
+            if ui
+                .checkbox(&mut core, "core names")
+                .on_hover_text(
+                    "the core notation (x'1@5.6 := …) instead of the program's names (city#1 := …)",
+                )
+                .changed()
+            {
+                out.push(GraphCmd::ToggleCoreNames.into());
+            }
         });
         if let Some(p) = app.practice {
             practice(ui, p, out);
@@ -176,16 +186,29 @@ impl TermPanel {
             .text_style_height(&egui::TextStyle::Monospace)
             .max(ui.spacing().interact_size.y)
             + 4.0;
-        egui::ScrollArea::vertical()
+        let scroll = egui::ScrollArea::vertical()
             .id_salt("term")
-            .auto_shrink([false, false])
-            .show_rows(ui, row_h, shown.len(), |ui, range| {
-                for &st in &shown[range] {
-                    ui.horizontal(|ui| term_row(ui, app, s, st, out));
+            .auto_shrink([false, false]);
+        // A term a person reads row by row wraps its rows; a huge one (laid out every frame
+        // it would be slow) shows only the rows in view, cut at the panel's edge.
+        if shown.len() <= WRAPPED_ROWS {
+            scroll.show(ui, |ui| {
+                for &st in &shown {
+                    ui.horizontal_top(|ui| term_row(ui, app, s, st, true, out));
                 }
             });
+        } else {
+            scroll.show_rows(ui, row_h, shown.len(), |ui, range| {
+                for &st in &shown[range] {
+                    ui.horizontal(|ui| term_row(ui, app, s, st, false, out));
+                }
+            });
+        }
     }
 }
+
+/// Terms up to this many rows wrap them (each laid out every frame); longer ones are cut.
+const WRAPPED_ROWS: usize = 400;
 
 /// What practice mode asks, Check, and the last verdict.
 fn practice(ui: &mut egui::Ui, p: &crate::state::Practice, out: &mut Vec<Cmd>) {
@@ -225,7 +248,14 @@ fn practice(ui: &mut egui::Ui, p: &crate::state::Practice, out: &mut Vec<Cmd>) {
 }
 
 /// One statement: its step button (a tick box in practice mode), then its text to select it.
-fn term_row(ui: &mut egui::Ui, app: &AppView, s: &Session, st: StmtId, out: &mut Vec<Cmd>) {
+fn term_row(
+    ui: &mut egui::Ui,
+    app: &AppView,
+    s: &Session,
+    st: StmtId,
+    wrap: bool,
+    out: &mut Vec<Cmd>,
+) {
     let r = s.row(st);
     if let Some(p) = app.practice {
         let mut on = p.ticked.contains(&r.key);
@@ -253,15 +283,25 @@ fn term_row(ui: &mut egui::Ui, app: &AppView, s: &Session, st: StmtId, out: &mut
         }
     }
     let sel = app.selected == Some(r.key);
-    let text = RichText::new(&r.text).monospace();
+    let core_line = r.core.lines().next().unwrap_or("");
+    let shown = if app.settings.core_names {
+        core_line
+    } else {
+        &r.text
+    };
+    let text = RichText::new(shown).monospace();
     let hover = if app.practice.is_some() {
         r.core.clone()
     } else {
-        format!("{}\n{}", r.core, r.status)
+        format!("{}\n{}\n{}", s.full_label(st), r.core, r.status)
     };
-    let resp = ui
-        .add(egui::Button::selectable(sel, text).truncate())
-        .on_hover_text(hover);
+    let button = egui::Button::selectable(sel, text);
+    let button = if wrap {
+        button.wrap()
+    } else {
+        button.truncate()
+    };
+    let resp = ui.add(button).on_hover_text(hover);
     if resp.clicked() {
         out.push(GraphCmd::Select(if sel { None } else { Some(r.key) }).into());
     }

@@ -1,0 +1,108 @@
+//! The window shows the program's names (issue 31): at 1280×720 in the projector theme the
+//! labeled term reads `excursions#1 := get_excursions_in city#1`, not the core's
+//! `excursions@5.6.6 := get_excursions_in city@5.6.6`; "core names" is one click away; Tree of
+//! Thoughts' rows use its variables' names, and long rows wrap inside the panel.
+
+use eframe::egui;
+use egui_kittest::kittest::{NodeT, Queryable};
+use egui_kittest::Harness;
+use opal_debugger_gui::app::DebuggerApp;
+use opal_debugger_gui::examples::EXAMPLES;
+
+fn projected(name: &str) -> Harness<'static, DebuggerApp> {
+    let i = EXAMPLES
+        .iter()
+        .position(|e| e.name == name)
+        .expect("bundled");
+    let mut app = DebuggerApp::from_example(i);
+    app.settings.projector = true;
+    app.settings.term = Some(true);
+    let mut h = Harness::builder()
+        .with_size([1280.0, 720.0])
+        .with_max_steps(60)
+        .build_ui_state(|ui, app: &mut DebuggerApp| app.show(ui), app);
+    h.run();
+    h
+}
+
+fn rounds(h: &mut Harness<'_, DebuggerApp>, n: usize) {
+    for _ in 0..n {
+        h.key_press(egui::Key::Space);
+        h.key_press(egui::Key::W);
+        h.run();
+    }
+}
+
+fn has(h: &Harness<'_, DebuggerApp>, text: &str) -> bool {
+    h.query_all_by_label_contains(text).next().is_some()
+}
+
+#[test]
+fn the_term_reads_the_programs_names_and_the_core_is_one_click_away() {
+    let mut h = projected("city_excursions");
+    let call = "excursions#1 := get_excursions_in city#1";
+    for _ in 0..40 {
+        if has(&h, call) {
+            break;
+        }
+        h.key_press(egui::Key::Space);
+        h.run();
+        if !has(&h, call) {
+            h.key_press(egui::Key::W);
+            h.run();
+        }
+    }
+    assert!(has(&h, call), "the excursion call by the program's names");
+    assert!(has(&h, "print (stdout, city#1)"), "temporaries folded");
+    assert!(
+        !has(&h, "get_excursions_in city@"),
+        "no core name in the rows"
+    );
+    h.get_by_label("core names").click();
+    h.run();
+    assert!(
+        has(&h, "excursions@5.6.6 := get_excursions_in city@5.6.6"),
+        "the core notation, one click away"
+    );
+}
+
+#[test]
+fn tree_of_thoughts_rows_use_its_variables_names() {
+    let mut h = projected("poppy_tree_of_thoughts");
+    rounds(&mut h, 12);
+    let session = h.state().session.as_ref().expect("a session");
+    let texts: Vec<String> = session.rows().into_iter().map(|r| r.text).collect();
+    for name in ["states", "task"] {
+        assert!(
+            texts.iter().any(|t| t.contains(name)),
+            "`{name}` in the rows: {texts:#?}"
+        );
+    }
+}
+
+#[test]
+fn long_rows_wrap_inside_the_term_panel() {
+    let mut h = projected("poppy_tree_of_thoughts");
+    rounds(&mut h, 12);
+    let screen = h.ctx.content_rect();
+    let long: Vec<egui::Rect> = h
+        .query_all_by_label_contains(":=")
+        .filter(|n| {
+            n.accesskit_node()
+                .label()
+                .is_some_and(|l| l.chars().count() > 70)
+        })
+        .map(|n| n.rect())
+        .collect();
+    assert!(!long.is_empty(), "a long row to look at");
+    for r in long {
+        assert!(
+            r.right() <= screen.right() + 1.0,
+            "{r:?} runs off {screen:?}"
+        );
+        assert!(
+            r.height() > 40.0,
+            "{r:?}: a row of more than 70 characters wraps"
+        );
+    }
+}
