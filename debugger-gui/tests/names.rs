@@ -53,6 +53,31 @@ fn the_term_reads_the_programs_names_and_the_core_is_one_click_away() {
         }
     }
     assert!(has(&h, call), "the excursion call by the program's names");
+    // The prelude's machinery inside the loop (its fold) is folded away until asked for.
+    let machinery: Vec<String> = {
+        let s = h.state().session.as_ref().expect("a session");
+        s.statements()
+            .into_iter()
+            .filter(|st| s.is_machinery(*st) && !s.is_prelude(*st))
+            .map(|st| s.row(st).text)
+            .collect()
+    };
+    assert!(
+        !machinery.is_empty(),
+        "the loop runs inside the prelude's fold"
+    );
+    assert!(
+        !machinery.iter().any(|t| has(&h, t)),
+        "{machinery:?} hidden"
+    );
+    h.get_by_label("prelude").click();
+    h.run();
+    assert!(
+        machinery.iter().all(|t| has(&h, t)),
+        "{machinery:?} shown on request"
+    );
+    h.get_by_label("prelude").click();
+    h.run();
     assert!(has(&h, "print (stdout, city#1)"), "temporaries folded");
     assert!(
         !has(&h, "get_excursions_in city@"),
@@ -90,7 +115,7 @@ fn long_rows_wrap_inside_the_term_panel() {
         .filter(|n| {
             n.accesskit_node()
                 .label()
-                .is_some_and(|l| l.chars().count() > 70)
+                .is_some_and(|l| l.chars().count() > 40)
         })
         .map(|n| n.rect())
         .collect();
@@ -102,7 +127,7 @@ fn long_rows_wrap_inside_the_term_panel() {
         );
         assert!(
             r.height() > 40.0,
-            "{r:?}: a row of more than 70 characters wraps"
+            "{r:?}: a row of more than 40 characters wraps"
         );
     }
 }

@@ -88,6 +88,24 @@ impl Session {
         0
     }
 
+    /// Is `s` the machinery of a prelude function the program called (a fold's `l@5 :=
+    /// list@2`), not a statement the program wrote or a variable it named? Views fold these
+    /// away unless asked for the core; a pending or stuck one is never machinery.
+    pub fn is_machinery(&self, s: StmtId) -> bool {
+        let m = self.machine();
+        if self.is_prelude(s) {
+            return true;
+        }
+        let n = m.stmt(s);
+        if n.written_at().is_some() || !m.source_names(n.bind).is_empty() {
+            return false;
+        }
+        !matches!(
+            crate::kind::kind_of(m, s),
+            crate::kind::Kind::Pending | crate::kind::Kind::Stuck
+        )
+    }
+
     /// The lines a source statement that starts on `line` spans (1-based, inclusive): the
     /// line and the more indented lines under it (a `for`'s body), blank lines and comments
     /// inside included.

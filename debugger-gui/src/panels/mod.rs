@@ -68,13 +68,13 @@ impl Panels {
         // theme makes a 1280-pixel screen 853 points wide), so the graph keeps about half of it.
         let width = app.screen.x;
         // The source gets the larger share: the room reads the program (at 1920 points, 60
-        // columns of code before a line wraps).
+        // columns of code before a line wraps; 24 % of the window at most, so the graph keeps half).
         let (source_w, term_w, dock_h): (f32, f32, f32) = if projector {
-            (260.0, 340.0, 170.0)
+            (230.0, 340.0, 170.0)
         } else {
             (520.0, 470.0, 240.0)
         };
-        let (source_w, term_w) = (source_w.min(width * 0.28), term_w.min(width * 0.25));
+        let (source_w, term_w) = (source_w.min(width * 0.24), term_w.min(width * 0.25));
         if app.settings.source {
             egui::Panel::left(format!("source{pid}"))
                 .resizable(true)

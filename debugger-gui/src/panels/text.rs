@@ -156,7 +156,10 @@ impl TermPanel {
             let mut p = app.settings.prelude;
             if ui
                 .checkbox(&mut p, "prelude")
-                .on_hover_text("show the environment and prelude statements (labels 0.…)")
+                .on_hover_text(
+                    "show the environment and prelude statements (labels 0.…) and the prelude's \
+                     machinery inside the calls the program made (a for loop's fold)",
+                )
                 .changed()
             {
                 out.push(GraphCmd::TogglePrelude.into());
@@ -180,7 +183,7 @@ impl TermPanel {
             .statements
             .iter()
             .copied()
-            .filter(|st| app.settings.prelude || !s.is_prelude(*st))
+            .filter(|st| app.settings.prelude || !s.is_machinery(*st))
             .collect();
         let row_h = ui
             .text_style_height(&egui::TextStyle::Monospace)
