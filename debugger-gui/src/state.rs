@@ -23,6 +23,9 @@ pub struct Practice {
 pub struct Cache {
     pub revision: Option<u64>,
     pub statements: Vec<StmtId>,
+    /// The statements that are not the prelude's machinery (`Session::is_machinery`): what
+    /// the labeled term shows unless "prelude" is ticked.
+    pub program_statements: Vec<StmtId>,
     pub standing: Option<Standing>,
     pub pending: Vec<(StmtId, String)>,
     /// Why statements can never step, by their source line: marked in the Source panel.

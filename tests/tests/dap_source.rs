@@ -144,6 +144,20 @@ fn the_console_hover_and_watch_evaluate_over_the_variables_in_scope() {
             .contains(":resolve"),
         "{help}"
     );
+    // Rule by rule from the console: one rule step, a stop that names the rule.
+    let r = evaluate(&mut d, ":rule", "repl");
+    assert_eq!(r["success"], true, "{r}");
+    let stop = d.event("stopped");
+    let said = stop["body"]["description"]
+        .as_str()
+        .unwrap_or("")
+        .to_string();
+    assert!(
+        ["reduce", "dispatch", "resolve"]
+            .iter()
+            .any(|w| said.contains(w)),
+        "{stop}"
+    );
     let bare = evaluate(&mut d, "why 1", "repl");
     assert!(
         bare["message"].as_str().unwrap_or("").contains("`:why"),

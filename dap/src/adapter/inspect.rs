@@ -7,7 +7,8 @@ use super::*;
 const HELP: &str = "an OPAL expression over the variables in scope (city, length excursions) \
     answers its value; commands: :resolve LABEL EXPRESSION (a pending task's result; a list \
     ending in ... is partial), :why LABEL (why a statement can or cannot step), :step LABEL \
-    (step that statement), :help";
+    (step that statement), :round (one action of the strategy: an opportunistic round), :rule \
+    (one rule step), :help";
 
 impl Adapter {
     pub(super) fn scopes(&mut self) -> Result<Value, String> {
@@ -196,6 +197,25 @@ impl Adapter {
                 let r = s.step(&rest.parse()?)?;
                 self.stopped("step", &r);
                 r
+            }
+            // The calculus rule by rule, from the console (VS Code sends the `instruction`
+            // granularity only from its disassembly view).
+            "round" | "rule" => {
+                let granularity = json!({"granularity": "instruction"});
+                let kind = if cmd == "round" {
+                    StepKind::Over
+                } else {
+                    StepKind::In
+                };
+                self.step(kind, &granularity)?;
+                format!(
+                    "one {}",
+                    if cmd == "round" {
+                        "action"
+                    } else {
+                        "rule step"
+                    }
+                )
             }
             "" | "help" => HELP.into(),
             other => return Err(format!("unknown command `:{other}`; try :help")),

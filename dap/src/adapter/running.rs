@@ -145,7 +145,12 @@ impl Adapter {
     /// dispatched.
     pub(super) fn breakpoint_hit(&self) -> Option<(&'static str, String, Vec<i64>, StmtId)> {
         let s = self.session.as_ref()?;
-        for (st, run) in s.beginning(self.strategy) {
+        let lines = if self.breakpoints.is_empty() {
+            Vec::new()
+        } else {
+            s.beginning(self.strategy)
+        };
+        for (st, run) in lines {
             if self.skip_runs.contains(&run) {
                 continue;
             }
@@ -159,6 +164,9 @@ impl Adapter {
                 let line = run.line;
                 return Some(("breakpoint", format!("breakpoint on line {line}"), ids, st));
             }
+        }
+        if self.function_breakpoints.is_empty() {
+            return None;
         }
         let m = s.machine();
         for st in s.next_steps(self.strategy) {

@@ -178,13 +178,11 @@ impl TermPanel {
         if let Some(p) = app.practice {
             practice(ui, p, out);
         }
-        let shown: Vec<_> = app
-            .cache
-            .statements
-            .iter()
-            .copied()
-            .filter(|st| app.settings.prelude || !s.is_machinery(*st))
-            .collect();
+        let shown: &[StmtId] = if app.settings.prelude {
+            &app.cache.statements
+        } else {
+            &app.cache.program_statements
+        };
         let row_h = ui
             .text_style_height(&egui::TextStyle::Monospace)
             .max(ui.spacing().interact_size.y)
@@ -196,7 +194,7 @@ impl TermPanel {
         // it would be slow) shows only the rows in view, cut at the panel's edge.
         if shown.len() <= WRAPPED_ROWS {
             scroll.show(ui, |ui| {
-                for &st in &shown {
+                for &st in shown {
                     ui.horizontal_top(|ui| term_row(ui, app, s, st, true, out));
                 }
             });
