@@ -265,6 +265,60 @@ impl Analysis {
             .collect()
     }
 
+    /// The core statements written on 0-based `line`, nested function bodies included, in
+    /// order: (initial label for a top-level statement, nesting depth, `x := o` with a
+    /// function's body left out). What one line of a loop's body desugars to, not the loop.
+    pub fn core_on_line(&self, line: usize) -> Vec<(String, usize, String)> {
+        fn walk(
+            a: &Analysis,
+            stmts: &[opal_core::ir::Stmt],
+            line: usize,
+            depth: usize,
+            top: bool,
+            out: &mut Vec<(String, usize, String)>,
+        ) {
+            for (i, s) in stmts.iter().enumerate() {
+                let here = s.span.end > s.span.start && a.lines.line_of(s.span.start) == line;
+                let label = if top {
+                    (i + 1).to_string()
+                } else {
+                    String::new()
+                };
+                match &s.op {
+                    opal_core::ir::Op::Fun(f) => {
+                        if here {
+                            out.push((label, depth, format!("{} := fun {}: …", s.bind, f.param)));
+                        }
+                        walk(
+                            a,
+                            &f.body.stmts,
+                            line,
+                            depth + usize::from(here),
+                            false,
+                            out,
+                        );
+                    }
+                    op if here => {
+                        let mut t = format!("{} := ", s.bind);
+                        opal_core::ir::write_op(&mut t, op, 0);
+                        out.push((label, depth, t));
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let mut out = Vec::new();
+        walk(
+            self,
+            &self.compiled.program.body.stmts,
+            line,
+            0,
+            true,
+            &mut out,
+        );
+        out
+    }
+
     /// Labels of the core statements a top-level item desugars to, as `first` or `first–last`.
     pub fn label_range(&self, span: Span) -> Option<String> {
         let idx: Vec<usize> = self.stmts_from(span).map(|(label, _)| label).collect();

@@ -98,9 +98,7 @@ pub fn hover(a: &Analysis, offset: u32) -> Option<HoverResult> {
             if d.kind == DefKind::Extern {
                 md.push_str(&world_summary(a, &d.name));
             }
-            if let Some((_, item)) = a.top_item_at(d.span.start) {
-                md.push_str(&core_block(a, item.span));
-            }
+            md.push_str(&core_block(a, a.lines.line_of(d.span.start), Some(d.core)));
         }
         Target::Prelude(p) => {
             let sig = prelude_signature(p).unwrap_or_else(|| p.clone());
@@ -129,11 +127,9 @@ pub fn hover(a: &Analysis, offset: u32) -> Option<HoverResult> {
             ));
         }
     }
-    // On a use inside a top-level statement, also say what that statement desugars to.
+    // On a use, also say what its line desugars to.
     if !matches!(target, Target::Def(_)) {
-        if let Some((_, item)) = a.top_item_at(offset) {
-            md.push_str(&core_block(a, item.span));
-        }
+        md.push_str(&core_block(a, a.lines.line_of(offset), None));
     }
     Some(HoverResult { markdown: md, span })
 }
@@ -159,18 +155,32 @@ fn world_summary(a: &Analysis, name: &str) -> String {
     }
 }
 
-fn core_block(a: &Analysis, span: Span) -> String {
-    let rows = a.core_of(span);
+/// What the 0-based `line` desugars to: its own core statements (a loop's body line shows
+/// its statements, not the whole loop), top-level ones with their initial labels; for a
+/// binding (`bound`), only the statement that binds it (and a function's body on that line).
+fn core_block(a: &Analysis, line: usize, bound: Option<opal_core::names::Name>) -> String {
+    let mut rows = a.core_on_line(line);
+    if let Some(name) = bound {
+        let head = format!("{name} := ");
+        if let Some(i) = rows.iter().position(|r| r.2.starts_with(&head)) {
+            let depth = rows[i].1;
+            let end = (i + 1..rows.len())
+                .find(|&j| rows[j].1 <= depth)
+                .unwrap_or(rows.len());
+            rows = rows[i..end].to_vec();
+        }
+    }
     if rows.is_empty() {
         return String::new();
     }
     let w = rows.iter().map(|r| r.0.len()).max().unwrap_or(0) + 2;
-    let mut s = String::from("\n---\nDesugared core, with initial labels:\n```opal-core\n");
-    for (label, t) in rows.iter().take(12) {
-        for (k, line) in t.lines().enumerate() {
-            let l = if k == 0 { label.as_str() } else { "" };
-            s.push_str(&format!("{l:<w$}{line}\n"));
-        }
+    let mut s = format!(
+        "\n---\nLine {} desugars to (initial labels at the top level):\n```opal-core\n",
+        line + 1
+    );
+    for (label, depth, t) in rows.iter().take(12) {
+        let pad = "  ".repeat(*depth);
+        s.push_str(&format!("{label:<w$}{pad}{t}\n"));
     }
     if rows.len() > 12 {
         s.push_str(&format!("… {} more\n", rows.len() - 12));

@@ -24,7 +24,7 @@ fn hover_on_a_keyword() {
 fn hover_on_a_handle() {
     check(
         "print (&«std$0out», 1)\n",
-        "**stdout** — handle\n\nThe program's standard output handle. Thread it with `&stdout` so effects keep their order.\n\n---\nDesugared core, with initial labels:\n```opal-core\n1  t'1 := <1>\n2  t'2 := (stdout, t'1)\n3  stdout'1 := print t'2\n```\n",
+        "**stdout** — handle\n\nThe program's standard output handle. Thread it with `&stdout` so effects keep their order.\n\n---\nLine 1 desugars to (initial labels at the top level):\n```opal-core\n1  t'1 := <1>\n2  t'2 := (stdout, t'1)\n3  stdout'1 := print t'2\n```\n",
     );
 }
 
@@ -32,7 +32,15 @@ fn hover_on_a_handle() {
 fn hover_on_a_binding_shows_its_line_and_doc() {
     check(
         "x := 0\n# The answer.\n«ans$0wer» := 42\n",
-        "```opal\nanswer := 42\n```\n**answer** — binding · primitive, line 3\n\nThe answer.\n\n---\nDesugared core, with initial labels:\n```opal-core\n2  answer := <42>\n```\n",
+        "```opal\nanswer := 42\n```\n**answer** — binding · primitive, line 3\n\nThe answer.\n\n---\nLine 3 desugars to (initial labels at the top level):\n```opal-core\n2  answer := <42>\n```\n",
+    );
+}
+
+#[test]
+fn hover_on_a_loop_variable_shows_its_binding_not_the_whole_loop() {
+    check(
+        "extern get\nfor city in [\"a\", \"b\"]:\n    x := get «ci$0ty»\n    print x\n",
+        "```opal\nfor city in [\"a\", \"b\"]:\n```\n**city** — parameter · value, line 2\n\n---\nLine 2 desugars to (initial labels at the top level):\n```opal-core\n    city := prj 2 p'2\n```\n",
     );
 }
 
