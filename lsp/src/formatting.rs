@@ -82,8 +82,12 @@ pub(crate) fn with_breaks(formatted: String, brk: &str) -> String {
 /// The edit that formats the whole document; `Err` (with the reason) when it has syntax
 /// errors, which the server answers with no edits.
 pub fn format_document(a: &Analysis) -> Result<Option<(Span, String)>, String> {
-    if a.compiled.parsed.diags.iter().any(|d| d.is_error()) {
-        return Err("the file has syntax errors; fix them before formatting".into());
+    if let Some(d) = a.compiled.parsed.diags.iter().find(|d| d.is_error()) {
+        let at = a.lines.line_col(&a.text, d.span.start);
+        return Err(format!(
+            "line {}:{}: {} (error[{}]); fix the syntax error to format the file",
+            at.line, at.col, d.message, d.code
+        ));
     }
     Ok(minimal_edit(
         &a.text,

@@ -334,15 +334,15 @@ pub fn rename(
     };
     let after = Analysis::new(text, a.world.clone());
     let errors = |x: &Analysis| x.diags.iter().filter(|d| d.is_error()).count();
+    // The line first: an editor's notification may cut a long message.
     if errors(&after) > errors(a) {
+        let first = after.diags.iter().find(|d| d.is_error());
+        let line = first
+            .map(|d| after.lines.line_of(d.span.start) + 1)
+            .unwrap_or(1);
         return Err(format!(
-            "renaming to `{new_name}` would introduce an error: {}",
-            after
-                .diags
-                .iter()
-                .find(|d| d.is_error())
-                .map(|d| d.message.as_str())
-                .unwrap_or("")
+            "line {line}: renaming to `{new_name}` would introduce an error: {}",
+            first.map(|d| d.message.as_str()).unwrap_or("")
         ));
     }
     // Every use must still resolve to the shifted version of its old definition.
@@ -356,7 +356,7 @@ pub fn rename(
         if new_refs.get(&shift_span(*s)) != Some(&want) {
             let line = a.lines.line_of(s.start) + 1;
             return Err(format!(
-                "renaming to `{new_name}` would change what `{}` on line {line} refers to",
+                "line {line}: renaming to `{new_name}` would change what `{}` refers to",
                 a.slice(*s)
             ));
         }

@@ -915,12 +915,11 @@ impl Backend {
     ) -> Result<Option<Vec<TextEdit>>> {
         match r {
             Some(Ok(edits)) => Ok(Some(edits)),
+            // Said where a person sees it: a format that does nothing and says nothing
+            // looks like a broken formatter.
             Some(Err(why)) => {
                 self.client
-                    .log_message(
-                        MessageType::INFO,
-                        format!("opal lsp: not formatting: {why}"),
-                    )
+                    .show_message(MessageType::WARNING, format!("OPAL: not formatted: {why}"))
                     .await;
                 Ok(None)
             }

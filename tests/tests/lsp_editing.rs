@@ -499,14 +499,15 @@ fn long_completion_lists_are_incomplete_and_broken_files_are_not_formatted() {
         ),
         Ok(Value::Null)
     );
-    let log = c.wait_message(|m| {
-        m["method"] == "window/logMessage"
+    // Said where the user sees it, with the place of the error.
+    let shown = c.wait_message(|m| {
+        m["method"] == "window/showMessage"
             && m["params"]["message"]
                 .as_str()
-                .is_some_and(|t| t.contains("not formatting"))
+                .is_some_and(|t| t.contains("not formatted"))
     });
-    assert!(log.is_ok_and(|m| m["params"]["message"]
+    assert!(shown.is_ok_and(|m| m["params"]["message"]
         .as_str()
-        .is_some_and(|t| t.contains("syntax errors"))));
+        .is_some_and(|t| t.contains("line 2:1") && t.contains("fix the syntax error"))));
     assert_eq!(c.shutdown(), Some(0));
 }
