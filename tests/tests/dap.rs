@@ -209,8 +209,19 @@ fn bad_launches_are_clear_errors_and_the_adapter_keeps_answering() {
     assert!(
         msg.contains("does not compile")
             && msg.contains("broken.opal:1:")
-            && msg.contains("error[E"),
-        "{r}"
+            && msg.contains("error[E")
+            && !msg.contains('\n'),
+        "one line in the error: {r}"
+    );
+    // The caret diagrams go to the Debug Console, which is monospace.
+    assert!(
+        d.events.iter().any(|e| e["event"] == "output"
+            && e["body"]["category"] == "stderr"
+            && e["body"]["output"]
+                .as_str()
+                .is_some_and(|o| o.contains("| x := 1 +") && o.contains('^'))),
+        "{:#?}",
+        d.events
     );
     let r = d.request(
         "launch",

@@ -65,12 +65,22 @@ impl Adapter {
             }
             None => None,
         };
-        let mut session = Session::new(&source, world).map_err(|diags| {
+        let session = Session::new(&source, world).map_err(|diags| {
+            // The caret diagrams in the Debug Console (monospace); the error message, which an
+            // editor shows in a proportional font, only says where the first error is.
+            let all = rendered(&diags, &program, &source);
+            self.out.send(event(
+                "output",
+                json!({"category": "stderr", "output": format!("{program} does not compile:\n{all}")}),
+            ));
+            let first = all.lines().next().unwrap_or("");
+            let n = diags.len();
             format!(
-                "{program} does not compile:\n{}",
-                rendered(&diags, &program, &source)
+                "{program} does not compile: {first} ({n} error{} in the Debug Console)",
+                if n == 1 { "" } else { "s" }
             )
-        })?;
+        });
+        let mut session = session?;
         if let Some(t) = str_arg("replay")? {
             let text =
                 read_text(Path::new(&t), "the trace", MAX_DATA).map_err(|e| e.to_string())?;
