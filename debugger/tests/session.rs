@@ -2,7 +2,7 @@
 //! lazy, resolving by hand (validated) and from the world file, time travel and restart.
 
 use opal_core::machine::Rule;
-use opal_debugger::session::{Order, Quiz, Session, Strategy, Until};
+use opal_debugger::session::{Instance, Order, Quiz, Session, Strategy, Until};
 use opal_debugger::timeline::{critical_path, in_flight, Axis};
 use std::collections::BTreeSet;
 
@@ -482,4 +482,57 @@ fn lazy_done_at_once_says_why_nothing_ran() {
     assert!(e.contains("the result, (), is a value"), "{e}");
     assert!(e.contains("prints that nothing needs do not run"), "{e}");
     assert_eq!(s.position(), 0);
+}
+
+// The source map (issue 31): a breakpoint's line stops once per run of its statement, the
+// locals are the program's names with their values, and the console evaluates over them.
+
+/// Runs `s` to the end under `strategy`, resolving from the world file; calls `stop` before
+/// each action that begins a run on `line`, with the statement it begins with.
+fn run_with_breakpoint(
+    s: &mut Session,
+    strategy: Strategy,
+    line: usize,
+    stop: &mut dyn FnMut(&Session, opal_core::machine::StmtId, Instance),
+) {
+    for _ in 0..100_000 {
+        for (st, run) in s.beginning(strategy) {
+            if run.line == line {
+                stop(s, st, run);
+            }
+        }
+        if s.advance(strategy).is_err() && s.resolve_all().map_or(true, |n| n == 0) {
+            return;
+        }
+    }
+    panic!("did not end");
+}
+
+#[test]
+fn a_breakpoint_line_stops_once_per_loop_iteration_with_the_loop_variable_by_name() {
+    // (Lazy evaluation runs no loop body here: the result is `()` and nothing needs the
+    // prints, docs/debugger.md.)
+    for strategy in [Strategy::Opportunistic, Strategy::Cbv] {
+        let mut s = example("city_excursions");
+        let mut cities = Vec::new();
+        run_with_breakpoint(&mut s, strategy, 8, &mut |s, st, _| {
+            let locals = s.locals(st);
+            let names: Vec<&str> = locals.iter().map(|l| l.name.as_str()).collect();
+            assert_eq!(names, ["city", "excursions"], "{strategy:?}");
+            let city = locals
+                .iter()
+                .find(|l| l.name == "city")
+                .expect("city in scope");
+            cities.push(city.value.clone());
+            assert_eq!(
+                s.evaluate(Some(st), "city").as_deref(),
+                Ok(city.value.as_str())
+            );
+        });
+        assert_eq!(
+            cities,
+            ["\"Honolulu\"", "\"Jakarta\"", "\"Auckland\"", "\"Suva\""],
+            "{strategy:?}"
+        );
+    }
 }
