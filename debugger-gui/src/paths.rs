@@ -257,7 +257,7 @@ impl PathsView {
         let Some(r) = &self.result else { return };
         if self.current_revision != Some(s.revision()) {
             self.current_revision = Some(s.revision());
-            let term = s.machine().print_term(false);
+            let term = s.machine().print_term_named(false);
             self.current = r.graph.iter().position(|st| st.term == term);
         }
     }

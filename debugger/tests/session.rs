@@ -536,3 +536,37 @@ fn a_breakpoint_line_stops_once_per_loop_iteration_with_the_loop_variable_by_nam
         );
     }
 }
+
+/// All paths (the window's graph of every reduction order) shows the program's names: a
+/// state's term reads `c@…` where the core has the prelude's variable that replaced `c`.
+#[test]
+fn every_paths_states_read_the_programs_names() {
+    use opal_core::machine::explore::{explore, Mode, Options};
+    let src = "for c in [\"a\", \"b\"]:\n    print (&stdout, c)\n";
+    let compiled = opal_core::compile_with(src, None);
+    let mut m = opal_core::machine::Machine::new(&compiled.program);
+    m.keep_source_names(&compiled.program);
+    let opts = Options {
+        mode: Mode::Full,
+        max_states: 5_000,
+        graph: true,
+    };
+    let r = explore(&m, None, opts);
+    // The same exploration without the names: the same states; once reduce-alias replaced
+    // `c` by the list's element variable, only the named terms still read `c@…`.
+    let plain = explore(
+        &opal_core::machine::Machine::new(&compiled.program),
+        None,
+        opts,
+    );
+    assert_eq!(plain.graph.len(), r.graph.len(), "the same states");
+    let with_c = |g: &[opal_core::machine::explore::StateNode]| {
+        g.iter().filter(|s| s.term.contains(" c@")).count()
+    };
+    assert!(
+        with_c(&r.graph) > with_c(&plain.graph),
+        "{} named states read c, {} core ones",
+        with_c(&r.graph),
+        with_c(&plain.graph)
+    );
+}

@@ -297,7 +297,7 @@ fn state_of(
     seen.insert(key, i);
     if graph {
         r.graph.push(StateNode {
-            term: m.print_term(false),
+            term: m.print_term_named(false),
             normal: false,
         });
     }
@@ -397,7 +397,7 @@ fn explore_reduced(start: &Machine, world: Option<World>, opts: Options) -> Expl
     let mut states = 1usize;
     if opts.graph {
         r.graph.push(StateNode {
-            term: start.print_term(false),
+            term: start.print_term_named(false),
             normal: false,
         });
     }
@@ -433,7 +433,7 @@ fn explore_reduced(start: &Machine, world: Option<World>, opts: Options) -> Expl
                 *states += 1;
                 if opts.graph {
                     r.graph.push(StateNode {
-                        term: term.print_term(false),
+                        term: term.print_term_named(false),
                         normal: false,
                     });
                     r.edges.push(Edge {

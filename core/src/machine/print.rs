@@ -92,15 +92,27 @@ impl Machine {
 
     /// The whole term, one statement per line with its label; `ret x` last.
     pub fn print_term(&self, with_env: bool) -> String {
+        self.print_term_with(with_env, &|v| self.var_name(v))
+    }
+
+    /// `print_term` with the program's names where the machine keeps them
+    /// (`keep_source_names`): `city@5.6.6 := "Honolulu"`, not `x'1@5.6 := <"Honolulu">`'s
+    /// alias. For display (a debugger's graph of every path); states are told apart by
+    /// `print_term`.
+    pub fn print_term_named(&self, with_env: bool) -> String {
+        self.print_term_with(with_env, &|v| self.shown_name(v))
+    }
+
+    fn print_term_with(&self, with_env: bool, name: &dyn Fn(VarId) -> String) -> String {
         let mut rows = Vec::new();
         for s in self.iter() {
             let label = self.label_of(s);
             if !with_env && label.starts_with("0.") {
                 continue;
             }
-            rows.push((label, self.stmt_text(s)));
+            rows.push((label, self.stmt_text_with(s, &mut |v| name(v))));
         }
-        rows.push((String::new(), format!("ret {}", self.var_name(self.ret))));
+        rows.push((String::new(), format!("ret {}", name(self.ret))));
         layout(rows)
     }
 }

@@ -192,6 +192,16 @@ impl Machine {
         }
     }
 
+    /// `v` by the name the program gave it, with the label it was freshened at (`city@5.6.6`);
+    /// the core name if it has none.
+    pub fn shown_name(&self, v: VarId) -> String {
+        match self.source_names(v).last() {
+            Some(n) if self.labels.path(n.fresh).is_empty() => n.name.base.to_string(),
+            Some(n) => format!("{}@{}", n.name.base, self.labels.show(n.fresh)),
+            None => self.var_name(v),
+        }
+    }
+
     /// Is the label `fresh` (a source name's) the label of statement `s` or one of its
     /// prefixes: is a variable freshened there in scope at `s`?
     pub fn in_scope_at(&self, fresh: LabelId, s: super::StmtId) -> bool {
