@@ -23,8 +23,9 @@ pub struct Practice {
 pub struct Cache {
     pub revision: Option<u64>,
     pub statements: Vec<StmtId>,
-    /// The statements that are not the prelude's machinery (`Session::is_machinery`): what
-    /// the labeled term shows unless "prelude" is ticked.
+    /// The statements that are neither the prelude's machinery (`Session::is_machinery`) nor
+    /// temporaries folded into their uses (`Session::is_folded`): what the labeled term shows
+    /// unless "prelude" is ticked.
     pub program_statements: Vec<StmtId>,
     pub standing: Option<Standing>,
     pub pending: Vec<(StmtId, String)>,

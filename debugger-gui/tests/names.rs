@@ -53,6 +53,24 @@ fn the_term_reads_the_programs_names_and_the_core_is_one_click_away() {
         }
     }
     assert!(has(&h, call), "the excursion call by the program's names");
+    let rows: Vec<String> = h
+        .state()
+        .session
+        .as_ref()
+        .expect("a session")
+        .rows()
+        .into_iter()
+        .map(|r| r.text)
+        .collect();
+    assert!(
+        rows.iter().any(|r| r.contains("print (stdout, city#1)")),
+        "temporaries folded: {rows:#?}"
+    );
+    let shown = |t: &str| h.query_all_by_label_contains(t).next().is_some();
+    assert!(
+        shown("print (stdout, city#1)"),
+        "the folded row is on screen"
+    );
     // The prelude's machinery inside the loop (its fold) is folded away until asked for.
     let machinery: Vec<String> = {
         let s = h.state().session.as_ref().expect("a session");
@@ -78,7 +96,6 @@ fn the_term_reads_the_programs_names_and_the_core_is_one_click_away() {
     );
     h.get_by_label("prelude").click();
     h.run();
-    assert!(has(&h, "print (stdout, city#1)"), "temporaries folded");
     assert!(
         !has(&h, "get_excursions_in city@"),
         "no core name in the rows"

@@ -5,7 +5,8 @@
 
 use crate::state::State;
 use opal_core::machine::label::LabelKey;
-use opal_core::machine::{MOp, SourceName, VarId};
+use opal_core::machine::readback::{Budget, Value};
+use opal_core::machine::{MOp, SourceName, StmtId, VarId};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -64,6 +65,11 @@ impl State {
         match m.stmt(b).op {
             MOp::Prim(p) => m.prim(p).to_string(),
             MOp::Alias(y) => self.folded(y, depth - 1),
+            // A list (or a boolean) reads as the paper writes it: `["Ho"] + <<…>>`.
+            MOp::Fun(_) => match m.readback(v, Budget::VIEW) {
+                r @ (Value::List(_) | Value::Bool(_)) => r.to_string(),
+                _ => self.core_name(v),
+            },
             MOp::Tuple(xs) if m.tuple(xs).len() <= FOLD_WIDTH => {
                 let parts: Vec<String> = m
                     .tuple(xs)
@@ -74,6 +80,26 @@ impl State {
                 format!("({}{comma})", parts.join(", "))
             }
             _ => self.core_name(v),
+        }
+    }
+
+    /// Is `s` a temporary the desugarer invented whose value every view writes in place of
+    /// its name (`print (stdout, city#1)`): a value the program did not name, small enough to
+    /// fold, not the result?
+    pub(crate) fn is_folded(&self, s: StmtId) -> bool {
+        let m = &self.machine;
+        let n = m.stmt(s);
+        if n.bind == m.ret || !m.source_names(n.bind).is_empty() || self.is_prelude_var(n.bind) {
+            return false;
+        }
+        // A copy of the threaded handle (`stdout'1@5.6.6 := stdout`), not a print.
+        if m.vars[n.bind].name.base.as_str() == "stdout" {
+            return matches!(n.op, MOp::Alias(_) | MOp::Prj(..) | MOp::Prim(_));
+        }
+        match n.op {
+            MOp::Prim(_) => true,
+            MOp::Tuple(xs) => m.tuple(xs).len() <= FOLD_WIDTH,
+            _ => false,
         }
     }
 

@@ -33,6 +33,9 @@ pub struct Local {
 /// The value of a variable whose statement has not computed it yet.
 pub const NOT_YET: &str = "(not computed yet)";
 
+/// How many calls up `is_machinery` looks for a call of a prelude function.
+const MACHINERY_DEPTH: usize = 64;
+
 /// Steps one evaluation may take (a console expression is small; a runaway one stops).
 const EVALUATE_STEPS: u64 = 1_000_000;
 
@@ -100,10 +103,39 @@ impl Session {
         if n.written_at().is_some() || !m.source_names(n.bind).is_empty() {
             return false;
         }
-        !matches!(
+        if matches!(
             crate::kind::kind_of(m, s),
             crate::kind::Kind::Pending | crate::kind::Kind::Stuck
-        )
+        ) {
+            return false;
+        }
+        // Inside a call of a prelude function (a loop's fold), looked for a few levels up: a
+        // stream's resolution (`list@2 := ["Ho"] + <<…>>`) is not machinery.
+        let st = self.history.current();
+        if st.library.is_empty() {
+            return false;
+        }
+        let mut l = m.label_id(s);
+        for _ in 0..MACHINERY_DEPTH {
+            let Some(p) = m.labels.parent(l) else {
+                return false;
+            };
+            if st
+                .library
+                .contains(&st.memo.0.borrow_mut().key(&m.labels, p))
+            {
+                return true;
+            }
+            l = p;
+        }
+        false
+    }
+
+    /// Is `s` a temporary of the desugarer that views fold into its uses (a tuple or a
+    /// constant the program did not name: `t'3 := (stdout, city#1)` reads inside
+    /// `print (stdout, city#1)`)?
+    pub fn is_folded(&self, s: StmtId) -> bool {
+        self.history.current().is_folded(s)
     }
 
     /// The lines a source statement that starts on `line` spans (1-based, inclusive): the

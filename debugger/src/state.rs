@@ -162,6 +162,9 @@ pub(crate) struct State {
     /// (the label they were freshened at, their source name): a debugger still shows `city`
     /// in the loop body after its last use.
     pub collected: HashMap<(LabelKey, String), Collected>,
+    /// The labels of the calls of prelude functions reduce-call inlined: what runs under one
+    /// is the prelude's machinery (`Session::is_machinery`).
+    pub library: std::collections::HashSet<LabelKey>,
 }
 
 /// A variable's value as it was when reduce-gc removed its statement.
@@ -267,6 +270,7 @@ impl State {
             record: true,
             sites: HashMap::new(),
             collected: HashMap::new(),
+            library: Default::default(),
         }
     }
 
@@ -291,6 +295,16 @@ impl State {
             line: lines.line_of(at) + 1,
             call,
         })
+    }
+
+    /// Is `s` a call of a function the environment (the prelude) defines?
+    fn calls_prelude(&self, s: StmtId) -> bool {
+        let m = &self.machine;
+        let MOp::Call(f, _) = m.stmt(s).op else {
+            return false;
+        };
+        m.binder(f)
+            .is_some_and(|b| self.memo.0.borrow_mut().top(&m.labels, m.label_id(b)) == 0)
     }
 
     /// Reduce-gc is about to remove `s`: the program's names for its variable keep its value.
@@ -748,7 +762,11 @@ impl Env {
         if st.record && st.machine.steppable(s) == Ok(Rule::ReduceGc) {
             st.keep_collected(s);
         }
+        let library = st.record && st.calls_prelude(s);
         let ev = st.machine.step(s)?;
+        if library && ev.rule == Rule::ReduceCall {
+            st.library.insert(key);
+        }
         let pure = ev.rule == Rule::Dispatch
             && ev
                 .task

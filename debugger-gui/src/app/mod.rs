@@ -394,7 +394,7 @@ impl DebuggerApp {
         self.cache.revision = Some(s.revision());
         self.cache.statements = s.statements();
         self.cache.program_statements = (self.cache.statements.iter().copied())
-            .filter(|st| !s.is_machinery(*st))
+            .filter(|st| !s.is_machinery(*st) && !s.is_folded(*st))
             .collect();
         self.cache.standing = Some(s.standing());
         self.cache.pending = s.pending();

@@ -157,8 +157,9 @@ impl TermPanel {
             if ui
                 .checkbox(&mut p, "prelude")
                 .on_hover_text(
-                    "show the environment and prelude statements (labels 0.…) and the prelude's \
-                     machinery inside the calls the program made (a for loop's fold)",
+                    "show the environment and prelude statements (labels 0.…), the prelude's \
+                     machinery inside the calls the program made (a for loop's fold) and the \
+                     temporaries folded into the rows that use them",
                 )
                 .changed()
             {
@@ -178,7 +179,8 @@ impl TermPanel {
         if let Some(p) = app.practice {
             practice(ui, p, out);
         }
-        let shown: &[StmtId] = if app.settings.prelude {
+        // Practice asks about every statement: nothing is folded away then.
+        let shown: &[StmtId] = if app.settings.prelude || app.practice.is_some() {
             &app.cache.statements
         } else {
             &app.cache.program_statements
