@@ -231,7 +231,8 @@ impl Machine {
 
     /// Why a statement cannot step, in words.
     pub(super) fn explain(&self, b: Blocked) -> Status {
-        let name = |v: VarId| self.var_name(v);
+        // By the program's names where a debugger keeps them (`opal run` keeps none).
+        let name = |v: VarId| self.shown_name(v);
         let prim = |v: VarId| match self.binder(v).map(|b| self.stmts[b].op) {
             Some(MOp::Prim(p)) => crate::diag::clip_display(self.prim(p)),
             _ => name(v),
