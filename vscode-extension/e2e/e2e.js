@@ -380,7 +380,8 @@ async function until(what, fn, timeout = 30000) {
     check('breakpoint once per iteration: the next stop has city = "Jakarta"', again !== '' && /city\W+"Jakarta"/.test(vars2), `${JSON.stringify(again)} ${JSON.stringify(vars2.slice(0, 200))}`);
     // Step over: a new stop on the next line of the program, a redrawn graph.
     await page.keyboard.press('F10');
-    const stepped = await pausedWith(page, /line \d/, 30000).catch(() => '');
+    // A step's stop says `line N` (not `breakpoint on line N`, the stop before it).
+    const stepped = await pausedWith(page, /(?<!on )line \d+\s*$/, 30000).catch(() => '');
     const graph2 = await until('graph redrawn after a step', async () => {
       const g = await graphState(page);
       seen = JSON.stringify(g);
