@@ -389,11 +389,17 @@ async function until(what, fn, timeout = 30000) {
     }, 30000).catch(() => undefined);
     check('step over: stops on a line of the program, graph redrawn', stepped !== '' && !!graph2, `${JSON.stringify(stepped)} ${JSON.stringify(graph2 && { nodes: graph2.nodes, standing: graph2.standing, states: graph2.states })}`);
     // Remove the breakpoint and continue to the end: the rest of the output, the session ends.
-    // Remove every breakpoint (F9 on a rendered line is unreliable: Monaco's line elements are
-    // not in line order), then continue to the end.
+    // Remove the breakpoint: go to line 8 (Ctrl+G; clicking a rendered line is unreliable,
+    // Monaco's line elements are not in line order) and toggle it with F9.
     const noBreakpoints = async () => !/city_excursions\.opal\s*\d/.test(await paneText(page, /breakpoints/i));
     for (let attempt = 0; attempt < 3 && !(await noBreakpoints()); attempt++) {
-      await palette(page, 'Debug: Remove All Breakpoints');
+      await page.locator('.editor-group-container').first().locator('.view-lines').first().click();
+      await page.keyboard.press('Control+G');
+      await page.waitForSelector('.quick-input-widget', { state: 'visible', timeout: 20000 });
+      await page.keyboard.type('8', { delay: 20 });
+      await page.keyboard.press('Enter');
+      await page.waitForTimeout(300);
+      await page.keyboard.press('F9');
       await page.waitForTimeout(800);
     }
     check('breakpoint removed', await noBreakpoints(), JSON.stringify(await paneText(page, /breakpoints/i)));
