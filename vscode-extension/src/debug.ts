@@ -155,8 +155,9 @@ class GraphPanel implements vscode.Disposable {
       if (m.type === 'reveal' && typeof m.line === 'number') void this.revealLine(m.line);
     });
     this.panel = panel;
-    // A column of its own beside the only one: narrow, so the code stays readable.
-    if (groups === 1 && vscode.window.tabGroups.all.length === 2) {
+    // It opened a column of its own beside the only one: make that column narrow, so the
+    // code stays readable (the new group may not be listed yet: the layout names both).
+    if (groups === 1) {
       void vscode.commands.executeCommand('vscode.setEditorLayout', { orientation: 0, groups: [{ size: 1 - GRAPH_SHARE }, { size: GRAPH_SHARE }] });
     }
     this.draw();
