@@ -155,9 +155,11 @@ class GraphPanel implements vscode.Disposable {
       if (m.type === 'reveal' && typeof m.line === 'number') void this.revealLine(m.line);
     });
     this.panel = panel;
-    // It opened a column of its own beside the only one: make that column narrow, so the
-    // code stays readable (the new group may not be listed yet: the layout names both).
-    if (groups === 1) {
+    // Two columns (the graph's and the code's, the graph's maybe shared with another view
+    // opened beside, as the desugared core): make the graph's narrow, so the code stays
+    // readable. (A new group may not be listed yet: the layout names both.) A layout of more
+    // columns is the user's own and stays.
+    if (groups <= 2) {
       void vscode.commands.executeCommand('vscode.setEditorLayout', { orientation: 0, groups: [{ size: 1 - GRAPH_SHARE }, { size: GRAPH_SHARE }] });
     }
     this.draw();
