@@ -100,7 +100,10 @@ shot debugger-720p
 close_window
 
 # 2b. Tree of Thoughts projected, the term panel shown (F4): its rows by the program's names.
-open_window examples/poppy_tree_of_thoughts.opal 1280 720
+# A profile of its own: the windows before it leave the theme they chose saved.
+mkdir -p "$state/tot"
+OPAL_DEBUGGER_STATE="$state/tot" XDG_DATA_HOME="$state/tot" \
+  open_window examples/poppy_tree_of_thoughts.opal 1280 720
 keys F2 F4 space space space w space space w space space w space space
 shot debugger-tot-720p
 close_window
