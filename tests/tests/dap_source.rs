@@ -12,8 +12,12 @@ use serde_json::{json, Value};
 const CODE_LINES: [u64; 4] = [6, 7, 8, 9];
 
 fn launch_city(d: &mut Dap, breakpoints: &[u64]) -> String {
+    launch_city_with(d, breakpoints, "opportunistic")
+}
+
+fn launch_city_with(d: &mut Dap, breakpoints: &[u64], strategy: &str) -> String {
     let path = program("examples/city_excursions.opal");
-    let r = d.launch(json!({"program": path}));
+    let r = d.launch(json!({"program": path, "strategy": strategy}));
     assert_eq!(r["success"], true, "{r}");
     d.event("initialized");
     let bps: Vec<Value> = breakpoints.iter().map(|l| json!({"line": l})).collect();
@@ -109,6 +113,27 @@ fn a_breakpoint_in_a_loop_stops_once_per_iteration_with_the_loop_variable() {
         "{}",
         d.output()
     );
+}
+
+#[test]
+fn call_by_value_stops_once_per_iteration_too_and_lazily_the_body_never_runs() {
+    let mut d = Dap::start();
+    launch_city_with(&mut d, &[8], "cbv");
+    assert_eq!(cities_at_each_stop(&mut d), CITIES);
+    assert!(
+        d.output().ends_with("Suva\nWalk around.\n"),
+        "{}",
+        d.output()
+    );
+    // Lazily nothing needs the prints (the result is `()`): no breakpoint stop, a pause that
+    // says why.
+    let mut d = Dap::start();
+    launch_city_with(&mut d, &[8], "lazy");
+    let stop = next_stop_or_end(&mut d).expect("a stop that says why");
+    assert_eq!(stop["body"]["reason"], "pause", "{stop}");
+    let said = stop["body"]["description"].as_str().unwrap_or("");
+    assert!(said.contains("lazy evaluation is done"), "{stop}");
+    assert_eq!(d.output(), "", "no print ran");
 }
 
 #[test]
@@ -270,6 +295,10 @@ fn reverse_continue_returns_to_the_previous_iterations_stop() {
 /// A program with a function called twice: `next` stays in the frame, `stepIn` enters the
 /// calls, `stepOut` leaves one.
 fn launch_double(d: &mut Dap, breakpoint: u64) {
+    launch_double_with(d, breakpoint, "opportunistic");
+}
+
+fn launch_double_with(d: &mut Dap, breakpoint: u64, strategy: &str) {
     let dir = std::env::temp_dir().join(format!("opal-dap-double-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("dir");
     let file = dir.join("double.opal");
@@ -279,7 +308,7 @@ fn launch_double(d: &mut Dap, breakpoint: u64) {
     )
     .expect("write");
     let path = file.display().to_string();
-    let r = d.launch(json!({"program": path}));
+    let r = d.launch(json!({"program": path, "strategy": strategy}));
     assert_eq!(r["success"], true, "{r}");
     d.event("initialized");
     d.request(
@@ -315,6 +344,10 @@ fn next_steps_over_calls_step_in_enters_them_step_out_leaves() {
         trail(&mut d, "stepIn"),
         [(4, None), (5, None), (2, x("2")), (2, x("4")), (6, None)]
     );
+    // Call-by-value: a breakpoint in the function stops once per call, in order.
+    let mut d = Dap::start();
+    launch_double_with(&mut d, 2, "cbv");
+    assert_eq!(trail(&mut d, "continue"), [(2, x("2")), (2, x("4"))]);
     // Out of `double 2`: the next statement that runs outside it (under opportunistic
     // evaluation `b := double a` was called at once, so its body is what runs next).
     let mut d = Dap::start();

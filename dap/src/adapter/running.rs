@@ -302,7 +302,7 @@ impl Adapter {
         let Some(s) = self.session.as_mut() else {
             return;
         };
-        match s.standing() {
+        match effective_standing(s) {
             Standing::Waiting(n) => match self.resolve_pending() {
                 Ok(0) => self.stopped("pause", &format!("waiting for {n} pending task(s): a live external is answering")),
                 Ok(k) => self.stopped("step", &format!("resolved {k} pending task(s)")),
@@ -363,8 +363,7 @@ impl Adapter {
                     self.send_output();
                 }
                 Err(why) => {
-                    let standing = s.standing();
-                    match standing {
+                    match effective_standing(s) {
                         Standing::Waiting(n) => {
                             match self.resolve_pending() {
                                 Err(e) => {
@@ -386,6 +385,14 @@ impl Adapter {
                         Standing::Finished | Standing::Stuck(_) => {
                             self.ended();
                             return;
+                        }
+                        // What is left is garbage cbv and lazy never step (the values
+                        // nothing uses): collected as `opal run` does at the end.
+                        Standing::Steppable(_) if only_garbage(s) => {
+                            if let Err(e) = s.round() {
+                                self.stopped("pause", &e);
+                                return;
+                            }
                         }
                         Standing::Steppable(_) => {
                             self.stopped("pause", &why);
@@ -414,4 +421,24 @@ impl Adapter {
             "reversed to a breakpoint",
         )
     }
+}
+
+/// How the program stands for a run that cannot take the strategy's next action: cbv or lazy
+/// may wait on a pending task while statements they would not step could, and then the
+/// pending tasks resolve as when nothing can step.
+fn effective_standing(s: &Session) -> Standing {
+    match s.standing() {
+        Standing::Steppable(_) if !s.pending_labels().is_empty() => {
+            Standing::Waiting(s.pending_labels().len())
+        }
+        other => other,
+    }
+}
+
+/// Is everything that can step garbage (reduce-gc of a value nothing uses)?
+fn only_garbage(s: &Session) -> bool {
+    let m = s.machine();
+    s.next_steps(Strategy::Opportunistic)
+        .iter()
+        .all(|st| m.steppable(*st) == Ok(Rule::ReduceGc))
 }
