@@ -26,12 +26,10 @@ pub struct Local {
     pub value: String,
     /// The value as OPAL source, if it is complete data (what `evaluate` can compute with).
     pub data: Option<String>,
-    /// Its variable in the term; `None` once reduce-gc removed it (the value is its last).
-    pub var: Option<VarId>,
 }
 
 /// The value of a variable whose statement has not computed it yet.
-pub const NOT_YET: &str = "(not computed yet)";
+const NOT_YET: &str = "(not computed yet)";
 
 /// How many calls up `is_machinery` looks for a call of a prelude function.
 const MACHINERY_DEPTH: usize = 64;
@@ -229,7 +227,6 @@ impl Session {
                         name: name.clone(),
                         value: c.value.clone(),
                         data: c.data.clone(),
-                        var: None,
                     };
                     (depth, local)
                 })
@@ -257,12 +254,6 @@ impl Session {
             }
         }
         out
-    }
-
-    /// The source name `v` is shown by (`city`), if the program named it.
-    pub fn source_name(&self, v: VarId) -> Option<String> {
-        let m = self.machine();
-        m.source_names(v).last().map(|n| n.name.base.to_string())
     }
 
     /// Evaluates the OPAL expression `expr` over the variables in scope at `at` (the top
@@ -311,7 +302,6 @@ fn local(m: &Machine, v: VarId, name: String) -> Local {
         name,
         value,
         data: m.data(v, Budget::VIEW).0.ok().map(|d| d.to_string()),
-        var: Some(v),
     }
 }
 
