@@ -146,6 +146,8 @@ pub struct Graph {
 
 /// How many ancestors a node records for placing new nodes.
 const PARENTS: usize = 4;
+/// Folded temporaries an edge of the statement graph looks through (a tuple of tuples).
+const FOLDED_DEPTH: usize = 3;
 
 impl Session {
     fn parents_of(&self, s: StmtId) -> Vec<LabelKey> {
@@ -313,7 +315,9 @@ impl Session {
         ))
     }
 
-    /// Every top-level statement, def-use edges; the environment (`0.…`) only if `prelude`.
+    /// Every top-level statement, def-use edges; the environment (`0.…`), the prelude's
+    /// machinery and the temporaries folded into their uses only if `prelude` (an edge
+    /// through a folded temporary goes to what it was folded into).
     pub fn statement_graph(&self, prelude: bool) -> Graph {
         let st = self.state();
         let m = &st.machine;
@@ -322,7 +326,7 @@ impl Session {
         let mut stmts = Vec::new();
         for s in m.iter() {
             let label = st.short(s);
-            if !prelude && label.starts_with("0.") {
+            if !prelude && (self.is_machinery(s) || self.is_folded(s)) {
                 continue;
             }
             index.insert(s, nodes.len());
@@ -343,11 +347,20 @@ impl Session {
         let mut edges = Vec::new();
         let mut seen = HashSet::new();
         for (to, &s) in stmts.iter().enumerate() {
-            for v in m.uses_of(s) {
-                if let Some(&from) = m.binder(v).and_then(|b| index.get(&b)) {
-                    if from != to && seen.insert((from, to)) {
-                        edges.push((from, to));
+            let mut uses: Vec<(VarId, usize)> = m.uses_of(s).into_iter().map(|v| (v, 0)).collect();
+            while let Some((v, depth)) = uses.pop() {
+                let Some(b) = m.binder(v) else { continue };
+                match index.get(&b) {
+                    Some(&from) => {
+                        if from != to && seen.insert((from, to)) {
+                            edges.push((from, to));
+                        }
                     }
+                    // A folded temporary: what it holds is what `s` uses.
+                    None if depth < FOLDED_DEPTH && self.is_folded(b) => {
+                        uses.extend(m.uses_of(b).into_iter().map(|u| (u, depth + 1)));
+                    }
+                    None => {}
                 }
             }
         }

@@ -377,7 +377,8 @@ fn a_deep_call_stack_folds_into_a_readable_number_of_nodes() {
     let mut s = Session::new(&src, None).expect("compiles");
     s.step_budget = 20_000;
     let _ = s.run_until(Strategy::Cbv, &Until::Dispatch, false);
-    let stmts = s.statement_graph(false);
+    // Every statement (most are `fix`'s machinery, which the default view leaves out).
+    let stmts = s.statement_graph(true);
     assert!(stmts.nodes.len() > 5_000, "{}", stmts.nodes.len());
     let hot: HashSet<_> = s.last_steps().iter().map(|t| t.key).collect();
     let grouped = s.grouped(&stmts, 80, &HashSet::new(), &hot);
