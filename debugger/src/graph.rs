@@ -351,11 +351,10 @@ impl Session {
             while let Some((v, depth)) = uses.pop() {
                 let Some(b) = m.binder(v) else { continue };
                 match index.get(&b) {
-                    Some(&from) => {
-                        if from != to && seen.insert((from, to)) {
-                            edges.push((from, to));
-                        }
+                    Some(&from) if from != to && seen.insert((from, to)) => {
+                        edges.push((from, to));
                     }
+                    Some(_) => {}
                     // A folded temporary: what it holds is what `s` uses.
                     None if depth < FOLDED_DEPTH && self.is_folded(b) => {
                         uses.extend(m.uses_of(b).into_iter().map(|u| (u, depth + 1)));
