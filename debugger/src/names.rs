@@ -55,9 +55,10 @@ impl State {
         let Some(b) = m.binder(v) else {
             return self.core_name(v);
         };
-        // The threaded handle is the program's `stdout`, whichever copy.
-        if m.vars[v].name.base.as_str() == "stdout" {
-            return "stdout".into();
+        // The threaded handle is the program's `stdout`, the sequencing token `seq`, whichever
+        // copy.
+        if let base @ ("stdout" | "seq") = m.vars[v].name.base.as_str() {
+            return base.into();
         }
         if depth == 0 || self.is_prelude_var(v) {
             return self.core_name(v);
@@ -92,8 +93,8 @@ impl State {
         if n.bind == m.ret || !m.source_names(n.bind).is_empty() || self.is_prelude_var(n.bind) {
             return false;
         }
-        // A copy of the threaded handle (`stdout'1@5.6.6 := stdout`), not a print.
-        if m.vars[n.bind].name.base.as_str() == "stdout" {
+        // A copy of the threaded handle or token (`stdout'1@5.6.6 := stdout`), not a print.
+        if matches!(m.vars[n.bind].name.base.as_str(), "stdout" | "seq") {
             return matches!(n.op, MOp::Alias(_) | MOp::Prj(..) | MOp::Prim(_));
         }
         match n.op {

@@ -69,6 +69,10 @@ pub enum RefTarget {
 pub struct Symbols {
     pub defs: Vec<Def>,
     pub refs: Vec<(Span, RefTarget)>,
+    /// Every core name given to a variable the program named, its rebindings and the copies a
+    /// loop or branch threads (`values'7` for `values += …` in a loop) included: what a
+    /// debugger shows by its source name (`Machine::keep_source_names`).
+    pub user_names: Vec<Name>,
 }
 
 /// A desugared program: environment statements (labels `0.1 …`) and the program's own.

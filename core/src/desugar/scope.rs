@@ -12,11 +12,15 @@ impl Desugarer {
             base
         };
         // Hidden names (the token, `%seq`) print as `seq'k`.
+        let hidden = base.starts_with('%');
         let base = base.strip_prefix('%').unwrap_or(base);
         let sym = Sym::intern(base);
         let c = self.counters.entry(sym).or_insert(0);
         let n = Name { base: sym, idx: *c };
         *c += 1;
+        if !hidden && !self.prelude_mode {
+            self.symbols.user_names.push(n);
+        }
         n
     }
 

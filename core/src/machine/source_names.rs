@@ -34,7 +34,7 @@ pub struct SourceName {
 
 #[derive(Clone, Default)]
 pub(super) struct SourceNames {
-    /// Core names the program's own bindings and parameters got (`Symbols::defs`).
+    /// Core names the program's own variables got (`Symbols::defs`, `Symbols::user_names`).
     user: Arc<HashSet<Name>>,
     /// Core names bound in the environment (the prelude): a user name that is also one of
     /// these is the user's only where the program wrote its binding statement.
@@ -76,12 +76,12 @@ impl Machine {
                 _ => None,
             })
             .collect();
-        let user = p
-            .symbols
-            .defs
-            .iter()
-            .filter(|d| !handles.contains(d.name.as_str()) && d.name != "stdout")
-            .map(|d| d.core)
+        let user = (p.symbols.defs.iter().map(|d| d.core))
+            .chain(p.symbols.user_names.iter().copied())
+            .filter(|n| {
+                let base = n.base.as_str();
+                !handles.contains(base) && base != "stdout" && base != crate::ir::SEQ_TOKEN
+            })
             .collect();
         let mut prelude = HashSet::new();
         bound_names(&p.env, &mut prelude);
@@ -102,8 +102,10 @@ impl Machine {
         if !names.prelude.contains(&n.name) {
             return true;
         }
+        // Written there by the program: a prelude body inlined at a call the program wrote
+        // carries the call's place, but only as inherited.
         self.binder(v)
-            .is_some_and(|b| self.stmts[b].source_offset().is_some())
+            .is_some_and(|b| self.stmts[b].written_at().is_some())
     }
 
     /// The names the program gave `v`: its own if the program wrote it, then those of the
