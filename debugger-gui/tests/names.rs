@@ -120,7 +120,14 @@ fn tree_of_thoughts_rows_use_its_variables_names() {
             "`{name}` in the rows: {texts:#?}"
         );
     }
-    // The copies a loop threads go by their names too (`values#2`, not `values'7@7`).
+    // The copies a loop threads go by their names too (`values#2`, not `values'7@7`), in the
+    // rows the window leaves out as well (a folded tuple's read-back).
+    for copy in ["values'", "states'"] {
+        assert!(
+            !texts.iter().any(|t| t.contains(copy)),
+            "{copy}: {texts:#?}"
+        );
+    }
     for core in ["values'", "states'", "seq'"] {
         assert!(
             h.query_all_by_label_contains(core).next().is_none(),

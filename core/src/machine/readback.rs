@@ -377,8 +377,9 @@ impl<'m> Reader<'m> {
             f @ Sym::Clo(..) => self.function(f),
             Sym::Var(v) => {
                 self.wait_on(&Sym::Var(v));
+                // By the program's name where the machine keeps them (a debugger).
                 Value::Unknown(if self.names {
-                    abbreviate(&self.m.var_name(v))
+                    abbreviate(&self.m.shown_name(v))
                 } else {
                     String::new()
                 })
