@@ -4,7 +4,7 @@
 //! stays in `Row::core` and the window's core view.
 
 use crate::state::State;
-use opal_core::machine::label::LabelKey;
+use opal_core::machine::label::{LabelKey, ROOT};
 use opal_core::machine::readback::{Budget, Value};
 use opal_core::machine::{MOp, SourceName, StmtId, VarId};
 use std::collections::HashMap;
@@ -108,7 +108,7 @@ impl State {
     fn is_prelude_var(&self, v: VarId) -> bool {
         let m = &self.machine;
         m.binder(v)
-            .is_some_and(|b| m.labels.path(m.label_id(b)).first() == Some(&0))
+            .is_some_and(|b| self.memo.0.borrow_mut().top(&m.labels, m.label_id(b)) == 0)
     }
 
     /// A source name with its iteration mark: none at the top level; `#k` for the k-th copy
@@ -116,7 +116,7 @@ impl State {
     fn marked(&self, n: &SourceName) -> String {
         let m = &self.machine;
         let name = n.name.base.to_string();
-        if m.labels.path(n.fresh).is_empty() {
+        if n.fresh == ROOT {
             return name;
         }
         let key = self.memo.0.borrow_mut().key(&m.labels, n.fresh);

@@ -10,7 +10,7 @@
 //!   hover): in a machine of its own, so nothing it does reaches the program.
 
 use crate::session::{Session, Strategy};
-use opal_core::machine::label::LabelKey;
+use opal_core::machine::label::{LabelKey, ROOT};
 use opal_core::machine::readback::{Budget, Value};
 use opal_core::machine::run::{run, End, Options};
 use opal_core::machine::{Machine, Rule, StmtId, VarId};
@@ -193,8 +193,7 @@ impl Session {
             }
             let v = m.stmt(b).bind;
             for n in m.source_names(v) {
-                let top = m.labels.path(n.fresh).is_empty();
-                if !top && !m.in_scope_at(n.fresh, s) {
+                if n.fresh != ROOT && !m.in_scope_at(n.fresh, s) {
                     continue;
                 }
                 let name = n.name.base.to_string();
@@ -248,7 +247,7 @@ impl Session {
             let v = m.stmt(b).bind;
             for n in m.source_names(v) {
                 let name = n.name.base.to_string();
-                if m.labels.path(n.fresh).is_empty() && !out.iter().any(|l| l.name == name) {
+                if n.fresh == ROOT && !out.iter().any(|l| l.name == name) {
                     out.push(local(m, v, name));
                 }
             }

@@ -320,7 +320,7 @@ impl State {
             data: m.data(v, Budget::VIEW).0.ok().map(|d| d.to_string()),
         };
         for n in names {
-            let key = if m.labels.path(n.fresh).is_empty() {
+            let key = if n.fresh == opal_core::machine::label::ROOT {
                 LabelKey::default()
             } else {
                 self.memo.0.borrow_mut().key(&m.labels, n.fresh)

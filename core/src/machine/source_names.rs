@@ -198,7 +198,7 @@ impl Machine {
     /// the core name if it has none.
     pub fn shown_name(&self, v: VarId) -> String {
         match self.source_names(v).last() {
-            Some(n) if self.labels.path(n.fresh).is_empty() => n.name.base.to_string(),
+            Some(n) if n.fresh == super::label::ROOT => n.name.base.to_string(),
             Some(n) => format!("{}@{}", n.name.base, self.labels.show(n.fresh)),
             None => self.var_name(v),
         }
