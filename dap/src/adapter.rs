@@ -14,7 +14,7 @@ mod running;
 pub use launch::{MAX_DATA, MAX_PROGRAM};
 
 use crate::transport::{Incoming, Writer};
-use opal_core::machine::label::{LabelKey, LabelPath};
+use opal_core::machine::label::LabelKey;
 use opal_core::machine::{MOp, Rule, StmtId};
 use opal_debugger::session::{Instance, Kind, Session, Standing, Strategy};
 use serde_json::{json, Value};

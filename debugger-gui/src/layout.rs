@@ -22,6 +22,11 @@ pub const ANIMATION: f64 = 0.35;
 const ORPHAN_COLUMNS: i32 = 3;
 /// A tidy layout packs unconnected parts of the graph into bands this many columns wide.
 const PACK_COLUMNS: i32 = 4;
+/// A tidy layout folds a component taller than this many layers (or than the pane shows at
+/// the smallest zoom, `Layout::pane`) into side-by-side columns, a newspaper's, while they
+/// fit in `PACK_COLUMNS`: a 12-statement chain is three columns of 4 that fit a projected
+/// 1280×720 pane, not one column that never does.
+const FOLD_ROWS: i32 = 6;
 /// Graphs up to this size get rust-sugiyama's layered layout on tidy; bigger ones a linear
 /// layering (it took seconds on 6 000 nodes).
 const SUGIYAMA_MAX: usize = 1500;
@@ -55,6 +60,9 @@ pub struct Layout {
     sources: HashMap<LabelKey, (Kind, Vec<LabelKey>)>,
     /// A tidy running on a worker thread: the cells it computes, by key.
     tidying: Option<mpsc::Receiver<Cells>>,
+    /// The rows and columns of cells the graph pane shows at the smallest zoom: a tidy packs
+    /// the graph to fit them where it can (`None` until the pane is measured).
+    pub pane: Option<(i32, i32)>,
 }
 
 pub fn cell_pos(c: (i32, i32)) -> [f32; 2] {
@@ -77,7 +85,7 @@ impl Layout {
     /// A fresh layout of `g` (layered, computed at once: a program's first graph is small).
     pub fn new(g: &Graph) -> Layout {
         let mut l = Layout::default();
-        let cells = layered(g);
+        let cells = layered(g, None);
         // Grown already: a new layout appears at once.
         l.apply_cells(g, &cells, -ANIMATION);
         l.placed.values_mut().for_each(|p| p.pos = cell_pos(p.cell));
@@ -309,8 +317,9 @@ impl Layout {
     pub fn start_tidy(&mut self, g: &Graph) {
         let g = g.clone();
         let (tx, rx) = mpsc::channel();
+        let pane = self.pane;
         std::thread::spawn(move || {
-            let cells = layered(&g);
+            let cells = layered(&g, pane);
             let _ = tx.send(g.nodes.iter().zip(cells).map(|(n, c)| (n.key, c)).collect());
         });
         self.tidying = Some(rx);
@@ -454,18 +463,19 @@ impl Layout {
 
 /// Grid cells of a layered layout of `g`: rust-sugiyama for graphs it handles quickly, a
 /// linear layering (depth by longest path, columns in label order) for bigger ones.
-fn layered(g: &Graph) -> Vec<(i32, i32)> {
+fn layered(g: &Graph, pane: Option<(i32, i32)>) -> Vec<(i32, i32)> {
     let n = g.nodes.len();
     if n <= SUGIYAMA_MAX {
-        if let Some(cells) = sugiyama_cells(g) {
+        if let Some(cells) = sugiyama_cells(g, pane) {
             return cells;
         }
     }
     linear_cells(g)
 }
 
-/// rust-sugiyama's layout, packed; `None` when the crate panicked on the graph's shape.
-fn sugiyama_cells(g: &Graph) -> Option<Vec<(i32, i32)>> {
+/// rust-sugiyama's layout, packed to fit `pane` (rows and columns of cells the graph pane
+/// shows at the smallest zoom) where some folding does; `None` when the crate panicked.
+fn sugiyama_cells(g: &Graph, pane: Option<(i32, i32)>) -> Option<Vec<(i32, i32)>> {
     let n = g.nodes.len();
     let vertices: Vec<(u32, (f64, f64))> = (0..n as u32).map(|i| (i, (1.0, 1.0))).collect();
     let edges: Vec<(u32, u32)> = g.edges.iter().map(|&(a, b)| (a as u32, b as u32)).collect();
@@ -479,52 +489,106 @@ fn sugiyama_cells(g: &Graph) -> Option<Vec<(i32, i32)>> {
         rust_sugiyama::from_vertices_and_edges(&vertices, &edges, &config)
     })
     .ok()?;
+    let parts: Vec<Part> = layouts.iter().map(|(l, _, _)| part(l)).collect();
+    let Some((rows, cols)) = pane else {
+        return Some(pack(&parts, n, FOLD_ROWS, PACK_COLUMNS).0);
+    };
+    // The folding that needs the least zoom beyond the pane's (none, where one fits).
+    let over = |(w, h): (i32, i32)| (w as f32 / cols as f32).max(h as f32 / rows as f32);
+    (1..=rows.max(1))
+        .rev()
+        .map(|fold_rows| pack(&parts, n, fold_rows, cols.max(1)))
+        .min_by(|a, b| over(a.1).total_cmp(&over(b.1)))
+        .map(|(cells, _)| cells)
+}
+
+/// One connected component laid out: (cell, vertex) pairs, its width and height in cells.
+type Part = (Vec<((i32, i32), usize)>, i32, i32);
+
+/// A component of rust-sugiyama's layout as cells. The crate spaces layers and columns apart
+/// and centres layers under each other, leaving empty columns: a projected pane shows two or
+/// three. Keep its layers and its order within each, but pack them from the left.
+fn part(layout: &[(usize, (f64, f64))]) -> Part {
+    let mut ys: Vec<i64> = layout.iter().map(|p| p.1 .1.round() as i64).collect();
+    ys.sort_unstable();
+    ys.dedup();
+    let row = |y: f64| ys.binary_search(&(y.round() as i64)).unwrap_or(0) as i32;
+    let mut order: Vec<(i32, f64, usize)> =
+        layout.iter().map(|&(v, (x, y))| (row(y), x, v)).collect();
+    order.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
+    let mut placed: Vec<((i32, i32), usize)> = Vec::with_capacity(order.len());
+    let mut col = 0;
+    for (i, &(r, _, v)) in order.iter().enumerate() {
+        col = if i > 0 && order[i - 1].0 == r {
+            col + 1
+        } else {
+            0
+        };
+        placed.push(((col, r), v));
+    }
+    let width = placed.iter().map(|p| p.0 .0 + 1).max().unwrap_or(1);
+    (placed, width, ys.len() as i32)
+}
+
+/// The components packed `cols` wide, each taller than `fold_rows` folded, each at the first
+/// place (row by row) where its cells are free: side by side, wrapping to new rows (a fan-out
+/// of independent calls would otherwise be one row as wide as the fan-out), small ones in the
+/// gaps big ones leave. The cells of `n` vertices and the packing's (width, height).
+fn pack(parts: &[Part], n: usize, fold_rows: i32, cols: i32) -> (Vec<(i32, i32)>, (i32, i32)) {
     let mut cells: Vec<Option<(i32, i32)>> = vec![None; n];
-    // Components side by side, wrapped into bands `PACK_COLUMNS` wide (a fan-out of
-    // independent calls would otherwise be one row as wide as the fan-out).
-    let (mut x0, mut y0, mut band_rows) = (0i32, 0i32, 0i32);
-    for (layout, _w, _h) in &layouts {
-        // The crate spaces layers and columns apart and centres layers under each
-        // other, leaving empty columns: a projected pane shows two or three. Keep its
-        // layers and its order within each, but pack them from the left.
-        let mut ys: Vec<i64> = layout.iter().map(|p| p.1 .1.round() as i64).collect();
-        ys.sort_unstable();
-        ys.dedup();
-        let row = |y: f64| ys.binary_search(&(y.round() as i64)).unwrap_or(0) as i32;
-        let mut order: Vec<(i32, f64, usize)> =
-            layout.iter().map(|&(v, (x, y))| (row(y), x, v)).collect();
-        order.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
-        let mut placed: Vec<((i32, i32), usize)> = Vec::with_capacity(order.len());
-        let mut col = 0;
-        for (i, &(r, _, v)) in order.iter().enumerate() {
-            col = if i > 0 && order[i - 1].0 == r {
-                col + 1
-            } else {
-                0
-            };
-            placed.push(((col, r), v));
-        }
-        let width = placed.iter().map(|p| p.0 .0 + 1).max().unwrap_or(1);
-        let height = ys.len() as i32;
-        if x0 > 0 && x0 + width > PACK_COLUMNS {
-            (x0, y0, band_rows) = (0, y0 + band_rows, 0);
-        }
-        for ((c, r), v) in placed {
-            if let Some(slot) = cells.get_mut(v) {
-                *slot = Some((x0 + c, y0 + r));
+    let mut taken: HashSet<(i32, i32)> = HashSet::new();
+    // Rows below this are empty: the search for a place starts at most a part's height above.
+    let mut filled_to = 0i32;
+    let (mut max_x, mut max_y) = (0i32, 0i32);
+    for (placed, width, height) in parts {
+        let (placed, width, height) = fold_tall(placed, *width, *height, fold_rows, cols);
+        let fits = |x0: i32, y0: i32| {
+            (placed.iter()).all(|((c, r), _)| !taken.contains(&(x0 + c, y0 + r)))
+        };
+        let mut at = (0, filled_to);
+        'search: for y0 in (filled_to - height).max(0)..=filled_to {
+            for x0 in 0..=(cols - width).max(0) {
+                if fits(x0, y0) {
+                    at = (x0, y0);
+                    break 'search;
+                }
             }
         }
-        x0 += width;
-        band_rows = band_rows.max(height);
+        for &((c, r), v) in &placed {
+            let cell = (at.0 + c, at.1 + r);
+            taken.insert(cell);
+            if let Some(slot) = cells.get_mut(v) {
+                *slot = Some(cell);
+            }
+        }
+        max_x = max_x.max(at.0 + width);
+        max_y = max_y.max(at.1 + height);
+        filled_to = max_y;
     }
-    let y_end = y0 + band_rows;
-    Some(
-        cells
-            .iter()
-            .enumerate()
-            .map(|(i, c)| c.unwrap_or((i as i32 % PACK_COLUMNS, y_end + i as i32 / PACK_COLUMNS)))
-            .collect(),
-    )
+    let cells = (cells.iter().enumerate())
+        .map(|(i, c)| c.unwrap_or((i as i32 % cols, max_y + i as i32 / cols)))
+        .collect();
+    (cells, (max_x, max_y))
+}
+
+/// A component's cells folded into `k` side-by-side groups of at most `fold_rows` layers
+/// when it is taller than that and `k` groups still fit in `cols`; its new width and height.
+fn fold_tall(
+    placed: &[((i32, i32), usize)],
+    width: i32,
+    height: i32,
+    fold_rows: i32,
+    cols: i32,
+) -> Part {
+    let groups = (height + fold_rows - 1) / fold_rows;
+    if groups <= 1 || width * groups > cols {
+        return (placed.to_vec(), width, height);
+    }
+    let rows = (height + groups - 1) / groups;
+    let folded = (placed.iter())
+        .map(|&((c, r), v)| ((c + (r / rows) * width, r % rows), v))
+        .collect();
+    (folded, width * groups, rows)
 }
 
 /// The linear layering for graphs too big for rust-sugiyama (or that it failed on).
@@ -620,4 +684,46 @@ pub fn short_from(title: &str, n: usize, from: usize) -> String {
     let rest: String = title.chars().skip(start).collect();
     let head: String = title.chars().take(head).collect();
     format!("{head}…{}", short(&rest, room))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use opal_debugger::session::Session;
+
+    /// A chain of `n` statements, each using the one before.
+    fn chain(n: usize) -> Graph {
+        let mut src = String::from("extern fetch\na0 := fetch \"x\"\n");
+        for i in 1..n {
+            src.push_str(&format!("a{i} := a{} + \"{i}\"\n", i - 1));
+        }
+        let s = Session::new(&src, None).expect("compiles");
+        s.statement_graph(false)
+    }
+
+    fn size(cells: &[(i32, i32)]) -> (i32, i32) {
+        let w = cells.iter().map(|c| c.0 + 1).max().unwrap_or(0);
+        let h = cells.iter().map(|c| c.1 + 1).max().unwrap_or(0);
+        (w, h)
+    }
+
+    #[test]
+    fn a_tidy_folds_a_tall_chain_into_columns_that_fit_the_pane() {
+        let g = chain(12);
+        let chain_nodes = g.nodes.len();
+        assert!(chain_nodes >= 12, "{chain_nodes} nodes");
+        // Unmeasured: one column, folded at FOLD_ROWS.
+        let (w, h) = size(&layered(&g, None));
+        assert!(h <= FOLD_ROWS + 1, "{w}×{h}");
+        // A projected 1280×720 pane shows 3 columns of 4 rows at the smallest zoom.
+        let cells = layered(&g, Some((5, 3)));
+        let (w, h) = size(&cells);
+        assert!(w <= 3 && h <= 5, "{w}×{h} in a 3×5 pane");
+        let distinct: HashSet<(i32, i32)> = cells.iter().copied().collect();
+        assert_eq!(distinct.len(), cells.len(), "no two nodes share a cell");
+        // A pane too small for any folding gets the least overflow, still one node per cell.
+        let cells = layered(&g, Some((2, 2)));
+        let distinct: HashSet<(i32, i32)> = cells.iter().copied().collect();
+        assert_eq!(distinct.len(), cells.len());
+    }
 }

@@ -19,6 +19,8 @@ pub struct PathsView {
     fell_back: bool,
     rx: Option<mpsc::Receiver<(Explored, bool)>>,
     result: Option<Explored>,
+    /// Each state's term as the views name variables (`c#1`, not `c@4.6.2`).
+    shown: Vec<String>,
     /// For each state, the edge that first reached it (a shortest path from the start).
     parent: Vec<Option<usize>>,
     depth: Vec<usize>,
@@ -36,6 +38,7 @@ impl PathsView {
             fell_back: false,
             rx: None,
             result: None,
+            shown: Vec::new(),
             parent: vec![],
             depth: vec![],
             current: None,
@@ -121,6 +124,8 @@ impl PathsView {
                     }
                 }
             }
+            let terms: Vec<String> = r.graph.iter().map(|st| st.term.clone()).collect();
+            self.shown = opal_debugger::marked_terms(&terms);
             self.result = Some(r);
         }
         true
@@ -311,8 +316,7 @@ impl PathsView {
                 let Some(i) = draw_states(&painter, r, self.current, &pos, pointer) else {
                     return;
                 };
-                let term: String = r.graph[i]
-                    .term
+                let term: String = (self.shown.get(i).unwrap_or(&r.graph[i].term))
                     .lines()
                     .take(24)
                     .collect::<Vec<_>>()

@@ -4,7 +4,7 @@
 //! the view pans (never zooms) to follow what just stepped, and a minimap shows where the view
 //! is when the graph is bigger than the pane. Only nodes in view are painted.
 
-use crate::layout::{bounds, cell_pos, short, Layout, ANIMATION, CELL_H, NODE_H, NODE_W};
+use crate::layout::{bounds, cell_pos, short, Layout, ANIMATION, CELL_H, CELL_W, NODE_H, NODE_W};
 use eframe::egui::{
     self, Align2, Color32, CornerRadius, FontId, Pos2, Rect, Sense, Shape, Stroke, StrokeKind, Vec2,
 };
@@ -47,6 +47,8 @@ pub struct GraphView {
     pub fit: bool,
     /// The fit was asked for (Fit, 0): it may zoom out to 75 %.
     pub fit_asked: bool,
+    /// Fit again when the tidy Fit started is done.
+    pub fit_after_tidy: bool,
     /// Centre the graph at the next frame, keeping the zoom (a reopened window).
     pub centre: bool,
     /// Show the minimap when the graph does not fit (M).
@@ -64,6 +66,7 @@ impl Default for GraphView {
             focus: false,
             fit: true,
             fit_asked: false,
+            fit_after_tidy: false,
             centre: false,
             minimap: true,
             area: Rect::NOTHING,
@@ -142,6 +145,26 @@ impl GraphView {
         if shift != Vec2::ZERO {
             self.target = Some(offset + shift);
         }
+    }
+
+    /// How many rows and columns of cells the pane shows at the smallest zoom (what a tidy
+    /// packs the graph into, so that Fit fits it); `None` before the pane is measured.
+    pub fn pane_at_floor(&self) -> Option<(i32, i32)> {
+        let cell = Vec2::new(CELL_W, CELL_H) * scale(MIN_ZOOM);
+        let room = self.area.size() - Vec2::splat(40.0);
+        // A pane's last row and column need a node, not a whole cell.
+        let node = Vec2::new(NODE_W, NODE_H) * scale(MIN_ZOOM);
+        let fit = |axis: usize| ((room[axis] - node[axis]) / cell[axis]).floor() as i32 + 1;
+        (room.x >= node.x && room.y >= node.y).then(|| (fit(1), fit(0)))
+    }
+
+    /// Does a graph spanning `all` (graph units) fit the pane at the smallest zoom?
+    pub fn fits_at_floor(&self, all: Option<([f32; 2], [f32; 2])>) -> bool {
+        let Some((a, b)) = all else {
+            return true;
+        };
+        let need = (Vec2::from(b) - Vec2::from(a)) * scale(MIN_ZOOM) + Vec2::splat(40.0);
+        need.x <= self.area.width() && need.y <= self.area.height()
     }
 
     pub fn zoom_by(&mut self, factor: f32) {
@@ -283,7 +306,16 @@ impl GraphView {
             if let Some((lo, hi)) = bounds(placed()) {
                 let (lo, hi) = (Vec2::from(lo), Vec2::from(hi));
                 let size = hi - lo;
-                let z = (area.width() / (size.x + 40.0)).min(area.height() / (size.y + 40.0));
+                // The largest zoom that fits: nodes keep legible text, so below some zoom
+                // they shrink less than the zoom (`scale`); search rather than divide.
+                let fits = |z: f32| {
+                    let need = size * scale(z) + Vec2::splat(40.0);
+                    need.x <= area.width() && need.y <= area.height()
+                };
+                let z = (0..=75)
+                    .map(|i| 1.25 - i as f32 * 0.01)
+                    .find(|&z| fits(z))
+                    .unwrap_or(0.0);
                 // Fit (0) goes down to the smallest zoom, where text still stays at MIN_TEXT (a
                 // graph that still does not fit shows its start and the minimap the rest);
                 // opening a program keeps the zoom the user chose.

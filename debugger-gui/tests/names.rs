@@ -8,6 +8,7 @@ use egui_kittest::kittest::{NodeT, Queryable};
 use egui_kittest::Harness;
 use opal_debugger_gui::app::DebuggerApp;
 use opal_debugger_gui::examples::EXAMPLES;
+use opal_debugger_gui::layout::{bounds, cell_pos};
 
 fn projected(name: &str) -> Harness<'static, DebuggerApp> {
     let i = EXAMPLES
@@ -165,4 +166,47 @@ fn long_rows_wrap_inside_the_term_panel() {
             "{r:?}: a row of more than 40 characters wraps (one line is {one_line})"
         );
     }
+}
+
+/// Fit fits (issue 31): a 12-node statement graph (a chain of 11 and the program's result),
+/// whose layout grows straight down, fits the graph pane of a projected 1280×720 window at a
+/// legible zoom after Fit (which tidies it into side-by-side columns first).
+#[test]
+fn fit_fits_a_twelve_node_chain_at_720p() {
+    let mut src = String::from("extern fetch\na0 := fetch \"x\"\n");
+    for i in 1..11 {
+        src.push_str(&format!("a{i} := a{} + \"{i}\"\n", i - 1));
+    }
+    let mut app = DebuggerApp::from_source("chain.opal", &src, None);
+    app.settings.projector = true;
+    let mut h = Harness::builder()
+        .with_size([1280.0, 720.0])
+        .with_max_steps(60)
+        .build_ui_state(|ui, app: &mut DebuggerApp| app.show(ui), app);
+    h.run();
+    h.key_press(egui::Key::G);
+    h.run();
+    assert_eq!(h.state().graph.nodes.len(), 12);
+    let fits = |h: &Harness<'_, DebuggerApp>| {
+        let app = h.state();
+        let cells = app.layout.placed.values().map(|p| cell_pos(p.cell));
+        app.panels.graph.view.fits_at_floor(bounds(cells))
+    };
+    assert!(!fits(&h), "the grown layout does not fit: nothing to test");
+    h.key_press(egui::Key::Num0);
+    for _ in 0..200 {
+        h.run();
+        if fits(&h) {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let app = h.state();
+    let cells: Vec<_> = app.layout.placed.values().map(|p| p.cell).collect();
+    assert!(
+        fits(&h),
+        "after Fit the chain fits the pane ({:?} cells at the floor): {cells:?}",
+        app.panels.graph.view.pane_at_floor(),
+    );
+    assert!(h.state().status.contains("tidied"), "{}", h.state().status);
 }

@@ -220,11 +220,11 @@ impl Session {
         }
         let ready = kind == Kind::Steppable(opal_core::machine::Rule::Dispatch);
         // An argument that is not a value yet goes by the program's name for it.
-        let arg = match m.readback(x, opal_core::machine::readback::Budget::VIEW) {
+        let arg = match st.readback(x) {
             opal_core::machine::readback::Value::Unknown(_) => st.name(x),
             v => v.to_string(),
         };
-        let detail = match m.status(s) {
+        let detail = match m.status_named(s, &|v| st.name(v)) {
             _ if ready => "ready to dispatch".to_string(),
             opal_core::machine::Status::Waiting { on: Some(v), .. } => {
                 format!("waits for `{}`", st.name(v))

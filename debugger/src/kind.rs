@@ -34,8 +34,17 @@ pub enum RowStatus {
 impl RowStatus {
     /// How statement `s` of `m` stands, and the variable it waits on, if it waits.
     pub fn of(m: &Machine, s: StmtId) -> (RowStatus, Option<VarId>) {
+        RowStatus::of_named(m, s, &|v| m.shown_name(v))
+    }
+
+    /// `of`, naming variables in the why by `name` (a view's names: `states#2`).
+    pub fn of_named(
+        m: &Machine,
+        s: StmtId,
+        name: &dyn Fn(VarId) -> String,
+    ) -> (RowStatus, Option<VarId>) {
         let failed = matches!(m.steppable(s), Err(Blocked::Failed(_)));
-        match m.status(s) {
+        match m.status_named(s, name) {
             Status::Steppable(r) => (RowStatus::Steppable(r), None),
             Status::Value => (RowStatus::Value, None),
             Status::Waiting { on, why } => (RowStatus::Waiting(why), on),

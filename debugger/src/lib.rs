@@ -41,6 +41,7 @@ pub mod timeline;
 pub mod view;
 
 pub use jobs::{JobSpec, Poll, Progress};
+pub use names::marked_terms;
 pub use session::{
     Action, By, Kind, Order, Quiz, Row, RowStatus, Session, Standing, Strategy, Until,
 };

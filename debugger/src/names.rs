@@ -4,7 +4,7 @@
 //! stays in `Row::core` and the window's core view.
 
 use crate::state::State;
-use opal_core::machine::label::{LabelKey, ROOT};
+use opal_core::machine::label::{LabelId, LabelKey, ROOT};
 use opal_core::machine::readback::{Budget, Value};
 use opal_core::machine::{MOp, SourceName, StmtId, VarId};
 use std::collections::HashMap;
@@ -19,7 +19,17 @@ pub(crate) struct Marks(Arc<Mutex<MarkTable>>);
 pub(crate) struct MarkTable {
     given: HashMap<(String, LabelKey), u32>,
     count: HashMap<String, u32>,
+    /// Deep labels' short marks (`ℓk` is `labels[k - 1]`), in order of first sight.
+    labels: Vec<LabelKey>,
+    label_marks: HashMap<LabelKey, u32>,
 }
+
+/// Labels up to this deep are shown whole (`5.6.1`, as the paper writes them); deeper ones
+/// by a mark that is short and stable within the session (`ℓ12`).
+const LABEL_DEPTH: usize = 3;
+
+/// How many calls up `is_machinery` looks for a call of a prelude function.
+const MACHINERY_DEPTH: usize = 64;
 
 /// Components a folded tuple may show before it is named instead.
 const FOLD_WIDTH: usize = 6;
@@ -37,8 +47,69 @@ impl State {
     pub(crate) fn bind_name(&self, v: VarId) -> String {
         match self.machine.source_names(v).last() {
             Some(n) => self.marked(n),
-            None => self.core_name(v),
+            None => self.unnamed(v),
         }
+    }
+
+    /// `v`'s value as the paper writes it, a variable not a value yet by its view name.
+    pub(crate) fn readback(&self, v: VarId) -> Value {
+        self.machine
+            .readback_named(v, Budget::VIEW, &|x| self.name(x))
+    }
+
+    /// A variable the program did not name: its core name at the top level (`t'2`,
+    /// `for_body`) and in the prelude; a copy a call or loop iteration made by its base name
+    /// and an iteration mark (`t#3`, `values#2`), never a label path.
+    fn unnamed(&self, v: VarId) -> String {
+        let m = &self.machine;
+        let fresh = m.fresh_label(v);
+        if fresh == ROOT || self.is_prelude_var(v) {
+            return self.core_name(v);
+        }
+        let n = &m.vars[v].name;
+        self.mark(n.base.to_string(), n.to_string(), fresh)
+    }
+
+    /// Statement `s`'s label as views show it: whole up to `LABEL_DEPTH` levels (`5.6.1`),
+    /// else its mark (`ℓ12`); `Session::label_tip` and the core view give the whole label.
+    pub(crate) fn short(&self, s: StmtId) -> String {
+        let m = &self.machine;
+        let l = m.label_id(s);
+        let key = {
+            let mut memo = self.memo.0.borrow_mut();
+            if memo.depth(&m.labels, l) <= LABEL_DEPTH {
+                return memo.short(&m.labels, l);
+            }
+            memo.key(&m.labels, l)
+        };
+        let Ok(mut marks) = self.marks.0.lock() else {
+            return m.label_short(&mut self.memo.0.borrow_mut(), s);
+        };
+        let table = &mut *marks;
+        let k = match table.label_marks.get(&key) {
+            Some(k) => *k,
+            None => {
+                table.labels.push(key);
+                let k = table.labels.len() as u32;
+                table.label_marks.insert(key, k);
+                k
+            }
+        };
+        format!("ℓ{k}")
+    }
+
+    /// The label a mark a view showed stands for (`ℓ12`, typed also `l12` or `L12`).
+    pub(crate) fn marked_label(&self, text: &str) -> Option<LabelKey> {
+        let digits = ["ℓ", "l", "L"].iter().find_map(|p| text.strip_prefix(p))?;
+        let k: usize = digits.parse().ok()?;
+        let marks = self.marks.0.lock().ok()?;
+        marks.labels.get(k.checked_sub(1)?).copied()
+    }
+
+    /// Is `s` bound in the environment (the prelude's definitions, labels `0.…`)?
+    pub(crate) fn is_prelude_stmt(&self, s: StmtId) -> bool {
+        let m = &self.machine;
+        self.memo.0.borrow_mut().top(&m.labels, m.label_id(s)) == 0
     }
 
     /// `v` in the core notation, its label abbreviated (`x'1@5.6`).
@@ -53,7 +124,7 @@ impl State {
             return self.marked(n);
         }
         let Some(b) = m.binder(v) else {
-            return self.core_name(v);
+            return self.unnamed(v);
         };
         // The threaded handle is the program's `stdout`, the sequencing token `seq`, whichever
         // copy.
@@ -61,15 +132,15 @@ impl State {
             return base.into();
         }
         if depth == 0 || self.is_prelude_var(v) {
-            return self.core_name(v);
+            return self.unnamed(v);
         }
         match m.stmt(b).op {
             MOp::Prim(p) => m.prim(p).to_string(),
             MOp::Alias(y) => self.folded(y, depth - 1),
             // A list (or a boolean) reads as the paper writes it: `["Ho"] + <<…>>`.
-            MOp::Fun(_) => match m.readback(v, Budget::VIEW) {
+            MOp::Fun(_) => match self.readback(v) {
                 r @ (Value::List(_) | Value::Bool(_)) => r.to_string(),
-                _ => self.core_name(v),
+                _ => self.unnamed(v),
             },
             MOp::Tuple(xs) if m.tuple(xs).len() <= FOLD_WIDTH => {
                 let parts: Vec<String> = m
@@ -80,8 +151,47 @@ impl State {
                 let comma = if parts.len() == 1 { "," } else { "" };
                 format!("({}{comma})", parts.join(", "))
             }
-            _ => self.core_name(v),
+            _ => self.unnamed(v),
         }
+    }
+
+    /// Is `s` the machinery of a prelude function the program called (a fold's `l@5 :=
+    /// list@2`), not a statement the program wrote or a variable it named? Views fold these
+    /// away unless asked for the core; a pending or stuck one is never machinery.
+    pub(crate) fn is_machinery(&self, s: StmtId) -> bool {
+        let m = &self.machine;
+        if self.is_prelude_stmt(s) {
+            return true;
+        }
+        let n = m.stmt(s);
+        if n.written_at().is_some() || !m.source_names(n.bind).is_empty() {
+            return false;
+        }
+        if matches!(
+            crate::kind::kind_of(m, s),
+            crate::kind::Kind::Pending | crate::kind::Kind::Stuck
+        ) {
+            return false;
+        }
+        // Inside a call of a prelude function (a loop's fold), looked for a few levels up: a
+        // stream's resolution (`list@2 := ["Ho"] + <<…>>`) is not machinery.
+        if self.library.is_empty() {
+            return false;
+        }
+        let mut l = m.label_id(s);
+        for _ in 0..MACHINERY_DEPTH {
+            let Some(p) = m.labels.parent(l) else {
+                return false;
+            };
+            if self
+                .library
+                .contains(&self.memo.0.borrow_mut().key(&m.labels, p))
+            {
+                return true;
+            }
+            l = p;
+        }
+        false
     }
 
     /// Is `s` a temporary the desugarer invented whose value every view writes in place of
@@ -114,25 +224,96 @@ impl State {
     /// A source name with its iteration mark: none at the top level; `#k` for the k-th copy
     /// of the name a call or loop iteration made.
     fn marked(&self, n: &SourceName) -> String {
-        let m = &self.machine;
         let name = n.name.base.to_string();
         if n.fresh == ROOT {
             return name;
         }
-        let key = self.memo.0.borrow_mut().key(&m.labels, n.fresh);
+        self.mark(name.clone(), name, n.fresh)
+    }
+
+    /// `shown#k`: the k-th copy shown as `shown`, the copy being `whose` freshened at `fresh`
+    /// (a source name, or a core name the program never wrote: `t'2` and `t'3` of one call
+    /// are two copies of `t`). Marks count per shown name, so they never collide.
+    fn mark(&self, shown: String, whose: String, fresh: LabelId) -> String {
+        let key = self.memo.0.borrow_mut().key(&self.machine.labels, fresh);
         let Ok(mut marks) = self.marks.0.lock() else {
-            return name;
+            return shown;
         };
         let table = &mut *marks;
-        let mark = match table.given.get(&(name.clone(), key)) {
+        let mark = match table.given.get(&(whose.clone(), key)) {
             Some(k) => *k,
             None => {
-                let count = table.count.entry(name.clone()).or_insert(0);
+                let count = table.count.entry(shown.clone()).or_insert(0);
                 *count += 1;
-                table.given.insert((name.clone(), key), *count);
+                table.given.insert((whose, key), *count);
                 *count
             }
         };
-        format!("{name}#{mark}")
+        format!("{shown}#{mark}")
+    }
+}
+
+/// Terms printed in the core notation (`opal explore`'s states: `c@4.6.2 := …`) with every
+/// freshened name written as the views write it: `c#1`, numbered per name in the order first
+/// met across all of `terms`, so one copy has one mark in every state.
+pub fn marked_terms(terms: &[String]) -> Vec<String> {
+    let mut given: HashMap<String, u32> = HashMap::new();
+    let mut count: HashMap<String, u32> = HashMap::new();
+    terms
+        .iter()
+        .map(|t| {
+            let mut out = String::with_capacity(t.len());
+            let mut rest = t.as_str();
+            while let Some(at) = rest.find('@') {
+                let (before, after) = rest.split_at(at);
+                // The name before `@`: identifier characters and `'` (a core name, `t'2`).
+                let start = before
+                    .rfind(|c: char| !(c.is_alphanumeric() || c == '_' || c == '\''))
+                    .map_or(0, |i| i + 1);
+                let name = &before[start..];
+                let label_len = after[1..]
+                    .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '…'))
+                    .unwrap_or(after.len() - 1);
+                let label = after[1..1 + label_len].trim_end_matches('.');
+                if name.is_empty() || label.is_empty() {
+                    out.push_str(before);
+                    out.push('@');
+                    rest = &after[1..];
+                    continue;
+                }
+                let base = name.split('\'').next().unwrap_or(name).to_string();
+                let key = format!("{name}@{label}");
+                let k = *given.entry(key).or_insert_with(|| {
+                    let c = count.entry(base.clone()).or_insert(0);
+                    *c += 1;
+                    *c
+                });
+                out.push_str(&before[..start]);
+                out.push_str(&format!("{base}#{k}"));
+                rest = &after[1 + label.len()..];
+            }
+            out.push_str(rest);
+            out
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::marked_terms;
+
+    #[test]
+    fn label_paths_become_marks_the_same_in_every_state() {
+        let terms = [
+            "1 c@4.6.2 := prj 1 x'1@4.6\n2 ret c@4.6.2".to_string(),
+            "1 c@4.6.2 := <1>\n2 d := (c@4.6.2, c@5.1)\nmail a@b".to_string(),
+        ];
+        assert_eq!(
+            marked_terms(&terms),
+            [
+                "1 c#1 := prj 1 x#1\n2 ret c#1",
+                "1 c#1 := <1>\n2 d := (c#1, c#2)\nmail a@b"
+            ]
+        );
     }
 }

@@ -26,10 +26,9 @@ pub use crate::state::{partial_answer, Action, By, Instance, Taken};
 use crate::state::{pending_in, Env};
 use crate::timeline::Call;
 use crate::view::Cache;
-pub use crate::view::{Row, Stepper};
+pub use crate::view::{Row, StepRow, Stepper};
 use opal_core::diag::Diagnostic;
 pub use opal_core::machine::label::{LabelKey, LabelPath};
-use opal_core::machine::readback::Budget;
 pub use opal_core::machine::run::Strategy;
 use opal_core::machine::trace::Trace;
 use opal_core::machine::{Lazy, MOp, Machine, Outcome, Status, StmtId, TaskId, VarId};
@@ -228,6 +227,21 @@ impl Session {
         self.machine().label_of(s)
     }
 
+    /// A label as a person typed it: a path (`5.6.2`) or the mark a view showed for a deep
+    /// one (`ℓ12`, `l12`).
+    pub fn parse_label(&self, text: &str) -> Result<LabelPath, String> {
+        let st = self.history.current();
+        match st.marked_label(text) {
+            Some(key) => {
+                let s = st
+                    .find(key)
+                    .ok_or_else(|| format!("no statement has label {text} now"))?;
+                st.machine.label_of(s).parse()
+            }
+            None => text.parse(),
+        }
+    }
+
     /// A label for a tooltip: whole, or abbreviated with its depth when it is very deep.
     pub fn label_tip(&self, s: StmtId) -> String {
         let st = self.history.current();
@@ -239,7 +253,8 @@ impl Session {
         if depth <= 64 {
             st.machine.label_of(s)
         } else {
-            format!("{} ({depth} levels deep)", st.short(s))
+            let path = st.machine.label_short(&mut st.memo.0.borrow_mut(), s);
+            format!("{path} ({depth} levels deep)")
         }
     }
 
@@ -303,7 +318,7 @@ impl Session {
 
     /// A value as the paper writes it (for tooltips).
     pub fn value_text(&self, v: VarId) -> String {
-        self.machine().readback_text(v, Budget::VIEW)
+        self.state().readback(v).to_string()
     }
 
     /// Where the program stands: finished, stuck, waiting for tasks, or steppable.

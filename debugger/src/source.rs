@@ -31,9 +31,6 @@ pub struct Local {
 /// The value of a variable whose statement has not computed it yet.
 const NOT_YET: &str = "(not computed yet)";
 
-/// How many calls up `is_machinery` looks for a call of a prelude function.
-const MACHINERY_DEPTH: usize = 64;
-
 /// Steps one evaluation may take (a console expression is small; a runaway one stops).
 const EVALUATE_STEPS: u64 = 1_000_000;
 
@@ -89,44 +86,9 @@ impl Session {
         0
     }
 
-    /// Is `s` the machinery of a prelude function the program called (a fold's `l@5 :=
-    /// list@2`), not a statement the program wrote or a variable it named? Views fold these
-    /// away unless asked for the core; a pending or stuck one is never machinery.
+    /// Is `s` the machinery of a prelude function the program called (`State::is_machinery`)?
     pub fn is_machinery(&self, s: StmtId) -> bool {
-        let m = self.machine();
-        if self.is_prelude(s) {
-            return true;
-        }
-        let n = m.stmt(s);
-        if n.written_at().is_some() || !m.source_names(n.bind).is_empty() {
-            return false;
-        }
-        if matches!(
-            crate::kind::kind_of(m, s),
-            crate::kind::Kind::Pending | crate::kind::Kind::Stuck
-        ) {
-            return false;
-        }
-        // Inside a call of a prelude function (a loop's fold), looked for a few levels up: a
-        // stream's resolution (`list@2 := ["Ho"] + <<…>>`) is not machinery.
-        let st = self.history.current();
-        if st.library.is_empty() {
-            return false;
-        }
-        let mut l = m.label_id(s);
-        for _ in 0..MACHINERY_DEPTH {
-            let Some(p) = m.labels.parent(l) else {
-                return false;
-            };
-            if st
-                .library
-                .contains(&st.memo.0.borrow_mut().key(&m.labels, p))
-            {
-                return true;
-            }
-            l = p;
-        }
-        false
+        self.history.current().is_machinery(s)
     }
 
     /// Is `s` a temporary of the desugarer that views fold into its uses (a tuple or a

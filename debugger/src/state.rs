@@ -211,10 +211,10 @@ impl State {
         let mut out = String::new();
         let mut shown = 0;
         for s in m.iter() {
-            let label = self.short(s);
-            if label.starts_with("0.") {
+            if self.is_prelude_stmt(s) {
                 continue;
             }
+            let label = self.short(s);
             if shown == rows {
                 let more = m.iter().count().saturating_sub(shown);
                 out.push_str(&format!("… (and about {more} more statements)\n"));
@@ -223,7 +223,7 @@ impl State {
             shown += 1;
             out.push_str(&format!("{label}  {}\n", self.text(s)));
         }
-        out.push_str(&format!("ret {}\n", m.readback_text(m.ret, Budget::VIEW)));
+        out.push_str(&format!("ret {}\n", self.readback(m.ret)));
         out
     }
 
@@ -241,7 +241,7 @@ impl State {
         });
         let bind = m.stmt(s).bind;
         match m.stmt(s).op {
-            MOp::Fun(_) => match m.readback(bind, Budget::VIEW) {
+            MOp::Fun(_) => match self.readback(bind) {
                 v @ (Value::List(_) | Value::Bool(_)) => format!("{} := {v}", self.bind_name(bind)),
                 _ => {
                     core.lines().next().unwrap_or("").to_string()
@@ -249,7 +249,7 @@ impl State {
                 }
             },
             // A tuple holding lists, booleans or a dictionary reads as data too.
-            MOp::Tuple(_) => match m.readback(bind, Budget::VIEW) {
+            MOp::Tuple(_) => match self.readback(bind) {
                 v if holds_data(&v) => format!("{} := {v}", self.bind_name(bind)),
                 _ => core.lines().next().unwrap_or("").to_string(),
             },
@@ -328,10 +328,6 @@ impl State {
             self.collected
                 .insert((key, n.name.base.to_string()), value.clone());
         }
-    }
-
-    pub(crate) fn short(&self, s: StmtId) -> String {
-        self.machine.label_short(&mut self.memo.0.borrow_mut(), s)
     }
 
     /// The live statement labeled `key`.
@@ -519,7 +515,7 @@ impl Env {
                 let s = st
                     .find(label.key())
                     .ok_or_else(|| format!("no statement has label {label} now"))?;
-                let (why, _) = RowStatus::of(&st.machine, s);
+                let (why, _) = RowStatus::of_named(&st.machine, s, &|v| st.name(v));
                 if !why.is_steppable() {
                     return Err(format!("{} cannot step: {why}", st.short(s)));
                 }

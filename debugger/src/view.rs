@@ -31,19 +31,31 @@ pub struct Row {
     pub waits_on: Option<LabelKey>,
 }
 
-/// The before/after view of the last action (DrRacket's stepper): rows as (label, text,
-/// highlighted); the redexes are highlighted before, what replaced them after.
+/// The before/after view of the last action (DrRacket's stepper): the redexes are
+/// highlighted before, what replaced them after.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Stepper {
     pub what: String,
-    pub before: Vec<(String, String, bool)>,
-    pub after: Vec<(String, String, bool)>,
+    pub before: Vec<StepRow>,
+    pub after: Vec<StepRow>,
+}
+
+/// A statement in the before/after view.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StepRow {
+    pub label: String,
+    pub text: String,
+    /// A redex (before) or what replaced one (after).
+    pub marked: bool,
+    /// The prelude's machinery or a temporary folded into its uses: shown only when the
+    /// user asks for the prelude (`State::is_machinery`, `State::is_folded`).
+    pub machinery: bool,
 }
 
 /// The row of statement `s` of `st`.
 pub(crate) fn build_row(st: &State, env: &Env, s: StmtId) -> Row {
     let m = &st.machine;
-    let (status, on) = RowStatus::of(m, s);
+    let (status, on) = RowStatus::of_named(m, s, &|v| st.name(v));
     let waits_on = on.and_then(|v| m.binder(v)).map(|b| st.key(b));
     let core = m.stmt_text_with(s, &mut |v| st.core_name(v));
     let text = st.text(s);
@@ -51,7 +63,7 @@ pub(crate) fn build_row(st: &State, env: &Env, s: StmtId) -> Row {
     Row {
         id: s,
         key: st.key(s),
-        prelude: label.starts_with("0."),
+        prelude: st.is_prelude_stmt(s),
         line: env.line_at(m.stmt(s).source_offset()),
         label,
         text,
@@ -112,15 +124,15 @@ impl Cache {
 
 /// The stepper's view of an action that took `taken`, said as `what`, from `before` to `after`.
 pub(crate) fn stepper(what: String, before: &State, after: &State, taken: &[Taken]) -> Stepper {
-    let lines = |st: &State, mark: &dyn Fn(LabelKey) -> bool| -> Vec<(String, String, bool)> {
+    let lines = |st: &State, mark: &dyn Fn(LabelKey) -> bool| -> Vec<StepRow> {
         let m = &st.machine;
         m.iter()
-            .filter_map(|s| {
-                let label = st.short(s);
-                (!label.starts_with("0.")).then(|| {
-                    let key = st.key(s);
-                    (label, st.text(s), mark(key))
-                })
+            .filter(|&s| !st.is_prelude_stmt(s))
+            .map(|s| StepRow {
+                label: st.short(s),
+                text: st.text(s),
+                marked: mark(st.key(s)),
+                machinery: st.is_machinery(s) || st.is_folded(s),
             })
             .collect()
     };

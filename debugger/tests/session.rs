@@ -569,4 +569,54 @@ fn every_paths_states_read_the_programs_names() {
         with_c(&r.graph),
         with_c(&plain.graph)
     );
+    // As the window shows them: marks, not label paths (`c#1`, `c#2` for the two iterations).
+    let terms: Vec<String> = r.graph.iter().map(|s| s.term.clone()).collect();
+    let shown = opal_debugger::marked_terms(&terms);
+    assert!(shown.iter().all(|t| !has_label_path(t)), "{shown:?}");
+    assert!(shown.iter().any(|t| t.contains(" c#2")), "{shown:?}");
+}
+
+/// Does `text` hold a name with a label path (`city@5.6.6`, `t'2@7.9`)?
+fn has_label_path(text: &str) -> bool {
+    text.match_indices('@').any(|(i, _)| {
+        let after = text[i + 1..].chars().next();
+        let before = text[..i].chars().last();
+        after.is_some_and(|c| c.is_ascii_digit())
+            && before.is_some_and(|c| c.is_alphanumeric() || c == '\'' || c == '_')
+    })
+}
+
+/// What the lecturer projects (issue 31): at every step of CityExcursions and Tree of Thoughts,
+/// every row, its status and the before/after view name variables as the program did or with a
+/// short mark, never with a label path, and labels are at most three levels or a mark `ℓk`.
+#[test]
+fn views_never_show_a_label_path() {
+    for name in ["city_excursions", "poppy_tree_of_thoughts"] {
+        let mut s = example(name);
+        let mut marked = 0;
+        for _ in 0..400 {
+            for r in s.rows() {
+                let status = r.status.to_string();
+                assert!(!has_label_path(&r.text), "{name}: {}", r.text);
+                assert!(!has_label_path(&status), "{name}: {status}");
+                let short = r.label.starts_with('ℓ') || r.label.matches('.').count() <= 2;
+                assert!(short, "{name}: label {}", r.label);
+                marked += usize::from(r.label.starts_with('ℓ'));
+            }
+            if let Some(v) = s.before_last() {
+                for r in v.before.iter().chain(&v.after) {
+                    assert!(!has_label_path(&r.text), "{name}: {}", r.text);
+                }
+            }
+            if s.round().is_err() && s.resolve_all().map_or(true, |n| n == 0) {
+                break;
+            }
+        }
+        assert_eq!(
+            s.standing(),
+            opal_debugger::Standing::Finished,
+            "{name} finished"
+        );
+        assert!(marked > 0, "{name} has deep labels, shown by marks");
+    }
 }

@@ -7,11 +7,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { checkLaunch, fillLaunch, initialConfiguration, LaunchConfig } from './debugConfig';
 import { isTaskGraph, renderPage, TaskGraph } from './graph';
-
-/** Requests after which the program runs until its next stop. */
-const RUNNING = ['continue', 'next', 'stepIn', 'stepOut', 'reverseContinue', 'configurationDone'];
-/** How often the graph is redrawn while the program runs (ms). */
-const REDRAW_MS = 500;
+import { Redraw } from './redraw';
 /** The share of the editor area the graph takes when it opens a second column: the code keeps
  * 72 %: 80 columns at the default font on a 1400-pixel window with the sidebar open. */
 const GRAPH_SHARE = 0.28;
@@ -29,21 +25,21 @@ export function registerDebugging(context: vscode.ExtensionContext, deps: DebugD
     vscode.debug.registerDebugConfigurationProvider('opal', new DynamicConfigs(), vscode.DebugConfigurationProviderTriggerKind.Dynamic),
     vscode.debug.registerDebugAdapterDescriptorFactory('opal', new AdapterFactory(deps)),
     vscode.debug.registerDebugAdapterTrackerFactory('opal', {
-      createDebugAdapterTracker: (session) => ({
-        // A request that runs the program: the graph is redrawn while it runs, not only at
-        // the next stop.
-        onWillReceiveMessage: (m: { type?: string; command?: string }) => {
-          if (m.type === 'request' && RUNNING.includes(m.command ?? '')) graph.running(session);
-        },
-        onDidSendMessage: (m: { type?: string; event?: string; body?: { threadId?: number } }) => {
-          if (m.type !== 'event') return;
-          if (m.event === 'stopped') {
-            graph.stopped();
-            void graph.refresh(session);
-          }
-          if (m.event === 'terminated' || m.event === 'exited') graph.ended(session);
-        },
-      }),
+      createDebugAdapterTracker: (session) => {
+        // Redrawn at every stop, and while a request that runs the program runs.
+        const redraw = new Redraw((live) => {
+          if (!live) void graph.refresh(session);
+          else if (graph.shown) void graph.refresh(session, false);
+        });
+        return {
+          onWillReceiveMessage: (m: { type?: string; command?: string }) => redraw.toAdapter(m),
+          onDidSendMessage: (m: { type?: string; event?: string }) => {
+            if (redraw.fromAdapter(m)) graph.ended(session);
+          },
+          onExit: () => redraw.stop(),
+          onError: () => redraw.stop(),
+        };
+      },
     }),
     vscode.commands.registerCommand('opal.showTaskGraph', () => graph.reveal(vscode.debug.activeDebugSession)),
     graph,
@@ -109,7 +105,6 @@ class GraphPanel implements vscode.Disposable {
   private note = '';
   private focusLine: number | undefined;
   private generation = 0;
-  private timer: ReturnType<typeof setInterval> | undefined;
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -122,17 +117,9 @@ class GraphPanel implements vscode.Disposable {
     if (this.session) void this.refresh(this.session);
   }
 
-  /** The program runs: redraw every REDRAW_MS until it stops. */
-  running(session: vscode.DebugSession): void {
-    if (this.timer || session.type !== 'opal') return;
-    this.timer = setInterval(() => {
-      if (this.panel) void this.refresh(session, false);
-    }, REDRAW_MS);
-  }
-
-  stopped(): void {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
+  /** Is the graph open (a redraw while running does not open it)? */
+  get shown(): boolean {
+    return this.panel !== undefined;
   }
 
   private ensure(preserveFocus: boolean): vscode.WebviewPanel {
@@ -197,7 +184,6 @@ class GraphPanel implements vscode.Disposable {
 
   ended(session: vscode.DebugSession): void {
     if (this.session?.id !== session.id) return;
-    this.stopped();
     this.session = undefined;
     this.note = 'the debug session ended; the graph is from its last stop';
     this.focusLine = undefined;
@@ -219,7 +205,6 @@ class GraphPanel implements vscode.Disposable {
   }
 
   dispose(): void {
-    this.stopped();
     this.panel?.dispose();
   }
 }

@@ -314,7 +314,9 @@ impl Desugarer {
             self.tuple_of(&vs, span)
         };
         let (f, _) = self.branch_fun(&vs, Some(pat), body, ScopeKind::Loop, "a `for` body", false);
-        let fname = self.emit(Op::Fun(Box::new(f)), span, None);
+        // Named as the paper's Figure 2 names it, in the core view and the debugger alike.
+        let body_name = self.temp("for_body");
+        let fname = self.emit(Op::Fun(Box::new(f)), span, Some(body_name));
         let t = self.emit(Op::Tuple(vec![l, init, fname]), span, None);
         let fold = self.env("fold");
         let target = match vs.len() {
@@ -391,6 +393,7 @@ impl Desugarer {
             }
         }
         let stmts = std::mem::replace(&mut self.buf, saved);
+        let step_name = self.temp("loop_step");
         let step = self.emit(
             Op::Fun(Box::new(Fun {
                 param: p,
@@ -400,7 +403,7 @@ impl Desugarer {
                 },
             })),
             span,
-            None,
+            Some(step_name),
         );
         let fix = self.env("fix");
         let lf = self.emit(Op::Call(fix, step), span, None);

@@ -204,8 +204,10 @@ struct Reader<'m> {
     blocked: Option<VarId>,
     /// Every variable met that is not a value yet, when asked for (`readback_needs`).
     all_blocked: Option<Vec<VarId>>,
-    /// Write the names of unknown values and tasks (for views; not for data or needs).
+    /// Write the names of unknown values and tasks (for views; not for data or needs), by
+    /// this function where a view gives one.
     names: bool,
+    namer: Option<&'m dyn Fn(VarId) -> String>,
     steps: usize,
     depth: usize,
     max_depth: usize,
@@ -250,6 +252,21 @@ impl Machine {
         Reader::new(self, budget, true).value(&Sym::Var(v))
     }
 
+    /// `readback`, writing a variable that is not a value yet by `name` (a debugger's view
+    /// names: `states#2`).
+    pub fn readback_named(
+        &self,
+        v: VarId,
+        budget: Budget,
+        name: &dyn Fn(VarId) -> String,
+    ) -> Value {
+        Reader {
+            namer: Some(name),
+            ..Reader::new(self, budget, true)
+        }
+        .value(&Sym::Var(v))
+    }
+
     /// `v` as data for an external (`PExp`), if it reads back completely within `budget`;
     /// else why not: what it waits on (a variable not a value yet, or a pending task's), a
     /// budget it exceeds, or a function that is not a list or boolean. Also returns the
@@ -291,6 +308,7 @@ impl<'m> Reader<'m> {
             blocked: None,
             all_blocked: None,
             names,
+            namer: None,
             steps: budget.steps,
             depth: 0,
             max_depth: budget.depth,
@@ -378,7 +396,9 @@ impl<'m> Reader<'m> {
             Sym::Var(v) => {
                 self.wait_on(&Sym::Var(v));
                 // By the program's name where the machine keeps them (a debugger).
-                Value::Unknown(if self.names {
+                Value::Unknown(if let Some(name) = self.namer {
+                    name(v)
+                } else if self.names {
                     abbreviate(&self.m.shown_name(v))
                 } else {
                     String::new()

@@ -204,6 +204,12 @@ impl Machine {
         }
     }
 
+    /// The label of the step that freshened `v` (`ROOT` if none): which call or loop
+    /// iteration's copy it is.
+    pub fn fresh_label(&self, v: VarId) -> LabelId {
+        self.vars[v].fresh
+    }
+
     /// Is the label `fresh` (a source name's) the label of statement `s` or one of its
     /// prefixes: is a variable freshened there in scope at `s`?
     pub fn in_scope_at(&self, fresh: LabelId, s: super::StmtId) -> bool {

@@ -223,16 +223,20 @@ impl Machine {
     }
 
     pub fn status(&self, s: StmtId) -> Status {
+        // By the program's names where a debugger keeps them (`opal run` keeps none).
+        self.status_named(s, &|v| self.shown_name(v))
+    }
+
+    /// `status`, naming variables by `name` (a debugger's view names).
+    pub fn status_named(&self, s: StmtId, name: &dyn Fn(VarId) -> String) -> Status {
         match self.steppable(s) {
             Ok(r) => Status::Steppable(r),
-            Err(b) => self.explain(b),
+            Err(b) => self.explain(b, name),
         }
     }
 
-    /// Why a statement cannot step, in words.
-    pub(super) fn explain(&self, b: Blocked) -> Status {
-        // By the program's names where a debugger keeps them (`opal run` keeps none).
-        let name = |v: VarId| self.shown_name(v);
+    /// Why a statement cannot step, in words, naming variables by `name`.
+    fn explain(&self, b: Blocked, name: &dyn Fn(VarId) -> String) -> Status {
         let prim = |v: VarId| match self.binder(v).map(|b| self.stmts[b].op) {
             Some(MOp::Prim(p)) => crate::diag::clip_display(self.prim(p)),
             _ => name(v),

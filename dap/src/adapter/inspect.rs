@@ -181,12 +181,12 @@ impl Adapter {
                 let (label, expr) = rest.split_once(char::is_whitespace).ok_or(
                     "usage: :resolve LABEL EXPRESSION, e.g. :resolve 2 [\"Honolulu\", ...]",
                 )?;
-                let r = s.resolve_with(&label.parse()?, expr.trim())?;
+                let r = s.resolve_with(&s.parse_label(label)?, expr.trim())?;
                 self.stopped("step", &r);
                 r
             }
             "why" => {
-                let label: LabelPath = rest.parse()?;
+                let label = s.parse_label(rest)?;
                 let st = s
                     .find(label.key())
                     .ok_or_else(|| format!("no statement has label {rest} now"))?;
@@ -194,7 +194,7 @@ impl Adapter {
                 format!("{}: {}", row.text, row.status)
             }
             "step" => {
-                let r = s.step(&rest.parse()?)?;
+                let r = s.step(&s.parse_label(rest)?)?;
                 self.stopped("step", &r);
                 r
             }

@@ -230,12 +230,23 @@ impl DebuggerApp {
             }
             GraphCmd::Select(l) => self.selected = l,
             GraphCmd::Tidy => {
+                self.layout.pane = view.pane_at_floor();
                 self.layout.start_tidy(&self.graph);
                 return Some(Ok("tidying the graph… (Esc cancels)".into()));
             }
             GraphCmd::FitView => {
                 view.fit = true;
                 view.fit_asked = true;
+                // A layout grown step by step (a chain straight down) may not fit where a
+                // tidy one does: tidy first, and fit again when it is done.
+                let all = crate::layout::bounds(
+                    (self.layout.placed.values()).map(|p| crate::layout::cell_pos(p.cell)),
+                );
+                if !view.fits_at_floor(all) && !self.layout.tidying() {
+                    self.layout.pane = view.pane_at_floor();
+                    self.layout.start_tidy(&self.graph);
+                    view.fit_after_tidy = true;
+                }
             }
             GraphCmd::Minimap => {
                 view.minimap = !view.minimap;

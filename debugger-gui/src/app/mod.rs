@@ -668,6 +668,11 @@ impl DebuggerApp {
         self.poll_job(frame_start);
         if self.layout.poll_tidy(&self.graph, self.now) {
             self.status = "tidied the graph".into();
+            let view = &mut self.panels.graph.view;
+            if std::mem::take(&mut view.fit_after_tidy) {
+                view.fit = true;
+                view.fit_asked = true;
+            }
         }
         if let Some(p) = &mut self.panels.windows.paths {
             if p.poll() {

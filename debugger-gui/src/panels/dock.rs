@@ -6,6 +6,7 @@ use super::*;
 use crate::timeline::Timeline;
 use opal_core::machine::label::LabelPath;
 use opal_core::machine::StmtId;
+use opal_debugger::session::StepRow;
 use std::collections::HashMap;
 
 /// The dock; it owns the timeline's choices and what the user typed to resolve each task.
@@ -256,21 +257,26 @@ fn history_tab(ui: &mut egui::Ui, app: &AppView, out: &mut Vec<Cmd>) {
 }
 
 /// The rows around the marked ones (at most 40), or the first 8 when none is marked.
-fn around_marks(rows: &[(String, String, bool)]) -> Vec<(String, String, bool)> {
+fn around_marks(rows: &[StepRow]) -> Vec<StepRow> {
     let marked: Vec<usize> = rows
         .iter()
         .enumerate()
-        .filter(|r| r.1 .2)
+        .filter(|r| r.1.marked)
         .map(|r| r.0)
         .collect();
     let (Some(&a), Some(&b)) = (marked.first(), marked.last()) else {
         return rows.iter().take(8).cloned().collect();
     };
     let (lo, hi) = (a.saturating_sub(3), (b + 4).min(rows.len()));
-    let mut out: Vec<(String, String, bool)> = rows[lo..hi].to_vec();
+    let mut out: Vec<StepRow> = rows[lo..hi].to_vec();
     if hi - lo > 40 {
         out.truncate(40);
-        out.push(("…".into(), String::new(), false));
+        out.push(StepRow {
+            label: "…".into(),
+            text: String::new(),
+            marked: false,
+            machinery: false,
+        });
     }
     out
 }
@@ -287,7 +293,22 @@ fn stepper_tab(ui: &mut egui::Ui, app: &AppView) {
         return;
     };
     ui.label(RichText::new(format!("last action: {}", v.what)).strong());
-    let (before, after) = (around_marks(&v.before), around_marks(&v.after));
+    // The program's statements only, unless the prelude is asked for (as in the term panel).
+    let shown = |rows: &[StepRow]| -> Vec<StepRow> {
+        let keep = |r: &&StepRow| app.settings.prelude || !r.machinery;
+        rows.iter().filter(keep).cloned().collect()
+    };
+    let hidden = v.before.iter().filter(|r| r.marked && r.machinery).count();
+    if hidden > 0 && !app.settings.prelude {
+        ui.weak(format!(
+            "{hidden} of the redexes are the prelude's machinery or folded temporaries: \
+             tick \"prelude\" to see them"
+        ));
+    }
+    let (before, after) = (
+        around_marks(&shown(&v.before)),
+        around_marks(&shown(&v.after)),
+    );
     let hl = Color32::from_rgba_unmultiplied(0xff, 0xd0, 0x40, 0xb0);
     ui.columns(2, |cols| {
         for (col, title, rows) in [(0, "before", &before), (1, "after", &after)] {
@@ -297,16 +318,26 @@ fn stepper_tab(ui: &mut egui::Ui, app: &AppView) {
                 .id_salt(title)
                 .auto_shrink([false, false])
                 .show(ui, |ui| {
-                    for (label, text, mark) in rows.iter() {
-                        let t = RichText::new(format!("{label}  {text}")).monospace();
-                        let t = if *mark {
-                            t.background_color(hl).strong()
-                        } else {
-                            t
-                        };
-                        ui.add(egui::Label::new(t).truncate());
-                    }
+                    // Left-aligned: a wrapped row in the columns' justified layout would be
+                    // stretched to the full width, its words spaced apart.
+                    ui.set_max_width(ui.available_width());
+                    ui.with_layout(egui::Layout::top_down(egui::Align::Min), |ui| {
+                        rows_ui(ui, rows, hl)
+                    });
                 });
         }
     });
+}
+
+fn rows_ui(ui: &mut egui::Ui, rows: &[StepRow], hl: Color32) {
+    for r in rows {
+        let t = RichText::new(format!("{}  {}", r.label, r.text)).monospace();
+        let t = if r.marked {
+            t.background_color(hl).strong()
+        } else {
+            t
+        };
+        // Wrapped, never cut: the room reads the whole statement.
+        ui.add(egui::Label::new(t).wrap());
+    }
 }
