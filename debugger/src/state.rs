@@ -204,14 +204,15 @@ pub(crate) fn start(source: &str, world: Option<World>) -> Result<(Env, State), 
 }
 
 impl State {
-    /// The term, one line per statement (environment hidden), values read back; at most
-    /// `rows` statements.
+    /// The term, one line per statement (the environment, the prelude's machinery and the
+    /// temporaries folded into their uses hidden, as in the labeled term), values read back;
+    /// at most `rows` statements.
     pub(crate) fn view(&self, rows: usize) -> String {
         let m = &self.machine;
         let mut out = String::new();
         let mut shown = 0;
         for s in m.iter() {
-            if self.is_prelude_stmt(s) {
+            if self.is_machinery(s) || self.is_folded(s) {
                 continue;
             }
             let label = self.short(s);

@@ -14,6 +14,7 @@ pub use crate::cmd::{
 };
 mod commands;
 mod native;
+mod watch;
 
 pub use native::run_native;
 
@@ -90,6 +91,9 @@ pub struct DebuggerApp {
     pub(crate) now: f64,
     last_run: f64,
     last_poll: f64,
+    /// The program's file and its world file, watched by a thread (wakes the window only on
+    /// a change).
+    watch: Option<watch::Watch>,
     /// Frame times while a job runs (for the benchmark and the status line).
     pub job_frames: Vec<f32>,
     /// The window title last set.
@@ -134,6 +138,7 @@ impl DebuggerApp {
             now: 0.0,
             last_run: 0.0,
             last_poll: 0.0,
+            watch: None,
             job_frames: Vec::new(),
             title: String::new(),
             screen: egui::vec2(1500.0, 950.0),
@@ -621,10 +626,19 @@ impl DebuggerApp {
         }
         if let Origin::File(p) = &self.origin {
             let p = p.clone();
+            let paths: Vec<PathBuf> = std::iter::once(p.clone())
+                .chain(
+                    self.world_file
+                        .clone()
+                        .or_else(|| opal_core::world::path_beside(&p)),
+                )
+                .collect();
+            if self.watch.as_ref().is_none_or(|w| w.paths != paths) {
+                self.watch = Some(watch::Watch::start(paths, ctx.clone()));
+            }
             if let Some(c) = self.watch_file(&p) {
                 self.run_cmd(c);
             }
-            ctx.request_repaint_after(Duration::from_secs(1));
         }
         self.pump_live();
         self.autosave(false);
@@ -756,7 +770,8 @@ impl DebuggerApp {
 
     /// Reload when the file changes on disk (polled once a second): the command, if it did.
     fn watch_file(&mut self, p: &Path) -> Option<Cmd> {
-        if self.now - self.last_poll <= 1.0 {
+        let signalled = self.watch.as_ref().is_some_and(|w| w.take_changed());
+        if !signalled && self.now - self.last_poll <= 1.0 {
             return None;
         }
         self.last_poll = self.now;

@@ -300,9 +300,14 @@ fn stepper_tab(ui: &mut egui::Ui, app: &AppView) {
     };
     let hidden = v.before.iter().filter(|r| r.marked && r.machinery).count();
     if hidden > 0 && !app.settings.prelude {
+        let (n, are) = if hidden == 1 {
+            ("1 redex".to_string(), "is")
+        } else {
+            (format!("{hidden} redexes"), "are")
+        };
         ui.weak(format!(
-            "{hidden} of the redexes are the prelude's machinery or folded temporaries: \
-             tick \"prelude\" to see them"
+            "{n} {are} the prelude's machinery or folded temporaries: tick \"prelude\" to see \
+             them"
         ));
     }
     let (before, after) = (
