@@ -6,8 +6,8 @@ use crate::load::{load_world, print_diags, read_file};
 use crate::run;
 use clap::{CommandFactory, Parser};
 use opal_core::diag::{Diagnostic, Severity};
+use opal_core::format;
 use opal_core::span::LineIndex;
-use opal_core::{compile, format};
 use std::path::Path;
 
 /// Parses the command line (clap prints help, versions and usage errors, exit 0 or 2) and runs
@@ -191,7 +191,7 @@ fn check(files: &[String], json: bool) -> i32 {
             continue;
         }
         let (w, wdiags) = load_world(file, None);
-        let compiled = opal_core::compile_with(&text, w.as_ref());
+        let compiled = opal_core::compile_file(file, &text, w.as_ref());
         let mut diags = compiled.diags.clone();
         // A world file that did not load has its own errors; "no entry" would be noise.
         if w.is_some() || wdiags.is_none() {
@@ -213,6 +213,11 @@ fn check(files: &[String], json: bool) -> i32 {
 fn fmt(files: &[String], check: bool) -> i32 {
     let mut code = 0;
     for file in files {
+        if opal_core::python::is_python(file) {
+            eprintln!("opal: {file}: `opal fmt` formats OPAL; format a Python script with its own tools (`ruff format`, `black`)");
+            code = 1;
+            continue;
+        }
         // What cannot be written back (a FIFO, a directory) is refused before it is read: reading
         // a FIFO would wait for a writer forever.
         if let Err(e) = (!check)
@@ -262,7 +267,7 @@ fn desugar(file: &str, prelude: bool) -> i32 {
             return 1;
         }
     };
-    let compiled = compile(&text);
+    let compiled = opal_core::compile_file(file, &text, None);
     print_diags(&compiled.diags, file, &text);
     if compiled.has_errors() {
         return 1;

@@ -40,11 +40,11 @@ pub fn load(
     // to compile: do both at once. The world's `order` keys change the desugaring of externs
     // declared without a class; the few world files that have them compile the program again.
     let (compiled, (w, wdiags)) = if world_path(file, world).is_none() {
-        (opal_core::compile(&text), (None, None))
+        (opal_core::compile_file(file, &text, None), (None, None))
     } else {
         std::thread::scope(|s| {
             let loading = s.spawn(|| load_world(file, world));
-            let compiled = opal_core::compile(&text);
+            let compiled = opal_core::compile_file(file, &text, None);
             let failed = || {
                 (
                     None,

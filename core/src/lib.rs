@@ -13,6 +13,7 @@ pub mod lenient_json;
 pub mod machine;
 pub mod names;
 pub mod ordering;
+pub mod python;
 pub mod span;
 pub mod syntax;
 pub mod world;
@@ -47,6 +48,20 @@ pub fn compile(src: &str) -> Compiled {
 /// externals the program declares without one.
 pub fn compile_with(src: &str, world: Option<&world::World>) -> Compiled {
     compile_parsed(parse(src), world)
+}
+
+/// The parse of a file by the front end its name picks: Python for `.py`, OPAL otherwise.
+pub fn parse_file(path: &str, src: &str) -> Parsed {
+    if python::is_python(path) {
+        python::parse(src)
+    } else {
+        parse(src)
+    }
+}
+
+/// `compile_with` for a file, by the front end its name picks (`parse_file`).
+pub fn compile_file(path: &str, src: &str, world: Option<&world::World>) -> Compiled {
+    compile_parsed(parse_file(path, src), world)
 }
 
 /// `compile_with` from the parse: a caller that compiled without the world while it loaded

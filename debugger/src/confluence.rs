@@ -250,7 +250,7 @@ mod tests {
     use super::*;
 
     fn run(src: &str, order: Order, budget: usize) -> (Confluence, String) {
-        let (mut env, st) = crate::state::start(src, None).expect("compiles");
+        let (mut env, st) = crate::state::start("t.opal", src, None).expect("compiles");
         let mut c = ConfluenceRun::new(order, &st, &st, 0, HashMap::new());
         let far = Instant::now() + std::time::Duration::from_secs(3600);
         c.work(&mut env, budget, far).expect("ends")

@@ -320,7 +320,7 @@ mod tests {
     use super::*;
 
     fn history(src: &str) -> (Env, History) {
-        let (env, st) = crate::state::start(src, None).expect("compiles");
+        let (env, st) = crate::state::start("t.opal", src, None).expect("compiles");
         (env, History::new(st))
     }
 

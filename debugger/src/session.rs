@@ -52,9 +52,19 @@ pub struct Session {
 }
 
 impl Session {
-    /// A session on `source`; `Err` with the errors if it does not compile.
+    /// A session on the OPAL program `source`; `Err` with the errors if it does not compile.
     pub fn new(source: &str, world: Option<World>) -> Result<Session, Vec<Diagnostic>> {
-        let (env, start) = crate::state::start(source, world)?;
+        Session::for_file("program.opal", source, world)
+    }
+
+    /// A session on the file `path` holding `source`, read by the front end its name picks
+    /// (a `.py` script by the Python front end); `Err` with the errors if it does not compile.
+    pub fn for_file(
+        path: &str,
+        source: &str,
+        world: Option<World>,
+    ) -> Result<Session, Vec<Diagnostic>> {
+        let (env, start) = crate::state::start(path, source, world)?;
         Ok(Session {
             env,
             trace: None,

@@ -185,8 +185,12 @@ pub(crate) struct Env {
 
 /// Compiles `source`: what applying actions needs, and the initial state; `Err` with the
 /// errors if it does not compile.
-pub(crate) fn start(source: &str, world: Option<World>) -> Result<(Env, State), Vec<Diagnostic>> {
-    let c = opal_core::compile_with(source, world.as_ref());
+pub(crate) fn start(
+    path: &str,
+    source: &str,
+    world: Option<World>,
+) -> Result<(Env, State), Vec<Diagnostic>> {
+    let c = opal_core::compile_file(path, source, world.as_ref());
     if c.has_errors() {
         return Err(c.diags.into_iter().filter(|d| d.is_error()).collect());
     }

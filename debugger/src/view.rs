@@ -180,7 +180,7 @@ mod tests {
     #[test]
     fn rows_say_how_each_statement_stands_and_the_cache_follows_the_revision() {
         let (mut env, mut st) =
-            crate::state::start("a := 1 + 2\nb := a + 3\n", None).expect("compiles");
+            crate::state::start("t.opal", "a := 1 + 2\nb := a + 3\n", None).expect("compiles");
         let cache = Cache::default();
         let rows: Vec<Row> = st
             .machine
@@ -216,7 +216,8 @@ mod tests {
     #[test]
     fn a_call_that_failed_stands_as_failed_and_says_stuck() {
         let (mut env, mut st) =
-            crate::state::start("a := 1 / 0\nprint (&stdout, a)\n", None).expect("compiles");
+            crate::state::start("t.opal", "a := 1 / 0\nprint (&stdout, a)\n", None)
+                .expect("compiles");
         for at in 0..4 {
             let _ = env.apply(
                 &mut st,
@@ -239,7 +240,7 @@ mod tests {
     #[test]
     fn breakpoints_can_stop_inside_function_bodies() {
         let src = "f := fun x:\n    y := x + 1\n    ret y\nprint (&stdout, f 2)\n";
-        let (env, st) = crate::state::start(src, None).expect("compiles");
+        let (env, st) = crate::state::start("t.opal", src, None).expect("compiles");
         let lines = statement_lines(&st.machine, &env);
         assert!(lines.contains(&2) && lines.contains(&4), "{lines:?}");
     }

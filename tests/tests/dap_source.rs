@@ -357,3 +357,36 @@ fn next_steps_over_calls_step_in_enters_them_step_out_leaves() {
         [(2, x("2")), (2, x("4")), (6, None)]
     );
 }
+
+/// A Python script debugs like an OPAL program (issue 32): a breakpoint on a line of the `.py`
+/// file inside a loop stops once per iteration with the loop variable by its Python name.
+/// (Under call-by-value, where `n` is computed before the call on the line is inlined;
+/// opportunistically the call is inlined in the same round that computes `n`, and Locals says
+/// `n` is not computed yet, which is what the term holds.)
+#[test]
+fn a_python_script_stops_on_its_own_lines_with_its_variables() {
+    let mut d = Dap::start();
+    let path = program("tests/python/debug_loop.py");
+    let r = d.launch(json!({"program": path, "strategy": "cbv"}));
+    assert_eq!(r["success"], true, "{r}");
+    d.event("initialized");
+    d.request(
+        "setBreakpoints",
+        json!({"source": {"path": path}, "breakpoints": [{"line": 9}]}),
+    );
+    d.request("configurationDone", json!({}));
+    let mut seen = Vec::new();
+    for i in 0..10 {
+        if i > 0 {
+            d.request("continue", json!({"threadId": 1}));
+        }
+        let Some(stop) = next_stop_or_end(&mut d) else {
+            break;
+        };
+        assert_eq!(stop["body"]["reason"], "breakpoint", "{stop}");
+        assert_eq!(top_frame(&mut d).0, 9, "the stop is on the script's line");
+        seen.push(local(&mut d, "n").expect("n is in Locals"));
+    }
+    assert_eq!(seen, ["-3", "0", "7", "10"]);
+    assert!(d.output().ends_with("10 even\n"), "{}", d.output());
+}

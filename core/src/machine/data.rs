@@ -304,6 +304,7 @@ pub fn eval(ext: &str, arg: &PExp) -> Result<PExp, CallError> {
         "json_dump" => PExp::str(&to_json(arg)?.to_string()),
         "error" => return Err(CallError::Raised(display(arg))),
         "to_str" => PExp::str(&display(arg)),
+        py if super::pylib::is_py(py) => super::pylib::eval(py, arg)?,
         other => {
             return Err(CallError::Unknown {
                 name: shown(&other),

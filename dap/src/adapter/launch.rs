@@ -65,7 +65,7 @@ impl Adapter {
             }
             None => None,
         };
-        let session = Session::new(&source, world).map_err(|diags| {
+        let session = Session::for_file(&program, &source, world).map_err(|diags| {
             // The caret diagrams in the Debug Console (monospace); the error message, which an
             // editor shows in a proportional font, only says where the first error is.
             let all = rendered(&diags, &program, &source);

@@ -292,7 +292,7 @@ impl DebuggerApp {
             },
             None => None,
         };
-        match Session::new(source, world) {
+        match Session::for_file(shown, source, world) {
             Ok(mut s) => {
                 s.step_budget = self.settings.step_budget.max(1);
                 let keep = match (self.session.as_ref().filter(|_| reload), self.kept.take()) {

@@ -1,0 +1,717 @@
+//! Python expressions lowered to OPAL's: operators with Python's meaning (`/` is true
+//! division, `//` and `%` floor, through the library's `py_*` functions), calls, literals,
+//! f-strings formatted as Python formats them.
+
+use super::{span, Lower};
+use crate::span::Span;
+use crate::syntax::ast::Pattern;
+use crate::syntax::ast::{BinOp, Expr, ExprKind, FPart, FunBody, Ident, Lit, Param, Params};
+use ruff_python_ast as py;
+
+/// A call of a named function: `f a` for one argument, `f (a, b)` for several, `f ()` for
+/// none (a Python call's arguments are one tuple, as OPAL's are).
+pub(super) fn call(name: &str, args: Vec<Expr>, at: Span) -> Expr {
+    let f = Expr::new(ExprKind::Name(ident(name, at)), at);
+    let arg = match args.len() {
+        0 => Expr::new(ExprKind::Unit, at),
+        1 => args
+            .into_iter()
+            .next()
+            .unwrap_or_else(|| Expr::new(ExprKind::Unit, at)),
+        _ => Expr::new(ExprKind::Tuple(args), at),
+    };
+    Expr::new(ExprKind::App(Box::new(f), Box::new(arg)), at)
+}
+
+pub(super) fn ident(name: &str, at: Span) -> Ident {
+    Ident {
+        name: name.to_string(),
+        span: at,
+    }
+}
+
+fn str_lit(s: &str, at: Span) -> Expr {
+    Expr::new(ExprKind::Lit(Lit::Str(s.to_string())), at)
+}
+
+fn binary(op: BinOp, a: Expr, b: Expr, at: Span) -> Expr {
+    Expr::new(ExprKind::Binary(op, Box::new(a), Box::new(b)), at)
+}
+
+/// Methods that change their receiver: their meaning needs the object, which OPAL's values
+/// are not (docs/python.md).
+pub(super) const MUTATING: &[&str] = &[
+    "append",
+    "extend",
+    "insert",
+    "pop",
+    "remove",
+    "sort",
+    "reverse",
+    "clear",
+    "update",
+    "setdefault",
+    "popitem",
+    "add",
+    "discard",
+];
+
+/// Python built-ins that are OPAL library functions of the same name and meaning.
+const SAME_BUILTINS: &[&str] = &[
+    "len",
+    "range",
+    "sorted",
+    "sum",
+    "min",
+    "max",
+    "enumerate",
+    "zip",
+    "reversed",
+];
+
+/// Python built-ins OPAL's library implements under a `py_` name (Python's printing and
+/// conversions).
+const PY_BUILTINS: &[(&str, &str)] = &[
+    ("str", "py_str"),
+    ("repr", "py_repr"),
+    ("int", "py_int"),
+    ("float", "py_float"),
+    ("abs", "py_abs"),
+    ("bool", "py_bool"),
+    ("list", "py_list"),
+    ("tuple", "py_tuple"),
+    ("any", "py_any"),
+    ("all", "py_all"),
+    ("round", "py_round"),
+];
+
+impl Lower {
+    pub(super) fn expr(&mut self, e: &py::Expr) -> Expr {
+        let at = span(ruff_text_size::Ranged::range(e));
+        let kind = match e {
+            // A script runs as the main module: `if __name__ == "__main__":` holds.
+            py::Expr::Name(n) if n.id.as_str() == "__name__" => ExprKind::Lit(Lit::Str("__main__".into())),
+            py::Expr::Name(n) => ExprKind::Name(ident(n.id.as_str(), at)),
+            py::Expr::BooleanLiteral(b) => {
+                ExprKind::Name(ident(if b.value { "true" } else { "false" }, at))
+            }
+            // None is the unit value `()`, which prints as `None` (docs/python.md).
+            py::Expr::NoneLiteral(_) => ExprKind::Unit,
+            py::Expr::NumberLiteral(n) => match &n.value {
+                py::Number::Int(i) => match i.as_i64() {
+                    Some(i) => ExprKind::Lit(Lit::Int(i)),
+                    None => return self.refused(at, "an integer beyond 64 bits", "use a float, or compute it in an external"),
+                },
+                py::Number::Float(f) => ExprKind::Lit(Lit::Float(*f)),
+                py::Number::Complex { .. } => {
+                    return self.refused(at, "a complex number", "compute with it in an external function")
+                }
+            },
+            py::Expr::StringLiteral(s) => ExprKind::Lit(Lit::Str(s.value.to_str().to_string())),
+            py::Expr::FString(f) => return self.fstring(&f.value, at),
+            py::Expr::BinOp(b) => return self.binop(b, at),
+            py::Expr::UnaryOp(u) if u.op == py::UnaryOp::Not => {
+                ExprKind::Not(Box::new(self.cond(&u.operand)))
+            }
+            py::Expr::UnaryOp(u) => {
+                let x = self.expr(&u.operand);
+                match u.op {
+                    // (Taken by the arm above.)
+                    py::UnaryOp::Not => ExprKind::Not(Box::new(x)),
+                    py::UnaryOp::USub => ExprKind::Neg(Box::new(x)),
+                    py::UnaryOp::UAdd => return x,
+                    py::UnaryOp::Invert => {
+                        return self.refused(at, "`~`", "compute bit operations in an external function")
+                    }
+                }
+            }
+            py::Expr::BoolOp(b) => return self.bool_op(b, at),
+            py::Expr::Compare(c) => return self.compare(c, at),
+            py::Expr::Call(c) => return self.call_expr(c, at),
+            py::Expr::List(l) => ExprKind::List(l.elts.iter().map(|x| self.expr(x)).collect()),
+            py::Expr::Tuple(t) => match t.elts.len() {
+                0 => ExprKind::Unit,
+                _ => ExprKind::Tuple(t.elts.iter().map(|x| self.expr(x)).collect()),
+            },
+            py::Expr::Dict(d) => {
+                let mut kvs = Vec::new();
+                for item in &d.items {
+                    let Some(k) = &item.key else {
+                        return self.refused(at, "`**` in a dictionary", "build the dictionary in an external function");
+                    };
+                    kvs.push((self.expr(k), self.expr(&item.value)));
+                }
+                ExprKind::Dict(kvs)
+            }
+            py::Expr::Subscript(s) => {
+                if let py::Expr::Slice(sl) = &*s.slice {
+                    let mut bound = |b: &Option<Box<py::Expr>>| match b {
+                        Some(x) => self.expr(x),
+                        None => Expr::new(ExprKind::Unit, at),
+                    };
+                    let (a, b, c) = (bound(&sl.lower), bound(&sl.upper), bound(&sl.step));
+                    let seq = self.expr(&s.value);
+                    return call("py_slice", vec![seq, a, b, c], at);
+                }
+                ExprKind::Index(Box::new(self.expr(&s.value)), Box::new(self.expr(&s.slice)))
+            }
+            py::Expr::If(i) => ExprKind::Cond(
+                Box::new(self.expr(&i.body)),
+                Box::new(self.cond(&i.test)),
+                Box::new(self.expr(&i.orelse)),
+            ),
+            py::Expr::Lambda(l) => {
+                let params = match &l.parameters {
+                    Some(p) => self.params(p, at),
+                    None => Params::Unit(at),
+                };
+                ExprKind::Fun(params, FunBody::Expr(Box::new(self.expr(&l.body))))
+            }
+            py::Expr::Attribute(_) => {
+                return self.refused(at, "an attribute or method", "method calls are not built yet; call a function, or move the code into an external function")
+            }
+            py::Expr::ListComp(c) => return self.comprehension(&c.elt, &c.generators, at),
+            py::Expr::Generator(g) => return self.comprehension(&g.elt, &g.generators, at),
+            py::Expr::SetComp(_) | py::Expr::DictComp(_) => {
+                return self.refused(at, "a set or dictionary comprehension", "build a list with a list comprehension, or a dictionary in a `for` loop")
+            }
+            py::Expr::Await(_) => {
+                return self.refused(at, "`await`", "call the external without `await`: OPAL runs every call as soon as its argument is ready")
+            }
+            py::Expr::Yield(_) | py::Expr::YieldFrom(_) => {
+                return self.refused(at, "a generator (`yield`)", "build a list, or move the generator into an external function")
+            }
+            py::Expr::Set(_) => return self.refused(at, "a set", "use a list, or a dictionary with the items as keys"),
+            py::Expr::Named(_) => return self.refused(at, "`:=` in an expression", "assign on a line of its own"),
+            py::Expr::Starred(_) => return self.refused(at, "`*` unpacking", "pass the items one by one"),
+            py::Expr::Slice(_) => return self.refused(at, "a slice", "take the items in an external function"),
+            py::Expr::BytesLiteral(_) | py::Expr::TString(_) | py::Expr::EllipsisLiteral(_) | py::Expr::IpyEscapeCommand(_) => {
+                return self.refused(at, "this literal", "use a string, a number or a list")
+            }
+        };
+        Expr::new(kind, at)
+    }
+
+    /// `e` where Python tests its truth (`if`, `while`, `not`, `assert`): a boolean as it is,
+    /// anything else through `bool` (an empty list is false, as in Python).
+    pub(super) fn cond(&mut self, e: &py::Expr) -> Expr {
+        let at = span(ruff_text_size::Ranged::range(e));
+        match e {
+            py::Expr::BoolOp(b) => {
+                let op = if b.op == py::BoolOp::And {
+                    BinOp::And
+                } else {
+                    BinOp::Or
+                };
+                let parts: Vec<Expr> = b.values.iter().map(|v| self.cond(v)).collect();
+                let mut it = parts.into_iter();
+                let first = it.next().unwrap_or_else(|| Expr::new(ExprKind::Error, at));
+                it.fold(first, |a, b| binary(op, a, b, at))
+            }
+            e if is_boolean(e) => self.expr(e),
+            e => {
+                let x = self.expr(e);
+                call("py_bool", vec![x], at)
+            }
+        }
+    }
+
+    /// `a and b`, `a or b` as values. Of booleans: OPAL's `and`/`or`. Else Python's meaning,
+    /// the first operand that decides (`name or "default"`), which needs the left operand
+    /// to be a name (it is tested, then maybe the value: it must not run twice).
+    fn bool_op(&mut self, b: &py::ExprBoolOp, at: Span) -> Expr {
+        let and = b.op == py::BoolOp::And;
+        if b.values.iter().all(is_boolean) {
+            return self.cond(&py::Expr::BoolOp(b.clone()));
+        }
+        let [left, right] = b.values.as_slice() else {
+            return self.refused(
+                at,
+                "`and`/`or` of three values that are not booleans",
+                "split it: `x = a or b`, then `x or c`",
+            );
+        };
+        if !(matches!(left, py::Expr::Name(_)) || is_constant(left)) {
+            return self.refused(
+                at,
+                "`and`/`or` of values that are not booleans, unless the left one is a name",
+                "assign the left operand to a name first: `x = f(); y = x or default`",
+            );
+        }
+        let (l, r) = (self.expr(left), self.expr(right));
+        let test = call("py_bool", vec![l.clone()], at);
+        let (yes, no) = if and { (r, l) } else { (l, r) };
+        Expr::new(
+            ExprKind::Cond(Box::new(yes), Box::new(test), Box::new(no)),
+            at,
+        )
+    }
+
+    /// An error expression, the refusal reported.
+    pub(super) fn refused(&mut self, at: Span, what: &str, todo: &str) -> Expr {
+        self.refuse(at, what, todo);
+        Expr::new(ExprKind::Error, at)
+    }
+
+    fn binop(&mut self, b: &py::ExprBinOp, at: Span) -> Expr {
+        let (l, r) = (self.expr(&b.left), self.expr(&b.right));
+        let op = match b.op {
+            py::Operator::Add => BinOp::Add,
+            py::Operator::Sub => BinOp::Sub,
+            py::Operator::Mult => return call("py_mul", vec![l, r], at),
+            py::Operator::Div => return call("py_truediv", vec![l, r], at),
+            py::Operator::FloorDiv => return call("py_floordiv", vec![l, r], at),
+            py::Operator::Mod => return call("py_mod", vec![l, r], at),
+            py::Operator::Pow => return call("py_pow", vec![l, r], at),
+            _ => {
+                return self.refused(
+                    at,
+                    "this operator",
+                    "compute bit operations in an external function",
+                )
+            }
+        };
+        binary(op, l, r, at)
+    }
+
+    fn compare(&mut self, c: &py::ExprCompare, at: Span) -> Expr {
+        // `a < b < c` is `a < b and b < c`.
+        let mut left = self.expr(&c.left);
+        let mut out: Option<Expr> = None;
+        for (op, right) in c.ops.iter().zip(c.comparators.iter()) {
+            let r = self.expr(right);
+            let op = match op {
+                py::CmpOp::Eq | py::CmpOp::Is => BinOp::Eq,
+                py::CmpOp::NotEq | py::CmpOp::IsNot => BinOp::Ne,
+                py::CmpOp::Lt => BinOp::Lt,
+                py::CmpOp::LtE => BinOp::Le,
+                py::CmpOp::Gt => BinOp::Gt,
+                py::CmpOp::GtE => BinOp::Ge,
+                py::CmpOp::In => BinOp::In,
+                py::CmpOp::NotIn => BinOp::NotIn,
+            };
+            let one = binary(op, left, r.clone(), at);
+            out = Some(match out {
+                None => one,
+                Some(prev) => binary(BinOp::And, prev, one, at),
+            });
+            left = r;
+        }
+        out.unwrap_or_else(|| Expr::new(ExprKind::Error, at))
+    }
+
+    /// `[elt for x in xs if c]` (and a generator passed to a call): the prelude's `map` over
+    /// `filter`, lazily, so a comprehension over a streaming list streams.
+    fn comprehension(&mut self, elt: &py::Expr, gens: &[py::Comprehension], at: Span) -> Expr {
+        let [g] = gens else {
+            return self.refused(
+                at,
+                "a comprehension with several `for`s",
+                "nest two comprehensions, or write the loops",
+            );
+        };
+        if g.is_async {
+            return self.refused(at, "`async for`", "write a plain comprehension");
+        }
+        let Some(params) = self.comp_params(&g.target) else {
+            return self.refused(
+                at,
+                "this comprehension target",
+                "bind a name or a tuple of names",
+            );
+        };
+        self.view_ok = true;
+        let mut list = self.expr(&g.iter);
+        self.view_ok = false;
+        for cond in &g.ifs {
+            let test = self.cond(cond);
+            let pred = Expr::new(
+                ExprKind::Fun(params.clone(), FunBody::Expr(Box::new(test))),
+                at,
+            );
+            list = call("filter", vec![list, pred], at);
+        }
+        let body = self.expr(elt);
+        let f = Expr::new(ExprKind::Fun(params, FunBody::Expr(Box::new(body))), at);
+        call("map", vec![list, f], at)
+    }
+
+    fn comp_params(&mut self, target: &py::Expr) -> Option<Params> {
+        let at = span(ruff_text_size::Ranged::range(target));
+        match target {
+            py::Expr::Name(n) => Some(Params::Name(ident(n.id.as_str(), at))),
+            py::Expr::Tuple(py::ExprTuple { elts, .. }) => {
+                let mut ps = Vec::new();
+                for e in elts {
+                    let py::Expr::Name(n) = e else { return None };
+                    ps.push(Param::Pat(Pattern::Name(ident(
+                        n.id.as_str(),
+                        span(n.range),
+                    ))));
+                }
+                Some(Params::List(ps, at))
+            }
+            _ => None,
+        }
+    }
+
+    /// `recv.name(args)`: the library's `py_method`, which dispatches on the receiver's type
+    /// at run time as Python does. Methods that change their receiver are refused here
+    /// (`xs.append(v)` as a statement is `Lower::append`).
+    fn method_call(&mut self, a: &py::ExprAttribute, c: &py::ExprCall, at: Span) -> Expr {
+        let name = a.attr.as_str();
+        if MUTATING.contains(&name) {
+            return self.refused(
+                at,
+                &format!("`.{name}(…)`, which changes its receiver"),
+                "build a new value instead: `xs = xs + [v]`",
+            );
+        }
+        if let Some(k) = c.arguments.keywords.first() {
+            return self.refused(
+                span(k.range),
+                "a keyword argument",
+                "pass the arguments by position",
+            );
+        }
+        // A dictionary view prints as `dict_keys([...])`, which a list does not: the views are
+        // lists only where they are walked or converted, never printed.
+        if matches!(name, "keys" | "values" | "items") && !std::mem::take(&mut self.view_ok) {
+            return self.refused(
+                at,
+                &format!("`.{name}()` outside a `for`, a comprehension or a conversion"),
+                &format!("walk it, or convert it: `list(d.{name}())`"),
+            );
+        }
+        let recv = self.expr(&a.value);
+        let args: Vec<Expr> = c.arguments.args.iter().map(|x| self.expr(x)).collect();
+        let args = match args.len() {
+            0 => Expr::new(ExprKind::Unit, at),
+            _ => Expr::new(ExprKind::Tuple(args), at),
+        };
+        let name = Expr::new(
+            ExprKind::Lit(Lit::Str(name.to_string())),
+            span(a.attr.range),
+        );
+        call("py_method", vec![recv, name, args], at)
+    }
+
+    fn call_expr(&mut self, c: &py::ExprCall, at: Span) -> Expr {
+        if let py::Expr::Attribute(a) = &*c.func {
+            return self.method_call(a, c, at);
+        }
+        let py::Expr::Name(f) = &*c.func else {
+            // `(lambda a: …)(x)`, `handlers[0](x)`: the value called with the arguments.
+            if let Some(k) = c.arguments.keywords.first() {
+                let todo = "pass the arguments by position";
+                return self.refused(span(k.range), "a keyword argument", todo);
+            }
+            let f = self.expr(&c.func);
+            let args: Vec<Expr> = c.arguments.args.iter().map(|x| self.expr(x)).collect();
+            let arg = match args.len() {
+                0 => Expr::new(ExprKind::Unit, at),
+                1 => args
+                    .into_iter()
+                    .next()
+                    .unwrap_or_else(|| Expr::new(ExprKind::Unit, at)),
+                _ => Expr::new(ExprKind::Tuple(args), at),
+            };
+            return Expr::new(ExprKind::App(Box::new(f), Box::new(arg)), at);
+        };
+        let name = f.id.as_str();
+        if name == "print" {
+            return self.refused(
+                at,
+                "`print` inside an expression",
+                "call `print` on a line of its own",
+            );
+        }
+        if let Some(sig) = self.sigs.get(name).cloned() {
+            return self.call_with_signature(name, &sig, c, at);
+        }
+        if name == "isinstance" {
+            return self.isinstance(c, at);
+        }
+        if name == "sorted" && !c.arguments.keywords.is_empty() {
+            return self.sorted_with_keywords(c, at);
+        }
+        if let Some(k) = c.arguments.keywords.first() {
+            return self.refused(
+                span(k.range),
+                "a keyword argument",
+                "pass the arguments by position",
+            );
+        }
+        let mut args = Vec::new();
+        for a in c.arguments.args.iter() {
+            if matches!(a, py::Expr::Starred(_)) {
+                return self.refused(at, "`*` unpacking", "pass the items one by one");
+            }
+            // These walk or convert their argument: a dictionary view is a list there.
+            self.view_ok = SAME_BUILTINS.contains(&name) || name == "list";
+            args.push(self.expr(a));
+            self.view_ok = false;
+        }
+        let callee = match PY_BUILTINS.iter().find(|(p, _)| *p == name) {
+            Some((_, ours)) => ours,
+            None if SAME_BUILTINS.contains(&name) => name,
+            None => name,
+        };
+        call(callee, args, at)
+    }
+
+    /// A call of one of the script's functions (or externals): positional arguments, then
+    /// each remaining parameter from its keyword or its default, as Python binds them.
+    fn call_with_signature(
+        &mut self,
+        name: &str,
+        sig: &[(String, Option<py::Expr>)],
+        c: &py::ExprCall,
+        at: Span,
+    ) -> Expr {
+        if c.arguments.args.len() > sig.len() {
+            let what = format!("`{name}` called with {} arguments", c.arguments.args.len());
+            return self.refused(at, &what, &format!("it takes {}", sig.len()));
+        }
+        let mut args: Vec<Expr> = Vec::new();
+        for a in c.arguments.args.iter() {
+            if matches!(a, py::Expr::Starred(_)) {
+                return self.refused(at, "`*` unpacking", "pass the items one by one");
+            }
+            args.push(self.expr(a));
+        }
+        for k in c.arguments.keywords.iter() {
+            let known = k.arg.as_ref().is_some_and(|a| {
+                sig.iter()
+                    .skip(c.arguments.args.len())
+                    .any(|(p, _)| p == a.as_str())
+            });
+            if !known {
+                let what = format!("this keyword argument of `{name}`");
+                let todo = format!("`{name}` takes {}", names_of(sig));
+                return self.refused(span(k.range), &what, &todo);
+            }
+        }
+        for (p, default) in sig.iter().skip(c.arguments.args.len()) {
+            let given = c
+                .arguments
+                .keywords
+                .iter()
+                .find(|k| k.arg.as_ref().is_some_and(|a| a.as_str() == p));
+            match (given, default) {
+                (Some(k), _) => args.push(self.expr(&k.value)),
+                (None, Some(d)) => args.push(self.expr(d)),
+                (None, None) => {
+                    let what = format!("a call of `{name}` without its argument `{p}`");
+                    return self.refused(at, &what, &format!("`{name}` takes {}", names_of(sig)));
+                }
+            }
+        }
+        call(name, args, at)
+    }
+
+    /// `isinstance(x, T)` for a built-in type named by its name.
+    fn isinstance(&mut self, c: &py::ExprCall, at: Span) -> Expr {
+        let [x, py::Expr::Name(t)] = &*c.arguments.args else {
+            let todo = "name one built-in type: `isinstance(x, int)`";
+            return self.refused(at, "this `isinstance`", todo);
+        };
+        let x = self.expr(x);
+        let ty = str_lit(t.id.as_str(), span(t.range));
+        call("py_isinstance", vec![x, ty], at)
+    }
+
+    /// `sorted(xs, key=f, reverse=True)`: the prelude's `sort_by` (or `sorted`). Reversed as
+    /// Python does, keeping equal elements in their order: reverse, sort stably, reverse.
+    fn sorted_with_keywords(&mut self, c: &py::ExprCall, at: Span) -> Expr {
+        let [xs] = &*c.arguments.args else {
+            return self.refused(at, "`sorted` without exactly one list", "pass one list");
+        };
+        let (mut key, mut reverse) = (None, false);
+        for k in c.arguments.keywords.iter() {
+            match (k.arg.as_ref().map(|a| a.as_str()), &k.value) {
+                (Some("key"), f) => key = Some(f),
+                (Some("reverse"), py::Expr::BooleanLiteral(b)) => reverse = b.value,
+                _ => {
+                    let todo = "use `key=` and `reverse=True` or `False`";
+                    return self.refused(span(k.range), "this keyword of `sorted`", todo);
+                }
+            }
+        }
+        self.view_ok = true;
+        let mut list = self.expr(xs);
+        self.view_ok = false;
+        if reverse {
+            list = call("reversed", vec![list], at);
+        }
+        list = match key {
+            Some(f) => {
+                let f = self.expr(f);
+                call("sort_by", vec![list, f], at)
+            }
+            None => call("sorted", vec![list], at),
+        };
+        if reverse {
+            list = call("reversed", vec![list], at);
+        }
+        list
+    }
+
+    /// An f-string: its literal parts and each hole as Python formats it (`str`, or `format`
+    /// with the spec, or `repr` for `!r`).
+    fn fstring(&mut self, value: &py::FStringValue, at: Span) -> Expr {
+        let mut parts = Vec::new();
+        for part in value.iter() {
+            match part {
+                py::FStringPart::Literal(l) => parts.push(FPart::Lit(l.value.to_string())),
+                py::FStringPart::FString(f) => {
+                    for el in f.elements.iter() {
+                        match el {
+                            py::InterpolatedStringElement::Literal(l) => {
+                                parts.push(FPart::Lit(l.value.to_string()))
+                            }
+                            py::InterpolatedStringElement::Interpolation(i) => {
+                                let x = self.expr(&i.expression);
+                                let hole = span(i.range);
+                                let shown = if let Some(spec) = &i.format_spec {
+                                    let spec = self.fstring_spec(spec, hole);
+                                    call("py_format", vec![x, spec], hole)
+                                } else if i.conversion == py::ConversionFlag::Repr {
+                                    call("py_repr", vec![x], hole)
+                                } else {
+                                    call("py_str", vec![x], hole)
+                                };
+                                parts.push(FPart::Expr(shown));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        Expr::new(ExprKind::FStr(parts), at)
+    }
+
+    /// A format spec (`.2f`, `>10`), which may itself hold holes.
+    fn fstring_spec(&mut self, spec: &py::InterpolatedStringFormatSpec, at: Span) -> Expr {
+        let mut parts = Vec::new();
+        for el in spec.elements.iter() {
+            match el {
+                py::InterpolatedStringElement::Literal(l) => {
+                    parts.push(FPart::Lit(l.value.to_string()))
+                }
+                py::InterpolatedStringElement::Interpolation(i) => {
+                    let x = self.expr(&i.expression);
+                    parts.push(FPart::Expr(call("py_str", vec![x], at)));
+                }
+            }
+        }
+        match parts.as_slice() {
+            [FPart::Lit(s)] => str_lit(s, at),
+            _ => Expr::new(ExprKind::FStr(parts), at),
+        }
+    }
+
+    /// A function's parameters: positional names only (so far).
+    pub(super) fn params(&mut self, p: &py::Parameters, at: Span) -> Params {
+        if p.vararg.is_some() || p.kwarg.is_some() || !p.kwonlyargs.is_empty() {
+            self.refuse(
+                at,
+                "`*args`, `**kwargs` or keyword-only parameters",
+                "take the arguments by position",
+            );
+        }
+        let mut names = Vec::new();
+        for a in p.posonlyargs.iter().chain(p.args.iter()) {
+            if a.default.as_deref().is_some_and(|d| !is_constant(d)) {
+                self.refuse(
+                    span(a.range),
+                    "a parameter default that is not a constant",
+                    "use a number, a string, True, False or None, and compute the value in the body",
+                );
+            }
+            let name = &a.parameter.name;
+            names.push(ident(name.as_str(), span(name.range)));
+        }
+        match names.len() {
+            0 => Params::Unit(at),
+            1 => Params::Name(names.remove(0)),
+            _ => Params::List(
+                names
+                    .into_iter()
+                    .map(|n| Param::Pat(Pattern::Name(n)))
+                    .collect(),
+                at,
+            ),
+        }
+    }
+
+    /// `print(a, b, sep=s)`: one line, the arguments as `str` formats them, joined by `sep`.
+    pub(super) fn print(&mut self, c: &py::ExprCall, at: Span) -> Expr {
+        let mut sep = str_lit(" ", at);
+        for k in c.arguments.keywords.iter() {
+            let value = self.expr(&k.value);
+            match k.arg.as_ref().map(|a| a.as_str()) {
+                Some("sep") => sep = value,
+                Some("end") if matches!(&k.value, py::Expr::StringLiteral(s) if s.value.to_str() == "\n") =>
+                    {}
+                Some("end") => {
+                    self.refuse(
+                        span(k.range),
+                        "`print` with `end`",
+                        "print whole lines: build the line, then print it",
+                    );
+                }
+                Some("flush") => {}
+                _ => self.refuse(
+                    span(k.range),
+                    "this keyword of `print`",
+                    "use `sep` only, or build the line first",
+                ),
+            }
+        }
+        let mut line: Option<Expr> = None;
+        for a in c.arguments.args.iter() {
+            let x = call(
+                "py_str",
+                vec![self.expr(a)],
+                span(ruff_text_size::Ranged::range(a)),
+            );
+            line = Some(match line {
+                None => x,
+                Some(l) => binary(BinOp::Add, binary(BinOp::Add, l, sep.clone(), at), x, at),
+            });
+        }
+        call("print", vec![line.unwrap_or_else(|| str_lit("", at))], at)
+    }
+}
+
+/// Is `e` a boolean by its form (a comparison, `not`, `and`/`or` of booleans, `True`)?
+fn is_boolean(e: &py::Expr) -> bool {
+    match e {
+        py::Expr::Compare(_) | py::Expr::BooleanLiteral(_) => true,
+        py::Expr::UnaryOp(u) => u.op == py::UnaryOp::Not,
+        py::Expr::BoolOp(b) => b.values.iter().all(is_boolean),
+        py::Expr::Call(c) => {
+            matches!(&*c.func, py::Expr::Name(n) if matches!(n.id.as_str(), "bool" | "isinstance" | "any" | "all"))
+        }
+        _ => false,
+    }
+}
+
+/// Is `e` a constant a parameter default may be (evaluated once in Python, at every call here)?
+fn is_constant(e: &py::Expr) -> bool {
+    match e {
+        py::Expr::NumberLiteral(_)
+        | py::Expr::StringLiteral(_)
+        | py::Expr::BooleanLiteral(_)
+        | py::Expr::NoneLiteral(_) => true,
+        py::Expr::UnaryOp(u) => matches!(&*u.operand, py::Expr::NumberLiteral(_)),
+        py::Expr::Tuple(t) => t.elts.iter().all(is_constant),
+        _ => false,
+    }
+}
+
+fn names_of(sig: &[(String, Option<py::Expr>)]) -> String {
+    let names: Vec<&str> = sig.iter().map(|(n, _)| n.as_str()).collect();
+    format!("({})", names.join(", "))
+}

@@ -1,0 +1,172 @@
+//! The Python front end (issue 32): a `.py` script parsed by ruff's parser and lowered to the
+//! same syntax tree the OPAL parser builds, spans into the `.py` file, so the desugarer, the
+//! checker, the machine, the debugger and the adapter take it as they take OPAL.
+//!
+//! What is lowered is PopPy's internal fragment (its §4.1) as far as it is built: functions,
+//! `return` in tail position, `if`/`elif`/`else`, `for` and `while`, assignment with tuple
+//! unpacking, augmented assignment, calls, literals, f-strings, `print` with `sep`, and the
+//! built-ins OPAL's library has. Functions decorated `@unordered`, `@readonly` or `@sequential`
+//! are externals (answered by a world file, a trace or a live external). Anything else is an
+//! error E0401 at its line and column that says what to do. docs/python.md has the table.
+
+mod alias;
+mod expr;
+mod stmt;
+
+use crate::diag::Diagnostic;
+use crate::span::Span;
+use crate::syntax::ast::Block;
+use crate::syntax::parser::Parsed;
+use std::collections::HashMap;
+
+/// Is `path` a Python script (read by this front end)?
+pub fn is_python(path: &str) -> bool {
+    path.ends_with(".py")
+}
+
+/// Parses a Python script and lowers it to OPAL's syntax tree; never panics.
+pub fn parse(src: &str) -> Parsed {
+    let module = match ruff_python_parser::parse_module(src) {
+        Ok(parsed) => parsed.into_syntax(),
+        Err(e) => {
+            let at = Span::new(e.location.start().into(), e.location.end().into());
+            let d = Diagnostic::error("E0400", at, format!("Python syntax error: {}", e.error))
+                .with_help("the script must be valid Python 3 (CPython would refuse it too)");
+            return Parsed {
+                block: Block::default(),
+                comments: Vec::new(),
+                blank_before: Vec::new(),
+                diags: vec![d],
+            };
+        }
+    };
+    let mut lower = Lower {
+        shared: alias::shared_names(&module.body),
+        sigs: signatures(&module.body),
+        worker_only: worker_only(&module.body),
+        lines: Some(crate::span::LineIndex::new(src)),
+        ..Lower::default()
+    };
+    let block = lower.block(&module.body);
+    Parsed {
+        block,
+        comments: Vec::new(),
+        blank_before: Vec::new(),
+        diags: lower.diags,
+    }
+}
+
+/// The lowering's state.
+#[derive(Default)]
+struct Lower {
+    /// What it refused so far.
+    diags: Vec<Diagnostic>,
+    /// Names whose list another name, a container or a function may also hold
+    /// (`alias::shared_names`): `xs.append(v)` on them is refused.
+    shared: HashMap<String, Span>,
+    /// The names the `for` loops being lowered walk (appending to one changes the walk).
+    walking: Vec<String>,
+    /// The parameters (with their defaults) of each function the script defines, by name:
+    /// how a call's keyword arguments and defaults are bound. A name defined twice is left
+    /// out (its calls then take positional arguments only).
+    sigs: HashMap<String, Signature>,
+    /// Module-level names only the external functions read (their constants): they belong
+    /// to the externals' side, so internal code does not bind them.
+    worker_only: std::collections::HashSet<String>,
+    /// The expression being lowered is walked or converted (a `for`'s list, a comprehension's,
+    /// an argument of `list`, `sorted`, …): a dictionary view may be a list there.
+    view_ok: bool,
+    /// The script's lines, to name a line in a message.
+    lines: Option<crate::span::LineIndex>,
+}
+
+impl Lower {
+    /// Refuses a construct outside the fragment, saying what to do.
+    fn refuse(&mut self, at: Span, what: &str, todo: &str) {
+        self.diags.push(
+            Diagnostic::error(
+                "E0401",
+                at,
+                format!("{what} is not supported in OPAL's Python"),
+            )
+            .with_help(todo.to_string()),
+        );
+    }
+}
+
+/// A function's parameters with their defaults.
+type Signature = Vec<(String, Option<ruff_python_ast::Expr>)>;
+
+/// The signatures of the functions defined anywhere in the script (`Lower::sigs`); a name
+/// defined more than once is left out.
+fn signatures(body: &[ruff_python_ast::Stmt]) -> HashMap<String, Signature> {
+    use ruff_python_ast::visitor::{walk_stmt, Visitor};
+    #[derive(Default)]
+    struct Defs(Vec<(String, Signature)>);
+    impl<'a> Visitor<'a> for Defs {
+        fn visit_stmt(&mut self, s: &'a ruff_python_ast::Stmt) {
+            if let ruff_python_ast::Stmt::FunctionDef(f) = s {
+                let p = &f.parameters;
+                let sig = (p.posonlyargs.iter().chain(&p.args))
+                    .map(|a| (a.parameter.name.to_string(), a.default.as_deref().cloned()))
+                    .collect();
+                self.0.push((f.name.to_string(), sig));
+            }
+            walk_stmt(self, s);
+        }
+    }
+    let mut defs = Defs::default();
+    body.iter().for_each(|s| defs.visit_stmt(s));
+    let mut count: HashMap<String, usize> = HashMap::new();
+    for (n, _) in &defs.0 {
+        *count.entry(n.clone()).or_default() += 1;
+    }
+    (defs.0.into_iter())
+        .filter(|(n, _)| count.get(n) == Some(&1))
+        .collect()
+}
+
+/// The names external functions (decorated `def`s) read that internal code never reads.
+fn worker_only(body: &[ruff_python_ast::Stmt]) -> std::collections::HashSet<String> {
+    use ruff_python_ast::visitor::{walk_expr, walk_stmt, Visitor};
+    use std::collections::HashSet;
+    #[derive(Default)]
+    struct Reads {
+        internal: HashSet<String>,
+        external: HashSet<String>,
+        in_external: bool,
+    }
+    impl<'a> Visitor<'a> for Reads {
+        fn visit_stmt(&mut self, s: &'a ruff_python_ast::Stmt) {
+            let was = self.in_external;
+            if let ruff_python_ast::Stmt::FunctionDef(f) = s {
+                self.in_external |= !f.decorator_list.is_empty();
+            }
+            walk_stmt(self, s);
+            self.in_external = was;
+        }
+        fn visit_expr(&mut self, e: &'a ruff_python_ast::Expr) {
+            if let ruff_python_ast::Expr::Name(n) = e {
+                if n.ctx == ruff_python_ast::ExprContext::Load {
+                    let set = if self.in_external {
+                        &mut self.external
+                    } else {
+                        &mut self.internal
+                    };
+                    set.insert(n.id.to_string());
+                }
+            }
+            walk_expr(self, e);
+        }
+    }
+    let mut r = Reads::default();
+    body.iter().for_each(|s| r.visit_stmt(s));
+    r.external.difference(&r.internal).cloned().collect()
+}
+
+fn span(r: ruff_text_size::TextRange) -> Span {
+    Span::new(r.start().into(), r.end().into())
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,588 @@
+//! Python statements lowered to OPAL items. A function's `return` may stand anywhere in its
+//! tail: `if c: return a` followed by more code becomes an `if` whose branches each end by
+//! binding the result (the code after the `if` moves into the branches that fall through),
+//! and the function returns that binding.
+
+use super::expr::{call, ident};
+use super::{span, Lower};
+use crate::span::Span;
+use crate::syntax::ast::{AugOp, Block, Expr, ExprKind, FunBody, Item, ItemKind, Order, Pattern};
+use ruff_python_ast as py;
+
+/// The variable a function's branches bind its result to before it returns it: `return`, a
+/// keyword, so no Python variable can be named so; the debugger shows `return#1`.
+const RESULT: &str = "return";
+
+/// How the tail of a block ends: the module's last statement, a function's `ret`, or a
+/// branch binding the function's result.
+#[derive(Clone, Copy, PartialEq)]
+enum Tail {
+    Module,
+    Ret,
+    Bind,
+}
+
+fn item(kind: ItemKind, at: Span) -> Item {
+    Item { kind, span: at }
+}
+
+/// Does `s` contain a `return` (not inside a nested function)?
+fn returns(s: &py::Stmt) -> bool {
+    match s {
+        py::Stmt::Return(_) => true,
+        py::Stmt::If(i) => {
+            i.body.iter().any(returns)
+                || i.elif_else_clauses
+                    .iter()
+                    .any(|c| c.body.iter().any(returns))
+        }
+        py::Stmt::For(f) => f.body.iter().any(returns) || f.orelse.iter().any(returns),
+        py::Stmt::While(w) => w.body.iter().any(returns) || w.orelse.iter().any(returns),
+        py::Stmt::With(w) => w.body.iter().any(returns),
+        py::Stmt::Try(t) => {
+            t.body.iter().any(returns)
+                || t.orelse.iter().any(returns)
+                || t.finalbody.iter().any(returns)
+                || t.handlers.iter().any(|h| match h {
+                    py::ExceptHandler::ExceptHandler(h) => h.body.iter().any(returns),
+                })
+        }
+        _ => false,
+    }
+}
+
+/// Does a block always end in `return` (so code after it never runs)?
+fn always_returns(stmts: &[py::Stmt]) -> bool {
+    match stmts.last() {
+        Some(py::Stmt::Return(_)) => true,
+        Some(py::Stmt::If(i)) => {
+            let has_else = i.elif_else_clauses.last().is_some_and(|c| c.test.is_none());
+            has_else
+                && always_returns(&i.body)
+                && i.elif_else_clauses.iter().all(|c| always_returns(&c.body))
+        }
+        _ => false,
+    }
+}
+
+impl Lower {
+    /// The module's statements.
+    pub(super) fn block(&mut self, stmts: &[py::Stmt]) -> Block {
+        Block {
+            items: self.tail(stmts, Tail::Module),
+        }
+    }
+
+    /// A block whose end is `tail`: returns become `ret` (or the result's binding).
+    fn tail(&mut self, stmts: &[py::Stmt], tail: Tail) -> Vec<Item> {
+        let mut items = Vec::new();
+        for (i, s) in stmts.iter().enumerate() {
+            let at = span(ruff_text_size::Ranged::range(s));
+            match s {
+                py::Stmt::Return(r) if tail != Tail::Module => {
+                    let value = match &r.value {
+                        Some(v) => self.expr(v),
+                        None => Expr::new(ExprKind::Unit, at),
+                    };
+                    items.push(self.result(value, tail, at));
+                    // Code after a `return` never runs.
+                    return items;
+                }
+                py::Stmt::If(x) if tail != Tail::Module && returns(s) => {
+                    items.extend(self.returning_if(x, &stmts[i + 1..], tail, at));
+                    return items;
+                }
+                _ => items.extend(self.stmt(s)),
+            }
+        }
+        if tail != Tail::Module {
+            // Falling off the end of a function returns None.
+            let at = stmts
+                .last()
+                .map_or(Span::new(0, 0), |s| span(ruff_text_size::Ranged::range(s)));
+            items.push(self.result(Expr::new(ExprKind::Unit, at), tail, at));
+        }
+        items
+    }
+
+    fn result(&mut self, value: Expr, tail: Tail, at: Span) -> Item {
+        match tail {
+            Tail::Bind => item(ItemKind::Bind(Pattern::Name(ident(RESULT, at)), value), at),
+            _ => item(ItemKind::Ret(value), at),
+        }
+    }
+
+    /// `if` with a `return` in a branch, followed by `rest`: each branch gets `rest` unless
+    /// it always returns, binds the result, and the function returns it.
+    fn returning_if(
+        &mut self,
+        x: &py::StmtIf,
+        rest: &[py::Stmt],
+        tail: Tail,
+        at: Span,
+    ) -> Vec<Item> {
+        let branch = |this: &mut Lower, body: &[py::Stmt]| -> Block {
+            let mut stmts: Vec<py::Stmt> = body.to_vec();
+            if !always_returns(body) {
+                stmts.extend(rest.iter().cloned());
+            }
+            Block {
+                items: this.tail(&stmts, Tail::Bind),
+            }
+        };
+        let mut arms = vec![(self.cond(&x.test), branch(self, &x.body))];
+        let mut otherwise = None;
+        for c in &x.elif_else_clauses {
+            match &c.test {
+                Some(t) => {
+                    let cond = self.cond(t);
+                    arms.push((cond, branch(self, &c.body)));
+                }
+                None => otherwise = Some(branch(self, &c.body)),
+            }
+        }
+        let otherwise = otherwise.unwrap_or_else(|| branch(self, &[]));
+        let result = Expr::new(ExprKind::Name(ident(RESULT, at)), at);
+        vec![
+            item(ItemKind::If(arms, Some(otherwise)), at),
+            self.result(result, tail, at),
+        ]
+    }
+
+    /// A statement that is not a `return`.
+    fn stmt(&mut self, s: &py::Stmt) -> Vec<Item> {
+        let at = span(ruff_text_size::Ranged::range(s));
+        let kind = match s {
+            py::Stmt::Expr(e) => match &*e.value {
+                py::Expr::Call(c) if matches!(&*c.func, py::Expr::Name(n) if n.id.as_str() == "print") => {
+                    ItemKind::Expr(self.print(c, at))
+                }
+                py::Expr::Call(c) if is_append(c) => return self.append(c, at),
+                // A docstring or a bare literal does nothing.
+                py::Expr::StringLiteral(_)
+                | py::Expr::NumberLiteral(_)
+                | py::Expr::EllipsisLiteral(_) => return vec![],
+                other => ItemKind::Expr(self.expr(other)),
+            },
+            // A constant only external functions read lives on their side.
+            py::Stmt::Assign(a) if a.targets.iter().all(|t| self.for_worker(t)) => return vec![],
+            py::Stmt::Assign(a) => return self.assign(&a.targets, &a.value, at),
+            py::Stmt::AnnAssign(a) => match &a.value {
+                Some(v) => return self.assign(std::slice::from_ref(&*a.target), v, at),
+                None => return vec![],
+            },
+            py::Stmt::AugAssign(a) => return self.aug_assign(a, at),
+            py::Stmt::FunctionDef(f) => return self.function(f, at),
+            py::Stmt::If(x) => {
+                let mut arms = vec![(self.cond(&x.test), self.block(&x.body))];
+                let mut otherwise = None;
+                for c in &x.elif_else_clauses {
+                    let body = self.block(&c.body);
+                    match &c.test {
+                        Some(t) => arms.push((self.cond(t), body)),
+                        None => otherwise = Some(body),
+                    }
+                }
+                ItemKind::If(arms, otherwise)
+            }
+            py::Stmt::For(f) => {
+                if f.is_async || !f.orelse.is_empty() {
+                    return self.refused_item(
+                        at,
+                        "`async for` or `for … else`",
+                        "write a plain `for` loop",
+                    );
+                }
+                let Some(target) = self.pattern(&f.target) else {
+                    return vec![];
+                };
+                let walked = match &*f.iter {
+                    py::Expr::Name(n) => Some(n.id.to_string()),
+                    _ => None,
+                };
+                self.view_ok = true;
+                let iter = self.expr(&f.iter);
+                self.view_ok = false;
+                self.walking.extend(walked.clone());
+                let body = self.loop_body(&f.body);
+                if walked.is_some() {
+                    self.walking.pop();
+                }
+                ItemKind::For(target, iter, body)
+            }
+            py::Stmt::While(w) => {
+                if !w.orelse.is_empty() {
+                    return self.refused_item(at, "`while … else`", "write a plain `while` loop");
+                }
+                ItemKind::While(self.cond(&w.test), self.loop_body(&w.body))
+            }
+            py::Stmt::Assert(a) => {
+                // `assert c, msg` fails the program with msg when c is false.
+                let msg = match &a.msg {
+                    Some(m) => call("py_str", vec![self.expr(m)], at),
+                    None => Expr::new(
+                        ExprKind::Lit(crate::syntax::ast::Lit::Str("AssertionError".into())),
+                        at,
+                    ),
+                };
+                let cond = Expr::new(ExprKind::Not(Box::new(self.cond(&a.test))), at);
+                let fail = item(ItemKind::Expr(call("error", vec![msg], at)), at);
+                ItemKind::If(vec![(cond, Block { items: vec![fail] })], None)
+            }
+            py::Stmt::Pass(_) => return vec![],
+            // Imports serve external functions; `from opal import unordered` gives the
+            // decorators. What internal code uses of a module is refused where it is used.
+            py::Stmt::Import(_) | py::Stmt::ImportFrom(_) => return vec![],
+            py::Stmt::Return(_) => {
+                return self.refused_item(
+                    at,
+                    "`return` outside a function",
+                    "return from a function",
+                )
+            }
+            py::Stmt::Break(_) | py::Stmt::Continue(_) => {
+                return self.refused_item(
+                    at,
+                    "`break` and `continue`",
+                    "loop with `while` and a condition variable",
+                )
+            }
+            py::Stmt::ClassDef(_) => {
+                return self.refused_item(
+                    at,
+                    "a class in internal code",
+                    "move the class into an external function's module (it runs in CPython)",
+                )
+            }
+            py::Stmt::Try(_) => {
+                return self.refused_item(
+                    at,
+                    "`try`",
+                    "exceptions are not built yet; handle them inside an external function",
+                )
+            }
+            py::Stmt::Global(_) | py::Stmt::Nonlocal(_) => {
+                return self.refused_item(
+                    at,
+                    "`global` and `nonlocal`",
+                    "pass the value in and return the new one",
+                )
+            }
+            py::Stmt::With(_) => {
+                return self.refused_item(
+                    at,
+                    "`with`",
+                    "open and use the resource inside an external function",
+                )
+            }
+            py::Stmt::Raise(_) => {
+                return self.refused_item(
+                    at,
+                    "`raise`",
+                    "raise inside an external function, or call `error (message)`",
+                )
+            }
+            py::Stmt::Delete(_)
+            | py::Stmt::Match(_)
+            | py::Stmt::TypeAlias(_)
+            | py::Stmt::IpyEscapeCommand(_) => {
+                return self.refused_item(at, "this statement", "move it into an external function")
+            }
+        };
+        vec![item(kind, at)]
+    }
+
+    /// `xs.append(v)` and `xs.extend(vs)` as statements: `xs += [v]`, `xs += vs`, when no other
+    /// holder can see the difference (`alias`); refused otherwise, saying where `xs` is shared.
+    fn append(&mut self, c: &py::ExprCall, at: Span) -> Vec<Item> {
+        let py::Expr::Attribute(a) = &*c.func else {
+            return vec![];
+        };
+        let method = a.attr.as_str();
+        let py::Expr::Name(n) = &*a.value else {
+            return self.refused_item(
+                at,
+                &format!("`.{method}(…)` on this expression"),
+                "append to a list bound to a name",
+            );
+        };
+        let name = n.id.to_string();
+        if let Some(why) = self.sharing(&name) {
+            let what = format!("`{name}.{method}(…)` where `{name}` {why}");
+            let todo = format!("build a new list instead: `{name} = {name} + [v]` (every holder then sees its own list)");
+            return self.refused_item(at, &what, &todo);
+        }
+        let [arg] = &*c.arguments.args else {
+            return self.refused_item(
+                at,
+                &format!("`{method}` without exactly one argument"),
+                "pass one argument",
+            );
+        };
+        let value = self.expr(arg);
+        let added = if method == "append" {
+            Expr::new(ExprKind::List(vec![value]), at)
+        } else {
+            value
+        };
+        let target = ident(&name, span(n.range));
+        vec![item(ItemKind::Aug(target, AugOp::Add, added), at)]
+    }
+
+    fn refused_item(&mut self, at: Span, what: &str, todo: &str) -> Vec<Item> {
+        self.refuse(at, what, todo);
+        vec![]
+    }
+
+    fn loop_body(&mut self, stmts: &[py::Stmt]) -> Block {
+        if let Some(r) = stmts.iter().find(|s| returns(s)) {
+            let at = span(ruff_text_size::Ranged::range(r));
+            self.refuse(
+                at,
+                "`return` inside a loop",
+                "keep the result in a variable and return it after the loop",
+            );
+        }
+        self.block(stmts)
+    }
+
+    /// An assignment target: a name, or a tuple or list of targets.
+    fn pattern(&mut self, e: &py::Expr) -> Option<Pattern> {
+        let at = span(ruff_text_size::Ranged::range(e));
+        match e {
+            py::Expr::Name(n) => Some(Pattern::Name(ident(n.id.as_str(), at))),
+            py::Expr::Tuple(py::ExprTuple { elts, .. })
+            | py::Expr::List(py::ExprList { elts, .. }) => {
+                let ps: Option<Vec<Pattern>> = elts.iter().map(|x| self.pattern(x)).collect();
+                Some(Pattern::Tuple(ps?, at))
+            }
+            py::Expr::Subscript(_) => {
+                self.refuse(
+                    at,
+                    "assigning to an item",
+                    "item assignment is not built yet; build a new list or dictionary",
+                );
+                None
+            }
+            _ => {
+                self.refuse(
+                    at,
+                    "assigning to this target",
+                    "assign to a name or a tuple of names",
+                );
+                None
+            }
+        }
+    }
+
+    fn assign(&mut self, targets: &[py::Expr], value: &py::Expr, at: Span) -> Vec<Item> {
+        if let [py::Expr::Subscript(t)] = targets {
+            let v = self.expr(value);
+            return self.set_item(t, v, at);
+        }
+        let value = self.expr(value);
+        let mut items = Vec::new();
+        // `a = b = v` binds the first, then each other from it.
+        let mut from: Option<Expr> = None;
+        for t in targets {
+            let Some(p) = self.pattern(t) else {
+                continue;
+            };
+            let v = from.clone().unwrap_or_else(|| value.clone());
+            if from.is_none() {
+                if let Pattern::Name(n) = &p {
+                    from = Some(Expr::new(ExprKind::Name(n.clone()), n.span));
+                }
+            }
+            items.push(item(ItemKind::Bind(p, v), at));
+        }
+        items
+    }
+
+    /// `d[k] = v` (and `xs[i] = v`): `d` bound to a new dictionary (list) with the item set,
+    /// when nothing else holds `d` (`alias`); refused otherwise, as `append` is.
+    fn set_item(&mut self, t: &py::ExprSubscript, v: Expr, at: Span) -> Vec<Item> {
+        let py::Expr::Name(n) = &*t.value else {
+            let todo = "set items of a dictionary or list bound to a name";
+            return self.refused_item(at, "assigning to an item of this expression", todo);
+        };
+        let name = n.id.to_string();
+        if let Some(why) = self.sharing(&name) {
+            let todo = format!("build a new value instead: `{name} = {{**{name}, k: v}}` is not built either, so use a `for` loop that builds it");
+            return self.refused_item(
+                at,
+                &format!("assigning to an item of `{name}`, which {why}"),
+                &todo,
+            );
+        }
+        if matches!(&*t.slice, py::Expr::Slice(_)) {
+            return self.refused_item(
+                at,
+                "assigning to a slice",
+                "build the new list from slices: `xs = xs[:i] + ys + xs[j:]`",
+            );
+        }
+        let key = self.expr(&t.slice);
+        let d = Expr::new(ExprKind::Name(ident(&name, span(n.range))), at);
+        let new = call("py_setitem", vec![d, key, v], at);
+        let target = Pattern::Name(ident(&name, span(n.range)));
+        vec![item(ItemKind::Bind(target, new), at)]
+    }
+
+    /// Is `target` a name only external functions read (`Lower::worker_only`)?
+    fn for_worker(&self, target: &py::Expr) -> bool {
+        matches!(target, py::Expr::Name(n) if self.worker_only.contains(n.id.as_str()))
+    }
+
+    /// Why appending to or setting an item of `name` would be seen by another holder, if it
+    /// would.
+    fn sharing(&self, name: &str) -> Option<String> {
+        if let Some(&shared) = self.shared.get(name) {
+            return Some(match &self.lines {
+                Some(l) => format!(
+                    "is shared with another holder on line {}",
+                    l.line_of(shared.start) + 1
+                ),
+                None => "is shared with another holder".into(),
+            });
+        }
+        if self.walking.iter().any(|w| w == name) {
+            return Some(
+                "is walked by a `for` loop (collect the changes, apply them after the loop)".into(),
+            );
+        }
+        None
+    }
+
+    fn aug_assign(&mut self, a: &py::StmtAugAssign, at: Span) -> Vec<Item> {
+        if let py::Expr::Subscript(t) = &*a.target {
+            // `d[k] += v` is `d[k] = d[k] + v`.
+            let current = self.expr(&a.target);
+            let value = self.expr(&a.value);
+            let new = match a.op {
+                py::Operator::Add => Expr::new(
+                    ExprKind::Binary(
+                        crate::syntax::ast::BinOp::Add,
+                        Box::new(current),
+                        Box::new(value),
+                    ),
+                    at,
+                ),
+                py::Operator::Sub => Expr::new(
+                    ExprKind::Binary(
+                        crate::syntax::ast::BinOp::Sub,
+                        Box::new(current),
+                        Box::new(value),
+                    ),
+                    at,
+                ),
+                py::Operator::Mult => call("py_mul", vec![current, value], at),
+                _ => {
+                    return self.refused_item(
+                        at,
+                        "this augmented assignment to an item",
+                        "write `d[k] = d[k] op v`",
+                    )
+                }
+            };
+            return self.set_item(t, new, at);
+        }
+        let py::Expr::Name(n) = &*a.target else {
+            return self.refused_item(
+                at,
+                "augmented assignment to an item",
+                "assign the new value to a name",
+            );
+        };
+        let name = ident(n.id.as_str(), span(n.range));
+        let value = self.expr(&a.value);
+        let kind = match a.op {
+            py::Operator::Add => ItemKind::Aug(name, AugOp::Add, value),
+            py::Operator::Sub => ItemKind::Aug(name, AugOp::Sub, value),
+            op => {
+                let current = Expr::new(ExprKind::Name(name.clone()), name.span);
+                let new = match op {
+                    py::Operator::Mult => call("py_mul", vec![current, value], at),
+                    py::Operator::Div => call("py_truediv", vec![current, value], at),
+                    py::Operator::FloorDiv => call("py_floordiv", vec![current, value], at),
+                    py::Operator::Mod => call("py_mod", vec![current, value], at),
+                    py::Operator::Pow => call("py_pow", vec![current, value], at),
+                    _ => {
+                        return self.refused_item(
+                            at,
+                            "this operator",
+                            "compute bit operations in an external function",
+                        )
+                    }
+                };
+                ItemKind::Bind(Pattern::Name(name), new)
+            }
+        };
+        vec![item(kind, at)]
+    }
+
+    /// `def`: a function (recursive ones through `rec`), or with `@unordered`, `@readonly` or
+    /// `@sequential` an external.
+    fn function(&mut self, f: &py::StmtFunctionDef, at: Span) -> Vec<Item> {
+        let name = ident(f.name.as_str(), span(f.name.range));
+        if let Some(d) = f.decorator_list.first() {
+            let deco = match &d.expression {
+                py::Expr::Name(n) => n.id.as_str(),
+                py::Expr::Attribute(a) => a.attr.as_str(),
+                _ => "",
+            };
+            let Some(order) = Order::parse(deco) else {
+                return self.refused_item(span(d.range), "this decorator", "decorate external functions with `@unordered`, `@readonly` or `@sequential` from `opal`");
+            };
+            return vec![item(ItemKind::Extern(vec![name], Some(order)), at)];
+        }
+        if f.is_async {
+            return self.refused_item(
+                at,
+                "`async def` without an ordering decorator",
+                "decorate it `@unordered` (or `@readonly`, `@sequential`): it is an external",
+            );
+        }
+        let params = self.params(&f.parameters, at);
+        let body = Block {
+            items: self.tail(&f.body, Tail::Ret),
+        };
+        let fun = Expr::new(ExprKind::Fun(params, FunBody::Block(body)), at);
+        let recursive = f.body.iter().any(|s| mentions(s, f.name.as_str()));
+        let kind = if recursive {
+            ItemKind::Rec(name, fun)
+        } else {
+            ItemKind::Bind(Pattern::Name(name), fun)
+        };
+        vec![item(kind, at)]
+    }
+}
+
+/// Does statement `s` mention the name `n` (a recursive function calls itself)?
+fn mentions(s: &py::Stmt, n: &str) -> bool {
+    use ruff_python_ast::visitor::{walk_expr, Visitor};
+    struct Finder<'a> {
+        name: &'a str,
+        found: bool,
+    }
+    impl<'a> Visitor<'a> for Finder<'_> {
+        fn visit_expr(&mut self, e: &'a py::Expr) {
+            if let py::Expr::Name(x) = e {
+                self.found |= x.id.as_str() == self.name;
+            }
+            walk_expr(self, e);
+        }
+    }
+    let mut f = Finder {
+        name: n,
+        found: false,
+    };
+    f.visit_stmt(s);
+    f.found
+}
+
+/// Is `c` a call `name.append(x)` or `name.extend(x)`?
+fn is_append(c: &py::ExprCall) -> bool {
+    matches!(&*c.func, py::Expr::Attribute(a) if matches!(a.attr.as_str(), "append" | "extend"))
+        && c.arguments.keywords.is_empty()
+}

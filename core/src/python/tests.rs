@@ -1,0 +1,67 @@
+//! The lowering on small scripts: what compiles, and what is refused at which line.
+
+use crate::compile_file;
+
+fn errors(src: &str) -> Vec<String> {
+    let c = compile_file("t.py", src, None);
+    c.diags
+        .iter()
+        .filter(|d| d.is_error())
+        .map(|d| format!("{} {}", d.code, d.message))
+        .collect()
+}
+
+#[test]
+fn a_script_of_the_fragment_compiles() {
+    let src = "from opal import unordered\n\n@unordered\ndef fetch(x):\n    return x\n\n\
+def pick(xs, n):\n    if n == 0:\n        return xs[0]\n    total = 0\n    for x in xs:\n        \
+total += x\n    return total\n\nif __name__ == \"__main__\":\n    a, b = 1, 2.5\n    \
+print(pick([1, 2], a), b / 2, f\"{a:>3}|{b!r}\", sep=\", \")\n";
+    assert_eq!(errors(src), Vec::<String>::new());
+}
+
+#[test]
+fn what_is_outside_the_fragment_is_refused_where_it_is() {
+    for (src, what) in [
+        ("class A:\n    pass\n", "a class"),
+        ("try:\n    x = 1\nexcept E:\n    pass\n", "`try`"),
+        (
+            "x = {i: 1 for i in range(3)}\n",
+            "a set or dictionary comprehension",
+        ),
+        ("d = {}\nprint(d.keys())\n", "`.keys()` outside"),
+        (
+            "xs = []\nys = xs\nxs.append(1)\n",
+            "`xs` is shared with another holder on line 2",
+        ),
+        (
+            "def f(xs):\n    xs.append(1)\n    return xs\n",
+            "`xs.append(…)` where",
+        ),
+        (
+            "xs = [1]\nfor x in xs:\n    xs.append(x)\n",
+            "is walked by a `for` loop",
+        ),
+        (
+            "xs = [1]\nxs.sort()\n",
+            "`.sort(…)`, which changes its receiver",
+        ),
+        ("while True:\n    break\n", "`break`"),
+        (
+            "d = {}\ne = d\nd[\"k\"] = 1\n",
+            "assigning to an item of `d`, which is shared with another holder on line 2",
+        ),
+        (
+            "def f(x=[]):\n    return x\n",
+            "a parameter default that is not a constant",
+        ),
+    ] {
+        let e = errors(src);
+        assert!(
+            e.iter().any(|m| m.starts_with("E0401") && m.contains(what)),
+            "{src}: {e:?}"
+        );
+    }
+    let e = errors("def f(:\n");
+    assert!(e.iter().any(|m| m.starts_with("E0400")), "{e:?}");
+}

@@ -1,0 +1,76 @@
+//! CPython is the oracle for the Python front end (issue 32): every script in `tests/python/`
+//! runs under `python3` (with the project's `opal` module on the path, whose decorators run
+//! each external where it is called) and under `opal run` with each strategy that runs the
+//! whole script (its externals answered by the world file beside it, with what the Python
+//! function computes); stdout must be byte-identical and both must exit 0.
+
+use opal_e2e::{opal, root};
+use std::path::PathBuf;
+use std::process::Command;
+
+fn scripts() -> Vec<PathBuf> {
+    let dir = root().join("tests/python");
+    let mut out: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("tests/python")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "py"))
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn every_script_prints_what_cpython_prints() {
+    let python = std::env::var("OPAL_PYTHON").unwrap_or_else(|_| "python3".into());
+    let scripts = scripts();
+    assert!(scripts.len() >= 5, "the scripts are there");
+    let mut failures = Vec::new();
+    for script in &scripts {
+        let name = script.file_name().map(|n| n.to_string_lossy().into_owned());
+        let name = name.unwrap_or_default();
+        let want = Command::new(&python)
+            .arg(script)
+            .env("PYTHONPATH", root().join("python"))
+            .current_dir(root().join("tests/python"))
+            .output()
+            .unwrap_or_else(|e| panic!("{python} is needed for the Python tests: {e}"));
+        assert!(want.status.success(), "{name} under CPython: {want:?}");
+        for strategy in ["opportunistic", "cbv"] {
+            let got = Command::new(opal())
+                .args(["run", &name, "--strategy", strategy])
+                .current_dir(root().join("tests/python"))
+                .output()
+                .expect("run opal");
+            if !got.status.success() || got.stdout != want.stdout {
+                failures.push(format!(
+                    "{name} ({strategy}): exit {:?}\n--- CPython\n{}--- opal\n{}--- stderr\n{}",
+                    got.status.code(),
+                    String::from_utf8_lossy(&want.stdout),
+                    String::from_utf8_lossy(&got.stdout),
+                    String::from_utf8_lossy(&got.stderr)
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// What is outside the fragment is refused with its place and what to do, never run wrongly.
+#[test]
+fn a_script_outside_the_fragment_is_refused_at_its_line() {
+    let dir = std::env::temp_dir().join(format!("opal-py-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let script = dir.join("outside.py");
+    std::fs::write(&script, "x = 1\nclass Plan:\n    pass\nprint(x)\n").expect("write");
+    let o = Command::new(opal())
+        .args(["run", &script.to_string_lossy()])
+        .output()
+        .expect("run opal");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("outside.py:2:1: error[E0401]"), "{err}");
+    assert!(err.contains("move the class into an external"), "{err}");
+    assert!(o.stdout.is_empty(), "nothing ran");
+    let _ = std::fs::remove_dir_all(&dir);
+}
