@@ -44,6 +44,7 @@ pub fn parse(src: &str) -> Parsed {
         shared: alias::shared_names(&module.body),
         sigs: signatures(&module.body),
         worker_only: worker_only(&module.body),
+        names: all_names(&module.body),
         lines: Some(crate::span::LineIndex::new(src)),
         ..Lower::default()
     };
@@ -73,6 +74,10 @@ struct Lower {
     /// Module-level names only the external functions read (their constants): they belong
     /// to the externals' side, so internal code does not bind them.
     worker_only: std::collections::HashSet<String>,
+    /// Every name the script uses (a `break` flag must be none of them).
+    names: std::collections::HashSet<String>,
+    /// `break` flags handed out.
+    flags: usize,
     /// The expression being lowered is walked or converted (a `for`'s list, a comprehension's,
     /// an argument of `list`, `sorted`, …): a dictionary view may be a list there.
     view_ok: bool,
@@ -124,6 +129,24 @@ fn signatures(body: &[ruff_python_ast::Stmt]) -> HashMap<String, Signature> {
     (defs.0.into_iter())
         .filter(|(n, _)| count.get(n) == Some(&1))
         .collect()
+}
+
+/// Every name the script reads or binds.
+fn all_names(body: &[ruff_python_ast::Stmt]) -> std::collections::HashSet<String> {
+    use ruff_python_ast::visitor::{walk_expr, Visitor};
+    #[derive(Default)]
+    struct Names(std::collections::HashSet<String>);
+    impl<'a> Visitor<'a> for Names {
+        fn visit_expr(&mut self, e: &'a ruff_python_ast::Expr) {
+            if let ruff_python_ast::Expr::Name(n) = e {
+                self.0.insert(n.id.to_string());
+            }
+            walk_expr(self, e);
+        }
+    }
+    let mut n = Names::default();
+    body.iter().for_each(|s| n.visit_stmt(s));
+    n.0
 }
 
 /// The names external functions (decorated `def`s) read that internal code never reads.

@@ -6,7 +6,9 @@
 use super::expr::{call, ident};
 use super::{span, Lower};
 use crate::span::Span;
-use crate::syntax::ast::{AugOp, Block, Expr, ExprKind, FunBody, Item, ItemKind, Order, Pattern};
+use crate::syntax::ast::{
+    AugOp, Block, Expr, ExprKind, FunBody, Ident, Item, ItemKind, Order, Pattern,
+};
 use ruff_python_ast as py;
 
 /// The variable a function's branches bind its result to before it returns it: `return`, a
@@ -204,17 +206,23 @@ impl Lower {
                 let iter = self.expr(&f.iter);
                 self.view_ok = false;
                 self.walking.extend(walked.clone());
-                let body = self.loop_body(&f.body);
+                let (body, flag) = self.loop_body(&f.body);
                 if walked.is_some() {
                     self.walking.pop();
                 }
-                ItemKind::For(target, iter, body)
+                return with_flag(flag, item(ItemKind::For(target, iter, body), at), at);
             }
             py::Stmt::While(w) => {
                 if !w.orelse.is_empty() {
                     return self.refused_item(at, "`while … else`", "write a plain `while` loop");
                 }
-                ItemKind::While(self.cond(&w.test), self.loop_body(&w.body))
+                let (body, flag) = self.loop_body(&w.body);
+                let mut test = self.cond(&w.test);
+                if let Some(f) = &flag {
+                    let not_broken = Expr::new(ExprKind::Not(Box::new(name_expr(f))), at);
+                    test = Expr::new(ExprKind::Binary(crate::syntax::ast::BinOp::And, Box::new(not_broken), Box::new(test)), at);
+                }
+                return with_flag(flag, item(ItemKind::While(test, body), at), at);
             }
             py::Stmt::Assert(a) => {
                 // `assert c, msg` fails the program with msg when c is false.
@@ -243,8 +251,8 @@ impl Lower {
             py::Stmt::Break(_) | py::Stmt::Continue(_) => {
                 return self.refused_item(
                     at,
-                    "`break` and `continue`",
-                    "loop with `while` and a condition variable",
+                    "`break` or `continue` inside an `if` nested in a loop's other statement (`try`, `with`)",
+                    "break directly in the loop's body or in an `if` there",
                 )
             }
             py::Stmt::ClassDef(_) => {
@@ -334,7 +342,11 @@ impl Lower {
         vec![]
     }
 
-    fn loop_body(&mut self, stmts: &[py::Stmt]) -> Block {
+    /// A loop's body. `break` and `continue` become a flag and branches: the code after a
+    /// `continue` runs only in the branches that do not continue; after a `break` the flag is
+    /// set, and the rest of the iterations (and a `while`'s condition) see it. The flag, if
+    /// the body breaks, is returned to be bound before the loop.
+    fn loop_body(&mut self, stmts: &[py::Stmt]) -> (Block, Option<Ident>) {
         if let Some(r) = stmts.iter().find(|s| returns(s)) {
             let at = span(ruff_text_size::Ranged::range(r));
             self.refuse(
@@ -343,7 +355,88 @@ impl Lower {
                 "keep the result in a variable and return it after the loop",
             );
         }
-        self.block(stmts)
+        if !stmts.iter().any(jumps) {
+            return (self.block(stmts), None);
+        }
+        let at = stmts
+            .first()
+            .map_or(Span::new(0, 0), |s| span(ruff_text_size::Ranged::range(s)));
+        let flag = stmts
+            .iter()
+            .any(breaks)
+            .then(|| ident(&self.break_flag(), at));
+        let items = self.jump_tail(stmts, flag.as_ref());
+        let Some(flag) = flag else {
+            return (Block { items }, None);
+        };
+        let not_broken = Expr::new(ExprKind::Not(Box::new(name_expr(&flag))), at);
+        let body = item(ItemKind::If(vec![(not_broken, Block { items })], None), at);
+        (Block { items: vec![body] }, Some(flag))
+    }
+
+    /// A flag name no Python variable can have (`break` is a keyword; nested loops that
+    /// break get `break2`, … unless the script uses that name).
+    fn break_flag(&mut self) -> String {
+        self.flags += 1;
+        let mut n = self.flags;
+        loop {
+            let name = if n == 1 {
+                "break".to_string()
+            } else {
+                format!("break{n}")
+            };
+            if !self.names.contains(&name) {
+                return name;
+            }
+            n += 1;
+        }
+    }
+
+    /// Statements up to a `break` (which sets `flag`) or a `continue`; an `if` that jumps in
+    /// a branch takes the statements after it into the branches that fall through.
+    fn jump_tail(&mut self, stmts: &[py::Stmt], flag: Option<&Ident>) -> Vec<Item> {
+        let mut items = Vec::new();
+        for (i, s) in stmts.iter().enumerate() {
+            let at = span(ruff_text_size::Ranged::range(s));
+            match s {
+                py::Stmt::Break(_) => {
+                    if let Some(f) = flag {
+                        let yes = Expr::new(ExprKind::Name(ident("true", at)), at);
+                        items.push(item(ItemKind::Bind(Pattern::Name(f.clone()), yes), at));
+                    }
+                    return items;
+                }
+                py::Stmt::Continue(_) => return items,
+                py::Stmt::If(x) if jumps(s) => {
+                    let rest = &stmts[i + 1..];
+                    let branch = |this: &mut Lower, body: &[py::Stmt]| -> Block {
+                        let mut all: Vec<py::Stmt> = body.to_vec();
+                        if !always_jumps(body) {
+                            all.extend(rest.iter().cloned());
+                        }
+                        Block {
+                            items: this.jump_tail(&all, flag),
+                        }
+                    };
+                    let mut arms = vec![(self.cond(&x.test), branch(self, &x.body))];
+                    let mut otherwise = None;
+                    for c in &x.elif_else_clauses {
+                        match &c.test {
+                            Some(t) => {
+                                let cond = self.cond(t);
+                                arms.push((cond, branch(self, &c.body)));
+                            }
+                            None => otherwise = Some(branch(self, &c.body)),
+                        }
+                    }
+                    let otherwise = otherwise.unwrap_or_else(|| branch(self, &[]));
+                    items.push(item(ItemKind::If(arms, Some(otherwise)), at));
+                    return items;
+                }
+                _ => items.extend(self.stmt(s)),
+            }
+        }
+        items
     }
 
     /// An assignment target: a name, or a tuple or list of targets.
@@ -585,4 +678,58 @@ fn mentions(s: &py::Stmt, n: &str) -> bool {
 fn is_append(c: &py::ExprCall) -> bool {
     matches!(&*c.func, py::Expr::Attribute(a) if matches!(a.attr.as_str(), "append" | "extend"))
         && c.arguments.keywords.is_empty()
+}
+
+/// Does `s` hold a `break` or `continue` of the loop it is in (not of a nested loop)?
+fn jumps(s: &py::Stmt) -> bool {
+    match s {
+        py::Stmt::Break(_) | py::Stmt::Continue(_) => true,
+        py::Stmt::If(i) => {
+            i.body.iter().any(jumps) || i.elif_else_clauses.iter().any(|c| c.body.iter().any(jumps))
+        }
+        _ => false,
+    }
+}
+
+/// Does `s` hold a `break` of the loop it is in?
+fn breaks(s: &py::Stmt) -> bool {
+    match s {
+        py::Stmt::Break(_) => true,
+        py::Stmt::If(i) => {
+            i.body.iter().any(breaks)
+                || i.elif_else_clauses
+                    .iter()
+                    .any(|c| c.body.iter().any(breaks))
+        }
+        _ => false,
+    }
+}
+
+/// Does a block always end in `break` or `continue` (so the code after it never runs)?
+fn always_jumps(stmts: &[py::Stmt]) -> bool {
+    match stmts.last() {
+        Some(py::Stmt::Break(_) | py::Stmt::Continue(_)) => true,
+        Some(py::Stmt::If(i)) => {
+            let has_else = i.elif_else_clauses.last().is_some_and(|c| c.test.is_none());
+            has_else
+                && always_jumps(&i.body)
+                && i.elif_else_clauses.iter().all(|c| always_jumps(&c.body))
+        }
+        _ => false,
+    }
+}
+
+fn name_expr(i: &Ident) -> Expr {
+    Expr::new(ExprKind::Name(i.clone()), i.span)
+}
+
+/// The loop, preceded by `flag = False` when its body breaks.
+fn with_flag(flag: Option<Ident>, the_loop: Item, at: Span) -> Vec<Item> {
+    match flag {
+        Some(f) => {
+            let no = Expr::new(ExprKind::Name(ident("false", at)), at);
+            vec![item(ItemKind::Bind(Pattern::Name(f), no), at), the_loop]
+        }
+        None => vec![the_loop],
+    }
 }

@@ -46,7 +46,7 @@ fn what_is_outside_the_fragment_is_refused_where_it_is() {
             "xs = [1]\nxs.sort()\n",
             "`.sort(…)`, which changes its receiver",
         ),
-        ("while True:\n    break\n", "`break`"),
+        ("with open(\"f\") as f:\n    pass\n", "`with`"),
         (
             "d = {}\ne = d\nd[\"k\"] = 1\n",
             "assigning to an item of `d`, which is shared with another holder on line 2",
