@@ -33,10 +33,12 @@ impl GraphPanel {
         );
         if let Some(msg) = empty {
             let r = self.view.area().shrink(24.0);
-            ui.put(
-                egui::Rect::from_min_size(r.min, egui::vec2(r.width(), 120.0)),
-                egui::Label::new(RichText::new(msg).size(16.0).weak()).wrap(),
-            );
+            let rect = egui::Rect::from_min_size(r.min, egui::vec2(r.width(), 120.0));
+            // Centred lines, not `ui.put`'s justified layout (it spread the words apart).
+            let layout = egui::Layout::top_down(egui::Align::Center);
+            ui.scope_builder(egui::UiBuilder::new().max_rect(rect).layout(layout), |ui| {
+                ui.add(egui::Label::new(RichText::new(msg).size(16.0).weak()).wrap());
+            });
         }
         match ev {
             Some(GraphEvent::Select(k)) => {
