@@ -216,9 +216,9 @@ impl State {
 
     /// Is `v` bound in the environment (the prelude's definitions, labels `0.…`)?
     fn is_prelude_var(&self, v: VarId) -> bool {
-        let m = &self.machine;
-        m.binder(v)
-            .is_some_and(|b| self.memo.0.borrow_mut().top(&m.labels, m.label_id(b)) == 0)
+        self.machine
+            .binder(v)
+            .is_some_and(|b| self.is_prelude_stmt(b))
     }
 
     /// A source name with its iteration mark: none at the top level; `#k` for the k-th copy

@@ -313,12 +313,7 @@ impl Session {
 
     /// Is `s` an environment or prelude statement (label `0.…`)? O(1).
     pub fn is_prelude(&self, s: StmtId) -> bool {
-        let st = self.history.current();
-        st.memo
-            .0
-            .borrow_mut()
-            .top(&st.machine.labels, st.machine.label_id(s))
-            == 0
+        self.history.current().is_prelude_stmt(s)
     }
 
     /// The 1-based source line statement `s` was written at.

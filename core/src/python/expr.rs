@@ -12,15 +12,19 @@ use ruff_python_ast as py;
 /// none (a Python call's arguments are one tuple, as OPAL's are).
 pub(super) fn call(name: &str, args: Vec<Expr>, at: Span) -> Expr {
     let f = Expr::new(ExprKind::Name(ident(name, at)), at);
-    let arg = match args.len() {
+    Expr::new(ExprKind::App(Box::new(f), Box::new(argument(args, at))), at)
+}
+
+/// A call's argument: `()` for none, the one itself, a tuple of several.
+fn argument(args: Vec<Expr>, at: Span) -> Expr {
+    match args.len() {
         0 => Expr::new(ExprKind::Unit, at),
         1 => args
             .into_iter()
             .next()
             .unwrap_or_else(|| Expr::new(ExprKind::Unit, at)),
         _ => Expr::new(ExprKind::Tuple(args), at),
-    };
-    Expr::new(ExprKind::App(Box::new(f), Box::new(arg)), at)
+    }
 }
 
 pub(super) fn ident(name: &str, at: Span) -> Ident {
@@ -408,14 +412,7 @@ impl Lower {
             }
             let f = self.expr(&c.func);
             let args: Vec<Expr> = c.arguments.args.iter().map(|x| self.expr(x)).collect();
-            let arg = match args.len() {
-                0 => Expr::new(ExprKind::Unit, at),
-                1 => args
-                    .into_iter()
-                    .next()
-                    .unwrap_or_else(|| Expr::new(ExprKind::Unit, at)),
-                _ => Expr::new(ExprKind::Tuple(args), at),
-            };
+            let arg = argument(args, at);
             return Expr::new(ExprKind::App(Box::new(f), Box::new(arg)), at);
         };
         let name = f.id.as_str();

@@ -220,7 +220,14 @@ impl Lower {
                 let mut test = self.cond(&w.test);
                 if let Some(f) = &flag {
                     let not_broken = Expr::new(ExprKind::Not(Box::new(name_expr(f))), at);
-                    test = Expr::new(ExprKind::Binary(crate::syntax::ast::BinOp::And, Box::new(not_broken), Box::new(test)), at);
+                    test = Expr::new(
+                        ExprKind::Binary(
+                            crate::syntax::ast::BinOp::And,
+                            Box::new(not_broken),
+                            Box::new(test),
+                        ),
+                        at,
+                    );
                 }
                 return with_flag(flag, item(ItemKind::While(test, body), at), at);
             }
@@ -241,60 +248,10 @@ impl Lower {
             // Imports serve external functions; `from opal import unordered` gives the
             // decorators. What internal code uses of a module is refused where it is used.
             py::Stmt::Import(_) | py::Stmt::ImportFrom(_) => return vec![],
-            py::Stmt::Return(_) => {
-                return self.refused_item(
-                    at,
-                    "`return` outside a function",
-                    "return from a function",
-                )
-            }
-            py::Stmt::Break(_) | py::Stmt::Continue(_) => {
-                return self.refused_item(
-                    at,
-                    "`break` or `continue` inside an `if` nested in a loop's other statement (`try`, `with`)",
-                    "break directly in the loop's body or in an `if` there",
-                )
-            }
-            py::Stmt::ClassDef(_) => {
-                return self.refused_item(
-                    at,
-                    "a class in internal code",
-                    "move the class into an external function's module (it runs in CPython)",
-                )
-            }
-            py::Stmt::Try(_) => {
-                return self.refused_item(
-                    at,
-                    "`try`",
-                    "exceptions are not built yet; handle them inside an external function",
-                )
-            }
-            py::Stmt::Global(_) | py::Stmt::Nonlocal(_) => {
-                return self.refused_item(
-                    at,
-                    "`global` and `nonlocal`",
-                    "pass the value in and return the new one",
-                )
-            }
-            py::Stmt::With(_) => {
-                return self.refused_item(
-                    at,
-                    "`with`",
-                    "open and use the resource inside an external function",
-                )
-            }
-            py::Stmt::Raise(_) => {
-                return self.refused_item(
-                    at,
-                    "`raise`",
-                    "raise inside an external function, or call `error (message)`",
-                )
-            }
-            py::Stmt::Delete(_)
-            | py::Stmt::Match(_)
-            | py::Stmt::TypeAlias(_)
-            | py::Stmt::IpyEscapeCommand(_) => {
-                return self.refused_item(at, "this statement", "move it into an external function")
+            // The rest is outside the fragment: refused, saying what to do.
+            other => {
+                let (what, todo) = outside_fragment(other);
+                return self.refused_item(at, what, todo);
             }
         };
         vec![item(kind, at)]
@@ -731,5 +688,37 @@ fn with_flag(flag: Option<Ident>, the_loop: Item, at: Span) -> Vec<Item> {
             vec![item(ItemKind::Bind(Pattern::Name(f), no), at), the_loop]
         }
         None => vec![the_loop],
+    }
+}
+
+/// What a statement outside the fragment is, and what to do instead.
+fn outside_fragment(s: &py::Stmt) -> (&'static str, &'static str) {
+    match s {
+        py::Stmt::Return(_) => ("`return` outside a function", "return from a function"),
+        py::Stmt::Break(_) | py::Stmt::Continue(_) => (
+            "`break` or `continue` inside an `if` nested in a loop's other statement (`try`, `with`)",
+            "break directly in the loop's body or in an `if` there",
+        ),
+        py::Stmt::ClassDef(_) => (
+            "a class in internal code",
+            "move the class into an external function's module (it runs in CPython)",
+        ),
+        py::Stmt::Try(_) => (
+            "`try`",
+            "exceptions are not built yet; handle them inside an external function",
+        ),
+        py::Stmt::Global(_) | py::Stmt::Nonlocal(_) => (
+            "`global` and `nonlocal`",
+            "pass the value in and return the new one",
+        ),
+        py::Stmt::With(_) => (
+            "`with`",
+            "open and use the resource inside an external function",
+        ),
+        py::Stmt::Raise(_) => (
+            "`raise`",
+            "raise inside an external function, or call `error (message)`",
+        ),
+        _ => ("this statement", "move it into an external function"),
     }
 }
