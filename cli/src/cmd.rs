@@ -50,10 +50,12 @@ pub fn main() -> i32 {
             return_idle_memory();
             opal_lsp::run_stdio()
         }
-        Command::Dap => opal_dap::run_stdio(Some(Box::new(|allow_exec| {
+        Command::Dap => opal_dap::run_stdio(Some(Box::new(|allow_exec, program| {
             Box::new(move || {
-                std::rc::Rc::new(opal_live::LiveExternals::from_env(allow_exec))
-                    as std::rc::Rc<dyn opal_core::machine::live::Live>
+                std::rc::Rc::new(opal_live::LiveExternals::for_program(
+                    allow_exec,
+                    program.as_deref(),
+                )) as std::rc::Rc<dyn opal_core::machine::live::Live>
             })
         }))),
         Command::Completions { shell } => {
@@ -194,7 +196,8 @@ fn check(files: &[String], json: bool) -> i32 {
         let compiled = opal_core::compile_file(file, &text, w.as_ref());
         let mut diags = compiled.diags.clone();
         // A world file that did not load has its own errors; "no entry" would be noise.
-        if w.is_some() || wdiags.is_none() {
+        // A Python script's externals run in CPython: none needs a world file.
+        if (w.is_some() || wdiags.is_none()) && !opal_core::python::is_python(file) {
             diags.extend(opal_core::check_externs(&compiled.program, w.as_ref()));
         }
         any_error |= diags.iter().any(Diagnostic::is_error);
@@ -292,8 +295,13 @@ fn debug(
         world.map(Path::new),
         trace.map(Path::new),
     );
-    let live: opal_debugger_gui::live::LiveFactory =
-        Box::new(move || std::rc::Rc::new(opal_live::LiveExternals::from_env(allow_exec)));
+    let program = file.map(Path::to_path_buf);
+    let live: opal_debugger_gui::live::LiveFactory = Box::new(move || {
+        std::rc::Rc::new(opal_live::LiveExternals::for_program(
+            allow_exec,
+            program.as_deref(),
+        ))
+    });
     match opal_debugger_gui::run_native(
         file,
         world,

@@ -63,7 +63,8 @@ pub fn load(
         _ => compiled,
     };
     let mut diags = compiled.diags.clone();
-    if w.is_some() || wdiags.is_none() {
+    // A Python script's externals run in CPython: none needs a world file.
+    if (w.is_some() || wdiags.is_none()) && !opal_core::python::is_python(file) {
         diags.extend(opal_core::check_externs(&compiled.program, w.as_ref()));
     }
     print_diags(&diags, file, &text);

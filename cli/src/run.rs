@@ -213,8 +213,9 @@ pub fn run(args: &RunArgs) -> i32 {
     }
     opts.world = world;
     opts.allow_exec = args.allow_exec;
-    let live: std::rc::Rc<dyn opal_core::machine::live::Live> =
-        std::rc::Rc::new(opal_live::LiveExternals::from_env(args.allow_exec));
+    let live: std::rc::Rc<dyn opal_core::machine::live::Live> = std::rc::Rc::new(
+        opal_live::LiveExternals::from_env(args.allow_exec).with_python(Path::new(file), &text),
+    );
     opts.live = Some(live.clone());
     opts.replay_timing = args.timing;
     let mut m = Machine::new(&compiled.program);

@@ -10,8 +10,10 @@
 pub mod adapter;
 pub mod transport;
 
-/// Makes the live externals (`llm`, and processes when the launch allows them) for a launch.
-pub type LiveMaker = Box<dyn Fn(bool) -> opal_debugger::live::LiveFactory>;
+/// Makes the live externals for a launch: `llm`, processes when the launch allows them, and a
+/// Python program's own externals (the program's path).
+pub type LiveMaker =
+    Box<dyn Fn(bool, Option<std::path::PathBuf>) -> opal_debugger::live::LiveFactory>;
 
 /// Serves DAP on stdin/stdout until the client disconnects; the process exit code.
 pub fn run_stdio(live: Option<LiveMaker>) -> i32 {

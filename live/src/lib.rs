@@ -5,15 +5,17 @@
 
 mod llm;
 mod process;
+mod python;
 pub mod sse;
 mod stop;
 
 pub use llm::LlmConfig;
 pub use process::MAX_LINE;
+pub use python::PythonExternals;
 pub use stop::{stop_children, stopping};
 
 use opal_core::ir::PExp;
-use opal_core::machine::live::{Live, LiveCall};
+use opal_core::machine::live::{Live, LiveCall, Printer};
 use std::cell::OnceCell;
 
 pub struct LiveExternals {
@@ -21,6 +23,8 @@ pub struct LiveExternals {
     client: OnceCell<Result<reqwest::Client, String>>,
     /// `None` unless `--allow-exec`: the core then fails process calls with that hint.
     processes: Option<process::Processes>,
+    /// A Python script's own externals, run in CPython.
+    python: Option<PythonExternals>,
 }
 
 impl LiveExternals {
@@ -34,7 +38,29 @@ impl LiveExternals {
             llm,
             client: OnceCell::new(),
             processes: allow_exec.then(process::Processes::default),
+            python: None,
         }
+    }
+
+    /// `from_env`, with a Python program's own externals (`with_python`) when `program` is a
+    /// `.py` file that can be read.
+    pub fn for_program(allow_exec: bool, program: Option<&std::path::Path>) -> LiveExternals {
+        let live = LiveExternals::from_env(allow_exec);
+        let script = program.filter(|p| p.extension().is_some_and(|e| e == "py"));
+        match script.and_then(|p| Some((p, std::fs::read_to_string(p).ok()?))) {
+            Some((p, src)) => live.with_python(p, &src),
+            None => live,
+        }
+    }
+
+    /// Also runs the externals a Python script defines (`opal_core::python::externals`), in
+    /// a CPython worker started at the first call.
+    pub fn with_python(mut self, script: &std::path::Path, src: &str) -> LiveExternals {
+        let externs = opal_core::python::externals(src);
+        if !externs.is_empty() {
+            self.python = Some(PythonExternals::new(script.to_path_buf(), externs));
+        }
+        self
     }
 
     fn client(&self) -> Result<reqwest::Client, String> {
@@ -51,6 +77,9 @@ impl LiveExternals {
 
 impl Live for LiveExternals {
     fn start(&self, ext: &str, arg: &PExp) -> Option<LiveCall> {
+        if let Some(call) = self.python.as_ref().and_then(|p| p.start(ext, arg)) {
+            return Some(call);
+        }
         match ext {
             "llm" | "llm_chat" => Some(match self.client() {
                 Ok(c) => llm::start(c, &self.llm, ext, arg),
@@ -63,9 +92,18 @@ impl Live for LiveExternals {
         }
     }
 
+    fn attach(&self, printer: Printer) {
+        if let Some(p) = &self.python {
+            p.attach(printer);
+        }
+    }
+
     fn shutdown(&self) {
         if let Some(p) = &self.processes {
             p.kill_all();
+        }
+        if let Some(p) = &self.python {
+            p.shutdown();
         }
     }
 }

@@ -1,8 +1,8 @@
 //! CPython is the oracle for the Python front end (issue 32): every script in `tests/python/`
 //! runs under `python3` (with the project's `opal` module on the path, whose decorators run
 //! each external where it is called) and under `opal run` with each strategy that runs the
-//! whole script (its externals answered by the world file beside it, with what the Python
-//! function computes); stdout must be byte-identical and both must exit 0.
+//! whole script (its externals run in OPAL's CPython worker); stdout must be byte-identical and
+//! both must exit 0.
 
 use opal_e2e::{opal, root};
 use std::path::PathBuf;
@@ -72,5 +72,56 @@ fn a_script_outside_the_fragment_is_refused_at_its_line() {
     assert!(err.contains("outside.py:2:1: error[E0401]"), "{err}");
     assert!(err.contains("move the class into an external"), "{err}");
     assert!(o.stdout.is_empty(), "nothing ran");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn temp_script(name: &str, text: &str) -> (PathBuf, PathBuf) {
+    let dir = std::env::temp_dir().join(format!("opal-py-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let script = dir.join(format!("{name}.py"));
+    std::fs::write(&script, text).expect("write");
+    (dir, script)
+}
+
+const RAISES: &str = "from opal import unordered\n\n\n@unordered\ndef lookup(city):\n    \
+    if city == \"Atlantis\":\n        raise KeyError(f\"no such city: {city}\")\n    \
+    return city.upper()\n\n\nprint(lookup(\"Oslo\"))\nprint(lookup(\"Atlantis\"))\n";
+
+/// An exception in an external fails its call with the script's file and line, the class and
+/// the message; what ran before is kept.
+#[test]
+fn an_external_that_raises_fails_its_call_at_the_scripts_line() {
+    let (dir, script) = temp_script("raises", RAISES);
+    let o = Command::new(opal())
+        .args(["run", &script.to_string_lossy()])
+        .output()
+        .expect("run opal");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "OSLO\n");
+    assert!(err.contains("raises.py:12:7: error[R0002]"), "{err}");
+    assert!(
+        err.contains("raises.py:7: KeyError: 'no such city: Atlantis'"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Without the interpreter the calls fail saying what to install; nothing crashes.
+#[test]
+fn a_missing_python_is_a_clear_error() {
+    let (dir, script) = temp_script("nopython", RAISES);
+    let o = Command::new(opal())
+        .args(["run", &script.to_string_lossy()])
+        .env("OPAL_PYTHON", dir.join("no-such-python"))
+        .output()
+        .expect("run opal");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert!(err.contains("cannot start Python"), "{err}");
+    assert!(
+        err.contains("install CPython 3 or set OPAL_PYTHON"),
+        "{err}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

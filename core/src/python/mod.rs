@@ -57,6 +57,58 @@ pub fn parse(src: &str) -> Parsed {
     }
 }
 
+/// The script's external functions (decorated `@unordered`, `@readonly` or `@sequential` at
+/// module level), each with whether it streams (a generator: what it yields is a list that
+/// arrives item by item). Empty if the script does not parse.
+pub fn externals(src: &str) -> HashMap<String, bool> {
+    use ruff_python_ast::visitor::{walk_expr, walk_stmt, Visitor};
+    /// Does a function body yield (not counting the functions and lambdas inside it)?
+    #[derive(Default)]
+    struct Yields(bool);
+    impl<'a> Visitor<'a> for Yields {
+        fn visit_stmt(&mut self, s: &'a ruff_python_ast::Stmt) {
+            if !matches!(
+                s,
+                ruff_python_ast::Stmt::FunctionDef(_) | ruff_python_ast::Stmt::ClassDef(_)
+            ) {
+                walk_stmt(self, s);
+            }
+        }
+        fn visit_expr(&mut self, e: &'a ruff_python_ast::Expr) {
+            match e {
+                ruff_python_ast::Expr::Yield(_) | ruff_python_ast::Expr::YieldFrom(_) => {
+                    self.0 = true
+                }
+                ruff_python_ast::Expr::Lambda(_) => {}
+                _ => walk_expr(self, e),
+            }
+        }
+    }
+    let Ok(module) = ruff_python_parser::parse_module(src) else {
+        return HashMap::new();
+    };
+    let mut out = HashMap::new();
+    for s in &module.syntax().body {
+        let ruff_python_ast::Stmt::FunctionDef(f) = s else {
+            continue;
+        };
+        let ordered = f.decorator_list.first().is_some_and(|d| {
+            let name = match &d.expression {
+                ruff_python_ast::Expr::Name(n) => n.id.as_str(),
+                ruff_python_ast::Expr::Attribute(a) => a.attr.as_str(),
+                _ => "",
+            };
+            crate::syntax::ast::Order::parse(name).is_some()
+        });
+        if ordered {
+            let mut y = Yields::default();
+            f.body.iter().for_each(|s| y.visit_stmt(s));
+            out.insert(f.name.to_string(), y.0);
+        }
+    }
+    out
+}
+
 /// The lowering's state.
 #[derive(Default)]
 struct Lower {

@@ -115,7 +115,10 @@ impl Adapter {
     pub(super) fn start_live(&mut self) {
         self.live = match &self.make_live {
             Some(make) => {
-                match opal_debugger::live::LiveWorker::spawn(make(self.allow_exec), None) {
+                match opal_debugger::live::LiveWorker::spawn(
+                    make(self.allow_exec, self.program.clone()),
+                    None,
+                ) {
                     Ok(w) => Some(opal_debugger::live::LiveCalls::new(w)),
                     Err(e) => {
                         self.log(&format!("opal dap: {e}; tasks resolve from the world file, a trace or by hand\n"));

@@ -17,6 +17,11 @@ pub(super) enum Arrival {
         stream: usize,
         error: String,
     },
+    /// A live external printed (a Python external's `print`).
+    Output {
+        handle: String,
+        text: String,
+    },
     /// One recorded delivery of a replayed stream, delivered as it was recorded.
     Replayed {
         stream: usize,
@@ -191,6 +196,7 @@ impl Runner<'_> {
                 st.error = Some(error);
                 self.flush_stream(stream);
             }
+            Arrival::Output { handle, text } => self.emit(&handle, &text),
         }
     }
 

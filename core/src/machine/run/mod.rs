@@ -280,6 +280,13 @@ impl<'m> Runner<'m> {
     async fn go(mut self, mut on_step: Observer<'_>) -> Report {
         // Inside the runtime, so a virtual clock (if any) is the one read.
         self.started = Instant::now();
+        if let Some(live) = &self.opts.live {
+            let tx = self.tx.clone();
+            live.attach(crate::machine::live::Printer::new(move |handle, text| {
+                let (handle, text) = (handle.to_string(), text.to_string());
+                let _ = tx.send(Arrival::Output { handle, text });
+            }));
+        }
         let end = loop {
             // Only tasks in flight send arrivals (pure externals resolve at dispatch).
             while self.in_flight > 0 {

@@ -1,0 +1,231 @@
+"""OPAL's CPython worker: runs a Python script's external functions for `opal run script.py`.
+
+`opal` starts one worker per run: `python3 -c <this file> script.py`. The worker loads the
+script's imports, classes, functions and the module-level constants its functions read (not
+its internal code, which OPAL runs), then answers requests, one JSON object per line:
+
+  stdin  {"id": 1, "fn": "summarize", "arg": ...}
+  stdout {"id": 1, "ok": ...} | {"id": 1, "item": ...} | {"id": 1, "end": true}
+         {"id": 1, "err": "script.py:12: ValueError: bad input", "classes": [...]}
+         {"out": "text", "to": "stdout"}   what an external printed
+         {"ready": true} | {"fatal": "..."} once, after loading the script
+
+Async externals run concurrently on one asyncio loop, the others on a thread pool. Data crosses
+as JSON: a tuple is {"$tuple": [...]}, a dict {"$dict": [[k, v], ...]}, a float JSON cannot
+spell {"$float": "inf"}, and any other object stays here as {"$handle": n} (docs/python.md).
+"""
+
+import ast
+import asyncio
+import concurrent.futures
+import inspect
+import io
+import json
+import os
+import sys
+import threading
+import types
+
+# The protocol owns the real stdout; anything written to file descriptor 1 later (a child
+# process, a C library) goes to stderr instead of into the protocol.
+PROTO = os.fdopen(os.dup(1), "w", encoding="utf-8", newline="\n")
+os.dup2(2, 1)
+LOCK = threading.Lock()
+HANDLES = {}
+SCRIPT = os.path.abspath(sys.argv[1]) if len(sys.argv) > 1 else ""
+
+
+def send(msg):
+    line = json.dumps(msg, ensure_ascii=False, allow_nan=False)
+    with LOCK:
+        PROTO.write(line + "\n")
+        PROTO.flush()
+
+
+class Forward(io.TextIOBase):
+    """sys.stdout inside the worker: an external's prints reach OPAL's output."""
+
+    def writable(self):
+        return True
+
+    def write(self, s):
+        if s:
+            send({"out": s, "to": "stdout"})
+        return len(s)
+
+
+def encode(v):
+    if v is None or v is True or v is False or isinstance(v, str):
+        return v
+    if isinstance(v, int):
+        if -(2**63) <= v < 2**63:
+            return v
+        raise OverflowError(f"the integer {v} does not fit in 64 bits (OPAL's integers)")
+    if isinstance(v, float):
+        return v if v == v and abs(v) != float("inf") else {"$float": repr(v)}
+    if isinstance(v, list):
+        return [encode(x) for x in v]
+    if isinstance(v, tuple):
+        return {"$tuple": [encode(x) for x in v]}
+    if isinstance(v, dict):
+        return {"$dict": [[encode(k), encode(x)] for k, x in v.items()]}
+    n = len(HANDLES) + 1
+    HANDLES[n] = v
+    return {"$handle": n, "type": type(v).__name__}
+
+
+def decode(v):
+    if isinstance(v, list):
+        return [decode(x) for x in v]
+    if isinstance(v, dict):
+        if "$tuple" in v:
+            return tuple(decode(x) for x in v["$tuple"])
+        if "$dict" in v:
+            return {decode(k): decode(x) for k, x in v["$dict"]}
+        if "$float" in v:
+            return float(v["$float"])
+        if "$handle" in v:
+            return HANDLES[v["$handle"]]
+    return v
+
+
+def arguments(f, arg):
+    """OPAL passes no argument as None, one as itself and several as a tuple."""
+    try:
+        params = inspect.signature(f).parameters.values()
+    except (TypeError, ValueError):
+        return (arg,)
+    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    n = sum(1 for p in params if p.kind in kinds)
+    if n == 0:
+        return ()
+    if n >= 2 and isinstance(arg, tuple):
+        return arg
+    return (arg,)
+
+
+def describe(e):
+    """Where in the script the exception was raised, its class and its message."""
+    line = None
+    tb = e.__traceback__
+    while tb is not None:
+        if os.path.abspath(tb.tb_frame.f_code.co_filename) == SCRIPT:
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    where = os.path.basename(SCRIPT) + (f":{line}" if line else "")
+    text = f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
+    classes = [c.__name__ for c in type(e).__mro__ if c is not object]
+    return {"err": f"{where}: {text}", "type": type(e).__name__, "message": str(e),
+            "classes": classes}
+
+
+def reply(rid, **msg):
+    try:
+        send({"id": rid, **msg})
+    except Exception as e:  # a value that cannot cross: the call fails with why
+        send({"id": rid, **describe(e)})
+
+
+def call(rid, f, args):
+    try:
+        if inspect.isgeneratorfunction(f):
+            for item in f(*args):
+                send({"id": rid, "item": encode(item)})
+            send({"id": rid, "end": True})
+        else:
+            reply(rid, ok=encode(f(*args)))
+    except BaseException as e:
+        send({"id": rid, **describe(e)})
+
+
+async def call_async(rid, f, args):
+    try:
+        if inspect.isasyncgenfunction(f):
+            async for item in f(*args):
+                send({"id": rid, "item": encode(item)})
+            send({"id": rid, "end": True})
+        else:
+            reply(rid, ok=encode(await f(*args)))
+    except BaseException as e:
+        send({"id": rid, **describe(e)})
+
+
+def read_in_functions(tree):
+    """The names read inside the script's functions and classes."""
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            for inner in ast.walk(node):
+                if isinstance(inner, ast.Name) and isinstance(inner.ctx, ast.Load):
+                    names.add(inner.id)
+    return names
+
+
+def worker_part(tree):
+    """The statements the worker runs: imports, definitions and the constants they read."""
+    used = read_in_functions(tree)
+    keep = []
+    for s in tree.body:
+        if isinstance(s, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef,
+                          ast.ClassDef)):
+            keep.append(s)
+        elif isinstance(s, (ast.Assign, ast.AnnAssign)):
+            targets = s.targets if isinstance(s, ast.Assign) else [s.target]
+            if all(isinstance(t, ast.Name) and t.id in used for t in targets):
+                keep.append(s)
+    return ast.Module(body=keep, type_ignores=[])
+
+
+def opal_module():
+    """`from opal import unordered` inside the worker: the decorators leave the function as is."""
+    m = types.ModuleType("opal")
+    for name in ("unordered", "readonly", "sequential"):
+        setattr(m, name, lambda f: f)
+    return m
+
+
+def load():
+    sys.modules["opal"] = opal_module()
+    sys.path.insert(0, os.path.dirname(SCRIPT))
+    with open(SCRIPT, encoding="utf-8") as f:
+        tree = ast.parse(f.read(), SCRIPT)
+    module = types.ModuleType("__opal_script__")
+    module.__file__ = SCRIPT
+    sys.modules["__opal_script__"] = module
+    exec(compile(worker_part(tree), SCRIPT, "exec"), module.__dict__)
+    return module.__dict__
+
+
+def main():
+    sys.stdout = Forward()
+    try:
+        namespace = load()
+    except BaseException as e:
+        send({"fatal": describe(e)["err"]})
+        return
+    loop = asyncio.new_event_loop()
+    threading.Thread(target=loop.run_forever, daemon=True).start()
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=32)
+    send({"ready": True})
+    for line in sys.stdin:
+        try:
+            req = json.loads(line)
+            rid = req["id"]
+        except (ValueError, KeyError, TypeError):
+            continue
+        try:
+            f = namespace[req["fn"]]
+            args = arguments(f, decode(req.get("arg")))
+        except BaseException as e:
+            send({"id": rid, **describe(e)})
+            continue
+        if inspect.iscoroutinefunction(f) or inspect.isasyncgenfunction(f):
+            asyncio.run_coroutine_threadsafe(call_async(rid, f, args), loop)
+        else:
+            pool.submit(call, rid, f, args)
+    # OPAL closed the pipe: the run is over, whatever is still running is abandoned.
+    PROTO.flush()
+    os._exit(0)
+
+
+main()
