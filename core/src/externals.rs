@@ -97,6 +97,7 @@ pub static STANDARD: &[ExtDecl] = &[
     ext("split_lines", "split_lines s -> list of strings", "The lines of a string, as a Church list.", Pure, None),
     ext("split_words", "split_words s -> list of strings", "The whitespace-separated words of a string, as a Church list.", Pure, None),
     ext("print", "print (handle, value) -> handle", "Writes a value (strings raw, other values as literals, one per line). `print v` writes to stdout and is sequential: prints come out in program order. `print (&h, v)` writes to handle h and returns it to thread, ordered by h alone.", Pure, None),
+    ext("print_raw", "print_raw (handle, value) -> handle", "Writes a value as `print` does, without ending the line (a streamed answer token by token, Python's `print(x, end=\"\")`). Ordered with the prints.", Pure, None),
     ext("sleep", "sleep ms -> ()", "Waits ms milliseconds without blocking anything else.", Async, None),
     ExtDecl { results: &["true", "false"], ..ext("coin", "coin () -> bool", "A fair coin: resolves to the Church boolean true or false.", Nondet, Some(0)) },
     ext("now", "now () -> float", "Milliseconds since the run started.", Pure, Some(0)),
@@ -158,6 +159,12 @@ pub static HANDLES: &[(&str, &str)] = &[
 
 pub fn standard(name: &str) -> Option<&'static ExtDecl> {
     STANDARD.iter().find(|e| e.name == name)
+}
+
+/// Is `name` one of the externals that write to a handle (`print`, `print_raw`)? They share one
+/// order: stdout has one order, whichever of them writes.
+pub fn is_printer(name: &str) -> bool {
+    name == "print" || name == "print_raw"
 }
 
 pub fn is_handle(name: &str) -> bool {

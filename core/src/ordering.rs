@@ -270,7 +270,7 @@ impl<'a> Walk<'a> {
             ExprKind::Name(id) => {
                 self.value_ref(&id.name);
                 // An ordered external passed as a value is called somewhere, in order.
-                let order = if id.name == "print" {
+                let order = if crate::externals::is_printer(&id.name) {
                     Some(Order::Sequential)
                 } else {
                     self.orders.get(&id.name).copied()
@@ -289,7 +289,8 @@ impl<'a> Walk<'a> {
                 match &f.kind {
                     ExprKind::Name(id) => {
                         let n = id.name.as_str();
-                        let order = if n == "print" && !explicit_handle(a) {
+                        let printer = crate::externals::is_printer(n);
+                        let order = if printer && !explicit_handle(a) {
                             Some(Order::Sequential)
                         } else {
                             self.orders.get(n).copied()
@@ -302,7 +303,7 @@ impl<'a> Walk<'a> {
                             }
                             // `print (&h, v)` orders nothing by itself, but in a program that
                             // threads the token it joins the token too (one order for stdout).
-                            _ if n == "print" || HIGHER_ORDER.contains(&n) => self.mark(body),
+                            _ if printer || HIGHER_ORDER.contains(&n) => self.mark(body),
                             _ => {}
                         }
                         if let Some(i) = body {

@@ -9,3 +9,11 @@ print(f"{7:03}" if False else f"{7:>3}", f"{-4:+}", f"{4:+}")
 print(f"{{literal}} {1 + 2} {'nested'}")
 width = 8
 print(f"[{name:>{width}}]")
+
+# print's end: a line built piece by piece, as a streamed answer prints.
+for word in ["streamed", "token", "by", "token"]:
+    print(word, end=" ")
+print()
+print("a", "b", sep="-", end="!\n")
+print("no newline at the end", end="")
+print()

@@ -295,6 +295,9 @@ impl Desugarer {
             .collect();
         if self.plan.ordered {
             ordered.push("print".into());
+            if self.used_env.contains("print_raw") {
+                ordered.push("print_raw".into());
+            }
         }
         ordered.sort();
         let orders = self.orders.into_iter().collect();

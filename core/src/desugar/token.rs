@@ -55,7 +55,7 @@ impl Desugarer {
     /// token takes it, `print (&h, v)` as well as `print v`: the handle alone would let a
     /// handle print overtake a `print v` before it (stdout has one order).
     fn env_kind(&self, name: &str) -> (CallKind, Option<String>) {
-        if name == "print" && !self.externs.iter().any(|(e, _)| e == "print") {
+        if crate::externals::is_printer(name) && !self.externs.iter().any(|(e, _)| e == name) {
             return (CallKind::Ordered(Order::Sequential), None);
         }
         match self.orders.get(name) {

@@ -642,27 +642,23 @@ impl Lower {
         }
     }
 
-    /// `print(a, b, sep=s)`: one line, the arguments as `str` formats them, joined by `sep`.
+    /// `print(a, b, sep=s, end=e)`: the arguments as `str` formats them, joined by `sep`; a
+    /// line, or with an `end` other than `"\n"` a `print_raw` of the text and `end`.
     pub(super) fn print(&mut self, c: &py::ExprCall, at: Span) -> Expr {
         let mut sep = str_lit(" ", at);
+        let mut end = None;
         for k in c.arguments.keywords.iter() {
             let value = self.expr(&k.value);
             match k.arg.as_ref().map(|a| a.as_str()) {
                 Some("sep") => sep = value,
                 Some("end") if matches!(&k.value, py::Expr::StringLiteral(s) if s.value.to_str() == "\n") =>
                     {}
-                Some("end") => {
-                    self.refuse(
-                        span(k.range),
-                        "`print` with `end`",
-                        "print whole lines: build the line, then print it",
-                    );
-                }
+                Some("end") => end = Some(value),
                 Some("flush") => {}
                 _ => self.refuse(
                     span(k.range),
                     "this keyword of `print`",
-                    "use `sep` only, or build the line first",
+                    "use `sep` and `end`, or build the text first",
                 ),
             }
         }
@@ -678,7 +674,19 @@ impl Lower {
                 Some(l) => binary(BinOp::Add, binary(BinOp::Add, l, sep.clone(), at), x, at),
             });
         }
-        call("print", vec![line.unwrap_or_else(|| str_lit("", at))], at)
+        let line = line.unwrap_or_else(|| str_lit("", at));
+        match end {
+            None => call("print", vec![line], at),
+            // The script's own `print_raw` would take the call (the names share one scope).
+            Some(_) if self.names.contains("print_raw") || self.sigs.contains_key("print_raw") => {
+                self.refused(
+                    at,
+                    "`print` with `end` in a script that names something `print_raw`",
+                    "rename the script's `print_raw`",
+                )
+            }
+            Some(end) => call("print_raw", vec![binary(BinOp::Add, line, end, at)], at),
+        }
     }
 }
 

@@ -77,7 +77,7 @@ pub fn eval_pure(
             })
         }
         "concat_str" | "parse_int" | "split_lines" | "split_words" => text(ext, arg)?,
-        "print" => print(arg, sink)?,
+        "print" | "print_raw" => print(arg, ext == "print", sink)?,
         "now" => Outcome::Value(Prim::Float(started.elapsed().as_secs_f64() * 1000.0)),
         "fork" | "join" => handles(ext, arg)?,
         lib if crate::externals::standard(lib).is_some_and(|d| d.data) => {
@@ -188,8 +188,8 @@ fn text(ext: &str, arg: &PExp) -> Result<Outcome, CallError> {
 }
 
 /// `print (&h, v)` writes v to h's root and returns h; `print v` (§3.4's form) writes to
-/// stdout and returns ().
-fn print(arg: &PExp, sink: &mut dyn FnMut(&str, &str)) -> Result<Outcome, CallError> {
+/// stdout and returns (). `print_raw` is the same without the line end.
+fn print(arg: &PExp, line: bool, sink: &mut dyn FnMut(&str, &str)) -> Result<Outcome, CallError> {
     use crate::machine::data;
     Ok(match arg {
         PExp::Tuple(xs) if xs.len() == 2 && matches!(xs[0], P(Prim::Handle(_))) => {
@@ -201,13 +201,17 @@ fn print(arg: &PExp, sink: &mut dyn FnMut(&str, &str)) -> Result<Outcome, CallEr
             };
             let root = crate::externals::handle_root(name).unwrap_or("stdout");
             let mut text = data::display(&xs[1]);
-            text.push('\n');
+            if line {
+                text.push('\n');
+            }
             sink(root, &text);
             Outcome::Value(Prim::Handle(name.clone()))
         }
         v => {
             let mut text = data::display(v);
-            text.push('\n');
+            if line {
+                text.push('\n');
+            }
             sink("stdout", &text);
             data::outcome(PExp::Tuple(vec![]))
         }
