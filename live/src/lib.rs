@@ -46,18 +46,18 @@ impl LiveExternals {
     /// `.py` file that can be read.
     pub fn for_program(allow_exec: bool, program: Option<&std::path::Path>) -> LiveExternals {
         let live = LiveExternals::from_env(allow_exec);
-        let script = program.filter(|p| p.extension().is_some_and(|e| e == "py"));
-        match script.and_then(|p| Some((p, std::fs::read_to_string(p).ok()?))) {
+        match program.and_then(|p| Some((p, std::fs::read_to_string(p).ok()?))) {
             Some((p, src)) => live.with_python(p, &src),
             None => live,
         }
     }
 
-    /// Also runs the externals a Python script defines (`opal_core::python::externals`), in
-    /// a CPython worker started at the first call.
+    /// For a Python script (a `.py` file), also runs the externals it defines
+    /// (`opal_core::python::externals`) and the module functions it calls (dotted names), in a
+    /// CPython worker started at the first call.
     pub fn with_python(mut self, script: &std::path::Path, src: &str) -> LiveExternals {
-        let externs = opal_core::python::externals(src);
-        if !externs.is_empty() {
+        if opal_core::python::is_python(&script.to_string_lossy()) {
+            let externs = opal_core::python::externals(src);
             self.python = Some(PythonExternals::new(script.to_path_buf(), externs));
         }
         self

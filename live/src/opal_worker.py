@@ -5,6 +5,7 @@ script's imports, classes, functions and the module-level constants its function
 its internal code, which OPAL runs), then answers requests, one JSON object per line:
 
   stdin  {"id": 1, "fn": "summarize", "arg": ...}
+         {"id": 2, "fn": "json.loads", "arg": {"$tuple": [[positional...], {"$dict": [keywords]}]}}
   stdout {"id": 1, "ok": ...} | {"id": 1, "item": ...} | {"id": 1, "end": true}
          {"id": 1, "err": "script.py:12: ValueError: bad input", "classes": [...]}
          {"out": "text", "to": "stdout"}   what an external printed
@@ -18,6 +19,7 @@ spell {"$float": "inf"}, and any other object stays here as {"$handle": n} (docs
 import ast
 import asyncio
 import concurrent.futures
+import importlib
 import inspect
 import io
 import json
@@ -104,6 +106,39 @@ def arguments(f, arg):
     return (arg,)
 
 
+def resolve(namespace, path):
+    """A module function internal code calls, by its dotted path (`os.path.join`)."""
+    parts = path.split(".")
+    if parts[0] in namespace:
+        obj = namespace[parts[0]]
+        rest = parts[1:]
+    else:
+        for i in range(len(parts) - 1, 0, -1):
+            try:
+                obj = importlib.import_module(".".join(parts[:i]))
+            except ImportError:
+                continue
+            rest = parts[i:]
+            break
+        else:
+            raise ImportError(f"no module for {path}")
+    for name in rest:
+        obj = getattr(obj, name)
+    return obj
+
+
+def target(namespace, name, arg):
+    """The function a request calls, its positional and its keyword arguments."""
+    if "." not in name:
+        f = namespace[name]
+        return f, arguments(f, arg), {}
+    f = resolve(namespace, name)
+    args, kwargs = arg
+    if not callable(f):  # a constant such as `math.pi`
+        return (lambda: f), (), {}
+    return f, tuple(args), kwargs
+
+
 def describe(e):
     """Where in the script the exception was raised, its class and its message."""
     line = None
@@ -126,26 +161,26 @@ def reply(rid, **msg):
         send({"id": rid, **describe(e)})
 
 
-def call(rid, f, args):
+def call(rid, f, args, kwargs):
     try:
         if inspect.isgeneratorfunction(f):
-            for item in f(*args):
+            for item in f(*args, **kwargs):
                 send({"id": rid, "item": encode(item)})
             send({"id": rid, "end": True})
         else:
-            reply(rid, ok=encode(f(*args)))
+            reply(rid, ok=encode(f(*args, **kwargs)))
     except BaseException as e:
         send({"id": rid, **describe(e)})
 
 
-async def call_async(rid, f, args):
+async def call_async(rid, f, args, kwargs):
     try:
         if inspect.isasyncgenfunction(f):
-            async for item in f(*args):
+            async for item in f(*args, **kwargs):
                 send({"id": rid, "item": encode(item)})
             send({"id": rid, "end": True})
         else:
-            reply(rid, ok=encode(await f(*args)))
+            reply(rid, ok=encode(await f(*args, **kwargs)))
     except BaseException as e:
         send({"id": rid, **describe(e)})
 
@@ -214,15 +249,14 @@ def main():
         except (ValueError, KeyError, TypeError):
             continue
         try:
-            f = namespace[req["fn"]]
-            args = arguments(f, decode(req.get("arg")))
+            f, args, kwargs = target(namespace, req["fn"], decode(req.get("arg")))
         except BaseException as e:
             send({"id": rid, **describe(e)})
             continue
         if inspect.iscoroutinefunction(f) or inspect.isasyncgenfunction(f):
-            asyncio.run_coroutine_threadsafe(call_async(rid, f, args), loop)
+            asyncio.run_coroutine_threadsafe(call_async(rid, f, args, kwargs), loop)
         else:
-            pool.submit(call, rid, f, args)
+            pool.submit(call, rid, f, args, kwargs)
     # OPAL closed the pipe: the run is over, whatever is still running is abandoned.
     PROTO.flush()
     os._exit(0)

@@ -2,7 +2,7 @@
 //! decorated `@unordered`, `@readonly` or `@sequential` are called in `opal_worker.py`, a child
 //! `python3` (or `OPAL_PYTHON`) started at the first call. Requests and replies are JSON lines
 //! (the worker's docstring has the protocol); values cross as data, other objects stay in the
-//! worker as handles `py#n`; a raised exception fails the task with the script's file, line,
+//! worker as handles `py#n:Class`; a raised exception fails the task with the script's file, line,
 //! class and message. What an external prints reaches the run's output.
 
 use crate::stop;
@@ -70,7 +70,13 @@ impl PythonExternals {
     }
 
     pub fn start(&self, ext: &str, arg: &PExp) -> Option<LiveCall> {
-        let streams = *self.externs.get(ext)?;
+        // A dotted name is a module function internal code calls (`json.loads`): OPAL's own
+        // names have no dots.
+        let streams = match self.externs.get(ext) {
+            Some(s) => *s,
+            None if ext.contains('.') => false,
+            None => return None,
+        };
         let worker = match self.worker.get_or_init(|| self.spawn()) {
             Ok(w) => w,
             Err(e) => return Some(failed(e.clone())),
@@ -256,7 +262,11 @@ fn encode(p: &PExp) -> Result<Value, String> {
         }
         PExp::Prim(Prim::Str(s)) => json!(&**s),
         PExp::Prim(Prim::Handle(h)) => {
-            match h.strip_prefix("py#").and_then(|n| n.parse::<u64>().ok()) {
+            match h
+                .strip_prefix("py#")
+                .and_then(|t| t.split(':').next())
+                .and_then(|n| n.parse::<u64>().ok())
+            {
                 Some(n) => json!({ "$handle": n }),
                 None => return Err(format!("the handle `{h}` cannot be passed to Python")),
             }
@@ -306,7 +316,13 @@ fn decode(v: &Value) -> Result<PExp, String> {
             } else if let Some(f) = o.get("$float").and_then(Value::as_str) {
                 PExp::Prim(Prim::Float(f.parse().map_err(|_| bad())?))
             } else if let Some(n) = o.get("$handle").and_then(Value::as_u64) {
-                PExp::Prim(Prim::Handle(Arc::from(format!("py#{n}").as_str())))
+                // The class rides along in the name, for messages (`py#3:Client`).
+                let class = o.get("type").and_then(Value::as_str).unwrap_or("object");
+                let class: String = class
+                    .chars()
+                    .filter(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                PExp::Prim(Prim::Handle(Arc::from(format!("py#{n}:{class}").as_str())))
             } else {
                 return Err(bad());
             }
@@ -330,7 +346,10 @@ mod tests {
                 PExp::Tuple(Vec::new()),
             ),
             (PExp::str("inf"), PExp::Prim(Prim::Float(f64::INFINITY))),
-            (PExp::str("h"), PExp::Prim(Prim::Handle(Arc::from("py#3")))),
+            (
+                PExp::str("h"),
+                PExp::Prim(Prim::Handle(Arc::from("py#3:object"))),
+            ),
         ]);
         let json = encode(&v).unwrap();
         assert_eq!(decode(&json).unwrap(), v);

@@ -38,6 +38,26 @@ def pair(a, b=10):
     return (a, b, a * b)
 
 
+class Client:
+    """Only externals use it: it loads in the worker, and its objects stay there."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def ask(self, question):
+        return f"{self.name} says: {question.upper()}"
+
+
+@unordered
+def connect(name):
+    return Client(name)
+
+
+@unordered
+def ask(client, question):
+    return client.ask(question)
+
+
 @sequential
 def note(line):
     print("note:", line)
@@ -55,3 +75,6 @@ print(pair(3), pair(2, b=7))
 first = note("first")
 second = note("second one")
 print(first, second)
+client = connect("oracle")
+answers = [ask(client, q) for q in ["why", "how"]]
+print(answers)

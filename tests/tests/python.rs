@@ -125,3 +125,22 @@ fn a_missing_python_is_a_clear_error() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// An object that stays in the worker crosses as a handle; calling its method in internal code
+/// says where to call it instead of guessing.
+#[test]
+fn a_method_on_a_worker_object_says_to_call_it_in_an_external() {
+    let src = "from opal import unordered\n\n\nclass Client:\n    def ask(self, q):\n        \
+        return q\n\n\n@unordered\ndef connect(name):\n    return Client()\n\n\n\
+        c = connect(\"x\")\nprint(c.ask(\"direct\"))\n";
+    let (dir, script) = temp_script("handle", src);
+    let o = Command::new(opal())
+        .args(["run", &script.to_string_lossy()])
+        .output()
+        .expect("run opal");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert!(err.contains("handle.py:15:7: error[R0002]"), "{err}");
+    assert!(err.contains("on a Client object, which stays in the CPython worker"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

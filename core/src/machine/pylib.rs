@@ -284,6 +284,16 @@ fn round(arg: &PExp) -> Result<PExp, CallError> {
 /// receiver (those that do are refused by the front end).
 fn method(recv: &PExp, name: &str, args: &[PExp]) -> Result<PExp, CallError> {
     let no_method = || {
+        // An object of the CPython worker (`py#3:Client`): its methods run there.
+        if let PExp::Prim(Prim::Handle(h)) = recv {
+            if let Some(class) = h.strip_prefix("py#").and_then(|t| t.split_once(':')) {
+                return CallError::Raised(format!(
+                    "`.{name}(…)` on a {} object, which stays in the CPython worker: call its \
+                     methods inside an external function",
+                    class.1
+                ));
+            }
+        }
         let kind = match recv {
             PExp::Prim(Prim::Str(_)) => "str",
             PExp::List(_) => "list",

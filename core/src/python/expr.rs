@@ -172,6 +172,9 @@ impl Lower {
                 ExprKind::Fun(params, FunBody::Expr(Box::new(self.expr(&l.body))))
             }
             py::Expr::Attribute(_) => {
+                if let Some(path) = self.module_path(e) {
+                    return self.module_call(&path, None, at);
+                }
                 return self.refused(at, "an attribute or method", "method calls are not built yet; call a function, or move the code into an external function")
             }
             py::Expr::ListComp(c) => return self.comprehension(&c.elt, &c.generators, at),
@@ -401,6 +404,9 @@ impl Lower {
     }
 
     fn call_expr(&mut self, c: &py::ExprCall, at: Span) -> Expr {
+        if let Some(path) = self.module_path(&c.func) {
+            return self.module_call(&path, Some(c), at);
+        }
         if let py::Expr::Attribute(a) = &*c.func {
             return self.method_call(a, c, at);
         }

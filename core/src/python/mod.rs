@@ -11,6 +11,7 @@
 
 mod alias;
 mod expr;
+mod modules;
 mod stmt;
 
 use crate::diag::Diagnostic;
@@ -45,10 +46,14 @@ pub fn parse(src: &str) -> Parsed {
         sigs: signatures(&module.body),
         worker_only: worker_only(&module.body),
         names: all_names(&module.body),
+        imports: modules::imported(&module.body),
         lines: Some(crate::span::LineIndex::new(src)),
         ..Lower::default()
     };
-    let block = lower.block(&module.body);
+    let mut block = lower.block(&module.body);
+    let mut items = lower.module_externs();
+    items.append(&mut block.items);
+    block.items = items;
     Parsed {
         block,
         comments: Vec::new(),
@@ -133,6 +138,10 @@ struct Lower {
     /// The expression being lowered is walked or converted (a `for`'s list, a comprehension's,
     /// an argument of `list`, `sorted`, …): a dictionary view may be a list there.
     view_ok: bool,
+    /// What each imported name stands for (`modules::imported`).
+    imports: HashMap<String, String>,
+    /// The module functions internal code calls, with the first call's place.
+    modules: HashMap<String, Span>,
     /// The script's lines, to name a line in a message.
     lines: Option<crate::span::LineIndex>,
 }

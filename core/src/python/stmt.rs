@@ -24,7 +24,7 @@ enum Tail {
     Bind,
 }
 
-fn item(kind: ItemKind, at: Span) -> Item {
+pub(super) fn item(kind: ItemKind, at: Span) -> Item {
     Item { kind, span: at }
 }
 
@@ -248,6 +248,9 @@ impl Lower {
             // Imports serve external functions; `from opal import unordered` gives the
             // decorators. What internal code uses of a module is refused where it is used.
             py::Stmt::Import(_) | py::Stmt::ImportFrom(_) => return vec![],
+            // A class only external functions use (a client, an exception they raise) is
+            // theirs: it loads in the CPython worker. One internal code uses is refused below.
+            py::Stmt::ClassDef(c) if self.worker_only.contains(c.name.as_str()) => return vec![],
             // The rest is outside the fragment: refused, saying what to do.
             other => {
                 let (what, todo) = outside_fragment(other);
