@@ -141,6 +141,9 @@ fn a_method_on_a_worker_object_says_to_call_it_in_an_external() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(3), "{err}");
     assert!(err.contains("handle.py:15:7: error[R0002]"), "{err}");
-    assert!(err.contains("on a Client object, which stays in the CPython worker"), "{err}");
+    assert!(
+        err.contains("on a Client object, which stays in the CPython worker"),
+        "{err}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -201,7 +201,7 @@ fn kind(p: &PExp) -> &'static str {
 
 /// The elements a collection iterates over: a list's elements, a tuple's components, a
 /// dictionary's keys.
-fn elements<'a>(p: &'a PExp, ext: &str) -> Result<Vec<&'a PExp>, CallError> {
+pub(super) fn elements<'a>(p: &'a PExp, ext: &str) -> Result<Vec<&'a PExp>, CallError> {
     match p {
         PExp::List(xs) | PExp::Tuple(xs) => Ok(xs.iter().collect()),
         PExp::Dict(kvs) => Ok(kvs.iter().map(|(k, _)| k).collect()),

@@ -27,6 +27,13 @@ fn argument(args: Vec<Expr>, at: Span) -> Expr {
     }
 }
 
+/// A comprehension's element: a list's (or generator's) value, or a dictionary's key and value.
+#[derive(Clone, Copy)]
+enum Elt<'a> {
+    One(&'a py::Expr),
+    Pair(&'a py::Expr, &'a py::Expr),
+}
+
 pub(super) fn ident(name: &str, at: Span) -> Ident {
     Ident {
         name: name.to_string(),
@@ -177,10 +184,21 @@ impl Lower {
                 }
                 return self.refused(at, "an attribute or method", "method calls are not built yet; call a function, or move the code into an external function")
             }
-            py::Expr::ListComp(c) => return self.comprehension(&c.elt, &c.generators, at),
-            py::Expr::Generator(g) => return self.comprehension(&g.elt, &g.generators, at),
-            py::Expr::SetComp(_) | py::Expr::DictComp(_) => {
-                return self.refused(at, "a set or dictionary comprehension", "build a list with a list comprehension, or a dictionary in a `for` loop")
+            py::Expr::ListComp(c) => {
+                return self.comprehension(Elt::One(&c.elt), &c.generators, at)
+            }
+            py::Expr::Generator(g) => {
+                return self.comprehension(Elt::One(&g.elt), &g.generators, at)
+            }
+            py::Expr::DictComp(d) => {
+                let Some(key) = &d.key else {
+                    return self.refused(at, "this dictionary comprehension", "name each key");
+                };
+                let pairs = self.comprehension(Elt::Pair(key, &d.value), &d.generators, at);
+                return call("py_dict", vec![pairs], at);
+            }
+            py::Expr::SetComp(_) => {
+                return self.refused(at, "a set comprehension", "build a list with a list comprehension (sets are not built yet)")
             }
             py::Expr::Await(_) => {
                 return self.refused(at, "`await`", "call the external without `await`: OPAL runs every call as soon as its argument is ready")
@@ -309,13 +327,12 @@ impl Lower {
 
     /// `[elt for x in xs if c]` (and a generator passed to a call): the prelude's `map` over
     /// `filter`, lazily, so a comprehension over a streaming list streams.
-    fn comprehension(&mut self, elt: &py::Expr, gens: &[py::Comprehension], at: Span) -> Expr {
-        let [g] = gens else {
-            return self.refused(
-                at,
-                "a comprehension with several `for`s",
-                "nest two comprehensions, or write the loops",
-            );
+    /// `[elt for x in xs if c for y in ys …]`: `map` over the first `for`'s list, filtered by
+    /// its conditions; each further `for` nests inside it, and the lists it makes are joined
+    /// in order (`py_flatten`).
+    fn comprehension(&mut self, elt: Elt, gens: &[py::Comprehension], at: Span) -> Expr {
+        let Some((g, rest)) = gens.split_first() else {
+            return self.elt(elt, at);
         };
         if g.is_async {
             return self.refused(at, "`async for`", "write a plain comprehension");
@@ -338,9 +355,24 @@ impl Lower {
             );
             list = call("filter", vec![list, pred], at);
         }
-        let body = self.expr(elt);
+        let body = match rest {
+            [] => self.elt(elt, at),
+            _ => self.comprehension(elt, rest, at),
+        };
         let f = Expr::new(ExprKind::Fun(params, FunBody::Expr(Box::new(body))), at);
-        call("map", vec![list, f], at)
+        let lists = call("map", vec![list, f], at);
+        match rest {
+            [] => lists,
+            _ => call("py_flatten", vec![lists], at),
+        }
+    }
+
+    /// What a comprehension makes of each element: a value, or a dictionary's (key, value).
+    fn elt(&mut self, elt: Elt, at: Span) -> Expr {
+        match elt {
+            Elt::One(e) => self.expr(e),
+            Elt::Pair(k, v) => Expr::new(ExprKind::Tuple(vec![self.expr(k), self.expr(v)]), at),
+        }
     }
 
     fn comp_params(&mut self, target: &py::Expr) -> Option<Params> {
@@ -438,6 +470,9 @@ impl Lower {
         if name == "sorted" && !c.arguments.keywords.is_empty() {
             return self.sorted_with_keywords(c, at);
         }
+        if let Some(e) = self.dict_or_enumerate(name, c, at) {
+            return e;
+        }
         if let Some(k) = c.arguments.keywords.first() {
             return self.refused(
                 span(k.range),
@@ -511,6 +546,57 @@ impl Lower {
             }
         }
         call(name, args, at)
+    }
+
+    /// `dict(…)` (from pairs, a dictionary, keywords or nothing) and `enumerate(xs, start)`
+    /// (`start` by position or keyword), which OPAL's own `enumerate` does not take.
+    fn dict_or_enumerate(&mut self, name: &str, c: &py::ExprCall, at: Span) -> Option<Expr> {
+        let (args, kws) = (&c.arguments.args, &c.arguments.keywords);
+        if args.iter().any(|a| matches!(a, py::Expr::Starred(_))) {
+            return None;
+        }
+        match name {
+            "dict" if args.len() <= 1 && kws.iter().all(|k| k.arg.is_some()) => {
+                let mut pairs = Vec::new();
+                for k in kws.iter() {
+                    let key = k.arg.as_ref().map(|a| a.to_string()).unwrap_or_default();
+                    pairs.push(Expr::new(
+                        ExprKind::Tuple(vec![str_lit(&key, span(k.range)), self.expr(&k.value)]),
+                        span(k.range),
+                    ));
+                }
+                let arg = match args.first() {
+                    _ if !kws.is_empty() && !args.is_empty() => {
+                        let todo = "build the dictionary, then set the keys";
+                        return Some(self.refused(at, "`dict` with pairs and keywords", todo));
+                    }
+                    Some(a) => {
+                        self.view_ok = true;
+                        let e = self.expr(a);
+                        self.view_ok = false;
+                        e
+                    }
+                    None if pairs.is_empty() => Expr::new(ExprKind::Unit, at),
+                    None => Expr::new(ExprKind::List(pairs), at),
+                };
+                Some(call("py_dict", vec![arg], at))
+            }
+            "enumerate" if args.len() == 2 || (args.len() == 1 && !kws.is_empty()) => {
+                let start = match (args.get(1), kws.first()) {
+                    (Some(s), None) => s,
+                    (None, Some(k)) if kws.len() == 1 && k.arg.as_deref() == Some("start") => {
+                        &k.value
+                    }
+                    _ => return None,
+                };
+                self.view_ok = true;
+                let xs = self.expr(&args[0]);
+                self.view_ok = false;
+                let start = self.expr(start);
+                Some(call("py_enumerate", vec![xs, start], at))
+            }
+            _ => None,
+        }
     }
 
     /// `isinstance(x, T)` for a built-in type named by its name.

@@ -25,10 +25,7 @@ fn what_is_outside_the_fragment_is_refused_where_it_is() {
     for (src, what) in [
         ("class A:\n    pass\n", "a class"),
         ("try:\n    x = 1\nexcept E:\n    pass\n", "`try`"),
-        (
-            "x = {i: 1 for i in range(3)}\n",
-            "a set or dictionary comprehension",
-        ),
+        ("x = {i for i in range(3)}\n", "a set comprehension"),
         ("d = {}\nprint(d.keys())\n", "`.keys()` outside"),
         (
             "xs = []\nys = xs\nxs.append(1)\n",
