@@ -3,7 +3,8 @@
 //! bound to `xs`, which means the same only while nothing else holds `xs`'s list. A name is
 //! shared (and appending to it refused, with the place it escaped) when the script binds it to
 //! another name, puts it in a container, passes it to a function the script defines, returns
-//! it, or when it is a function's parameter (the caller holds the list).
+//! it from a function that did not bind it, or when it is a function's parameter (the caller
+//! holds the list).
 
 use super::span;
 use crate::span::Span;
@@ -24,6 +25,7 @@ pub(super) fn shared_names(body: &[py::Stmt]) -> HashMap<String, Span> {
     let mut v = Escapes {
         functions,
         shared: HashMap::new(),
+        locals: Vec::new(),
     };
     for s in body {
         v.visit_stmt(s);
@@ -31,10 +33,32 @@ pub(super) fn shared_names(body: &[py::Stmt]) -> HashMap<String, Span> {
     v.shared
 }
 
+/// The names a function body binds by assignment (its locals, as far as a return is
+/// concerned; parameters are shared anyway).
+fn bound_in(body: &[py::Stmt]) -> HashSet<String> {
+    #[derive(Default)]
+    struct Bound(HashSet<String>);
+    impl<'a> Visitor<'a> for Bound {
+        fn visit_expr(&mut self, e: &'a py::Expr) {
+            if let py::Expr::Name(n) = e {
+                if n.ctx == py::ExprContext::Store {
+                    self.0.insert(n.id.to_string());
+                }
+            }
+            walk_expr(self, e);
+        }
+    }
+    let mut b = Bound::default();
+    body.iter().for_each(|s| b.visit_stmt(s));
+    b.0
+}
+
 struct Escapes {
     /// The script's own functions (not externals: an external gets a copy of its argument).
     functions: HashSet<String>,
     shared: HashMap<String, Span>,
+    /// The names bound in each function being walked, innermost last.
+    locals: Vec<HashSet<String>>,
 }
 
 impl Escapes {
@@ -61,9 +85,14 @@ impl<'a> Visitor<'a> for Escapes {
                     self.escape(v);
                 }
             }
+            // Returning a list the function made hands it over: the function is done with it
+            // (each call makes its own). Returning one from outside shares it with the caller.
             py::Stmt::Return(r) => {
                 if let Some(v) = &r.value {
-                    self.escape(v);
+                    let local = |n: &str| self.locals.last().is_some_and(|l| l.contains(n));
+                    if !matches!(&**v, py::Expr::Name(n) if local(n.id.as_str())) {
+                        self.escape(v);
+                    }
                 }
             }
             py::Stmt::FunctionDef(f) => {
@@ -74,6 +103,10 @@ impl<'a> Visitor<'a> for Escapes {
                         .entry(name.to_string())
                         .or_insert_with(|| span(name.range));
                 }
+                self.locals.push(bound_in(&f.body));
+                walk_stmt(self, s);
+                self.locals.pop();
+                return;
             }
             _ => {}
         }

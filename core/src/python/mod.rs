@@ -16,7 +16,7 @@ mod stmt;
 
 use crate::diag::Diagnostic;
 use crate::span::Span;
-use crate::syntax::ast::Block;
+use crate::syntax::ast::{Block, Ident};
 use crate::syntax::parser::Parsed;
 use std::collections::HashMap;
 
@@ -135,6 +135,9 @@ struct Lower {
     names: std::collections::HashSet<String>,
     /// `break` flags handed out.
     flags: usize,
+    /// Inside a loop of a function whose body returns from it: the flag a `return` there sets
+    /// (with the result bound and the loop broken), tested after the loop.
+    returning: Option<Ident>,
     /// The expression being lowered is walked or converted (a `for`'s list, a comprehension's,
     /// an argument of `list`, `sorted`, …): a dictionary view may be a list there.
     view_ok: bool,

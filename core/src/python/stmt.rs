@@ -53,6 +53,18 @@ fn returns(s: &py::Stmt) -> bool {
     }
 }
 
+/// Does `s` hold a `return` inside a loop nested in it (or in its branches)?
+fn returns_in_loop(s: &py::Stmt) -> bool {
+    match s {
+        py::Stmt::For(_) | py::Stmt::While(_) => returns(s),
+        py::Stmt::If(i) => {
+            i.body.iter().any(returns_in_loop)
+                || (i.elif_else_clauses.iter()).any(|c| c.body.iter().any(returns_in_loop))
+        }
+        _ => false,
+    }
+}
+
 /// Does a block always end in `return` (so code after it never runs)?
 fn always_returns(stmts: &[py::Stmt]) -> bool {
     match stmts.last() {
@@ -92,6 +104,10 @@ impl Lower {
                 }
                 py::Stmt::If(x) if tail != Tail::Module && returns(s) => {
                     items.extend(self.returning_if(x, &stmts[i + 1..], tail, at));
+                    return items;
+                }
+                py::Stmt::For(_) | py::Stmt::While(_) if tail != Tail::Module && returns(s) => {
+                    items.extend(self.returning_loop(s, &stmts[i + 1..], tail, at));
                     return items;
                 }
                 _ => items.extend(self.stmt(s)),
@@ -151,6 +167,71 @@ impl Lower {
         ]
     }
 
+    /// A loop with a `return` in its body, followed by `rest`: the result is bound before
+    /// the loop; a `return` binds it, sets a flag and breaks; after the loop the function
+    /// returns the result if the flag is set, else goes on with `rest`.
+    fn returning_loop(
+        &mut self,
+        s: &py::Stmt,
+        rest: &[py::Stmt],
+        tail: Tail,
+        at: Span,
+    ) -> Vec<Item> {
+        let flag = ident(&self.break_flag(), at);
+        let none = Expr::new(ExprKind::Unit, at);
+        let no = Expr::new(ExprKind::Name(ident("false", at)), at);
+        let mut items = vec![
+            item(ItemKind::Bind(Pattern::Name(ident(RESULT, at)), none), at),
+            item(ItemKind::Bind(Pattern::Name(flag.clone()), no), at),
+        ];
+        let outer = self.returning.replace(flag.clone());
+        items.extend(self.stmt(s));
+        self.returning = outer;
+        let after = Block {
+            items: self.tail(rest, Tail::Bind),
+        };
+        let kept = Block { items: vec![] };
+        items.push(item(
+            ItemKind::If(vec![(name_expr(&flag), kept)], Some(after)),
+            at,
+        ));
+        let result = Expr::new(ExprKind::Name(ident(RESULT, at)), at);
+        items.push(self.result(result, tail, at));
+        items
+    }
+
+    /// The loop (after its `break` flag), then its `else:` block, which runs when the loop
+    /// did not break.
+    fn with_else(
+        &mut self,
+        flag: Option<Ident>,
+        the_loop: Item,
+        orelse: &[py::Stmt],
+        at: Span,
+    ) -> Vec<Item> {
+        if orelse.iter().any(|s| returns(s) || jumps(s)) {
+            let todo = "set a variable in the loop and test it after the loop";
+            return self.refused_item(
+                at,
+                "`return`, `break` or `continue` in a loop's `else`",
+                todo,
+            );
+        }
+        let broken = flag.clone();
+        let mut items = with_flag(flag, the_loop, at);
+        let otherwise = self.block(orelse).items;
+        match broken {
+            _ if otherwise.is_empty() => {}
+            None => items.extend(otherwise),
+            Some(f) => {
+                let not_broken = Expr::new(ExprKind::Not(Box::new(name_expr(&f))), at);
+                let block = Block { items: otherwise };
+                items.push(item(ItemKind::If(vec![(not_broken, block)], None), at));
+            }
+        }
+        items
+    }
+
     /// A statement that is not a `return`.
     fn stmt(&mut self, s: &py::Stmt) -> Vec<Item> {
         let at = span(ruff_text_size::Ranged::range(s));
@@ -188,12 +269,8 @@ impl Lower {
                 ItemKind::If(arms, otherwise)
             }
             py::Stmt::For(f) => {
-                if f.is_async || !f.orelse.is_empty() {
-                    return self.refused_item(
-                        at,
-                        "`async for` or `for … else`",
-                        "write a plain `for` loop",
-                    );
+                if f.is_async {
+                    return self.refused_item(at, "`async for`", "write a plain `for` loop");
                 }
                 let Some(target) = self.pattern(&f.target) else {
                     return vec![];
@@ -210,12 +287,10 @@ impl Lower {
                 if walked.is_some() {
                     self.walking.pop();
                 }
-                return with_flag(flag, item(ItemKind::For(target, iter, body), at), at);
+                let the_loop = item(ItemKind::For(target, iter, body), at);
+                return self.with_else(flag, the_loop, &f.orelse, at);
             }
             py::Stmt::While(w) => {
-                if !w.orelse.is_empty() {
-                    return self.refused_item(at, "`while … else`", "write a plain `while` loop");
-                }
                 let (body, flag) = self.loop_body(&w.body);
                 let mut test = self.cond(&w.test);
                 if let Some(f) = &flag {
@@ -229,7 +304,7 @@ impl Lower {
                         at,
                     );
                 }
-                return with_flag(flag, item(ItemKind::While(test, body), at), at);
+                return self.with_else(flag, item(ItemKind::While(test, body), at), &w.orelse, at);
             }
             py::Stmt::Assert(a) => {
                 // `assert c, msg` fails the program with msg when c is false.
@@ -307,12 +382,21 @@ impl Lower {
     /// set, and the rest of the iterations (and a `while`'s condition) see it. The flag, if
     /// the body breaks, is returned to be bound before the loop.
     fn loop_body(&mut self, stmts: &[py::Stmt]) -> (Block, Option<Ident>) {
-        if let Some(r) = stmts.iter().find(|s| returns(s)) {
+        // A `return` in this loop's body (in a function, `returning_loop`) jumps as `break`
+        // does; one in a nested loop, or outside a function, is refused.
+        let nested = |s: &py::Stmt| {
+            if self.returning.is_some() {
+                returns_in_loop(s)
+            } else {
+                returns(s)
+            }
+        };
+        if let Some(r) = stmts.iter().find(|s| nested(s)) {
             let at = span(ruff_text_size::Ranged::range(r));
             self.refuse(
                 at,
-                "`return` inside a loop",
-                "keep the result in a variable and return it after the loop",
+                "`return` inside a nested loop",
+                "keep the result in a variable, `break`, and return it after the loops",
             );
         }
         if !stmts.iter().any(jumps) {
@@ -367,6 +451,24 @@ impl Lower {
                     return items;
                 }
                 py::Stmt::Continue(_) => return items,
+                py::Stmt::Return(r) => {
+                    let value = match &r.value {
+                        Some(v) => self.expr(v),
+                        None => Expr::new(ExprKind::Unit, at),
+                    };
+                    let yes = || Expr::new(ExprKind::Name(ident("true", at)), at);
+                    items.push(item(
+                        ItemKind::Bind(Pattern::Name(ident(RESULT, at)), value),
+                        at,
+                    ));
+                    if let Some(rf) = self.returning.clone() {
+                        items.push(item(ItemKind::Bind(Pattern::Name(rf), yes()), at));
+                    }
+                    if let Some(f) = flag {
+                        items.push(item(ItemKind::Bind(Pattern::Name(f.clone()), yes()), at));
+                    }
+                    return items;
+                }
                 py::Stmt::If(x) if jumps(s) => {
                     let rest = &stmts[i + 1..];
                     let branch = |this: &mut Lower, body: &[py::Stmt]| -> Block {
@@ -640,10 +742,11 @@ fn is_append(c: &py::ExprCall) -> bool {
         && c.arguments.keywords.is_empty()
 }
 
-/// Does `s` hold a `break` or `continue` of the loop it is in (not of a nested loop)?
+/// Does `s` hold a `break`, `continue` or `return` that leaves the loop it is in (not a
+/// nested loop)? (A `return` there is allowed only in `returning_loop`.)
 fn jumps(s: &py::Stmt) -> bool {
     match s {
-        py::Stmt::Break(_) | py::Stmt::Continue(_) => true,
+        py::Stmt::Break(_) | py::Stmt::Continue(_) | py::Stmt::Return(_) => true,
         py::Stmt::If(i) => {
             i.body.iter().any(jumps) || i.elif_else_clauses.iter().any(|c| c.body.iter().any(jumps))
         }
@@ -651,10 +754,10 @@ fn jumps(s: &py::Stmt) -> bool {
     }
 }
 
-/// Does `s` hold a `break` of the loop it is in?
+/// Does `s` hold a `break` (or a `return`) of the loop it is in?
 fn breaks(s: &py::Stmt) -> bool {
     match s {
-        py::Stmt::Break(_) => true,
+        py::Stmt::Break(_) | py::Stmt::Return(_) => true,
         py::Stmt::If(i) => {
             i.body.iter().any(breaks)
                 || i.elif_else_clauses
@@ -668,7 +771,7 @@ fn breaks(s: &py::Stmt) -> bool {
 /// Does a block always end in `break` or `continue` (so the code after it never runs)?
 fn always_jumps(stmts: &[py::Stmt]) -> bool {
     match stmts.last() {
-        Some(py::Stmt::Break(_) | py::Stmt::Continue(_)) => true,
+        Some(py::Stmt::Break(_) | py::Stmt::Continue(_) | py::Stmt::Return(_)) => true,
         Some(py::Stmt::If(i)) => {
             let has_else = i.elif_else_clauses.last().is_some_and(|c| c.test.is_none());
             has_else

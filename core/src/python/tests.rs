@@ -52,6 +52,14 @@ fn what_is_outside_the_fragment_is_refused_where_it_is() {
             "def f(x=[]):\n    return x\n",
             "a parameter default that is not a constant",
         ),
+        (
+            "def f(g):\n    for r in g:\n        for x in r:\n            return x\n",
+            "`return` inside a nested loop",
+        ),
+        (
+            "xs = []\ndef f():\n    return xs\nys = f()\nxs.append(1)\n",
+            "`xs` is shared with another holder on line 3",
+        ),
     ] {
         let e = errors(src);
         assert!(
