@@ -136,6 +136,7 @@ pub static STANDARD: &[ExtDecl] = &[
     lib("py_tuple", "py_tuple v -> tuple", "Python's `tuple(v)`.", None),
     lib("py_flatten", "py_flatten lists -> list", "The elements of each list in turn (a comprehension with several `for`s).", None),
     lib("py_enumerate", "py_enumerate (l, start) -> list of (i, x)", "Python's `enumerate(l, start)`: pairs numbered from start.", Some(2)),
+    lib("py_mutated", "py_mutated (receiver, name, arguments) -> (receiver, result)", "Python's `receiver.name(*arguments)` for a method that changes its receiver (`pop`, `insert`, `remove`, `sort`, `update`, `setdefault`, …): the changed receiver and the method's result.", None),
     lib("py_dict", "py_dict pairs -> dict", "Python's `dict(pairs)`: a dictionary from a list of (key, value) pairs (a later key replaces an earlier one, keeping its place), a copy of a dictionary, or `{}` from `()`.", None),
     lib("py_isinstance", "py_isinstance (v, type name) -> bool", "Python's `isinstance(v, t)` for the built-in types int, float, str, bool, list, dict and tuple.", Some(2)),
     lib("py_setitem", "py_setitem (collection, key, value) -> collection", "A new dictionary (or list) with the item set: what `d[k] = v` binds to `d` in a Python script.", Some(3)),

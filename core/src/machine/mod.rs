@@ -14,6 +14,7 @@ mod lazy;
 pub mod live;
 mod needs;
 pub mod print;
+mod pycollections;
 pub mod pylib;
 pub mod readback;
 mod results;

@@ -107,31 +107,8 @@ pub fn eval(ext: &str, arg: &PExp) -> Result<PExp, CallError> {
                 }
             })
         }
-        "py_dict" => dict(arg)?,
-        "py_flatten" => {
-            let mut out = Vec::new();
-            for l in super::data::elements(arg, ext)? {
-                match l {
-                    PExp::List(xs) | PExp::Tuple(xs) => out.extend(xs.iter().cloned()),
-                    other => return Err(value_error(format!("{} is not a list", repr(other)))),
-                }
-            }
-            PExp::List(out)
-        }
-        "py_enumerate" => {
-            let (l, start) = pair(arg, ext)?;
-            let PExp::Prim(Prim::Int(start)) = start else {
-                return Err(value_error("enumerate's start must be an integer".into()));
-            };
-            // What Python iterates: a string's characters, a dictionary's keys.
-            let PExp::List(xs) = eval("py_list", l)? else {
-                return Err(value_error("enumerate needs a list".into()));
-            };
-            PExp::List(
-                (xs.into_iter().enumerate())
-                    .map(|(i, x)| Ok(PExp::Tuple(vec![PExp::int(add_index(*start, i)?), x])))
-                    .collect::<Result<_, CallError>>()?,
-            )
+        "py_dict" | "py_flatten" | "py_enumerate" | "py_mutated" => {
+            super::pycollections::eval(ext, arg)?
         }
         "py_list" => match arg {
             PExp::Prim(Prim::Str(s)) => {
@@ -162,7 +139,7 @@ pub fn eval(ext: &str, arg: &PExp) -> Result<PExp, CallError> {
     })
 }
 
-fn value_error(msg: String) -> CallError {
+pub(super) fn value_error(msg: String) -> CallError {
     CallError::Raised(format!("ValueError: {msg}"))
 }
 
@@ -170,7 +147,7 @@ fn overflow(ext: &str) -> CallError {
     CallError::Overflow(ext.to_string())
 }
 
-fn pair<'a>(arg: &'a PExp, ext: &str) -> Result<(&'a PExp, &'a PExp), CallError> {
+pub(super) fn pair<'a>(arg: &'a PExp, ext: &str) -> Result<(&'a PExp, &'a PExp), CallError> {
     match arg {
         PExp::Tuple(xs) if xs.len() == 2 => Ok((&xs[0], &xs[1])),
         other => Err(CallError::Needs {
@@ -304,55 +281,6 @@ fn round(arg: &PExp) -> Result<PExp, CallError> {
             "round(x, n) is built for n from 0 to 17".into(),
         )),
     }
-}
-
-/// `start + i`, refused past 64 bits.
-fn add_index(start: i64, i: usize) -> Result<i64, CallError> {
-    i64::try_from(i)
-        .ok()
-        .and_then(|i| start.checked_add(i))
-        .ok_or_else(|| value_error("enumerate's count does not fit in 64 bits".into()))
-}
-
-/// `dict(pairs)`: linear in the pairs (an index by key), a later key replacing an earlier
-/// one's value in its place, as Python does.
-fn dict(arg: &PExp) -> Result<PExp, CallError> {
-    let pairs = match arg {
-        PExp::Dict(kvs) => return Ok(PExp::Dict(kvs.clone())),
-        PExp::Tuple(xs) if xs.is_empty() => return Ok(PExp::Dict(Vec::new())),
-        PExp::List(xs) | PExp::Tuple(xs) => xs,
-        other => {
-            return Err(CallError::Raised(format!(
-                "TypeError: cannot convert {} to a dictionary",
-                repr(other)
-            )))
-        }
-    };
-    let mut out: Vec<(PExp, PExp)> = Vec::with_capacity(pairs.len());
-    let mut at: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
-    for p in pairs {
-        let (PExp::Tuple(kv) | PExp::List(kv)) = p else {
-            return Err(value_error(format!(
-                "dictionary update sequence element {} is not a pair",
-                repr(p)
-            )));
-        };
-        let [k, v] = &kv[..] else {
-            return Err(value_error(format!(
-                "dictionary update sequence element has length {}; 2 is required",
-                kv.len()
-            )));
-        };
-        // Debug text is equal exactly when the values are (`PExp`'s equality).
-        match at.entry(format!("{k:?}")) {
-            std::collections::hash_map::Entry::Occupied(e) => out[*e.get()].1 = v.clone(),
-            std::collections::hash_map::Entry::Vacant(e) => {
-                e.insert(out.len());
-                out.push((k.clone(), v.clone()));
-            }
-        }
-    }
-    Ok(PExp::Dict(out))
 }
 
 /// `recv.name(args)` for the methods of `str`, `list` and `dict` that do not change their

@@ -402,8 +402,8 @@ impl Lower {
         if MUTATING.contains(&name) {
             return self.refused(
                 at,
-                &format!("`.{name}(…)`, which changes its receiver"),
-                "build a new value instead: `xs = xs + [v]`",
+                &format!("`.{name}(…)` inside an expression, which changes its receiver"),
+                &format!("call it on a line of its own (`v = xs.{name}(…)`), or build a new value"),
             );
         }
         if let Some(k) = c.arguments.keywords.first() {
@@ -616,8 +616,16 @@ impl Lower {
         let [xs] = &*c.arguments.args else {
             return self.refused(at, "`sorted` without exactly one list", "pass one list");
         };
+        self.view_ok = true;
+        let list = self.expr(xs);
+        self.view_ok = false;
+        self.sort_list(list, &c.arguments.keywords, at)
+    }
+
+    /// `list` sorted as `sorted(…, key=f, reverse=b)` (and `xs.sort(…)`) sort it.
+    pub(super) fn sort_list(&mut self, mut list: Expr, keywords: &[py::Keyword], at: Span) -> Expr {
         let (mut key, mut reverse) = (None, false);
-        for k in c.arguments.keywords.iter() {
+        for k in keywords.iter() {
             match (k.arg.as_ref().map(|a| a.as_str()), &k.value) {
                 (Some("key"), f) => key = Some(f),
                 (Some("reverse"), py::Expr::BooleanLiteral(b)) => reverse = b.value,
@@ -627,9 +635,6 @@ impl Lower {
                 }
             }
         }
-        self.view_ok = true;
-        let mut list = self.expr(xs);
-        self.view_ok = false;
         if reverse {
             list = call("reversed", vec![list], at);
         }

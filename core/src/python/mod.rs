@@ -12,6 +12,7 @@
 mod alias;
 mod expr;
 mod modules;
+mod mutation;
 mod stmt;
 
 use crate::diag::Diagnostic;

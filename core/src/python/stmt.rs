@@ -241,6 +241,7 @@ impl Lower {
                     ItemKind::Expr(self.print(c, at))
                 }
                 py::Expr::Call(c) if is_append(c) => return self.append(c, at),
+                call if super::mutation::is_mutation(call) => return self.mutation(call, None, at),
                 // A docstring or a bare literal does nothing.
                 py::Expr::StringLiteral(_)
                 | py::Expr::NumberLiteral(_)
@@ -372,7 +373,7 @@ impl Lower {
         vec![item(ItemKind::Aug(target, AugOp::Add, added), at)]
     }
 
-    fn refused_item(&mut self, at: Span, what: &str, todo: &str) -> Vec<Item> {
+    pub(super) fn refused_item(&mut self, at: Span, what: &str, todo: &str) -> Vec<Item> {
         self.refuse(at, what, todo);
         vec![]
     }
@@ -502,7 +503,7 @@ impl Lower {
     }
 
     /// An assignment target: a name, or a tuple or list of targets.
-    fn pattern(&mut self, e: &py::Expr) -> Option<Pattern> {
+    pub(super) fn pattern(&mut self, e: &py::Expr) -> Option<Pattern> {
         let at = span(ruff_text_size::Ranged::range(e));
         match e {
             py::Expr::Name(n) => Some(Pattern::Name(ident(n.id.as_str(), at))),
@@ -531,6 +532,11 @@ impl Lower {
     }
 
     fn assign(&mut self, targets: &[py::Expr], value: &py::Expr, at: Span) -> Vec<Item> {
+        if let [t] = targets {
+            if super::mutation::is_mutation(value) {
+                return self.mutation(value, Some(t), at);
+            }
+        }
         if let [py::Expr::Subscript(t)] = targets {
             let v = self.expr(value);
             return self.set_item(t, v, at);
@@ -591,7 +597,7 @@ impl Lower {
 
     /// Why appending to or setting an item of `name` would be seen by another holder, if it
     /// would.
-    fn sharing(&self, name: &str) -> Option<String> {
+    pub(super) fn sharing(&self, name: &str) -> Option<String> {
         if let Some(&shared) = self.shared.get(name) {
             return Some(match &self.lines {
                 Some(l) => format!(

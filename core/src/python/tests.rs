@@ -40,8 +40,12 @@ fn what_is_outside_the_fragment_is_refused_where_it_is() {
             "is walked by a `for` loop",
         ),
         (
-            "xs = [1]\nxs.sort()\n",
-            "`.sort(…)`, which changes its receiver",
+            "xs = [1]\nprint(xs.pop())\n",
+            "`.pop(…)` inside an expression, which changes its receiver",
+        ),
+        (
+            "xs = [1]\nys = xs\nxs.pop()\n",
+            "`xs.pop(…)` where `xs` is shared with another holder on line 2",
         ),
         ("with open(\"f\") as f:\n    pass\n", "`with`"),
         (
