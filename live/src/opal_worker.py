@@ -57,6 +57,8 @@ class Forward(io.TextIOBase):
 
 
 def encode(v):
+    if isinstance(v, Raised):
+        return {"$exception": describe(v.e)}
     if v is None or v is True or v is False or isinstance(v, str):
         return v
     if isinstance(v, int):
@@ -129,6 +131,9 @@ def resolve(namespace, path):
 
 def target(namespace, name, arg):
     """The function a request calls, its positional and its keyword arguments."""
+    if name.startswith("try."):
+        f, args, kwargs = target(namespace, name[4:], arg)
+        return catching(f), args, kwargs
     if "." not in name:
         f = namespace[name]
         return f, arguments(f, arg), {}
@@ -137,6 +142,36 @@ def target(namespace, name, arg):
     if not callable(f):  # a constant such as `math.pi`
         return (lambda: f), (), {}
     return f, tuple(args), kwargs
+
+
+def catching(f):
+    """`f` called from a `try` body: what it raises is its result ({"$exception": ...}), and
+    a generator's items come as one list."""
+    if inspect.iscoroutinefunction(f) or inspect.isasyncgenfunction(f):
+        async def call(*args, **kwargs):
+            try:
+                if inspect.isasyncgenfunction(f):
+                    return [x async for x in f(*args, **kwargs)]
+                return await f(*args, **kwargs)
+            except Exception as e:
+                return Raised(e)
+        return call
+
+    def call(*args, **kwargs):
+        try:
+            if inspect.isgeneratorfunction(f):
+                return list(f(*args, **kwargs))
+            return f(*args, **kwargs)
+        except Exception as e:
+            return Raised(e)
+    return call
+
+
+class Raised:
+    """An exception a catching call returns as its value."""
+
+    def __init__(self, e):
+        self.e = e
 
 
 def describe(e):

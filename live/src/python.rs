@@ -72,9 +72,15 @@ impl PythonExternals {
     pub fn start(&self, ext: &str, arg: &PExp) -> Option<LiveCall> {
         // A dotted name is a module function internal code calls (`json.loads`): OPAL's own
         // names have no dots.
-        let streams = match self.externs.get(ext) {
-            Some(s) => *s,
-            None if ext.contains('.') => false,
+        // `try.f` is `f` called from a `try` body: an exception is its value, and a generator's
+        // items come as one list.
+        let (base, catching) = match ext.strip_prefix("try.") {
+            Some(b) => (b, true),
+            None => (ext, false),
+        };
+        let streams = match self.externs.get(base) {
+            Some(s) => *s && !catching,
+            None if base.contains('.') || catching => false,
             None => return None,
         };
         let worker = match self.worker.get_or_init(|| self.spawn()) {
@@ -313,6 +319,19 @@ fn decode(v: &Value) -> Result<PExp, String> {
                     out.push((decode(k)?, decode(v)?));
                 }
                 PExp::Dict(out)
+            } else if let Some(Value::Object(e)) = o.get("$exception") {
+                // What a catching call returns when the function raised (`py_caught`).
+                let text = |k: &str| PExp::str(e.get(k).and_then(Value::as_str).unwrap_or(""));
+                let classes = (e.get("classes").and_then(Value::as_array))
+                    .map(|cs| cs.iter().filter_map(Value::as_str).map(PExp::str).collect())
+                    .unwrap_or_default();
+                PExp::Tuple(vec![
+                    PExp::Prim(Prim::Handle(Arc::from("exception"))),
+                    text("type"),
+                    PExp::List(classes),
+                    text("message"),
+                    text("err"),
+                ])
             } else if let Some(f) = o.get("$float").and_then(Value::as_str) {
                 PExp::Prim(Prim::Float(f.parse().map_err(|_| bad())?))
             } else if let Some(n) = o.get("$handle").and_then(Value::as_u64) {

@@ -147,3 +147,21 @@ fn a_method_on_a_worker_object_says_to_call_it_in_an_external() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// An exception no `except` clause names ends the run with it, at the call's line.
+#[test]
+fn an_exception_no_except_catches_ends_the_run_with_it() {
+    let src = "from opal import unordered\n\n\n@unordered\ndef f(x):\n    raise KeyError(x)\n\n\n\
+        try:\n    v = f(-1)\nexcept ValueError:\n    v = 0\nprint(v)\n";
+    let (dir, script) = temp_script("uncaught", src);
+    let o = Command::new(opal())
+        .args(["run", &script.to_string_lossy()])
+        .output()
+        .expect("run opal");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert!(o.stdout.is_empty(), "nothing after the exception ran");
+    assert!(err.contains("uncaught.py:10:5: error[R0002]"), "{err}");
+    assert!(err.contains("uncaught.py:6: KeyError: -1"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

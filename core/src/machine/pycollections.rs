@@ -60,6 +60,70 @@ pub(super) fn eval(ext: &str, arg: &PExp) -> Result<PExp, CallError> {
     })
 }
 
+/// What a catching call (`try.f`) returns when `f` raised: (the handle `exception`, which no
+/// program can name, the class, its classes from the MRO, the message, the whole text).
+fn as_exception(v: &PExp) -> Option<(&[PExp], &str, &str)> {
+    let PExp::Tuple(xs) = v else { return None };
+    match &xs[..] {
+        [PExp::Prim(Prim::Handle(h)), _, PExp::List(classes), PExp::Prim(Prim::Str(m)), PExp::Prim(Prim::Str(t))]
+            if &**h == "exception" =>
+        {
+            Some((classes, m, t))
+        }
+        _ => None,
+    }
+}
+
+/// The Python front end's exception functions: `py_caught v` (did the call raise?),
+/// `py_exc_matches (v, classes)` (does an `except` naming them catch it?), `py_exc_message v`
+/// (`str(e)`) and `py_exc_raise v` (fail the run with it).
+pub(super) fn exception(ext: &str, arg: &PExp) -> Result<PExp, CallError> {
+    if ext == "py_caught" {
+        return Ok(PExp::Bool(as_exception(arg).is_some()));
+    }
+    if ext == "py_exc_check" {
+        let (v, names) = pair(arg, ext)?;
+        let PExp::List(names) = names else {
+            return Err(value_error("py_exc_check takes (value, [classes])".into()));
+        };
+        return match as_exception(v) {
+            Some((classes, _, text)) if !names.iter().any(|n| classes.contains(n)) => {
+                Err(CallError::Raised(text.to_string()))
+            }
+            _ => Ok(v.clone()),
+        };
+    }
+    let v = match (ext, arg) {
+        ("py_exc_matches", PExp::Tuple(xs)) if xs.len() == 2 => &xs[0],
+        _ => arg,
+    };
+    let Some((classes, message, text)) = as_exception(v) else {
+        return Err(value_error(format!("{ext} needs an exception")));
+    };
+    Ok(match ext {
+        "py_exc_matches" => {
+            let names = match arg {
+                PExp::Tuple(xs) => match xs.get(1) {
+                    Some(PExp::List(names)) => names,
+                    _ => {
+                        return Err(value_error(
+                            "py_exc_matches takes (exception, [classes])".into(),
+                        ))
+                    }
+                },
+                _ => {
+                    return Err(value_error(
+                        "py_exc_matches takes (exception, [classes])".into(),
+                    ))
+                }
+            };
+            PExp::Bool(names.iter().any(|n| classes.contains(n)))
+        }
+        "py_exc_message" => PExp::str(message),
+        _ => return Err(CallError::Raised(text.to_string())),
+    })
+}
+
 /// `start + i`, refused past 64 bits.
 fn add_index(start: i64, i: usize) -> Result<i64, CallError> {
     i64::try_from(i)

@@ -10,6 +10,7 @@
 //! error E0401 at its line and column that says what to do. docs/python.md has the table.
 
 mod alias;
+mod exceptions;
 mod expr;
 mod modules;
 mod mutation;
@@ -48,11 +49,13 @@ pub fn parse(src: &str) -> Parsed {
         worker_only: worker_only(&module.body),
         names: all_names(&module.body),
         imports: modules::imported(&module.body),
+        decorated: exceptions::decorated(&module.body),
         lines: Some(crate::span::LineIndex::new(src)),
         ..Lower::default()
     };
     let mut block = lower.block(&module.body);
     let mut items = lower.module_externs();
+    items.extend(lower.catching_externs());
     items.append(&mut block.items);
     block.items = items;
     Parsed {
@@ -146,6 +149,12 @@ struct Lower {
     imports: HashMap<String, String>,
     /// The module functions internal code calls, with the first call's place.
     modules: HashMap<String, Span>,
+    /// The decorated externals' ordering classes (`exceptions::decorated`).
+    decorated: HashMap<String, crate::syntax::ast::Order>,
+    /// The catching twins (`try.f`) `try` bodies call, with their class and first place.
+    catching: HashMap<String, (crate::syntax::ast::Order, Span)>,
+    /// Caught results named so far (`caught1`, …).
+    catches: usize,
     /// The script's lines, to name a line in a message.
     lines: Option<crate::span::LineIndex>,
 }
@@ -232,6 +241,17 @@ fn worker_only(body: &[ruff_python_ast::Stmt]) -> std::collections::HashSet<Stri
             }
             walk_stmt(self, s);
             self.in_external = was;
+        }
+        fn visit_except_handler(&mut self, h: &'a ruff_python_ast::ExceptHandler) {
+            // The classes an `except` names are matched by name against what the worker
+            // raised: they belong to the externals' side (a class defined for them loads there).
+            let ruff_python_ast::ExceptHandler::ExceptHandler(h) = h;
+            let was = std::mem::replace(&mut self.in_external, true);
+            if let Some(t) = &h.type_ {
+                self.visit_expr(t);
+            }
+            self.in_external = was;
+            h.body.iter().for_each(|s| self.visit_stmt(s));
         }
         fn visit_expr(&mut self, e: &'a ruff_python_ast::Expr) {
             if let ruff_python_ast::Expr::Name(n) = e {

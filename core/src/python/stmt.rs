@@ -29,7 +29,7 @@ pub(super) fn item(kind: ItemKind, at: Span) -> Item {
 }
 
 /// Does `s` contain a `return` (not inside a nested function)?
-fn returns(s: &py::Stmt) -> bool {
+pub(super) fn returns(s: &py::Stmt) -> bool {
     match s {
         py::Stmt::Return(_) => true,
         py::Stmt::If(i) => {
@@ -233,7 +233,7 @@ impl Lower {
     }
 
     /// A statement that is not a `return`.
-    fn stmt(&mut self, s: &py::Stmt) -> Vec<Item> {
+    pub(super) fn stmt(&mut self, s: &py::Stmt) -> Vec<Item> {
         let at = span(ruff_text_size::Ranged::range(s));
         let kind = match s {
             py::Stmt::Expr(e) => match &*e.value {
@@ -324,6 +324,7 @@ impl Lower {
             // Imports serve external functions; `from opal import unordered` gives the
             // decorators. What internal code uses of a module is refused where it is used.
             py::Stmt::Import(_) | py::Stmt::ImportFrom(_) => return vec![],
+            py::Stmt::Try(t) => return self.try_stmt(t, at),
             // A class only external functions use (a client, an exception they raise) is
             // theirs: it loads in the CPython worker. One internal code uses is refused below.
             py::Stmt::ClassDef(c) if self.worker_only.contains(c.name.as_str()) => return vec![],
@@ -814,10 +815,6 @@ fn outside_fragment(s: &py::Stmt) -> (&'static str, &'static str) {
         py::Stmt::ClassDef(_) => (
             "a class in internal code",
             "move the class into an external function's module (it runs in CPython)",
-        ),
-        py::Stmt::Try(_) => (
-            "`try`",
-            "exceptions are not built yet; handle them inside an external function",
         ),
         py::Stmt::Global(_) | py::Stmt::Nonlocal(_) => (
             "`global` and `nonlocal`",

@@ -24,7 +24,15 @@ print(pick([1, 2], a), b / 2, f\"{a:>3}|{b!r}\", sep=\", \")\n";
 fn what_is_outside_the_fragment_is_refused_where_it_is() {
     for (src, what) in [
         ("class A:\n    pass\n", "a class"),
-        ("try:\n    x = 1\nexcept E:\n    pass\n", "`try`"),
+        (
+            "from opal import unordered\n@unordered\ndef f(x):\n    return x\n\
+             try:\n    print(f(1))\nexcept E:\n    pass\n",
+            "a call that may raise inside an expression",
+        ),
+        (
+            "def g():\n    try:\n        return 1\n    except E:\n        return 2\n",
+            "`return` inside a `try` statement",
+        ),
         ("x = {i for i in range(3)}\n", "a set comprehension"),
         ("d = {}\nprint(d.keys())\n", "`.keys()` outside"),
         (

@@ -1,0 +1,375 @@
+//! `try`/`except`/`else`/`finally` around calls that may raise: the script's external
+//! functions and the module functions it calls (they run in CPython, where the exception is
+//! raised). Each such call in a `try` body is a line of its own (`x = f(…)` or `f(…)`) and
+//! calls the external's catching twin `try.f`, whose result is the value or, when the
+//! function raised, an exception value (`py_caught`). The code after the call moves into the
+//! branch where it did not raise; the `except` clauses match the exception's classes (its
+//! Python MRO) in order, `except E as e` binds the message (what `str(e)` gives), and an
+//! exception no clause matches fails the run with it (without the `finally` block: the run
+//! ends there).
+//!
+//! A call in the `try` body that raises runs as Python runs it; the calls after it in the
+//! body are dispatched only once it returned (they are in the branch where it did not
+//! raise), so a `try` around several calls runs them one after another. Put the `try`
+//! around each call (in the loop) to keep them overlapping.
+
+use super::expr::{call, ident};
+use super::modules::order_of;
+use super::stmt::item;
+use super::{span, Lower};
+use crate::span::Span;
+use crate::syntax::ast::{Block, Expr, ExprKind, Item, ItemKind, Lit, Order, Pattern};
+use ruff_python_ast as py;
+use ruff_python_ast::visitor::{walk_expr, Visitor};
+use std::collections::HashMap;
+
+/// An `except` clause: the class names it names (`None`: any exception), the name it binds,
+/// its body.
+struct Handler<'a> {
+    classes: Option<Vec<String>>,
+    name: Option<String>,
+    body: &'a [py::Stmt],
+}
+
+/// The decorated externals' classes, by name (for their catching twins).
+pub(super) fn decorated(body: &[py::Stmt]) -> HashMap<String, Order> {
+    let mut out = HashMap::new();
+    for s in body {
+        let py::Stmt::FunctionDef(f) = s else {
+            continue;
+        };
+        let order = f.decorator_list.first().and_then(|d| match &d.expression {
+            py::Expr::Name(n) => Order::parse(n.id.as_str()),
+            py::Expr::Attribute(a) => Order::parse(a.attr.as_str()),
+            _ => None,
+        });
+        if let Some(o) = order {
+            out.insert(f.name.to_string(), o);
+        }
+    }
+    out
+}
+
+impl Lower {
+    /// The external a call calls, if it may raise in CPython: a decorated function or a
+    /// module function (by its dotted path).
+    fn raising_callee(&self, c: &py::ExprCall) -> Option<(String, Order)> {
+        if let py::Expr::Name(n) = &*c.func {
+            if let Some(o) = self.decorated.get(n.id.as_str()) {
+                return Some((n.id.to_string(), *o));
+            }
+        }
+        let path = self.module_path(&c.func)?;
+        let order = order_of(&path);
+        Some((path, order))
+    }
+
+    /// Does `e` call an external that may raise, anywhere inside it?
+    fn calls_raising(&self, e: &py::Expr) -> bool {
+        struct Find<'l> {
+            lower: &'l Lower,
+            found: bool,
+        }
+        impl<'a> Visitor<'a> for Find<'_> {
+            fn visit_expr(&mut self, e: &'a py::Expr) {
+                if let py::Expr::Call(c) = e {
+                    self.found |= self.lower.raising_callee(c).is_some();
+                }
+                walk_expr(self, e);
+            }
+        }
+        let mut f = Find {
+            lower: self,
+            found: false,
+        };
+        f.visit_expr(e);
+        f.found
+    }
+
+    pub(super) fn try_stmt(&mut self, t: &py::StmtTry, at: Span) -> Vec<Item> {
+        if t.is_star {
+            return self.refused_item(
+                at,
+                "`except*`",
+                "catch the group's exceptions in an external",
+            );
+        }
+        let handler_bodies = t.handlers.iter().flat_map(|h| {
+            let py::ExceptHandler::ExceptHandler(h) = h;
+            h.body.iter()
+        });
+        let mut all = t
+            .body
+            .iter()
+            .chain(&t.orelse)
+            .chain(&t.finalbody)
+            .chain(handler_bodies);
+        if all.any(super::stmt::returns) {
+            let todo = "bind the result in the `try` and its `except` clauses, return after it";
+            return self.refused_item(at, "`return` inside a `try` statement", todo);
+        }
+        let mut handlers = Vec::new();
+        for h in &t.handlers {
+            let py::ExceptHandler::ExceptHandler(h) = h;
+            let classes = match h.type_.as_deref() {
+                None => None,
+                Some(py::Expr::Tuple(tu)) => {
+                    let names: Option<Vec<String>> = tu.elts.iter().map(class_name).collect();
+                    match names {
+                        Some(n) => Some(n),
+                        None => {
+                            return self.refused_item(
+                                span(h.range),
+                                "this `except` clause",
+                                "name exception classes",
+                            )
+                        }
+                    }
+                }
+                Some(e) => match class_name(e) {
+                    Some(n) => Some(vec![n]),
+                    None => {
+                        return self.refused_item(
+                            span(h.range),
+                            "this `except` clause",
+                            "name exception classes",
+                        )
+                    }
+                },
+            };
+            // `except BaseException` catches everything, as a bare `except:` does.
+            let classes = classes.filter(|c| !c.iter().any(|n| n == "BaseException"));
+            let name = h.name.as_ref().map(|n| n.to_string());
+            handlers.push(Handler {
+                classes,
+                name,
+                body: &h.body,
+            });
+        }
+        let mut items = self.try_body(&t.body, &handlers, &t.orelse);
+        items.extend(self.block(&t.finalbody).items);
+        items
+    }
+
+    /// The `try` body from its first statement on: statements up to a call that may raise
+    /// as they are; that call, then the `except` clauses in the branch where it raised and
+    /// the rest of the body (and the `else` block) in the branch where it did not.
+    fn try_body(
+        &mut self,
+        stmts: &[py::Stmt],
+        handlers: &[Handler],
+        orelse: &[py::Stmt],
+    ) -> Vec<Item> {
+        let mut items = Vec::new();
+        for (i, s) in stmts.iter().enumerate() {
+            let s_at = span(ruff_text_size::Ranged::range(s));
+            let (target, value) = match s {
+                py::Stmt::Assign(a) if a.targets.len() == 1 => (Some(&a.targets[0]), &*a.value),
+                py::Stmt::Expr(e) => (None, &*e.value),
+                _ => {
+                    if stmt_calls_raising(self, s) {
+                        return self.refuse_nested(s_at, items);
+                    }
+                    items.extend(self.stmt(s));
+                    continue;
+                }
+            };
+            let py::Expr::Call(c) = value else {
+                if self.calls_raising(value) {
+                    return self.refuse_nested(s_at, items);
+                }
+                items.extend(self.stmt(s));
+                continue;
+            };
+            let Some((ext, order)) = self.raising_callee(c) else {
+                if self.calls_raising(value) {
+                    return self.refuse_nested(s_at, items);
+                }
+                items.extend(self.stmt(s));
+                continue;
+            };
+            let inner =
+                (c.arguments.args.iter()).chain(c.arguments.keywords.iter().map(|k| &k.value));
+            if inner.into_iter().any(|a| self.calls_raising(a)) {
+                return self.refuse_nested(s_at, items);
+            }
+            // The call as it would be lowered, then its callee swapped for the catching twin.
+            let twin = format!("try.{ext}");
+            self.catching.entry(twin.clone()).or_insert((order, s_at));
+            // Only the twin is called here: a module function is declared only if called
+            // outside a `try` too.
+            let declared = self.modules.contains_key(&ext);
+            let mut lowered = self.expr(value);
+            if !declared {
+                self.modules.remove(&ext);
+            }
+            if let ExprKind::App(f, _) = &mut lowered.kind {
+                if let ExprKind::Name(n) = &mut f.kind {
+                    n.name = twin;
+                }
+            }
+            let got = ident(&format!("caught{}", self.next_catch()), s_at);
+            items.push(item(
+                ItemKind::Bind(Pattern::Name(got.clone()), lowered),
+                s_at,
+            ));
+            let got_expr = || Expr::new(ExprKind::Name(got.clone()), s_at);
+            let checked = self.check(handlers, got_expr(), s_at);
+            items.push(item(
+                ItemKind::Bind(Pattern::Name(got.clone()), checked),
+                s_at,
+            ));
+            let raised = self.handlers(handlers, got_expr(), s_at);
+            let mut fine = Vec::new();
+            if let Some(t) = target {
+                if let Some(p) = self.pattern(t) {
+                    fine.push(item(ItemKind::Bind(p, got_expr()), s_at));
+                }
+            }
+            fine.extend(self.try_body(&stmts[i + 1..], handlers, orelse));
+            let test = call("py_caught", vec![got_expr()], s_at);
+            items.push(item(
+                ItemKind::If(vec![(test, raised)], Some(Block { items: fine })),
+                s_at,
+            ));
+            return items;
+        }
+        items.extend(self.block(orelse).items);
+        items
+    }
+
+    /// The `except` clauses as a chain of `if`s on the exception's classes, the last clause
+    /// the chain's `else` (so each branch binds what the others bind): `check` has already
+    /// failed the run with an exception no clause catches.
+    fn handlers(&mut self, handlers: &[Handler], got: Expr, at: Span) -> Block {
+        let mut arms = Vec::new();
+        for (i, h) in handlers.iter().enumerate() {
+            let mut body = Vec::new();
+            if let Some(n) = &h.name {
+                let message = call("py_exc_message", vec![got.clone()], at);
+                body.push(item(
+                    ItemKind::Bind(Pattern::Name(ident(n, at)), message),
+                    at,
+                ));
+            }
+            body.extend(self.handler_body(h.body, &got));
+            let block = Block { items: body };
+            match &h.classes {
+                Some(classes) if i + 1 < handlers.len() => {
+                    let test = call(
+                        "py_exc_matches",
+                        vec![got.clone(), class_list(classes, at)],
+                        at,
+                    );
+                    arms.push((test, block));
+                }
+                _ if arms.is_empty() => return block,
+                _ => {
+                    return Block {
+                        items: vec![item(ItemKind::If(arms, Some(block)), at)],
+                    }
+                }
+            }
+        }
+        Block::default()
+    }
+
+    /// `got` again, after failing the run if it is an exception no clause catches (the
+    /// `finally` block does not run then: the run ends).
+    fn check(&mut self, handlers: &[Handler], got: Expr, at: Span) -> Expr {
+        let mut classes = Vec::new();
+        for h in handlers {
+            match &h.classes {
+                None => return got,
+                Some(c) => classes.extend(c.iter().cloned()),
+            }
+        }
+        call("py_exc_check", vec![got, class_list(&classes, at)], at)
+    }
+
+    /// An `except` clause's body; a bare `raise` in it fails the run with the exception.
+    fn handler_body(&mut self, body: &[py::Stmt], got: &Expr) -> Vec<Item> {
+        let mut items = Vec::new();
+        for s in body {
+            match s {
+                py::Stmt::Raise(r) if r.exc.is_none() => {
+                    let at = span(r.range);
+                    let raise = call("py_exc_raise", vec![got.clone()], at);
+                    items.push(item(ItemKind::Expr(raise), at));
+                    return items;
+                }
+                _ => items.extend(self.stmt(s)),
+            }
+        }
+        items
+    }
+
+    fn refuse_nested(&mut self, at: Span, items: Vec<Item>) -> Vec<Item> {
+        self.refuse(
+            at,
+            "a call that may raise inside an expression, a loop or an `if` in a `try` body",
+            "bind its result on a line of its own directly in the `try`: `x = f(…)`",
+        );
+        items
+    }
+
+    /// A number for the next caught result's name, `caughtN`, that the script does not use.
+    fn next_catch(&mut self) -> usize {
+        loop {
+            self.catches += 1;
+            if !self.names.contains(&format!("caught{}", self.catches)) {
+                return self.catches;
+            }
+        }
+    }
+
+    /// The `extern` items that declare the catching twins the script called.
+    pub(super) fn catching_externs(&mut self) -> Vec<Item> {
+        let mut twins: Vec<(String, (Order, Span))> = self.catching.drain().collect();
+        twins.sort_by(|a, b| a.0.cmp(&b.0));
+        (twins.into_iter())
+            .map(|(t, (o, at))| item(ItemKind::Extern(vec![ident(&t, at)], Some(o)), at))
+            .collect()
+    }
+}
+
+/// Does a compound statement (a loop, an `if`, a `with`) call an external that may raise?
+fn stmt_calls_raising(lower: &Lower, s: &py::Stmt) -> bool {
+    use ruff_python_ast::visitor::walk_stmt;
+    struct Find<'l> {
+        lower: &'l Lower,
+        found: bool,
+    }
+    impl<'a> Visitor<'a> for Find<'_> {
+        fn visit_stmt(&mut self, s: &'a py::Stmt) {
+            if !matches!(s, py::Stmt::FunctionDef(_)) {
+                walk_stmt(self, s);
+            }
+        }
+        fn visit_expr(&mut self, e: &'a py::Expr) {
+            self.found |= self.lower.calls_raising(e);
+        }
+    }
+    let mut f = Find {
+        lower,
+        found: false,
+    };
+    f.visit_stmt(s);
+    f.found
+}
+
+fn class_list(classes: &[String], at: Span) -> Expr {
+    let names = (classes.iter())
+        .map(|c| Expr::new(ExprKind::Lit(Lit::Str(c.clone())), at))
+        .collect();
+    Expr::new(ExprKind::List(names), at)
+}
+
+/// The class an `except` names: `ValueError`, or the last part of `json.JSONDecodeError`.
+fn class_name(e: &py::Expr) -> Option<String> {
+    match e {
+        py::Expr::Name(n) => Some(n.id.to_string()),
+        py::Expr::Attribute(a) => Some(a.attr.to_string()),
+        _ => None,
+    }
+}
