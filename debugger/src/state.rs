@@ -201,7 +201,7 @@ pub(crate) fn start(
         Env {
             source: source.to_string(),
             lines: LineIndex::new(source),
-            host: Host::new(world, false),
+            host: Host::new(world, false).declaring(&st.machine),
         },
         st,
     ))

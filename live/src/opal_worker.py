@@ -220,28 +220,53 @@ async def call_async(rid, f, args, kwargs):
         send({"id": rid, **describe(e)})
 
 
-def read_in_functions(tree):
-    """The names read inside the script's functions and classes."""
+DEFINITIONS = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def free_in_functions(tree):
+    """The names the script's functions and classes read but do not bind themselves."""
     names = set()
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            loads, local = set(), set()
+            if not isinstance(node, ast.ClassDef):
+                local |= {a.arg for a in ast.walk(node.args) if isinstance(a, ast.arg)}
             for inner in ast.walk(node):
+                if isinstance(inner, ast.Name):
+                    (loads if isinstance(inner.ctx, ast.Load) else local).add(inner.id)
+            names |= loads - local
+    return names
+
+
+def read_by_internal_code(tree):
+    """The names the module-level code OPAL runs reads."""
+    names = set()
+    for s in tree.body:
+        if not isinstance(s, DEFINITIONS):
+            for inner in ast.walk(s):
                 if isinstance(inner, ast.Name) and isinstance(inner.ctx, ast.Load):
                     names.add(inner.id)
     return names
 
 
 def worker_part(tree):
-    """The statements the worker runs: imports, definitions and the constants they read."""
-    used = read_in_functions(tree)
+    """The statements the worker runs: imports, definitions and the module-level values they
+    read. A value internal code also reads is taken only if computing it calls nothing (a
+    constant): internal code computes the others, and running them here would repeat their
+    calls."""
+    used = free_in_functions(tree)
+    internal = read_by_internal_code(tree)
     keep = []
     for s in tree.body:
-        if isinstance(s, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef,
-                          ast.ClassDef)):
+        if isinstance(s, DEFINITIONS):
             keep.append(s)
-        elif isinstance(s, (ast.Assign, ast.AnnAssign)):
+        elif isinstance(s, (ast.Assign, ast.AnnAssign)) and s.value is not None:
             targets = s.targets if isinstance(s, ast.Assign) else [s.target]
-            if all(isinstance(t, ast.Name) and t.id in used for t in targets):
+            names = [t.id for t in targets if isinstance(t, ast.Name)]
+            if len(names) != len(targets) or not all(n in used for n in names):
+                continue
+            calls = any(isinstance(n, ast.Call) for n in ast.walk(s.value))
+            if not calls or not any(n in internal for n in names):
                 keep.append(s)
     return ast.Module(body=keep, type_ignores=[])
 

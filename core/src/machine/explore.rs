@@ -333,7 +333,7 @@ pub fn explore(start: &Machine, world: Option<World>, opts: Options) -> Explored
 
 /// Every interleaving, breadth first; states merged by their key.
 fn explore_full(start: &Machine, world: Option<World>, opts: Options) -> Explored {
-    let mut host = Host::new(world, false);
+    let mut host = Host::new(world, false).declaring(start);
     let mut r = Explored::default();
     let mut seen: HashMap<[u8; 16], usize> = HashMap::new();
     let (root, _) = state_of(&mut seen, &mut r, start, opts.graph);
@@ -392,7 +392,7 @@ fn explore_full(start: &Machine, world: Option<World>, opts: Options) -> Explore
 /// statement or deepens its label), so states are not keyed: a long or divergent path costs
 /// O(term) a step, not O(states × term).
 fn explore_reduced(start: &Machine, world: Option<World>, opts: Options) -> Explored {
-    let mut host = Host::new(world, false);
+    let mut host = Host::new(world, false).declaring(start);
     let mut r = Explored::default();
     let mut states = 1usize;
     if opts.graph {

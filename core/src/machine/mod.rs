@@ -207,6 +207,9 @@ pub struct Machine {
     data_cost: std::cell::Cell<u64>,
     /// Externals called with the sequencing token (`Program::ordered`).
     ordered: Arc<[Arc<str>]>,
+    /// The externals the program declares itself (`extern get`): a call of one is never the
+    /// standard library's function of the same name (`Host::declaring`).
+    pub declared: Arc<[Arc<str>]>,
     /// `Program::library_calls`: the program's calls of prelude list functions.
     library_sites: Arc<[(u32, u32)]>,
     /// (label, source offset) of each such call inlined so far: the label is the prefix of
@@ -321,6 +324,11 @@ impl Machine {
             data_later: Vec::new(),
             data_cost: std::cell::Cell::new(0),
             ordered: p.ordered.iter().map(|e| Arc::from(e.as_str())).collect(),
+            declared: p
+                .externs
+                .iter()
+                .map(|(e, _)| Arc::from(e.as_str()))
+                .collect(),
             library_sites: Arc::from(p.library_calls.as_slice()),
             library_entered: Vec::new(),
             source_names: None,

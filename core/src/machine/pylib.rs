@@ -322,9 +322,14 @@ fn method(recv: &PExp, name: &str, args: &[PExp]) -> Result<PExp, CallError> {
             ("strip", 0) => PExp::str(s.trim()),
             ("lstrip", 0) => PExp::str(s.trim_start()),
             ("rstrip", 0) => PExp::str(s.trim_end()),
-            ("strip", 1) => {
-                let cs: Vec<char> = text(arg(0)?, "strip")?.chars().collect();
-                PExp::str(s.trim_matches(|c| cs.contains(&c)))
+            ("strip" | "lstrip" | "rstrip", 1) => {
+                let cs: Vec<char> = text(arg(0)?, name)?.chars().collect();
+                let t: &str = match name {
+                    "strip" => s.trim_matches(&cs[..]),
+                    "lstrip" => s.trim_start_matches(&cs[..]),
+                    _ => s.trim_end_matches(&cs[..]),
+                };
+                PExp::str(t)
             }
             ("split", 0) => strings(s.split_whitespace().collect()),
             ("split", 1) => {
@@ -350,6 +355,23 @@ fn method(recv: &PExp, name: &str, args: &[PExp]) -> Result<PExp, CallError> {
             },
             ("replace", 2) => {
                 PExp::str(&s.replace(text(arg(0)?, "replace")?, text(arg(1)?, "replace")?))
+            }
+            ("partition" | "rpartition", 1) => {
+                let sep = text(arg(0)?, name)?;
+                if sep.is_empty() {
+                    return Err(value_error("empty separator".into()));
+                }
+                let found = if name == "partition" {
+                    s.split_once(sep)
+                } else {
+                    s.rsplit_once(sep)
+                };
+                let (a, b, c) = match found {
+                    Some((a, c)) => (a, sep, c),
+                    None if name == "partition" => (&**s, "", ""),
+                    None => ("", "", &**s),
+                };
+                PExp::Tuple(vec![PExp::str(a), PExp::str(b), PExp::str(c)])
             }
             ("startswith", 1) => PExp::Bool(s.starts_with(text(arg(0)?, "startswith")?)),
             ("endswith", 1) => PExp::Bool(s.ends_with(text(arg(0)?, "endswith")?)),

@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::machine::template::Template;
+use std::sync::Arc;
 
 /// Which of a world's `choices` a live run takes (`opal explore` fixes one resolution).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -17,6 +18,8 @@ pub struct Host {
     cache: HashMap<String, Result<Arc<Template>, ResultError>>,
     rng: u64,
     pub allow_exec: bool,
+    /// The externals the program declares itself: never the library's pure functions.
+    declared: Vec<Arc<str>>,
 }
 
 impl Host {
@@ -30,6 +33,7 @@ impl Host {
             cache: HashMap::new(),
             rng: seed | 1,
             allow_exec,
+            declared: Vec::new(),
         }
     }
 
@@ -74,8 +78,15 @@ impl Host {
         )
     }
 
+    /// This host for the program `m` runs: its own externals shadow the library's.
+    pub fn declaring(mut self, m: &crate::machine::Machine) -> Host {
+        self.declared = m.declared.to_vec();
+        self
+    }
+
     pub fn is_pure(&self, ext: &str) -> bool {
         self.world.as_ref().and_then(|w| w.get(ext)).is_none()
+            && !self.declared.iter().any(|d| &**d == ext)
             && externals::standard(ext)
                 .map(|d| d.kind == ExtKind::Pure)
                 .unwrap_or(false)

@@ -240,7 +240,7 @@ impl<'m> Runner<'m> {
         for evs in replay.values_mut() {
             evs.sort_by_key(|e| e.chunk);
         }
-        let host = Host::new(opts.world.take(), opts.allow_exec);
+        let host = Host::new(opts.world.take(), opts.allow_exec).declaring(m);
         Runner {
             m,
             host,
