@@ -1,4 +1,4 @@
-//! `cargo run --release -p opal-bench [-- sum|fanout|examples|table1|soak|lsp|scale|world|frame|all [MAX_EXP]]`
+//! `cargo run --release -p opal-bench [-- sum|fanout|examples|table1|soak|lsp|scale|world|frame|python|all [MAX_EXP]]`
 //! or `-- ab OLD_OPAL NEW_OPAL [ROUNDS [FILTER]]` (two builds interleaved, see `ab.rs`): the cost-model benchmarks of
 //! SEMANTICS.md §6. Prints one table per benchmark; docs/performance.md quotes the figures.
 //! Each phase is timed in-process (front end, building the graph, running), best of a few runs.
@@ -6,6 +6,7 @@
 mod ab;
 mod frame;
 mod lsp;
+mod python;
 
 use opal_core::machine::run::{run, End, Options, Strategy};
 use opal_core::machine::Machine;
@@ -521,6 +522,9 @@ fn main() {
     }
     if what == "frame" || what == "all" {
         frame::bench_frame();
+    }
+    if what == "python" || what == "all" {
+        python::bench_python();
     }
 }
 
