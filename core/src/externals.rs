@@ -136,6 +136,7 @@ pub static STANDARD: &[ExtDecl] = &[
     lib("py_tuple", "py_tuple v -> tuple", "Python's `tuple(v)`.", None),
     lib("py_flatten", "py_flatten lists -> list", "The elements of each list in turn (a comprehension with several `for`s).", None),
     lib("py_enumerate", "py_enumerate (l, start) -> list of (i, x)", "Python's `enumerate(l, start)`: pairs numbered from start.", Some(2)),
+    lib("py_quiet", "py_quiet v -> string", "The empty string, once v has a value: `print_raw (py_quiet v)` orders the output after v (a `try` whose exception no clause catches stops the output there).", None),
     lib("py_caught", "py_caught v -> bool", "Is v what a catching call (`try.f`, Python's `try`) returns when the function raised?", None),
     lib("py_exc_check", "py_exc_check (v, classes) -> v", "v, unless it is an exception none of the classes catches: then the run fails with it.", Some(2)),
     lib("py_exc_matches", "py_exc_matches (exception, classes) -> bool", "Does an `except` naming these classes catch the exception (one of them is in its MRO)?", Some(2)),

@@ -165,3 +165,44 @@ fn an_exception_no_except_catches_ends_the_run_with_it() {
     assert!(err.contains("uncaught.py:6: KeyError: -1"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Scripts that end with an exception (`tests/python/raising/`): OPAL prints what CPython
+/// printed before its traceback, nothing after, and fails (exit 3) where CPython fails (1).
+#[test]
+fn a_script_that_raises_prints_what_cpython_printed_before_it() {
+    let python = std::env::var("OPAL_PYTHON").unwrap_or_else(|_| "python3".into());
+    let dir = root().join("tests/python/raising");
+    let mut scripts: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("tests/python/raising")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "py"))
+        .collect();
+    scripts.sort();
+    assert!(scripts.len() >= 2, "the scripts are there");
+    for script in &scripts {
+        let want = Command::new(&python)
+            .arg(script)
+            .env("PYTHONPATH", root().join("python"))
+            .output()
+            .expect("python3");
+        assert_eq!(
+            want.status.code(),
+            Some(1),
+            "{script:?} raises under CPython"
+        );
+        for strategy in ["opportunistic", "cbv"] {
+            let got = Command::new(opal())
+                .args(["run", &script.to_string_lossy(), "--strategy", strategy])
+                .output()
+                .expect("run opal");
+            let err = String::from_utf8_lossy(&got.stderr);
+            assert_eq!(got.status.code(), Some(3), "{script:?} {strategy}: {err}");
+            assert_eq!(
+                String::from_utf8_lossy(&got.stdout),
+                String::from_utf8_lossy(&want.stdout),
+                "{script:?} {strategy}: {err}"
+            );
+        }
+    }
+}

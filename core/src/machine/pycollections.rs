@@ -78,6 +78,9 @@ fn as_exception(v: &PExp) -> Option<(&[PExp], &str, &str)> {
 /// `py_exc_matches (v, classes)` (does an `except` naming them catch it?), `py_exc_message v`
 /// (`str(e)`) and `py_exc_raise v` (fail the run with it).
 pub(super) fn exception(ext: &str, arg: &PExp) -> Result<PExp, CallError> {
+    if ext == "py_quiet" {
+        return Ok(PExp::str(""));
+    }
     if ext == "py_caught" {
         return Ok(PExp::Bool(as_exception(arg).is_some()));
     }

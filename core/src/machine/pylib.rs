@@ -107,9 +107,8 @@ pub fn eval(ext: &str, arg: &PExp) -> Result<PExp, CallError> {
                 }
             })
         }
-        "py_caught" | "py_exc_check" | "py_exc_matches" | "py_exc_message" | "py_exc_raise" => {
-            super::pycollections::exception(ext, arg)?
-        }
+        "py_quiet" | "py_caught" | "py_exc_check" | "py_exc_matches" | "py_exc_message"
+        | "py_exc_raise" => super::pycollections::exception(ext, arg)?,
         "py_dict" | "py_flatten" | "py_enumerate" | "py_mutated" => {
             super::pycollections::eval(ext, arg)?
         }

@@ -160,6 +160,18 @@ impl Lower {
         handlers: &[Handler],
         orelse: &[py::Stmt],
     ) -> Vec<Item> {
+        self.in_try += 1;
+        let items = self.try_body_items(stmts, handlers, orelse);
+        self.in_try -= 1;
+        items
+    }
+
+    fn try_body_items(
+        &mut self,
+        stmts: &[py::Stmt],
+        handlers: &[Handler],
+        orelse: &[py::Stmt],
+    ) -> Vec<Item> {
         let mut items = Vec::new();
         for (i, s) in stmts.iter().enumerate() {
             let s_at = span(ruff_text_size::Ranged::range(s));
@@ -215,18 +227,26 @@ impl Lower {
             ));
             let got_expr = || Expr::new(ExprKind::Name(got.clone()), s_at);
             let checked = self.check(handlers, got_expr(), s_at);
+            let catches_all = matches!(checked.kind, ExprKind::Name(_));
             items.push(item(
                 ItemKind::Bind(Pattern::Name(got.clone()), checked),
                 s_at,
             ));
+            if !catches_all {
+                // An exception no clause catches ends the output here, as it ends the script.
+                items.push(stop_output(call("py_quiet", vec![got_expr()], s_at), s_at));
+            }
+            // The clauses and the `else` block are outside the `try` body.
+            self.in_try -= 1;
             let raised = self.handlers(handlers, got_expr(), s_at);
+            self.in_try += 1;
             let mut fine = Vec::new();
             if let Some(t) = target {
                 if let Some(p) = self.pattern(t) {
                     fine.push(item(ItemKind::Bind(p, got_expr()), s_at));
                 }
             }
-            fine.extend(self.try_body(&stmts[i + 1..], handlers, orelse));
+            fine.extend(self.try_body_items(&stmts[i + 1..], handlers, orelse));
             let test = call("py_caught", vec![got_expr()], s_at);
             items.push(item(
                 ItemKind::If(vec![(test, raised)], Some(Block { items: fine })),
@@ -234,7 +254,9 @@ impl Lower {
             ));
             return items;
         }
+        self.in_try -= 1;
         items.extend(self.block(orelse).items);
+        self.in_try += 1;
         items
     }
 
@@ -295,13 +317,53 @@ impl Lower {
                 py::Stmt::Raise(r) if r.exc.is_none() => {
                     let at = span(r.range);
                     let raise = call("py_exc_raise", vec![got.clone()], at);
-                    items.push(item(ItemKind::Expr(raise), at));
+                    items.push(stop_output(raise, at));
                     return items;
                 }
                 _ => items.extend(self.stmt(s)),
             }
         }
         items
+    }
+
+    /// `raise E(message)` outside a `try` body: the run ends with the exception, as an
+    /// uncaught one ends a Python script (`ValueError: message`). In a `try` body it is
+    /// refused (the `except` clauses could not see it).
+    pub(super) fn raise(&mut self, r: &py::StmtRaise, at: Span) -> Vec<Item> {
+        if self.in_try > 0 {
+            let todo = "raise inside an external function, or handle the case with an `if`";
+            return self.refused_item(at, "`raise` inside a `try` body", todo);
+        }
+        let (class, message) = match r.exc.as_deref() {
+            Some(py::Expr::Call(c)) if c.arguments.keywords.is_empty() => {
+                match (class_name(&c.func), &c.arguments.args[..]) {
+                    (Some(n), []) => (n, None),
+                    (Some(n), [m]) => (n, Some(m)),
+                    _ => return self.refused_item(at, "this `raise`", "raise `E(message)`"),
+                }
+            }
+            Some(e) => match class_name(e) {
+                Some(n) => (n, None),
+                None => return self.refused_item(at, "this `raise`", "raise `E(message)`"),
+            },
+            None => {
+                let todo = "a bare `raise` re-raises inside an `except` clause only";
+                return self.refused_item(at, "a bare `raise` outside an `except` clause", todo);
+            }
+        };
+        let head = Expr::new(ExprKind::Lit(Lit::Str(class.clone())), at);
+        let text = match message {
+            None => head,
+            Some(m) => {
+                let sep = Expr::new(ExprKind::Lit(Lit::Str(format!("{class}: "))), at);
+                let m = call("py_str", vec![self.expr(m)], at);
+                Expr::new(
+                    ExprKind::Binary(crate::syntax::ast::BinOp::Add, Box::new(sep), Box::new(m)),
+                    at,
+                )
+            }
+        };
+        vec![stop_output(call("error", vec![text], at), at)]
     }
 
     fn refuse_nested(&mut self, at: Span, items: Vec<Item>) -> Vec<Item> {
@@ -356,6 +418,14 @@ fn stmt_calls_raising(lower: &Lower, s: &py::Stmt) -> bool {
     };
     f.visit_stmt(s);
     f.found
+}
+
+/// `print_raw (failing)`: prints nothing when `failing` has a value (`py_quiet`), and when
+/// it fails (a `raise`) nothing printed after it in the script's order comes out, since the
+/// output's order waits for this write for ever, as a Python script's output stops where it
+/// raised. Other statements may still run; what they would print does not appear.
+fn stop_output(failing: Expr, at: Span) -> Item {
+    item(ItemKind::Expr(call("print_raw", vec![failing], at)), at)
 }
 
 fn class_list(classes: &[String], at: Span) -> Expr {

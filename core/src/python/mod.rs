@@ -155,6 +155,8 @@ struct Lower {
     catching: HashMap<String, (crate::syntax::ast::Order, Span)>,
     /// Caught results named so far (`caught1`, …).
     catches: usize,
+    /// How many `try` bodies the statement being lowered is in.
+    in_try: usize,
     /// The script's lines, to name a line in a message.
     lines: Option<crate::span::LineIndex>,
 }

@@ -325,6 +325,7 @@ impl Lower {
             // decorators. What internal code uses of a module is refused where it is used.
             py::Stmt::Import(_) | py::Stmt::ImportFrom(_) => return vec![],
             py::Stmt::Try(t) => return self.try_stmt(t, at),
+            py::Stmt::Raise(r) => return self.raise(r, at),
             // A class only external functions use (a client, an exception they raise) is
             // theirs: it loads in the CPython worker. One internal code uses is refused below.
             py::Stmt::ClassDef(c) if self.worker_only.contains(c.name.as_str()) => return vec![],
@@ -823,10 +824,6 @@ fn outside_fragment(s: &py::Stmt) -> (&'static str, &'static str) {
         py::Stmt::With(_) => (
             "`with`",
             "open and use the resource inside an external function",
-        ),
-        py::Stmt::Raise(_) => (
-            "`raise`",
-            "raise inside an external function, or call `error (message)`",
         ),
         _ => ("this statement", "move it into an external function"),
     }
