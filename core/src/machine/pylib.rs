@@ -266,7 +266,24 @@ fn round(arg: &PExp) -> Result<PExp, CallError> {
         x => (x, None),
     };
     match (x, digits) {
+        // Negative digits round to tens, hundreds, …, ties to even, as Python does.
+        (PExp::Prim(Prim::Int(i)), Some(PExp::Prim(Prim::Int(n)))) if *n < 0 => {
+            let Some(m) = 10i64.checked_pow(n.unsigned_abs().min(19) as u32) else {
+                return Ok(PExp::int(0));
+            };
+            let (q, r) = (i.div_euclid(m), i.rem_euclid(m));
+            let up = 2 * (r as i128) > m as i128 || (2 * (r as i128) == m as i128 && q % 2 != 0);
+            let q = if up { q + 1 } else { q };
+            q.checked_mul(m)
+                .map(PExp::int)
+                .ok_or_else(|| overflow("round"))
+        }
         (PExp::Prim(Prim::Int(i)), _) => Ok(PExp::int(*i)),
+        (x, Some(PExp::Prim(Prim::Int(n)))) if (-308..0).contains(n) => {
+            let m = 10f64.powi(-*n as i32);
+            let f = number(x, "round")?;
+            Ok(PExp::Prim(Prim::Float((f / m).round_ties_even() * m)))
+        }
         (x, None) => {
             let f = number(x, "round")?.round_ties_even();
             if !f.is_finite() || f.abs() >= 9.2e18 {
@@ -279,9 +296,7 @@ fn round(arg: &PExp) -> Result<PExp, CallError> {
             let s = format!("{f:.*}", *n as usize);
             Ok(PExp::Prim(Prim::Float(s.parse().unwrap_or(f))))
         }
-        _ => Err(value_error(
-            "round(x, n) is built for n from 0 to 17".into(),
-        )),
+        _ => Err(value_error("round(x, n) is built for n up to 17".into())),
     }
 }
 
@@ -372,6 +387,19 @@ fn method(recv: &PExp, name: &str, args: &[PExp]) -> Result<PExp, CallError> {
                 };
                 PExp::Tuple(vec![PExp::str(a), PExp::str(b), PExp::str(c)])
             }
+            ("isspace", 0) => PExp::Bool(!s.is_empty() && s.chars().all(char::is_whitespace)),
+            ("isalnum", 0) => PExp::Bool(!s.is_empty() && s.chars().all(char::is_alphanumeric)),
+            ("isupper" | "islower", 0) => {
+                let cased: Vec<char> = s
+                    .chars()
+                    .filter(|c| c.is_uppercase() || c.is_lowercase())
+                    .collect();
+                let want_upper = name == "isupper";
+                PExp::Bool(
+                    !cased.is_empty() && cased.iter().all(|c| c.is_uppercase() == want_upper),
+                )
+            }
+            ("istitle", 0) => PExp::Bool(is_title(s)),
             ("startswith", 1) => PExp::Bool(s.starts_with(text(arg(0)?, "startswith")?)),
             ("endswith", 1) => PExp::Bool(s.ends_with(text(arg(0)?, "endswith")?)),
             ("count", 1) => {
@@ -752,6 +780,11 @@ fn format(x: &PExp, spec: &str) -> Result<String, CallError> {
         plus = true;
         i += 1;
     }
+    // `0` before the width pads with zeros after the sign (`{-42:05d}` is `-0042`).
+    let zero = align.is_none() && chars.get(i) == Some(&'0');
+    if zero {
+        i += 1;
+    }
     let mut width = 0usize;
     while let Some(d) = chars.get(i).and_then(|c| c.to_digit(10)) {
         width = width * 10 + d as usize;
@@ -825,12 +858,38 @@ fn format(x: &PExp, spec: &str) -> Result<String, CallError> {
     }
     let pad = width - len;
     let numeric = matches!(x, PExp::Prim(Prim::Int(_) | Prim::Float(_)));
+    if zero && numeric {
+        let sign_len = usize::from(body.starts_with(['-', '+']));
+        let (sign, digits) = body.split_at(sign_len);
+        return Ok(format!("{sign}{}{digits}", "0".repeat(pad)));
+    }
     let fill_str = |n: usize| fill.to_string().repeat(n);
     Ok(match align.unwrap_or(if numeric { '>' } else { '<' }) {
         '<' => format!("{body}{}", fill_str(pad)),
         '^' => format!("{}{body}{}", fill_str(pad / 2), fill_str(pad - pad / 2)),
         _ => format!("{}{body}", fill_str(pad)),
     })
+}
+
+/// Python's `str.istitle`: cased runs start upper case and continue lower case, and there is one.
+fn is_title(s: &str) -> bool {
+    let (mut cased, mut prev_cased) = (false, false);
+    for c in s.chars() {
+        if c.is_uppercase() {
+            if prev_cased {
+                return false;
+            }
+            (cased, prev_cased) = (true, true);
+        } else if c.is_lowercase() {
+            if !prev_cased {
+                return false;
+            }
+            (cased, prev_cased) = (true, true);
+        } else {
+            prev_cased = false;
+        }
+    }
+    cased
 }
 
 /// `1234567.5` → `1,234,567.5`.

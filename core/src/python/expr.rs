@@ -473,6 +473,9 @@ impl Lower {
         if let Some(e) = self.dict_or_enumerate(name, c, at) {
             return e;
         }
+        if let Some(e) = self.python_order_builtin(name, c, at) {
+            return e;
+        }
         if let Some(k) = c.arguments.keywords.first() {
             return self.refused(
                 span(k.range),
@@ -597,6 +600,76 @@ impl Lower {
             }
             _ => None,
         }
+    }
+
+    /// Built-ins whose Python form differs from OPAL's function of the same name:
+    /// `map(f, xs)` and `filter(f, xs)` (function first, Python's truth), `zip(a, b)` and
+    /// `enumerate(xs)` over what Python iterates (a string's characters), `max`/`min` with
+    /// `key=` (the first of the largest, as Python picks).
+    fn python_order_builtin(&mut self, name: &str, c: &py::ExprCall, at: Span) -> Option<Expr> {
+        let (args, kws) = (&c.arguments.args[..], &c.arguments.keywords[..]);
+        if args.iter().any(|a| matches!(a, py::Expr::Starred(_))) {
+            return None;
+        }
+        let walked = |this: &mut Lower, e: &py::Expr| {
+            this.view_ok = true;
+            let x = this.expr(e);
+            this.view_ok = false;
+            match e {
+                py::Expr::List(_) | py::Expr::ListComp(_) => x,
+                _ => call("py_list", vec![x], at),
+            }
+        };
+        // A parameter no Python name can be (`lambda` is a keyword).
+        let param = || ident("lambda", at);
+        Some(match (name, args, kws) {
+            ("map", [f, xs], []) => {
+                let (f, xs) = (self.expr(f), walked(self, xs));
+                call("map", vec![xs, f], at)
+            }
+            ("filter", [f, xs], []) => {
+                let keep = match f {
+                    py::Expr::NoneLiteral(_) => None,
+                    f => Some(self.expr(f)),
+                };
+                let xs = walked(self, xs);
+                let v = Expr::new(ExprKind::Name(param()), at);
+                let test = match keep {
+                    None => v,
+                    Some(f) => Expr::new(ExprKind::App(Box::new(f), Box::new(v)), at),
+                };
+                let body = FunBody::Expr(Box::new(call("py_bool", vec![test], at)));
+                let pred = Expr::new(ExprKind::Fun(Params::Name(param()), body), at);
+                call("filter", vec![xs, pred], at)
+            }
+            ("zip", [a, b], []) => {
+                let (a, b) = (walked(self, a), walked(self, b));
+                call("zip", vec![a, b], at)
+            }
+            ("enumerate", [xs], []) => {
+                let xs = self.expr(xs);
+                call(
+                    "py_enumerate",
+                    vec![xs, Expr::new(ExprKind::Lit(Lit::Int(0)), at)],
+                    at,
+                )
+            }
+            ("max" | "min", [xs], [k]) if k.arg.as_deref() == Some("key") => {
+                let mut list = walked(self, xs);
+                let f = self.expr(&k.value);
+                // The first largest: sort the reversed list stably and take the last.
+                if name == "max" {
+                    list = call("reversed", vec![list], at);
+                }
+                let sorted = call("sort_by", vec![list, f], at);
+                let i = Expr::new(
+                    ExprKind::Lit(Lit::Int(if name == "max" { -1 } else { 0 })),
+                    at,
+                );
+                call("index", vec![sorted, i], at)
+            }
+            _ => return None,
+        })
     }
 
     /// `isinstance(x, T)` for a built-in type named by its name.
