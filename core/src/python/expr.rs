@@ -327,6 +327,19 @@ impl Lower {
 
     /// `[elt for x in xs if c]` (and a generator passed to a call): the prelude's `map` over
     /// `filter`, lazily, so a comprehension over a streaming list streams.
+    /// What a `for` walks: the expression, or a dictionary's keys when it names one (a name
+    /// the script only ever binds to dictionaries: `for k in counts:`).
+    pub(super) fn iterated(&mut self, e: &py::Expr) -> Expr {
+        let x = self.expr(e);
+        match e {
+            py::Expr::Name(n) if self.dicts.contains(n.id.as_str()) => {
+                let at = span(n.range);
+                call("keys", vec![x], at)
+            }
+            _ => x,
+        }
+    }
+
     /// `[elt for x in xs if c for y in ys …]`: `map` over the first `for`'s list, filtered by
     /// its conditions; each further `for` nests inside it, and the lists it makes are joined
     /// in order (`py_flatten`).
@@ -345,7 +358,7 @@ impl Lower {
             );
         };
         self.view_ok = true;
-        let mut list = self.expr(&g.iter);
+        let mut list = self.iterated(&g.iter);
         self.view_ok = false;
         for cond in &g.ifs {
             let test = self.cond(cond);
@@ -490,7 +503,13 @@ impl Lower {
             }
             // These walk or convert their argument: a dictionary view is a list there.
             self.view_ok = SAME_BUILTINS.contains(&name) || name == "list";
-            args.push(self.expr(a));
+            // These walk their argument: a dictionary's keys, as Python walks it.
+            let walks = matches!(name, "sorted" | "sum" | "min" | "max" | "reversed");
+            args.push(if walks {
+                self.iterated(a)
+            } else {
+                self.expr(a)
+            });
             self.view_ok = false;
         }
         let callee = match PY_BUILTINS.iter().find(|(p, _)| *p == name) {
@@ -613,7 +632,7 @@ impl Lower {
         }
         let walked = |this: &mut Lower, e: &py::Expr| {
             this.view_ok = true;
-            let x = this.expr(e);
+            let x = this.iterated(e);
             this.view_ok = false;
             match e {
                 py::Expr::List(_) | py::Expr::ListComp(_) => x,
@@ -690,7 +709,7 @@ impl Lower {
             return self.refused(at, "`sorted` without exactly one list", "pass one list");
         };
         self.view_ok = true;
-        let list = self.expr(xs);
+        let list = self.iterated(xs);
         self.view_ok = false;
         self.sort_list(list, &c.arguments.keywords, at)
     }

@@ -49,6 +49,7 @@ pub fn parse(src: &str) -> Parsed {
         worker_only: worker_only(&module.body),
         names: all_names(&module.body),
         imports: modules::imported(&module.body),
+        dicts: dict_names(&module.body),
         decorated: exceptions::decorated(&module.body),
         lines: Some(crate::span::LineIndex::new(src)),
         ..Lower::default()
@@ -145,6 +146,8 @@ struct Lower {
     /// The expression being lowered is walked or converted (a `for`'s list, a comprehension's,
     /// an argument of `list`, `sorted`, …): a dictionary view may be a list there.
     view_ok: bool,
+    /// The names the script only ever binds to dictionaries (`dict_names`).
+    dicts: std::collections::HashSet<String>,
     /// What each imported name stands for (`modules::imported`).
     imports: HashMap<String, String>,
     /// The module functions internal code calls, with the first call's place.
@@ -205,6 +208,65 @@ fn signatures(body: &[ruff_python_ast::Stmt]) -> HashMap<String, Signature> {
     (defs.0.into_iter())
         .filter(|(n, _)| count.get(n) == Some(&1))
         .collect()
+}
+
+/// The names every binding of which is a dictionary display, comprehension or `dict(…)`
+/// call: walking one walks its keys, as Python does.
+fn dict_names(body: &[ruff_python_ast::Stmt]) -> std::collections::HashSet<String> {
+    use ruff_python_ast::visitor::{walk_expr, walk_stmt, Visitor};
+    use ruff_python_ast::{Expr, Stmt};
+    #[derive(Default)]
+    struct Bindings {
+        dict: std::collections::HashSet<String>,
+        other: std::collections::HashSet<String>,
+    }
+    fn is_dict(e: &Expr) -> bool {
+        match e {
+            Expr::Dict(_) | Expr::DictComp(_) => true,
+            Expr::Call(c) => matches!(&*c.func, Expr::Name(n) if n.id.as_str() == "dict"),
+            _ => false,
+        }
+    }
+    impl<'a> Visitor<'a> for Bindings {
+        fn visit_stmt(&mut self, s: &'a Stmt) {
+            if let Stmt::Assign(a) = s {
+                for t in &a.targets {
+                    match t {
+                        Expr::Name(n) => {
+                            let set = if is_dict(&a.value) {
+                                &mut self.dict
+                            } else {
+                                &mut self.other
+                            };
+                            set.insert(n.id.to_string());
+                        }
+                        t => self.visit_expr(t),
+                    }
+                }
+                self.visit_expr(&a.value);
+                return;
+            }
+            if let Stmt::FunctionDef(f) = s {
+                let p = &f.parameters;
+                for a in p.posonlyargs.iter().chain(&p.args).chain(&p.kwonlyargs) {
+                    self.other.insert(a.parameter.name.to_string());
+                }
+            }
+            walk_stmt(self, s);
+        }
+        fn visit_expr(&mut self, e: &'a Expr) {
+            // Any other binding (a `for` target, an unpacking, `:=`) may bind something else.
+            if let Expr::Name(n) = e {
+                if n.ctx == ruff_python_ast::ExprContext::Store {
+                    self.other.insert(n.id.to_string());
+                }
+            }
+            walk_expr(self, e);
+        }
+    }
+    let mut b = Bindings::default();
+    body.iter().for_each(|s| b.visit_stmt(s));
+    b.dict.difference(&b.other).cloned().collect()
 }
 
 /// Every name the script reads or binds.

@@ -281,7 +281,7 @@ impl Lower {
                     _ => None,
                 };
                 self.view_ok = true;
-                let iter = self.expr(&f.iter);
+                let iter = self.iterated(&f.iter);
                 self.view_ok = false;
                 self.walking.extend(walked.clone());
                 let (body, flag) = self.loop_body(&f.body);
