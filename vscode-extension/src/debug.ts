@@ -5,7 +5,7 @@ import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { checkLaunch, fillLaunch, initialConfiguration, LaunchConfig } from './debugConfig';
+import { checkLaunch, fillLaunch, importsOpal, initialConfiguration, LaunchConfig } from './debugConfig';
 import { isTaskGraph, renderPage, TaskGraph } from './graph';
 import { Redraw } from './redraw';
 /** The share of the editor area the graph takes when it opens a second column: the code keeps
@@ -52,7 +52,9 @@ class ConfigProvider implements vscode.DebugConfigurationProvider {
   }
 
   resolveDebugConfiguration(_folder: vscode.WorkspaceFolder | undefined, config: vscode.DebugConfiguration): vscode.DebugConfiguration | undefined {
-    const filled = fillLaunch(config as LaunchConfig, vscode.window.activeTextEditor?.document.languageId);
+    const doc = vscode.window.activeTextEditor?.document;
+    const active = { language: doc?.languageId, importsOpal: doc?.languageId === 'python' && importsOpal(doc.getText()) };
+    const filled = fillLaunch(config as LaunchConfig, active);
     if ('error' in filled) {
       void vscode.window.showErrorMessage(`OPAL: ${filled.error}`);
       return undefined;
@@ -74,11 +76,12 @@ class ConfigProvider implements vscode.DebugConfigurationProvider {
   }
 }
 
-/** "OPAL: Debug FILE" entries in the Run and Debug view's dropdown for the open .opal files. */
+/** "OPAL: Debug FILE" entries in the Run and Debug view's dropdown for the open .opal files and
+ * Python scripts that import opal. */
 class DynamicConfigs implements vscode.DebugConfigurationProvider {
   provideDebugConfigurations(): vscode.DebugConfiguration[] {
     return vscode.workspace.textDocuments
-      .filter((d) => d.languageId === 'opal' && d.uri.scheme === 'file')
+      .filter((d) => (d.languageId === 'opal' || (d.languageId === 'python' && importsOpal(d.getText()))) && d.uri.scheme === 'file')
       .map((d) => ({ type: 'opal', request: 'launch', name: `Debug ${path.basename(d.uri.fsPath)}`, program: d.uri.fsPath }));
   }
 }

@@ -22,31 +22,50 @@ export function initialConfiguration(): LaunchConfig {
   return { type: 'opal', request: 'launch', name: 'Debug current OPAL file', program: '${file}', stopOnEntry: false };
 }
 
+/** Does a Python script use OPAL's decorators (`from opal import …`, `import opal`)? */
+export function importsOpal(text: string): boolean {
+  return /^[ \t]*(from[ \t]+opal[ \t]+import\b|import[ \t]+opal\b)/m.test(text);
+}
+
+/** The active editor's file, as far as debugging it goes. */
+export interface ActiveFile {
+  language: string | undefined;
+  /** For a Python file: does it import `opal` (so OPAL can run it)? */
+  importsOpal?: boolean;
+}
+
+/** Can OPAL debug this file: an .opal file, or a Python script that imports `opal`? */
+function debuggable(active: ActiveFile): boolean {
+  return active.language === 'opal' || (active.language === 'python' && active.importsOpal === true);
+}
+
 /**
  * Fills a configuration before variables are substituted. An empty one (F5 with no launch.json)
- * debugs the active file when it is OPAL; a missing `program` means the active file. Returns a
- * message instead when there is nothing to debug.
+ * debugs the active file when OPAL can (an .opal file, or a Python script that imports `opal`);
+ * a missing `program` means the active file. Returns a message instead when there is nothing
+ * to debug.
  */
-export function fillLaunch(config: LaunchConfig, activeLanguage: string | undefined): { config: LaunchConfig } | { error: string } {
+export function fillLaunch(config: LaunchConfig, active: ActiveFile): { config: LaunchConfig } | { error: string } {
   const empty = !config.type && !config.request && !config.name;
   if (empty) {
-    if (activeLanguage !== 'opal') return { error: 'Open an .opal file to debug it (F5), or add an "opal" configuration to launch.json.' };
-    return { config: { ...initialConfiguration(), name: 'Debug OPAL file' } };
+    if (!debuggable(active)) return { error: 'Open an .opal file or a Python script that imports opal to debug it (F5), or add an "opal" configuration to launch.json.' };
+    const name = active.language === 'python' ? 'Debug Python script with OPAL' : 'Debug OPAL file';
+    return { config: { ...initialConfiguration(), name } };
   }
   const out: LaunchConfig = { ...config, type: config.type ?? 'opal', request: config.request ?? 'launch' };
   if (out.request !== 'launch') return { error: `OPAL debugging supports "request": "launch" only, not "${out.request}".` };
   if (out.program === undefined || out.program === '') {
-    if (activeLanguage !== 'opal') return { error: 'The launch configuration has no "program", and the active editor is not an .opal file.' };
+    if (!debuggable(active)) return { error: 'The launch configuration has no "program", and the active editor is neither an .opal file nor a Python script that imports opal.' };
     out.program = '${file}';
   }
   return { config: out };
 }
 
-/** Checks after substitution: the program is an existing .opal file, the arguments make sense. */
+/** Checks after substitution: the program is an existing .opal or .py file, the arguments make sense. */
 export function checkLaunch(config: LaunchConfig, exists: (p: string) => boolean): string | undefined {
   const p = config.program;
   if (typeof p !== 'string' || p === '') return 'The launch configuration has no "program".';
-  if (!p.endsWith('.opal')) return `"program" is ${p}, which is not an .opal file: open the OPAL file to debug, or set "program".`;
+  if (!p.endsWith('.opal') && !p.endsWith('.py')) return `"program" is ${p}, which is neither an .opal file nor a Python script: open the file to debug, or set "program".`;
   if (!exists(p)) return `"program" is ${p}, which does not exist.`;
   if (config.strategy !== undefined && !STRATEGIES.includes(String(config.strategy))) return `"strategy" is "${String(config.strategy)}"; use one of ${STRATEGIES.join(', ')}.`;
   for (const key of ['world', 'replay'] as const) {

@@ -60,11 +60,11 @@ test('a marketplace-ready manifest (vsce and ovsx)', () => {
   for (const w of pkg.contributes.walkthroughs[0].steps) assert.ok(fs.existsSync(path.join(ext, w.media.markdown)), w.media.markdown);
 });
 
-test('the debugger contribution: type opal, breakpoints for opal, snippets', () => {
+test('the debugger contribution: type opal, breakpoints for opal and Python scripts, snippets', () => {
   const d = pkg.contributes.debuggers[0];
   assert.equal(d.type, 'opal');
-  assert.deepEqual(d.languages, ['opal']);
-  assert.deepEqual(pkg.contributes.breakpoints, [{ language: 'opal' }]);
+  assert.deepEqual(d.languages, ['opal', 'python']);
+  assert.deepEqual(pkg.contributes.breakpoints, [{ language: 'opal' }, { language: 'python' }]);
   assert.ok(d.configurationSnippets.length >= 3);
   const props = Object.keys(d.configurationAttributes.launch.properties).sort();
   assert.deepEqual(props, ['allowExec', 'maxSteps', 'program', 'replay', 'stopOnEntry', 'strategy', 'world']);
