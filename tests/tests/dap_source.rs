@@ -390,3 +390,27 @@ fn a_python_script_stops_on_its_own_lines_with_its_variables() {
     assert_eq!(seen, ["-3", "0", "7", "10"]);
     assert!(d.output().ends_with("10 even\n"), "{}", d.output());
 }
+
+/// A Python script's externals run in CPython's worker under `opal dap` too: Continue runs
+/// map_reduce.py to its end with the real summaries (no world file).
+#[test]
+fn a_python_scripts_externals_run_in_cpython_under_the_adapter() {
+    let mut d = Dap::start();
+    let path = program("tests/python/map_reduce.py");
+    let r = d.launch(json!({"program": path}));
+    assert_eq!(r["success"], true, "{r}");
+    d.event("initialized");
+    d.request("configurationDone", json!({}));
+    for _ in 0..50 {
+        if next_stop_or_end(&mut d).is_none() {
+            break;
+        }
+        d.request("continue", json!({"threadId": 1}));
+    }
+    let out = d.output();
+    assert!(
+        out.contains("summary of delta epsilon zeta (3 words)"),
+        "{out}"
+    );
+    assert!(out.ends_with("4 documents\n"), "{out}");
+}
