@@ -212,150 +212,10 @@ fn key_error(k: &PExp) -> CallError {
 /// `recv.name(*args)` for a method that changes its receiver: (the changed receiver, what
 /// the method returns).
 fn mutated(recv: &PExp, name: &str, args: &[PExp]) -> Result<(PExp, PExp), CallError> {
-    let none = PExp::Tuple(Vec::new());
-    let takes = |n: std::ops::RangeInclusive<usize>| {
-        if n.contains(&args.len()) {
-            Ok(())
-        } else {
-            Err(CallError::Raised(format!(
-                "TypeError: {name}() takes {} arguments ({} given)",
-                if n.start() == n.end() {
-                    n.start().to_string()
-                } else {
-                    format!("{n:?}")
-                },
-                args.len()
-            )))
-        }
-    };
-    match (recv, name) {
-        (PExp::List(xs), _) => {
-            let mut xs = xs.clone();
-            let result = match name {
-                "insert" => {
-                    takes(2..=2)?;
-                    let PExp::Prim(Prim::Int(i)) = args[0] else {
-                        return Err(value_error("insert's index must be an integer".into()));
-                    };
-                    let n = xs.len() as i64;
-                    let at = if i < 0 { (i + n).max(0) } else { i.min(n) };
-                    xs.insert(at as usize, args[1].clone());
-                    none
-                }
-                "pop" => {
-                    takes(0..=1)?;
-                    if xs.is_empty() {
-                        return Err(CallError::Raised("IndexError: pop from empty list".into()));
-                    }
-                    let n = xs.len() as i64;
-                    let i = match args.first() {
-                        None => n - 1,
-                        Some(PExp::Prim(Prim::Int(i))) if *i < 0 => i + n,
-                        Some(PExp::Prim(Prim::Int(i))) => *i,
-                        Some(_) => {
-                            return Err(value_error("pop's index must be an integer".into()))
-                        }
-                    };
-                    if !(0..n).contains(&i) {
-                        return Err(CallError::Raised(
-                            "IndexError: pop index out of range".into(),
-                        ));
-                    }
-                    xs.remove(i as usize)
-                }
-                "remove" => {
-                    takes(1..=1)?;
-                    let Some(i) = xs.iter().position(|x| *x == args[0]) else {
-                        let msg = "ValueError: list.remove(x): x not in list";
-                        return Err(CallError::Raised(msg.into()));
-                    };
-                    xs.remove(i);
-                    none
-                }
-                "clear" => {
-                    takes(0..=0)?;
-                    xs.clear();
-                    none
-                }
-                "reverse" => {
-                    takes(0..=0)?;
-                    xs.reverse();
-                    none
-                }
-                "sort" => {
-                    takes(0..=0)?;
-                    xs = match super::data::eval("sorted", &PExp::List(xs))? {
-                        PExp::List(s) => s,
-                        _ => return Err(value_error("sort needs a list".into())),
-                    };
-                    none
-                }
-                "append" => {
-                    takes(1..=1)?;
-                    xs.push(args[0].clone());
-                    none
-                }
-                "extend" => {
-                    takes(1..=1)?;
-                    let PExp::List(more) = py_eval("py_list", &args[0])? else {
-                        return Err(value_error("extend needs a list".into()));
-                    };
-                    xs.extend(more);
-                    none
-                }
-                _ => return Err(no_method("list", name)),
-            };
-            Ok((PExp::List(xs), result))
-        }
-        (PExp::Dict(kvs), _) => {
-            let mut e = Entries::new(kvs);
-            let result = match name {
-                "update" => {
-                    takes(1..=1)?;
-                    e.add_pairs(&args[0])?;
-                    none
-                }
-                "setdefault" => {
-                    takes(1..=2)?;
-                    let k = &args[0];
-                    match e.at.get(&format!("{k:?}")) {
-                        Some(&i) => e.out[i].1.clone(),
-                        None => {
-                            let v = args.get(1).cloned().unwrap_or(none);
-                            e.set(k.clone(), v.clone());
-                            v
-                        }
-                    }
-                }
-                "pop" => {
-                    takes(1..=2)?;
-                    let k = &args[0];
-                    match e.at.get(&format!("{k:?}")) {
-                        Some(&i) => {
-                            let (_, v) = e.out.remove(i);
-                            return Ok((PExp::Dict(e.out), v));
-                        }
-                        None => args.get(1).cloned().ok_or_else(|| key_error(k))?,
-                    }
-                }
-                "popitem" => {
-                    takes(0..=0)?;
-                    let Some((k, v)) = e.out.pop() else {
-                        let msg = "KeyError: 'popitem(): dictionary is empty'";
-                        return Err(CallError::Raised(msg.into()));
-                    };
-                    PExp::Tuple(vec![k, v])
-                }
-                "clear" => {
-                    takes(0..=0)?;
-                    e.out.clear();
-                    none
-                }
-                _ => return Err(no_method("dict", name)),
-            };
-            Ok((PExp::Dict(e.out), result))
-        }
-        (other, _) => {
+    match recv {
+        PExp::List(xs) => list_mutated(xs, name, args),
+        PExp::Dict(kvs) => dict_mutated(kvs, name, args),
+        other => {
             let kind = match other {
                 PExp::Prim(Prim::Str(_)) => "str",
                 PExp::Tuple(_) => "tuple",
@@ -364,6 +224,158 @@ fn mutated(recv: &PExp, name: &str, args: &[PExp]) -> Result<(PExp, PExp), CallE
             Err(no_method(kind, name))
         }
     }
+}
+
+/// Does the method get as many arguments as it takes?
+fn takes(name: &str, args: &[PExp], n: std::ops::RangeInclusive<usize>) -> Result<(), CallError> {
+    if n.contains(&args.len()) {
+        return Ok(());
+    }
+    let count = if n.start() == n.end() {
+        n.start().to_string()
+    } else {
+        format!("{n:?}")
+    };
+    Err(CallError::Raised(format!(
+        "TypeError: {name}() takes {count} arguments ({} given)",
+        args.len()
+    )))
+}
+
+/// A list method that changes the list.
+fn list_mutated(xs: &[PExp], name: &str, args: &[PExp]) -> Result<(PExp, PExp), CallError> {
+    let none = PExp::Tuple(Vec::new());
+    let takes = |n| takes(name, args, n);
+    let mut xs = xs.to_vec();
+    let result = match name {
+        "insert" => {
+            takes(2..=2)?;
+            let PExp::Prim(Prim::Int(i)) = args[0] else {
+                return Err(value_error("insert's index must be an integer".into()));
+            };
+            let n = xs.len() as i64;
+            let at = if i < 0 { (i + n).max(0) } else { i.min(n) };
+            xs.insert(at as usize, args[1].clone());
+            none
+        }
+        "pop" => {
+            takes(0..=1)?;
+            if xs.is_empty() {
+                return Err(CallError::Raised("IndexError: pop from empty list".into()));
+            }
+            let n = xs.len() as i64;
+            let i = match args.first() {
+                None => n - 1,
+                Some(PExp::Prim(Prim::Int(i))) if *i < 0 => i + n,
+                Some(PExp::Prim(Prim::Int(i))) => *i,
+                Some(_) => return Err(value_error("pop's index must be an integer".into())),
+            };
+            if !(0..n).contains(&i) {
+                return Err(CallError::Raised(
+                    "IndexError: pop index out of range".into(),
+                ));
+            }
+            xs.remove(i as usize)
+        }
+        "remove" => {
+            takes(1..=1)?;
+            let Some(i) = xs.iter().position(|x| *x == args[0]) else {
+                let msg = "ValueError: list.remove(x): x not in list";
+                return Err(CallError::Raised(msg.into()));
+            };
+            xs.remove(i);
+            none
+        }
+        "clear" => {
+            takes(0..=0)?;
+            xs.clear();
+            none
+        }
+        "reverse" => {
+            takes(0..=0)?;
+            xs.reverse();
+            none
+        }
+        "sort" => {
+            takes(0..=0)?;
+            xs = match super::data::eval("sorted", &PExp::List(xs))? {
+                PExp::List(s) => s,
+                _ => return Err(value_error("sort needs a list".into())),
+            };
+            none
+        }
+        "append" => {
+            takes(1..=1)?;
+            xs.push(args[0].clone());
+            none
+        }
+        "extend" => {
+            takes(1..=1)?;
+            let PExp::List(more) = py_eval("py_list", &args[0])? else {
+                return Err(value_error("extend needs a list".into()));
+            };
+            xs.extend(more);
+            none
+        }
+        _ => return Err(no_method("list", name)),
+    };
+    Ok((PExp::List(xs), result))
+}
+
+/// A dictionary method that changes the dictionary.
+fn dict_mutated(
+    kvs: &[(PExp, PExp)],
+    name: &str,
+    args: &[PExp],
+) -> Result<(PExp, PExp), CallError> {
+    let none = PExp::Tuple(Vec::new());
+    let takes = |n| takes(name, args, n);
+    let mut e = Entries::new(kvs);
+    let result = match name {
+        "update" => {
+            takes(1..=1)?;
+            e.add_pairs(&args[0])?;
+            none
+        }
+        "setdefault" => {
+            takes(1..=2)?;
+            let k = &args[0];
+            match e.at.get(&format!("{k:?}")) {
+                Some(&i) => e.out[i].1.clone(),
+                None => {
+                    let v = args.get(1).cloned().unwrap_or(none);
+                    e.set(k.clone(), v.clone());
+                    v
+                }
+            }
+        }
+        "pop" => {
+            takes(1..=2)?;
+            let k = &args[0];
+            match e.at.get(&format!("{k:?}")) {
+                Some(&i) => {
+                    let (_, v) = e.out.remove(i);
+                    return Ok((PExp::Dict(e.out), v));
+                }
+                None => args.get(1).cloned().ok_or_else(|| key_error(k))?,
+            }
+        }
+        "popitem" => {
+            takes(0..=0)?;
+            let Some((k, v)) = e.out.pop() else {
+                let msg = "KeyError: 'popitem(): dictionary is empty'";
+                return Err(CallError::Raised(msg.into()));
+            };
+            PExp::Tuple(vec![k, v])
+        }
+        "clear" => {
+            takes(0..=0)?;
+            e.out.clear();
+            none
+        }
+        _ => return Err(no_method("dict", name)),
+    };
+    Ok((PExp::Dict(e.out), result))
 }
 
 fn no_method(kind: &str, name: &str) -> CallError {

@@ -300,6 +300,133 @@ fn round(arg: &PExp) -> Result<PExp, CallError> {
     }
 }
 
+/// `s.name(args)` for the methods of `str`; `None` when `str` has no such method.
+fn str_method(s: &str, name: &str, args: &[PExp]) -> Result<Option<PExp>, CallError> {
+    let arg = |i: usize| {
+        args.get(i)
+            .ok_or_else(|| value_error(format!("{name}() takes more arguments")))
+    };
+    Ok(Some(match (name, args.len()) {
+        ("upper", 0) => PExp::str(&s.to_uppercase()),
+        ("lower", 0) => PExp::str(&s.to_lowercase()),
+        ("strip", 0) => PExp::str(s.trim()),
+        ("lstrip", 0) => PExp::str(s.trim_start()),
+        ("rstrip", 0) => PExp::str(s.trim_end()),
+        ("strip" | "lstrip" | "rstrip", 1) => {
+            let cs: Vec<char> = text(arg(0)?, name)?.chars().collect();
+            let t: &str = match name {
+                "strip" => s.trim_matches(&cs[..]),
+                "lstrip" => s.trim_start_matches(&cs[..]),
+                _ => s.trim_end_matches(&cs[..]),
+            };
+            PExp::str(t)
+        }
+        ("split", 0) => strings(s.split_whitespace().collect()),
+        ("split", 1) => {
+            let sep = text(arg(0)?, "split")?;
+            if sep.is_empty() {
+                return Err(value_error("empty separator".into()));
+            }
+            strings(s.split(sep).collect())
+        }
+        ("splitlines", 0) => strings(s.lines().collect()),
+        ("join", 1) => match arg(0)? {
+            PExp::List(xs) | PExp::Tuple(xs) => {
+                let parts: Result<Vec<&str>, CallError> =
+                    xs.iter().map(|x| text(x, "join")).collect();
+                PExp::str(&parts?.join(s))
+            }
+            other => {
+                return Err(CallError::Raised(format!(
+                    "TypeError: can only join a list, not {}",
+                    repr(other)
+                )))
+            }
+        },
+        ("replace", 2) => {
+            PExp::str(&s.replace(text(arg(0)?, "replace")?, text(arg(1)?, "replace")?))
+        }
+        ("partition" | "rpartition", 1) => {
+            let sep = text(arg(0)?, name)?;
+            if sep.is_empty() {
+                return Err(value_error("empty separator".into()));
+            }
+            let found = if name == "partition" {
+                s.split_once(sep)
+            } else {
+                s.rsplit_once(sep)
+            };
+            let (a, b, c) = match found {
+                Some((a, c)) => (a, sep, c),
+                None if name == "partition" => (s, "", ""),
+                None => ("", "", s),
+            };
+            PExp::Tuple(vec![PExp::str(a), PExp::str(b), PExp::str(c)])
+        }
+        ("isspace", 0) => PExp::Bool(!s.is_empty() && s.chars().all(char::is_whitespace)),
+        ("isalnum", 0) => PExp::Bool(!s.is_empty() && s.chars().all(char::is_alphanumeric)),
+        ("isupper" | "islower", 0) => {
+            let cased: Vec<char> = s
+                .chars()
+                .filter(|c| c.is_uppercase() || c.is_lowercase())
+                .collect();
+            let want_upper = name == "isupper";
+            PExp::Bool(!cased.is_empty() && cased.iter().all(|c| c.is_uppercase() == want_upper))
+        }
+        ("istitle", 0) => PExp::Bool(is_title(s)),
+        ("startswith", 1) => PExp::Bool(s.starts_with(text(arg(0)?, "startswith")?)),
+        ("endswith", 1) => PExp::Bool(s.ends_with(text(arg(0)?, "endswith")?)),
+        ("count", 1) => {
+            let sub = text(arg(0)?, "count")?;
+            PExp::int(if sub.is_empty() {
+                s.chars().count() as i64 + 1
+            } else {
+                s.matches(sub).count() as i64
+            })
+        }
+        ("find", 1) => {
+            let sub = text(arg(0)?, "find")?;
+            PExp::int(s.find(sub).map_or(-1, |b| s[..b].chars().count() as i64))
+        }
+        ("isdigit", 0) => PExp::Bool(!s.is_empty() && s.chars().all(|c| c.is_numeric())),
+        ("isalpha", 0) => PExp::Bool(!s.is_empty() && s.chars().all(char::is_alphabetic)),
+        ("capitalize", 0) => {
+            let mut cs = s.chars();
+            PExp::str(&match cs.next() {
+                Some(c) => c
+                    .to_uppercase()
+                    .chain(cs.flat_map(char::to_lowercase))
+                    .collect::<String>(),
+                None => String::new(),
+            })
+        }
+        ("title", 0) => {
+            let mut out = String::new();
+            let mut start = true;
+            for c in s.chars() {
+                if c.is_alphabetic() {
+                    if start {
+                        out.extend(c.to_uppercase());
+                    } else {
+                        out.extend(c.to_lowercase());
+                    }
+                    start = false;
+                } else {
+                    out.push(c);
+                    start = true;
+                }
+            }
+            PExp::str(&out)
+        }
+        ("format", _) => {
+            return Err(value_error(
+                "str.format is not built yet; use an f-string".into(),
+            ))
+        }
+        _ => return Ok(None),
+    }))
+}
+
 /// `recv.name(args)` for the methods of `str`, `list` and `dict` that do not change their
 /// receiver (those that do are refused by the front end).
 fn method(recv: &PExp, name: &str, args: &[PExp]) -> Result<PExp, CallError> {
@@ -330,126 +457,9 @@ fn method(recv: &PExp, name: &str, args: &[PExp]) -> Result<PExp, CallError> {
             .ok_or_else(|| value_error(format!("{name}() takes more arguments")))
     };
     Ok(match (recv, name) {
-        (PExp::Prim(Prim::Str(s)), _) => match (name, args.len()) {
-            ("upper", 0) => PExp::str(&s.to_uppercase()),
-            ("lower", 0) => PExp::str(&s.to_lowercase()),
-            ("strip", 0) => PExp::str(s.trim()),
-            ("lstrip", 0) => PExp::str(s.trim_start()),
-            ("rstrip", 0) => PExp::str(s.trim_end()),
-            ("strip" | "lstrip" | "rstrip", 1) => {
-                let cs: Vec<char> = text(arg(0)?, name)?.chars().collect();
-                let t: &str = match name {
-                    "strip" => s.trim_matches(&cs[..]),
-                    "lstrip" => s.trim_start_matches(&cs[..]),
-                    _ => s.trim_end_matches(&cs[..]),
-                };
-                PExp::str(t)
-            }
-            ("split", 0) => strings(s.split_whitespace().collect()),
-            ("split", 1) => {
-                let sep = text(arg(0)?, "split")?;
-                if sep.is_empty() {
-                    return Err(value_error("empty separator".into()));
-                }
-                strings(s.split(sep).collect())
-            }
-            ("splitlines", 0) => strings(s.lines().collect()),
-            ("join", 1) => match arg(0)? {
-                PExp::List(xs) | PExp::Tuple(xs) => {
-                    let parts: Result<Vec<&str>, CallError> =
-                        xs.iter().map(|x| text(x, "join")).collect();
-                    PExp::str(&parts?.join(s))
-                }
-                other => {
-                    return Err(CallError::Raised(format!(
-                        "TypeError: can only join a list, not {}",
-                        repr(other)
-                    )))
-                }
-            },
-            ("replace", 2) => {
-                PExp::str(&s.replace(text(arg(0)?, "replace")?, text(arg(1)?, "replace")?))
-            }
-            ("partition" | "rpartition", 1) => {
-                let sep = text(arg(0)?, name)?;
-                if sep.is_empty() {
-                    return Err(value_error("empty separator".into()));
-                }
-                let found = if name == "partition" {
-                    s.split_once(sep)
-                } else {
-                    s.rsplit_once(sep)
-                };
-                let (a, b, c) = match found {
-                    Some((a, c)) => (a, sep, c),
-                    None if name == "partition" => (&**s, "", ""),
-                    None => ("", "", &**s),
-                };
-                PExp::Tuple(vec![PExp::str(a), PExp::str(b), PExp::str(c)])
-            }
-            ("isspace", 0) => PExp::Bool(!s.is_empty() && s.chars().all(char::is_whitespace)),
-            ("isalnum", 0) => PExp::Bool(!s.is_empty() && s.chars().all(char::is_alphanumeric)),
-            ("isupper" | "islower", 0) => {
-                let cased: Vec<char> = s
-                    .chars()
-                    .filter(|c| c.is_uppercase() || c.is_lowercase())
-                    .collect();
-                let want_upper = name == "isupper";
-                PExp::Bool(
-                    !cased.is_empty() && cased.iter().all(|c| c.is_uppercase() == want_upper),
-                )
-            }
-            ("istitle", 0) => PExp::Bool(is_title(s)),
-            ("startswith", 1) => PExp::Bool(s.starts_with(text(arg(0)?, "startswith")?)),
-            ("endswith", 1) => PExp::Bool(s.ends_with(text(arg(0)?, "endswith")?)),
-            ("count", 1) => {
-                let sub = text(arg(0)?, "count")?;
-                PExp::int(if sub.is_empty() {
-                    s.chars().count() as i64 + 1
-                } else {
-                    s.matches(sub).count() as i64
-                })
-            }
-            ("find", 1) => {
-                let sub = text(arg(0)?, "find")?;
-                PExp::int(s.find(sub).map_or(-1, |b| s[..b].chars().count() as i64))
-            }
-            ("isdigit", 0) => PExp::Bool(!s.is_empty() && s.chars().all(|c| c.is_numeric())),
-            ("isalpha", 0) => PExp::Bool(!s.is_empty() && s.chars().all(char::is_alphabetic)),
-            ("capitalize", 0) => {
-                let mut cs = s.chars();
-                PExp::str(&match cs.next() {
-                    Some(c) => c
-                        .to_uppercase()
-                        .chain(cs.flat_map(char::to_lowercase))
-                        .collect::<String>(),
-                    None => String::new(),
-                })
-            }
-            ("title", 0) => {
-                let mut out = String::new();
-                let mut start = true;
-                for c in s.chars() {
-                    if c.is_alphabetic() {
-                        if start {
-                            out.extend(c.to_uppercase());
-                        } else {
-                            out.extend(c.to_lowercase());
-                        }
-                        start = false;
-                    } else {
-                        out.push(c);
-                        start = true;
-                    }
-                }
-                PExp::str(&out)
-            }
-            ("format", _) => {
-                return Err(value_error(
-                    "str.format is not built yet; use an f-string".into(),
-                ))
-            }
-            _ => return Err(no_method()),
+        (PExp::Prim(Prim::Str(s)), _) => match str_method(s, name, args)? {
+            Some(v) => v,
+            None => return Err(no_method()),
         },
         (PExp::List(xs) | PExp::Tuple(xs), "index") => {
             let x = arg(0)?;
