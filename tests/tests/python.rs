@@ -75,28 +75,29 @@ fn every_script_prints_what_cpython_prints() {
 /// What is outside the fragment is refused with its place and what to do, never run wrongly.
 #[test]
 fn a_script_outside_the_fragment_is_refused_at_its_line() {
-    let dir = std::env::temp_dir().join(format!("opal-py-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let script = dir.join("outside.py");
-    std::fs::write(&script, "x = 1\nclass Plan:\n    pass\nprint(x)\n").expect("write");
-    let o = Command::new(opal())
-        .args(["run", &script.to_string_lossy()])
-        .output()
-        .expect("run opal");
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(1), "{err}");
+    let (code, out, err) = run_script("outside", "x = 1\nclass Plan:\n    pass\nprint(x)\n", &[]);
+    assert_eq!(code, Some(1), "{err}");
     assert!(err.contains("outside.py:2:1: error[E0401]"), "{err}");
     assert!(err.contains("move the class into an external"), "{err}");
-    assert!(o.stdout.is_empty(), "nothing ran");
-    let _ = std::fs::remove_dir_all(&dir);
+    assert!(out.is_empty(), "nothing ran");
 }
 
-fn temp_script(name: &str, text: &str) -> (PathBuf, PathBuf) {
+/// `opal run NAME.py` on `text` in a directory of its own (removed after), with `env`
+/// (a value naming `{dir}` gets the directory): the exit code, stdout and stderr.
+fn run_script(name: &str, text: &str, env: &[(&str, &str)]) -> (Option<i32>, String, String) {
     let dir = std::env::temp_dir().join(format!("opal-py-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let script = dir.join(format!("{name}.py"));
     std::fs::write(&script, text).expect("write");
-    (dir, script)
+    let mut cmd = Command::new(opal());
+    cmd.args(["run", &script.to_string_lossy()]);
+    for (k, v) in env {
+        cmd.env(k, v.replace("{dir}", &dir.to_string_lossy()));
+    }
+    let o = cmd.output().expect("run opal");
+    let _ = std::fs::remove_dir_all(&dir);
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    (o.status.code(), text(&o.stdout), text(&o.stderr))
 }
 
 const RAISES: &str = "from opal import unordered\n\n\n@unordered\ndef lookup(city):\n    \
@@ -107,39 +108,30 @@ const RAISES: &str = "from opal import unordered\n\n\n@unordered\ndef lookup(cit
 /// the message; what ran before is kept.
 #[test]
 fn an_external_that_raises_fails_its_call_at_the_scripts_line() {
-    let (dir, script) = temp_script("raises", RAISES);
-    let o = Command::new(opal())
-        .args(["run", &script.to_string_lossy()])
-        .output()
-        .expect("run opal");
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(3), "{err}");
-    assert_eq!(String::from_utf8_lossy(&o.stdout), "OSLO\n");
+    let (code, out, err) = run_script("raises", RAISES, &[]);
+    assert_eq!(code, Some(3), "{err}");
+    assert_eq!(out, "OSLO\n");
     assert!(err.contains("raises.py:12:7: error[R0002]"), "{err}");
     assert!(
         err.contains("raises.py:7: KeyError: 'no such city: Atlantis'"),
         "{err}"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Without the interpreter the calls fail saying what to install; nothing crashes.
 #[test]
 fn a_missing_python_is_a_clear_error() {
-    let (dir, script) = temp_script("nopython", RAISES);
-    let o = Command::new(opal())
-        .args(["run", &script.to_string_lossy()])
-        .env("OPAL_PYTHON", dir.join("no-such-python"))
-        .output()
-        .expect("run opal");
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(3), "{err}");
+    let (code, _, err) = run_script(
+        "nopython",
+        RAISES,
+        &[("OPAL_PYTHON", "{dir}/no-such-python")],
+    );
+    assert_eq!(code, Some(3), "{err}");
     assert!(err.contains("cannot start Python"), "{err}");
     assert!(
         err.contains("install CPython 3 or set OPAL_PYTHON"),
         "{err}"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// An object that stays in the worker crosses as a handle; calling its method in internal code
@@ -149,19 +141,13 @@ fn a_method_on_a_worker_object_says_to_call_it_in_an_external() {
     let src = "from opal import unordered\n\n\nclass Client:\n    def ask(self, q):\n        \
         return q\n\n\n@unordered\ndef connect(name):\n    return Client()\n\n\n\
         c = connect(\"x\")\nprint(c.ask(\"direct\"))\n";
-    let (dir, script) = temp_script("handle", src);
-    let o = Command::new(opal())
-        .args(["run", &script.to_string_lossy()])
-        .output()
-        .expect("run opal");
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(3), "{err}");
+    let (code, _, err) = run_script("handle", src, &[]);
+    assert_eq!(code, Some(3), "{err}");
     assert!(err.contains("handle.py:15:7: error[R0002]"), "{err}");
     assert!(
         err.contains("on a Client object, which stays in the CPython worker"),
         "{err}"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// An exception no `except` clause names ends the run with it, at the call's line.
@@ -169,17 +155,11 @@ fn a_method_on_a_worker_object_says_to_call_it_in_an_external() {
 fn an_exception_no_except_catches_ends_the_run_with_it() {
     let src = "from opal import unordered\n\n\n@unordered\ndef f(x):\n    raise KeyError(x)\n\n\n\
         try:\n    v = f(-1)\nexcept ValueError:\n    v = 0\nprint(v)\n";
-    let (dir, script) = temp_script("uncaught", src);
-    let o = Command::new(opal())
-        .args(["run", &script.to_string_lossy()])
-        .output()
-        .expect("run opal");
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(3), "{err}");
-    assert!(o.stdout.is_empty(), "nothing after the exception ran");
+    let (code, out, err) = run_script("uncaught", src, &[]);
+    assert_eq!(code, Some(3), "{err}");
+    assert!(out.is_empty(), "nothing after the exception ran");
     assert!(err.contains("uncaught.py:10:5: error[R0002]"), "{err}");
     assert!(err.contains("uncaught.py:6: KeyError: -1"), "{err}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Scripts that end with an exception (`tests/python/raising/`): OPAL prints what CPython

@@ -31,6 +31,16 @@ struct Handler<'a> {
     body: &'a [py::Stmt],
 }
 
+/// `x = f(…)` or `f(…)` in a `try` body, `f` an external that may raise: what it binds, the
+/// call's expression and call, the external and its class.
+struct CatchPoint<'a> {
+    target: Option<&'a py::Expr>,
+    value: &'a py::Expr,
+    call: &'a py::ExprCall,
+    ext: String,
+    order: Order,
+}
+
 /// The decorated externals' classes, by name (for their catching twins).
 pub(super) fn decorated(body: &[py::Stmt]) -> HashMap<String, Order> {
     let mut out = HashMap::new();
@@ -151,6 +161,26 @@ impl Lower {
         items
     }
 
+    /// A statement of a `try` body that is a call that may raise, on a line of its own.
+    fn catch_point<'a>(&self, s: &'a py::Stmt) -> Option<CatchPoint<'a>> {
+        let (target, value) = match s {
+            py::Stmt::Assign(a) if a.targets.len() == 1 => (Some(&a.targets[0]), &*a.value),
+            py::Stmt::Expr(e) => (None, &*e.value),
+            _ => return None,
+        };
+        let py::Expr::Call(call) = value else {
+            return None;
+        };
+        let (ext, order) = self.raising_callee(call)?;
+        Some(CatchPoint {
+            target,
+            value,
+            call,
+            ext,
+            order,
+        })
+    }
+
     /// The `try` body from its first statement on: statements up to a call that may raise
     /// as they are; that call, then the `except` clauses in the branch where it raised and
     /// the rest of the body (and the `else` block) in the branch where it did not.
@@ -175,26 +205,15 @@ impl Lower {
         let mut items = Vec::new();
         for (i, s) in stmts.iter().enumerate() {
             let s_at = span(ruff_text_size::Ranged::range(s));
-            let (target, value) = match s {
-                py::Stmt::Assign(a) if a.targets.len() == 1 => (Some(&a.targets[0]), &*a.value),
-                py::Stmt::Expr(e) => (None, &*e.value),
-                _ => {
-                    if stmt_calls_raising(self, s) {
-                        return self.refuse_nested(s_at, items);
-                    }
-                    items.extend(self.stmt(s));
-                    continue;
-                }
-            };
-            let py::Expr::Call(c) = value else {
-                if self.calls_raising(value) {
-                    return self.refuse_nested(s_at, items);
-                }
-                items.extend(self.stmt(s));
-                continue;
-            };
-            let Some((ext, order)) = self.raising_callee(c) else {
-                if self.calls_raising(value) {
+            let Some(CatchPoint {
+                target,
+                value,
+                call: c,
+                ext,
+                order,
+            }) = self.catch_point(s)
+            else {
+                if stmt_calls_raising(self, s) {
                     return self.refuse_nested(s_at, items);
                 }
                 items.extend(self.stmt(s));
