@@ -6,6 +6,8 @@ its internal code, which OPAL runs), then answers requests, one JSON object per 
 
   stdin  {"id": 1, "fn": "summarize", "arg": ...}
          {"id": 2, "fn": "json.loads", "arg": {"$tuple": [[positional...], {"$dict": [keywords]}]}}
+         {"id": 3, "fn": "py.method", "arg": {"$tuple": [object, "name", [positional...], {...}]}}
+         {"id": 4, "fn": "py.getattr", "arg": {"$tuple": [object, "name"]}}
   stdout {"id": 1, "ok": ...} | {"id": 1, "item": ...} | {"id": 1, "end": true}
          {"id": 1, "err": "script.py:12: ValueError: bad input", "classes": [...]}
          {"out": "text", "to": "stdout"}   what an external printed
@@ -134,6 +136,13 @@ def target(namespace, name, arg):
     if name.startswith("try."):
         f, args, kwargs = target(namespace, name[4:], arg)
         return catching(f), args, kwargs
+    if name == "py.method":  # obj.name(*args, **kwargs) on an object internal code holds
+        obj, method, args, kwargs = arg
+        return getattr(obj, method), tuple(args), kwargs
+    if name == "py.getattr":
+        obj, attr = arg
+        value = getattr(obj, attr)
+        return (lambda: value), (), {}
     if "." not in name:
         f = namespace[name]
         return f, arguments(f, arg), {}

@@ -134,16 +134,20 @@ fn a_missing_python_is_a_clear_error() {
     );
 }
 
-/// An object that stays in the worker crosses as a handle; calling its method in internal code
-/// says where to call it instead of guessing.
+/// An object that stays in the worker crosses as a handle: its attributes and methods run in
+/// the worker (`c.chat.ask(…)`); a method OPAL's library computes for data (`get`) called on
+/// it says where to call it instead of guessing.
 #[test]
-fn a_method_on_a_worker_object_says_to_call_it_in_an_external() {
-    let src = "from opal import unordered\n\n\nclass Client:\n    def ask(self, q):\n        \
-        return q\n\n\n@unordered\ndef connect(name):\n    return Client()\n\n\n\
-        c = connect(\"x\")\nprint(c.ask(\"direct\"))\n";
-    let (code, _, err) = run_script("handle", src, &[]);
+fn a_worker_objects_attributes_and_methods_run_in_the_worker() {
+    let src =
+        "from opal import unordered\n\n\nclass Chat:\n    def ask(self, q, punct=\"?\"):\n        \
+        return q.upper() + punct\n\n\nclass Client:\n    def __init__(self):\n        \
+        self.chat = Chat()\n\n\n@unordered\ndef connect(name):\n    return Client()\n\n\n\
+        c = connect(\"x\")\nprint(c.chat.ask(\"direct\", punct=\"!\"))\nprint(c.get(\"k\"))\n";
+    let (code, out, err) = run_script("handle", src, &[]);
     assert_eq!(code, Some(3), "{err}");
-    assert!(err.contains("handle.py:15:7: error[R0002]"), "{err}");
+    assert_eq!(out, "DIRECT!\n");
+    assert!(err.contains("handle.py:21:7: error[R0002]"), "{err}");
     assert!(
         err.contains("on a Client object, which stays in the CPython worker"),
         "{err}"

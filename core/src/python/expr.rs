@@ -178,11 +178,11 @@ impl Lower {
                 };
                 ExprKind::Fun(params, FunBody::Expr(Box::new(self.expr(&l.body))))
             }
-            py::Expr::Attribute(_) => {
+            py::Expr::Attribute(a) => {
                 if let Some(path) = self.module_path(e) {
                     return self.module_call(&path, None, at);
                 }
-                return self.refused(at, "an attribute or method", "method calls are not built yet; call a function, or move the code into an external function")
+                return self.object_attribute(a, at);
             }
             py::Expr::ListComp(c) => {
                 return self.comprehension(Elt::One(&c.elt), &c.generators, at)
@@ -412,6 +412,9 @@ impl Lower {
     /// (`xs.append(v)` as a statement is `Lower::append`).
     fn method_call(&mut self, a: &py::ExprAttribute, c: &py::ExprCall, at: Span) -> Expr {
         let name = a.attr.as_str();
+        if !super::modules::DATA_METHODS.contains(&name) && !MUTATING.contains(&name) {
+            return self.object_method(a, c, at);
+        }
         if MUTATING.contains(&name) {
             return self.refused(
                 at,

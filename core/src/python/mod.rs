@@ -300,8 +300,13 @@ fn worker_only(body: &[ruff_python_ast::Stmt]) -> std::collections::HashSet<Stri
     impl<'a> Visitor<'a> for Reads {
         fn visit_stmt(&mut self, s: &'a ruff_python_ast::Stmt) {
             let was = self.in_external;
-            if let ruff_python_ast::Stmt::FunctionDef(f) = s {
-                self.in_external |= !f.decorator_list.is_empty();
+            match s {
+                ruff_python_ast::Stmt::FunctionDef(f) => {
+                    self.in_external |= !f.decorator_list.is_empty()
+                }
+                // A class's body runs in the worker (or the class is refused).
+                ruff_python_ast::Stmt::ClassDef(_) => self.in_external = true,
+                _ => {}
             }
             walk_stmt(self, s);
             self.in_external = was;

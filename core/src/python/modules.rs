@@ -52,6 +52,46 @@ const ORDERS: &[(&str, Order)] = &[
     ("datetime.", Order::Readonly),
 ];
 
+/// The methods OPAL's library computes on strings, lists and dictionaries (`py_method`); a
+/// method of any other name is an object's, called in the worker (`Lower::object_method`).
+pub(super) const DATA_METHODS: &[&str] = &[
+    "capitalize",
+    "count",
+    "endswith",
+    "find",
+    "format",
+    "isalnum",
+    "isalpha",
+    "isdigit",
+    "islower",
+    "isspace",
+    "istitle",
+    "isupper",
+    "join",
+    "lower",
+    "lstrip",
+    "partition",
+    "replace",
+    "rpartition",
+    "rstrip",
+    "split",
+    "splitlines",
+    "startswith",
+    "strip",
+    "title",
+    "upper",
+    "index",
+    "copy",
+    "get",
+    "keys",
+    "values",
+    "items",
+];
+
+/// The worker's operations on its objects (externals with dotted names, as module functions).
+pub(super) const OBJECT_METHOD: &str = "py.method";
+pub(super) const OBJECT_ATTRIBUTE: &str = "py.getattr";
+
 /// The class of the function at `path`: the longest entry of `ORDERS` that names it or its
 /// module, else sequential.
 pub(super) fn order_of(path: &str) -> Order {
@@ -134,29 +174,87 @@ impl Lower {
     /// keyword arguments), declared once at the top of the script.
     pub(super) fn module_call(&mut self, path: &str, c: Option<&py::ExprCall>, at: Span) -> Expr {
         self.modules.entry(path.to_string()).or_insert(at);
+        let (args, kwargs) = match c {
+            Some(c) => match self.call_arguments(c, at) {
+                Some(a) => a,
+                None => return Expr::new(ExprKind::Error, at),
+            },
+            None => (
+                Expr::new(ExprKind::List(Vec::new()), at),
+                Expr::new(ExprKind::Dict(Vec::new()), at),
+            ),
+        };
+        call(
+            path,
+            vec![Expr::new(ExprKind::Tuple(vec![args, kwargs]), at)],
+            at,
+        )
+    }
+
+    /// `obj.name(args)` for a method OPAL's library does not compute: a method of an object
+    /// that stays in the worker (`client.chat.completions.create(model=…, messages=…)`), the
+    /// external `py.method` on (the object, the name, positional arguments, keyword
+    /// arguments), sequential: an object's methods may change it.
+    pub(super) fn object_method(
+        &mut self,
+        a: &py::ExprAttribute,
+        c: &py::ExprCall,
+        at: Span,
+    ) -> Expr {
+        let recv = self.expr(&a.value);
+        let name = Expr::new(
+            ExprKind::Lit(Lit::Str(a.attr.to_string())),
+            span(a.attr.range),
+        );
+        let Some((args, kwargs)) = self.call_arguments(c, at) else {
+            return Expr::new(ExprKind::Error, at);
+        };
+        self.modules.entry(OBJECT_METHOD.to_string()).or_insert(at);
+        let arg = Expr::new(ExprKind::Tuple(vec![recv, name, args, kwargs]), at);
+        call(OBJECT_METHOD, vec![arg], at)
+    }
+
+    /// `obj.attr` on an object that stays in the worker: the external `py.getattr`.
+    pub(super) fn object_attribute(&mut self, a: &py::ExprAttribute, at: Span) -> Expr {
+        let obj = self.expr(&a.value);
+        let name = Expr::new(
+            ExprKind::Lit(Lit::Str(a.attr.to_string())),
+            span(a.attr.range),
+        );
+        self.modules
+            .entry(OBJECT_ATTRIBUTE.to_string())
+            .or_insert(at);
+        call(
+            OBJECT_ATTRIBUTE,
+            vec![Expr::new(ExprKind::Tuple(vec![obj, name]), at)],
+            at,
+        )
+    }
+
+    /// A call's arguments as a list of the positional ones and a dictionary of the keyword
+    /// ones; `None` after refusing `*` or `**` unpacking.
+    fn call_arguments(&mut self, c: &py::ExprCall, at: Span) -> Option<(Expr, Expr)> {
         let mut args = Vec::new();
-        let mut kwargs = Vec::new();
-        for a in c.map(|c| &c.arguments.args[..]).unwrap_or_default() {
+        for a in c.arguments.args.iter() {
             if matches!(a, py::Expr::Starred(_)) {
-                return self.refused(at, "`*` unpacking", "pass the items one by one");
+                self.refuse(at, "`*` unpacking", "pass the items one by one");
+                return None;
             }
             args.push(self.expr(a));
         }
-        for k in c.map(|c| &c.arguments.keywords[..]).unwrap_or_default() {
+        let mut kwargs = Vec::new();
+        for k in c.arguments.keywords.iter() {
             let Some(name) = &k.arg else {
-                return self.refused(span(k.range), "`**` unpacking", "pass each keyword by name");
+                self.refuse(span(k.range), "`**` unpacking", "pass each keyword by name");
+                return None;
             };
             let key = Expr::new(ExprKind::Lit(Lit::Str(name.to_string())), span(name.range));
             kwargs.push((key, self.expr(&k.value)));
         }
-        let arg = Expr::new(
-            ExprKind::Tuple(vec![
-                Expr::new(ExprKind::List(args), at),
-                Expr::new(ExprKind::Dict(kwargs), at),
-            ]),
-            at,
-        );
-        call(path, vec![arg], at)
+        Some((
+            Expr::new(ExprKind::List(args), at),
+            Expr::new(ExprKind::Dict(kwargs), at),
+        ))
     }
 
     /// The `extern` items that declare the module functions the script called.
