@@ -358,6 +358,16 @@ pub fn explore(
             return 1;
         }
     }
+    // A Python script's externals run in CPython under `opal run`; explore answers only what a
+    // world file describes, so name the ones it cannot answer.
+    let unanswered: Vec<String> = if opal_core::python::is_python(file) {
+        (compiled.program.externs.iter())
+            .map(|(n, _)| n.clone())
+            .filter(|n| world.as_ref().is_none_or(|w| w.get(n).is_none()))
+            .collect()
+    } else {
+        Vec::new()
+    };
     let mode = if full { Mode::Full } else { Mode::Reduced };
     let r = explore(
         &Machine::new(&compiled.program),
@@ -384,6 +394,13 @@ pub fn explore(
     println!("normal forms: {}", finals.len());
     if !stuck.is_empty() {
         println!("stuck terms: {}", stuck.len());
+        if !unanswered.is_empty() {
+            eprintln!(
+                "opal: explore does not run a script's Python externals ({}): answer them in a \
+                 world file (NAME.world.toml, or --world FILE) to explore their orders",
+                unanswered.join(", ")
+            );
+        }
     }
     print_normal_forms(&r);
     let violations = r.violations();

@@ -206,3 +206,23 @@ fn a_script_that_raises_prints_what_cpython_printed_before_it() {
         }
     }
 }
+
+/// `opal explore` answers a script's externals only from a world file: without one it says
+/// which externals it could not answer instead of a bare "stuck".
+#[test]
+fn explore_names_the_python_externals_it_cannot_answer() {
+    let o = Command::new(opal())
+        .args(["explore", "map_reduce.py"])
+        .current_dir(root().join("tests/python"))
+        .output()
+        .expect("run opal");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("explore does not run a script's Python externals"),
+        "{err}"
+    );
+    assert!(
+        err.contains("combine, summarize") || err.contains("summarize, combine"),
+        "{err}"
+    );
+}
