@@ -24,6 +24,7 @@ import concurrent.futures
 import importlib
 import inspect
 import io
+import itertools
 import json
 import os
 import sys
@@ -36,6 +37,9 @@ PROTO = os.fdopen(os.dup(1), "w", encoding="utf-8", newline="\n")
 os.dup2(2, 1)
 LOCK = threading.Lock()
 HANDLES = {}
+# Handle numbers: `next` on a count is atomic under the GIL, so externals finishing at once on
+# the thread pool never get the same number (`len(HANDLES) + 1` could).
+HANDLE_IDS = itertools.count(1)
 SCRIPT = os.path.abspath(sys.argv[1]) if len(sys.argv) > 1 else ""
 
 
@@ -75,7 +79,7 @@ def encode(v):
         return {"$tuple": [encode(x) for x in v]}
     if isinstance(v, dict):
         return {"$dict": [[encode(k), encode(x)] for k, x in v.items()]}
-    n = len(HANDLES) + 1
+    n = next(HANDLE_IDS)
     HANDLES[n] = v
     return {"$handle": n, "type": type(v).__name__}
 
