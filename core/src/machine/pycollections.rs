@@ -1,7 +1,8 @@
 //! Python's collection built-ins that build or change a collection, for the Python front end:
 //! `dict(pairs)`, the join of a comprehension's nested lists, `enumerate(xs, start)`, and the
 //! methods that change their receiver (`xs.pop()`, `d.update(e)`, …) as a function from the
-//! receiver to (the changed receiver, the method's result). Errors are CPython's.
+//! receiver to (the changed receiver, the method's result); and the functions on the
+//! exception values a `try` body's catching calls return (`exception`). Errors are CPython's.
 
 use super::call_error::CallError;
 use super::pylib::{eval as py_eval, pair, repr, value_error};

@@ -573,8 +573,9 @@ impl Lower {
         call(name, args, at)
     }
 
-    /// `dict(…)` (from pairs, a dictionary, keywords or nothing) and `enumerate(xs, start)`
-    /// (`start` by position or keyword), which OPAL's own `enumerate` does not take.
+    /// `dict(…)` (from pairs, a dictionary, keywords or nothing) and `enumerate(xs)`,
+    /// `enumerate(xs, start)` (`start` by position or keyword): over what Python iterates (a
+    /// string's characters), with the start OPAL's own `enumerate` does not take.
     fn dict_or_enumerate(&mut self, name: &str, c: &py::ExprCall, at: Span) -> Option<Expr> {
         let (args, kws) = (&c.arguments.args, &c.arguments.keywords);
         if args.iter().any(|a| matches!(a, py::Expr::Starred(_))) {
@@ -606,18 +607,20 @@ impl Lower {
                 };
                 Some(call("py_dict", vec![arg], at))
             }
-            "enumerate" if args.len() == 2 || (args.len() == 1 && !kws.is_empty()) => {
+            "enumerate" if !args.is_empty() && args.len() + kws.len() <= 2 => {
                 let start = match (args.get(1), kws.first()) {
-                    (Some(s), None) => s,
-                    (None, Some(k)) if kws.len() == 1 && k.arg.as_deref() == Some("start") => {
-                        &k.value
-                    }
+                    (Some(s), None) => Some(s),
+                    (None, Some(k)) if k.arg.as_deref() == Some("start") => Some(&k.value),
+                    (None, None) => None,
                     _ => return None,
                 };
                 self.view_ok = true;
                 let xs = self.expr(&args[0]);
                 self.view_ok = false;
-                let start = self.expr(start);
+                let start = match start {
+                    Some(s) => self.expr(s),
+                    None => Expr::new(ExprKind::Lit(Lit::Int(0)), at),
+                };
                 Some(call("py_enumerate", vec![xs, start], at))
             }
             _ => None,
@@ -625,9 +628,9 @@ impl Lower {
     }
 
     /// Built-ins whose Python form differs from OPAL's function of the same name:
-    /// `map(f, xs)` and `filter(f, xs)` (function first, Python's truth), `zip(a, b)` and
-    /// `enumerate(xs)` over what Python iterates (a string's characters), `max`/`min` with
-    /// `key=` (the first of the largest, as Python picks).
+    /// `map(f, xs)` and `filter(f, xs)` (function first, Python's truth), `zip(a, b)` over
+    /// what Python iterates (a string's characters), `max`/`min` with `key=` (the first of
+    /// the largest, as Python picks).
     fn python_order_builtin(&mut self, name: &str, c: &py::ExprCall, at: Span) -> Option<Expr> {
         let (args, kws) = (&c.arguments.args[..], &c.arguments.keywords[..]);
         if args.iter().any(|a| matches!(a, py::Expr::Starred(_))) {
@@ -667,14 +670,6 @@ impl Lower {
             ("zip", [a, b], []) => {
                 let (a, b) = (walked(self, a), walked(self, b));
                 call("zip", vec![a, b], at)
-            }
-            ("enumerate", [xs], []) => {
-                let xs = self.expr(xs);
-                call(
-                    "py_enumerate",
-                    vec![xs, Expr::new(ExprKind::Lit(Lit::Int(0)), at)],
-                    at,
-                )
             }
             ("max" | "min", [xs], [k]) if k.arg.as_deref() == Some("key") => {
                 let mut list = walked(self, xs);

@@ -139,13 +139,31 @@ impl Lower {
         tail: Tail,
         at: Span,
     ) -> Vec<Item> {
-        let branch = |this: &mut Lower, body: &[py::Stmt]| -> Block {
+        let mut lower = |this: &mut Lower, stmts: &[py::Stmt]| this.tail(stmts, Tail::Bind);
+        let the_if = self.if_taking_rest(x, rest, always_returns, &mut lower, at);
+        let result = Expr::new(ExprKind::Name(ident(RESULT, at)), at);
+        vec![the_if, self.result(result, tail, at)]
+    }
+
+    /// An `if` followed by `rest`: each branch (an absent `else` too) gets `rest` after its
+    /// own statements unless it always `ends` (returns, or jumps out of the loop), and is
+    /// lowered by `lower`. How code after an `if` that returns, breaks or continues moves
+    /// into the branches that fall through.
+    fn if_taking_rest(
+        &mut self,
+        x: &py::StmtIf,
+        rest: &[py::Stmt],
+        ends: fn(&[py::Stmt]) -> bool,
+        lower: &mut dyn FnMut(&mut Lower, &[py::Stmt]) -> Vec<Item>,
+        at: Span,
+    ) -> Item {
+        let mut branch = |this: &mut Lower, body: &[py::Stmt]| -> Block {
             let mut stmts: Vec<py::Stmt> = body.to_vec();
-            if !always_returns(body) {
+            if !ends(body) {
                 stmts.extend(rest.iter().cloned());
             }
             Block {
-                items: this.tail(&stmts, Tail::Bind),
+                items: lower(this, &stmts),
             }
         };
         let mut arms = vec![(self.cond(&x.test), branch(self, &x.body))];
@@ -160,11 +178,7 @@ impl Lower {
             }
         }
         let otherwise = otherwise.unwrap_or_else(|| branch(self, &[]));
-        let result = Expr::new(ExprKind::Name(ident(RESULT, at)), at);
-        vec![
-            item(ItemKind::If(arms, Some(otherwise)), at),
-            self.result(result, tail, at),
-        ]
+        item(ItemKind::If(arms, Some(otherwise)), at)
     }
 
     /// A loop with a `return` in its body, followed by `rest`: the result is bound before
@@ -473,29 +487,9 @@ impl Lower {
                     return items;
                 }
                 py::Stmt::If(x) if jumps(s) => {
+                    let mut lower = |this: &mut Lower, all: &[py::Stmt]| this.jump_tail(all, flag);
                     let rest = &stmts[i + 1..];
-                    let branch = |this: &mut Lower, body: &[py::Stmt]| -> Block {
-                        let mut all: Vec<py::Stmt> = body.to_vec();
-                        if !always_jumps(body) {
-                            all.extend(rest.iter().cloned());
-                        }
-                        Block {
-                            items: this.jump_tail(&all, flag),
-                        }
-                    };
-                    let mut arms = vec![(self.cond(&x.test), branch(self, &x.body))];
-                    let mut otherwise = None;
-                    for c in &x.elif_else_clauses {
-                        match &c.test {
-                            Some(t) => {
-                                let cond = self.cond(t);
-                                arms.push((cond, branch(self, &c.body)));
-                            }
-                            None => otherwise = Some(branch(self, &c.body)),
-                        }
-                    }
-                    let otherwise = otherwise.unwrap_or_else(|| branch(self, &[]));
-                    items.push(item(ItemKind::If(arms, Some(otherwise)), at));
+                    items.push(self.if_taking_rest(x, rest, always_jumps, &mut lower, at));
                     return items;
                 }
                 _ => items.extend(self.stmt(s)),
