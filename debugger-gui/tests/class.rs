@@ -196,10 +196,10 @@ fn rows_show_lists_as_the_paper_writes_them() {
     );
 }
 
-/// At 1280×720 in the projector theme: one row of tools, the graph at least half the window,
-/// every panel can be hidden and shown.
+/// At 1280×720 in the projector theme: one row of tools, the program's code unwrapped beside
+/// a graph with more than half the width, every panel can be hidden and shown.
 #[test]
-fn the_projector_theme_at_1280_by_720_gives_the_graph_half_the_window() {
+fn the_projector_theme_at_1280_by_720_shows_the_code_whole_beside_the_graph() {
     let mut app = example("city_excursions");
     app.settings.projector = true;
     let mut h = sized(app, [1280.0, 720.0]);
@@ -211,11 +211,19 @@ fn the_projector_theme_at_1280_by_720_gives_the_graph_half_the_window() {
     h.run();
     let screen = h.ctx.content_rect();
     let graph = h.state().panels.graph.view.area();
-    let share = graph.area() / screen.area();
     assert!(
-        share >= 0.5,
+        graph.width() >= 0.5 * screen.width() && graph.area() >= 0.33 * screen.area(),
         "the graph has {:.0}% of the window ({graph:?} in {screen:?})",
-        share * 100.0
+        graph.area() / screen.area() * 100.0
+    );
+    // The longest line of code (40 columns) is one row of the source, not wrapped.
+    let line = h
+        .get_by_label("excursions := get_excursions_in city")
+        .rect();
+    let row = h.get_by_label("print (&stdout, city)").rect();
+    assert!(
+        line.height() <= row.height() + 1.0,
+        "{line:?} wraps (a row is {row:?})"
     );
     // The tool row is one row: Round and More are on the same line.
     let round = h.get_by_label("Round").rect();

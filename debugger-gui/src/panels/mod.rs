@@ -67,19 +67,22 @@ impl Panels {
         // Side panels start at most about a quarter of the window each (in points: the projector
         // theme makes a 1280-pixel screen 853 points wide), so the graph keeps about half of it.
         let width = app.screen.x;
-        // The source gets the larger share: the room reads the program (at 1920 points, 60
-        // columns of code before a line wraps; 24 % of the window at most, so the graph keeps half).
-        let (source_w, term_w, dock_h): (f32, f32, f32) = if projector {
-            (230.0, 340.0, 170.0)
+        let (term_w, dock_h): (f32, f32) = if projector {
+            (340.0, 170.0)
         } else {
-            (520.0, 470.0, 240.0)
+            (470.0, 240.0)
         };
-        let (source_w, term_w) = (source_w.min(width * 0.24), term_w.min(width * 0.25));
+        let term_w = term_w.min(width * 0.25);
         if app.settings.source {
+            // The room reads the program: the source starts as wide as its longest line of code
+            // (comments may wrap), up to 45 % of the window (a third beside the labeled term),
+            // so the graph keeps the rest.
+            let most = width * if app.term_shown { 0.33 } else { 0.45 };
+            let source_w = self.source.fitting_width(ui, app).clamp(120.0, most);
             egui::Panel::left(format!("source{pid}"))
                 .resizable(true)
                 .default_size(source_w)
-                .size_range(120.0..=width * 0.45)
+                .size_range(120.0..=most)
                 .show(ui, |ui| self.source.ui(ui, app));
         }
         if app.dock_shown {

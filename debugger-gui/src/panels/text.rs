@@ -8,9 +8,34 @@ use opal_core::machine::StmtId;
 #[derive(Default)]
 pub struct SourcePanel {
     scrolled_to: Option<usize>,
+    /// The widest line of code (not comment) in characters, for the source it was counted in
+    /// (by length, so a reload that changes the program counts again).
+    code_columns: Option<(usize, usize)>,
 }
 
 impl SourcePanel {
+    /// The width (points) that shows the program's longest line of code without wrapping: the
+    /// gutter, the line and the panel's margins; at most 72 columns of code.
+    pub fn fitting_width(&mut self, ui: &egui::Ui, app: &AppView) -> f32 {
+        let source = app.session.map(|s| s.source()).unwrap_or_default();
+        let columns = match self.code_columns {
+            Some((len, columns)) if len == source.len() => columns,
+            _ => {
+                let columns = code_columns(source);
+                self.code_columns = Some((source.len(), columns));
+                columns
+            }
+        };
+        let digits = opal_core::span::lines(source)
+            .len()
+            .max(1)
+            .to_string()
+            .len();
+        let font = egui::TextStyle::Monospace.resolve(ui.style());
+        let char_w = ui.ctx().fonts_mut(|f| f.glyph_width(&font, '0'));
+        (columns.min(72) + digits + 2) as f32 * char_w + 3.0 * ui.spacing().item_spacing.x + 16.0
+    }
+
     pub fn ui(&mut self, ui: &mut egui::Ui, app: &AppView) {
         let Some(s) = app.session else {
             match app.broken {
@@ -141,6 +166,16 @@ fn source_line(
         ui.add(if big { label.truncate() } else { label.wrap() });
     })
     .response
+}
+
+/// The widest line that is not a comment, in characters.
+fn code_columns(source: &str) -> usize {
+    source
+        .lines()
+        .filter(|l| !l.trim_start().starts_with('#'))
+        .map(|l| l.trim_end().chars().count())
+        .max()
+        .unwrap_or(0)
 }
 
 /// The labeled term panel (no state of its own: practice ticks are the window's).
