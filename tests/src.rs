@@ -92,7 +92,9 @@ pub fn default_signals<'a>(c: &'a mut Command, signals: &[i32]) -> &'a mut Comma
 /// then `[DONE]`; `finish` ends with `finish_reason` and no `[DONE]`; `http401` answers an
 /// error body; `malformed` sends one chunk then broken JSON; `drop` closes the connection
 /// after one chunk; `stall` sends one chunk and then nothing; `error-event` sends an error
-/// object. Every request body is kept in `requests`.
+/// object; `busy` is refused with 429 (`Retry-After: 0`) twice, then answers as `ok`;
+/// `busy-1s` once with `Retry-After: 1`; `down` always answers 503. Every request is kept in
+/// `requests`.
 pub struct LlmServer {
     pub url: String,
     pub requests: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
@@ -138,12 +140,21 @@ fn serve_llm(mut conn: std::net::TcpStream, log: &std::sync::Mutex<Vec<String>>)
     let mut body = vec![0; len];
     let _ = reader.read_exact(&mut body);
     let body = String::from_utf8_lossy(&body).into_owned();
-    log.lock().expect("log").push(format!("{head}{body}"));
-    llm_script(&serde_json_model(&body), &mut conn);
+    let model = serde_json_model(&body);
+    // How many requests for this model came before this one (scripts that answer differently
+    // the first times: "busy").
+    let before = {
+        let mut log = log.lock().expect("log");
+        let tag = format!("\"model\":\"{model}\"");
+        let before = log.iter().filter(|r| r.contains(&tag)).count();
+        log.push(format!("{head}{body}"));
+        before
+    };
+    llm_script(&model, before, &mut conn);
 }
 
 /// Plays the script of `model` (see [`LlmServer`]) on `conn`.
-fn llm_script(model: &str, conn: &mut std::net::TcpStream) {
+fn llm_script(model: &str, before: usize, conn: &mut std::net::TcpStream) {
     use std::io::Write;
     let sse =
         "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\n\r\n";
@@ -155,7 +166,16 @@ fn llm_script(model: &str, conn: &mut std::net::TcpStream) {
         let _ = conn.write_all(s.as_bytes());
         let _ = conn.flush();
     };
+    let refuse = |status: &str, retry_after: &str| {
+        let b = r#"{"error": {"message": "Slow down"}}"#;
+        format!("HTTP/1.1 {status}\r\ncontent-type: application/json\r\n{retry_after}content-length: {}\r\n\r\n{b}", b.len())
+    };
     match model {
+        // Refused twice (429, come back at once), then the usual answer.
+        "busy" if before < 2 => w(&refuse("429 Too Many Requests", "retry-after: 0\r\n")),
+        // Refused once, asking for a second.
+        "busy-1s" if before < 1 => w(&refuse("429 Too Many Requests", "retry-after: 1\r\n")),
+        "down" => w(&refuse("503 Service Unavailable", "")),
         "http401" => {
             let b = r#"{"error": {"message": "Incorrect API key provided", "type": "invalid_request_error"}}"#;
             w(&format!("HTTP/1.1 401 Unauthorized\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{b}", b.len()));

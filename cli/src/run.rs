@@ -225,7 +225,7 @@ pub fn run(args: &RunArgs) -> i32 {
     // Where the program's statements are, to name a call a trace cannot hold: a resolved call's
     // statement is gone from the term by the end of the run.
     let places = args.record.as_ref().map(|_| places(&m)).unwrap_or_default();
-    let report = run_machine(&mut m, opts, sink(live), None);
+    let report = run_machine(&mut m, opts, sink(live.clone()), None);
     let _ = std::io::stdout().flush();
     report_end(&report, file, args.quiet, max_steps, &m, &text);
     let failed_record = args
@@ -246,6 +246,9 @@ pub fn run(args: &RunArgs) -> i32 {
         match report.first_output {
             Some(d) => eprintln!("time to first output: {:.3} ms", d.as_secs_f64() * 1000.0),
             None => eprintln!("time to first output: -"),
+        }
+        for line in live.stats() {
+            eprintln!("{line}");
         }
     }
     // The process exits next: handing back a large term table by table only costs time.

@@ -41,6 +41,9 @@ pub struct ExtDecl {
     /// A library function on data (`len`, `sorted`, `json_dump`, …): its argument is read back
     /// as data (lists, booleans, dictionaries) and `machine::data::eval` computes it.
     pub data: bool,
+    /// Its ordering class when the program does not declare an `extern` of that name (a
+    /// file read is readonly, a write sequential: PopPy §4.2); `None` is unordered.
+    pub order: Option<Order>,
 }
 
 const fn ext(
@@ -59,6 +62,21 @@ const fn ext(
         results: &[],
         needs_exec: false,
         data: false,
+        order: None,
+    }
+}
+
+/// A live external with its ordering class.
+const fn ordered(
+    name: &'static str,
+    sig: &'static str,
+    doc: &'static str,
+    order: Order,
+    arity: Option<usize>,
+) -> ExtDecl {
+    ExtDecl {
+        order: Some(order),
+        ..ext(name, sig, doc, Async, arity)
     }
 }
 
@@ -75,6 +93,7 @@ const fn lib(
     }
 }
 
+use crate::syntax::ast::Order;
 use ExtKind::*;
 
 pub static STANDARD: &[ExtDecl] = &[
@@ -100,11 +119,11 @@ pub static STANDARD: &[ExtDecl] = &[
     ext("print_raw", "print_raw (handle, value) -> handle", "Writes a value as `print` does, without ending the line (a streamed answer token by token, Python's `print(x, end=\"\")`). Ordered with the prints.", Pure, None),
     ext("sleep", "sleep ms -> ()", "Waits ms milliseconds without blocking anything else.", Async, None),
     ExtDecl { results: &["true", "false"], ..ext("coin", "coin () -> bool", "A fair coin: resolves to the Church boolean true or false.", Nondet, Some(0)) },
-    ext("now", "now () -> float", "Milliseconds since the run started.", Pure, Some(0)),
+    ExtDecl { order: Some(Order::Sequential), ..ext("now", "now () -> float", "Milliseconds since the run started, read in program order with the other sequential calls (so `t1 := now (); …; t2 := now ()` measures what ran between).", Pure, Some(0)) },
     ext("fork", "fork h -> (h1, h2)", "Splits a handle into two that may be used concurrently (paper §4.3).", Pure, None),
     ext("join", "join (h1, h2) -> h", "Joins two handles: what comes after waits for both.", Pure, Some(2)),
-    ext("llm", "llm prompt -> list of strings", "Streams a chat completion for prompt from an OpenAI-compatible endpoint (OPAL_LLM_BASE_URL, OPAL_LLM_API_KEY, OPAL_LLM_MODEL).", Streaming, None),
-    ext("llm_chat", "llm_chat messages -> list of strings", "Streams a chat completion for a list of messages.", Streaming, None),
+    ext("llm", "llm prompt | (prompt, options) -> list of strings", "Streams a chat completion for prompt from an OpenAI-compatible endpoint (OPAL_LLM_BASE_URL, OPAL_LLM_API_KEY, OPAL_LLM_MODEL). Options: a dictionary with model, temperature, max_tokens, stop, json, top_p, seed.", Streaming, None),
+    ext("llm_chat", "llm_chat messages | (messages, options) -> list of strings", "Streams a chat completion for a list of (role, content) messages; options as for `llm`.", Streaming, None),
     lib("range", "range n -> list of ints", "The integers 0, 1, …, n-1; `range (a, b)` from a to b-1, `range (a, b, step)` by step.", None),
     lib("contains", "contains (collection, x) -> bool", "`x in c`: x is an element of a list or tuple, a key of a dictionary, or a substring of a string.", Some(2)),
     lib("index", "index (collection, i) -> value", "`c[i]`: element i of a list, tuple or string (negative counts from the end), or a dictionary's value for key i; fails when it is not there.", Some(2)),
@@ -156,6 +175,13 @@ pub static STANDARD: &[ExtDecl] = &[
     lib("py_bool", "py_bool v -> bool", "Python's `bool(v)`: empty strings and collections, zero and None are false.", None),
     lib("py_format", "py_format (v, spec) -> string", "Python's `format(v, spec)` for `[[fill]align][+][width][,][.precision][f|e|%|d|s]`.", Some(2)),
     lib("error", "error message -> never", "Fails with the message: the call is a failed task, and the run ends with it (exit 3).", None),
+    ordered("read_file", "read_file path -> string", "The text of a UTF-8 file (a relative path is from the working directory). Readonly: overlaps other reads, never a write before it.", Order::Readonly, None),
+    ordered("write_file", "write_file (path, text) -> ()", "Writes text to a file, replacing what it held (creating it). Sequential: in program order with the other writes and prints.", Order::Sequential, Some(2)),
+    ordered("append_file", "append_file (path, text) -> ()", "Adds text at the end of a file (creating it). Sequential.", Order::Sequential, Some(2)),
+    ordered("list_dir", "list_dir path -> list of strings", "The names in a directory, sorted. Readonly.", Order::Readonly, None),
+    ordered("getenv", "getenv name | (name, default) -> string", "An environment variable's value; `()` (or default) when it is not set. Readonly.", Order::Readonly, None),
+    ordered("http_get", "http_get url | (url, headers) -> string", "The body of a GET request (headers a dictionary); fails on an HTTP error, retrying 429 and 5xx as `llm` does. Readonly.", Order::Readonly, None),
+    ordered("http_post", "http_post (url, body) | (url, body, headers) -> string", "The body of a POST request: a string body is sent as is, any other value as JSON. Fails on an HTTP error; never retried. Sequential.", Order::Sequential, None),
     ExtDecl { needs_exec: true, ..ext("create_process", "create_process cmd -> (stdin, stdout)", "Starts a process (no shell); returns its stdin and stdout descriptors. Needs --allow-exec.", Async, None) },
     ExtDecl { needs_exec: true, ..ext("fd_write_and_close", "fd_write_and_close (fd, s) -> ()", "Writes s to a descriptor and closes it. Needs --allow-exec.", Async, Some(2)) },
     ExtDecl { needs_exec: true, ..ext("fd_read_and_close", "fd_read_and_close fd -> list of strings", "Streams a descriptor until end of file. Needs --allow-exec.", Streaming, None) },

@@ -26,6 +26,20 @@ pub enum Reply {
     End(u64),
     /// No live external of that name.
     NotLive(u64),
+    /// What the live externals printed (a Python external's `print`) or said (a retry), on
+    /// a handle (`stdout`, `stderr`).
+    Output(String, String),
+}
+
+/// What `LiveCalls::pump` took in.
+#[derive(Debug, Default)]
+pub struct Pumped {
+    /// Messages for the user (a call resolved, a call failed).
+    pub messages: Vec<String>,
+    /// What the live externals printed or said: (handle, text).
+    pub output: Vec<(String, String)>,
+    /// Whether the session changed.
+    pub changed: bool,
 }
 
 pub struct LiveWorker {
@@ -66,6 +80,12 @@ impl LiveWorker {
                         }
                         ok
                     };
+                    let print = send.clone();
+                    live.attach(opal_core::machine::live::Printer::new(
+                        move |handle, text| {
+                            print(Reply::Output(handle.to_string(), text.to_string()));
+                        },
+                    ));
                     while let Some((id, ext, arg)) = call_rx.recv().await {
                         let send = send.clone();
                         match live.start(&ext, &arg) {
@@ -223,14 +243,18 @@ impl LiveCalls {
         ))
     }
 
-    /// Takes what the calls reported and delivers it to the tasks that wait for it: messages
-    /// for the user, and whether the session changed.
-    pub fn pump(&mut self, s: &mut Session) -> (Vec<String>, bool) {
+    /// Takes what the calls reported and delivers it to the tasks that wait for it.
+    pub fn pump(&mut self, s: &mut Session) -> Pumped {
         let mut messages = Vec::new();
+        let mut output = Vec::new();
         for r in self.worker.poll() {
-            let id = match &r {
+            let id = match r {
                 Reply::Value(id, _) | Reply::Chunk(id, _) | Reply::End(id) | Reply::NotLive(id) => {
-                    *id
+                    id
+                }
+                Reply::Output(handle, text) => {
+                    output.push((handle, text));
+                    continue;
                 }
             };
             let Some(c) = self.calls.get_mut(&id) else {
@@ -241,6 +265,7 @@ impl LiveCalls {
                 Reply::Chunk(_, Ok(p)) => c.items.push(p),
                 Reply::Chunk(_, Err(e)) => c.error = Some(e),
                 Reply::End(_) => c.ended = true,
+                Reply::Output(..) => {}
                 Reply::NotLive(_) => {
                     // The task stays pending for another way of resolving it.
                     messages.push(format!(
@@ -254,7 +279,11 @@ impl LiveCalls {
             }
         }
         if s.busy().is_some() {
-            return (messages, false);
+            return Pumped {
+                messages,
+                output,
+                changed: false,
+            };
         }
         let mut done = Vec::new();
         let mut changed = false;
@@ -302,7 +331,11 @@ impl LiveCalls {
         for id in done {
             self.calls.remove(&id);
         }
-        (messages, changed)
+        Pumped {
+            messages,
+            output,
+            changed,
+        }
     }
 }
 

@@ -1,11 +1,16 @@
 //! Live externals for `opal run` (issue 7): `llm`/`llm_chat` stream chat completions from an
-//! OpenAI-compatible endpoint, and `create_process`/`fd_write_and_close`/`fd_read_and_close`
-//! run programs (only with `--allow-exec`). The core's runner starts them through
-//! `opal_core::machine::live::Live`; world files and replayed traces take precedence.
+//! OpenAI-compatible endpoint (per-call options, retries on 429 and 5xx), `http_get` and
+//! `http_post` over the same client, files and the environment (`read_file`, `write_file`,
+//! `append_file`, `list_dir`, `getenv`), and `create_process`/`fd_write_and_close`/
+//! `fd_read_and_close` run programs (only with `--allow-exec`). The core's runner starts them
+//! through `opal_core::machine::live::Live`; world files and replayed traces take precedence.
 
+mod files;
+mod http;
 mod llm;
 mod process;
 mod python;
+mod retry;
 pub mod sse;
 mod stop;
 
@@ -17,6 +22,7 @@ pub use stop::{stop_children, stopping};
 use opal_core::ir::PExp;
 use opal_core::machine::live::{Live, LiveCall, Printer};
 use std::cell::OnceCell;
+use std::rc::Rc;
 
 pub struct LiveExternals {
     llm: LlmConfig,
@@ -25,6 +31,8 @@ pub struct LiveExternals {
     processes: Option<process::Processes>,
     /// A Python script's own externals, run in CPython.
     python: Option<PythonExternals>,
+    /// Retries said and counted.
+    log: Rc<retry::Log>,
 }
 
 impl LiveExternals {
@@ -39,6 +47,7 @@ impl LiveExternals {
             client: OnceCell::new(),
             processes: allow_exec.then(process::Processes::default),
             python: None,
+            log: Rc::default(),
         }
     }
 
@@ -67,7 +76,7 @@ impl LiveExternals {
         self.client
             .get_or_init(|| {
                 reqwest::Client::builder()
-                    .connect_timeout(self.llm.timeout)
+                    .connect_timeout(self.llm.idle)
                     .build()
                     .map_err(|e| format!("cannot set up the HTTP client: {e}"))
             })
@@ -82,9 +91,16 @@ impl Live for LiveExternals {
         }
         match ext {
             "llm" | "llm_chat" => Some(match self.client() {
-                Ok(c) => llm::start(c, &self.llm, ext, arg),
+                Ok(c) => llm::start(c, &self.llm, self.log.clone(), ext, arg),
                 Err(e) => LiveCall::Value(Box::pin(async move { Err(e) })),
             }),
+            "http_get" | "http_post" => Some(match self.client() {
+                Ok(c) => http::start(c, &self.llm, self.log.clone(), ext, arg),
+                Err(e) => LiveCall::Value(Box::pin(async move { Err(e) })),
+            }),
+            "read_file" | "write_file" | "append_file" | "list_dir" | "getenv" => {
+                Some(files::start(ext, arg))
+            }
             "create_process" | "fd_write_and_close" | "fd_read_and_close" => {
                 self.processes.as_ref().map(|p| p.start(ext, arg))
             }
@@ -93,9 +109,14 @@ impl Live for LiveExternals {
     }
 
     fn attach(&self, printer: Printer) {
+        self.log.attach(printer.clone());
         if let Some(p) = &self.python {
             p.attach(printer);
         }
+    }
+
+    fn stats(&self) -> Vec<String> {
+        self.log.stats()
     }
 
     fn shutdown(&self) {

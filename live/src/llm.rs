@@ -1,9 +1,12 @@
 //! `llm prompt` and `llm_chat messages`: a streaming client for OpenAI-compatible
 //! chat completions. Each streamed delta becomes the next element of the partial list.
 
+use crate::http::{clip, error_chain, send, server_message, Policy};
+use crate::retry::Log;
 use crate::sse::SseParser;
 use opal_core::ir::{PExp, Prim};
 use opal_core::machine::live::LiveCall;
+use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::mpsc::{unbounded_channel, UnboundedSender};
@@ -14,15 +17,20 @@ pub struct LlmConfig {
     pub base_url: String,
     pub api_key: Option<String>,
     pub model: Option<String>,
-    /// Longest wait for the connection, the response headers, or the next streamed bytes.
+    /// The longest a whole call may take, retries and streaming included (also for `http_*`).
     pub timeout: Duration,
+    /// The longest wait for the response's headers or for the next streamed bytes.
+    pub idle: Duration,
+    /// How many times a request answered 429 or 5xx is sent again.
+    pub retries: u32,
 }
 
 pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
 
 impl LlmConfig {
     /// `OPAL_LLM_BASE_URL` (default OpenAI), `OPAL_LLM_API_KEY`, `OPAL_LLM_MODEL`,
-    /// `OPAL_LLM_TIMEOUT_MS` (default 60 000).
+    /// `OPAL_LLM_TIMEOUT_MS` (the whole call, default 600 000), `OPAL_LLM_IDLE_TIMEOUT_MS`
+    /// (silence, default 30 000), `OPAL_LLM_RETRIES` (default 3).
     pub fn from_env() -> LlmConfig {
         let var = |k: &str| {
             std::env::var(k)
@@ -30,23 +38,31 @@ impl LlmConfig {
                 .map(|v| v.trim().to_string())
                 .filter(|v| !v.is_empty())
         };
-        let timeout_ms = var("OPAL_LLM_TIMEOUT_MS")
-            .and_then(|v| v.parse::<u64>().ok())
-            .filter(|&ms| ms > 0)
-            .unwrap_or(60_000);
+        let ms = |k: &str, default: u64| {
+            let ms = var(k)
+                .and_then(|v| v.parse::<u64>().ok())
+                .filter(|&ms| ms > 0);
+            Duration::from_millis(ms.unwrap_or(default))
+        };
         LlmConfig {
             base_url: var("OPAL_LLM_BASE_URL").unwrap_or_else(|| DEFAULT_BASE_URL.into()),
             api_key: var("OPAL_LLM_API_KEY"),
             model: var("OPAL_LLM_MODEL"),
-            timeout: Duration::from_millis(timeout_ms),
+            timeout: ms("OPAL_LLM_TIMEOUT_MS", 600_000),
+            idle: ms("OPAL_LLM_IDLE_TIMEOUT_MS", 30_000),
+            retries: var("OPAL_LLM_RETRIES")
+                .and_then(|v| v.parse::<u32>().ok())
+                .unwrap_or(3)
+                .min(20),
         }
     }
 
-    /// Why a request cannot be made, in words that say what to set.
-    fn problem(&self) -> Option<String> {
-        if self.model.is_none() {
+    /// Why a request cannot be made (`model`: the call's own choice, if it made one), in
+    /// words that say what to set.
+    fn problem(&self, model: Option<&str>) -> Option<String> {
+        if model.or(self.model.as_deref()).is_none() {
             return Some(
-                "set OPAL_LLM_MODEL to the model to use (and OPAL_LLM_BASE_URL, OPAL_LLM_API_KEY for the endpoint), or mock `llm` in a world file".into(),
+                "set OPAL_LLM_MODEL to the model to use (or give the call a \"model\" option; OPAL_LLM_BASE_URL, OPAL_LLM_API_KEY for the endpoint), or mock `llm` in a world file".into(),
             );
         }
         if self.api_key.is_none() && self.base_url.trim_end_matches('/') == DEFAULT_BASE_URL {
@@ -54,6 +70,96 @@ impl LlmConfig {
         }
         None
     }
+}
+
+/// The options a call may give (`llm (prompt, {"temperature": 0.7})`), with the request
+/// field each sets.
+const OPTIONS: &[&str] = &[
+    "model",
+    "temperature",
+    "max_tokens",
+    "stop",
+    "json",
+    "top_p",
+    "seed",
+];
+
+/// A call's argument without its options, and the options as request fields: the last part
+/// of a tuple when it is a dictionary (`(prompt, options)`, `(messages, options)`).
+pub fn options(
+    ext: &str,
+    arg: &PExp,
+) -> Result<(PExp, serde_json::Map<String, serde_json::Value>), String> {
+    use serde_json::Value;
+    let (rest, dict) = match arg {
+        PExp::Tuple(xs) if xs.len() >= 2 => match xs.last() {
+            Some(PExp::Dict(kvs)) => {
+                let rest = match &xs[..xs.len() - 1] {
+                    [one] => one.clone(),
+                    more => PExp::Tuple(more.to_vec()),
+                };
+                (rest, kvs.as_slice())
+            }
+            _ => return Ok((arg.clone(), Default::default())),
+        },
+        _ => return Ok((arg.clone(), Default::default())),
+    };
+    let mut fields = serde_json::Map::new();
+    for (k, v) in dict {
+        let key = match k {
+            PExp::Prim(Prim::Str(k)) if OPTIONS.contains(&&**k) => k.to_string(),
+            _ => {
+                return Err(format!(
+                    "{ext}: unknown option {k}; the options are {}",
+                    OPTIONS.join(", ")
+                ))
+            }
+        };
+        let number = |v: &PExp| match v {
+            PExp::Prim(Prim::Int(i)) => Some(Value::from(*i)),
+            PExp::Prim(Prim::Float(f)) => serde_json::Number::from_f64(*f).map(Value::Number),
+            _ => None,
+        };
+        let text = |v: &PExp| match v {
+            PExp::Prim(Prim::Str(s)) => Some(Value::from(s.to_string())),
+            _ => None,
+        };
+        let (field, value) = match (key.as_str(), v) {
+            ("model", v) => ("model", text(v)),
+            ("temperature" | "top_p", v) => (key.as_str(), number(v)),
+            ("max_tokens" | "seed", PExp::Prim(Prim::Int(i))) => {
+                (key.as_str(), Some(Value::from(*i)))
+            }
+            ("stop", PExp::List(xs) | PExp::Tuple(xs)) => (
+                "stop",
+                xs.iter()
+                    .map(text)
+                    .collect::<Option<Vec<_>>>()
+                    .map(Value::Array),
+            ),
+            ("stop", v) => ("stop", text(v)),
+            ("json", PExp::Bool(true)) => (
+                "response_format",
+                Some(serde_json::json!({"type": "json_object"})),
+            ),
+            ("json", PExp::Bool(false)) => continue,
+            _ => (key.as_str(), None),
+        };
+        let Some(value) = value else {
+            let wants = match key.as_str() {
+                "model" => "a string",
+                "temperature" | "top_p" => "a number",
+                "max_tokens" | "seed" => "an integer",
+                "stop" => "a string or a list of strings",
+                _ => "true or false",
+            };
+            return Err(format!(
+                "{ext}: the option \"{key}\" needs {wants}; got {v}"
+            ));
+        };
+        fields.insert(field.to_string(), value);
+    }
+    Ok((rest, fields))
 }
 
 /// The chat messages of a call: `llm "prompt"` is one user message; `llm_chat` takes a
@@ -91,17 +197,28 @@ pub fn messages(ext: &str, arg: &PExp) -> Result<Vec<(String, String)>, String> 
     }
 }
 
-pub fn start(client: reqwest::Client, cfg: &LlmConfig, ext: &str, arg: &PExp) -> LiveCall {
+pub fn start(
+    client: reqwest::Client,
+    cfg: &LlmConfig,
+    log: Rc<Log>,
+    ext: &str,
+    arg: &PExp,
+) -> LiveCall {
     let (tx, rx) = unbounded_channel();
-    let request = match (cfg.problem(), messages(ext, arg)) {
-        (Some(p), _) => Err(format!("{ext}: {p}")),
-        (None, Err(e)) => Err(e),
-        (None, Ok(m)) => Ok(m),
-    };
+    let request = options(ext, arg).and_then(|(rest, fields)| {
+        let model = fields.get("model").and_then(|m| m.as_str());
+        if let Some(p) = cfg.problem(model) {
+            return Err(format!("{ext}: {p}"));
+        }
+        Ok((messages(ext, &rest)?, fields))
+    });
     let cfg = cfg.clone();
+    let what = ext.to_string();
     tokio::task::spawn_local(async move {
         let r = match request {
-            Ok(messages) => stream(&client, &cfg, &messages, &tx).await,
+            Ok((messages, fields)) => {
+                stream(&client, &cfg, &log, &what, &messages, fields, &tx).await
+            }
             Err(e) => Err(e),
         };
         if let Err(e) = r {
@@ -111,68 +228,66 @@ pub fn start(client: reqwest::Client, cfg: &LlmConfig, ext: &str, arg: &PExp) ->
     LiveCall::Stream(rx)
 }
 
-/// Sends the request and waits for a successful status: the response whose body streams the
-/// events, or why not (no answer in time, no connection, an HTTP error with the server's words).
-async fn open_stream(
-    client: &reqwest::Client,
+/// The request's body: the model, streaming, the messages and the call's options.
+fn body(
     cfg: &LlmConfig,
-    url: &str,
     messages: &[(String, String)],
-) -> Result<reqwest::Response, String> {
-    let body = serde_json::json!({
-        "model": cfg.model,
-        "stream": true,
-        "messages": messages.iter().map(|(r, c)| serde_json::json!({"role": r, "content": c})).collect::<Vec<_>>(),
-    });
-    let mut req = client
-        .post(url)
-        .header("content-type", "application/json")
-        .header("accept", "text/event-stream")
-        .body(body.to_string());
-    if let Some(k) = &cfg.api_key {
-        req = req.bearer_auth(k);
+    mut fields: serde_json::Map<String, serde_json::Value>,
+) -> String {
+    use serde_json::{json, Value};
+    if !fields.contains_key("model") {
+        fields.insert("model".into(), json!(cfg.model));
     }
-    let ms = cfg.timeout.as_millis();
-    let resp = match tokio::time::timeout(cfg.timeout, req.send()).await {
-        Err(_) => {
-            return Err(format!(
-                "llm: no response from {url} within {ms} ms (OPAL_LLM_TIMEOUT_MS)"
-            ))
-        }
-        Ok(Err(e)) => return Err(format!("llm: cannot reach {url}: {}", error_chain(&e))),
-        Ok(Ok(r)) => r,
-    };
-    let status = resp.status();
-    if !status.is_success() {
-        let text = tokio::time::timeout(cfg.timeout, resp.text())
-            .await
-            .ok()
-            .and_then(|r| r.ok())
-            .unwrap_or_default();
-        return Err(format!(
-            "llm: HTTP {status} from {url}: {}",
-            server_message(&text)
-        ));
-    }
-    Ok(resp)
+    fields.insert("stream".into(), Value::Bool(true));
+    let messages = messages
+        .iter()
+        .map(|(r, c)| json!({"role": r, "content": c}));
+    fields.insert("messages".into(), Value::Array(messages.collect()));
+    Value::Object(fields).to_string()
 }
 
 async fn stream(
     client: &reqwest::Client,
     cfg: &LlmConfig,
+    log: &Log,
+    what: &str,
     messages: &[(String, String)],
+    fields: serde_json::Map<String, serde_json::Value>,
     tx: &UnboundedSender<Result<Prim, String>>,
 ) -> Result<(), String> {
     let url = format!("{}/chat/completions", cfg.base_url.trim_end_matches('/'));
-    let ms = cfg.timeout.as_millis();
-    let mut resp = open_stream(client, cfg, &url, messages).await?;
+    let policy = Policy::new(cfg, true);
+    let body = body(cfg, messages, fields);
+    let mut resp = send(log, what, &url, &policy, || {
+        let req = client
+            .post(&url)
+            .header("content-type", "application/json")
+            .header("accept", "text/event-stream")
+            .body(body.clone());
+        match &cfg.api_key {
+            Some(k) => req.bearer_auth(k),
+            None => req,
+        }
+    })
+    .await?;
     let mut parser = SseParser::default();
     let mut finished = false;
     let mut chunks = 0usize;
     loop {
-        let bytes = match tokio::time::timeout(cfg.timeout, resp.chunk()).await {
-            Err(_) => return Err(format!("llm: the stream stalled: nothing arrived for {ms} ms after {chunks} chunk(s) (OPAL_LLM_TIMEOUT_MS)")),
-            Ok(Err(e)) => return Err(format!("llm: the connection broke after {chunks} chunk(s): {}", error_chain(&e))),
+        let bytes = match tokio::time::timeout(policy.next_wait(), resp.chunk()).await {
+            Err(_) => {
+                let waiting = format!("the next chunk after {chunks} chunk(s)");
+                return Err(format!(
+                    "{}, the stream stalled",
+                    policy.timed_out(what, &waiting)
+                ));
+            }
+            Ok(Err(e)) => {
+                return Err(format!(
+                    "{what}: the connection broke after {chunks} chunk(s): {}",
+                    error_chain(&e)
+                ))
+            }
             Ok(Ok(None)) => break,
             Ok(Ok(Some(b))) => b,
         };
@@ -223,38 +338,6 @@ async fn stream(
 fn event_json(data: &str, url: &str) -> Result<serde_json::Value, String> {
     serde_json::from_str(data)
         .map_err(|_| format!("llm: malformed event from {url}: `{}`", clip(data, 120)))
-}
-
-/// The `error.message` of an OpenAI-style error body, else the body itself, shortened.
-fn server_message(body: &str) -> String {
-    let v: Option<serde_json::Value> = serde_json::from_str(body).ok();
-    let msg = v
-        .as_ref()
-        .and_then(|v| {
-            v.pointer("/error/message")
-                .or_else(|| v.get("error"))
-                .or_else(|| v.get("message"))
-        })
-        .and_then(|m| m.as_str().map(str::to_string));
-    clip(msg.as_deref().unwrap_or(body.trim()), 300)
-}
-
-fn clip(s: &str, n: usize) -> String {
-    if s.chars().count() <= n {
-        return s.to_string();
-    }
-    format!("{}…", s.chars().take(n).collect::<String>())
-}
-
-fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut s = e.to_string();
-    let mut cur = e.source();
-    while let Some(c) = cur {
-        s.push_str(": ");
-        s.push_str(&c.to_string());
-        cur = c.source();
-    }
-    s
 }
 
 #[cfg(test)]
@@ -359,27 +442,74 @@ mod tests {
     }
 
     #[test]
-    fn error_bodies_become_short_messages() {
-        assert_eq!(
-            server_message(r#"{"error": {"message": "Invalid API key", "type": "auth"}}"#),
-            "Invalid API key"
-        );
-        assert_eq!(server_message("  upstream timeout \n"), "upstream timeout");
-        assert!(server_message(&"x".repeat(1000)).chars().count() <= 301);
-    }
-
-    #[test]
     fn missing_configuration_says_what_to_set() {
         let mut c = LlmConfig {
             base_url: DEFAULT_BASE_URL.into(),
             api_key: None,
             model: None,
             timeout: Duration::from_secs(1),
+            idle: Duration::from_secs(1),
+            retries: 0,
         };
-        assert!(c.problem().unwrap().contains("OPAL_LLM_MODEL"));
+        assert!(c.problem(None).unwrap().contains("OPAL_LLM_MODEL"));
+        assert!(c.problem(Some("m")).unwrap().contains("OPAL_LLM_API_KEY"));
         c.model = Some("m".into());
-        assert!(c.problem().unwrap().contains("OPAL_LLM_API_KEY"));
+        assert!(c.problem(None).unwrap().contains("OPAL_LLM_API_KEY"));
         c.base_url = "http://127.0.0.1:9/v1".into();
-        assert!(c.problem().is_none());
+        assert!(c.problem(None).is_none());
+    }
+
+    #[test]
+    fn options_become_request_fields() {
+        let opts = PExp::Dict(vec![
+            (st("temperature"), PExp::Prim(Prim::Float(0.7))),
+            (st("max_tokens"), PExp::Prim(Prim::Int(64))),
+            (st("stop"), PExp::List(vec![st("\n\n")])),
+            (st("json"), PExp::Bool(true)),
+            (st("model"), st("small")),
+        ]);
+        let (rest, fields) = options("llm", &PExp::Tuple(vec![st("hi"), opts])).expect("options");
+        assert_eq!(rest, st("hi"));
+        let cfg = LlmConfig {
+            base_url: "http://x".into(),
+            api_key: None,
+            model: Some("default".into()),
+            timeout: Duration::from_secs(1),
+            idle: Duration::from_secs(1),
+            retries: 0,
+        };
+        let sent: serde_json::Value =
+            serde_json::from_str(&body(&cfg, &[("user".into(), "hi".into())], fields))
+                .expect("json");
+        assert_eq!(
+            sent,
+            serde_json::json!({"model": "small", "stream": true, "temperature": 0.7,
+                "max_tokens": 64, "stop": ["\n\n"], "response_format": {"type": "json_object"},
+                "messages": [{"role": "user", "content": "hi"}]})
+        );
+        // Messages and options: the options are the last part.
+        let m = |r: &str, c: &str| PExp::Tuple(vec![st(r), st(c)]);
+        let chat = PExp::Tuple(vec![PExp::List(vec![m("user", "a")]), PExp::Dict(vec![])]);
+        let (rest, fields) = options("llm_chat", &chat).expect("chat");
+        assert_eq!((rest, fields.len()), (PExp::List(vec![m("user", "a")]), 0));
+        // A pair of messages is not taken for options.
+        let pair = PExp::Tuple(vec![m("system", "s"), m("user", "u")]);
+        assert_eq!(options("llm_chat", &pair).expect("pair").0, pair);
+    }
+
+    #[test]
+    fn bad_options_say_what_they_need() {
+        let call = |k: &str, v: PExp| {
+            options(
+                "llm",
+                &PExp::Tuple(vec![st("hi"), PExp::Dict(vec![(st(k), v)])]),
+            )
+            .unwrap_err()
+        };
+        assert!(call("temprature", PExp::Prim(Prim::Int(1)))
+            .contains("unknown option \"temprature\"; the options are model, temperature"));
+        assert!(call("temperature", st("hot")).contains("\"temperature\" needs a number"));
+        assert!(call("max_tokens", PExp::Prim(Prim::Float(1.5))).contains("needs an integer"));
+        assert!(call("json", st("yes")).contains("needs true or false"));
     }
 }

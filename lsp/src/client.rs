@@ -184,7 +184,8 @@ impl StdioClient {
     }
 
     /// `initialize` as VS Code does it (its name, markdown, snippets, hierarchical symbols,
-    /// dynamic registration, UTF-16), but taking pushed diagnostics (VS Code pulls them; see
+    /// dynamic registration, UTF-16, the extension's `clientLenses`), but taking pushed
+    /// diagnostics (VS Code pulls them; see
     /// `a_pulling_client_gets_each_diagnostic_once`), then `initialized`.
     pub fn initialize(&mut self, root_uri: &str) -> Result<Value, Value> {
         let caps = json!({
@@ -198,7 +199,7 @@ impl StdioClient {
             "workspace": {"didChangeWatchedFiles": {"dynamicRegistration": true}}
         });
         let r =
-            self.request("initialize", json!({"processId": null, "rootUri": root_uri, "capabilities": caps, "clientInfo": {"name": "Visual Studio Code"}}))?;
+            self.request("initialize", json!({"processId": null, "rootUri": root_uri, "capabilities": caps, "clientInfo": {"name": "Visual Studio Code"}, "initializationOptions": {"clientLenses": true}}))?;
         self.notify("initialized", json!({}));
         Ok(r)
     }

@@ -169,6 +169,8 @@ fn simple_binding_item(b: &Block, span: Span) -> Option<Span> {
 /// The code lenses at the top of every program: (title, the client command that takes the
 /// file's URI).
 pub const LENSES: &[(&str, &str)] = &[("▶ Run", "opal.runFile"), ("Debug", "opal.debugFile")];
+/// The lens of a client that does not run `LENSES`' commands: the server runs it.
+pub const SERVER_LENS: (&str, &str) = ("▶ Run", "opal.server.run");
 
 #[cfg(test)]
 mod tests {

@@ -13,6 +13,7 @@ mod diagnostics;
 pub mod document;
 mod guard;
 pub mod index;
+mod run_command;
 mod session;
 mod state;
 
@@ -41,7 +42,7 @@ use tower_lsp_server::{Client, LanguageServer};
 
 /// The commands `workspace/executeCommand` runs (prefixed: the VS Code extension's own commands
 /// are `opal.…`, and a client registers every server command under its name).
-const COMMANDS: &[&str] = &[DESUGAR_COMMAND];
+const COMMANDS: &[&str] = &[DESUGAR_COMMAND, run_command::RUN_COMMAND];
 const DESUGAR_COMMAND: &str = "opal.server.desugar";
 
 pub struct Backend {
@@ -129,6 +130,13 @@ impl LanguageServer for Backend {
                 &params.capabilities,
                 params.client_info.as_ref().map(|c| c.name.as_str()),
             );
+            // The VS Code extension runs the Run and Debug lenses' commands itself.
+            st.caps.client_lenses = params
+                .initialization_options
+                .as_ref()
+                .and_then(|o| o.get("clientLenses"))
+                .and_then(|v| v.as_bool())
+                == Some(true);
         }
         let (encoding, pull) = {
             let st = self.lock();
@@ -790,6 +798,7 @@ impl LanguageServer for Backend {
                 })?;
                 Ok(Some(serde_json::Value::String(self.desugar(params).await?)))
             }
+            run_command::RUN_COMMAND => self.run_command(p.arguments).await,
             other => Err(invalid(format!(
                 "unknown command `{other}`; this server runs {}",
                 COMMANDS.join(", ")
@@ -899,8 +908,9 @@ impl LanguageServer for Backend {
     async fn code_lens(&self, p: CodeLensParams) -> Result<Option<Vec<CodeLens>>> {
         let uri = p.text_document.uri;
         let u = uri.clone();
+        let client_lenses = self.lock().caps.client_lenses;
         self.with_analysis("codeLens", &uri, move |_| {
-            Ok(Some(to_proto::code_lenses(&u)))
+            Ok(Some(to_proto::code_lenses(&u, client_lenses)))
         })
         .await
     }

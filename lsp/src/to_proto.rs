@@ -124,10 +124,17 @@ pub fn signature_help(s: Signature) -> SignatureHelp {
     }
 }
 
-/// The lenses of [`code_actions::LENSES`], each a command on the document's URI.
-pub fn code_lenses(uri: &Uri) -> Vec<CodeLens> {
+/// The lenses of [`code_actions::LENSES`], each a command on the document's URI, for a client
+/// that runs them itself (`client_lenses`); for any other, the one lens the server runs.
+pub fn code_lenses(uri: &Uri, client_lenses: bool) -> Vec<CodeLens> {
     let arg = serde_json::Value::String(uri.to_string());
-    code_actions::LENSES
+    let server_lens = [code_actions::SERVER_LENS];
+    let lenses: &[(&str, &str)] = if client_lenses {
+        code_actions::LENSES
+    } else {
+        &server_lens
+    };
+    lenses
         .iter()
         .map(|(title, command)| CodeLens {
             range: Range::default(),

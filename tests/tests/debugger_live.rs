@@ -13,7 +13,9 @@ fn worker(server: &LlmServer, model: &str) -> LiveWorker {
         base_url: server.url.clone(),
         api_key: Some("test-key".into()),
         model: Some(model.into()),
-        timeout: Duration::from_millis(2000),
+        timeout: Duration::from_millis(5000),
+        idle: Duration::from_millis(2000),
+        retries: 3,
     };
     LiveWorker::spawn(
         Box::new(move || std::rc::Rc::new(opal_live::LiveExternals::new(config, false))),
@@ -90,6 +92,35 @@ fn a_live_llm_stream_resolves_chunk_by_chunk_and_replays_from_the_session() {
     assert_eq!(server.requests.lock().expect("requests").len(), 1);
 }
 
+/// Issue 33: a refused call's retries are said in the window's status line as they happen.
+#[test]
+fn a_live_calls_retries_show_in_the_window() {
+    let server = LlmServer::start();
+    let src =
+        std::fs::read_to_string(opal_e2e::root().join("tests/live/llm.opal")).expect("program");
+    let mut app = DebuggerApp::from_source("llm.opal", &src, None);
+    app.set_live(worker(&server, "busy"));
+    while session(&app).pending().is_empty() {
+        app.run_cmd(SessionCmd::Round);
+    }
+    let label = session(&app).pending_labels()[0].clone();
+    app.run_cmd(SessionCmd::ResolveLive(label));
+    frames_until(&mut app, false, |a| a.status.contains("HTTP 429"));
+    assert!(
+        app.status
+            .contains("llm: HTTP 429 Too Many Requests; retry"),
+        "{}",
+        app.status
+    );
+    frames_until(&mut app, true, |a| {
+        a.session
+            .as_ref()
+            .is_some_and(|s| s.output() == "Hel\nlo\n world\n")
+            && a.live_in_flight() == 0
+    });
+    assert_eq!(server.requests.lock().expect("requests").len(), 3);
+}
+
 #[test]
 fn a_failing_live_call_fails_its_task_with_the_servers_message() {
     let server = LlmServer::start();
@@ -139,7 +170,7 @@ fn run_with_live_externals(
     let mut messages = Vec::new();
     let start = Instant::now();
     while start.elapsed() < Duration::from_secs(10) {
-        messages.extend(live.pump(s).0);
+        messages.extend(live.pump(s).messages);
         if s.advance(Strategy::Opportunistic).is_ok() {
             continue;
         }
@@ -169,6 +200,8 @@ fn process_worker(allow_exec: bool) -> opal_debugger::live::LiveWorker {
         api_key: None,
         model: None,
         timeout: Duration::from_millis(500),
+        idle: Duration::from_millis(500),
+        retries: 0,
     };
     opal_debugger::live::LiveWorker::spawn(
         Box::new(move || std::rc::Rc::new(opal_live::LiveExternals::new(config, allow_exec))),

@@ -13,7 +13,7 @@ fn llm_run(server: &LlmServer, model: &str, extra: &[&str]) -> Output {
         .env("OPAL_LLM_BASE_URL", &server.url)
         .env("OPAL_LLM_MODEL", model)
         .env("OPAL_LLM_API_KEY", "test-key")
-        .env("OPAL_LLM_TIMEOUT_MS", "400")
+        .env("OPAL_LLM_IDLE_TIMEOUT_MS", "400")
         .output()
         .expect("run opal")
 }
@@ -69,7 +69,7 @@ fn llm_failures_are_failed_tasks_with_clear_messages() {
             "Hel\n",
             "closed before the stream finished, after 1 chunk",
         ),
-        ("stall", "Hel\n", "stalled: nothing arrived for 400 ms"),
+        ("stall", "Hel\n", "nothing arrived for 400 ms while waiting for the next chunk after 1 chunk(s) (OPAL_LLM_IDLE_TIMEOUT_MS), the stream stalled"),
         ("error-event", "", "Rate limit reached"),
     ];
     for (model, printed, words) in cases {

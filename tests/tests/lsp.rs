@@ -387,6 +387,62 @@ fn quick_fixes_for_each_fixable_diagnostic() {
     insta::assert_snapshot!("code_actions", pretty(&Value::Array(summary)));
 }
 
+/// Issue 33: a client that does not run the extension's commands (Neovim, lsp-mode) gets one
+/// lens, Run, that the server runs on `workspace/executeCommand`, reporting the output.
+#[test]
+fn other_clients_get_a_run_lens_the_server_runs() {
+    let mut c = StdioClient::spawn(&opal(), &["lsp"], &[]).expect("start opal lsp");
+    let init = c
+        .initialize_with(&dir_uri(), json!({}))
+        .expect("initialize");
+    let commands = &init["capabilities"]["executeCommandProvider"]["commands"];
+    assert!(
+        commands
+            .as_array()
+            .is_some_and(|c| c.contains(&json!("opal.server.run"))),
+        "{commands}"
+    );
+    let (u, _) = open(&mut c, "tour.opal");
+    let lenses = c
+        .request("textDocument/codeLens", json!({"textDocument": {"uri": u}}))
+        .expect("lenses");
+    assert_eq!(
+        lenses,
+        json!([{"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}},
+            "command": {"title": "▶ Run", "command": "opal.server.run", "arguments": [u]}}])
+    );
+    let ran = c
+        .request(
+            "workspace/executeCommand",
+            json!({"command": "opal.server.run", "arguments": [u]}),
+        )
+        .expect("run");
+    let cli = std::process::Command::new(opal())
+        .args(["run", "tour.opal"])
+        .current_dir(root().join("tests/lsp"))
+        .output()
+        .expect("opal run");
+    assert_eq!(ran["exitCode"], json!(cli.status.code()), "{ran}");
+    assert_eq!(
+        ran["stdout"],
+        json!(String::from_utf8_lossy(&cli.stdout)),
+        "{ran}"
+    );
+    let shown = c
+        .wait_message(|m| m["method"] == "window/showMessage")
+        .expect("a message");
+    let text = shown["params"]["message"].as_str().unwrap_or_default();
+    assert!(text.starts_with("opal run tour.opal: finished"), "{text}");
+    // A file that is not on disk is refused, saying so.
+    let e = c
+        .request(
+            "workspace/executeCommand",
+            json!({"command": "opal.server.run", "arguments": [uri("unsaved.opal")]}),
+        )
+        .expect_err("refused");
+    assert!(e.to_string().contains("is not a saved file"), "{e}");
+}
+
 #[test]
 fn code_lenses_and_the_desugared_core() {
     let mut c = start();

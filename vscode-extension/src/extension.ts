@@ -189,6 +189,9 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
       { scheme: 'file', language: 'opal' },
       { scheme: 'untitled', language: 'opal' },
     ],
+    // The extension runs the Run and Debug lenses' commands (opal.runFile, opal.debugFile);
+    // other clients get a Run lens the server runs.
+    initializationOptions: { clientLenses: true },
     outputChannel: log,
     traceOutputChannel: log,
     revealOutputChannelOn: RevealOutputChannelOn.Never,

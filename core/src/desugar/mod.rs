@@ -268,6 +268,15 @@ impl Desugarer {
             }
         }
         if !self.core_mode && !self.prelude_mode {
+            // The standard externals' own classes (a file read is readonly, a write
+            // sequential), unless the program declares an external of that name.
+            for e in crate::externals::STANDARD {
+                if let Some(o) = e.order {
+                    if !self.externs.iter().any(|(n, _)| n == e.name) {
+                        self.orders.insert(e.name.to_string(), o);
+                    }
+                }
+            }
             self.plan = Plan::analyze(block, &self.orders);
         }
         if self.plan.ordered {
@@ -287,6 +296,10 @@ impl Desugarer {
         self.pop_scope();
         let stmts = std::mem::take(&mut self.buf);
         let env = prelude::environment(&self.used_env, &self.externs);
+        // Only the standard externals the program calls keep their class in what it records.
+        let (used, externs) = (&self.used_env, &self.externs);
+        self.orders
+            .retain(|n, _| used.contains(n.as_str()) || externs.iter().any(|(e, _)| e == n));
         let mut ordered: Vec<String> = self
             .orders
             .iter()

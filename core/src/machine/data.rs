@@ -649,7 +649,8 @@ fn from_json(v: &serde_json::Value, depth: usize) -> Result<PExp, CallError> {
     })
 }
 
-fn to_json(p: &PExp) -> Result<serde_json::Value, CallError> {
+/// A value as JSON (`json_dump`): dictionaries as objects, lists and tuples as arrays, `()` as null.
+pub fn to_json(p: &PExp) -> Result<serde_json::Value, CallError> {
     use serde_json::Value;
     Ok(match p {
         PExp::Prim(Prim::Int(i)) => Value::from(*i),

@@ -44,4 +44,8 @@ pub trait Live {
     fn attach(&self, _printer: Printer) {}
     /// The run is over: stop whatever is still running (kill and reap child processes).
     fn shutdown(&self) {}
+    /// Lines for `--stats` (requests made, retries).
+    fn stats(&self) -> Vec<String> {
+        Vec::new()
+    }
 }

@@ -285,14 +285,26 @@ impl Adapter {
         let (Some(live), Some(s)) = (self.live.as_mut(), self.session.as_mut()) else {
             return;
         };
-        let (messages, changed) = live.pump(s);
-        for m in messages {
+        let p = live.pump(s);
+        for m in p.messages {
             self.queue.push(event(
                 "output",
                 json!({"category": "console", "output": format!("{m}\n")}),
             ));
         }
-        if changed && announce {
+        // What the externals printed or said (a retry), on its own stream.
+        for (handle, text) in p.output {
+            let category = if handle == "stderr" {
+                "stderr"
+            } else {
+                "stdout"
+            };
+            self.queue.push(event(
+                "output",
+                json!({"category": category, "output": text}),
+            ));
+        }
+        if p.changed && announce {
             self.stopped("step", "a live external answered");
         }
     }

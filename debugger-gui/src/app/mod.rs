@@ -553,11 +553,17 @@ impl DebuggerApp {
         let (Some(live), Some(s)) = (self.live.as_mut(), self.session.as_mut()) else {
             return;
         };
-        let (messages, changed) = live.pump(s);
-        if let Some(m) = messages.into_iter().last() {
+        let p = live.pump(s);
+        // What the externals said (a retry, a Python external's print) shows like a message:
+        // the last line in the status line.
+        let said = p
+            .output
+            .iter()
+            .filter_map(|(_, t)| t.lines().last().map(str::to_string));
+        if let Some(m) = p.messages.into_iter().chain(said).last() {
             self.status = m;
         }
-        if changed {
+        if p.changed {
             self.changed();
         }
     }

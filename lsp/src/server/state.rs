@@ -173,6 +173,9 @@ pub(super) struct ClientCaps {
     pub(super) diagnostic_refresh: bool,
     /// Document links may point at a line (`#L<n>`): see [`opens_line_fragments`].
     pub(super) line_fragments: bool,
+    /// The client runs the lenses' own commands (`opal.runFile`, `opal.debugFile`: the VS Code
+    /// extension); other clients get the Run lens the server runs (`run_command.rs`).
+    pub(super) client_lenses: bool,
 }
 
 impl Default for ClientCaps {
@@ -190,6 +193,7 @@ impl Default for ClientCaps {
             pull_diagnostics: false,
             diagnostic_refresh: false,
             line_fragments: false,
+            client_lenses: false,
         }
     }
 }
@@ -239,6 +243,7 @@ impl ClientCaps {
                 .and_then(|d| d.refresh_support)
                 == Some(true),
             line_fragments: client.is_some_and(opens_line_fragments),
+            client_lenses: false,
         }
     }
 }
