@@ -1,26 +1,32 @@
-" Vim 9 + ALE 3.3 (Debian) against `opal lsp', headless. ALE declares hover contentFormat
-" ['plaintext'] (issue 19: it showed raw `**`). Diagnostics, hover, definition, completion, rename
-" and formatting through ALE's LSP client, then `shutdown` and `exit`. Usage:
-"   OPAL=/path/opal LSP_FILE=/abs/file.opal LSP_LINE=9 LSP_COL=21 OUT=/tmp/out \
-"     vim -N -u NONE -i NONE -es -S tests/editor/ale_probe.vim
+" Vim 9 + ALE 3.3 (Debian) against `opal lsp', headless, with only editors/vim and ALE on the
+" runtimepath (the vimrc run.sh writes: the lines docs/editors.md gives). Checks the filetype,
+" the syntax groups and the ALE linter editors/vim defines; then diagnostics, hover, definition,
+" completion, rename and formatting through ALE's LSP client (ALE declares hover contentFormat
+" ['plaintext'], issue 19: it showed raw `**`), `shutdown` and `exit` and the server's exit
+" status; then re-indents the indentation fixture and types a block. Usage:
+"   LSP_FILE=/abs/file.opal LSP_LINE=9 LSP_COL=21 OUT=/tmp/out \
+"     vim -N -u VIMRC -i NONE -es -S tests/editor/ale_probe.vim
 " LSP_LINE/LSP_COL are 0-based. Writes one line per check to $OUT; `done` last.
-set nocompatible
-let &runtimepath = '/usr/share/vim-ale,' . &runtimepath
-runtime plugin/ale.vim
-let g:ale_lint_on_enter = 1
 let g:lines = []
 function! Out(s) abort
   call add(g:lines, a:s)
   call writefile(g:lines, $OUT)
 endfunction
-call ale#linter#Define('opal', {
-\ 'name': 'opal', 'lsp': 'stdio', 'executable': $OPAL,
-\ 'command': 'sh -c ''"$0" lsp; echo $? > "$1"'' %e ' . shellescape($OUT . '.exit'),
-\ 'project_root': fnamemodify($LSP_FILE, ':h'),
-\})
-let g:ale_linters = {'opal': ['opal']}
 execute 'edit ' . fnameescape($LSP_FILE)
-set filetype=opal
+call Out('filetype: ' . &filetype)
+" The syntax group under the first match of a pattern, and the standard group it links to.
+function! Group(pattern) abort
+  call cursor(1, 1)
+  let [l:l, l:c] = searchpos(a:pattern, 'cW')
+  let l:id = synID(l:l, l:c, 1)
+  return synIDattr(l:id, 'name') . ' ' . synIDattr(synIDtrans(l:id), 'name')
+endfunction
+call Out('syntax keyword: ' . Group('\<for\>'))
+call Out('syntax comment: ' . Group('^#'))
+call Out('syntax string: ' . Group('"Oceania"'))
+call Out('syntax number: ' . Group(':= \zs0'))
+call Out('syntax function: ' . Group('^shout'))
+call Out('ale linters: ' . join(map(copy(ale#linter#Get('opal')), 'v:val.name . " " . v:val.command')))
 let g:answers = {}
 let g:diagnostics = v:null
 " The handlers get the whole response.
@@ -42,7 +48,7 @@ function! OnReady(linter, details) abort
   call ale#lsp#RegisterCallback(a:details.connection_id, function('OnMessage'))
   call ale#lsp#Send(a:details.connection_id, ale#lsp#message#DidChange(bufnr('')))
 endfunction
-call ale#lsp_linter#StartLSP(bufnr(''), filter(ale#linter#GetAll(ale#linter#ResolveFiletype(&filetype)), {_, v -> v.name is# 'opal'})[0], function('OnReady'))
+call ale#lsp_linter#StartLSP(bufnr(''), filter(copy(ale#linter#Get('opal')), {_, v -> v.name is# 'opal'})[0], function('OnReady'))
 let s:doc = {'uri': ale#path#ToFileURI($LSP_FILE)}
 let s:pos = {'textDocument': s:doc, 'position': {'line': str2nr($LSP_LINE), 'character': str2nr($LSP_COL)}}
 let s:requests = {
@@ -81,8 +87,8 @@ endfor
 call Out('rename: ' . s:edits . ' edit(s)')
 call Out('formatting: ' . len(g:answers.formatting is v:null ? [] : g:answers.formatting) . ' edit(s)')
 " ALE stops a server by ending its job; a clean shutdown is `shutdown` then `exit` through
-" ALE's client, after which the server exits by itself (its status is written by the wrapper
-" command above).
+" ALE's client, after which the server exits by itself: its status is read from Vim's job of
+" ALE's `opal lsp` command.
 let g:shutdown = v:null
 call ale#lsp_linter#SendRequest(bufnr(''), 'opal', [0, 'shutdown', {}], function('OnAnswer', ['shutdown']))
 let s:waited = 0
@@ -91,13 +97,29 @@ while !has_key(g:answers, 'shutdown') && s:waited < 100
   let s:waited += 1
 endwhile
 call Out('shutdown: ' . (has_key(g:answers, 'shutdown') ? 'answered' : 'FAIL: no answer'))
+let s:jobs = filter(job_info(), {_, j -> join(job_info(j).cmd) =~# 'opal.* lsp'})
 call ale#lsp_linter#SendRequest(bufnr(''), 'opal', [1, 'exit', {}])
 let s:waited = 0
-while !filereadable($OUT . '.exit') && s:waited < 100
+while !empty(s:jobs) && job_status(s:jobs[0]) is# 'run' && s:waited < 100
   sleep 50m
   let s:waited += 1
 endwhile
-call Out('exit status: ' . (filereadable($OUT . '.exit') ? join(readfile($OUT . '.exit')) : 'none'))
+call Out('exit status: ' . (empty(s:jobs) ? 'no job' : job_status(s:jobs[0]) is# 'run' ? 'still running' : job_info(s:jobs[0]).exitval))
 call ale#lsp#StopAll()
+
+" Indentation: `=` over the scrambled fixture gives the fixture; then a block typed line by line.
+enew
+setfiletype opal
+call setline(1, readfile($INDENT_DIR . '/indent_scrambled.txt'))
+silent normal! gg=G
+let s:expected = readfile($INDENT_DIR . '/indent.opal')
+let s:wrong = filter(range(len(s:expected)), {_, i -> getline(i + 1) isnot# s:expected[i]})
+call Out('indent fixture: ' . (line('$') == len(s:expected) && empty(s:wrong) ? 'as expected'
+\ : 'differs at line(s) ' . join(map(s:wrong, 'v:val + 1'), ', ')))
+enew!
+setfiletype opal
+execute "normal! ifor x in xs:\ry := x\rif y:\rprint y\relse:\rret y\rdone"
+call Out('indent typed: ' . (getline(1, '$') ==# ['for x in xs:', '    y := x', '    if y:', '        print y', '    else:', '        ret y', '    done'] ? 'as expected' : string(getline(1, '$'))))
+call Out('options: ' . &shiftwidth . ' ' . &expandtab . ' ' . &commentstring)
 call Out('done')
 qa!

@@ -1,27 +1,30 @@
 ;;; eglot_probe.el --- Emacs 28 + eglot 1.9 (Debian) against `opal lsp', headless.
-;; emacs --batch -l eglot_probe.el OPAL FILE LINE COL
-;; LINE/COL are 0-based (LSP coordinates) for hover, definition and rename.
-;; Prints one line per check; exits 1 on a failure.
+;; emacs --batch -q -l eglot_probe.el EDITORS_EMACS FILE LINE COL
+;; With only editors/emacs on the load path and `(require 'opal-mode)': FILE opens in opal-mode
+;; and eglot finds `opal lsp' (on PATH) by itself. LINE/COL are 0-based (LSP coordinates) for
+;; hover, definition and rename. Prints one line per check; exits 1 on a failure.
+;; Batch mode skips the package activation of an interactive start: `package-initialize' does it.
 (package-initialize)
-(require 'eglot)
-(require 'project)
 (defun out (fmt &rest args) (princ (concat (apply #'format fmt args) "\n")))
 (defun fail (fmt &rest args) (out "FAIL: %s" (apply #'format fmt args)) (kill-emacs 1))
 (let* ((args command-line-args-left)
-       (opal (nth 0 args)) (file (nth 1 args))
+       (dir (nth 0 args)) (file (nth 1 args))
        (line (string-to-number (nth 2 args))) (col (string-to-number (nth 3 args)))
        (diags nil))
   (setq command-line-args-left nil)
-  (define-derived-mode opal-mode prog-mode "Opal")
-  (add-to-list 'eglot-server-programs `(opal-mode . (,opal "lsp")))
+  (add-to-list 'load-path dir)
+  (require 'opal-mode)
+  (require 'eglot)
   (setq eglot-sync-connect t eglot-autoshutdown nil eglot-events-buffer-size 0)
   (find-file file)
-  (opal-mode)
-  ;; A transient project: the file's directory.
-  (let ((project-find-functions (list (lambda (_dir) (cons 'transient (file-name-directory file))))))
-    (eglot (list 'opal-mode) (project-current) 'eglot-lsp-server (list opal "lsp") "opal")
-    (with-timeout (20 (fail "eglot did not connect"))
-      (while (not (eglot-current-server)) (accept-process-output nil 0.1))))
+  (out "mode: %s" major-mode)
+  ;; What `eglot-ensure' does from `post-command-hook', which batch mode never runs; the
+  ;; project is the file's folder (no VC root: eglot's transient project).
+  (let ((contact (eglot--guess-contact)))
+    (out "server: %s for %s" (string-join (nth 3 contact) " ") (car contact))
+    (apply #'eglot contact))
+  (with-timeout (20 (fail "eglot did not connect"))
+    (while (not (eglot-current-server)) (accept-process-output nil 0.1)))
   (let ((server (eglot-current-server)))
     (out "connected: %s" (eglot--project-nickname server))
     ;; Diagnostics arrive through flymake.

@@ -1,30 +1,34 @@
 ;;; lsp_mode_probe.el --- Emacs 28 + lsp-mode 8 (Debian) against `opal lsp', headless.
-;; emacs --batch -l lsp_mode_probe.el OPAL FILE LINE COL
-;; Diagnostics, hover, definition, completion, rename and formatting; lsp-mode sends `shutdown'
-;; with `params: {}' (issue 19): the server must answer it and exit 0.
+;; emacs --batch -q -l lsp_mode_probe.el EDITORS_EMACS FILE LINE COL
+;; With only editors/emacs on the load path and `(require 'opal-mode)': lsp-mode finds the client
+;; opal-mode registers (`opal lsp' on PATH). Diagnostics, hover, definition, completion, rename
+;; and formatting; lsp-mode sends `shutdown' with `params: {}' (issue 19): the server must answer
+;; it and exit 0.
+;; Batch mode skips the package activation of an interactive start: `package-initialize' does it.
 (package-initialize)
-(require 'lsp-mode)
 (require 'cl-lib)
 (defun out (fmt &rest args) (princ (concat (apply #'format fmt args) "\n")))
 (defun fail (fmt &rest args) (out "FAIL: %s" (apply #'format fmt args)) (kill-emacs 1))
 (let* ((args command-line-args-left)
-       (opal (nth 0 args)) (file (nth 1 args))
+       (dir (nth 0 args)) (file (nth 1 args))
        (line (string-to-number (nth 2 args))) (col (string-to-number (nth 3 args)))
-       (dir (file-name-directory file)))
+       (root (file-name-directory file)))
   (setq command-line-args-left nil)
-  (setq lsp-session-file (concat (make-temp-file "lsp-session") ".el") lsp-auto-guess-root nil lsp-restart 'ignore
+  (add-to-list 'load-path dir)
+  (require 'opal-mode)
+  (require 'lsp-mode)
+  ;; lsp-mode's own settings for a batch run: no session file in ~, no prompt for the project
+  ;; root (the probe adds it below), none of the UI that needs a terminal.
+  (setq lsp-session-file (make-temp-file "lsp-session" nil ".el") lsp-auto-guess-root nil lsp-restart 'ignore
         lsp-enable-file-watchers nil lsp-keep-workspace-alive nil lsp-enable-snippet nil
         lsp-headerline-breadcrumb-enable nil lsp-modeline-code-actions-enable nil
         lsp-modeline-diagnostics-enable nil lsp-completion-enable nil lsp-enable-on-type-formatting nil
         lsp-log-io nil lsp-response-timeout 10)
-  (define-derived-mode opal-mode prog-mode "Opal")
-  (add-to-list 'lsp-language-id-configuration '(opal-mode . "opal"))
-  (lsp-register-client
-   (make-lsp-client :new-connection (lsp-stdio-connection (list opal "lsp"))
-                    :activation-fn (lsp-activate-on "opal") :server-id 'opal-ls))
-  (lsp-workspace-folders-add dir)
+  (add-hook 'kill-emacs-hook (lambda () (ignore-errors (delete-file lsp-session-file))) 100)
+  (lsp-workspace-folders-add root)
   (find-file file)
-  (opal-mode)
+  (out "mode: %s" major-mode)
+  (out "clients: %s" (mapcar #'lsp--client-server-id (lsp--find-clients)))
   (lsp)
   (with-timeout (20 (fail "lsp-mode did not initialize"))
     (while (not (and lsp--buffer-workspaces

@@ -1,51 +1,48 @@
--- Headless Neovim (0.7.x) LSP probe.
--- Adapted from ../shared/reference/editor-e2e/lsp_probe.lua (verified there). Usage:
---   LSP_CMD='/path/to/server arg' LSP_FILE=/abs/file LSP_FT=python \
---   LSP_LINE=3 LSP_COL=7 nvim --headless --clean -u NONE -c 'luafile tests/editor/nvim_probe.lua'
--- LSP_LINE/LSP_COL are 0-based (LSP coordinates) for hover + definition.
--- Exits 0 on success (diagnostics received, hover+definition answered), 1 otherwise.
+-- Headless Neovim (0.7 and later) with editors/nvim on the runtimepath and nothing else: the file
+-- must open as `opal`, with the plugin's syntax groups, the plugin's client attached by itself
+-- and its diagnostics arrived; then hover and definition, the indentation fixture, and a clean
+-- stop of the server. Usage (INIT holds only `set runtimepath^=.../editors/nvim`; plugin files
+-- do not load with `-u NONE`):
+--   LSP_LINE=9 LSP_COL=21 INDENT_DIR=tests/editor \
+--     nvim --headless -u INIT -i NONE FILE -c 'luafile tests/editor/nvim_probe.lua'
+-- LSP_LINE/LSP_COL are 0-based (LSP coordinates) for hover and definition. One line per check;
+-- exits 1 on a failure.
 local function out(s) io.stdout:write(s .. "\n") end
 local function fail(msg) out("FAIL: " .. msg); vim.cmd("cquit 1") end
 
-local cmd = vim.split(os.getenv("LSP_CMD"), " ", { trimempty = true })
-local file = os.getenv("LSP_FILE")
 local line = tonumber(os.getenv("LSP_LINE") or "0")
 local col = tonumber(os.getenv("LSP_COL") or "0")
 local timeout = tonumber(os.getenv("LSP_TIMEOUT_MS") or "15000")
-
--- Capture pushed diagnostics ourselves (also keep default handler so vim.diagnostic works).
-local got_diags = nil
-local default_pd = vim.lsp.handlers["textDocument/publishDiagnostics"]
-vim.lsp.handlers["textDocument/publishDiagnostics"] = function(err, result, ctx, config)
-  if result and result.uri == vim.uri_from_fname(file) then got_diags = result.diagnostics end
-  return default_pd(err, result, ctx, config)
-end
-
-vim.cmd("edit " .. vim.fn.fnameescape(file))
 local bufnr = vim.api.nvim_get_current_buf()
-if os.getenv("LSP_FT") then vim.bo[bufnr].filetype = os.getenv("LSP_FT") end
 
-local client_id = vim.lsp.start_client({
-  name = "probe",
-  cmd = cmd,
-  root_dir = vim.fn.fnamemodify(file, ":h"),
-  on_exit = function(code, signal) io.stderr:write(("server exited code=%s signal=%s\n"):format(code, signal)) end,
-})
-if not client_id then fail("start_client returned nil") end
-vim.lsp.buf_attach_client(bufnr, client_id)
-
-local ok = vim.wait(timeout, function()
-  local c = vim.lsp.get_client_by_id(client_id)
-  return c ~= nil and c.initialized
-end, 50)
-if not ok then fail("server did not initialize") end
-out("initialized: " .. vim.lsp.get_client_by_id(client_id).name)
-
-if not vim.wait(timeout, function() return got_diags ~= nil end, 50) then fail("no publishDiagnostics") end
-out("diagnostics: " .. #got_diags)
-for _, d in ipairs(got_diags) do
-  out(("  %d:%d %s (%s)"):format(d.range.start.line, d.range.start.character, d.message, d.source or ""))
+out("filetype: " .. vim.bo[bufnr].filetype)
+-- The syntax group under the first match of a pattern, and the standard group it links to.
+local function group(pattern)
+  vim.fn.cursor(1, 1)
+  local pos = vim.fn.searchpos(pattern, "cW")
+  local id = vim.fn.synID(pos[1], pos[2], 1)
+  return vim.fn.synIDattr(id, "name") .. " " .. vim.fn.synIDattr(vim.fn.synIDtrans(id), "name")
 end
+out("syntax keyword: " .. group([[\<for\>]]))
+out("syntax comment: " .. group([[^#]]))
+out("syntax string: " .. group([["Oceania"]]))
+
+-- The clients attached to the buffer: 0.7 has only buf_get_clients, 0.11 only get_clients.
+local function clients()
+  if vim.lsp.get_clients then return vim.lsp.get_clients({ bufnr = bufnr }) end
+  return vim.tbl_values(vim.lsp.buf_get_clients(bufnr))
+end
+if not vim.wait(timeout, function() local c = clients()[1]; return c ~= nil and c.initialized end, 50) then
+  fail("no client attached and initialized")
+end
+local client = clients()[1]
+out(("client: %s (%s) root %s"):format(client.name, table.concat(client.config.cmd, " "),
+  vim.fn.fnamemodify(client.config.root_dir or "?", ":t")))
+
+if not vim.wait(timeout, function() return #vim.diagnostic.get(bufnr) > 0 end, 50) then fail("no diagnostics") end
+local diags = vim.diagnostic.get(bufnr)
+out("diagnostics: " .. #diags)
+for _, d in ipairs(diags) do out(("  %d:%d %s (%s)"):format(d.lnum, d.col, d.message:gsub("\n", "\\n"), d.source or "")) end
 
 local params = { textDocument = { uri = vim.uri_from_bufnr(bufnr) }, position = { line = line, character = col } }
 local function req(method)
@@ -73,8 +70,29 @@ else
 end
 
 -- Orderly shutdown: shutdown request + exit notification, then wait for the process to go.
-local client = vim.lsp.get_client_by_id(client_id)
 client.stop()
 vim.wait(5000, function() return client.is_stopped() end, 50)
 out("stopped: " .. tostring(client.is_stopped()))
+
+-- Indentation: `=` over the scrambled fixture gives the fixture; then a block typed line by line.
+-- Scratch buffers (no file, so the plugin starts no server for them).
+local dir = os.getenv("INDENT_DIR")
+local expected = vim.fn.readfile(dir .. "/indent.opal")
+vim.cmd("enew")
+vim.bo.filetype = "opal"
+vim.api.nvim_buf_set_lines(0, 0, -1, false, vim.fn.readfile(dir .. "/indent_scrambled.txt"))
+vim.cmd("silent normal! gg=G")
+local got = vim.api.nvim_buf_get_lines(0, 0, -1, false)
+local wrong = {}
+for i = 1, math.max(#got, #expected) do
+  if got[i] ~= expected[i] then table.insert(wrong, i) end
+end
+out("indent fixture: " .. (#wrong == 0 and "as expected" or ("differs at line(s) " .. table.concat(wrong, ", "))))
+vim.cmd("enew!")
+vim.bo.filetype = "opal"
+vim.cmd([[execute "normal! ifor x in xs:\ry := x\rif y:\rprint y\relse:\rret y\rdone"]])
+got = vim.api.nvim_buf_get_lines(0, 0, -1, false)
+local typed = { "for x in xs:", "    y := x", "    if y:", "        print y", "    else:", "        ret y", "    done" }
+out("indent typed: " .. (vim.deep_equal(got, typed) and "as expected" or vim.inspect(got)))
+out(("options: %d %s %s"):format(vim.bo.shiftwidth, tostring(vim.bo.expandtab), vim.bo.commentstring))
 vim.cmd("qall!")
