@@ -244,3 +244,26 @@ pub fn handle_root(name: &str) -> Option<&'static str> {
         .filter(|_| ok)
         .map(|(h, _)| *h)
 }
+
+#[cfg(test)]
+mod tests {
+    /// The editors' word lists come from the TextMate grammar's generator: every standard
+    /// external a program may call by name is in it (the Python front end's `py_*` helpers
+    /// are not meant to be written).
+    #[test]
+    fn the_grammar_names_every_standard_external() {
+        let gen = concat!(env!("CARGO_MANIFEST_DIR"), "/../vscode-extension/syntaxes/gen.py");
+        let text = std::fs::read_to_string(gen).expect("gen.py");
+        let line = text
+            .lines()
+            .find_map(|l| l.strip_prefix("EXTERNALS = \""))
+            .expect("the EXTERNALS line");
+        let words: Vec<&str> = line.trim_end_matches('"').split('|').collect();
+        let missing: Vec<&str> = super::STANDARD
+            .iter()
+            .map(|e| e.name)
+            .filter(|n| !n.starts_with("py_") && !words.contains(n))
+            .collect();
+        assert!(missing.is_empty(), "add to gen.py's EXTERNALS: {missing:?}");
+    }
+}

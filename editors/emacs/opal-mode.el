@@ -49,7 +49,8 @@
 (defconst opal--externals
   '("add" "sub" "mul" "div" "mod" "neg" "eq" "ne" "lt" "le" "gt" "ge" "concat_str" "len"
     "to_str" "parse_int" "split_lines" "split_words" "print" "sleep" "coin" "now" "fork" "join"
-    "llm" "llm_chat" "create_process" "fd_write_and_close" "fd_read_and_close" "range"
+    "llm" "llm_chat" "print_raw" "read_file" "write_file" "append_file" "list_dir" "getenv"
+    "http_get" "http_post" "create_process" "fd_write_and_close" "fd_read_and_close" "range"
     "contains" "index" "get" "keys" "values" "items" "sum" "max" "min" "sorted" "reversed"
     "topk" "order_by" "zip" "enumerate" "json_parse" "json_dump" "error"))
 

@@ -69,6 +69,19 @@ else
   out("definition: " .. vim.inspect(def))
 end
 
+-- The Run lens (issue 33): Neovim runs it with workspace/executeCommand, the server runs the
+-- program and says how it went in window/showMessage.
+local shown = nil
+vim.lsp.handlers["window/showMessage"] = function(_, result) shown = result.message end
+vim.lsp.codelens.refresh()
+if not vim.wait(timeout, function() return #vim.lsp.codelens.get(bufnr) > 0 end, 50) then fail("no code lenses") end
+local lenses = vim.lsp.codelens.get(bufnr)
+out(("lenses: %d, %s %s"):format(#lenses, lenses[1].command.title, lenses[1].command.command))
+vim.api.nvim_win_set_cursor(0, { lenses[1].range.start.line + 1, 0 })
+vim.lsp.codelens.run()
+if not vim.wait(timeout, function() return shown ~= nil end, 50) then fail("the Run lens said nothing") end
+out("lens ran: " .. shown)
+
 -- Orderly shutdown: shutdown request + exit notification, then wait for the process to go.
 client.stop()
 vim.wait(5000, function() return client.is_stopped() end, 50)

@@ -60,6 +60,7 @@ grep -q '^filetype: opal$' <<<"$out" && grep -q '^syntax keyword: opalRepeat Sta
   && grep -q '^client: opal (opal lsp)' <<<"$out" \
   && grep -q '^diagnostics: 1$' <<<"$out" && grep -q 'W0001\|never used' <<<"$out" \
   && grep -q '^hover: .*shout' <<<"$out" && grep -q '^definition: tour.opal 4:0$' <<<"$out" \
+  && grep -q '^lenses: 1, ▶ Run opal.server.run$' <<<"$out" && grep -q '^lens ran: opal run tour.opal: finished' <<<"$out" \
   && grep -q '^stopped: true$' <<<"$out" && grep -q '^indent fixture: as expected$' <<<"$out" \
   && grep -q '^indent typed: as expected$' <<<"$out" && grep -q '^options: 4 true # %s$' <<<"$out" \
   || { echo "neovim e2e: unexpected answers"; exit 1; }

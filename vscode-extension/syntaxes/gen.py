@@ -3,7 +3,7 @@
 import json, pathlib
 
 NAME = r"[A-Za-z_][A-Za-z0-9_]*(?:'[0-9]+)?(?:@[0-9]+(?:\.[0-9]+)*)?"
-EXTERNALS = "add|sub|mul|div|mod|neg|eq|ne|lt|le|gt|ge|concat_str|len|to_str|parse_int|split_lines|split_words|print|sleep|coin|now|fork|join|llm|llm_chat|create_process|fd_write_and_close|fd_read_and_close|range|contains|index|get|keys|values|items|sum|max|min|sorted|reversed|topk|order_by|zip|enumerate|json_parse|json_dump|error"
+EXTERNALS = "add|sub|mul|div|mod|neg|eq|ne|lt|le|gt|ge|concat_str|len|to_str|parse_int|split_lines|split_words|print|print_raw|sleep|coin|now|fork|join|llm|llm_chat|read_file|write_file|append_file|list_dir|getenv|http_get|http_post|create_process|fd_write_and_close|fd_read_and_close|range|contains|index|get|keys|values|items|sum|max|min|sorted|reversed|topk|order_by|zip|enumerate|json_parse|json_dump|error"
 PRELUDE = "nil|cons|fold|concat|map|filter|length|reverse|is_empty|join_str|fix|sort_by"
 NOT_ARGS = "in|and|or|not|if|elif|else|for|while|do|ret|fun"
 NUMBER = r"-?(?:[0-9]+\.[0-9]+(?:[eE][+-]?[0-9]+)?|[0-9]+[eE][+-]?[0-9]+)|-?[0-9]+"

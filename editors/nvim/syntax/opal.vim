@@ -19,6 +19,7 @@ syn keyword opalBoolean true false
 syn keyword opalHandle stdout stderr
 syn keyword opalExternal add sub mul div mod neg eq ne lt le gt ge concat_str len to_str parse_int
 syn keyword opalExternal split_lines split_words print sleep coin now fork join llm llm_chat
+syn keyword opalExternal print_raw read_file write_file append_file list_dir getenv http_get http_post
 syn keyword opalExternal create_process fd_write_and_close fd_read_and_close range index
 syn keyword opalExternal get keys values items sum max min sorted reversed topk order_by zip
 syn keyword opalExternal enumerate json_parse json_dump error
