@@ -252,7 +252,10 @@ mod tests {
     /// are not meant to be written).
     #[test]
     fn the_grammar_names_every_standard_external() {
-        let gen = concat!(env!("CARGO_MANIFEST_DIR"), "/../vscode-extension/syntaxes/gen.py");
+        let gen = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../vscode-extension/syntaxes/gen.py"
+        );
         let text = std::fs::read_to_string(gen).expect("gen.py");
         let line = text
             .lines()

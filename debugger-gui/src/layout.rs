@@ -666,17 +666,33 @@ pub fn distinct_from(titles: &[&str]) -> Vec<usize> {
 /// (it differs from char `from` on), its callee, then from just before where it differs:
 /// `llm_get_value …"8 3 4 12")`.
 pub fn short_from(title: &str, n: usize, from: usize) -> String {
-    if title.chars().count() <= n || from + 1 < n || n < 12 {
+    let len = title.chars().count();
+    if len <= n || n < 12 {
         return short(title, n);
     }
-    // The callee, leaving room for a dozen chars of what differs.
+    if from == 0 {
+        // Like no other title: its start and its end, which for a call is often what the
+        // reader needs (the prompt's last line, the state a value call scores).
+        let callee = title
+            .find(' ')
+            .map_or(0, |i| title[..i].chars().count() + 1);
+        let head = (callee + 4).min(n - 9).max((n - 1) / 2);
+        let tail = n - 1 - head;
+        let start: String = title.chars().take(head).collect();
+        let end: String = title.chars().skip(len - tail).collect();
+        return format!("{start}…{end}");
+    }
+    if from + 1 < n {
+        return short(title, n);
+    }
+    // The callee whole (`llm_get_value`, not `llm_get_…`, which could be another), leaving
+    // room for nine chars of what differs.
     let head = title
         .find(' ')
         .map_or(0, |i| title[..i].chars().count() + 1)
-        .min(n - 12);
+        .min(n - 9);
     let room = n - head - 1;
     // From a little before the difference, or earlier when the rest fits anyway.
-    let len = title.chars().count();
     let start = from
         .saturating_sub(3)
         .min(len.saturating_sub(room))

@@ -19,6 +19,9 @@ impl Default for Timeline {
     }
 }
 
+/// Characters of a row's name (its label and call) before its bar.
+const NAME_CHARS: usize = 28;
+
 /// Where times go across the drawing: names on the left, bars scaled to `t_max` after them.
 #[derive(Clone, Copy)]
 struct Scale {
@@ -48,7 +51,15 @@ impl Timeline {
         let flight = in_flight(&shown, self.axis, end);
         let max_flight = flight.iter().map(|f| f.1).max().unwrap_or(0);
         let critical = critical_path(&shown);
-        ui.horizontal(|ui| {
+        // Each row names its call by the part that tells it from the others (Tree of
+        // Thoughts' value calls differ only at the end of their argument).
+        let titles: Vec<String> = shown
+            .iter()
+            .map(|c| format!("{} {}", c.ext, c.arg))
+            .collect();
+        let from =
+            crate::layout::distinct_from(&titles.iter().map(String::as_str).collect::<Vec<_>>());
+        ui.horizontal_wrapped(|ui| {
             ui.selectable_value(&mut self.axis, Axis::Steps, "steps")
                 .on_hover_text("x axis: positions in the history of actions");
             ui.selectable_value(&mut self.axis, Axis::WallClock, "wall clock")
@@ -82,7 +93,7 @@ impl Timeline {
                     .max(1.0);
                 let axis = Scale {
                     rect: r,
-                    name_w: 16.0 * font,
+                    name_w: 17.5 * font,
                     t_max,
                 };
                 draw_in_flight(ui, &painter, axis, &flight, max_flight, band, font);
@@ -95,12 +106,21 @@ impl Timeline {
                     }
                     let row =
                         Rect::from_min_size(Pos2::new(r.left(), y), Vec2::new(r.width(), row_h));
+                    let name = format!(
+                        "{} {}",
+                        c.label,
+                        crate::layout::short_from(
+                            &titles[i],
+                            NAME_CHARS.saturating_sub(c.label.chars().count() + 1),
+                            from[i]
+                        )
+                    );
                     self.call_row(
                         ui,
                         &painter,
                         axis,
                         row,
-                        (i, c),
+                        (i, c, &name),
                         end,
                         critical.contains(&i),
                         font,
@@ -117,7 +137,7 @@ impl Timeline {
         painter: &egui::Painter,
         axis: Scale,
         row: Rect,
-        (i, c): (usize, &Call),
+        (i, c, name): (usize, &Call, &str),
         end: f64,
         critical: bool,
         font: f32,
@@ -127,7 +147,7 @@ impl Timeline {
         painter.text(
             Pos2::new(row.left() + 4.0, y + 2.0),
             Align2::LEFT_TOP,
-            crate::layout::short(&format!("{} {}", c.label, c.ext), 26),
+            name,
             FontId::monospace(font * 0.9),
             ui.visuals().text_color(),
         );

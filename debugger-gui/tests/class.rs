@@ -600,6 +600,24 @@ fn calls_that_differ_late_in_their_argument_read_differently() {
         "{sa}"
     );
     assert_eq!(short_from("f 1", 28, 2), "f 1", "short titles are whole");
+    // A title like no other keeps its start and its end (the state a value call scores).
+    let lone = short_from(a, 22, 0);
+    assert!(
+        lone.starts_with("llm_get_value") && lone.ends_with("4 12\")"),
+        "{lone}"
+    );
+    assert_eq!(lone.chars().count(), 22);
+    // In a narrow box (a projected node at 70 %) the callee stays whole: `llm_get_…` could
+    // be llm_get_proposals.
+    let (sa, sb) = (short_from(a, 22, from[0]), short_from(b, 22, from[1]));
+    assert!(
+        sa.starts_with("llm_get_value") && sa.ends_with("12\")"),
+        "{sa}"
+    );
+    assert!(
+        sb.starts_with("llm_get_value") && sb.ends_with("10\")"),
+        "{sb}"
+    );
 
     let mut h = sized(example("tree_of_thoughts"), [1500.0, 950.0]);
     h.run();

@@ -255,4 +255,20 @@ fn files_and_the_environment_run_in_program_order() {
             Some("one\ntwo\n")
         );
     }
+    // Recorded, they replay without touching the disk: the trace holds every result.
+    let city = [("OPAL_TEST_CITY", "Honolulu")];
+    let (o, dir) = run("files-record", src, &server, &city, &["--record", "t.json"]);
+    std::fs::remove_file(dir.join("notes.txt")).expect("the run wrote notes.txt");
+    let replayed = Command::new(opal())
+        .args(["run", "p.opal", "--replay", "t.json"])
+        .current_dir(&dir)
+        .output()
+        .expect("replay");
+    assert_eq!(
+        text(&replayed.stdout),
+        text(&o.stdout),
+        "{}",
+        text(&replayed.stderr)
+    );
+    assert!(!dir.join("notes.txt").exists(), "a replay writes nothing");
 }

@@ -178,11 +178,17 @@ fn pending_list(
 ) {
     let pending = &app.cache.pending;
     let row_h = ui.spacing().interact_size.y + 2.0;
+    // Calls cut to the column show the part that tells them apart (two value calls of Tree of
+    // Thoughts differ only at the end of their argument).
+    let calls: Vec<&str> = pending.iter().map(|(_, c)| c.as_str()).collect();
+    let from = crate::layout::distinct_from(&calls);
+    let font = egui::TextStyle::Monospace.resolve(ui.style());
+    let char_w = ui.ctx().fonts_mut(|f| f.glyph_width(&font, '0')).max(1.0);
     egui::ScrollArea::vertical()
         .id_salt("pending")
         .auto_shrink([false, false])
         .show_rows(ui, row_h, pending.len(), |ui, range| {
-            for (st, call) in &pending[range] {
+            for (i, (st, call)) in pending.iter().enumerate().take(range.end).skip(range.start) {
                 let label = s.machine().label_path(*st);
                 ui.horizontal(|ui| {
                     // The buttons first: the call's text is truncated to what is left of the
@@ -214,9 +220,11 @@ fn pending_list(
                     {
                         out.push(SessionCmd::ResolveLive(label.clone()).into());
                     }
+                    let room = (ui.available_width() / char_w) as usize;
+                    let shown = crate::layout::short_from(call, room.saturating_sub(2), from[i]);
                     if ui
                         .add(
-                            egui::Button::selectable(on, RichText::new(call).monospace())
+                            egui::Button::selectable(on, RichText::new(shown).monospace())
                                 .truncate(),
                         )
                         .on_hover_text(format!("{call}\nclick to resolve it on the right"))
