@@ -138,7 +138,7 @@ pub static STANDARD: &[ExtDecl] = &[
     lib("reversed", "reversed l -> list", "The elements in reverse order.", None),
     lib("topk", "topk (items, scores, k) -> list", "The k items with the highest scores, highest first; earlier items first on ties.", Some(3)),
     lib("order_by", "order_by (items, keys) -> list", "The items sorted by their keys, ascending and stable (what `sort_by` uses).", Some(2)),
-    lib("zip", "zip (a, b) -> list of pairs", "Pairs of the elements of a and b at the same position, as long as the shorter.", Some(2)),
+    lib("zip", "zip (a, b, …) -> list of tuples", "Tuples of the elements of two or more lists at the same position, as long as the shortest.", None),
     lib("enumerate", "enumerate l -> list of (i, x)", "Each element with its position from 0.", None),
     lib("json_parse", "json_parse s -> value", "Parses JSON text: objects become dictionaries, arrays lists, null ().", None),
     lib("json_dump", "json_dump v -> string", "Writes a value as JSON text: dictionaries as objects, lists and tuples as arrays, () as null.", None),

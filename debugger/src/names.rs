@@ -34,7 +34,7 @@ const MACHINERY_DEPTH: usize = 64;
 /// Components a folded tuple may show before it is named instead.
 const FOLD_WIDTH: usize = 6;
 /// Nested temporaries folded into one operand.
-const FOLD_DEPTH: usize = 3;
+const FOLD_DEPTH: usize = 6;
 
 impl State {
     /// `v` as the program named it (`city`, `city#2` in a loop iteration or a call), its
@@ -142,6 +142,17 @@ impl State {
                 r @ (Value::List(_) | Value::Bool(_)) => r.to_string(),
                 _ => self.unnamed(v),
             },
+            // A library call waiting for its argument reads inside what uses it:
+            // `print (seq, "0: " + to_str value#7)` rather than `t#47 := to_str value#7`.
+            MOp::Call(f, x) if self.is_folded_call(b) => {
+                let arg = self.folded(x, depth - 1);
+                let arg = if matches!(m.binder(x).map(|a| m.stmt(a).op), Some(MOp::Call(..))) {
+                    format!("({arg})")
+                } else {
+                    arg
+                };
+                format!("{} {arg}", self.folded(f, depth - 1))
+            }
             MOp::Tuple(xs) if m.tuple(xs).len() <= FOLD_WIDTH => {
                 let parts: Vec<String> = m
                     .tuple(xs)
@@ -210,8 +221,31 @@ impl State {
         match n.op {
             MOp::Prim(_) => true,
             MOp::Tuple(xs) => m.tuple(xs).len() <= FOLD_WIDTH,
+            MOp::Call(..) => self.is_folded_call(s),
+            // A list (or a boolean): its uses write it out (`add (values#5, [value#2])`).
+            MOp::Fun(_) => matches!(self.readback(n.bind), Value::List(_) | Value::Bool(_)),
             _ => false,
         }
+    }
+
+    /// Is `s` a call of a pure library function (`to_str x`, `add (a, b)`, not a print) that
+    /// waits for its argument? It shows inside the statement that uses it until it can step,
+    /// when it gets its own row again (the step is then visible where it happens).
+    fn is_folded_call(&self, s: StmtId) -> bool {
+        let m = &self.machine;
+        let MOp::Call(f, _) = m.stmt(s).op else {
+            return false;
+        };
+        let Some(MOp::Prim(p)) = m.binder(f).map(|b| m.stmt(b).op) else {
+            return false;
+        };
+        let opal_core::ir::Prim::Ext(name) = m.prim(p) else {
+            return false;
+        };
+        let pure = opal_core::externals::standard(name).is_some_and(|d| {
+            d.kind == opal_core::externals::ExtKind::Pure && !opal_core::externals::is_printer(name)
+        });
+        pure && crate::kind::kind_of(m, s) == crate::kind::Kind::Waiting
     }
 
     /// Is `v` bound in the environment (the prelude's definitions, labels `0.…`)?

@@ -492,3 +492,57 @@ fn excursions_do_not_depend_on_each_other() {
     }
     panic!("two excursion calls never showed up");
 }
+
+/// Issue 31: a library call the desugarer bound to a temporary, waiting for its argument,
+/// reads inside the row that uses it (`print (…, "got: " + to_str v)`), as do the lists a
+/// program writes; once it can step it has its own row again.
+#[test]
+fn waiting_library_calls_and_lists_fold_into_their_uses() {
+    let src = "extern fetch\nv := fetch \"x\"\nprint f\"got: {v}\"\nn := len [v, v]\nprint n\n";
+    let mut s = Session::new(src, None).expect("compiles");
+    until_pending(&mut s);
+    for _ in 0..20 {
+        if s.round().is_err() {
+            break;
+        }
+    }
+    let rows = s.rows();
+    let hidden =
+        |s: &Session, r: &opal_debugger::view::Row| s.is_folded(r.id) || s.is_machinery(r.id);
+    let shown: Vec<&str> = rows
+        .iter()
+        .filter(|r| !hidden(&s, r))
+        .map(|r| r.text.as_str())
+        .collect();
+    assert!(
+        shown
+            .iter()
+            .any(|t| t.contains("to_str v") && t.contains("got: ")),
+        "the call reads in its use: {shown:#?}"
+    );
+    assert!(
+        !shown
+            .iter()
+            .any(|t| t.starts_with("t") && t.contains(":= to_str v")),
+        "no row of its own while it waits: {shown:#?}"
+    );
+    assert!(
+        shown.iter().any(|t| t.starts_with("n := len [")),
+        "the list reads in its use: {shown:#?}"
+    );
+    // Resolved, the call can step: it is a row again until it has.
+    let label = s.pending_labels()[0].clone();
+    s.resolve_with(&label, "\"y\"").expect("resolve");
+    let mut seen = false;
+    for _ in 0..40 {
+        if s.round().is_err() {
+            break;
+        }
+        let rows = s.rows();
+        seen |= rows
+            .iter()
+            .any(|r| !hidden(&s, r) && r.text.contains(":= to_str "));
+    }
+    assert!(seen, "the call got its row back when it could step");
+    assert_eq!(s.output(), "got: y\n2\n");
+}

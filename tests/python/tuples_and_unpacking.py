@@ -20,3 +20,7 @@ pairs = list(zip("abc", [1, 2, 3]))
 print(pairs, (1,), tuple([1, 2]), len((1, 2, 3)))
 first, second = pairs[0]
 print(first, second, pairs[-1][1])
+names, ages, towns = ["Ana", "Bo", "Cy"], [31, 27], ("Suva", "Apia", "Hilo")
+for name, age, town in zip(names, ages, towns):
+    print(f"{name} ({age}) in {town}")
+print(list(zip(names, ages, towns, "xyz")), [n + t for n, _, t in zip(names, ages, towns)])

@@ -348,14 +348,25 @@ fn order_by(arg: &PExp) -> Result<PExp, CallError> {
 }
 
 /// `zip (a, b)`: pairs, as long as the shorter.
+/// `zip (a, b, …)`: tuples of the elements at the same position of two or more lists, as long
+/// as the shortest (Python's `zip(a, b, c)`).
 fn zip(arg: &PExp) -> Result<PExp, CallError> {
-    let [a, b] = args::<2>(arg, "zip", "(list, list)")?;
-    let (a, b) = (elements(a, "zip")?, elements(b, "zip")?);
-    let pairs = a
-        .into_iter()
-        .zip(b)
-        .map(|(x, y)| PExp::Tuple(vec![x.clone(), y.clone()]));
-    Ok(PExp::List(pairs.collect()))
+    let lists = match arg {
+        PExp::Tuple(xs) if xs.len() >= 2 => xs
+            .iter()
+            .map(|x| elements(x, "zip"))
+            .collect::<Result<Vec<_>, _>>()?,
+        _ => {
+            return Err(CallError::Takes {
+                ext: "zip".into(),
+                shape: "(list, list, …)",
+                got: described(arg),
+            })
+        }
+    };
+    let n = lists.iter().map(Vec::len).min().unwrap_or(0);
+    let rows = (0..n).map(|i| PExp::Tuple(lists.iter().map(|l| l[i].clone()).collect()));
+    Ok(PExp::List(rows.collect()))
 }
 
 /// `json_parse s`: JSON text as data (`null` is `()`).

@@ -667,9 +667,9 @@ impl Lower {
                 let pred = Expr::new(ExprKind::Fun(Params::Name(param()), body), at);
                 call("filter", vec![xs, pred], at)
             }
-            ("zip", [a, b], []) => {
-                let (a, b) = (walked(self, a), walked(self, b));
-                call("zip", vec![a, b], at)
+            ("zip", lists, []) if lists.len() >= 2 => {
+                let lists = lists.iter().map(|l| walked(self, l)).collect();
+                call("zip", lists, at)
             }
             ("max" | "min", [xs], [k]) if k.arg.as_deref() == Some("key") => {
                 let mut list = walked(self, xs);
