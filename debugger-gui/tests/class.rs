@@ -656,3 +656,39 @@ fn calls_that_differ_late_in_their_argument_read_differently() {
         "{titles:?}"
     );
 }
+
+/// Issue 31: at 1280×720 in the projector theme the status message is never cut: one that
+/// does not fit beside the step, the strategy, the standing and the tabs gets a line of its
+/// own, whole.
+#[test]
+fn the_status_message_is_whole_at_1280_by_720() {
+    let mut app = example("poppy_tree_of_thoughts");
+    app.settings.projector = true;
+    let mut h = sized(app, [1280.0, 720.0]);
+    h.run();
+    h.key_press_modifiers(egui::Modifiers::SHIFT, egui::Key::Space);
+    h.run();
+    h.run();
+    let status = h.state().status.clone();
+    assert!(!status.is_empty());
+    let screen = h.ctx.content_rect();
+    let message = h.get_by_label(&status).rect();
+    assert!(screen.contains_rect(message), "{message:?} in {screen:?}");
+    let step = {
+        let s = h.state().session.as_ref().expect("a session");
+        format!("step {} of {}", s.position(), s.actions().len())
+    };
+    let step = h.get_by_label(&step).rect();
+    // Beside the step (the same row), the row had room for all of it; else on a row below.
+    let beside = (message.center().y - step.center().y).abs() < 4.0;
+    let font = egui::TextStyle::Body.resolve(&h.ctx.global_style());
+    let natural = h
+        .ctx
+        .fonts_mut(|f| f.layout_no_wrap(status.clone(), font, egui::Color32::WHITE))
+        .size()
+        .x;
+    assert!(
+        !beside || message.width() + 1.0 >= natural,
+        "the message is cut to {message:?} ({natural} wide): {status}"
+    );
+}

@@ -424,12 +424,36 @@ impl StatusBar {
         // A message too long for the row (a projector's narrow window) gets a line of its own,
         // whole, instead of being cut.
         let font = egui::TextStyle::Body.resolve(ui.style());
-        let needs = ui
-            .painter()
-            .layout_no_wrap(app.status.to_string(), font, Color32::WHITE)
-            .size()
-            .x;
-        let own_line = needs > ui.available_width() * if tabs { 0.3 } else { 0.6 };
+        let width = |t: String| {
+            ui.painter()
+                .layout_no_wrap(t, font.clone(), Color32::WHITE)
+                .size()
+                .x
+        };
+        let needs = width(app.status.to_string());
+        // What the row holds besides the message: the step, the strategy, the standing and
+        // (with the dock folded) the tabs, each with its spacing and separator.
+        let gap = 2.0 * ui.spacing().item_spacing.x + 2.0 * ui.spacing().button_padding.x + 8.0;
+        let mut parts = Vec::new();
+        if let Some(s) = app.session {
+            parts.push(format!("step {} of {}", s.position(), s.actions().len()));
+            parts.push(format!(
+                "strategy: {}",
+                strategy_name(app.settings.strategy)
+            ));
+            parts.push(
+                app.cache
+                    .standing
+                    .as_ref()
+                    .map(|st| st.text())
+                    .unwrap_or_default(),
+            );
+        }
+        if tabs {
+            parts.extend(Tab::ALL.iter().map(|t| tab_title(app, *t)));
+        }
+        let taken: f32 = parts.into_iter().map(|p| width(p) + gap).sum();
+        let own_line = taken + needs + gap > ui.available_width();
         ui.horizontal(|ui| {
             if tabs {
                 ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
