@@ -692,3 +692,23 @@ fn the_status_message_is_whole_at_1280_by_720() {
         "the message is cut to {message:?} ({natural} wide): {status}"
     );
 }
+
+/// Issue 31: why a statement can never step is written under its row in the labeled term,
+/// not only in a hover.
+#[test]
+fn a_stuck_rows_reason_is_in_sight() {
+    let src = "xs := [1, 2, 3]\na := xs[7]\nprint a\n";
+    let mut app = DebuggerApp::from_source("stuck.opal", src, None);
+    app.settings.projector = true;
+    let mut h = sized(app, [1280.0, 720.0]);
+    h.run();
+    h.key_press(egui::Key::F4);
+    for _ in 0..6 {
+        h.key_press(egui::Key::Space);
+        h.run();
+    }
+    let why = h
+        .get_by_label_contains("↑ stuck: the external call `index` failed")
+        .rect();
+    assert!(h.ctx.content_rect().contains_rect(why), "{why:?}");
+}

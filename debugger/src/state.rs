@@ -731,9 +731,7 @@ impl Env {
                 "cbv cannot step: the leftmost statement that is not a value is waiting or stuck"
                     .into()
             }
-            _ => {
-                "stuck: nothing can step and no task is pending (hover the red rows for why)".into()
-            }
+            _ => "stuck: nothing can step and no task is pending (the red rows say why)".into(),
         }
     }
 

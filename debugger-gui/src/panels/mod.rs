@@ -151,6 +151,11 @@ pub fn node_text(s: &Session, n: &Node, practice: bool) -> NodeText {
     let core: Vec<&str> = row.core.lines().take(12).collect();
     let detail = match &row.status {
         RowStatus::Steppable(r) => r.name().to_string(),
+        // The node's one line for the reason: what went wrong, not which call (its title).
+        RowStatus::Failed(why) => match why.split_once(" failed: ") {
+            Some((_, what)) => format!("failed: {what}"),
+            None => row.status.to_string(),
+        },
         _ => row.status.to_string(),
     };
     let tip = if practice {

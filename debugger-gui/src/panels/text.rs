@@ -233,6 +233,16 @@ impl TermPanel {
             scroll.show(ui, |ui| {
                 for &st in shown {
                     ui.horizontal_top(|ui| term_row(ui, app, s, st, true, out));
+                    // Why a statement can never step, in sight (not only on hover).
+                    if app.practice.is_none() {
+                        let status = &s.row(st).status;
+                        if let RowStatus::Stuck(_) | RowStatus::Failed(_) = status {
+                            let why = RichText::new(format!("  ↑ {status}"))
+                                .color(RED)
+                                .monospace();
+                            ui.add(egui::Label::new(why).wrap());
+                        }
+                    }
                 }
             });
         } else {
