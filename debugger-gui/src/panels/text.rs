@@ -17,7 +17,12 @@ impl SourcePanel {
     /// The width (points) that shows the program's longest line of code without wrapping: the
     /// gutter, the line and the panel's margins; at most 72 columns of code.
     pub fn fitting_width(&mut self, ui: &egui::Ui, app: &AppView) -> f32 {
-        let source = app.session.map(|s| s.source()).unwrap_or_default();
+        // A program that does not compile is shown too, as wide.
+        let source = match (app.session, app.broken) {
+            (Some(s), _) => s.source(),
+            (None, Some(b)) => &b.source,
+            (None, None) => "",
+        };
         let columns = match self.code_columns {
             Some((len, columns)) if len == source.len() => columns,
             _ => {

@@ -430,7 +430,7 @@ impl StatusBar {
                 .size()
                 .x
         };
-        let needs = width(app.status.to_string());
+        let needs = width(app.status.lines().next().unwrap_or_default().to_string());
         // What the row holds besides the message: the step, the strategy, the standing and
         // (with the dock folded) the tabs, each with its spacing and separator.
         let gap = 2.0 * ui.spacing().item_spacing.x + 2.0 * ui.spacing().button_padding.x + 8.0;
@@ -476,7 +476,13 @@ impl StatusBar {
             }
         });
         if own_line && !app.status.is_empty() {
-            ui.add(egui::Label::new(app.status).wrap());
+            // Its first line: a longer message is a compile error's caret diagram, which the
+            // error banner shows in monospace (here it would be a second, misaligned copy).
+            let first = app.status.lines().next().unwrap_or_default();
+            let label = ui.add(egui::Label::new(first).wrap());
+            if first.len() < app.status.len() {
+                label.on_hover_text(RichText::new(app.status).monospace());
+            }
         }
     }
 }
