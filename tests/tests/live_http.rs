@@ -98,14 +98,7 @@ fn retry_after_is_honoured_and_retries_are_bounded() {
             && err.contains("Slow down (after 1 retries)"),
         "{err}"
     );
-    let downs = server
-        .requests
-        .lock()
-        .expect("requests")
-        .iter()
-        .filter(|r| r.contains("\"down\""))
-        .count();
-    assert_eq!(downs, 2);
+    assert_eq!(requests_for(&server, "down"), 2);
     // No retries asked for: one request.
     let (o, _) = run(
         "down0",
@@ -115,14 +108,14 @@ fn retry_after_is_honoured_and_retries_are_bounded() {
         &[],
     );
     assert_eq!(o.status.code(), Some(3));
-    let downs = server
-        .requests
-        .lock()
-        .expect("requests")
-        .iter()
-        .filter(|r| r.contains("\"down\""))
-        .count();
-    assert_eq!(downs, 3);
+    assert_eq!(requests_for(&server, "down"), 3);
+}
+
+/// How many requests the server has had for `model`.
+fn requests_for(server: &LlmServer, model: &str) -> usize {
+    let tag = format!("\"model\":\"{model}\"");
+    let requests = server.requests.lock().expect("requests");
+    requests.iter().filter(|r| r.contains(&tag)).count()
 }
 
 #[test]
