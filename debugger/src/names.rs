@@ -137,9 +137,12 @@ impl State {
         match m.stmt(b).op {
             MOp::Prim(p) => m.prim(p).to_string(),
             MOp::Alias(y) => self.folded(y, depth - 1),
-            // A list (or a boolean) reads as the paper writes it: `["Ho"] + <<…>>`.
+            // A list (or a boolean) reads as the paper writes it: `["Ho"] + <<…>>`; a
+            // function the desugarer bound to a temporary (an `if`'s branches, the body `rec`
+            // gives `fix`) as the function: `fix (fun p'1: …)`.
             MOp::Fun(_) => match self.readback(v) {
                 r @ (Value::List(_) | Value::Bool(_)) => r.to_string(),
+                _ if self.is_temporary_fun(b) => self.fun_text(b),
                 _ => self.unnamed(v),
             },
             // A library call waiting for its argument reads inside what uses it:
@@ -222,9 +225,36 @@ impl State {
             MOp::Prim(_) => true,
             MOp::Tuple(xs) => m.tuple(xs).len() <= FOLD_WIDTH,
             MOp::Call(..) => self.is_folded_call(s),
-            // A list (or a boolean): its uses write it out (`add (values#5, [value#2])`).
-            MOp::Fun(_) => matches!(self.readback(n.bind), Value::List(_) | Value::Bool(_)),
+            // A list (or a boolean): its uses write it out (`add (values#5, [value#2])`); so
+            // do they a temporary function.
+            MOp::Fun(_) => {
+                matches!(self.readback(n.bind), Value::List(_) | Value::Bool(_))
+                    || self.is_temporary_fun(s)
+            }
             _ => false,
+        }
+    }
+
+    /// Is `s` a function bound to a temporary the desugarer named `t` (an `if`'s branches, the
+    /// function `rec` hands to `fix`)? A loop's `for_body` and `loop_step` keep their rows, as
+    /// the paper's Figure 2 names them.
+    fn is_temporary_fun(&self, s: StmtId) -> bool {
+        let m = &self.machine;
+        let n = m.stmt(s);
+        matches!(n.op, MOp::Fun(_))
+            && m.source_names(n.bind).is_empty()
+            && m.vars[n.bind].name.base.as_str() == "t"
+    }
+
+    /// A function as its statement writes it, on one line and in parentheses (it may be
+    /// called where it is written): `(fun p'1: …)`.
+    fn fun_text(&self, s: StmtId) -> String {
+        let text = self.machine.stmt_text_with(s, &mut |x| self.bind_name(x));
+        let rhs = text.split_once(" := ").map_or(text.as_str(), |(_, r)| r);
+        match rhs.split_once('\n') {
+            Some((first, _)) if !first.ends_with('…') => format!("({first} …)"),
+            Some((first, _)) => format!("({first})"),
+            None => format!("({rhs})"),
         }
     }
 

@@ -546,3 +546,33 @@ fn waiting_library_calls_and_lists_fold_into_their_uses() {
     assert!(seen, "the call got its row back when it could step");
     assert_eq!(s.output(), "got: y\n2\n");
 }
+
+/// Issue 31: a function the desugarer bound to a temporary (the body `rec` hands to `fix`, an
+/// `if`'s branches) is written where it is used, `fix (fun p'1: …)`, not as a row of its own
+/// (`t'3 := fun p'1: …`); a loop's body keeps its row and its name.
+#[test]
+fn temporary_functions_fold_into_their_uses() {
+    let s = example("diverge");
+    let hidden = |r: &opal_debugger::view::Row| s.is_folded(r.id) || s.is_machinery(r.id);
+    let rows = s.rows();
+    let shown: Vec<&str> = rows
+        .iter()
+        .filter(|r| !hidden(r))
+        .map(|r| r.text.as_str())
+        .collect();
+    assert!(
+        shown.iter().any(|t| t.contains("fix (fun p'1: …)")),
+        "{shown:#?}"
+    );
+    assert!(
+        !shown.iter().any(|t| t.contains(":= fun p'1")),
+        "{shown:#?}"
+    );
+    let s = example("city_excursions");
+    let rows = s.rows();
+    let texts: Vec<&str> = rows.iter().map(|r| r.text.as_str()).collect();
+    assert!(
+        texts.iter().any(|t| t.starts_with("for_body'1 := fun")),
+        "the loop body keeps its row: {texts:#?}"
+    );
+}
