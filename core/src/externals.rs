@@ -160,6 +160,7 @@ pub static STANDARD: &[ExtDecl] = &[
     lib("py_exc_check", "py_exc_check (v, classes) -> v", "v, unless it is an exception none of the classes catches: then the run fails with it.", Some(2)),
     lib("py_exc_matches", "py_exc_matches (exception, classes) -> bool", "Does an `except` naming these classes catch the exception (one of them is in its MRO)?", Some(2)),
     lib("py_exc_message", "py_exc_message exception -> string", "The exception's message: what Python's `str(e)` gives.", None),
+    lib("py_try", "py_try (name, arguments) -> value", "The library function name (index, py_int, py_float, py_truediv, py_floordiv, py_mod) on the arguments, or the exception Python raises there (KeyError, IndexError, ValueError, ZeroDivisionError) as a catching call returns it: a `try` body's `d[k]`.", Some(2)),
     lib("py_exc_raise", "py_exc_raise exception -> never", "Fails the run with the exception (an exception no `except` caught, or a bare `raise`).", None),
     lib("py_mutated", "py_mutated (receiver, name, arguments) -> (receiver, result)", "Python's `receiver.name(*arguments)` for a method that changes its receiver (`pop`, `insert`, `remove`, `sort`, `update`, `setdefault`, …): the changed receiver and the method's result.", None),
     lib("py_dict", "py_dict pairs -> dict", "Python's `dict(pairs)`: a dictionary from a list of (key, value) pairs (a later key replaces an earlier one, keeping its place), a copy of a dictionary, or `{}` from `()`.", None),

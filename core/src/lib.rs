@@ -61,7 +61,13 @@ pub fn parse_file(path: &str, src: &str) -> Parsed {
 
 /// `compile_with` for a file, by the front end its name picks (`parse_file`).
 pub fn compile_file(path: &str, src: &str, world: Option<&world::World>) -> Compiled {
-    compile_parsed(parse_file(path, src), world)
+    let mut compiled = compile_parsed(parse_file(path, src), world);
+    // A Python script binds names it never reads as a matter of course (`for _ in`, a
+    // result kept for the debugger); CPython says nothing, and neither does OPAL.
+    if python::is_python(path) {
+        compiled.diags.retain(|d| d.code != "W0001");
+    }
+    compiled
 }
 
 /// `compile_with` from the parse: a caller that compiled without the world while it loaded

@@ -82,6 +82,9 @@ pub(super) fn exception(ext: &str, arg: &PExp) -> Result<PExp, CallError> {
     if ext == "py_quiet" {
         return Ok(PExp::str(""));
     }
+    if ext == "py_try" {
+        return library_try(arg);
+    }
     if ext == "py_caught" {
         return Ok(PExp::Bool(as_exception(arg).is_some()));
     }
@@ -126,6 +129,70 @@ pub(super) fn exception(ext: &str, arg: &PExp) -> Result<PExp, CallError> {
         "py_exc_message" => PExp::str(message),
         _ => return Err(CallError::Raised(text.to_string())),
     })
+}
+
+/// The library functions a `try` body may call and catch (`d[k]`, `int(s)`, `a / b`).
+const CATCHABLE: &[&str] = &[
+    "index",
+    "py_int",
+    "py_float",
+    "py_truediv",
+    "py_floordiv",
+    "py_mod",
+];
+
+/// `py_try (name, arg)`: the library function `name` on `arg`, or, when it fails, the
+/// exception Python would raise there, as a catching twin returns it: `d[k]` a `KeyError`
+/// whose message is `repr(k)`, an index out of range an `IndexError`, `int("x")` a
+/// `ValueError`, `1 / 0` a `ZeroDivisionError`.
+fn library_try(arg: &PExp) -> Result<PExp, CallError> {
+    let (name, inner) = pair(arg, "py_try")?;
+    let name = match name {
+        PExp::Prim(Prim::Str(n)) if CATCHABLE.contains(&&**n) => n,
+        other => return Err(value_error(format!("py_try cannot catch {}", repr(other)))),
+    };
+    let e = match super::data::eval(name, inner) {
+        Ok(v) => return Ok(v),
+        Err(e) => e,
+    };
+    let (class, message) = match &e {
+        CallError::MissingKey { .. } => {
+            let key = match inner {
+                PExp::Tuple(xs) if xs.len() == 2 => repr(&xs[1]),
+                other => repr(other),
+            };
+            ("KeyError".to_string(), key)
+        }
+        CallError::OutOfRange { what, .. } => {
+            let of = what.strip_prefix("a ").unwrap_or(what);
+            ("IndexError".to_string(), format!("{of} index out of range"))
+        }
+        CallError::Raised(text) => match text.split_once(": ") {
+            Some((c, m)) if c.ends_with("Error") && c.chars().all(char::is_alphanumeric) => {
+                (c.to_string(), m.to_string())
+            }
+            _ => ("Exception".to_string(), text.clone()),
+        },
+        other => ("TypeError".to_string(), other.to_string()),
+    };
+    let parent = match class.as_str() {
+        "KeyError" | "IndexError" => Some("LookupError"),
+        "ZeroDivisionError" | "OverflowError" => Some("ArithmeticError"),
+        _ => None,
+    };
+    let classes = std::iter::once(class.as_str())
+        .chain(parent)
+        .chain((class != "Exception").then_some("Exception"))
+        .chain(["BaseException"])
+        .map(PExp::str)
+        .collect();
+    Ok(PExp::Tuple(vec![
+        PExp::Prim(Prim::Handle("exception".into())),
+        PExp::str(&class),
+        PExp::List(classes),
+        PExp::str(&message),
+        PExp::str(&format!("{class}: {message}")),
+    ]))
 }
 
 /// `start + i`, refused past 64 bits.

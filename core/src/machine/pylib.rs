@@ -108,7 +108,7 @@ pub fn eval(ext: &str, arg: &PExp) -> Result<PExp, CallError> {
             })
         }
         "py_quiet" | "py_caught" | "py_exc_check" | "py_exc_matches" | "py_exc_message"
-        | "py_exc_raise" => super::pycollections::exception(ext, arg)?,
+        | "py_exc_raise" | "py_try" => super::pycollections::exception(ext, arg)?,
         "py_dict" | "py_flatten" | "py_enumerate" | "py_mutated" => {
             super::pycollections::eval(ext, arg)?
         }
@@ -586,11 +586,18 @@ fn mul((a, b): (&PExp, &PExp)) -> Result<PExp, CallError> {
 /// `/`, `//`, `%` and `**` with Python's results: `/` always a float, `//` and `%` floored
 /// (the remainder takes the divisor's sign).
 fn arith(ext: &str, (a, b): (&PExp, &PExp)) -> Result<PExp, CallError> {
-    let by_zero = || CallError::Raised("ZeroDivisionError: division by zero".into());
-    if let (PExp::Prim(Prim::Int(x)), PExp::Prim(Prim::Int(y))) = (a, b) {
-        let (x, y) = (*x, *y);
+    // CPython's words for each (3.11).
+    let by_zero = |what: &str| CallError::Raised(format!("ZeroDivisionError: {what}"));
+    // Booleans are integers here, as in Python (`True // 2`).
+    let int = |p: &PExp| match p {
+        PExp::Prim(Prim::Int(x)) => Some(*x),
+        PExp::Bool(b) => Some(i64::from(*b)),
+        _ => None,
+    };
+    if let (Some(x), Some(y)) = (int(a), int(b)) {
         match ext {
-            "py_floordiv" | "py_mod" if y == 0 => return Err(by_zero()),
+            "py_floordiv" if y == 0 => return Err(by_zero("integer division or modulo by zero")),
+            "py_mod" if y == 0 => return Err(by_zero("integer modulo by zero")),
             "py_floordiv" => {
                 let q = x.checked_div(y).ok_or_else(|| overflow(ext))?;
                 let q = if (x % y != 0) && ((x < 0) != (y < 0)) {
@@ -617,11 +624,19 @@ fn arith(ext: &str, (a, b): (&PExp, &PExp)) -> Result<PExp, CallError> {
     }
     let (x, y) = (number(a, ext)?, number(b, ext)?);
     let r = match ext {
-        "py_truediv" if y == 0.0 => return Err(by_zero()),
+        "py_truediv" if y == 0.0 => {
+            let ints = |p: &PExp| matches!(p, PExp::Prim(Prim::Int(_)) | PExp::Bool(_));
+            let what = if ints(a) && ints(b) {
+                "division by zero"
+            } else {
+                "float division by zero"
+            };
+            return Err(by_zero(what));
+        }
         "py_truediv" => x / y,
-        "py_floordiv" if y == 0.0 => return Err(by_zero()),
+        "py_floordiv" if y == 0.0 => return Err(by_zero("float floor division by zero")),
         "py_floordiv" => (x / y).floor(),
-        "py_mod" if y == 0.0 => return Err(by_zero()),
+        "py_mod" if y == 0.0 => return Err(by_zero("float modulo")),
         "py_mod" => {
             let r = x % y;
             if r != 0.0 && ((r < 0.0) != (y < 0.0)) {

@@ -8,6 +8,10 @@
 //! exception no clause matches fails the run with it (without the `finally` block: the run
 //! ends there).
 //!
+//! A line of the `try` body that is a library operation that may raise (`x = d[k]`,
+//! `int(s)`, `a / b`) calls it through `py_try`, which returns the exception CPython raises
+//! there instead of failing, and is caught the same way.
+//!
 //! A call in the `try` body that raises runs as Python runs it; the calls after it in the
 //! body are dispatched only once it returned (they are in the branch where it did not
 //! raise), so a `try` around several calls runs them one after another. Put the `try`
@@ -205,40 +209,24 @@ impl Lower {
         let mut items = Vec::new();
         for (i, s) in stmts.iter().enumerate() {
             let s_at = span(ruff_text_size::Ranged::range(s));
-            let Some(CatchPoint {
-                target,
-                value,
-                call: c,
-                ext,
-                order,
-            }) = self.catch_point(s)
-            else {
+            let caught = match self.catch_point(s) {
+                Some(p) => {
+                    let inner = (p.call.arguments.args.iter())
+                        .chain(p.call.arguments.keywords.iter().map(|k| &k.value));
+                    if inner.into_iter().any(|a| self.calls_raising(a)) {
+                        return self.refuse_nested(s_at, items);
+                    }
+                    Some((p.target, self.catching_call(&p, s_at)))
+                }
+                None => self.library_catch(s),
+            };
+            let Some((target, lowered)) = caught else {
                 if stmt_calls_raising(self, s) {
                     return self.refuse_nested(s_at, items);
                 }
                 items.extend(self.stmt(s));
                 continue;
             };
-            let inner =
-                (c.arguments.args.iter()).chain(c.arguments.keywords.iter().map(|k| &k.value));
-            if inner.into_iter().any(|a| self.calls_raising(a)) {
-                return self.refuse_nested(s_at, items);
-            }
-            // The call as it would be lowered, then its callee swapped for the catching twin.
-            let twin = format!("try.{ext}");
-            self.catching.entry(twin.clone()).or_insert((order, s_at));
-            // Only the twin is called here: a module function is declared only if called
-            // outside a `try` too.
-            let declared = self.modules.contains_key(&ext);
-            let mut lowered = self.expr(value);
-            if !declared {
-                self.modules.remove(&ext);
-            }
-            if let ExprKind::App(f, _) = &mut lowered.kind {
-                if let ExprKind::Name(n) = &mut f.kind {
-                    n.name = twin;
-                }
-            }
             let got = ident(&format!("caught{}", self.next_catch()), s_at);
             items.push(item(
                 ItemKind::Bind(Pattern::Name(got.clone()), lowered),
@@ -277,6 +265,72 @@ impl Lower {
         items.extend(self.block(orelse).items);
         self.in_try += 1;
         items
+    }
+
+    /// The call of a catch point as it would be lowered, its callee swapped for the
+    /// external's catching twin `try.f`.
+    fn catching_call(&mut self, p: &CatchPoint, at: Span) -> Expr {
+        let twin = format!("try.{}", p.ext);
+        self.catching.entry(twin.clone()).or_insert((p.order, at));
+        // Only the twin is called here: a module function is declared only if called
+        // outside a `try` too.
+        let declared = self.modules.contains_key(&p.ext);
+        let mut lowered = self.expr(p.value);
+        if !declared {
+            self.modules.remove(&p.ext);
+        }
+        if let ExprKind::App(f, _) = &mut lowered.kind {
+            if let ExprKind::Name(n) = &mut f.kind {
+                n.name = twin;
+            }
+        }
+        lowered
+    }
+
+    /// `x = d[k]`, `x = int(s)`, `x = a / b` (or without `x =`) in a `try` body: the library
+    /// operation through `py_try`, which returns the exception Python raises there (a
+    /// `KeyError`, an `IndexError`, a `ValueError`, a `ZeroDivisionError`) instead of failing.
+    fn library_catch<'a>(&mut self, s: &'a py::Stmt) -> Option<(Option<&'a py::Expr>, Expr)> {
+        let (target, value) = match s {
+            py::Stmt::Assign(a) if a.targets.len() == 1 => (Some(&a.targets[0]), &*a.value),
+            py::Stmt::Expr(e) => (None, &*e.value),
+            _ => return None,
+        };
+        if self.calls_raising(value) {
+            return None;
+        }
+        let at = span(ruff_text_size::Ranged::range(value));
+        let pair = |l: &mut Self, a: &py::Expr, b: &py::Expr| {
+            Expr::new(ExprKind::Tuple(vec![l.expr(a), l.expr(b)]), at)
+        };
+        let (name, arg) = match value {
+            py::Expr::Subscript(x) if !matches!(&*x.slice, py::Expr::Slice(_)) => {
+                ("index", pair(self, &x.value, &x.slice))
+            }
+            py::Expr::Call(c) if c.arguments.keywords.is_empty() && c.arguments.args.len() == 1 => {
+                let name = match &*c.func {
+                    py::Expr::Name(n) if n.id.as_str() == "int" => "py_int",
+                    py::Expr::Name(n) if n.id.as_str() == "float" => "py_float",
+                    _ => return None,
+                };
+                // A script's own `int` or `float` is its own.
+                if self.sigs.contains_key(&name[3..])
+                    || matches!(&c.arguments.args[0], py::Expr::Starred(_))
+                {
+                    return None;
+                }
+                (name, self.expr(&c.arguments.args[0]))
+            }
+            py::Expr::BinOp(b) => match b.op {
+                py::Operator::Div => ("py_truediv", pair(self, &b.left, &b.right)),
+                py::Operator::FloorDiv => ("py_floordiv", pair(self, &b.left, &b.right)),
+                py::Operator::Mod => ("py_mod", pair(self, &b.left, &b.right)),
+                _ => return None,
+            },
+            _ => return None,
+        };
+        let lowered = call("py_try", vec![super::expr::str_lit(name, at), arg], at);
+        Some((target, lowered))
     }
 
     /// The `except` clauses as a chain of `if`s on the exception's classes, the last clause

@@ -41,7 +41,7 @@ pub(super) fn ident(name: &str, at: Span) -> Ident {
     }
 }
 
-fn str_lit(s: &str, at: Span) -> Expr {
+pub(super) fn str_lit(s: &str, at: Span) -> Expr {
     Expr::new(ExprKind::Lit(Lit::Str(s.to_string())), at)
 }
 
