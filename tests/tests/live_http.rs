@@ -265,3 +265,28 @@ fn files_and_the_environment_run_in_program_order() {
     );
     assert!(!dir.join("notes.txt").exists(), "a replay writes nothing");
 }
+
+/// `opal explore` has no world outside the program: a file read without a world-file
+/// answer is a stuck call that says how to give it one.
+#[test]
+fn explore_asks_for_a_world_file_for_the_outside_world() {
+    let server = LlmServer::start();
+    let (_, dir) = run(
+        "explore",
+        "print (read_file \"a.txt\")\n",
+        &server,
+        &[],
+        &[],
+    );
+    let o = Command::new(opal())
+        .args(["explore", "p.opal"])
+        .current_dir(&dir)
+        .output()
+        .expect("explore");
+    let all = format!("{}{}", text(&o.stdout), text(&o.stderr));
+    assert!(
+        all.contains("`read_file` touches the world outside the program")
+            && all.contains("add a `[read_file]` table"),
+        "{all}"
+    );
+}

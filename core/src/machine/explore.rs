@@ -188,6 +188,18 @@ pub fn resolutions(host: &mut Host, ext: &str, arg: &PExp) -> Vec<(Option<String
         "sleep" => vec![(None, compile(host, "()"))],
         // Exploring has no clock: `now ()` is 0 on every path, so orders compare equal.
         "now" => vec![(None, Outcome::Value(crate::ir::Prim::Float(0.0)))],
+        // Files, HTTP, `llm`, processes: what they answer depends on the world outside.
+        _ if crate::externals::standard(ext)
+            .is_some_and(|d| d.kind != crate::externals::ExtKind::Pure) =>
+        {
+            vec![(
+                None,
+                Outcome::Failed(format!(
+                    "`{ext}` touches the world outside the program: exploring answers it only \
+                     from a world file (add a `[{ext}]` table with its responses)"
+                )),
+            )]
+        }
         _ => vec![(
             None,
             eval_pure(ext, arg, &mut |_, _| {}, tokio::time::Instant::now())
