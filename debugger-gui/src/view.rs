@@ -525,14 +525,39 @@ fn node_lines(painter: &egui::Painter, r: Rect, n: &Node, look: &Look, t: &NodeT
         text_color,
     );
     if !look.practice {
+        let font = FontId::proportional(fs * 0.95);
+        let detail = fitted(painter, &t.detail, &font, r.width() - 2.0 * pad.x);
         painter.text(
             r.left_top() + pad + Vec2::new(0.0, 2.0 * line_h),
             Align2::LEFT_TOP,
-            short(&t.detail, chars),
-            FontId::proportional(fs * 0.95),
+            detail,
+            font,
             text_color,
         );
     }
+}
+
+/// `text` cut (with an ellipsis) to what fits in `width` in `font`: a proportional line holds
+/// more characters than the monospace title's count (`2 streamed: "Honolulu", "Jakarta"`).
+fn fitted(painter: &egui::Painter, text: &str, font: &FontId, width: f32) -> String {
+    let fits = |t: &str| {
+        let galley = painter.layout_no_wrap(t.to_string(), font.clone(), Color32::WHITE);
+        galley.size().x <= width
+    };
+    if fits(text) {
+        return text.to_string();
+    }
+    // The longest prefix that fits with its ellipsis, by bisection over characters.
+    let (mut lo, mut hi) = (0, text.chars().count());
+    while lo < hi {
+        let mid = (lo + hi).div_ceil(2);
+        if fits(&short(text, mid + 1)) {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    short(text, lo + 1)
 }
 
 /// Where each node of `g` is on screen, and how far it has grown (a new node grows into place).
