@@ -34,7 +34,7 @@ const MACHINERY_DEPTH: usize = 64;
 /// Components a folded tuple may show before it is named instead.
 const FOLD_WIDTH: usize = 6;
 /// Nested temporaries folded into one operand.
-const FOLD_DEPTH: usize = 6;
+const FOLD_DEPTH: usize = 4;
 
 impl State {
     /// `v` as the program named it (`city`, `city#2` in a loop iteration or a call), its
@@ -131,8 +131,17 @@ impl State {
         if let base @ ("stdout" | "seq") = m.vars[v].name.base.as_str() {
             return base.into();
         }
-        if depth == 0 || self.is_prelude_var(v) {
+        if self.is_prelude_var(v) {
             return self.unnamed(v);
+        }
+        if depth == 0 {
+            // Deeper than views write out: a temporary whose row is hidden reads `…` (its
+            // name would point at nothing shown; the row's hover has the core).
+            return if self.is_folded(b) {
+                "…".into()
+            } else {
+                self.unnamed(v)
+            };
         }
         match m.stmt(b).op {
             MOp::Prim(p) => m.prim(p).to_string(),
@@ -148,7 +157,11 @@ impl State {
             // A library call waiting for its argument reads inside what uses it:
             // `print (seq, "0: " + to_str value#7)` rather than `t#47 := to_str value#7`.
             MOp::Call(f, x) if self.is_folded_call(b) => {
-                let arg = self.folded(x, depth - 1);
+                // The argument's tuple costs no level of its own: `add (a, to_str v)`.
+                let arg = match m.binder(x).map(|a| m.stmt(a).op) {
+                    Some(MOp::Tuple(_)) if m.source_names(x).is_empty() => self.folded(x, depth),
+                    _ => self.folded(x, depth - 1),
+                };
                 let arg = if matches!(m.binder(x).map(|a| m.stmt(a).op), Some(MOp::Call(..))) {
                     format!("({arg})")
                 } else {

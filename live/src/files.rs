@@ -60,24 +60,11 @@ fn run(ext: &str, arg: &PExp) -> Result<PExp, String> {
     }
 }
 
+/// The file's text, through the core's guarded reader: regular files only (a FIFO or
+/// `/dev/zero` would block or never end), at most `MAX_FILE` bytes, UTF-8.
 fn read(path: &str) -> Result<String, String> {
-    let meta =
-        std::fs::metadata(path).map_err(|e| format!("read_file: cannot read {path}: {e}"))?;
-    if meta.is_dir() {
-        return Err(format!(
-            "read_file: {path} is a directory (list_dir lists it)"
-        ));
-    }
-    if meta.len() > MAX_FILE {
-        return Err(format!("read_file: {path} is over {} MiB", MAX_FILE >> 20));
-    }
-    let bytes = std::fs::read(path).map_err(|e| format!("read_file: cannot read {path}: {e}"))?;
-    String::from_utf8(bytes).map_err(|e| {
-        format!(
-            "read_file: {path} is not UTF-8 text (byte {})",
-            e.utf8_error().valid_up_to()
-        )
-    })
+    opal_core::files::read_text(std::path::Path::new(path), "the file", MAX_FILE)
+        .map_err(|e| format!("read_file: {e}"))
 }
 
 fn list(path: &str) -> Result<PExp, String> {
@@ -95,19 +82,31 @@ fn list(path: &str) -> Result<PExp, String> {
     Ok(PExp::List(names.iter().map(|n| PExp::str(n)).collect()))
 }
 
+/// `write_file` replaces the file as every file opal writes is written (atomically, keeping
+/// its permissions; a FIFO or a device refused); `append_file` adds to a regular file or
+/// creates it.
 fn write(path: &str, body: &str, append: bool) -> Result<(), String> {
     use std::io::Write;
-    let what = if append { "append_file" } else { "write_file" };
+    let p = std::path::Path::new(path);
+    if !append {
+        return opal_core::files::write_file_safely(p, body.as_bytes())
+            .map_err(|e| format!("write_file: {e}"));
+    }
+    if let Ok(meta) = std::fs::metadata(p) {
+        if !meta.is_file() {
+            return Err(format!(
+                "append_file: cannot append to {path}: it is not a regular file"
+            ));
+        }
+    }
     let mut f = std::fs::OpenOptions::new()
         .create(true)
-        .write(true)
-        .append(append)
-        .truncate(!append)
-        .open(path)
-        .map_err(|e| format!("{what}: cannot open {path}: {e}"))?;
+        .append(true)
+        .open(p)
+        .map_err(|e| format!("append_file: cannot open {path}: {e}"))?;
     f.write_all(body.as_bytes())
         .and_then(|_| f.flush())
-        .map_err(|e| format!("{what}: cannot write {path}: {e}"))
+        .map_err(|e| format!("append_file: cannot write {path}: {e}"))
 }
 
 fn env(name: &str) -> Result<Option<String>, String> {
@@ -154,14 +153,19 @@ mod tests {
         assert_eq!(listed, Ok(PExp::List(vec![st("a.txt"), st("b.txt")])));
         std::fs::write(dir.join("bin"), [0xff, 0xfe]).expect("bin");
         let e = run("read_file", &st(&dir.join("bin").to_string_lossy())).unwrap_err();
-        assert!(e.contains("not UTF-8 text (byte 0)"), "{e}");
+        assert!(e.contains("not UTF-8 text"), "{e}");
         let e = run("read_file", &st(&dir.to_string_lossy())).unwrap_err();
-        assert!(e.contains("is a directory"), "{e}");
+        assert!(e.contains("it is a directory"), "{e}");
         let e = run("read_file", &st(&dir.join("nope").to_string_lossy())).unwrap_err();
         assert!(
             e.starts_with("read_file: cannot read") && e.contains("nope"),
             "{e}"
         );
+        // Nothing that would block or never end: a device is refused at once.
+        let e = run("read_file", &st("/dev/zero")).unwrap_err();
+        assert!(e.contains("give the path of a regular file"), "{e}");
+        let e = run("append_file", &PExp::Tuple(vec![st("/dev/null"), st("x")])).unwrap_err();
+        assert!(e.contains("not a regular file"), "{e}");
         let e = run("write_file", &st(&f)).unwrap_err();
         assert!(e.contains("needs (path, text)"), "{e}");
         std::fs::remove_dir_all(&dir).expect("clean up");

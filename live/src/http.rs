@@ -75,18 +75,18 @@ pub async fn send(
             .get(reqwest::header::RETRY_AFTER)
             .and_then(|v| v.to_str().ok())
             .map(str::to_string);
-        let text = tokio::time::timeout(policy.next_wait(), resp.text())
-            .await
-            .ok()
-            .and_then(|r| r.ok())
-            .unwrap_or_default();
+        let text = error_body(resp, policy).await;
         let why = format!("HTTP {status} from {url}: {}", server_message(&text));
         let wait = retry::wait(retry + 1, retry_after.as_deref());
-        let tried = if retry > 0 {
-            format!(" (after {retry} retries)")
-        } else {
-            String::new()
+        let tried = match retry {
+            0 => String::new(),
+            1 => " (after 1 retry)".to_string(),
+            n => format!(" (after {n} retries)"),
         };
+        if wait.is_none() && retry::retryable(status) && retry < policy.retries {
+            let after = retry_after.as_deref().unwrap_or_default().trim();
+            return Err(format!("{what}: {why}; the server asked to retry after {after} s, longer than opal waits (120 s){tried}"));
+        }
         match wait {
             Some(w) if retry::retryable(status) && retry < policy.retries => {
                 if Instant::now() + w >= policy.deadline {
@@ -101,6 +101,20 @@ pub async fn send(
             _ => return Err(format!("{what}: {why}{tried}")),
         }
     }
+}
+
+/// The start of an error response's body (for its message), within the idle limit.
+async fn error_body(mut resp: reqwest::Response, policy: &Policy) -> String {
+    const KEPT: usize = 64 << 10;
+    let mut bytes = Vec::new();
+    while bytes.len() < KEPT {
+        match tokio::time::timeout(policy.next_wait(), resp.chunk()).await {
+            Ok(Ok(Some(b))) => bytes.extend_from_slice(&b),
+            _ => break,
+        }
+    }
+    bytes.truncate(KEPT);
+    String::from_utf8_lossy(&bytes).into_owned()
 }
 
 /// Starts `http_get` or `http_post`.
@@ -216,9 +230,15 @@ fn request(ext: &str, arg: &PExp) -> Result<Request, String> {
         Some(PExp::Dict(kvs)) => kvs
             .iter()
             .map(|(k, v)| match (k, v) {
-                (PExp::Prim(Prim::Str(k)), PExp::Prim(Prim::Str(v))) => {
+                (PExp::Prim(Prim::Str(k)), PExp::Prim(Prim::Str(v)))
+                    if reqwest::header::HeaderName::from_bytes(k.as_bytes()).is_ok()
+                        && reqwest::header::HeaderValue::from_str(v).is_ok() =>
+                {
                     Ok((k.to_string(), v.to_string()))
                 }
+                (PExp::Prim(Prim::Str(k)), PExp::Prim(Prim::Str(_))) => Err(format!(
+                    "{ext}: the header {k:?} is not a valid HTTP header name with a value of visible characters"
+                )),
                 _ => Err(format!(
                     "{ext}: a header is a string key and a string value; got {k}: {v}"
                 )),
@@ -310,6 +330,9 @@ mod tests {
             e.contains("a header is a string key and a string value"),
             "{e}"
         );
+        let bad = PExp::Dict(vec![(st("a b"), st("x"))]);
+        let e = request("http_get", &PExp::Tuple(vec![st("http://x.test"), bad])).unwrap_err();
+        assert!(e.contains("not a valid HTTP header name"), "{e}");
     }
 
     #[test]

@@ -55,3 +55,11 @@ for a, b in [(7, 0), (7.0, 0), (True, 0)]:
         r = a // b
     except ZeroDivisionError as e:
         print("floor:", e)
+shares = {}
+counts = {"a": 2, "b": 0}
+for k in ["a", "b"]:
+    try:
+        shares[k] = 10 / counts[k]
+    except ZeroDivisionError:
+        shares[k] = None
+    print(k, shares)

@@ -95,7 +95,7 @@ fn retry_after_is_honoured_and_retries_are_bounded() {
     assert_eq!(o.status.code(), Some(3), "{err}");
     assert!(
         err.contains("HTTP 503 Service Unavailable from")
-            && err.contains("Slow down (after 1 retries)"),
+            && err.contains("Slow down (after 1 retry)"),
         "{err}"
     );
     assert_eq!(requests_for(&server, "down"), 2);
@@ -238,7 +238,7 @@ fn files_and_the_environment_run_in_program_order() {
         );
         assert_eq!(o.status.code(), Some(3), "{strategy}: {err}");
         assert!(
-            err.contains("read_file: cannot read missing.txt"),
+            err.contains("read_file: cannot read the file `missing.txt`"),
             "{strategy}: {err}"
         );
         assert_eq!(

@@ -155,6 +155,8 @@ fn library_try(arg: &PExp) -> Result<PExp, CallError> {
         Ok(v) => return Ok(v),
         Err(e) => e,
     };
+    // Only what CPython raises there: OPAL's own limits (64-bit integers, a kind it does not
+    // take) end the run, never an `except` branch CPython would not take.
     let (class, message) = match &e {
         CallError::MissingKey { .. } => {
             let key = match inner {
@@ -168,12 +170,10 @@ fn library_try(arg: &PExp) -> Result<PExp, CallError> {
             ("IndexError".to_string(), format!("{of} index out of range"))
         }
         CallError::Raised(text) => match text.split_once(": ") {
-            Some((c, m)) if c.ends_with("Error") && c.chars().all(char::is_alphanumeric) => {
-                (c.to_string(), m.to_string())
-            }
-            _ => ("Exception".to_string(), text.clone()),
+            Some((c @ ("ValueError" | "ZeroDivisionError"), m)) => (c.to_string(), m.to_string()),
+            _ => return Err(e),
         },
-        other => ("TypeError".to_string(), other.to_string()),
+        _ => return Err(e),
     };
     let parent = match class.as_str() {
         "KeyError" | "IndexError" => Some("LookupError"),

@@ -192,12 +192,24 @@ fn int(arg: &PExp) -> Result<PExp, CallError> {
         PExp::Bool(b) => i64::from(*b),
         PExp::Prim(Prim::Float(f)) if f.is_finite() && f.abs() < 9.2e18 => f.trunc() as i64,
         PExp::Prim(Prim::Float(_)) => return Err(overflow("py_int")),
-        PExp::Prim(Prim::Str(s)) => s.trim().replace('_', "").parse::<i64>().map_err(|_| {
-            value_error(format!(
-                "invalid literal for int() with base 10: {}",
-                repr(arg)
-            ))
-        })?,
+        PExp::Prim(Prim::Str(s)) => match s.trim().replace('_', "").parse::<i64>() {
+            Ok(i) => i,
+            // Digits Python would read: beyond OPAL's 64 bits, not invalid.
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::num::IntErrorKind::PosOverflow | std::num::IntErrorKind::NegOverflow
+                ) =>
+            {
+                return Err(overflow("py_int"))
+            }
+            Err(_) => {
+                return Err(value_error(format!(
+                    "invalid literal for int() with base 10: {}",
+                    repr(arg)
+                )))
+            }
+        },
         other => {
             return Err(CallError::Needs {
                 ext: "int".into(),

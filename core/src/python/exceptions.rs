@@ -248,10 +248,15 @@ impl Lower {
             let raised = self.handlers(handlers, got_expr(), s_at);
             self.in_try += 1;
             let mut fine = Vec::new();
-            if let Some(t) = target {
-                if let Some(p) = self.pattern(t) {
-                    fine.push(item(ItemKind::Bind(p, got_expr()), s_at));
+            match target {
+                // `d[k] = f(x)`: the item set from the value, as outside a `try`.
+                Some(py::Expr::Subscript(t)) => fine.extend(self.set_item(t, got_expr(), s_at)),
+                Some(t) => {
+                    if let Some(p) = self.pattern(t) {
+                        fine.push(item(ItemKind::Bind(p, got_expr()), s_at));
+                    }
                 }
+                None => {}
             }
             fine.extend(self.try_body_items(&stmts[i + 1..], handlers, orelse));
             let test = call("py_caught", vec![got_expr()], s_at);
@@ -292,7 +297,10 @@ impl Lower {
     /// `KeyError`, an `IndexError`, a `ValueError`, a `ZeroDivisionError`) instead of failing.
     fn library_catch<'a>(&mut self, s: &'a py::Stmt) -> Option<(Option<&'a py::Expr>, Expr)> {
         let (target, value) = match s {
-            py::Stmt::Assign(a) if a.targets.len() == 1 => (Some(&a.targets[0]), &*a.value),
+            // Bound to names, or an item (`d[k] = a / b`, set once the value is known).
+            py::Stmt::Assign(a) if a.targets.len() == 1 && is_target(&a.targets[0]) => {
+                (Some(&a.targets[0]), &*a.value)
+            }
             py::Stmt::Expr(e) => (None, &*e.value),
             _ => return None,
         };
@@ -469,6 +477,18 @@ impl Lower {
 }
 
 /// Does a compound statement (a loop, an `if`, a `with`) call an external that may raise?
+/// Is `t` a name, a tuple or list of names (what `pattern` binds) or an item (`d[k]`, not a
+/// slice)?
+fn is_target(t: &py::Expr) -> bool {
+    match t {
+        py::Expr::Name(_) => true,
+        py::Expr::Subscript(s) => !matches!(&*s.slice, py::Expr::Slice(_)),
+        py::Expr::Tuple(x) => x.elts.iter().all(|e| matches!(e, py::Expr::Name(_))),
+        py::Expr::List(x) => x.elts.iter().all(|e| matches!(e, py::Expr::Name(_))),
+        _ => false,
+    }
+}
+
 fn stmt_calls_raising(lower: &Lower, s: &py::Stmt) -> bool {
     use ruff_python_ast::visitor::walk_stmt;
     struct Find<'l> {

@@ -558,7 +558,7 @@ impl Lower {
 
     /// `d[k] = v` (and `xs[i] = v`): `d` bound to a new dictionary (list) with the item set,
     /// when nothing else holds `d` (`alias`); refused otherwise, as `append` is.
-    fn set_item(&mut self, t: &py::ExprSubscript, v: Expr, at: Span) -> Vec<Item> {
+    pub(super) fn set_item(&mut self, t: &py::ExprSubscript, v: Expr, at: Span) -> Vec<Item> {
         let py::Expr::Name(n) = &*t.value else {
             let todo = "set items of a dictionary or list bound to a name";
             return self.refused_item(at, "assigning to an item of this expression", todo);

@@ -559,7 +559,8 @@ impl DebuggerApp {
         let said = p
             .output
             .iter()
-            .filter_map(|(_, t)| t.lines().last().map(str::to_string));
+            .filter_map(|(_, t)| t.lines().rev().find(|l| !l.trim().is_empty()))
+            .map(str::to_string);
         if let Some(m) = p.messages.into_iter().chain(said).last() {
             self.status = m;
         }

@@ -77,12 +77,15 @@ impl Panels {
             // The room reads the program: the source starts as wide as its longest line of code
             // (comments may wrap), up to 45 % of the window (a third beside the labeled term),
             // so the graph keeps the rest.
+            // (A window narrower than 270 points, zoomed in or minimised, has less than the
+            // 120-point floor to give: the floor gives way, never the reverse.)
             let most = width * if app.term_shown { 0.33 } else { 0.45 };
-            let source_w = self.source.fitting_width(ui, app).clamp(120.0, most);
+            let least = most.min(120.0);
+            let source_w = self.source.fitting_width(ui, app).min(most).max(least);
             egui::Panel::left(format!("source{pid}"))
                 .resizable(true)
                 .default_size(source_w)
-                .size_range(120.0..=most)
+                .size_range(least..=most)
                 .show(ui, |ui| self.source.ui(ui, app));
         }
         if app.dock_shown {

@@ -8,9 +8,9 @@ use opal_core::machine::StmtId;
 #[derive(Default)]
 pub struct SourcePanel {
     scrolled_to: Option<usize>,
-    /// The widest line of code (not comment) in characters, for the source it was counted in
-    /// (by length, so a reload that changes the program counts again).
-    code_columns: Option<(usize, usize)>,
+    /// The widest line of code (not comment) in characters and the digits of the last line
+    /// number, for the text they were counted in (its address and length).
+    code_columns: Option<((usize, usize), usize, usize)>,
 }
 
 impl SourcePanel {
@@ -23,19 +23,17 @@ impl SourcePanel {
             (None, Some(b)) => &b.source,
             (None, None) => "",
         };
-        let columns = match self.code_columns {
-            Some((len, columns)) if len == source.len() => columns,
+        // Counted once per text (a new session or reload is a new string), not every frame.
+        let key = (source.as_ptr() as usize, source.len());
+        let (columns, digits) = match self.code_columns {
+            Some((k, columns, digits)) if k == key => (columns, digits),
             _ => {
-                let columns = code_columns(source);
-                self.code_columns = Some((source.len(), columns));
-                columns
+                let lines = source.lines().count().max(1);
+                let (columns, digits) = (code_columns(source), lines.to_string().len());
+                self.code_columns = Some((key, columns, digits));
+                (columns, digits)
             }
         };
-        let digits = opal_core::span::lines(source)
-            .len()
-            .max(1)
-            .to_string()
-            .len();
         let font = egui::TextStyle::Monospace.resolve(ui.style());
         let char_w = ui.ctx().fonts_mut(|f| f.glyph_width(&font, '0'));
         (columns.min(72) + digits + 2) as f32 * char_w + 3.0 * ui.spacing().item_spacing.x + 16.0

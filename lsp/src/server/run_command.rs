@@ -83,15 +83,8 @@ impl Backend {
         let ran = tokio::task::spawn_blocking(move || run_file(&path))
             .await
             .map_err(|e| invalid(format!("{RUN_COMMAND}: {e}")))?;
-        let r = match ran {
-            Ok(r) => r,
-            Err(e) => {
-                self.client
-                    .show_message(MessageType::ERROR, format!("opal run {file}: {e}"))
-                    .await;
-                return Err(invalid(format!("{RUN_COMMAND}: {e}")));
-            }
-        };
+        // A refusal is the request's error: the client shows it (once).
+        let r = ran.map_err(|e| invalid(format!("{RUN_COMMAND}: {e}")))?;
         let kind = if r.exit_code == Some(0) {
             MessageType::INFO
         } else {
@@ -124,8 +117,8 @@ pub fn run_file(path: &Path) -> std::result::Result<RunResult, String> {
         .stderr(Stdio::piped())
         .spawn()
         .map_err(|e| format!("cannot start opal run: {e}"))?;
-    let out = child.stdout.take().map(capture);
-    let err = child.stderr.take().map(capture);
+    let out = capture(child.stdout.take());
+    let err = capture(child.stderr.take());
     let started = Instant::now();
     let (status, timed_out) = loop {
         match child.try_wait() {
@@ -138,41 +131,67 @@ pub fn run_file(path: &Path) -> std::result::Result<RunResult, String> {
             Err(e) => return Err(format!("cannot wait for opal run: {e}")),
         }
     };
-    let joined = |h: Option<std::thread::JoinHandle<String>>| {
-        h.and_then(|h| h.join().ok()).unwrap_or_default()
-    };
+    // What the run printed. A process it started may still hold its pipes (a Python worker
+    // finishing): the readers get a moment, then what they have is the answer.
+    let settle = Instant::now() + Duration::from_secs(2);
+    while [&out, &err].iter().any(|c| !c.done()) && Instant::now() < settle {
+        std::thread::sleep(Duration::from_millis(10));
+    }
     Ok(RunResult {
         exit_code: if timed_out {
             None
         } else {
             status.and_then(|s| s.code())
         },
-        stdout: joined(out),
-        stderr: joined(err),
+        stdout: out.text(),
+        stderr: err.text(),
         timed_out,
     })
 }
 
-/// Reads a stream to its end on a thread of its own, keeping `MAX_OUTPUT` bytes.
-fn capture(mut r: impl Read + Send + 'static) -> std::thread::JoinHandle<String> {
-    std::thread::spawn(move || {
-        let mut kept = Vec::new();
-        let mut buf = [0u8; 8192];
-        let mut dropped = 0usize;
-        while let Ok(n) = r.read(&mut buf) {
-            if n == 0 {
-                break;
-            }
-            let room = MAX_OUTPUT.saturating_sub(kept.len()).min(n);
-            kept.extend_from_slice(&buf[..room]);
-            dropped += n - room;
-        }
-        let mut s = String::from_utf8_lossy(&kept).into_owned();
-        if dropped > 0 {
-            s.push_str(&format!("\n… and {dropped} more bytes\n"));
+/// A stream read to its end on a thread of its own, keeping `MAX_OUTPUT` bytes.
+struct Captured {
+    /// What was read, and how many bytes past the limit were dropped.
+    kept: std::sync::Arc<std::sync::Mutex<(Vec<u8>, usize)>>,
+    reader: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Captured {
+    fn done(&self) -> bool {
+        self.reader.as_ref().is_none_or(|r| r.is_finished())
+    }
+
+    /// What was read so far, with a note of what was dropped over the limit.
+    fn text(&self) -> String {
+        let Ok(kept) = self.kept.lock() else {
+            return String::new();
+        };
+        let mut s = String::from_utf8_lossy(&kept.0).into_owned();
+        if kept.1 > 0 {
+            s.push_str(&format!("\n… and {} more bytes\n", kept.1));
         }
         s
-    })
+    }
+}
+
+fn capture(r: Option<impl Read + Send + 'static>) -> Captured {
+    let kept = std::sync::Arc::new(std::sync::Mutex::new((Vec::new(), 0usize)));
+    let into = kept.clone();
+    let reader = r.map(|mut r| {
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 8192];
+            while let Ok(n) = r.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                let Ok(mut kept) = into.lock() else { break };
+                let room = MAX_OUTPUT.saturating_sub(kept.0.len()).min(n);
+                kept.0.extend_from_slice(&buf[..room]);
+                kept.1 += n - room;
+            }
+        })
+    });
+    Captured { kept, reader }
 }
 
 #[cfg(test)]
