@@ -28,6 +28,9 @@ pub struct Cache {
     /// unless "prelude" is ticked.
     pub program_statements: Vec<StmtId>,
     pub standing: Option<Standing>,
+    /// Lazy evaluation has nothing left to do: the result is a value (statements other
+    /// strategies would step may remain).
+    pub lazy_done: bool,
     pub pending: Vec<(StmtId, String)>,
     /// Why statements can never step, by their source line: marked in the Source panel.
     pub failures: std::collections::BTreeMap<usize, Vec<String>>,

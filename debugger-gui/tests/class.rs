@@ -712,3 +712,24 @@ fn a_stuck_rows_reason_is_in_sight() {
         .rect();
     assert!(h.ctx.content_rect().contains_rect(why), "{why:?}");
 }
+
+/// Issue 31: under lazy evaluation, once the result is a value the status says lazy is
+/// done, not how many statements the other strategies would step.
+#[test]
+fn lazy_says_done_when_the_result_is_a_value() {
+    let mut h = sized(example("city_excursions"), [1500.0, 950.0]);
+    h.run();
+    h.key_press(egui::Key::S);
+    h.key_press(egui::Key::S);
+    h.run();
+    assert!(h.query_by_label("strategy: lazy").is_some());
+    h.key_press(egui::Key::N);
+    h.run();
+    assert!(
+        h.query_by_label("lazy: done (the result is a value)")
+            .is_some(),
+        "{}",
+        h.state().status
+    );
+    assert!(h.query_by_label_contains("steppable").is_none());
+}

@@ -402,6 +402,7 @@ impl DebuggerApp {
             .filter(|st| !s.is_machinery(*st) && !s.is_folded(*st))
             .collect();
         self.cache.standing = Some(s.standing());
+        self.cache.lazy_done = matches!(s.machine().lazy_next(), opal_core::machine::Lazy::Done);
         self.cache.pending = s.pending();
         self.cache.failures.clear();
         for (st, why) in s.failures() {

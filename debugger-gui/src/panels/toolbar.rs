@@ -441,13 +441,7 @@ impl StatusBar {
                 "strategy: {}",
                 strategy_name(app.settings.strategy)
             ));
-            parts.push(
-                app.cache
-                    .standing
-                    .as_ref()
-                    .map(|st| st.text())
-                    .unwrap_or_default(),
-            );
+            parts.push(standing(app).0);
         }
         if tabs {
             parts.extend(Tab::ALL.iter().map(|t| tab_title(app, *t)));
@@ -487,6 +481,24 @@ impl StatusBar {
     }
 }
 
+/// Where the program stands, in words and a colour (`None`: the text's own).
+fn standing(app: &AppView) -> (String, Option<Color32>) {
+    // Under lazy evaluation, done is done: the statements only the other strategies would
+    // step are not "steppable" to it.
+    let lazy_done = app.settings.strategy == Strategy::Lazy && app.cache.lazy_done;
+    match (app.practice, &app.cache.standing) {
+        (Some(_), _) => ("practice: predict, then Check".to_string(), None),
+        (None, _) if lazy_done => (
+            "lazy: done (the result is a value)".to_string(),
+            Some(GREEN),
+        ),
+        (None, Some(st @ Standing::Finished)) => (st.text(), Some(GREEN)),
+        (None, Some(st @ Standing::Stuck(_))) => (st.text(), Some(RED)),
+        (None, Some(st)) => (st.text(), None),
+        (None, None) => (String::new(), None),
+    }
+}
+
 fn status_line(ui: &mut egui::Ui, app: &AppView, out: &mut Vec<Cmd>, message: bool) {
     if let Some(s) = app.session {
         if let Some(p) = s.busy() {
@@ -515,16 +527,8 @@ fn status_line(ui: &mut egui::Ui, app: &AppView, out: &mut Vec<Cmd>, message: bo
             out.push(RunCmd::NextStrategy.into());
         }
         ui.separator();
-        let standing = match (app.practice, &app.cache.standing) {
-            (Some(_), _) => "practice: predict, then Check".to_string(),
-            (None, Some(st)) => st.text(),
-            (None, None) => String::new(),
-        };
-        let color = match app.cache.standing {
-            Some(Standing::Finished) if app.practice.is_none() => GREEN,
-            Some(Standing::Stuck(_)) if app.practice.is_none() => RED,
-            _ => ui.visuals().text_color(),
-        };
+        let (standing, color) = standing(app);
+        let color = color.unwrap_or(ui.visuals().text_color());
         ui.colored_label(color, RichText::new(standing).strong());
         ui.separator();
     }
