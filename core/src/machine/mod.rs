@@ -16,6 +16,7 @@ mod needs;
 pub mod print;
 mod pycollections;
 pub mod pylib;
+mod pyrepr;
 pub mod readback;
 mod results;
 pub mod run;
