@@ -539,25 +539,20 @@ fn node_lines(painter: &egui::Painter, r: Rect, n: &Node, look: &Look, t: &NodeT
 
 /// `text` cut (with an ellipsis) to what fits in `width` in `font`: a proportional line holds
 /// more characters than the monospace title's count (`2 streamed: "Honolulu", "Jakarta"`).
+/// One layout of the whole line (egui caches it across frames): the cut is read off its glyphs.
 fn fitted(painter: &egui::Painter, text: &str, font: &FontId, width: f32) -> String {
-    let fits = |t: &str| {
-        let galley = painter.layout_no_wrap(t.to_string(), font.clone(), Color32::WHITE);
-        galley.size().x <= width
-    };
-    if fits(text) {
+    let layout = |t: &str| painter.layout_no_wrap(t.to_string(), font.clone(), Color32::WHITE);
+    let galley = layout(text);
+    if galley.size().x <= width {
         return text.to_string();
     }
-    // The longest prefix that fits with its ellipsis, by bisection over characters.
-    let (mut lo, mut hi) = (0, text.chars().count());
-    while lo < hi {
-        let mid = (lo + hi).div_ceil(2);
-        if fits(&short(text, mid + 1)) {
-            lo = mid;
-        } else {
-            hi = mid - 1;
-        }
-    }
-    short(text, lo + 1)
+    let room = width - layout("…").size().x;
+    let fit = galley.rows.first().map_or(0, |r| {
+        (r.row.glyphs.iter())
+            .take_while(|g| g.pos.x + g.advance_width <= room)
+            .count()
+    });
+    short(text, fit + 1)
 }
 
 /// Where each node of `g` is on screen, and how far it has grown (a new node grows into place).
