@@ -59,14 +59,12 @@ pub fn load(
         })
     };
     let compiled = match &w {
-        Some(w) if !w.orders().is_empty() => opal_core::compile_parsed(compiled.parsed, Some(w)),
+        Some(w) if !w.orders().is_empty() => {
+            opal_core::compile_parsed_file(file, compiled.parsed, Some(w))
+        }
         _ => compiled,
     };
     let mut diags = compiled.diags.clone();
-    if opal_core::python::is_python(file) {
-        // As `compile_file` does (recompiled for a world file's classes, it kept them).
-        diags.retain(|d| d.code != "W0001");
-    }
     // A Python script's externals run in CPython: none needs a world file.
     if (w.is_some() || wdiags.is_none()) && !opal_core::python::is_python(file) {
         diags.extend(opal_core::check_externs(&compiled.program, w.as_ref()));

@@ -61,7 +61,13 @@ pub fn parse_file(path: &str, src: &str) -> Parsed {
 
 /// `compile_with` for a file, by the front end its name picks (`parse_file`).
 pub fn compile_file(path: &str, src: &str, world: Option<&world::World>) -> Compiled {
-    let mut compiled = compile_parsed(parse_file(path, src), world);
+    compile_parsed_file(path, parse_file(path, src), world)
+}
+
+/// `compile_parsed` for the parse of a file (`parse_file`): a caller that compiles it again
+/// for the world file's classes keeps what its front end decides.
+pub fn compile_parsed_file(path: &str, parsed: Parsed, world: Option<&world::World>) -> Compiled {
+    let mut compiled = compile_parsed(parsed, world);
     // A Python script binds names it never reads as a matter of course (`for _ in`, a
     // result kept for the debugger); CPython says nothing, and neither does OPAL.
     if python::is_python(path) {

@@ -90,11 +90,10 @@ impl Live for LiveExternals {
             return Some(call);
         }
         match ext {
-            "llm" | "llm_chat" => Some(match self.client() {
-                Ok(c) => llm::start(c, &self.llm, self.log.clone(), ext, arg),
-                Err(e) => LiveCall::Value(Box::pin(async move { Err(e) })),
-            }),
-            "http_get" | "http_post" => Some(match self.client() {
+            "llm" | "llm_chat" | "http_get" | "http_post" => Some(match self.client() {
+                Ok(c) if ext.starts_with("llm") => {
+                    llm::start(c, &self.llm, self.log.clone(), ext, arg)
+                }
                 Ok(c) => http::start(c, &self.llm, self.log.clone(), ext, arg),
                 Err(e) => LiveCall::Value(Box::pin(async move { Err(e) })),
             }),
