@@ -21,6 +21,9 @@ pub struct PathsView {
     result: Option<Explored>,
     /// Each state's term as the views name variables (`c#1`, not `c@4.6.2`).
     shown: Vec<String>,
+    /// For each edge, its statement as the views name it: the program's name (`city#1`),
+    /// else its label (`5.2.1`) for a temporary of the desugarer's.
+    step_names: Vec<String>,
     /// For each state, the edge that first reached it (a shortest path from the start).
     parent: Vec<Option<usize>>,
     depth: Vec<usize>,
@@ -39,6 +42,7 @@ impl PathsView {
             rx: None,
             result: None,
             shown: Vec::new(),
+            step_names: Vec::new(),
             parent: vec![],
             depth: vec![],
             current: None,
@@ -124,11 +128,47 @@ impl PathsView {
                     }
                 }
             }
-            let terms: Vec<String> = r.graph.iter().map(|st| st.term.clone()).collect();
-            self.shown = opal_debugger::marked_terms(&terms);
+            // The edges' names are marked after the terms, so a name has the mark the
+            // states' terms gave it.
+            let mut texts: Vec<String> = r.graph.iter().map(|st| st.term.clone()).collect();
+            texts.extend(r.edges.iter().map(|e| e.name.clone().unwrap_or_default()));
+            let mut marked = opal_debugger::marked_terms(&texts);
+            let names = marked.split_off(n);
+            self.shown = marked;
+            self.step_names = (r.edges.iter().zip(names))
+                .map(|(e, name)| match e.name {
+                    Some(_) => name,
+                    None => e.label.to_string(),
+                })
+                .collect();
             self.result = Some(r);
         }
         true
+    }
+
+    /// Edge `k` as a caption: its rule, its statement by name, the result taken
+    /// (`dispatch city#1 → "sunny"`); `long` gives the rule's whole name and the label.
+    fn caption(&self, r: &Explored, k: usize, long: bool) -> String {
+        let e = &r.edges[k];
+        let name = self
+            .step_names
+            .get(k)
+            .cloned()
+            .unwrap_or_else(|| e.label.to_string());
+        let mut out = if long {
+            let at = if e.name.is_some() {
+                format!(" ({})", e.label)
+            } else {
+                String::new()
+            };
+            format!("{} {name}{at}", e.rule.name())
+        } else {
+            format!("{} {name}", short_rule(e.rule))
+        };
+        if let Some(c) = &e.choice {
+            out.push_str(&format!(" → {c}"));
+        }
+        out
     }
 
     /// The actions that take the session from the initial term to state `to`.
@@ -185,6 +225,14 @@ impl PathsView {
             out.push_str(&format!(" — stopped at {MAX_STATES} states"));
         }
         Some(out)
+    }
+
+    /// Every edge's caption as drawn when edges are labelled (for tests).
+    pub fn captions(&self) -> Vec<String> {
+        let Some(r) = &self.result else { return vec![] };
+        (0..r.edges.len())
+            .map(|k| self.caption(r, k, false))
+            .collect()
     }
 
     /// The actions to the first normal form found (for tests and scripts).
@@ -305,14 +353,23 @@ impl PathsView {
                     ui.allocate_painter(grid.size.max(ui.available_size()), Sense::click());
                 let origin = resp.rect.min + Vec2::new(if grid.linear { 60.0 } else { 24.0 }, 24.0);
                 let pos = |i: usize| grid.pos(&self.depth, origin, i);
+                let caption = |k: usize, long: bool| self.caption(r, k, long);
                 if grid.linear {
-                    draw_steps_taken(ui, &painter, r, &self.parent, &pos);
+                    draw_steps_taken(ui, &painter, r, &self.parent, &pos, &caption);
                 }
                 let pointer = resp.hover_pos();
                 let hovered_edge = pointer
                     .filter(|_| !grid.linear && !grid.label_edges)
                     .and_then(|p| edge_under(r, &pos, p));
-                draw_edges(ui, &painter, r, &pos, hovered_edge, grid.label_edges);
+                draw_edges(
+                    ui,
+                    &painter,
+                    r,
+                    &pos,
+                    hovered_edge,
+                    grid.label_edges,
+                    &caption,
+                );
                 let Some(i) = draw_states(&painter, r, self.current, &pos, pointer) else {
                     return;
                 };
@@ -321,11 +378,9 @@ impl PathsView {
                     .take(24)
                     .collect::<Vec<_>>()
                     .join("\n");
-                let outgoing: Vec<String> = r
-                    .edges
-                    .iter()
-                    .filter(|e| e.from == i)
-                    .map(|e| format!("{} at {}", e.rule.name(), e.label))
+                let outgoing: Vec<String> = (r.edges.iter().enumerate())
+                    .filter(|(_, e)| e.from == i)
+                    .map(|(k, _)| caption(k, true))
                     .collect();
                 resp.clone().on_hover_ui_at_pointer(|ui| {
                     ui.label(
@@ -435,15 +490,13 @@ fn draw_steps_taken(
     r: &Explored,
     incoming: &[Option<usize>],
     pos: &impl Fn(usize) -> Pos2,
+    caption: &impl Fn(usize, bool) -> String,
 ) {
     for (i, e) in incoming.iter().enumerate() {
-        let Some(e) = e.and_then(|k| r.edges.get(k)) else {
+        let Some(k) = e.filter(|k| *k < r.edges.len()) else {
             continue;
         };
-        let text = match &e.choice {
-            Some(c) => format!("{} {} → {c}", short_rule(e.rule), e.label),
-            None => format!("{} {}", short_rule(e.rule), e.label),
-        };
+        let text = caption(k, false);
         painter.text(
             pos(i) + Vec2::new(0.0, 16.0),
             Align2::CENTER_TOP,
@@ -482,6 +535,7 @@ fn draw_edges(
     pos: &impl Fn(usize) -> Pos2,
     hovered_edge: Option<usize>,
     label_edges: bool,
+    caption: &impl Fn(usize, bool) -> String,
 ) {
     let weak = ui.visuals().weak_text_color();
     for (k, e) in r.edges.iter().enumerate() {
@@ -500,15 +554,7 @@ fn draw_edges(
         );
         if label_edges || hot {
             let mid = a + (b - a) * 0.5;
-            let rule = if hot {
-                e.rule.name()
-            } else {
-                short_rule(e.rule)
-            };
-            let text = match &e.choice {
-                Some(c) => format!("{rule} {} → {c}", e.label),
-                None => format!("{rule} {}", e.label),
-            };
+            let text = caption(k, hot);
             let galley =
                 painter.layout_no_wrap(text, FontId::proportional(14.0), ui.visuals().text_color());
             let rect = Align2::LEFT_CENTER

@@ -360,6 +360,22 @@ fn all_paths_draws_the_reduction_graph_and_travels_to_a_state() {
         summary.starts_with("41 states") && !summary.contains("one order per class"),
         "every interleaving of two calls of `id` is drawn: {summary}"
     );
+    // Steps are captioned by the program's names, not by labels.
+    let captions = h
+        .state()
+        .panels
+        .windows
+        .paths
+        .as_ref()
+        .expect("open")
+        .captions();
+    for named in ["call a", "call b", "alias a", "gc id"] {
+        assert!(captions.iter().any(|c| c == named), "{named}: {captions:?}");
+    }
+    assert!(
+        captions.iter().any(|c| c.starts_with("alias x#")),
+        "a call's copy of `x` is marked as the states' terms mark it: {captions:?}"
+    );
     // Travel along the path the view computes to the (only) normal form.
     let actions = h
         .state()

@@ -61,6 +61,9 @@ pub struct Edge {
     pub to: usize,
     pub rule: Rule,
     pub label: super::label::LabelPath,
+    /// The name the program gave the statement's variable, as the term prints it
+    /// (`city@5.6.6`); `None` for the desugarer's temporaries, which views show by `label`.
+    pub name: Option<String>,
     pub choice: Option<String>,
     /// At a dispatch: the external and what was delivered, as a trace event writes it
     /// (result, partial, error), so a debugger can take the same path.
@@ -343,6 +346,12 @@ pub fn explore(start: &Machine, world: Option<World>, opts: Options) -> Explored
     }
 }
 
+/// The name the program gave statement `s`'s variable, if it gave one.
+fn program_name(m: &Machine, s: StmtId) -> Option<String> {
+    let v = m.stmts[s].bind;
+    (!m.source_names(v).is_empty()).then(|| m.shown_name(v))
+}
+
 /// Every interleaving, breadth first; states merged by their key.
 fn explore_full(start: &Machine, world: Option<World>, opts: Options) -> Explored {
     let mut host = Host::new(world, false).declaring(start);
@@ -372,6 +381,7 @@ fn explore_full(start: &Machine, world: Option<World>, opts: Options) -> Explore
         }
         for &s in &cands {
             let label = m.label_path(s);
+            let name = program_name(&m, s);
             for (next, rule, choice, delivered) in successors(&m, &mut host, s) {
                 let (to, new) = state_of(&mut seen, &mut r, &next, opts.graph);
                 if opts.graph {
@@ -380,6 +390,7 @@ fn explore_full(start: &Machine, world: Option<World>, opts: Options) -> Explore
                         to,
                         rule,
                         label: label.clone(),
+                        name: name.clone(),
                         choice: choice.clone(),
                         delivered,
                     });
@@ -431,6 +442,7 @@ fn explore_reduced(start: &Machine, world: Option<World>, opts: Options) -> Expl
                 continue 'paths;
             };
             let label = m.label_path(s);
+            let name = program_name(&m, s);
             let Some(ev) = m.step(s) else { continue 'paths };
             let (choice, delivered, branches) = match (ev.rule, ev.task) {
                 (Rule::Dispatch, Some(t)) => deliver_or_branch(&mut host, &mut m, t),
@@ -453,6 +465,7 @@ fn explore_reduced(start: &Machine, world: Option<World>, opts: Options) -> Expl
                         to,
                         rule: ev.rule,
                         label: label.clone(),
+                        name: name.clone(),
                         choice,
                         delivered,
                     });
