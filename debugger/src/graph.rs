@@ -281,14 +281,7 @@ impl Session {
             Kind::Stuck => (CallState::Failed, self.row(s).status.to_string()),
             // The count first: a narrow node cuts the end of the line.
             _ if !streamed.is_empty() => {
-                let n = call
-                    .map(|c| {
-                        c.chunks
-                            .iter()
-                            .filter(|x| !x.trim().trim_matches(['[', ']']).trim().is_empty())
-                            .count()
-                    })
-                    .unwrap_or(0);
+                let n = call.map(|c| c.chunks_arrived()).unwrap_or(0);
                 (
                     CallState::Streaming,
                     format!("{n} streamed: {streamed} + …"),

@@ -70,18 +70,30 @@ impl State {
         self.mark(n.base.to_string(), n.to_string(), fresh)
     }
 
-    /// Statement `s`'s label as views show it: whole up to `LABEL_DEPTH` levels (`5.6.1`),
-    /// else its mark (`ℓ12`); `Session::label_tip` and the core view give the whole label.
+    /// Statement `s`'s label as views show it: a stream's pending rest by its call's label
+    /// and the chunks arrived (`2+3`, the graph's node `2`); else whole up to `LABEL_DEPTH`
+    /// levels (`5.6.1`), else its mark (`ℓ12`). Marks go only to statements views show, so
+    /// they stay few; a hidden temporary's label is abbreviated (`5.6.…6.6`).
+    /// `Session::label_tip` and the core view give the whole label.
     pub(crate) fn short(&self, s: StmtId) -> String {
         let m = &self.machine;
         let l = m.label_id(s);
-        let key = {
+        let (deep, key) = {
             let mut memo = self.memo.0.borrow_mut();
-            if memo.depth(&m.labels, l) <= LABEL_DEPTH {
-                return memo.short(&m.labels, l);
-            }
-            memo.key(&m.labels, l)
+            (
+                memo.depth(&m.labels, l) > LABEL_DEPTH,
+                memo.key(&m.labels, l),
+            )
         };
+        if let Some(c) = self.streams.get(&key).and_then(|&i| self.calls.get(i)) {
+            return format!("{}+{}", c.label, c.chunks_arrived());
+        }
+        if !deep {
+            return self.memo.0.borrow_mut().short(&m.labels, l);
+        }
+        if self.is_machinery(s) || self.is_folded(s) {
+            return m.label_short(&mut self.memo.0.borrow_mut(), s);
+        }
         let Ok(mut marks) = self.marks.0.lock() else {
             return m.label_short(&mut self.memo.0.borrow_mut(), s);
         };

@@ -237,10 +237,19 @@ impl Session {
         self.machine().label_of(s)
     }
 
-    /// A label as a person typed it: a path (`5.6.2`) or the mark a view showed for a deep
-    /// one (`ℓ12`, `l12`).
+    /// A label as a person typed it: a path (`5.6.2`), the mark a view showed for a deep
+    /// one (`ℓ12`, `l12`) or a stream's rest (`2+3`).
     pub fn parse_label(&self, text: &str) -> Result<LabelPath, String> {
         let st = self.history.current();
+        // A stream's pending rest as views show it (`2+3`).
+        let rest = (st.streams.iter()).find(|(_, &i)| {
+            st.calls
+                .get(i)
+                .is_some_and(|c| format!("{}+{}", c.label, c.chunks_arrived()) == text)
+        });
+        if let Some(s) = rest.and_then(|(&key, _)| st.find(key)) {
+            return st.machine.label_of(s).parse();
+        }
         match st.marked_label(text) {
             Some(key) => {
                 let s = st

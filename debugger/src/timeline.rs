@@ -34,8 +34,16 @@ pub struct Call {
 impl Call {
     /// The streamed elements so far, joined (`"Honolulu", "Jakarta"`).
     pub fn streamed(&self) -> String {
-        let items: Vec<&str> = self
-            .chunks
+        self.elements().collect::<Vec<_>>().join(", ")
+    }
+
+    /// How many chunks with elements have arrived.
+    pub fn chunks_arrived(&self) -> usize {
+        self.elements().count()
+    }
+
+    fn elements(&self) -> impl Iterator<Item = &str> {
+        self.chunks
             .iter()
             .map(|c| {
                 c.trim()
@@ -44,8 +52,6 @@ impl Call {
                     .trim()
             })
             .filter(|c| !c.is_empty())
-            .collect();
-        items.join(", ")
     }
 }
 
