@@ -70,8 +70,8 @@ fn min(xs: &[f64]) -> f64 {
     xs.iter().copied().fold(f64::INFINITY, f64::min)
 }
 
-/// The programs: the sum of 10^5 under each strategy, 200 concurrent sleeps, and every example
-/// that has a world file (latency-bound: there the two should tie).
+/// The programs: the sum of 10^5 under each strategy, 200 and 10 000 concurrent sleeps, and
+/// every example that has a world file (latency-bound: there the two should tie).
 fn cases(dir: &Path) -> Result<Vec<Case>, String> {
     let sum = dir.join("sum_1e5.opal");
     std::fs::write(&sum, crate::sum_source(100_000)).map_err(|e| e.to_string())?;
@@ -94,6 +94,12 @@ fn cases(dir: &Path) -> Result<Vec<Case>, String> {
     out.push(Case {
         name: "fan-out 200 x 50 ms".into(),
         args: vec!["run".into(), path(&fan)],
+    });
+    let wide = dir.join("fanout_10000.opal");
+    std::fs::write(&wide, crate::fanout_source(10_000, 100)).map_err(|e| e.to_string())?;
+    out.push(Case {
+        name: "fan-out 10000 x 100 ms".into(),
+        args: vec!["run".into(), path(&wide)],
     });
     let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
     let mut found: Vec<PathBuf> = std::fs::read_dir(&examples)

@@ -128,7 +128,8 @@ pub type FastSet<K> = std::collections::HashSet<K, FxBuild>;
 /// compiling function bodies). The desugarer numbers each base's binders in order (`t'84`,
 /// `t'85`, …), so per base a vector indexed from its first binder is filled in order, where a
 /// hash map would miss the cache on nearly every binder of a long program. The vectors may
-/// hold at most `budget` slots in all (a caller passes a multiple of the term's size); names
+/// hold at most `budget` slots in all, the index of runs by symbol included (a caller passes a
+/// multiple of the term's size); names
 /// beyond that, or before their base's first binder, go to a hash map. The runs are found by
 /// the base's symbol number (symbols are few and numbered densely), not by hashing.
 pub struct NameTable<V: Copy> {
@@ -173,11 +174,15 @@ impl<V: Copy> NameTable<V> {
 
     pub fn insert(&mut self, n: Name, v: V) {
         let i = n.base.index();
-        if i >= DENSE_SYMS {
+        // The runs' index costs slots too: a small table (a resolution's result, compiled
+        // once per call) must not zero a slot per symbol the process ever interned.
+        let grow = (i + 1).saturating_sub(self.runs.len());
+        if i >= DENSE_SYMS || grow > self.budget {
             self.sparse.insert(n, v);
             return;
         }
-        if self.runs.len() <= i {
+        if grow > 0 {
+            self.budget -= grow;
             self.runs.resize_with(i + 1, || None);
         }
         let r = self.runs[i].get_or_insert_with(|| Run {

@@ -443,3 +443,44 @@ fn use_lists_keep_the_statement_being_added() {
     let first = normal_form(src, &choices);
     assert_eq!(first, normal_form(src, &[0]));
 }
+
+/// Renaming in long tuples and closure environments (32 operands or more) goes through an
+/// index of positions (`Arena::long`), not a scan: every order of reducing 50 calls whose
+/// results sit, twice each, in a 100-component tuple and once each in a list literal's
+/// closure reaches the one normal form, and the program prints what it says
+/// (`store::tests` checks the index against a scan through chains of renames).
+#[test]
+fn long_tuples_and_environments_rename_as_short_ones_do() {
+    let n = 50;
+    let mut src = String::from("id := fun x:\n  ret x\n");
+    for i in 0..n {
+        src.push_str(&format!("a{i} := id {i}\n"));
+    }
+    let twice: Vec<String> = (0..2 * n).map(|i| format!("a{}", i / 2)).collect();
+    let once: Vec<String> = (0..n).map(|i| format!("a{i}")).collect();
+    src.push_str(&format!(
+        "t := ({})\nall := [{}]\n",
+        twice.join(", "),
+        once.join(", ")
+    ));
+    src.push_str("print (&stdout, t)\nprint (&stdout, all)\n");
+    let reference = normal_form(&src, &[0]);
+    let mut x: u64 = 7;
+    for _ in 0..8 {
+        let choices: Vec<u32> = (0..512)
+            .map(|_| {
+                x = x.wrapping_mul(6364136223846793005).wrapping_add(1);
+                (x >> 33) as u32
+            })
+            .collect();
+        assert_eq!(normal_form(&src, &choices), reference);
+    }
+    let (out, _) = run_output(&src, Eval::Cbv);
+    let tuple: Vec<String> = (0..2 * n).map(|i| (i / 2).to_string()).collect();
+    let list: Vec<String> = (0..n).map(|i| i.to_string()).collect();
+    assert_eq!(
+        out,
+        format!("({})\n[{}]\n", tuple.join(", "), list.join(", "))
+    );
+    assert_eq!(run_output(&src, Eval::Opportunistic).0, out);
+}

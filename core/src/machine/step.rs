@@ -325,10 +325,10 @@ impl Machine {
                     sub(a);
                     sub(b)
                 }
-                MOp::Tuple(o) => self.operands.data[o.range()].iter_mut().for_each(sub),
+                MOp::Tuple(o) => n = self.operands.rename(*o, from, to),
                 MOp::Fun(c) => {
                     if let Some(c) = self.closures.get(c.0) {
-                        self.operands.data[c.env.range()].iter_mut().for_each(sub)
+                        n = self.operands.rename(c.env, from, to);
                     }
                 }
                 MOp::Prim(_) | MOp::Task(_) | MOp::Gone => {}
