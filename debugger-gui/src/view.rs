@@ -39,6 +39,10 @@ pub const MAX_ZOOM: f32 = 2.5;
 pub struct GraphView {
     pub offset: Vec2,
     pub zoom: f32,
+    /// The zoom the user chose (wheel, −/+, Fit, remembered settings). A pane that shrinks
+    /// (the labeled term shown) zooms out as far as fits the graph, down to [`MIN_ZOOM`]; one
+    /// that grows again returns to this, never past it.
+    pub chosen: f32,
     /// Where the view is gliding to (follows activity without jumping).
     target: Option<Vec2>,
     /// Dim everything outside the selected node's upstream and downstream.
@@ -62,6 +66,7 @@ impl Default for GraphView {
         GraphView {
             offset: Vec2::new(20.0, 20.0),
             zoom: 1.0,
+            chosen: 1.0,
             target: None,
             focus: false,
             fit: true,
@@ -160,10 +165,15 @@ impl GraphView {
 
     /// Does a graph spanning `all` (graph units) fit the pane at the smallest zoom?
     pub fn fits_at_floor(&self, all: Option<([f32; 2], [f32; 2])>) -> bool {
+        self.fits_at(MIN_ZOOM, all)
+    }
+
+    /// Does a graph spanning `all` (graph units) fit the pane at zoom `z`?
+    pub fn fits_at(&self, z: f32, all: Option<([f32; 2], [f32; 2])>) -> bool {
         let Some((a, b)) = all else {
             return true;
         };
-        let need = (Vec2::from(b) - Vec2::from(a)) * scale(MIN_ZOOM) + Vec2::splat(40.0);
+        let need = (Vec2::from(b) - Vec2::from(a)) * scale(z) + Vec2::splat(40.0);
         need.x <= self.area.width() && need.y <= self.area.height()
     }
 
@@ -172,6 +182,7 @@ impl GraphView {
         let z = (self.zoom * factor).clamp(MIN_ZOOM, MAX_ZOOM);
         self.offset = at - (at - self.offset) * (scale(z) / scale(self.zoom));
         self.zoom = z;
+        self.chosen = z;
         self.target = None;
     }
 
@@ -286,6 +297,7 @@ impl GraphView {
                 let z = (self.zoom * factor).clamp(MIN_ZOOM, MAX_ZOOM);
                 self.offset = at - (at - self.offset) * (scale(z) / scale(self.zoom));
                 self.zoom = z;
+                self.chosen = z;
                 self.target = None;
             }
         }
@@ -318,9 +330,16 @@ impl GraphView {
                     .unwrap_or(0.0);
                 // Fit (0) goes down to the smallest zoom, where text still stays at MIN_TEXT (a
                 // graph that still does not fit shows its start and the minimap the rest);
-                // opening a program keeps the zoom the user chose.
+                // opening a program keeps the zoom the user chose, or less if that fits.
                 if self.fit_asked {
                     self.zoom = z.clamp(MIN_ZOOM, 1.25);
+                    self.chosen = self.zoom;
+                } else {
+                    self.zoom = if z >= MIN_ZOOM {
+                        self.chosen.min(z)
+                    } else {
+                        self.chosen
+                    };
                 }
                 self.fit_asked = false;
                 let k = scale(self.zoom);
@@ -335,7 +354,18 @@ impl GraphView {
             self.centre = false;
             if let Some((lo, hi)) = bounds(placed()) {
                 let (lo, hi) = (Vec2::from(lo), Vec2::from(hi));
-                // The remembered zoom.
+                // The zoom the user chose, or as much less as lets the graph fit the pane (a
+                // node cut at the pane's edge when the labeled term was shown, at 720p); a
+                // graph that fits at no zoom keeps the chosen one (the minimap shows the rest).
+                let fits = |z: f32| {
+                    let need = (hi - lo) * scale(z) + Vec2::splat(40.0);
+                    need.x <= area.width() && need.y <= area.height()
+                };
+                self.zoom = (0..=200)
+                    .map(|i| self.chosen - i as f32 * 0.01)
+                    .take_while(|&z| z >= MIN_ZOOM)
+                    .find(|&z| fits(z))
+                    .unwrap_or(self.chosen);
                 let size = (hi - lo) * scale(self.zoom);
                 let free = (area.size() - size).max(Vec2::splat(40.0)) / 2.0;
                 self.offset = free - lo * scale(self.zoom);

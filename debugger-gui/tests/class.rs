@@ -13,6 +13,7 @@ use opal_debugger_gui::app::{
     SETTINGS_KEY,
 };
 use opal_debugger_gui::examples::EXAMPLES;
+use opal_debugger_gui::layout::{bounds, cell_pos};
 
 fn sized(app: DebuggerApp, size: [f32; 2]) -> Harness<'static, DebuggerApp> {
     Harness::builder()
@@ -748,4 +749,52 @@ fn lazy_says_done_when_the_result_is_a_value() {
         h.state().status
     );
     assert!(h.query_by_label_contains("steppable").is_none());
+}
+
+/// Showing the labeled term at 1280×720 narrows the graph pane below one node's width at
+/// 100 %: the view zooms out as far as the graph fits, and back to the chosen zoom when the
+/// term is hidden again (issue 31: the call's node was cut at the pane's edge).
+#[test]
+fn a_pane_narrowed_by_the_term_panel_still_shows_the_whole_graph() {
+    let mut app = example("city_excursions");
+    app.settings.projector = true;
+    let mut h = sized(app, [1280.0, 720.0]);
+    h.run();
+    h.key_press(egui::Key::Space);
+    h.key_press(egui::Key::Space);
+    h.run();
+    let fits_now = |h: &Harness<'_, DebuggerApp>| {
+        let app = h.state();
+        let cells = app.layout.placed.values().map(|p| cell_pos(p.cell));
+        let view = &app.panels.graph.view;
+        view.fits_at(view.zoom, bounds(cells))
+    };
+    assert!(!h.state().graph.nodes.is_empty());
+    assert_eq!(h.state().panels.graph.view.zoom, 1.0);
+    assert!(fits_now(&h), "at 100 % beside the source alone");
+    h.key_press(egui::Key::F4);
+    for _ in 0..10 {
+        h.run();
+    }
+    let view = &h.state().panels.graph.view;
+    assert!(
+        view.zoom < 1.0 && view.chosen == 1.0,
+        "zoom {} chosen {}",
+        view.zoom,
+        view.chosen
+    );
+    assert!(
+        fits_now(&h),
+        "the node is whole beside the term: {:?}",
+        view.area()
+    );
+    h.key_press(egui::Key::F4);
+    for _ in 0..10 {
+        h.run();
+    }
+    assert_eq!(
+        h.state().panels.graph.view.zoom,
+        1.0,
+        "hidden again: the chosen zoom"
+    );
 }

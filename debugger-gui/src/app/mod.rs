@@ -174,6 +174,7 @@ impl DebuggerApp {
     pub fn apply_settings(&mut self, s: Settings) {
         let view = &mut self.panels.graph.view;
         view.zoom = s.zoom.clamp(crate::view::MIN_ZOOM, crate::view::MAX_ZOOM);
+        view.chosen = view.zoom;
         view.fit = false;
         view.centre = true;
         view.minimap = s.minimap;
@@ -187,7 +188,7 @@ impl DebuggerApp {
     /// The settings to remember now.
     pub fn current_settings(&self) -> Settings {
         let mut s = self.settings.clone();
-        s.zoom = self.panels.graph.view.zoom;
+        s.zoom = self.panels.graph.view.chosen;
         if let Origin::File(p) = &self.origin {
             s.last_file = Some(p.clone());
         }
