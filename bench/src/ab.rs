@@ -16,15 +16,17 @@ struct Case {
 
 /// What one run of one binary on one case cost.
 #[derive(Clone, Copy)]
-struct Sample {
-    wall_ms: f64,
-    cpu_ms: f64,
-    peak_mb: f64,
+pub(crate) struct Sample {
+    pub(crate) wall_ms: f64,
+    pub(crate) cpu_ms: f64,
+    /// The part of `cpu_ms` spent in the kernel.
+    pub(crate) sys_ms: f64,
+    pub(crate) peak_mb: f64,
 }
 
 /// Runs `exe args`, output discarded; the cost, or why it failed (a failed run is not timed:
 /// comparing a binary that fails against one that works says nothing about speed).
-fn run_once(exe: &Path, args: &[String]) -> Result<Sample, String> {
+pub(crate) fn run_once(exe: &Path, args: &[String]) -> Result<Sample, String> {
     let start = Instant::now();
     let child = Command::new(exe)
         .args(args)
@@ -53,6 +55,7 @@ fn run_once(exe: &Path, args: &[String]) -> Result<Sample, String> {
     Ok(Sample {
         wall_ms,
         cpu_ms: secs(usage.ru_utime) + secs(usage.ru_stime),
+        sys_ms: secs(usage.ru_stime),
         peak_mb: usage.ru_maxrss as f64 / 1024.0,
     })
 }

@@ -7,6 +7,7 @@ mod ab;
 mod frame;
 mod lsp;
 mod python;
+mod targets;
 
 use opal_core::machine::run::{run, End, Options, Strategy};
 use opal_core::machine::Machine;
@@ -525,6 +526,9 @@ fn main() {
     }
     if what == "python" || what == "all" {
         python::bench_python();
+    }
+    if what == "targets" || what == "all" {
+        targets::bench_targets();
     }
 }
 
