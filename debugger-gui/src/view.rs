@@ -315,18 +315,15 @@ impl GraphView {
         if self.fit && !g.nodes.is_empty() {
             self.fit = false;
             self.target = None;
-            if let Some((lo, hi)) = bounds(placed()) {
+            let all = bounds(placed());
+            if let Some((lo, hi)) = all {
                 let (lo, hi) = (Vec2::from(lo), Vec2::from(hi));
                 let size = hi - lo;
                 // The largest zoom that fits: nodes keep legible text, so below some zoom
                 // they shrink less than the zoom (`scale`); search rather than divide.
-                let fits = |z: f32| {
-                    let need = size * scale(z) + Vec2::splat(40.0);
-                    need.x <= area.width() && need.y <= area.height()
-                };
                 let z = (0..=75)
                     .map(|i| 1.25 - i as f32 * 0.01)
-                    .find(|&z| fits(z))
+                    .find(|&z| self.fits_at(z, all))
                     .unwrap_or(0.0);
                 // Fit (0) goes down to the smallest zoom, where text still stays at MIN_TEXT (a
                 // graph that still does not fit shows its start and the minimap the rest);
@@ -352,19 +349,16 @@ impl GraphView {
         }
         if self.centre && !g.nodes.is_empty() {
             self.centre = false;
-            if let Some((lo, hi)) = bounds(placed()) {
+            let all = bounds(placed());
+            if let Some((lo, hi)) = all {
                 let (lo, hi) = (Vec2::from(lo), Vec2::from(hi));
                 // The zoom the user chose, or as much less as lets the graph fit the pane (a
                 // node cut at the pane's edge when the labeled term was shown, at 720p); a
                 // graph that fits at no zoom keeps the chosen one (the minimap shows the rest).
-                let fits = |z: f32| {
-                    let need = (hi - lo) * scale(z) + Vec2::splat(40.0);
-                    need.x <= area.width() && need.y <= area.height()
-                };
                 self.zoom = (0..=200)
                     .map(|i| self.chosen - i as f32 * 0.01)
                     .take_while(|&z| z >= MIN_ZOOM)
-                    .find(|&z| fits(z))
+                    .find(|&z| self.fits_at(z, all))
                     .unwrap_or(self.chosen);
                 let size = (hi - lo) * scale(self.zoom);
                 let free = (area.size() - size).max(Vec2::splat(40.0)) / 2.0;

@@ -318,7 +318,6 @@ impl Session {
         let mut nodes = Vec::new();
         let mut stmts = Vec::new();
         for s in m.iter() {
-            let label = st.short(s);
             if !prelude && (self.is_machinery(s) || self.is_folded(s)) {
                 continue;
             }
@@ -327,7 +326,7 @@ impl Session {
             nodes.push(Node {
                 key: st.key(s),
                 stmt: Some(s),
-                label,
+                label: st.short(s),
                 title: String::new(),
                 detail: String::new(),
                 kind: kind_of(m, s),

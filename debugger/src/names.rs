@@ -86,7 +86,7 @@ impl State {
             )
         };
         if let Some(c) = self.streams.get(&key).and_then(|&i| self.calls.get(i)) {
-            return format!("{}+{}", c.label, c.chunks_arrived());
+            return c.rest_label();
         }
         if !deep {
             return self.memo.0.borrow_mut().short(&m.labels, l);

@@ -242,11 +242,8 @@ impl Session {
     pub fn parse_label(&self, text: &str) -> Result<LabelPath, String> {
         let st = self.history.current();
         // A stream's pending rest as views show it (`2+3`).
-        let rest = (st.streams.iter()).find(|(_, &i)| {
-            st.calls
-                .get(i)
-                .is_some_and(|c| format!("{}+{}", c.label, c.chunks_arrived()) == text)
-        });
+        let rest = (st.streams.iter())
+            .find(|(_, &i)| st.calls.get(i).is_some_and(|c| c.rest_label() == text));
         if let Some(s) = rest.and_then(|(&key, _)| st.find(key)) {
             return st.machine.label_of(s).parse();
         }

@@ -42,6 +42,12 @@ impl Call {
         self.elements().count()
     }
 
+    /// How views label the stream's pending rest: the call's label and the chunks arrived
+    /// (`2+3`, beside the call graph's node `2`).
+    pub fn rest_label(&self) -> String {
+        format!("{}+{}", self.label, self.chunks_arrived())
+    }
+
     fn elements(&self) -> impl Iterator<Item = &str> {
         self.chunks
             .iter()
