@@ -43,6 +43,11 @@ fn fanout_source(n: usize, ms: u64) -> String {
     s
 }
 
+/// A list of `n` built by non-tail recursion, then its length.
+fn build_source(n: usize) -> String {
+    format!("rec build := fun n:\n    if n == 0:\n        ret []\n    else:\n        ret cons (n, build (n - 1))\nlength (build {n})\n")
+}
+
 struct Timing {
     front: Duration,
     build: Duration,
@@ -604,16 +609,13 @@ fn bench_scale(full: bool) {
     row("non-tail recursion, depth N", 25_000 / k, &|n| {
         best_world(&deep(n), None, Strategy::Opportunistic, None)
     });
-    let build = |n: usize| {
-        format!("rec build := fun n:\n    if n == 0:\n        ret []\n    else:\n        ret cons (n, build (n - 1))\nlength (build {n})\n")
-    };
     row("list of N built by recursion", 250_000 / k, &|n| {
-        best_world(&build(n), None, Strategy::Opportunistic, None)
+        best_world(&build_source(n), None, Strategy::Opportunistic, None)
     });
     // Lazily, each element's call is deferred and renamed along a chain of aliases: the shape
     // that was quadratic before reduce-alias renamed the shorter use list.
     row("list of N built by recursion, lazy", 25_000 / k, &|n| {
-        best_world(&build(n), None, Strategy::Lazy, None)
+        best_world(&build_source(n), None, Strategy::Lazy, None)
     });
     let fold = |n: usize| {
         let rec = "rec build := fun n:\n    if n == 0:\n        ret []\n    else:\n        ret cons (n, build (n - 1))\n";

@@ -5,7 +5,7 @@
 //! person reads the table (docs/performance.md keeps the current one).
 
 use crate::ab::{run_once, Sample};
-use crate::{best_of, fanout_source, ms, sum_source};
+use crate::{best_of, build_source, fanout_source, ms, sum_source};
 use opal_core::machine::run::Strategy;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -166,12 +166,10 @@ fn wide_fanout(opal: &Path, dir: &Path) {
 
 /// A list built by recursion, lazily: 4× the size in at most 5× the time, best of 3.
 fn lazy_building() {
-    let build = |n: usize| {
-        format!("rec build := fun n:\n    if n == 0:\n        ret []\n    else:\n        ret cons (n, build (n - 1))\nlength (build {n})\n")
-    };
     let n = 10_000;
-    let time =
-        |n: usize| best_of(3, &build(n), Strategy::Lazy).map(|t| ms(t.front + t.build + t.run));
+    let time = |n: usize| {
+        best_of(3, &build_source(n), Strategy::Lazy).map(|t| ms(t.front + t.build + t.run))
+    };
     let measured = time(n).and_then(|a| {
         let b = time(4 * n)?;
         let x = b / a;
