@@ -484,3 +484,27 @@ fn long_tuples_and_environments_rename_as_short_ones_do() {
     );
     assert_eq!(run_output(&src, Eval::Opportunistic).0, out);
 }
+
+/// A name bound in one inner branch of each outer branch is local to those branches; a name
+/// every path binds is bound after the `if` (the Python front end's retry loops lower to
+/// this shape; the first made an ill-formed term, E0900, before).
+#[test]
+fn a_name_some_nested_branches_bind_stays_local_and_one_every_path_binds_is_bound_after() {
+    let src =
+        "x := 2\nif x > 0:\n    if x > 1:\n        e := 2\n        v := e\n    else:\n        \
+               v := 3\nelse:\n    if x > 1:\n        e := 4\n        v := e\n    else:\n        \
+               v := 5\nprint (&stdout, v)\n";
+    let c = compile(src);
+    assert!(!c.has_errors(), "{:?}", c.diags);
+    assert!(well_formed(&c.program).is_empty());
+    for strategy in [Eval::Opportunistic, Eval::Cbv] {
+        assert_eq!(run_output(src, strategy).0, "2\n", "{strategy:?}");
+    }
+    let used_after = src.replace("print (&stdout, v)", "print (&stdout, e)");
+    let c = compile(&used_after);
+    let codes: Vec<&str> = c.diags.iter().map(|d| d.code).collect();
+    assert!(
+        codes.contains(&"E0100") && !codes.contains(&"E0900"),
+        "{codes:?}"
+    );
+}

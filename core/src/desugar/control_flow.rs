@@ -188,8 +188,7 @@ impl Desugarer {
         if els.is_some() {
             let mut every: Option<Vec<String>> = None;
             for b in &blocks {
-                let mut names = Vec::new();
-                assigned(b, &mut names);
+                let names = surely_assigned(b);
                 every = Some(match every {
                     None => names,
                     Some(prev) => prev.into_iter().filter(|n| names.contains(n)).collect(),
@@ -503,43 +502,80 @@ fn ends_in_ret(b: &Block) -> bool {
     matches!(b.items.last().map(|i| &i.kind), Some(ItemKind::Ret(_)))
 }
 
+/// Names a block binds on every path through it: at its level, and what every branch of a
+/// nested `if` with an `else` binds (what `if_item` binds after that `if`); not what a loop
+/// body or only some branches bind, which stays local to them.
+fn surely_assigned(b: &Block) -> Vec<String> {
+    let mut out = Vec::new();
+    for item in &b.items {
+        let mut names = Vec::new();
+        match &item.kind {
+            ItemKind::If(arms, Some(els)) => {
+                let mut every = surely_assigned(els);
+                for (_, body) in arms {
+                    let here = surely_assigned(body);
+                    every.retain(|n| here.contains(n));
+                }
+                names = every;
+            }
+            ItemKind::If(..) | ItemKind::For(..) | ItemKind::While(..) | ItemKind::DoWhile(..) => {}
+            _ => assigned_by(item, &mut names),
+        }
+        for n in names {
+            if !out.contains(&n) {
+                out.push(n);
+            }
+        }
+    }
+    out
+}
+
 /// Names assigned by a block at its level and in nested control flow, not in nested `fun`s.
 pub fn assigned(b: &Block, out: &mut Vec<String>) {
-    fn push(out: &mut Vec<String>, n: &str) {
-        if !out.iter().any(|x| x == n) {
-            out.push(n.to_string());
-        }
+    for item in &b.items {
+        assigned_by(item, out);
     }
-    fn amps(e: &Expr, out: &mut Vec<String>) {
-        match &e.kind {
-            ExprKind::App(f, a) => {
-                amps(f, out);
-                match &a.kind {
-                    ExprKind::Amp(id) => push(out, &id.name),
-                    ExprKind::Tuple(es) => {
-                        for x in es {
-                            if let ExprKind::Amp(id) = &x.kind {
-                                push(out, &id.name);
-                            } else {
-                                amps(x, out);
-                            }
+}
+
+fn push(out: &mut Vec<String>, n: &str) {
+    if !out.iter().any(|x| x == n) {
+        out.push(n.to_string());
+    }
+}
+
+/// The handles an expression passes as `&x` (it rebinds them).
+fn amps(e: &Expr, out: &mut Vec<String>) {
+    match &e.kind {
+        ExprKind::App(f, a) => {
+            amps(f, out);
+            match &a.kind {
+                ExprKind::Amp(id) => push(out, &id.name),
+                ExprKind::Tuple(es) => {
+                    for x in es {
+                        if let ExprKind::Amp(id) = &x.kind {
+                            push(out, &id.name);
+                        } else {
+                            amps(x, out);
                         }
                     }
-                    _ => amps(a, out),
                 }
+                _ => amps(a, out),
             }
-            ExprKind::Binary(_, a, b) => {
-                amps(a, out);
-                amps(b, out);
-            }
-            ExprKind::Paren(x) | ExprKind::Not(x) | ExprKind::Neg(x) | ExprKind::Prj(_, x) => {
-                amps(x, out)
-            }
-            ExprKind::Tuple(es) | ExprKind::List(es) => es.iter().for_each(|x| amps(x, out)),
-            _ => e.sugar_children().into_iter().for_each(|x| amps(x, out)),
         }
+        ExprKind::Binary(_, a, b) => {
+            amps(a, out);
+            amps(b, out);
+        }
+        ExprKind::Paren(x) | ExprKind::Not(x) | ExprKind::Neg(x) | ExprKind::Prj(_, x) => {
+            amps(x, out)
+        }
+        ExprKind::Tuple(es) | ExprKind::List(es) => es.iter().for_each(|x| amps(x, out)),
+        _ => e.sugar_children().into_iter().for_each(|x| amps(x, out)),
     }
-    for item in &b.items {
+}
+/// Names one item assigns (`assigned`).
+fn assigned_by(item: &Item, out: &mut Vec<String>) {
+    {
         match &item.kind {
             ItemKind::Bind(p, e) => {
                 amps(e, out);

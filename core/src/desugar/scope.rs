@@ -221,7 +221,7 @@ impl Desugarer {
         let mut d = Diagnostic::error("E0100", id.span, format!("unbound name `{}`", id.name));
         if let Some(kind) = self.block_locals.get(&id.name) {
             d = d.with_help(format!(
-                "`{}` was first bound inside {kind} and is local to it; bind it before the {kind} (e.g. `{} := …`) to use it afterwards",
+                "`{}` was first bound inside {kind} and is local to it; bind it before that block (e.g. `{} := …`) to use it afterwards",
                 id.name, id.name
             ));
         } else if let Some(s) = self.suggest(&id.name) {

@@ -85,6 +85,31 @@ pub(super) fn exception(ext: &str, arg: &PExp) -> Result<PExp, CallError> {
     if ext == "py_try" {
         return library_try(arg);
     }
+    if ext == "py_exc_new" {
+        return match arg {
+            PExp::Tuple(xs) => match &xs[..] {
+                [PExp::Prim(Prim::Str(class)), PExp::List(classes), PExp::Prim(Prim::Str(m))] => {
+                    let text = match &**m {
+                        "" => class.to_string(),
+                        m => format!("{class}: {m}"),
+                    };
+                    Ok(PExp::Tuple(vec![
+                        PExp::Prim(Prim::Handle("exception".into())),
+                        PExp::str(class),
+                        PExp::List(classes.clone()),
+                        PExp::str(m),
+                        PExp::str(&text),
+                    ]))
+                }
+                _ => Err(value_error(
+                    "py_exc_new takes (class, [classes], message)".into(),
+                )),
+            },
+            _ => Err(value_error(
+                "py_exc_new takes (class, [classes], message)".into(),
+            )),
+        };
+    }
     if ext == "py_caught" {
         return Ok(PExp::Bool(as_exception(arg).is_some()));
     }

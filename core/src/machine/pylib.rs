@@ -8,6 +8,24 @@ pub use super::pyrepr::{float_repr, repr, str_of};
 use crate::ir::{PExp, Prim};
 
 /// Is `ext` one of these functions?
+/// The start of the handle `py_unbound` makes (no program can name a handle with a space).
+const UNBOUND: &str = "unbound ";
+
+/// The Python name an argument (or one of an argument tuple's components) is unbound as,
+/// if it is `py_unbound`'s marker: reading it is Python's NameError.
+pub fn unbound_in(arg: &PExp) -> Option<&str> {
+    fn unbound(x: &PExp) -> Option<&str> {
+        match x {
+            PExp::Prim(Prim::Handle(h)) => h.strip_prefix(UNBOUND),
+            _ => None,
+        }
+    }
+    match arg {
+        PExp::Tuple(xs) => xs.iter().find_map(unbound),
+        one => unbound(one),
+    }
+}
+
 pub fn is_py(ext: &str) -> bool {
     ext.starts_with("py_")
 }
@@ -16,6 +34,12 @@ pub fn eval(ext: &str, arg: &PExp) -> Result<PExp, CallError> {
     Ok(match ext {
         "py_str" => PExp::str(&str_of(arg)),
         "py_repr" => PExp::str(&repr(arg)),
+        "py_unbound" => match arg {
+            PExp::Prim(Prim::Str(name)) => {
+                PExp::Prim(Prim::Handle(format!("{UNBOUND}{name}").into()))
+            }
+            _ => return Err(value_error("py_unbound takes a name".into())),
+        },
         "py_mul" => mul(pair(arg, ext)?)?,
         "py_method" => match arg {
             PExp::Tuple(xs) if xs.len() == 3 => match (&xs[1], &xs[2]) {
@@ -108,7 +132,7 @@ pub fn eval(ext: &str, arg: &PExp) -> Result<PExp, CallError> {
             })
         }
         "py_quiet" | "py_caught" | "py_exc_check" | "py_exc_matches" | "py_exc_message"
-        | "py_exc_raise" | "py_try" => super::pycollections::exception(ext, arg)?,
+        | "py_exc_raise" | "py_try" | "py_exc_new" => super::pycollections::exception(ext, arg)?,
         "py_dict" | "py_flatten" | "py_enumerate" | "py_mutated" => {
             super::pycollections::eval(ext, arg)?
         }

@@ -19,10 +19,10 @@
 
 use super::expr::{call, ident};
 use super::modules::order_of;
-use super::stmt::item;
+use super::stmt::{always_jumps, item, jumps, returns, Tail};
 use super::{span, Lower};
 use crate::span::Span;
-use crate::syntax::ast::{Block, Expr, ExprKind, Item, ItemKind, Lit, Order, Pattern};
+use crate::syntax::ast::{Block, Expr, ExprKind, Ident, Item, ItemKind, Lit, Order, Pattern};
 use ruff_python_ast as py;
 use ruff_python_ast::visitor::{walk_expr, Visitor};
 use std::collections::HashMap;
@@ -43,6 +43,61 @@ struct CatchPoint<'a> {
     call: &'a py::ExprCall,
     ext: String,
     order: Order,
+}
+
+/// Where the ways out of a `try` that `break`s, `continue`s or `return`s go: each way that
+/// falls through goes on with `rest`, the statements after the `try`, and all of them are
+/// lowered as the enclosing loop's body (`Stmt::jump_tail`) or the function's tail.
+pub(super) struct After<'a> {
+    pub(super) rest: &'a [py::Stmt],
+    pub(super) how: Leaving,
+}
+
+/// What encloses a `try` that jumps: a loop (with its `break` flag, if it breaks) or the
+/// tail of a function (a `return` binds the result).
+pub(super) enum Leaving {
+    Loop(Option<Ident>),
+    Function,
+}
+
+/// Python's built-in exception classes a script raises, each with its base.
+const BUILT_IN: &[(&str, &str)] = &[
+    ("Exception", "BaseException"),
+    ("ArithmeticError", "Exception"),
+    ("ZeroDivisionError", "ArithmeticError"),
+    ("OverflowError", "ArithmeticError"),
+    ("AssertionError", "Exception"),
+    ("AttributeError", "Exception"),
+    ("LookupError", "Exception"),
+    ("KeyError", "LookupError"),
+    ("IndexError", "LookupError"),
+    ("NameError", "Exception"),
+    ("OSError", "Exception"),
+    ("ConnectionError", "OSError"),
+    ("TimeoutError", "OSError"),
+    ("FileNotFoundError", "OSError"),
+    ("RuntimeError", "Exception"),
+    ("NotImplementedError", "RuntimeError"),
+    ("RecursionError", "RuntimeError"),
+    ("TypeError", "Exception"),
+    ("ValueError", "Exception"),
+    ("UnicodeError", "ValueError"),
+];
+
+/// The classes the script defines, each with its one base (`class RateLimit(Exception)`).
+pub(super) fn defined_classes(body: &[py::Stmt]) -> HashMap<String, String> {
+    let mut out = HashMap::new();
+    for s in body {
+        if let py::Stmt::ClassDef(c) = s {
+            let bases = c.arguments.as_deref().map_or(&[][..], |a| &a.args[..]);
+            if let [base] = bases {
+                if let Some(b) = class_name(base) {
+                    out.insert(c.name.to_string(), b);
+                }
+            }
+        }
+    }
+    out
 }
 
 /// The decorated externals' classes, by name (for their catching twins).
@@ -101,13 +156,6 @@ impl Lower {
     }
 
     pub(super) fn try_stmt(&mut self, t: &py::StmtTry, at: Span) -> Vec<Item> {
-        if t.is_star {
-            return self.refused_item(
-                at,
-                "`except*`",
-                "catch the group's exceptions in an external",
-            );
-        }
         let handler_bodies = t.handlers.iter().flat_map(|h| {
             let py::ExceptHandler::ExceptHandler(h) = h;
             h.body.iter()
@@ -118,41 +166,79 @@ impl Lower {
             .chain(&t.orelse)
             .chain(&t.finalbody)
             .chain(handler_bodies);
-        if all.any(super::stmt::returns) {
+        if all.any(returns) {
             let todo = "bind the result in the `try` and its `except` clauses, return after it";
-            return self.refused_item(at, "`return` inside a `try` statement", todo);
+            return self.refused_item(at, "`return` inside a `try` statement here", todo);
+        }
+        let Some(handlers) = self.handlers_of(t, at) else {
+            return vec![];
+        };
+        let mut items = self.try_body(&t.body, &handlers, &t.orelse, None);
+        items.extend(self.block(&t.finalbody).items);
+        items
+    }
+
+    /// A `try` in a loop's body or a function's tail that `break`s, `continue`s or `return`s
+    /// (a retry loop: `try: return ask(q)` / `except RateLimitError: continue`): lowered as
+    /// `try_stmt` lowers it, each way out of it going on as `after` says.
+    pub(super) fn try_leaving(&mut self, t: &py::StmtTry, after: &After, at: Span) -> Vec<Item> {
+        if !t.finalbody.is_empty() {
+            let todo = "move the `finally` block's statements after the `try` and before each jump";
+            return self.refused_item(
+                at,
+                "`break`, `continue` or `return` in a `try` that has a `finally` block",
+                todo,
+            );
+        }
+        let Some(handlers) = self.handlers_of(t, at) else {
+            return vec![];
+        };
+        self.try_body(&t.body, &handlers, &t.orelse, Some(after))
+    }
+
+    /// The statements `stmts` lowered as the way out of a `try` `after` says: followed by the
+    /// code after the `try`, as the rest of a loop's body or of a function.
+    fn leave(&mut self, after: &After, stmts: &[py::Stmt]) -> Vec<Item> {
+        let all: Vec<py::Stmt> = stmts.iter().chain(after.rest).cloned().collect();
+        match &after.how {
+            Leaving::Loop(flag) => self.jump_tail(&all, flag.as_ref()),
+            Leaving::Function => self.tail(&all, Tail::Bind),
+        }
+    }
+
+    /// The `except` clauses of `t` (refused, saying why, if one names something other than
+    /// classes, or `t` is `try`/`except*`).
+    fn handlers_of<'a>(&mut self, t: &'a py::StmtTry, at: Span) -> Option<Vec<Handler<'a>>> {
+        if t.is_star {
+            self.refuse(
+                at,
+                "`except*`",
+                "catch the group's exceptions in an external",
+            );
+            return None;
         }
         let mut handlers = Vec::new();
         for h in &t.handlers {
             let py::ExceptHandler::ExceptHandler(h) = h;
             let classes = match h.type_.as_deref() {
                 None => None,
-                Some(py::Expr::Tuple(tu)) => {
-                    let names: Option<Vec<String>> = tu.elts.iter().map(class_name).collect();
-                    match names {
-                        Some(n) => Some(n),
-                        None => {
-                            return self.refused_item(
-                                span(h.range),
-                                "this `except` clause",
-                                "name exception classes",
-                            )
-                        }
-                    }
+                Some(py::Expr::Tuple(tu)) => Some(tu.elts.iter().map(class_name).collect()),
+                Some(e) => Some(class_name(e).map(|n| vec![n])),
+            };
+            let classes = match classes {
+                None => None,
+                Some(Some(c)) => Some(c),
+                Some(None) => {
+                    self.refuse(
+                        span(h.range),
+                        "this `except` clause",
+                        "name exception classes",
+                    );
+                    return None;
                 }
-                Some(e) => match class_name(e) {
-                    Some(n) => Some(vec![n]),
-                    None => {
-                        return self.refused_item(
-                            span(h.range),
-                            "this `except` clause",
-                            "name exception classes",
-                        )
-                    }
-                },
             };
             // `except BaseException` catches everything, as a bare `except:` does.
-            let classes = classes.filter(|c| !c.iter().any(|n| n == "BaseException"));
+            let classes = classes.filter(|c: &Vec<String>| !c.iter().any(|n| n == "BaseException"));
             let name = h.name.as_ref().map(|n| n.to_string());
             handlers.push(Handler {
                 classes,
@@ -160,9 +246,7 @@ impl Lower {
                 body: &h.body,
             });
         }
-        let mut items = self.try_body(&t.body, &handlers, &t.orelse);
-        items.extend(self.block(&t.finalbody).items);
-        items
+        Some(handlers)
     }
 
     /// A statement of a `try` body that is a call that may raise, on a line of its own.
@@ -170,6 +254,8 @@ impl Lower {
         let (target, value) = match s {
             py::Stmt::Assign(a) if a.targets.len() == 1 => (Some(&a.targets[0]), &*a.value),
             py::Stmt::Expr(e) => (None, &*e.value),
+            // `return f(x)`: the value is returned where the call did not raise.
+            py::Stmt::Return(r) => (None, r.value.as_deref()?),
             _ => return None,
         };
         let py::Expr::Call(call) = value else {
@@ -187,15 +273,17 @@ impl Lower {
 
     /// The `try` body from its first statement on: statements up to a call that may raise
     /// as they are; that call, then the `except` clauses in the branch where it raised and
-    /// the rest of the body (and the `else` block) in the branch where it did not.
+    /// the rest of the body (and the `else` block) in the branch where it did not. With
+    /// `after`, each of these ways ends by going on as it says.
     fn try_body(
         &mut self,
         stmts: &[py::Stmt],
         handlers: &[Handler],
         orelse: &[py::Stmt],
+        after: Option<&After>,
     ) -> Vec<Item> {
         self.in_try += 1;
-        let items = self.try_body_items(stmts, handlers, orelse);
+        let items = self.try_body_items(stmts, handlers, orelse, after);
         self.in_try -= 1;
         items
     }
@@ -205,10 +293,12 @@ impl Lower {
         stmts: &[py::Stmt],
         handlers: &[Handler],
         orelse: &[py::Stmt],
+        after: Option<&After>,
     ) -> Vec<Item> {
         let mut items = Vec::new();
         for (i, s) in stmts.iter().enumerate() {
             let s_at = span(ruff_text_size::Ranged::range(s));
+            items.extend(self.prebinding(s));
             let caught = match self.catch_point(s) {
                 Some(p) => {
                     let inner = (p.call.arguments.args.iter())
@@ -220,7 +310,44 @@ impl Lower {
                 }
                 None => self.library_catch(s),
             };
+            let caught = match (caught, s) {
+                (None, py::Stmt::Raise(r)) if r.exc.is_some() => {
+                    self.raised(r, s_at).map(|e| (None, e))
+                }
+                (caught, _) => caught,
+            };
             let Some((target, lowered)) = caught else {
+                let jump = matches!(
+                    s,
+                    py::Stmt::Break(_) | py::Stmt::Continue(_) | py::Stmt::Return(_)
+                );
+                if let Some(a) = after.filter(|_| jump) {
+                    // Nothing after the jump runs; what it leaves to is outside the `try`.
+                    self.in_try -= 1;
+                    items.extend(self.leave(a, std::slice::from_ref(s)));
+                    self.in_try += 1;
+                    return items;
+                }
+                if let py::Stmt::If(x) = s {
+                    if self.branches_in_try(s, after.is_some()) {
+                        if self.calls_raising(&x.test)
+                            || x.elif_else_clauses
+                                .iter()
+                                .flat_map(|c| &c.test)
+                                .any(|t| self.calls_raising(t))
+                        {
+                            return self.refuse_nested(s_at, items);
+                        }
+                        // The code after the `if` moves into its branches, which stay in the
+                        // `try`: a call, a `raise` or a jump there is caught or leaves as here.
+                        let rest = &stmts[i + 1..];
+                        let mut lower = |this: &mut Lower, all: &[py::Stmt]| {
+                            this.try_body_items(all, handlers, orelse, after)
+                        };
+                        items.push(self.if_taking_rest(x, rest, always_jumps, &mut lower, s_at));
+                        return items;
+                    }
+                }
                 if stmt_calls_raising(self, s) {
                     return self.refuse_nested(s_at, items);
                 }
@@ -245,7 +372,7 @@ impl Lower {
             }
             // The clauses and the `else` block are outside the `try` body.
             self.in_try -= 1;
-            let raised = self.handlers(handlers, got_expr(), s_at);
+            let raised = self.handlers(handlers, got_expr(), after, s_at);
             self.in_try += 1;
             let mut fine = Vec::new();
             match target {
@@ -258,7 +385,15 @@ impl Lower {
                 }
                 None => {}
             }
-            fine.extend(self.try_body_items(&stmts[i + 1..], handlers, orelse));
+            match (s, after) {
+                // `return f(x)` (only with `after`: `try_stmt` refuses a `return`).
+                (py::Stmt::Return(_), Some(a)) => fine.extend(self.returned(a, got_expr(), s_at)),
+                // A `raise` never goes on; the branch goes where the `try`'s end does.
+                (py::Stmt::Raise(_), _) => {
+                    fine.extend(self.try_body_items(&[], handlers, orelse, after))
+                }
+                _ => fine.extend(self.try_body_items(&stmts[i + 1..], handlers, orelse, after)),
+            }
             let test = call("py_caught", vec![got_expr()], s_at);
             items.push(item(
                 ItemKind::If(vec![(test, raised)], Some(Block { items: fine })),
@@ -267,9 +402,86 @@ impl Lower {
             return items;
         }
         self.in_try -= 1;
-        items.extend(self.block(orelse).items);
+        match after {
+            Some(a) => items.extend(self.leave(a, orelse)),
+            None => items.extend(self.block(orelse).items),
+        }
         self.in_try += 1;
         items
+    }
+
+    /// Must an `if` in a `try` body take the code after it into its branches, lowered as
+    /// the `try` body: does it hold a call or a library operation that may raise, a `raise`,
+    /// or (`jumping`: the `try` leaves a loop or function) a `break`, `continue` or `return`?
+    fn branches_in_try(&self, s: &py::Stmt, jumping: bool) -> bool {
+        stmt_calls_raising(self, s)
+            || super::stmt::holds(s, library_shaped)
+            || super::stmt::raises(s)
+            || (jumping && (jumps(s) || returns(s)))
+    }
+
+    /// `raise E(message)` in a `try` body: the exception as a catching call returns it, for
+    /// the `except` clauses (`None`, refused, if `E` is not a class the script defines or a
+    /// built-in one).
+    fn raised(&mut self, r: &py::StmtRaise, at: Span) -> Option<Expr> {
+        let (class, message) = match r.exc.as_deref()? {
+            py::Expr::Call(c) if c.arguments.keywords.is_empty() && c.arguments.args.len() <= 1 => {
+                (class_name(&c.func)?, c.arguments.args.first())
+            }
+            e => (class_name(e)?, None),
+        };
+        let Some(classes) = self.classes_of(&class) else {
+            let todo = "raise a built-in exception class or one the script defines";
+            self.refuse(at, &format!("`raise {class}` in a `try` body"), todo);
+            return None;
+        };
+        // `str(KeyError(k))` is `repr(k)`.
+        let show = if classes.iter().any(|c| c == "KeyError") {
+            "py_repr"
+        } else {
+            "py_str"
+        };
+        let message = match message {
+            Some(m) => call(show, vec![self.expr(m)], at),
+            None => super::expr::str_lit("", at),
+        };
+        let args = vec![
+            super::expr::str_lit(&class, at),
+            class_list(&classes, at),
+            message,
+        ];
+        let tuple = Expr::new(ExprKind::Tuple(args), at);
+        Some(call("py_exc_new", vec![tuple], at))
+    }
+
+    /// `class` and its bases up to `BaseException` (its MRO), if the script defines it or it is
+    /// built in.
+    fn classes_of(&self, class: &str) -> Option<Vec<String>> {
+        let mut out = vec![class.to_string()];
+        let mut at = class;
+        while at != "BaseException" {
+            let base = match self.classes.get(at) {
+                Some(b) => b.as_str(),
+                None => BUILT_IN.iter().find(|(c, _)| *c == at)?.1,
+            };
+            if out.iter().any(|c| c == base) || out.len() > 64 {
+                return None;
+            }
+            out.push(base.to_string());
+            at = base;
+        }
+        Some(out)
+    }
+
+    /// `return value` as a way out of a `try` that `after` says where it goes.
+    fn returned(&mut self, after: &After, value: Expr, at: Span) -> Vec<Item> {
+        match &after.how {
+            Leaving::Loop(flag) => self.return_from_loop(value, flag.as_ref(), at),
+            Leaving::Function => vec![item(
+                ItemKind::Bind(Pattern::Name(ident(super::stmt::RESULT, at)), value),
+                at,
+            )],
+        }
     }
 
     /// The call of a catch point as it would be lowered, its callee swapped for the
@@ -302,6 +514,7 @@ impl Lower {
                 (Some(&a.targets[0]), &*a.value)
             }
             py::Stmt::Expr(e) => (None, &*e.value),
+            py::Stmt::Return(r) => (None, r.value.as_deref()?),
             _ => return None,
         };
         if self.calls_raising(value) {
@@ -344,7 +557,13 @@ impl Lower {
     /// The `except` clauses as a chain of `if`s on the exception's classes, the last clause
     /// the chain's `else` (so each branch binds what the others bind): `check` has already
     /// failed the run with an exception no clause catches.
-    fn handlers(&mut self, handlers: &[Handler], got: Expr, at: Span) -> Block {
+    fn handlers(
+        &mut self,
+        handlers: &[Handler],
+        got: Expr,
+        after: Option<&After>,
+        at: Span,
+    ) -> Block {
         let mut arms = Vec::new();
         for (i, h) in handlers.iter().enumerate() {
             let mut body = Vec::new();
@@ -355,7 +574,13 @@ impl Lower {
                     at,
                 ));
             }
-            body.extend(self.handler_body(h.body, &got));
+            // A bare `raise` anywhere in the clause re-raises what it caught.
+            let outer = self.reraise.replace(got.clone());
+            match after {
+                Some(a) => body.extend(self.leave(a, h.body)),
+                None => body.extend(self.handler_body(h.body)),
+            }
+            self.reraise = outer;
             let block = Block { items: body };
             match &h.classes {
                 Some(classes) if i + 1 < handlers.len() => {
@@ -390,18 +615,14 @@ impl Lower {
         call("py_exc_check", vec![got, class_list(&classes, at)], at)
     }
 
-    /// An `except` clause's body; a bare `raise` in it fails the run with the exception.
-    fn handler_body(&mut self, body: &[py::Stmt], got: &Expr) -> Vec<Item> {
+    /// An `except` clause's body: nothing after a `raise` at its top level runs.
+    fn handler_body(&mut self, body: &[py::Stmt]) -> Vec<Item> {
         let mut items = Vec::new();
         for s in body {
-            match s {
-                py::Stmt::Raise(r) if r.exc.is_none() => {
-                    let at = span(r.range);
-                    let raise = call("py_exc_raise", vec![got.clone()], at);
-                    items.push(stop_output(raise, at));
-                    return items;
-                }
-                _ => items.extend(self.stmt(s)),
+            items.extend(self.prebinding(s));
+            items.extend(self.stmt(s));
+            if matches!(s, py::Stmt::Raise(_)) {
+                break;
             }
         }
         items
@@ -411,6 +632,10 @@ impl Lower {
     /// uncaught one ends a Python script (`ValueError: message`). In a `try` body it is
     /// refused (the `except` clauses could not see it).
     pub(super) fn raise(&mut self, r: &py::StmtRaise, at: Span) -> Vec<Item> {
+        if let (None, Some(got)) = (&r.exc, &self.reraise) {
+            let raise = call("py_exc_raise", vec![got.clone()], at);
+            return vec![stop_output(raise, at)];
+        }
         if self.in_try > 0 {
             let todo = "raise inside an external function, or handle the case with an `if`";
             return self.refused_item(at, "`raise` inside a `try` body", todo);
@@ -485,6 +710,30 @@ fn is_target(t: &py::Expr) -> bool {
         py::Expr::Subscript(s) => !matches!(&*s.slice, py::Expr::Slice(_)),
         py::Expr::Tuple(x) => x.elts.iter().all(|e| matches!(e, py::Expr::Name(_))),
         py::Expr::List(x) => x.elts.iter().all(|e| matches!(e, py::Expr::Name(_))),
+        _ => false,
+    }
+}
+
+/// Is `s` a line `library_catch` would catch in a `try` body (`x = d[k]`, `int(s)`, `a / b`)?
+fn library_shaped(s: &py::Stmt) -> bool {
+    let value = match s {
+        py::Stmt::Assign(a) if a.targets.len() == 1 => &*a.value,
+        py::Stmt::Expr(e) => &*e.value,
+        py::Stmt::Return(r) => match r.value.as_deref() {
+            Some(v) => v,
+            None => return false,
+        },
+        _ => return false,
+    };
+    match value {
+        py::Expr::Subscript(x) => !matches!(&*x.slice, py::Expr::Slice(_)),
+        py::Expr::Call(c) => {
+            matches!(&*c.func, py::Expr::Name(n) if matches!(n.id.as_str(), "int" | "float"))
+        }
+        py::Expr::BinOp(b) => matches!(
+            b.op,
+            py::Operator::Div | py::Operator::FloorDiv | py::Operator::Mod
+        ),
         _ => false,
     }
 }

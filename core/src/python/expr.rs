@@ -222,16 +222,24 @@ impl Lower {
     pub(super) fn cond(&mut self, e: &py::Expr) -> Expr {
         let at = span(ruff_text_size::Ranged::range(e));
         match e {
+            // Python's `and` and `or` decide by their left operand before the right one
+            // runs (`top is None or d[top] < x` never reads `d[None]`), so they are
+            // conditionals, not OPAL's `and`/`or`, which compute both sides.
             py::Expr::BoolOp(b) => {
-                let op = if b.op == py::BoolOp::And {
-                    BinOp::And
-                } else {
-                    BinOp::Or
-                };
+                let and = b.op == py::BoolOp::And;
                 let parts: Vec<Expr> = b.values.iter().map(|v| self.cond(v)).collect();
-                let mut it = parts.into_iter();
-                let first = it.next().unwrap_or_else(|| Expr::new(ExprKind::Error, at));
-                it.fold(first, |a, b| binary(op, a, b, at))
+                let mut it = parts.into_iter().rev();
+                let last = it.next().unwrap_or_else(|| Expr::new(ExprKind::Error, at));
+                it.fold(last, |rest, a| {
+                    let decided = ident(if and { "false" } else { "true" }, at);
+                    let decided = Expr::new(ExprKind::Name(decided), at);
+                    let (yes, no) = if and {
+                        (rest, decided)
+                    } else {
+                        (decided, rest)
+                    };
+                    Expr::new(ExprKind::Cond(Box::new(yes), Box::new(a), Box::new(no)), at)
+                })
             }
             e if is_boolean(e) => self.expr(e),
             e => {

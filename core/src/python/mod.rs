@@ -14,6 +14,7 @@ mod exceptions;
 mod expr;
 mod modules;
 mod mutation;
+mod prebind;
 mod stmt;
 
 use crate::diag::Diagnostic;
@@ -49,8 +50,10 @@ pub fn parse(src: &str) -> Parsed {
         worker_only: worker_only(&module.body),
         names: all_names(&module.body),
         imports: modules::imported(&module.body),
-        dicts: dict_names(&module.body),
+        dicts: &dict_names(&module.body) | &dict_evidence(&module.body),
         decorated: exceptions::decorated(&module.body),
+        prebind: prebind::plan(&module.body),
+        classes: exceptions::defined_classes(&module.body),
         lines: Some(crate::span::LineIndex::new(src)),
         ..Lower::default()
     };
@@ -160,6 +163,12 @@ struct Lower {
     catches: usize,
     /// How many `try` bodies the statement being lowered is in.
     in_try: usize,
+    /// The classes the script defines, with their bases (`exceptions::defined_classes`).
+    classes: HashMap<String, String>,
+    /// The names bound before compound statements (`prebind::plan`).
+    prebind: prebind::Prebind,
+    /// Inside an `except` clause: the exception it caught, which a bare `raise` re-raises.
+    reraise: Option<crate::syntax::ast::Expr>,
     /// The script's lines, to name a line in a message.
     lines: Option<crate::span::LineIndex>,
 }
@@ -208,6 +217,81 @@ fn signatures(body: &[ruff_python_ast::Stmt]) -> HashMap<String, Signature> {
     (defs.0.into_iter())
         .filter(|(n, _)| count.get(n) == Some(&1))
         .collect()
+}
+
+/// The names the script shows are dictionaries where it does not build them: a parameter
+/// annotated `dict`, a name bound to what a function annotated `-> dict` returns (an
+/// external's answer), a name the script calls `.items()`, `.keys()`, `.values()`, `.get(…)`,
+/// `.setdefault(…)` or `.update(…)` on. Walking one walks its keys (a list is a function in
+/// the machine and a dictionary is not, so walking one as a list fails).
+fn dict_evidence(body: &[ruff_python_ast::Stmt]) -> std::collections::HashSet<String> {
+    use ruff_python_ast::visitor::{walk_expr, walk_stmt, Visitor};
+    use ruff_python_ast::{Expr, Stmt};
+    fn is_dict_type(e: &Expr) -> bool {
+        match e {
+            Expr::Name(n) => matches!(n.id.as_str(), "dict" | "Dict"),
+            Expr::Subscript(s) => is_dict_type(&s.value),
+            Expr::Attribute(a) => matches!(a.attr.as_str(), "Dict"),
+            _ => false,
+        }
+    }
+    #[derive(Default)]
+    struct Evidence {
+        found: std::collections::HashSet<String>,
+        returning: std::collections::HashSet<String>,
+        calls: Vec<(String, String)>,
+    }
+    impl<'a> Visitor<'a> for Evidence {
+        fn visit_stmt(&mut self, s: &'a Stmt) {
+            match s {
+                Stmt::FunctionDef(f) => {
+                    if f.returns.as_deref().is_some_and(is_dict_type) {
+                        self.returning.insert(f.name.to_string());
+                    }
+                    let p = &f.parameters;
+                    for a in p.posonlyargs.iter().chain(&p.args).chain(&p.kwonlyargs) {
+                        if a.parameter.annotation.as_deref().is_some_and(is_dict_type) {
+                            self.found.insert(a.parameter.name.to_string());
+                        }
+                    }
+                }
+                Stmt::AnnAssign(a) if is_dict_type(&a.annotation) => {
+                    if let Expr::Name(n) = &*a.target {
+                        self.found.insert(n.id.to_string());
+                    }
+                }
+                Stmt::Assign(a) => {
+                    if let (Expr::Call(c), [Expr::Name(t)]) = (&*a.value, &a.targets[..]) {
+                        if let Expr::Name(f) = &*c.func {
+                            self.calls.push((t.id.to_string(), f.id.to_string()));
+                        }
+                    }
+                }
+                _ => {}
+            }
+            walk_stmt(self, s);
+        }
+        fn visit_expr(&mut self, e: &'a Expr) {
+            if let Expr::Call(c) = e {
+                if let Expr::Attribute(a) = &*c.func {
+                    let method = a.attr.as_str();
+                    let dict_only = ["items", "keys", "values", "get", "setdefault", "update"];
+                    if let (Expr::Name(n), true) = (&*a.value, dict_only.contains(&method)) {
+                        self.found.insert(n.id.to_string());
+                    }
+                }
+            }
+            walk_expr(self, e);
+        }
+    }
+    let mut v = Evidence::default();
+    body.iter().for_each(|s| v.visit_stmt(s));
+    for (target, f) in &v.calls {
+        if v.returning.contains(f) {
+            v.found.insert(target.clone());
+        }
+    }
+    v.found
 }
 
 /// The names every binding of which is a dictionary display, comprehension or `dict(…)`

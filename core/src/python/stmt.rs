@@ -3,6 +3,7 @@
 //! binding the result (the code after the `if` moves into the branches that fall through),
 //! and the function returns that binding.
 
+use super::exceptions::{After, Leaving};
 use super::expr::{call, ident};
 use super::{span, Lower};
 use crate::span::Span;
@@ -13,12 +14,12 @@ use ruff_python_ast as py;
 
 /// The variable a function's branches bind its result to before it returns it: `return`, a
 /// keyword, so no Python variable can be named so; the debugger shows `return#1`.
-const RESULT: &str = "return";
+pub(super) const RESULT: &str = "return";
 
 /// How the tail of a block ends: the module's last statement, a function's `ret`, or a
 /// branch binding the function's result.
 #[derive(Clone, Copy, PartialEq)]
-enum Tail {
+pub(super) enum Tail {
     Module,
     Ret,
     Bind,
@@ -88,10 +89,11 @@ impl Lower {
     }
 
     /// A block whose end is `tail`: returns become `ret` (or the result's binding).
-    fn tail(&mut self, stmts: &[py::Stmt], tail: Tail) -> Vec<Item> {
+    pub(super) fn tail(&mut self, stmts: &[py::Stmt], tail: Tail) -> Vec<Item> {
         let mut items = Vec::new();
         for (i, s) in stmts.iter().enumerate() {
             let at = span(ruff_text_size::Ranged::range(s));
+            items.extend(self.prebinding(s));
             match s {
                 py::Stmt::Return(r) if tail != Tail::Module => {
                     let value = match &r.value {
@@ -108,6 +110,18 @@ impl Lower {
                 }
                 py::Stmt::For(_) | py::Stmt::While(_) if tail != Tail::Module && returns(s) => {
                     items.extend(self.returning_loop(s, &stmts[i + 1..], tail, at));
+                    return items;
+                }
+                // `try: return f(x)` `except E: return y`: each way out of the `try` binds
+                // the result or goes on with the code after it.
+                py::Stmt::Try(t) if tail != Tail::Module && returns(s) => {
+                    let after = After {
+                        rest: &stmts[i + 1..],
+                        how: Leaving::Function,
+                    };
+                    items.extend(self.try_leaving(t, &after, at));
+                    let result = Expr::new(ExprKind::Name(ident(RESULT, at)), at);
+                    items.push(self.result(result, tail, at));
                     return items;
                 }
                 _ => items.extend(self.stmt(s)),
@@ -149,7 +163,7 @@ impl Lower {
     /// own statements unless it always `ends` (returns, or jumps out of the loop), and is
     /// lowered by `lower`. How code after an `if` that returns, breaks or continues moves
     /// into the branches that fall through.
-    fn if_taking_rest(
+    pub(super) fn if_taking_rest(
         &mut self,
         x: &py::StmtIf,
         rest: &[py::Stmt],
@@ -223,7 +237,7 @@ impl Lower {
         orelse: &[py::Stmt],
         at: Span,
     ) -> Vec<Item> {
-        if orelse.iter().any(|s| returns(s) || jumps(s)) {
+        if orelse.iter().any(|s| returns(s) || leaves(s)) {
             let todo = "set a variable in the loop and test it after the loop";
             return self.refused_item(
                 at,
@@ -298,7 +312,17 @@ impl Lower {
                 let iter = self.iterated(&f.iter);
                 self.view_ok = false;
                 self.walking.extend(walked.clone());
-                let (body, flag) = self.loop_body(&f.body);
+                let carried = self.carried_targets(f);
+                let target = super::prebind::rename(target, &carried);
+                let at_target = ruff_text_size::Ranged::range(&*f.target);
+                let (body, flag) = if carried.is_empty() {
+                    self.loop_body(&f.body)
+                } else {
+                    let assigns = (carried.iter())
+                        .map(|(n, fresh)| super::prebind::assign_from(n, fresh, at_target));
+                    let stmts: Vec<py::Stmt> = assigns.chain(f.body.iter().cloned()).collect();
+                    self.loop_body(&stmts)
+                };
                 if walked.is_some() {
                     self.walking.pop();
                 }
@@ -455,10 +479,11 @@ impl Lower {
 
     /// Statements up to a `break` (which sets `flag`) or a `continue`; an `if` that jumps in
     /// a branch takes the statements after it into the branches that fall through.
-    fn jump_tail(&mut self, stmts: &[py::Stmt], flag: Option<&Ident>) -> Vec<Item> {
+    pub(super) fn jump_tail(&mut self, stmts: &[py::Stmt], flag: Option<&Ident>) -> Vec<Item> {
         let mut items = Vec::new();
         for (i, s) in stmts.iter().enumerate() {
             let at = span(ruff_text_size::Ranged::range(s));
+            items.extend(self.prebinding(s));
             match s {
                 py::Stmt::Break(_) => {
                     if let Some(f) = flag {
@@ -473,17 +498,24 @@ impl Lower {
                         Some(v) => self.expr(v),
                         None => Expr::new(ExprKind::Unit, at),
                     };
-                    let yes = || Expr::new(ExprKind::Name(ident("true", at)), at);
-                    items.push(item(
-                        ItemKind::Bind(Pattern::Name(ident(RESULT, at)), value),
-                        at,
-                    ));
-                    if let Some(rf) = self.returning.clone() {
-                        items.push(item(ItemKind::Bind(Pattern::Name(rf), yes()), at));
-                    }
+                    items.extend(self.return_from_loop(value, flag, at));
+                    return items;
+                }
+                // Nothing after a `raise` runs, nor do the loop's later iterations.
+                py::Stmt::Raise(r) => {
+                    items.extend(self.raise(r, at));
                     if let Some(f) = flag {
-                        items.push(item(ItemKind::Bind(Pattern::Name(f.clone()), yes()), at));
+                        let yes = Expr::new(ExprKind::Name(ident("true", at)), at);
+                        items.push(item(ItemKind::Bind(Pattern::Name(f.clone()), yes), at));
                     }
+                    return items;
+                }
+                py::Stmt::Try(t) if jumps(s) => {
+                    let after = After {
+                        rest: &stmts[i + 1..],
+                        how: Leaving::Loop(flag.cloned()),
+                    };
+                    items.extend(self.try_leaving(t, &after, at));
                     return items;
                 }
                 py::Stmt::If(x) if jumps(s) => {
@@ -494,6 +526,28 @@ impl Lower {
                 }
                 _ => items.extend(self.stmt(s)),
             }
+        }
+        items
+    }
+
+    /// `return value` inside a loop: the result bound, the function's returning flag and
+    /// the loop's `break` flag set.
+    pub(super) fn return_from_loop(
+        &mut self,
+        value: Expr,
+        flag: Option<&Ident>,
+        at: Span,
+    ) -> Vec<Item> {
+        let yes = || Expr::new(ExprKind::Name(ident("true", at)), at);
+        let mut items = vec![item(
+            ItemKind::Bind(Pattern::Name(ident(RESULT, at)), value),
+            at,
+        )];
+        if let Some(rf) = self.returning.clone() {
+            items.push(item(ItemKind::Bind(Pattern::Name(rf), yes()), at));
+        }
+        if let Some(f) = flag {
+            items.push(item(ItemKind::Bind(Pattern::Name(f.clone()), yes()), at));
         }
         items
     }
@@ -744,36 +798,67 @@ fn is_append(c: &py::ExprCall) -> bool {
         && c.arguments.keywords.is_empty()
 }
 
-/// Does `s` hold a `break`, `continue` or `return` that leaves the loop it is in (not a
-/// nested loop)? (A `return` there is allowed only in `returning_loop`.)
-fn jumps(s: &py::Stmt) -> bool {
-    match s {
-        py::Stmt::Break(_) | py::Stmt::Continue(_) | py::Stmt::Return(_) => true,
-        py::Stmt::If(i) => {
-            i.body.iter().any(jumps) || i.elif_else_clauses.iter().any(|c| c.body.iter().any(jumps))
+/// Does `s` hold a statement `leaf` picks at its own level: itself, or inside an `if`'s
+/// branches or a `try`'s body, clauses and blocks (not inside a nested loop or function)?
+pub(super) fn holds(s: &py::Stmt, leaf: fn(&py::Stmt) -> bool) -> bool {
+    leaf(s)
+        || match s {
+            py::Stmt::If(i) => {
+                i.body.iter().any(|s| holds(s, leaf))
+                    || (i.elif_else_clauses.iter()).any(|c| c.body.iter().any(|s| holds(s, leaf)))
+            }
+            py::Stmt::Try(t) => {
+                let handlers = t.handlers.iter().flat_map(|h| match h {
+                    py::ExceptHandler::ExceptHandler(h) => h.body.iter(),
+                });
+                (t.body
+                    .iter()
+                    .chain(&t.orelse)
+                    .chain(&t.finalbody)
+                    .chain(handlers))
+                .any(|s| holds(s, leaf))
+            }
+            _ => false,
         }
-        _ => false,
-    }
+}
+
+/// Does `s` hold a `break`, `continue`, `return` or `raise` that leaves the loop it is in
+/// (not a nested loop)? (A `return` there is allowed only in `returning_loop`.)
+pub(super) fn jumps(s: &py::Stmt) -> bool {
+    holds(s, |s| {
+        matches!(
+            s,
+            py::Stmt::Break(_) | py::Stmt::Continue(_) | py::Stmt::Return(_) | py::Stmt::Raise(_)
+        )
+    })
+}
+
+/// Does `s` hold a `raise` at its own level?
+pub(super) fn raises(s: &py::Stmt) -> bool {
+    holds(s, |s| matches!(s, py::Stmt::Raise(_)))
 }
 
 /// Does `s` hold a `break` (or a `return`) of the loop it is in?
 fn breaks(s: &py::Stmt) -> bool {
-    match s {
-        py::Stmt::Break(_) | py::Stmt::Return(_) => true,
-        py::Stmt::If(i) => {
-            i.body.iter().any(breaks)
-                || i.elif_else_clauses
-                    .iter()
-                    .any(|c| c.body.iter().any(breaks))
-        }
-        _ => false,
-    }
+    holds(s, |s| matches!(s, py::Stmt::Break(_) | py::Stmt::Return(_)))
+}
+
+/// Does `s` hold a `break`, `continue` or `return` (not counting a `raise`)?
+fn leaves(s: &py::Stmt) -> bool {
+    holds(s, |s| {
+        matches!(
+            s,
+            py::Stmt::Break(_) | py::Stmt::Continue(_) | py::Stmt::Return(_)
+        )
+    })
 }
 
 /// Does a block always end in `break` or `continue` (so the code after it never runs)?
-fn always_jumps(stmts: &[py::Stmt]) -> bool {
+pub(super) fn always_jumps(stmts: &[py::Stmt]) -> bool {
     match stmts.last() {
-        Some(py::Stmt::Break(_) | py::Stmt::Continue(_) | py::Stmt::Return(_)) => true,
+        Some(
+            py::Stmt::Break(_) | py::Stmt::Continue(_) | py::Stmt::Return(_) | py::Stmt::Raise(_),
+        ) => true,
         Some(py::Stmt::If(i)) => {
             let has_else = i.elif_else_clauses.last().is_some_and(|c| c.test.is_none());
             has_else
@@ -804,8 +889,8 @@ fn outside_fragment(s: &py::Stmt) -> (&'static str, &'static str) {
     match s {
         py::Stmt::Return(_) => ("`return` outside a function", "return from a function"),
         py::Stmt::Break(_) | py::Stmt::Continue(_) => (
-            "`break` or `continue` inside an `if` nested in a loop's other statement (`try`, `with`)",
-            "break directly in the loop's body or in an `if` there",
+            "`break` or `continue` inside a `with` or outside a loop",
+            "break directly in the loop's body, or in an `if` or `try` there",
         ),
         py::Stmt::ClassDef(_) => (
             "a class in internal code",

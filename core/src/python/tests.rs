@@ -30,8 +30,8 @@ fn what_is_outside_the_fragment_is_refused_where_it_is() {
             "a call that may raise inside an expression",
         ),
         (
-            "def g():\n    try:\n        return 1\n    except E:\n        return 2\n",
-            "`return` inside a `try` statement",
+            "def g():\n    try:\n        return 1\n    finally:\n        print(2)\n",
+            "`break`, `continue` or `return` in a `try` that has a `finally` block",
         ),
         ("x = {i for i in range(3)}\n", "a set comprehension"),
         ("d = {}\nprint(d.keys())\n", "`.keys()` outside"),

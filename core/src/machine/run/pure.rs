@@ -28,6 +28,11 @@ pub fn eval_pure(
     started: Instant,
 ) -> Result<Outcome, CallError> {
     use crate::machine::data::{self, compare};
+    if let Some(name) = crate::machine::pylib::unbound_in(arg) {
+        return Err(CallError::Raised(format!(
+            "NameError: name '{name}' is not defined"
+        )));
+    }
     Ok(match ext {
         "add" => match pair(arg)? {
             // `+` concatenates lists and tuples, as in Python.
