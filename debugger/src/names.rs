@@ -214,23 +214,44 @@ impl State {
         }
         // Inside a call of a prelude function (a loop's fold), looked for a few levels up: a
         // stream's resolution (`list@2 := ["Ho"] + <<…>>`) is not machinery.
+        self.library_call(s).is_some()
+    }
+
+    /// The nearest call of a prelude function `s` runs inside (looked for a few levels up),
+    /// as views showed the call.
+    pub(crate) fn library_call(&self, s: StmtId) -> Option<&str> {
+        let m = &self.machine;
         if self.library.is_empty() {
-            return false;
+            return None;
         }
         let mut l = m.label_id(s);
         for _ in 0..MACHINERY_DEPTH {
-            let Some(p) = m.labels.parent(l) else {
-                return false;
-            };
-            if self
-                .library
-                .contains(&self.memo.0.borrow_mut().key(&m.labels, p))
-            {
-                return true;
+            let p = m.labels.parent(l)?;
+            let key = self.memo.0.borrow_mut().key(&m.labels, p);
+            if let Some(call) = self.library.get(&key) {
+                return Some(call);
             }
             l = p;
         }
-        false
+        None
+    }
+
+    /// The prelude call `s` computes a program variable of, if its row would otherwise show
+    /// the prelude's insides: `s` binds a name the program gave, is the prelude's code (not
+    /// written in the program), runs inside a call of a prelude function and is not a value
+    /// yet (a call, an alias or a projection).
+    pub(crate) fn running_call(&self, s: StmtId) -> Option<&str> {
+        let m = &self.machine;
+        let n = m.stmt(s);
+        // A statement the program wrote (a loop body's, which runs inside `fold`) is its own.
+        if self.is_prelude_stmt(s)
+            || n.written_at().is_some()
+            || m.source_names(n.bind).is_empty()
+            || !matches!(n.op, MOp::Call(..) | MOp::Alias(_) | MOp::Prj(..))
+        {
+            return None;
+        }
+        self.library_call(s)
     }
 
     /// Is `s` a temporary the desugarer invented whose value every view writes in place of

@@ -162,9 +162,11 @@ pub(crate) struct State {
     /// (the label they were freshened at, their source name): a debugger still shows `city`
     /// in the loop body after its last use.
     pub collected: HashMap<(LabelKey, String), Collected>,
-    /// The labels of the calls of prelude functions reduce-call inlined: what runs under one
-    /// is the prelude's machinery (`Session::is_machinery`).
-    pub library: std::collections::HashSet<LabelKey>,
+    /// The labels of the calls of prelude functions reduce-call inlined, each with the call
+    /// as views showed it (`map (fun x: …, scored#1)`): what runs under one is the prelude's
+    /// machinery (`Session::is_machinery`), and a program variable it computes reads as that
+    /// call (`State::running_call`).
+    pub library: HashMap<LabelKey, String>,
 }
 
 /// A variable's value as it was when reduce-gc removed its statement.
@@ -232,9 +234,29 @@ impl State {
         out
     }
 
+    /// The call statement `s` makes, as its row shows it (`map (fun x: …, scored#1)`); a call
+    /// inside a prelude function (`map`'s `fold`) reads as the call the program made.
+    fn call_text(&self, s: StmtId) -> String {
+        if self.machine.stmt(s).written_at().is_none() {
+            if let Some(outer) = self.library_call(s) {
+                return outer.to_string();
+            }
+        }
+        let text = self.text(s);
+        match text.split_once(" := ") {
+            Some((_, call)) => call.to_string(),
+            None => text,
+        }
+    }
+
     /// A statement in one line: `x := o`, a function that is a list or a boolean read back.
+    /// A program variable a prelude function is still computing reads as that call
+    /// (`front#2 := map (…) [running]`), not as the prelude's insides (`l#3 (init#4, each#3)`).
     pub(crate) fn text(&self, s: StmtId) -> String {
         let m = &self.machine;
+        if let Some(call) = self.running_call(s) {
+            return format!("{} := {call} [running]", self.bind_name(m.stmt(s).bind));
+        }
         // The bound variable by its name; the operands with temporaries folded.
         let mut bind_first = true;
         let core = m.stmt_text_with(s, &mut |v| {
@@ -761,10 +783,10 @@ impl Env {
         if st.record && st.machine.steppable(s) == Ok(Rule::ReduceGc) {
             st.keep_collected(s);
         }
-        let library = st.record && st.calls_prelude(s);
+        let library = (st.record && st.calls_prelude(s)).then(|| st.call_text(s));
         let ev = st.machine.step(s)?;
-        if library && ev.rule == Rule::ReduceCall {
-            st.library.insert(key);
+        if let (Some(call), Rule::ReduceCall) = (library, ev.rule) {
+            st.library.insert(key, call);
         }
         let pure = ev.rule == Rule::Dispatch
             && ev

@@ -683,3 +683,35 @@ fn label_marks_stay_few() {
     assert_eq!(s.standing(), opal_debugger::Standing::Finished);
     assert!((1..=90).contains(&most), "the highest mark: ℓ{most}");
 }
+
+/// A program variable a prelude function is still computing reads as the call the program
+/// made (`cands#1 := fold (front#2, cand#1, for_body#1) [running]`), never as the prelude's
+/// insides (`l#3 (init#4, each#3)`), in every row the labeled term shows by default (issue 31).
+#[test]
+fn rows_show_the_programs_calls_not_the_preludes_insides() {
+    // Names only the prelude gives (fold's list and function, a cons cell's parts).
+    let prelude_names = ["l#", "each#", "tl#", "hd#"];
+    let mut running = 0;
+    for name in ["tree_of_thoughts", "poppy_tree_of_thoughts", "city_excursions"] {
+        let mut s = example(name);
+        for _ in 0..400 {
+            for r in s.rows() {
+                if r.prelude || s.is_machinery(r.id) || s.is_folded(r.id) {
+                    continue;
+                }
+                let insides = prelude_names.iter().any(|p| {
+                    r.text.match_indices(p).any(|(i, _)| {
+                        !r.text[..i].ends_with(|c: char| c.is_alphanumeric() || c == '_')
+                    })
+                });
+                assert!(!insides, "{name}: {}", r.text);
+                running += usize::from(r.text.ends_with("[running]"));
+            }
+            if s.round().is_err() && s.resolve_all().map_or(true, |n| n == 0) {
+                break;
+            }
+        }
+        assert_eq!(s.standing(), opal_debugger::Standing::Finished, "{name}");
+    }
+    assert!(running > 0, "some rows read as a running call");
+}
