@@ -236,6 +236,21 @@ impl State {
         None
     }
 
+    /// The call statement `s` makes, as its row shows it (`map (fun x: …, scored#1)`); a call
+    /// inside a prelude function (`map`'s `fold`) reads as the call the program made.
+    pub(crate) fn call_text(&self, s: StmtId) -> String {
+        if self.machine.stmt(s).written_at().is_none() {
+            if let Some(outer) = self.library_call(s) {
+                return outer.to_string();
+            }
+        }
+        let text = self.text(s);
+        match text.split_once(" := ") {
+            Some((_, call)) => call.to_string(),
+            None => text,
+        }
+    }
+
     /// The prelude call `s` computes a program variable of, if its row would otherwise show
     /// the prelude's insides: `s` binds a name the program gave, is the prelude's code (not
     /// written in the program), runs inside a call of a prelude function and is not a value

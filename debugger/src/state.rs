@@ -234,21 +234,6 @@ impl State {
         out
     }
 
-    /// The call statement `s` makes, as its row shows it (`map (fun x: …, scored#1)`); a call
-    /// inside a prelude function (`map`'s `fold`) reads as the call the program made.
-    fn call_text(&self, s: StmtId) -> String {
-        if self.machine.stmt(s).written_at().is_none() {
-            if let Some(outer) = self.library_call(s) {
-                return outer.to_string();
-            }
-        }
-        let text = self.text(s);
-        match text.split_once(" := ") {
-            Some((_, call)) => call.to_string(),
-            None => text,
-        }
-    }
-
     /// A statement in one line: `x := o`, a function that is a list or a boolean read back.
     /// A program variable a prelude function is still computing reads as that call
     /// (`front#2 := map (…) [running]`), not as the prelude's insides (`l#3 (init#4, each#3)`).

@@ -692,7 +692,11 @@ fn rows_show_the_programs_calls_not_the_preludes_insides() {
     // Names only the prelude gives (fold's list and function, a cons cell's parts).
     let prelude_names = ["l#", "each#", "tl#", "hd#"];
     let mut running = 0;
-    for name in ["tree_of_thoughts", "poppy_tree_of_thoughts", "city_excursions"] {
+    for name in [
+        "tree_of_thoughts",
+        "poppy_tree_of_thoughts",
+        "city_excursions",
+    ] {
         let mut s = example(name);
         for _ in 0..400 {
             for r in s.rows() {
