@@ -199,6 +199,11 @@ impl Lower {
     /// The statements `stmts` lowered as the way out of a `try` `after` says: followed by the
     /// code after the `try`, as the rest of a loop's body or of a function.
     fn leave(&mut self, after: &After, stmts: &[py::Stmt]) -> Vec<Item> {
+        let at =
+            (stmts.first()).map_or(Span::new(0, 0), |s| span(ruff_text_size::Ranged::range(s)));
+        if !self.copy_rest(after.rest, at) {
+            return Vec::new();
+        }
         let all: Vec<py::Stmt> = stmts.iter().chain(after.rest).cloned().collect();
         match &after.how {
             Leaving::Loop(flag) => self.jump_tail(&all, flag.as_ref()),

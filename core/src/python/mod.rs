@@ -163,6 +163,10 @@ struct Lower {
     catches: usize,
     /// How many `try` bodies the statement being lowered is in.
     in_try: usize,
+    /// Statements copied into branches so far, and whether that passed the budget
+    /// (`Lower::copy_rest`).
+    copied: usize,
+    over_budget: bool,
     /// The classes the script defines, with their bases (`exceptions::defined_classes`).
     classes: HashMap<String, String>,
     /// The names bound before compound statements (`prebind::plan`).

@@ -16,6 +16,10 @@ use ruff_python_ast as py;
 /// keyword, so no Python variable can be named so; the debugger shows `return#1`.
 pub(super) const RESULT: &str = "return";
 
+/// Statements a script's jumps may copy into branches (`Lower::copy_rest`): far beyond any
+/// script written by hand, reached in a fraction of a second.
+const COPY_BUDGET: usize = 50_000;
+
 /// How the tail of a block ends: the module's last statement, a function's `ret`, or a
 /// branch binding the function's result.
 #[derive(Clone, Copy, PartialEq)]
@@ -174,6 +178,9 @@ impl Lower {
         let mut branch = |this: &mut Lower, body: &[py::Stmt]| -> Block {
             let mut stmts: Vec<py::Stmt> = body.to_vec();
             if !ends(body) {
+                if !this.copy_rest(rest, at) {
+                    return Block::default();
+                }
                 stmts.extend(rest.iter().cloned());
             }
             Block {
@@ -226,6 +233,26 @@ impl Lower {
         let result = Expr::new(ExprKind::Name(ident(RESULT, at)), at);
         items.push(self.result(result, tail, at));
         items
+    }
+
+    /// Counts `rest`, about to be lowered once more inside a branch, against the script's
+    /// budget of such copies: `false` (refused once, at `at`) past it. Each `if` that jumps
+    /// in only some paths of a branch copies the code after it into both ways, so a loop
+    /// body of many of them grows exponentially; refused beyond the budget, it is an error at
+    /// its line rather than a lowering that does not end.
+    pub(super) fn copy_rest(&mut self, rest: &[py::Stmt], at: Span) -> bool {
+        self.copied += rest.len();
+        if self.copied <= COPY_BUDGET {
+            return true;
+        }
+        if !std::mem::replace(&mut self.over_budget, true) {
+            self.refuse(
+                at,
+                "this many `if`s or `try`s that `break`, `continue` or `return` in one block",
+                "set a variable where the code jumps, and test it once after them",
+            );
+        }
+        false
     }
 
     /// The loop (after its `break` flag), then its `else:` block, which runs when the loop

@@ -82,3 +82,27 @@ fn what_is_outside_the_fragment_is_refused_where_it_is() {
     let e = errors("def f(:\n");
     assert!(e.iter().any(|m| m.starts_with("E0400")), "{e:?}");
 }
+
+/// Jumps in only some paths of a branch copy the code after them into both ways: a loop body
+/// of 40 of them would be 2^40 statements. It is refused at a line, promptly, and a body of a
+/// few is not.
+#[test]
+fn jumps_that_would_copy_the_rest_without_end_are_refused() {
+    let body = |n: usize| {
+        let mut s = String::from("total = 0\nfor x in range(30):\n");
+        for i in 0..n {
+            s.push_str(&format!(
+                "    if x > {i}:\n        if x == {}:\n            continue\n    total += {i}\n",
+                i + 100
+            ));
+        }
+        s + "print(total)\n"
+    };
+    assert_eq!(errors(&body(4)), Vec::<String>::new());
+    let e = errors(&body(40));
+    assert!(
+        e.iter()
+            .any(|m| m.starts_with("E0401") && m.contains("this many `if`s")),
+        "{e:?}"
+    );
+}
