@@ -11,7 +11,7 @@ class Refused(RateLimitError):
     pass
 
 
-FAILS = {"tokyo": 2, "lima": 0, "oslo": 9, "rome": 1, "paris": 9, "bern": 9}
+FAILS = {"tokyo": 2, "lima": 0, "oslo": 9, "rome": 1, "paris": 9, "bern": 9, "kyiv": 9}
 CALLS = {}
 
 
@@ -113,3 +113,11 @@ print("stopped at", n)
 for k, v in [(1, "a"), (2, "b")]:
     pass
 print("last pair", k, v)
+try:
+    raise KeyError("k")
+except LookupError as e:
+    print(f"{e}", f"{e!r}", str(e), [e], isinstance(e, KeyError), isinstance(e, ValueError))
+try:
+    ask("kyiv")
+except RateLimitError as err:
+    print(repr(err), isinstance(err, Refused), isinstance(err, Exception))

@@ -63,7 +63,7 @@ pub(super) fn eval(ext: &str, arg: &PExp) -> Result<PExp, CallError> {
 
 /// What a catching call (`try.f`) returns when `f` raised: (the handle `exception`, which no
 /// program can name, the class, its classes from the MRO, the message, the whole text).
-fn as_exception(v: &PExp) -> Option<(&[PExp], &str, &str)> {
+pub(super) fn as_exception(v: &PExp) -> Option<(&[PExp], &str, &str)> {
     let PExp::Tuple(xs) = v else { return None };
     match &xs[..] {
         [PExp::Prim(Prim::Handle(h)), _, PExp::List(classes), PExp::Prim(Prim::Str(m)), PExp::Prim(Prim::Str(t))]

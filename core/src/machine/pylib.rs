@@ -115,6 +115,10 @@ pub fn eval(ext: &str, arg: &PExp) -> Result<PExp, CallError> {
         "py_isinstance" => {
             let (x, ty) = pair(arg, ext)?;
             let ty = text(ty, "isinstance")?;
+            if let Some((classes, _, _)) = super::pycollections::as_exception(x) {
+                let named = |c: &PExp| matches!(c, PExp::Prim(Prim::Str(c)) if **c == *ty);
+                return Ok(PExp::Bool(classes.iter().any(named)));
+            }
             PExp::Bool(match (ty, x) {
                 ("int", PExp::Prim(Prim::Int(_)) | PExp::Bool(_)) => true,
                 ("float", PExp::Prim(Prim::Float(_))) => true,

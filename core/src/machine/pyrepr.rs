@@ -9,7 +9,11 @@ use std::fmt::Write;
 pub fn str_of(p: &PExp) -> String {
     match p {
         PExp::Prim(Prim::Str(s)) => s.to_string(),
-        other => repr(other),
+        // An exception caught by `except E as e`: `str(e)` is its message.
+        other => match super::pycollections::as_exception(other) {
+            Some((_, message, _)) => message.to_string(),
+            None => repr(other),
+        },
     }
 }
 
@@ -21,6 +25,25 @@ pub fn repr(p: &PExp) -> String {
 }
 
 fn write_repr(out: &mut String, p: &PExp) {
+    if let Some((classes, message, _)) = super::pycollections::as_exception(p) {
+        // `ValueError('bad 1')`; a `KeyError`'s message is already its key's repr.
+        let class = match classes.first() {
+            Some(PExp::Prim(Prim::Str(c))) => c.to_string(),
+            _ => "Exception".to_string(),
+        };
+        out.push_str(&class);
+        out.push('(');
+        if classes
+            .iter()
+            .any(|c| matches!(c, PExp::Prim(Prim::Str(c)) if &**c == "KeyError"))
+        {
+            out.push_str(message);
+        } else if !message.is_empty() {
+            str_repr(out, message);
+        }
+        out.push(')');
+        return;
+    }
     match p {
         PExp::Prim(Prim::Int(i)) => {
             let _ = write!(out, "{i}");

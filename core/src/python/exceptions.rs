@@ -572,10 +572,10 @@ impl Lower {
         let mut arms = Vec::new();
         for (i, h) in handlers.iter().enumerate() {
             let mut body = Vec::new();
+            // `e` is the exception: `str(e)` its message, `repr(e)` `ValueError('…')`.
             if let Some(n) = &h.name {
-                let message = call("py_exc_message", vec![got.clone()], at);
                 body.push(item(
-                    ItemKind::Bind(Pattern::Name(ident(n, at)), message),
+                    ItemKind::Bind(Pattern::Name(ident(n, at)), got.clone()),
                     at,
                 ));
             }

@@ -411,6 +411,21 @@ fn worker_only(body: &[ruff_python_ast::Stmt]) -> std::collections::HashSet<Stri
             h.body.iter().for_each(|s| self.visit_stmt(s));
         }
         fn visit_expr(&mut self, e: &'a ruff_python_ast::Expr) {
+            // `isinstance(e, RateLimitError)` names the class as an `except` does (matched by
+            // name against the exception's classes).
+            if let ruff_python_ast::Expr::Call(c) = e {
+                if let (ruff_python_ast::Expr::Name(f), [x, class]) =
+                    (&*c.func, &c.arguments.args[..])
+                {
+                    if f.id.as_str() == "isinstance" {
+                        self.visit_expr(x);
+                        let was = std::mem::replace(&mut self.in_external, true);
+                        self.visit_expr(class);
+                        self.in_external = was;
+                        return;
+                    }
+                }
+            }
             if let ruff_python_ast::Expr::Name(n) = e {
                 if n.ctx == ruff_python_ast::ExprContext::Load {
                     let set = if self.in_external {
