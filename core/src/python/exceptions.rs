@@ -438,7 +438,8 @@ impl Lower {
         let Some(classes) = self.classes_of(&class) else {
             let todo = "raise a built-in exception class or one the script defines";
             self.refuse(at, &format!("`raise {class}` in a `try` body"), todo);
-            return None;
+            // Refused once: an error in place of the exception, not the `raise` again.
+            return Some(Expr::new(ExprKind::Error, at));
         };
         // `str(KeyError(k))` is `repr(k)`.
         let show = if classes.iter().any(|c| c == "KeyError") {

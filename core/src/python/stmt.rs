@@ -537,7 +537,8 @@ impl Lower {
                     }
                     return items;
                 }
-                py::Stmt::Try(t) if jumps(s) => {
+                // A `try` whose clauses only `raise` needs no way out (`try_stmt` lowers it).
+                py::Stmt::Try(t) if leaves(s) => {
                     let after = After {
                         rest: &stmts[i + 1..],
                         how: Leaving::Loop(flag.cloned()),

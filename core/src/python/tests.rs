@@ -106,3 +106,20 @@ fn jumps_that_would_copy_the_rest_without_end_are_refused() {
         "{e:?}"
     );
 }
+
+/// A `try` in a loop that breaks elsewhere, whose clause only re-raises, keeps its `finally`
+/// (only a `try` that itself jumps out is refused with one); an unknown class raised in a
+/// `try` body is refused once.
+#[test]
+fn a_try_that_only_raises_keeps_its_finally_and_an_unknown_raise_is_refused_once() {
+    let src = [
+        "from opal import unordered\n\n@unordered\ndef f(x):\n    return x\n\nout = []\n",
+        "for x in range(4):\n    if x == 3:\n        break\n    try:\n        y = f(x)\n",
+        "    except ValueError:\n        raise\n    finally:\n        out.append(x)\nprint(out)\n",
+    ]
+    .concat();
+    assert_eq!(errors(&src), Vec::<String>::new());
+    let e = errors("try:\n    raise Weird(\"x\")\nexcept ValueError:\n    pass\n");
+    assert_eq!(e.len(), 1, "{e:?}");
+    assert!(e[0].contains("`raise Weird` in a `try` body"), "{e:?}");
+}
