@@ -6,6 +6,7 @@
 use crate::state::State;
 use opal_core::machine::label::{LabelId, LabelKey, ROOT};
 use opal_core::machine::readback::{Budget, Value};
+use opal_core::machine::template::{TOp, TVar, Template};
 use opal_core::machine::{MOp, SourceName, StmtId, VarId};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -421,6 +422,36 @@ pub fn marked_terms(terms: &[String]) -> Vec<String> {
             out
         })
         .collect()
+}
+
+/// A function's parameter as the paper's sugar writes it where the desugarer only takes it
+/// apart (`fun (stdout, city):` for `fun p'1: stdout'1 := prj 1 p'1; city := prj 2 p'1 …`):
+/// the body begins by projecting components 1, 2, … in order and uses the parameter nowhere
+/// else. The components by their base names (`stdout`, not `stdout'1`).
+pub(crate) fn parameter_pattern(t: &Template) -> Option<String> {
+    let param = TVar::Local(0);
+    let mut parts = Vec::new();
+    for s in &t.stmts {
+        match s.op {
+            TOp::Prj(i, x) if x == param && i as usize == parts.len() + 1 => {
+                parts.push(t.names.get(s.local as usize)?.base.to_string());
+            }
+            _ => break,
+        }
+    }
+    if parts.len() < 2 || t.ret == param {
+        return None;
+    }
+    let rest = &t.stmts[parts.len()..];
+    let mentions = |v: TVar| v == param;
+    let used = rest.iter().any(|s| match s.op {
+        TOp::Alias(y) | TOp::Prj(_, y) => mentions(y),
+        TOp::Call(f, x) => mentions(f) || mentions(x),
+        TOp::Tuple(start, len) => t.tuple(start, len).iter().any(|v| mentions(*v)),
+        TOp::Fun(i) => t.fun(i).1.iter().any(|v| mentions(*v)),
+        TOp::Prim(_) => false,
+    });
+    (!used).then(|| format!("({})", parts.join(", ")))
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 //! Views, history and jobs build on this; it knows nothing of them.
 
 use crate::kind::{kind_of, Kind, RowStatus};
+use crate::names::parameter_pattern;
 use crate::timeline::Call;
 use opal_core::diag::Diagnostic;
 use opal_core::machine::explore::resolve_now;
@@ -253,11 +254,15 @@ impl State {
         });
         let bind = m.stmt(s).bind;
         match m.stmt(s).op {
-            MOp::Fun(_) => match self.readback(bind) {
+            MOp::Fun(c) => match self.readback(bind) {
                 v @ (Value::List(_) | Value::Bool(_)) => format!("{} := {v}", self.bind_name(bind)),
                 _ => {
-                    core.lines().next().unwrap_or("").to_string()
-                        + if core.contains('\n') { " …" } else { "" }
+                    let first = core.lines().next().unwrap_or("");
+                    let first = match m.closure(c).and_then(|(t, _)| parameter_pattern(t)) {
+                        Some(pattern) => format!("{} := fun {pattern}:", self.bind_name(bind)),
+                        None => first.to_string(),
+                    };
+                    first + if core.contains('\n') { " …" } else { "" }
                 }
             },
             // A tuple holding lists, booleans or a dictionary reads as data too.

@@ -719,3 +719,24 @@ fn rows_show_the_programs_calls_not_the_preludes_insides() {
     }
     assert!(running > 0, "some rows read as a running call");
 }
+
+/// A loop's body reads with the paper's pattern for its parameter (`fun (stdout, city): …`,
+/// as §2 writes it), not the desugarer's `fun p'1:` and its projections; through a whole run.
+#[test]
+fn a_loop_body_reads_with_its_parameters_pattern() {
+    let mut s = example("city_excursions");
+    let mut seen = false;
+    for _ in 0..400 {
+        for r in s.rows() {
+            if r.prelude || s.is_machinery(r.id) || s.is_folded(r.id) {
+                continue;
+            }
+            assert!(!r.text.contains("fun p'"), "{}", r.text);
+            seen |= r.text.contains("for_body'1 := fun (stdout, city): …");
+        }
+        if s.round().is_err() && s.resolve_all().map_or(true, |n| n == 0) {
+            break;
+        }
+    }
+    assert!(seen, "the loop body's row was shown");
+}
