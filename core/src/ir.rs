@@ -28,10 +28,15 @@ pub enum PExp {
     Bool(bool),
     /// Keys and values in insertion order.
     Dict(Vec<(PExp, PExp)>),
+    /// A Python set: its elements in insertion order, no two equal (`pyset::order` gives the
+    /// order CPython iterates them in).
+    Set(Vec<PExp>),
 }
 
 /// The tag of a dictionary value `(dict, entries)`: a handle no program can name.
 pub const DICT_TAG: &str = "dict";
+/// The tag of a set value `(set, elements)`: a handle no program can name.
+pub const SET_TAG: &str = "set";
 /// The sequencing token ordered calls thread (PopPy's `S`): a handle no program can name.
 pub const SEQ_TOKEN: &str = "seq";
 
@@ -177,6 +182,17 @@ impl fmt::Display for PExp {
                         f.write_str(", ")?;
                     }
                     write!(f, "{k}: {v}")?;
+                }
+                f.write_char('}')
+            }
+            PExp::Set(xs) if xs.is_empty() => f.write_str("set()"),
+            PExp::Set(xs) => {
+                f.write_char('{')?;
+                for (i, x) in crate::machine::pyset::order(xs).into_iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{x}")?;
                 }
                 f.write_char('}')
             }

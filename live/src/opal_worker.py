@@ -79,6 +79,8 @@ def encode(v):
         return {"$tuple": [encode(x) for x in v]}
     if isinstance(v, dict):
         return {"$dict": [[encode(k), encode(x)] for k, x in v.items()]}
+    if type(v) is set:
+        return {"$set": [encode(x) for x in v]}
     n = next(HANDLE_IDS)
     HANDLES[n] = v
     return {"$handle": n, "type": type(v).__name__}
@@ -92,6 +94,8 @@ def decode(v):
             return tuple(decode(x) for x in v["$tuple"])
         if "$dict" in v:
             return {decode(k): decode(x) for k, x in v["$dict"]}
+        if "$set" in v:
+            return {decode(x) for x in v["$set"]}
         if "$float" in v:
             return float(v["$float"])
         if "$handle" in v:

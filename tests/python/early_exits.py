@@ -54,3 +54,40 @@ for p in range(2, 12):
             break
     else:
         print(p, "is prime")
+
+
+# `return` from a loop nested in another: every loop around it is left.
+def find_cell(grid, target):
+    for r, row in enumerate(grid):
+        for c, x in enumerate(row):
+            if x == target:
+                print("found at", r, c)
+                return (r, c)
+        print("not in row", r)
+    print("not found")
+    return None
+
+
+def first_pair(xs, total):
+    i = 0
+    while i < len(xs):
+        for y in xs[i + 1:]:
+            if xs[i] + y == total:
+                return [xs[i], y]
+        i += 1
+    return []
+
+
+def deep(n):
+    for a in range(n):
+        for b in range(n):
+            for c in range(n):
+                if a + b + c == 4 and a < b < c:
+                    return a * 100 + b * 10 + c
+    return -1
+
+
+grid = [[1, 2], [3, 4], [5, 6]]
+print(find_cell(grid, 4), find_cell(grid, 9), find_cell([], 1))
+print(first_pair([3, 8, 1, 6], 7), first_pair([1, 2], 9))
+print(deep(5), deep(2))

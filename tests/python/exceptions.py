@@ -51,3 +51,14 @@ try:
     summarize("quota")
 except (KeyError, QuotaError) as err:
     print("tuple of classes:", err)
+
+# The class's name, as logging lines write it; and of values.
+for doc in ["short", "bad", "quota"]:
+    try:
+        s = summarize(doc)
+        print(s)
+    except Exception as e:
+        print(f"{type(e).__name__}: {e}")
+        print(type(e).__name__, repr(e))
+print(type(1).__name__, type("s").__name__, type([1]).__name__, type(None).__name__)
+print(type({1: 2}).__name__, type({1}).__name__, type((1, 2)).__name__, type(2.5).__name__)

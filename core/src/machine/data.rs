@@ -10,7 +10,7 @@
 use super::call_error::CallError;
 use super::Outcome;
 use crate::diag::Clip;
-use crate::ir::{Expr, Fun, Op, PExp, Prim, Stmt, DICT_TAG};
+use crate::ir::{Expr, Fun, Op, PExp, Prim, Stmt, DICT_TAG, SET_TAG};
 use crate::names::{Name, Sym};
 use crate::span::Span;
 use std::cmp::Ordering;
@@ -108,6 +108,12 @@ impl Builder {
                 let tag = self.emit("tag", Op::Prim(Prim::Handle(Arc::from(DICT_TAG))));
                 self.emit("dict", Op::Tuple(vec![tag, entries]))
             }
+            PExp::Set(xs) => {
+                let items: Vec<Name> = xs.iter().map(|x| self.value(x)).collect();
+                let elements = self.list(&items);
+                let tag = self.emit("tag", Op::Prim(Prim::Handle(Arc::from(SET_TAG))));
+                self.emit("set", Op::Tuple(vec![tag, elements]))
+            }
         }
     }
     /// A Church list of already-built items: `fun p: append (… append (prj 1 p, x1) …, xn)`.
@@ -180,6 +186,7 @@ pub fn equal(a: &PExp, b: &PExp) -> bool {
                         .iter()
                         .all(|(k, v)| ys.iter().any(|(k2, v2)| equal(k, k2) && equal(v, v2)))
             }
+            (PExp::Set(xs), PExp::Set(ys)) => super::pyset::equal(xs, ys),
             _ => a == b,
         },
     }
@@ -196,6 +203,7 @@ fn kind(p: &PExp) -> &'static str {
         PExp::List(_) => "a list",
         PExp::Bool(_) => "a boolean",
         PExp::Dict(_) => "a dictionary",
+        PExp::Set(_) => "a set",
     }
 }
 
@@ -205,6 +213,7 @@ pub(super) fn elements<'a>(p: &'a PExp, ext: &str) -> Result<Vec<&'a PExp>, Call
     match p {
         PExp::List(xs) | PExp::Tuple(xs) => Ok(xs.iter().collect()),
         PExp::Dict(kvs) => Ok(kvs.iter().map(|(k, _)| k).collect()),
+        PExp::Set(xs) => Ok(super::pyset::order(xs)),
         other => Err(CallError::Needs {
             ext: ext.to_string(),
             needs: "a list",
@@ -422,10 +431,11 @@ fn len(arg: &PExp) -> Result<PExp, CallError> {
         PExp::Prim(Prim::Str(s)) => s.chars().count(),
         PExp::List(xs) | PExp::Tuple(xs) => xs.len(),
         PExp::Dict(kvs) => kvs.len(),
+        PExp::Set(xs) => xs.len(),
         other => {
             return Err(CallError::Needs {
                 ext: "len".into(),
-                needs: "a string, list, tuple or dictionary",
+                needs: "a string, list, tuple, dictionary or set",
                 got: described(other),
             })
         }
@@ -444,6 +454,7 @@ fn contains(arg: &PExp) -> Result<PExp, CallError> {
                 got: described(other),
             })
         }
+        (PExp::Set(xs), x) => super::pyset::contains(xs, x),
         _ => elements(coll, "`in`")?.into_iter().any(|e| equal(e, x)),
     }))
 }

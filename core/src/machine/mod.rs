@@ -17,6 +17,7 @@ pub mod print;
 mod pycollections;
 pub mod pylib;
 mod pyrepr;
+pub mod pyset;
 pub mod readback;
 mod results;
 pub mod run;

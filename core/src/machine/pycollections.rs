@@ -75,6 +75,17 @@ pub(super) fn as_exception(v: &PExp) -> Option<(&[PExp], &str, &str)> {
     }
 }
 
+/// The class of an exception value (`as_exception`): `ValueError`, or the script's own.
+pub(super) fn exception_class(v: &PExp) -> &str {
+    match v {
+        PExp::Tuple(xs) => match xs.get(1) {
+            Some(PExp::Prim(Prim::Str(c))) => c,
+            _ => "Exception",
+        },
+        _ => "Exception",
+    }
+}
+
 /// The Python front end's exception functions: `py_caught v` (did the call raise?),
 /// `py_exc_matches (v, classes)` (does an `except` naming them catch it?), `py_exc_message v`
 /// (`str(e)`) and `py_exc_raise v` (fail the run with it).
@@ -308,6 +319,7 @@ fn mutated(recv: &PExp, name: &str, args: &[PExp]) -> Result<(PExp, PExp), CallE
     match recv {
         PExp::List(xs) => list_mutated(xs, name, args),
         PExp::Dict(kvs) => dict_mutated(kvs, name, args),
+        PExp::Set(xs) => super::pyset::mutated(xs, name, args),
         other => {
             let kind = match other {
                 PExp::Prim(Prim::Str(_)) => "str",

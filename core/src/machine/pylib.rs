@@ -126,8 +126,9 @@ pub fn eval(ext: &str, arg: &PExp) -> Result<PExp, CallError> {
                 ("bool", PExp::Bool(_)) => true,
                 ("list", PExp::List(_)) => true,
                 ("dict", PExp::Dict(_)) => true,
+                ("set", PExp::Set(_)) => true,
                 ("tuple", PExp::Tuple(xs)) => !xs.is_empty(),
-                ("int" | "float" | "str" | "bool" | "list" | "dict" | "tuple", _) => false,
+                ("int" | "float" | "str" | "bool" | "list" | "dict" | "set" | "tuple", _) => false,
                 _ => {
                     return Err(value_error(format!(
                         "isinstance of `{ty}` is not built yet"
@@ -140,12 +141,15 @@ pub fn eval(ext: &str, arg: &PExp) -> Result<PExp, CallError> {
         "py_dict" | "py_flatten" | "py_enumerate" | "py_mutated" => {
             super::pycollections::eval(ext, arg)?
         }
+        "py_set" | "py_bitor" | "py_bitand" | "py_bitxor" => super::pyset::eval(ext, arg)?,
+        "py_type_name" => PExp::str(&class_name(arg)),
         "py_list" => match arg {
             PExp::Prim(Prim::Str(s)) => {
                 PExp::List(s.chars().map(|c| PExp::str(&c.to_string())).collect())
             }
             PExp::List(xs) | PExp::Tuple(xs) => PExp::List(xs.clone()),
             PExp::Dict(kvs) => PExp::List(kvs.iter().map(|(k, _)| k.clone()).collect()),
+            PExp::Set(xs) => PExp::List(super::pyset::order(xs).into_iter().cloned().collect()),
             other => {
                 return Err(CallError::Raised(format!(
                     "TypeError: {} is not iterable",
@@ -211,6 +215,37 @@ fn truthy(p: &PExp) -> bool {
         PExp::Prim(_) => true,
         PExp::Tuple(xs) | PExp::List(xs) => !xs.is_empty(),
         PExp::Dict(kvs) => !kvs.is_empty(),
+        PExp::Set(xs) => !xs.is_empty(),
+    }
+}
+
+/// `type(v).__name__`: an exception's class, a worker object's class (its handle carries it:
+/// `py#3:Client`), else the type's name.
+fn class_name(v: &PExp) -> String {
+    if super::pycollections::as_exception(v).is_some() {
+        return super::pycollections::exception_class(v).to_string();
+    }
+    match v {
+        PExp::Prim(Prim::Handle(h)) if h.starts_with("py#") => {
+            h.split_once(':').map_or("object", |(_, c)| c).to_string()
+        }
+        other => type_name(other).to_string(),
+    }
+}
+
+/// The name of `p`'s Python type, as CPython's errors write it.
+pub(super) fn type_name(p: &PExp) -> &'static str {
+    match p {
+        PExp::Prim(Prim::Int(_)) => "int",
+        PExp::Prim(Prim::Float(_)) => "float",
+        PExp::Prim(Prim::Str(_)) => "str",
+        PExp::Bool(_) => "bool",
+        PExp::Tuple(xs) if xs.is_empty() => "NoneType",
+        PExp::Tuple(_) => "tuple",
+        PExp::List(_) => "list",
+        PExp::Dict(_) => "dict",
+        PExp::Set(_) => "set",
+        PExp::Prim(_) => "object",
     }
 }
 
@@ -481,13 +516,7 @@ fn method(recv: &PExp, name: &str, args: &[PExp]) -> Result<PExp, CallError> {
                 ));
             }
         }
-        let kind = match recv {
-            PExp::Prim(Prim::Str(_)) => "str",
-            PExp::List(_) => "list",
-            PExp::Dict(_) => "dict",
-            PExp::Tuple(_) => "tuple",
-            _ => "value",
-        };
+        let kind = type_name(recv);
         CallError::Raised(format!(
             "AttributeError: '{kind}' object has no attribute '{name}'"
         ))
@@ -530,6 +559,10 @@ fn method(recv: &PExp, name: &str, args: &[PExp]) -> Result<PExp, CallError> {
                 .collect(),
         ),
         (PExp::Dict(_), "copy") => recv.clone(),
+        (PExp::Set(xs), _) => match super::pyset::method(xs, name, args)? {
+            Some(v) => v,
+            None => return Err(no_method()),
+        },
         _ => return Err(no_method()),
     })
 }

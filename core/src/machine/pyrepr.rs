@@ -83,6 +83,7 @@ fn write_repr(out: &mut String, p: &PExp) {
             }
             out.push('}');
         }
+        PExp::Set(xs) => out.push_str(&super::pyset::write(xs, &repr)),
     }
 }
 

@@ -12,7 +12,7 @@
 
 use super::template::{TOp, TVar, Template};
 use super::{MOp, Machine, VarId};
-use crate::ir::{write_str_lit, PExp, Prim, DICT_TAG};
+use crate::ir::{write_str_lit, PExp, Prim, DICT_TAG, SET_TAG};
 use std::fmt::{self, Write};
 use std::rc::Rc;
 
@@ -26,6 +26,8 @@ pub enum Value {
     List(Vec<Part>),
     /// A dictionary `(dict, [(key, value), …])`: its entries in order.
     Dict(Vec<(Value, Value)>),
+    /// A Python set `(set, [x, …])`: its elements in insertion order.
+    Set(Vec<Value>),
     /// A function that is neither a boolean nor a list (or could not be read back in budget).
     Fun,
     /// A dispatched external call that has not resolved: `<<ext arg>>`.
@@ -70,6 +72,7 @@ impl Value {
             Value::Prim(_) | Value::Bool(_) => true,
             Value::Tuple(xs) => xs.iter().all(Value::is_complete),
             Value::Dict(kvs) => kvs.iter().all(|(k, v)| k.is_complete() && v.is_complete()),
+            Value::Set(xs) => xs.iter().all(Value::is_complete),
             Value::List(parts) => parts
                 .iter()
                 .all(|p| matches!(p, Part::Item(v) if v.is_complete())),
@@ -97,6 +100,7 @@ impl Value {
                     .map(|(k, v)| Some((k.to_data()?, v.to_data()?)))
                     .collect::<Option<_>>()?,
             ),
+            Value::Set(xs) => PExp::Set(xs.iter().map(Value::to_data).collect::<Option<_>>()?),
             Value::Fun | Value::Task(_) | Value::Unknown(_) => return None,
         })
     }
@@ -131,6 +135,17 @@ impl fmt::Display for Value {
                 }
                 f.write_char('}')
             }
+            Value::Set(xs) => match self.to_data() {
+                Some(p) => write!(f, "{p}"),
+                None => {
+                    f.write_str("set(")?;
+                    for (i, x) in xs.iter().enumerate() {
+                        f.write_str(if i > 0 { ", " } else { "{" })?;
+                        write!(f, "{x}")?;
+                    }
+                    f.write_str(if xs.is_empty() { ")" } else { "})" })
+                }
+            },
             Value::List(parts) => {
                 if parts.is_empty() {
                     return f.write_str("[]");
@@ -383,6 +398,16 @@ impl<'m> Reader<'m> {
                 Value::Tuple(vs) => match &vs[..] {
                     [Value::Prim(Prim::Handle(tag)), Value::List(parts)] if &**tag == DICT_TAG => {
                         self.dict(parts).unwrap_or(Value::Tuple(vs))
+                    }
+                    [Value::Prim(Prim::Handle(tag)), Value::List(parts)] if &**tag == SET_TAG => {
+                        let items = parts.iter().map(|p| match p {
+                            Part::Item(v) => Some(v.clone()),
+                            Part::Hole(_) => None,
+                        });
+                        match items.collect::<Option<Vec<_>>>() {
+                            Some(xs) => Value::Set(xs),
+                            None => Value::Tuple(vs),
+                        }
                     }
                     _ => Value::Tuple(vs),
                 },

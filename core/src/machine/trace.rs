@@ -54,6 +54,7 @@ pub fn pexp_to_json(p: &PExp) -> serde_json::Value {
         PExp::Dict(kvs) => {
             json!({"dict": kvs.iter().map(|(k, v)| json!([pexp_to_json(k), pexp_to_json(v)])).collect::<Vec<_>>()})
         }
+        PExp::Set(xs) => json!({"set": xs.iter().map(pexp_to_json).collect::<Vec<_>>()}),
     }
 }
 
@@ -223,6 +224,8 @@ fn json_to_pexp_within(v: &serde_json::Value, depth: u32) -> Option<PExp> {
         Value::Object(o) => {
             if let Some(Value::Array(xs)) = o.get("list") {
                 PExp::List(each(xs)?)
+            } else if let Some(Value::Array(xs)) = o.get("set") {
+                PExp::Set(each(xs)?)
             } else if let Some(Value::Array(kvs)) = o.get("dict") {
                 let pair = |kv: &Value| match kv {
                     Value::Array(p) if p.len() == 2 => Some((

@@ -90,6 +90,7 @@ const PY_BUILTINS: &[(&str, &str)] = &[
     ("abs", "py_abs"),
     ("bool", "py_bool"),
     ("list", "py_list"),
+    ("set", "py_set"),
     ("tuple", "py_tuple"),
     ("any", "py_any"),
     ("all", "py_all"),
@@ -182,6 +183,17 @@ impl Lower {
                 if let Some(path) = self.module_path(e) {
                     return self.module_call(&path, None, at);
                 }
+                // `type(x).__name__` (`print(f"{type(e).__name__}: {e}")` in an `except`).
+                if let (py::Expr::Call(c), "__name__") = (&*a.value, a.attr.as_str()) {
+                    let is_type = matches!(&*c.func, py::Expr::Name(f) if f.id.as_str() == "type");
+                    let builtin = is_type && !self.sigs.contains_key("type");
+                    if let ([x], true) = (&c.arguments.args[..], builtin) {
+                        if c.arguments.keywords.is_empty() {
+                            let x = self.expr(x);
+                            return call("py_type_name", vec![x], at);
+                        }
+                    }
+                }
                 return self.object_attribute(a, at);
             }
             py::Expr::ListComp(c) => {
@@ -197,8 +209,9 @@ impl Lower {
                 let pairs = self.comprehension(Elt::Pair(key, &d.value), &d.generators, at);
                 return call("py_dict", vec![pairs], at);
             }
-            py::Expr::SetComp(_) => {
-                return self.refused(at, "a set comprehension", "build a list with a list comprehension (sets are not built yet)")
+            py::Expr::SetComp(c) => {
+                let items = self.comprehension(Elt::One(&c.elt), &c.generators, at);
+                return call("py_set", vec![items], at);
             }
             py::Expr::Await(_) => {
                 return self.refused(at, "`await`", "call the external without `await`: OPAL runs every call as soon as its argument is ready")
@@ -206,7 +219,13 @@ impl Lower {
             py::Expr::Yield(_) | py::Expr::YieldFrom(_) => {
                 return self.refused(at, "a generator (`yield`)", "build a list, or move the generator into an external function")
             }
-            py::Expr::Set(_) => return self.refused(at, "a set", "use a list, or a dictionary with the items as keys"),
+            py::Expr::Set(s) => {
+                if s.elts.iter().any(|e| matches!(e, py::Expr::Starred(_))) {
+                    return self.refused(at, "`*` unpacking", "pass the items one by one");
+                }
+                let items = s.elts.iter().map(|e| self.expr(e)).collect();
+                return call("py_set", vec![Expr::new(ExprKind::List(items), at)], at);
+            }
             py::Expr::Named(_) => return self.refused(at, "`:=` in an expression", "assign on a line of its own"),
             py::Expr::Starred(_) => return self.refused(at, "`*` unpacking", "pass the items one by one"),
             py::Expr::Slice(_) => return self.refused(at, "a slice", "take the items in an external function"),
@@ -296,6 +315,9 @@ impl Lower {
             py::Operator::FloorDiv => return call("py_floordiv", vec![l, r], at),
             py::Operator::Mod => return call("py_mod", vec![l, r], at),
             py::Operator::Pow => return call("py_pow", vec![l, r], at),
+            py::Operator::BitOr => return call("py_bitor", vec![l, r], at),
+            py::Operator::BitAnd => return call("py_bitand", vec![l, r], at),
+            py::Operator::BitXor => return call("py_bitxor", vec![l, r], at),
             _ => {
                 return self.refused(
                     at,
@@ -334,17 +356,45 @@ impl Lower {
     }
 
     /// `[elt for x in xs if c]` (and a generator passed to a call): the prelude's `map` over
-    /// `filter`, lazily, so a comprehension over a streaming list streams.
-    /// What a `for` walks: the expression, or a dictionary's keys when it names one (a name
-    /// the script only ever binds to dictionaries: `for k in counts:`).
+    /// What a `for` walks: the expression; a set's elements (in CPython's order) where it
+    /// names a set or builds one; a dictionary's keys where it names one (`evidence`).
     pub(super) fn iterated(&mut self, e: &py::Expr) -> Expr {
         let x = self.expr(e);
         match e {
+            _ if self.is_set(e) => call("py_list", vec![x], span(ruff_text_size::Ranged::range(e))),
             py::Expr::Name(n) if self.dicts.contains(n.id.as_str()) => {
                 let at = span(n.range);
                 call("keys", vec![x], at)
             }
             _ => x,
+        }
+    }
+
+    /// Does `e` give a set, as far as the script shows: a name it shows holds one (`evidence`),
+    /// a display, a set comprehension, `set(…)`, an operator on a set (`a | b`), a method of
+    /// a set that gives one (`a.union(b)`)?
+    fn is_set(&self, e: &py::Expr) -> bool {
+        use py::Operator as O;
+        match e {
+            py::Expr::Name(n) => self.sets.contains(n.id.as_str()),
+            py::Expr::Set(_) | py::Expr::SetComp(_) => true,
+            py::Expr::BinOp(b) if matches!(b.op, O::BitOr | O::BitAnd | O::BitXor | O::Sub) => {
+                self.is_set(&b.left) || self.is_set(&b.right)
+            }
+            py::Expr::Call(c) => match &*c.func {
+                py::Expr::Name(f) => f.id.as_str() == "set",
+                py::Expr::Attribute(a) => {
+                    let gives = [
+                        "union",
+                        "intersection",
+                        "difference",
+                        "symmetric_difference",
+                    ];
+                    gives.contains(&a.attr.as_str()) && self.is_set(&a.value)
+                }
+                _ => false,
+            },
+            _ => false,
         }
     }
 
@@ -490,6 +540,10 @@ impl Lower {
         }
         if name == "isinstance" {
             return self.isinstance(c, at);
+        }
+        if name == "type" {
+            let todo = "use `type(x).__name__` for the name of its class, or `isinstance(x, C)`";
+            return self.refused(at, "`type(…)` as a value", todo);
         }
         if name == "sorted" && !c.arguments.keywords.is_empty() {
             return self.sorted_with_keywords(c, at);

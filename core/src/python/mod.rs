@@ -10,6 +10,7 @@
 //! error E0401 at its line and column that says what to do. docs/python.md has the table.
 
 mod alias;
+mod evidence;
 mod exceptions;
 mod expr;
 mod modules;
@@ -50,7 +51,8 @@ pub fn parse(src: &str) -> Parsed {
         worker_only: worker_only(&module.body),
         names: all_names(&module.body),
         imports: modules::imported(&module.body),
-        dicts: &dict_names(&module.body) | &dict_evidence(&module.body),
+        dicts: evidence::names(&module.body, evidence::Shape::Dict),
+        sets: evidence::names(&module.body, evidence::Shape::Set),
         decorated: exceptions::decorated(&module.body),
         prebind: prebind::plan(&module.body),
         classes: exceptions::defined_classes(&module.body),
@@ -61,6 +63,18 @@ pub fn parse(src: &str) -> Parsed {
     let mut items = lower.module_externs();
     items.extend(lower.catching_externs());
     items.append(&mut block.items);
+    // A script's result is what it prints. The lazy strategy computes only a program's result
+    // (SEMANTICS.md §5), so the program ends with a print of nothing, which waits for every
+    // print before it. Written nowhere: no stop or line of its own.
+    if !lower.names.contains("print_raw") && !lower.sigs.contains_key("print_raw") {
+        let nowhere = Span::default();
+        let nothing = expr::str_lit("", nowhere);
+        let wait = expr::call("print_raw", vec![nothing], nowhere);
+        items.push(stmt::item(
+            crate::syntax::ast::ItemKind::Expr(wait),
+            nowhere,
+        ));
+    }
     block.items = items;
     Parsed {
         block,
@@ -149,8 +163,10 @@ struct Lower {
     /// The expression being lowered is walked or converted (a `for`'s list, a comprehension's,
     /// an argument of `list`, `sorted`, …): a dictionary view may be a list there.
     view_ok: bool,
-    /// The names the script only ever binds to dictionaries (`dict_names`).
+    /// The names the script shows hold dictionaries (`evidence`): walking one walks its keys.
     dicts: std::collections::HashSet<String>,
+    /// The names the script shows hold sets (`evidence`): walking one walks its elements.
+    sets: std::collections::HashSet<String>,
     /// What each imported name stands for (`modules::imported`).
     imports: HashMap<String, String>,
     /// The module functions internal code calls, with the first call's place.
@@ -221,140 +237,6 @@ fn signatures(body: &[ruff_python_ast::Stmt]) -> HashMap<String, Signature> {
     (defs.0.into_iter())
         .filter(|(n, _)| count.get(n) == Some(&1))
         .collect()
-}
-
-/// The names the script shows are dictionaries where it does not build them: a parameter
-/// annotated `dict`, a name bound to what a function annotated `-> dict` returns (an
-/// external's answer), a name the script calls `.items()`, `.keys()`, `.values()`, `.get(…)`,
-/// `.setdefault(…)` or `.update(…)` on. Walking one walks its keys (a list is a function in
-/// the machine and a dictionary is not, so walking one as a list fails).
-fn dict_evidence(body: &[ruff_python_ast::Stmt]) -> std::collections::HashSet<String> {
-    use ruff_python_ast::visitor::{walk_expr, walk_stmt, Visitor};
-    use ruff_python_ast::{Expr, Stmt};
-    fn is_dict_type(e: &Expr) -> bool {
-        match e {
-            Expr::Name(n) => matches!(n.id.as_str(), "dict" | "Dict"),
-            Expr::Subscript(s) => is_dict_type(&s.value),
-            Expr::Attribute(a) => matches!(a.attr.as_str(), "Dict"),
-            _ => false,
-        }
-    }
-    #[derive(Default)]
-    struct Evidence {
-        found: std::collections::HashSet<String>,
-        returning: std::collections::HashSet<String>,
-        calls: Vec<(String, String)>,
-    }
-    impl<'a> Visitor<'a> for Evidence {
-        fn visit_stmt(&mut self, s: &'a Stmt) {
-            match s {
-                Stmt::FunctionDef(f) => {
-                    if f.returns.as_deref().is_some_and(is_dict_type) {
-                        self.returning.insert(f.name.to_string());
-                    }
-                    let p = &f.parameters;
-                    for a in p.posonlyargs.iter().chain(&p.args).chain(&p.kwonlyargs) {
-                        if a.parameter.annotation.as_deref().is_some_and(is_dict_type) {
-                            self.found.insert(a.parameter.name.to_string());
-                        }
-                    }
-                }
-                Stmt::AnnAssign(a) if is_dict_type(&a.annotation) => {
-                    if let Expr::Name(n) = &*a.target {
-                        self.found.insert(n.id.to_string());
-                    }
-                }
-                Stmt::Assign(a) => {
-                    if let (Expr::Call(c), [Expr::Name(t)]) = (&*a.value, &a.targets[..]) {
-                        if let Expr::Name(f) = &*c.func {
-                            self.calls.push((t.id.to_string(), f.id.to_string()));
-                        }
-                    }
-                }
-                _ => {}
-            }
-            walk_stmt(self, s);
-        }
-        fn visit_expr(&mut self, e: &'a Expr) {
-            if let Expr::Call(c) = e {
-                if let Expr::Attribute(a) = &*c.func {
-                    let method = a.attr.as_str();
-                    let dict_only = ["items", "keys", "values", "get", "setdefault", "update"];
-                    if let (Expr::Name(n), true) = (&*a.value, dict_only.contains(&method)) {
-                        self.found.insert(n.id.to_string());
-                    }
-                }
-            }
-            walk_expr(self, e);
-        }
-    }
-    let mut v = Evidence::default();
-    body.iter().for_each(|s| v.visit_stmt(s));
-    for (target, f) in &v.calls {
-        if v.returning.contains(f) {
-            v.found.insert(target.clone());
-        }
-    }
-    v.found
-}
-
-/// The names every binding of which is a dictionary display, comprehension or `dict(…)`
-/// call: walking one walks its keys, as Python does.
-fn dict_names(body: &[ruff_python_ast::Stmt]) -> std::collections::HashSet<String> {
-    use ruff_python_ast::visitor::{walk_expr, walk_stmt, Visitor};
-    use ruff_python_ast::{Expr, Stmt};
-    #[derive(Default)]
-    struct Bindings {
-        dict: std::collections::HashSet<String>,
-        other: std::collections::HashSet<String>,
-    }
-    fn is_dict(e: &Expr) -> bool {
-        match e {
-            Expr::Dict(_) | Expr::DictComp(_) => true,
-            Expr::Call(c) => matches!(&*c.func, Expr::Name(n) if n.id.as_str() == "dict"),
-            _ => false,
-        }
-    }
-    impl<'a> Visitor<'a> for Bindings {
-        fn visit_stmt(&mut self, s: &'a Stmt) {
-            if let Stmt::Assign(a) = s {
-                for t in &a.targets {
-                    match t {
-                        Expr::Name(n) => {
-                            let set = if is_dict(&a.value) {
-                                &mut self.dict
-                            } else {
-                                &mut self.other
-                            };
-                            set.insert(n.id.to_string());
-                        }
-                        t => self.visit_expr(t),
-                    }
-                }
-                self.visit_expr(&a.value);
-                return;
-            }
-            if let Stmt::FunctionDef(f) = s {
-                let p = &f.parameters;
-                for a in p.posonlyargs.iter().chain(&p.args).chain(&p.kwonlyargs) {
-                    self.other.insert(a.parameter.name.to_string());
-                }
-            }
-            walk_stmt(self, s);
-        }
-        fn visit_expr(&mut self, e: &'a Expr) {
-            // Any other binding (a `for` target, an unpacking, `:=`) may bind something else.
-            if let Expr::Name(n) = e {
-                if n.ctx == ruff_python_ast::ExprContext::Store {
-                    self.other.insert(n.id.to_string());
-                }
-            }
-            walk_expr(self, e);
-        }
-    }
-    let mut b = Bindings::default();
-    body.iter().for_each(|s| b.visit_stmt(s));
-    b.dict.difference(&b.other).cloned().collect()
 }
 
 /// Every name the script reads or binds.

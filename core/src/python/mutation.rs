@@ -22,6 +22,8 @@ const CHANGING: &[&str] = &[
     "update",
     "setdefault",
     "popitem",
+    "add",
+    "discard",
 ];
 
 /// Is `e` a call of a method that changes its receiver, handled here?

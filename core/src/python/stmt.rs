@@ -58,18 +58,6 @@ pub(super) fn returns(s: &py::Stmt) -> bool {
     }
 }
 
-/// Does `s` hold a `return` inside a loop nested in it (or in its branches)?
-fn returns_in_loop(s: &py::Stmt) -> bool {
-    match s {
-        py::Stmt::For(_) | py::Stmt::While(_) => returns(s),
-        py::Stmt::If(i) => {
-            i.body.iter().any(returns_in_loop)
-                || (i.elif_else_clauses.iter()).any(|c| c.body.iter().any(returns_in_loop))
-        }
-        _ => false,
-    }
-}
-
 /// Does a block always end in `return` (so code after it never runs)?
 fn always_returns(stmts: &[py::Stmt]) -> bool {
     match stmts.last() {
@@ -451,21 +439,16 @@ impl Lower {
     /// the body breaks, is returned to be bound before the loop.
     fn loop_body(&mut self, stmts: &[py::Stmt]) -> (Block, Option<Ident>) {
         // A `return` in this loop's body (in a function, `returning_loop`) jumps as `break`
-        // does; one in a nested loop, or outside a function, is refused.
-        let nested = |s: &py::Stmt| {
-            if self.returning.is_some() {
-                returns_in_loop(s)
-            } else {
-                returns(s)
+        // does, also from a loop nested in it (`jump_tail`); outside a function it is refused.
+        if self.returning.is_none() {
+            if let Some(r) = stmts.iter().find(|s| returns(s)) {
+                let at = span(ruff_text_size::Ranged::range(r));
+                self.refuse(
+                    at,
+                    "`return` inside a loop here",
+                    "keep the result in a variable, `break`, and return it after the loop",
+                );
             }
-        };
-        if let Some(r) = stmts.iter().find(|s| nested(s)) {
-            let at = span(ruff_text_size::Ranged::range(r));
-            self.refuse(
-                at,
-                "`return` inside a nested loop",
-                "keep the result in a variable, `break`, and return it after the loops",
-            );
         }
         if !stmts.iter().any(jumps) {
             return (self.block(stmts), None);
@@ -526,6 +509,23 @@ impl Lower {
                         None => Expr::new(ExprKind::Unit, at),
                     };
                     items.extend(self.return_from_loop(value, flag, at));
+                    return items;
+                }
+                // A nested loop that may `return`: once it has, this loop is left too
+                // (its `break` flag set), else the code after it runs.
+                py::Stmt::For(_) | py::Stmt::While(_) if returns(s) => {
+                    items.extend(self.stmt(s));
+                    let Some(returned) = self.returning.clone() else {
+                        return items;
+                    };
+                    let mut leave = Vec::new();
+                    if let Some(f) = flag {
+                        let yes = Expr::new(ExprKind::Name(ident("true", at)), at);
+                        leave.push(item(ItemKind::Bind(Pattern::Name(f.clone()), yes), at));
+                    }
+                    let rest = self.jump_tail(&stmts[i + 1..], flag);
+                    let arms = vec![(name_expr(&returned), Block { items: leave })];
+                    items.push(item(ItemKind::If(arms, Some(Block { items: rest })), at));
                     return items;
                 }
                 // Nothing after a `raise` runs, nor do the loop's later iterations.
@@ -693,6 +693,29 @@ impl Lower {
         None
     }
 
+    /// Does `name op= value` change a collection in place in Python (a list's `+=`, a set's
+    /// `|=`, `&=`, `^=`, `-=`, a dictionary's `|=`), as far as the script shows the type? The
+    /// front end rebinds the name instead, which another holder of the object would see.
+    fn in_place(&self, name: &str, a: &py::StmtAugAssign) -> Option<()> {
+        let builds = |e: &py::Expr, call: &str| match e {
+            py::Expr::Call(c) => matches!(&*c.func, py::Expr::Name(f) if f.id.as_str() == call),
+            _ => false,
+        };
+        let v = &*a.value;
+        let list = matches!(v, py::Expr::List(_) | py::Expr::ListComp(_)) || builds(v, "list");
+        let set = self.sets.contains(name)
+            || matches!(v, py::Expr::Set(_) | py::Expr::SetComp(_))
+            || builds(v, "set");
+        let dict = self.dicts.contains(name) || matches!(v, py::Expr::Dict(_)) || builds(v, "dict");
+        let changes = match a.op {
+            py::Operator::Add | py::Operator::Mult => list,
+            py::Operator::Sub | py::Operator::BitAnd | py::Operator::BitXor => set,
+            py::Operator::BitOr => set || dict,
+            _ => false,
+        };
+        changes.then_some(())
+    }
+
     fn aug_assign(&mut self, a: &py::StmtAugAssign, at: Span) -> Vec<Item> {
         if let py::Expr::Subscript(t) = &*a.target {
             // `d[k] += v` is `d[k] = d[k] + v`.
@@ -733,6 +756,18 @@ impl Lower {
                 "assign the new value to a name",
             );
         };
+        if let Some(why) = self
+            .in_place(n.id.as_str(), a)
+            .and_then(|_| self.sharing(&n.id))
+        {
+            let op = a.op.as_str();
+            let what = format!(
+                "`{} {op}= …` on a collection that {why}, which Python changes in place",
+                n.id
+            );
+            let todo = format!("write `{0} = {0} {op} …` to make a new one", n.id);
+            return self.refused_item(at, &what, &todo);
+        }
         let name = ident(n.id.as_str(), span(n.range));
         let value = self.expr(&a.value);
         let kind = match a.op {
@@ -746,6 +781,9 @@ impl Lower {
                     py::Operator::FloorDiv => call("py_floordiv", vec![current, value], at),
                     py::Operator::Mod => call("py_mod", vec![current, value], at),
                     py::Operator::Pow => call("py_pow", vec![current, value], at),
+                    py::Operator::BitOr => call("py_bitor", vec![current, value], at),
+                    py::Operator::BitAnd => call("py_bitand", vec![current, value], at),
+                    py::Operator::BitXor => call("py_bitxor", vec![current, value], at),
                     _ => {
                         return self.refused_item(
                             at,
@@ -850,15 +888,20 @@ pub(super) fn holds(s: &py::Stmt, leaf: fn(&py::Stmt) -> bool) -> bool {
         }
 }
 
-/// Does `s` hold a `break`, `continue`, `return` or `raise` that leaves the loop it is in
-/// (not a nested loop)? (A `return` there is allowed only in `returning_loop`.)
+/// Does `s` hold a `break`, `continue`, `return` or `raise` that leaves the loop it is in,
+/// or a nested loop that may `return`? (A `return` is allowed only in `returning_loop`.)
 pub(super) fn jumps(s: &py::Stmt) -> bool {
     holds(s, |s| {
         matches!(
             s,
             py::Stmt::Break(_) | py::Stmt::Continue(_) | py::Stmt::Return(_) | py::Stmt::Raise(_)
-        )
+        ) || loop_returns(s)
     })
+}
+
+/// Is `s` a loop with a `return` in it (which leaves every loop around it too)?
+fn loop_returns(s: &py::Stmt) -> bool {
+    matches!(s, py::Stmt::For(_) | py::Stmt::While(_)) && returns(s)
 }
 
 /// Does `s` hold a `raise` at its own level?
@@ -866,9 +909,11 @@ pub(super) fn raises(s: &py::Stmt) -> bool {
     holds(s, |s| matches!(s, py::Stmt::Raise(_)))
 }
 
-/// Does `s` hold a `break` (or a `return`) of the loop it is in?
+/// Does `s` hold a `break` (or a `return`, also in a nested loop) of the loop it is in?
 fn breaks(s: &py::Stmt) -> bool {
-    holds(s, |s| matches!(s, py::Stmt::Break(_) | py::Stmt::Return(_)))
+    holds(s, |s| {
+        matches!(s, py::Stmt::Break(_) | py::Stmt::Return(_)) || loop_returns(s)
+    })
 }
 
 /// Does `s` hold a `break`, `continue` or `return` (not counting a `raise`)?

@@ -178,6 +178,21 @@ fn arg_key(p: &PExp, out: &mut String) {
             }
             out.push(')');
         }
+        // Equal sets hold their elements in any order: their keys sorted.
+        PExp::Set(xs) => {
+            let mut keys: Vec<String> = xs
+                .iter()
+                .map(|x| {
+                    let mut k = String::new();
+                    arg_key(x, &mut k);
+                    k
+                })
+                .collect();
+            keys.sort_unstable();
+            let _ = write!(out, "S{}(", xs.len());
+            keys.iter().for_each(|k| out.push_str(k));
+            out.push(')');
+        }
     }
 }
 
@@ -235,6 +250,9 @@ pub fn pexp_eq(a: &PExp, b: &PExp) -> bool {
                     .iter()
                     .zip(ys)
                     .all(|((a, b), (c, d))| pexp_eq(a, c) && pexp_eq(b, d))
+        }
+        (PExp::Set(xs), PExp::Set(ys)) => {
+            xs.len() == ys.len() && xs.iter().all(|x| ys.iter().any(|y| pexp_eq(x, y)))
         }
         _ => a == b,
     }

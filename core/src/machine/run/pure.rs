@@ -44,7 +44,14 @@ pub fn eval_pure(
             }
             (a, b) => Outcome::Value(arith(ext, a, b)?),
         },
-        "sub" | "mul" | "div" | "mod" => {
+        // `-` of two sets (from the Python front end) is their difference.
+        "sub" => match pair(arg)? {
+            (PExp::Set(a), PExp::Set(b)) => {
+                data::outcome(PExp::Set(crate::machine::pyset::difference(a, b)))
+            }
+            (a, b) => Outcome::Value(arith(ext, a, b)?),
+        },
+        "mul" | "div" | "mod" => {
             let (a, b) = pair(arg)?;
             Outcome::Value(arith(ext, a, b)?)
         }
