@@ -191,9 +191,7 @@ fn a_script_that_raises_prints_what_cpython_printed_before_it() {
             Some(1),
             "{script:?} raises under CPython"
         );
-        // Under lazy, a run ends at the first failure its result needs, which may come before
-        // output CPython printed (docs/python.md, "Decisions").
-        for strategy in ["opportunistic", "cbv"] {
+        for strategy in ["opportunistic", "cbv", "lazy"] {
             let got = Command::new(opal())
                 .args(["run", &script.to_string_lossy(), "--strategy", strategy])
                 .output()

@@ -110,13 +110,15 @@ impl Machine {
                 _ => Some(Err(Blocked::WaitPrim(v))),
             }
         };
-        // Also without allocating: a flat tuple, or one whose last components up to the first
-        // one in the way are leaves. The walk below visits components last first, so it would
-        // report the same one.
+        // Also without allocating: a flat tuple, or one whose first components up to the first
+        // one in the way are leaves. Components are visited first to last (here and in the
+        // walk below), so what a call waits on is its leftmost missing part: lazy evaluation
+        // needs an ordered call's token, `(seq, x)`, before its argument, and so runs the
+        // prints before it first, as the program wrote them.
         match self.binder(x).map(|b| self.stmts[b].op) {
             Some(MOp::Tuple(xs)) => {
                 let mut nested = false;
-                for v in self.tuple(xs).iter().rev() {
+                for v in self.tuple(xs).iter() {
                     match leaf(*v) {
                         Some(Ok(())) => {}
                         Some(Err(e)) => return Err(e),
@@ -145,7 +147,7 @@ impl Machine {
                 Some(r) => r?,
                 None => {
                     if let Some(MOp::Tuple(xs)) = self.binder(x).map(|b| self.stmts[b].op) {
-                        stack.extend(self.tuple(xs).iter().map(|x| (*x, depth + 1)));
+                        stack.extend(self.tuple(xs).iter().rev().map(|x| (*x, depth + 1)));
                     }
                 }
             }
