@@ -94,7 +94,9 @@ pub fn default_signals<'a>(c: &'a mut Command, signals: &[i32]) -> &'a mut Comma
 /// after one chunk; `stall` sends one chunk and then nothing; `error-event` sends an error
 /// object; `busy` is refused with 429 (`Retry-After: 0`) twice, then answers as `ok`;
 /// `busy-1s` once with `Retry-After: 1`; `down` always answers 503. Every request is kept in
-/// `requests`.
+/// `requests`. One request per connection, each answer saying `connection: close` (without it
+/// the client may send a retry on the connection this server has just closed: a flaky
+/// "connection reset by peer").
 pub struct LlmServer {
     pub url: String,
     pub requests: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
@@ -157,7 +159,7 @@ fn serve_llm(mut conn: std::net::TcpStream, log: &std::sync::Mutex<Vec<String>>)
 fn llm_script(model: &str, before: usize, conn: &mut std::net::TcpStream) {
     use std::io::Write;
     let sse =
-        "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\n\r\n";
+        "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\nconnection: close\r\n\r\n";
     let delta = |t: &str| {
         format!("data: {{\"choices\":[{{\"index\":0,\"delta\":{{\"content\":\"{t}\"}},\"finish_reason\":null}}]}}\n\n")
     };
@@ -168,7 +170,7 @@ fn llm_script(model: &str, before: usize, conn: &mut std::net::TcpStream) {
     };
     let refuse = |status: &str, retry_after: &str| {
         let b = r#"{"error": {"message": "Slow down"}}"#;
-        format!("HTTP/1.1 {status}\r\ncontent-type: application/json\r\n{retry_after}content-length: {}\r\n\r\n{b}", b.len())
+        format!("HTTP/1.1 {status}\r\ncontent-type: application/json\r\nconnection: close\r\n{retry_after}content-length: {}\r\n\r\n{b}", b.len())
     };
     match model {
         // Refused twice (429, come back at once), then the usual answer.
@@ -178,7 +180,7 @@ fn llm_script(model: &str, before: usize, conn: &mut std::net::TcpStream) {
         "down" => w(&refuse("503 Service Unavailable", "")),
         "http401" => {
             let b = r#"{"error": {"message": "Incorrect API key provided", "type": "invalid_request_error"}}"#;
-            w(&format!("HTTP/1.1 401 Unauthorized\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{b}", b.len()));
+            w(&format!("HTTP/1.1 401 Unauthorized\r\ncontent-type: application/json\r\nconnection: close\r\ncontent-length: {}\r\n\r\n{b}", b.len()));
         }
         "malformed" => {
             w(sse);
