@@ -322,7 +322,7 @@ fn decode(v: &Value) -> Result<PExp, String> {
                 PExp::Dict(out)
             } else if let Some(Value::Array(xs)) = o.get("$set") {
                 let items = PExp::List(xs.iter().map(decode).collect::<Result<_, _>>()?);
-                PExp::Set(opal_core::machine::pyset::distinct(&items).map_err(|_| bad())?)
+                PExp::Set(opal_core::machine::pyset::from(&items).map_err(|_| bad())?)
             } else if let Some(Value::Object(e)) = o.get("$exception") {
                 // What a catching call returns when the function raised (`py_caught`).
                 let text = |k: &str| PExp::str(e.get(k).and_then(Value::as_str).unwrap_or(""));

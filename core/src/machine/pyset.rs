@@ -35,8 +35,9 @@ pub(super) fn eval(ext: &str, arg: &PExp) -> Result<PExp, CallError> {
 }
 
 /// `set(xs)`: the distinct elements of what Python iterates (a list's or tuple's elements, a
-/// string's characters, a dictionary's keys, a set's elements), in order of first sight.
-pub(super) fn from(arg: &PExp) -> Result<Vec<PExp>, CallError> {
+/// string's characters, a dictionary's keys, a set's elements), in order of first sight; an
+/// element that cannot be in a set is CPython's TypeError (also for a worker's answer).
+pub fn from(arg: &PExp) -> Result<Vec<PExp>, CallError> {
     let chars;
     let items: Vec<&PExp> = match arg {
         PExp::Tuple(xs) | PExp::List(xs) | PExp::Set(xs) => xs.iter().collect(),
@@ -60,12 +61,6 @@ pub(super) fn from(arg: &PExp) -> Result<Vec<PExp>, CallError> {
         out.add(x)?;
     }
     Ok(out.xs)
-}
-
-/// The distinct elements of `items` (a list from outside: a worker's answer), refused if one
-/// cannot be a set's element.
-pub fn distinct(items: &PExp) -> Result<Vec<PExp>, CallError> {
-    from(items)
 }
 
 /// A set being built: its elements and their keys.
@@ -161,6 +156,28 @@ pub(super) fn difference(a: &[PExp], b: &[PExp]) -> Vec<PExp> {
     a.iter().filter(|x| !b.contains(x)).cloned().collect()
 }
 
+/// `a | b` on sets: `a`'s elements, then `b`'s not in `a`.
+fn union(a: &[PExp], b: &[PExp]) -> Result<Vec<PExp>, CallError> {
+    let mut e = Elements::of(a);
+    for y in b {
+        e.add(y)?;
+    }
+    Ok(e.xs)
+}
+
+/// `a & b` on sets: `a`'s elements in `b`, in `a`'s order.
+fn intersection(a: &[PExp], b: &[PExp]) -> Vec<PExp> {
+    let b = Elements::of(b);
+    a.iter().filter(|x| b.contains(x)).cloned().collect()
+}
+
+/// `a ^ b` on sets: `a`'s elements not in `b`, then `b`'s not in `a`.
+fn symmetric_difference(a: &[PExp], b: &[PExp]) -> Vec<PExp> {
+    let mut out = difference(a, b);
+    out.extend(difference(b, a));
+    out
+}
+
 /// `a | b`, `a & b`, `a ^ b`: on sets, union, intersection and symmetric difference; on
 /// integers (and booleans), bitwise; other operands are CPython's TypeError.
 fn bitwise(ext: &str, a: &PExp, b: &PExp) -> Result<PExp, CallError> {
@@ -193,22 +210,9 @@ fn bitwise(ext: &str, a: &PExp, b: &PExp) -> Result<PExp, CallError> {
         )));
     };
     Ok(PExp::Set(match ext {
-        "py_bitor" => {
-            let mut e = Elements::of(xs);
-            for y in ys {
-                e.add(y)?;
-            }
-            e.xs
-        }
-        "py_bitand" => {
-            let e = Elements::of(ys);
-            xs.iter().filter(|x| e.contains(x)).cloned().collect()
-        }
-        _ => {
-            let mut out = difference(xs, ys);
-            out.extend(difference(ys, xs));
-            out
-        }
+        "py_bitor" => union(xs, ys)?,
+        "py_bitand" => intersection(xs, ys),
+        _ => symmetric_difference(xs, ys),
     }))
 }
 
@@ -230,25 +234,15 @@ pub(super) fn method(xs: &[PExp], name: &str, args: &[PExp]) -> Result<Option<PE
         "copy" if others.is_empty() => set(xs.to_vec()),
         "union" => others
             .iter()
-            .try_fold(xs.to_vec(), |acc, o| {
-                let mut e = Elements::of(&acc);
-                o.iter().try_for_each(|y| e.add(y).map(drop))?;
-                Ok(e.xs)
-            })
+            .try_fold(xs.to_vec(), |acc, o| union(&acc, o))
             .and_then(set),
-        "intersection" => set(others.iter().fold(xs.to_vec(), |acc, o| {
-            let e = Elements::of(o);
-            acc.into_iter().filter(|x| e.contains(x)).collect()
-        })),
+        "intersection" => set(others
+            .iter()
+            .fold(xs.to_vec(), |acc, o| intersection(&acc, o))),
         "difference" => set(others
             .iter()
             .fold(xs.to_vec(), |acc, o| difference(&acc, o))),
-        "symmetric_difference" => {
-            let o = one()?;
-            let mut out = difference(xs, o);
-            out.extend(difference(o, xs));
-            set(out)
-        }
+        "symmetric_difference" => set(symmetric_difference(xs, one()?)),
         "issubset" => Ok(Some(PExp::Bool(difference(xs, one()?).is_empty()))),
         "issuperset" => Ok(Some(PExp::Bool(difference(one()?, xs).is_empty()))),
         "isdisjoint" => {

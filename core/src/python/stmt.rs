@@ -696,7 +696,7 @@ impl Lower {
     /// Does `name op= value` change a collection in place in Python (a list's `+=`, a set's
     /// `|=`, `&=`, `^=`, `-=`, a dictionary's `|=`), as far as the script shows the type? The
     /// front end rebinds the name instead, which another holder of the object would see.
-    fn in_place(&self, name: &str, a: &py::StmtAugAssign) -> Option<()> {
+    fn in_place(&self, name: &str, a: &py::StmtAugAssign) -> bool {
         let builds = |e: &py::Expr, call: &str| match e {
             py::Expr::Call(c) => matches!(&*c.func, py::Expr::Name(f) if f.id.as_str() == call),
             _ => false,
@@ -707,13 +707,12 @@ impl Lower {
             || matches!(v, py::Expr::Set(_) | py::Expr::SetComp(_))
             || builds(v, "set");
         let dict = self.dicts.contains(name) || matches!(v, py::Expr::Dict(_)) || builds(v, "dict");
-        let changes = match a.op {
+        match a.op {
             py::Operator::Add | py::Operator::Mult => list,
             py::Operator::Sub | py::Operator::BitAnd | py::Operator::BitXor => set,
             py::Operator::BitOr => set || dict,
             _ => false,
-        };
-        changes.then_some(())
+        }
     }
 
     fn aug_assign(&mut self, a: &py::StmtAugAssign, at: Span) -> Vec<Item> {
@@ -756,10 +755,12 @@ impl Lower {
                 "assign the new value to a name",
             );
         };
-        if let Some(why) = self
-            .in_place(n.id.as_str(), a)
-            .and_then(|_| self.sharing(&n.id))
-        {
+        let shared = if self.in_place(n.id.as_str(), a) {
+            self.sharing(&n.id)
+        } else {
+            None
+        };
+        if let Some(why) = shared {
             let op = a.op.as_str();
             let what = format!(
                 "`{} {op}= …` on a collection that {why}, which Python changes in place",
