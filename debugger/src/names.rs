@@ -23,7 +23,28 @@ pub(crate) struct MarkTable {
     /// Deep labels' short marks (`ℓk` is `labels[k - 1]`), in order of first sight.
     labels: Vec<LabelKey>,
     label_marks: HashMap<LabelKey, u32>,
+    /// How many of the initial term's variables have each base name: a temporary whose base
+    /// is its own (`for_body`, `for_list`) is shown without its core index.
+    bases: HashMap<String, u32>,
 }
+
+impl Marks {
+    /// The marks of a session on `m`'s initial term.
+    pub(crate) fn new(m: &opal_core::machine::Machine) -> Marks {
+        let mut bases: HashMap<String, u32> = HashMap::new();
+        for v in m.vars.iter() {
+            *bases.entry(v.name.base.to_string()).or_insert(0) += 1;
+        }
+        Marks(Arc::new(Mutex::new(MarkTable {
+            bases,
+            ..MarkTable::default()
+        })))
+    }
+}
+
+/// What views call the program's result when the program did not name it (the paper's
+/// Figure 2 returns an unnamed `()`).
+const RESULT: &str = "result";
 
 /// Labels up to this deep are shown whole (`5.6.1`, as the paper writes them); deeper ones
 /// by a mark that is short and stable within the session (`ℓ12`).
@@ -46,8 +67,16 @@ impl State {
 
     /// `v` where it is bound: the program's name, else the core name (never folded).
     pub(crate) fn bind_name(&self, v: VarId) -> String {
-        match self.machine.source_names(v).last() {
+        let m = &self.machine;
+        match m.source_names(v).last() {
             Some(n) => self.marked(n),
+            // Every copy of the threaded handle is the program's `stdout` (the paper's sugar
+            // writes `stdout := fold (cities, stdout, for_body)`), as where it is used.
+            None if matches!(m.vars[v].name.base.as_str(), "stdout" | "seq")
+                && !self.is_prelude_var(v) =>
+            {
+                m.vars[v].name.base.to_string()
+            }
             None => self.unnamed(v),
         }
     }
@@ -64,8 +93,26 @@ impl State {
     fn unnamed(&self, v: VarId) -> String {
         let m = &self.machine;
         let fresh = m.fresh_label(v);
-        if fresh == ROOT || self.is_prelude_var(v) {
+        if self.is_prelude_var(v) {
             return self.core_name(v);
+        }
+        if fresh == ROOT {
+            // At the top level a temporary's base names it when no other variable has it:
+            // `for_body`, `for_list`, and the unnamed result as `result`.
+            let base = m.vars[v].name.base.to_string();
+            let count = |b: &str| {
+                self.marks
+                    .0
+                    .lock()
+                    .map_or(2, |t| t.bases.get(b).copied().unwrap_or(0))
+            };
+            return if v == m.ret && count(RESULT) == 0 {
+                RESULT.into()
+            } else if base != "t" && count(&base) == 1 {
+                base
+            } else {
+                self.core_name(v)
+            };
         }
         let n = &m.vars[v].name;
         self.mark(n.base.to_string(), n.to_string(), fresh)

@@ -276,6 +276,7 @@ impl State {
 
     pub(crate) fn new(machine: Machine) -> State {
         State {
+            marks: crate::names::Marks::new(&machine),
             machine,
             output: String::new(),
             calls: Vec::new(),
@@ -283,7 +284,6 @@ impl State {
             origin: Vec::new(),
             last: Vec::new(),
             memo: Memo::default(),
-            marks: Default::default(),
             record: true,
             sites: HashMap::new(),
             collected: HashMap::new(),

@@ -732,7 +732,7 @@ fn a_loop_body_reads_with_its_parameters_pattern() {
                 continue;
             }
             assert!(!r.text.contains("fun p'"), "{}", r.text);
-            seen |= r.text.contains("for_body'1 := fun (stdout, city): …");
+            seen |= r.text.contains("for_body := fun (stdout, city): …");
         }
         if s.round().is_err() && s.resolve_all().map_or(true, |n| n == 0) {
             break;

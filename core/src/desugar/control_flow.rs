@@ -301,7 +301,15 @@ impl Desugarer {
 
     pub(super) fn for_item(&mut self, pat: &Pattern, iter: &Expr, body: &Block, span: Span) {
         let vs = self.carried(&[body]);
-        let mut l = self.expr(iter, None);
+        // The list a loop walks is named as the paper's Figure 2 names the loop's body
+        // (`for_list`, beside `for_body`), unless the program named it already.
+        let mut inner = iter;
+        while let ExprKind::Paren(e) = &inner.kind {
+            inner = e;
+        }
+        let named = matches!(inner.kind, ExprKind::Name(_));
+        let list_name = (!named).then(|| self.temp("for_list"));
+        let mut l = self.expr(iter, list_name);
         // `for k in d` walks a dictionary's keys, as in Python.
         if self.known_of_expr(iter, l) == Known::Dict {
             let keys = self.env("keys");
