@@ -317,6 +317,27 @@ impl State {
         self.library_call(s)
     }
 
+    /// A program variable that is a copy of a value the prelude's machinery computed (a loop
+    /// iteration's `city@5.6.6 := x'1@5.6`, a resolved call's `excursions := v@5.6.6.6`), as
+    /// that value: `city#1 := <"Honolulu">`, not the machinery's name or the loop's call.
+    pub(crate) fn copied_value(&self, s: StmtId) -> Option<String> {
+        let m = &self.machine;
+        let n = m.stmt(s);
+        let (MOp::Alias(y) | MOp::Prj(_, y)) = n.op else {
+            return None;
+        };
+        let b = m.binder(y)?;
+        if !(self.is_prelude_var(y) || self.is_machinery(b)) {
+            return None;
+        }
+        let value = match self.readback(n.bind) {
+            Value::Fun | Value::Unknown(_) => return None,
+            Value::Prim(p) => format!("<{p}>"),
+            v => v.to_string(),
+        };
+        Some(format!("{} := {value}", self.bind_name(n.bind)))
+    }
+
     /// Is `s` a temporary the desugarer invented whose value every view writes in place of
     /// its name (`print (stdout, city#1)`): a value the program did not name, small enough to
     /// fold, not the result?

@@ -740,3 +740,30 @@ fn a_loop_body_reads_with_its_parameters_pattern() {
     }
     assert!(seen, "the loop body's row was shown");
 }
+
+/// A loop iteration's variable that the calculus made a copy of the loop's machinery
+/// (`city@5.6.6 := x'1@5.6`) reads as its value, never as the loop's call running.
+#[test]
+fn an_iterations_variable_reads_as_its_value_not_the_loop() {
+    let mut s = example("city_excursions");
+    let mut seen = Vec::new();
+    for _ in 0..400 {
+        for r in s.rows() {
+            if r.prelude || s.is_machinery(r.id) || s.is_folded(r.id) {
+                continue;
+            }
+            let program_var = r.text.starts_with("city#") || r.text.starts_with("excursions#");
+            assert!(!(program_var && r.text.contains("fold")), "{}", r.text);
+            seen.push(r.text);
+        }
+        if s.round().is_err() && s.resolve_all().map_or(true, |n| n == 0) {
+            break;
+        }
+    }
+    for want in [
+        "city#1 := <\"Honolulu\">",
+        "excursions#1 := <\"Located in the US state of Hawaii: surf at Waikiki.\">",
+    ] {
+        assert!(seen.iter().any(|t| t == want), "{want}");
+    }
+}
