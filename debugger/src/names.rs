@@ -317,6 +317,26 @@ impl State {
         self.library_call(s)
     }
 
+    /// A program variable the prelude's machinery computes, as views show it: its value
+    /// (`copied_value`), else the call it is computed in (`running_call`): `cands#1 := fold
+    /// (…) [running]` for the call's result, `step#1 := … [inside fold]` for a copy of a
+    /// value the call has not computed yet (a loop iteration's `step := prj 2 p'1`).
+    pub(crate) fn machinery_text(&self, s: StmtId) -> Option<String> {
+        if let Some(text) = self.copied_value(s) {
+            return Some(text);
+        }
+        let call = self.running_call(s)?;
+        let n = self.machine.stmt(s);
+        let bind = self.bind_name(n.bind);
+        Some(match n.op {
+            MOp::Call(..) => format!("{bind} := {call} [running]"),
+            _ => {
+                let f = call.split_whitespace().next().unwrap_or(call);
+                format!("{bind} := … [inside {f}]")
+            }
+        })
+    }
+
     /// A program variable that is a copy of a value the prelude's machinery computed (a loop
     /// iteration's `city@5.6.6 := x'1@5.6`, a resolved call's `excursions := v@5.6.6.6`), as
     /// that value: `city#1 := <"Honolulu">`, not the machinery's name or the loop's call.

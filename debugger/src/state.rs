@@ -240,11 +240,8 @@ impl State {
     /// (`front#2 := map (…) [running]`), not as the prelude's insides (`l#3 (init#4, each#3)`).
     pub(crate) fn text(&self, s: StmtId) -> String {
         let m = &self.machine;
-        if let Some(text) = self.copied_value(s) {
+        if let Some(text) = self.machinery_text(s) {
             return text;
-        }
-        if let Some(call) = self.running_call(s) {
-            return format!("{} := {call} [running]", self.bind_name(m.stmt(s).bind));
         }
         // The bound variable by its name; the operands with temporaries folded.
         let mut bind_first = true;

@@ -760,6 +760,27 @@ fn an_iterations_variable_reads_as_its_value_not_the_loop() {
             break;
         }
     }
+    // In Tree of Thoughts, a loop iteration's `states := prj 2 acc'2` is not the loop's
+    // result: only a call reads `[running]`.
+    let mut s = example("poppy_tree_of_thoughts");
+    let mut inside = 0;
+    for _ in 0..400 {
+        for r in s.rows() {
+            if r.prelude || s.is_machinery(r.id) || s.is_folded(r.id) {
+                continue;
+            }
+            let rhs = r.core.lines().next().and_then(|l| l.split_once(" := "));
+            let rhs = rhs.map_or("", |(_, o)| o);
+            if r.text.ends_with("[running]") {
+                assert!(rhs.contains(' ') && !rhs.starts_with("prj "), "{} ({rhs})", r.text);
+            }
+            inside += usize::from(r.text.ends_with("[inside fold]"));
+        }
+        if s.round().is_err() && s.resolve_all().map_or(true, |n| n == 0) {
+            break;
+        }
+    }
+    assert!(inside > 0);
     for want in [
         "city#1 := <\"Honolulu\">",
         "excursions#1 := <\"Located in the US state of Hawaii: surf at Waikiki.\">",
