@@ -772,7 +772,11 @@ fn an_iterations_variable_reads_as_its_value_not_the_loop() {
             let rhs = r.core.lines().next().and_then(|l| l.split_once(" := "));
             let rhs = rhs.map_or("", |(_, o)| o);
             if r.text.ends_with("[running]") {
-                assert!(rhs.contains(' ') && !rhs.starts_with("prj "), "{} ({rhs})", r.text);
+                assert!(
+                    rhs.contains(' ') && !rhs.starts_with("prj "),
+                    "{} ({rhs})",
+                    r.text
+                );
             }
             inside += usize::from(r.text.ends_with("[inside fold]"));
         }

@@ -143,9 +143,38 @@ pub fn display(p: &PExp) -> String {
     }
 }
 
+/// A number's value; a boolean is 0 or 1, as in Python (`True + 1`, `sum` of booleans).
 fn num(p: &PExp) -> Option<f64> {
     match p {
-        PExp::Prim(Prim::Int(i)) => Some(*i as f64),
+        PExp::Prim(Prim::Float(f)) => Some(*f),
+        _ => integer(p).map(|i| i as f64),
+    }
+}
+
+/// An integer's exact value (a boolean's 0 or 1): compared as integers, never through `f64`
+/// (`2**53 + 1 != 2**53`).
+fn integer(p: &PExp) -> Option<i64> {
+    match p {
+        PExp::Prim(Prim::Int(i)) => Some(*i),
+        PExp::Bool(b) => Some(i64::from(*b)),
+        _ => None,
+    }
+}
+
+/// `a == b` between numbers, exactly as Python compares an integer with a float (a float
+/// equals an integer only when it is that integer); `None` if either is not a number.
+fn num_equal(a: &PExp, b: &PExp) -> Option<bool> {
+    let exact = |i: i64, f: f64| f.fract() == 0.0 && f.abs() < 9.2e18 && f as i64 == i;
+    Some(match (integer(a), integer(b)) {
+        (Some(i), Some(j)) => i == j,
+        (Some(i), None) => exact(i, float(b)?),
+        (None, Some(j)) => exact(j, float(a)?),
+        (None, None) => float(a)? == float(b)?,
+    })
+}
+
+fn float(p: &PExp) -> Option<f64> {
+    match p {
         PExp::Prim(Prim::Float(f)) => Some(*f),
         _ => None,
     }
@@ -157,8 +186,9 @@ pub fn compare(a: &PExp, b: &PExp) -> Option<Ordering> {
     use PExp::*;
     match (a, b) {
         (Prim(crate::ir::Prim::Str(x)), Prim(crate::ir::Prim::Str(y))) => Some(x.cmp(y)),
-        (Prim(crate::ir::Prim::Int(x)), Prim(crate::ir::Prim::Int(y))) => Some(x.cmp(y)),
-        (Bool(x), Bool(y)) => Some(x.cmp(y)),
+        (Prim(crate::ir::Prim::Int(_)) | Bool(_), Prim(crate::ir::Prim::Int(_)) | Bool(_)) => {
+            Some(integer(a)?.cmp(&integer(b)?))
+        }
         (Tuple(xs), Tuple(ys)) | (List(xs), List(ys)) => {
             for (x, y) in xs.iter().zip(ys) {
                 match compare(x, y)? {
@@ -174,9 +204,9 @@ pub fn compare(a: &PExp, b: &PExp) -> Option<Ordering> {
 
 /// Equality as `==` sees it: `2 == 2.0`, structural on tuples, lists and dictionaries.
 pub fn equal(a: &PExp, b: &PExp) -> bool {
-    match (num(a), num(b)) {
-        (Some(x), Some(y)) => x == y,
-        _ => match (a, b) {
+    match num_equal(a, b) {
+        Some(e) => e,
+        None => match (a, b) {
             (PExp::Tuple(xs), PExp::Tuple(ys)) | (PExp::List(xs), PExp::List(ys)) => {
                 xs.len() == ys.len() && xs.iter().zip(ys).all(|(x, y)| equal(x, y))
             }
@@ -518,11 +548,12 @@ fn dict_view(ext: &str, arg: &PExp) -> Result<PExp, CallError> {
 /// The sum of integers (checked), or of numbers as a float.
 fn sum(arg: &PExp) -> Result<PExp, CallError> {
     let xs = elements(arg, "sum")?;
-    if xs.iter().all(|x| matches!(x, PExp::Prim(Prim::Int(_)))) {
+    // Integers (booleans count as 0 and 1, as in Python) sum to an integer.
+    if let Some(ints) = xs.iter().map(|x| integer(x)).collect::<Option<Vec<i64>>>() {
         let mut total: i64 = 0;
-        for x in &xs {
+        for i in ints {
             total = total
-                .checked_add(int(x, "")?)
+                .checked_add(i)
                 .ok_or_else(|| CallError::Overflow("sum".into()))?;
         }
         return Ok(PExp::int(total));

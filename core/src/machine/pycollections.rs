@@ -175,6 +175,7 @@ const CATCHABLE: &[&str] = &[
     "py_truediv",
     "py_floordiv",
     "py_mod",
+    "py_mutated",
 ];
 
 /// `py_try (name, arg)`: the library function `name` on `arg`, or, when it fails, the
@@ -206,7 +207,9 @@ fn library_try(arg: &PExp) -> Result<PExp, CallError> {
             ("IndexError".to_string(), format!("{of} index out of range"))
         }
         CallError::Raised(text) => match text.split_once(": ") {
-            Some((c @ ("ValueError" | "ZeroDivisionError"), m)) => (c.to_string(), m.to_string()),
+            Some((c @ ("ValueError" | "ZeroDivisionError" | "KeyError" | "IndexError"), m)) => {
+                (c.to_string(), m.to_string())
+            }
             _ => return Err(e),
         },
         _ => return Err(e),
@@ -239,8 +242,8 @@ fn add_index(start: i64, i: usize) -> Result<i64, CallError> {
         .ok_or_else(|| value_error("enumerate's count does not fit in 64 bits".into()))
 }
 
-/// A dictionary being built or changed: its entries in order and an index by key (Debug
-/// text is equal exactly when the values are, `PExp`'s equality), so each change is O(1).
+/// A dictionary being built or changed: its entries in order and an index by key
+/// (`key_text`), so each change is O(1).
 struct Entries {
     out: Vec<(PExp, PExp)>,
     at: HashMap<String, usize>,
@@ -259,7 +262,7 @@ impl Entries {
     }
     /// A later key replaces an earlier one's value, in its place.
     fn set(&mut self, k: PExp, v: PExp) {
-        match self.at.entry(format!("{k:?}")) {
+        match self.at.entry(key_text(&k)) {
             Entry::Occupied(e) => self.out[*e.get()].1 = v,
             Entry::Vacant(e) => {
                 e.insert(self.out.len());
@@ -309,6 +312,12 @@ fn dict(arg: &PExp) -> Result<PExp, CallError> {
     Ok(PExp::Dict(e.out))
 }
 
+/// What two keys share exactly when `==` holds between them (`1`, `1.0` and `True` are one
+/// key, as in Python); the value's text for what Python could not hash.
+fn key_text(k: &PExp) -> String {
+    super::pyset::key(k).unwrap_or_else(|| format!("{k:?}"))
+}
+
 fn key_error(k: &PExp) -> CallError {
     CallError::Raised(format!("KeyError: {}", repr(k)))
 }
@@ -316,6 +325,12 @@ fn key_error(k: &PExp) -> CallError {
 /// `recv.name(*args)` for a method that changes its receiver: (the changed receiver, what
 /// the method returns).
 fn mutated(recv: &PExp, name: &str, args: &[PExp]) -> Result<(PExp, PExp), CallError> {
+    if name == "__delitem__" && !matches!(recv, PExp::List(_) | PExp::Dict(_)) {
+        return Err(CallError::Raised(format!(
+            "TypeError: '{}' object doesn't support item deletion",
+            super::pylib::type_name(recv)
+        )));
+    }
     match recv {
         PExp::List(xs) => list_mutated(xs, name, args),
         PExp::Dict(kvs) => dict_mutated(kvs, name, args),
@@ -384,7 +399,7 @@ fn list_mutated(xs: &[PExp], name: &str, args: &[PExp]) -> Result<(PExp, PExp), 
         }
         "remove" => {
             takes(1..=1)?;
-            let Some(i) = xs.iter().position(|x| *x == args[0]) else {
+            let Some(i) = xs.iter().position(|x| super::data::equal(x, &args[0])) else {
                 let msg = "ValueError: list.remove(x): x not in list";
                 return Err(CallError::Raised(msg.into()));
             };
@@ -394,6 +409,28 @@ fn list_mutated(xs: &[PExp], name: &str, args: &[PExp]) -> Result<(PExp, PExp), 
         "clear" => {
             takes(0..=0)?;
             xs.clear();
+            none
+        }
+        // `del xs[i]`.
+        "__delitem__" => {
+            takes(1..=1)?;
+            let n = xs.len() as i64;
+            let i = match &args[0] {
+                PExp::Prim(Prim::Int(i)) if *i < 0 => i + n,
+                PExp::Prim(Prim::Int(i)) => *i,
+                PExp::Bool(b) => i64::from(*b),
+                other => {
+                    return Err(CallError::Raised(format!(
+                        "TypeError: list indices must be integers or slices, not {}",
+                        super::pylib::type_name(other)
+                    )))
+                }
+            };
+            if !(0..n).contains(&i) {
+                let msg = "IndexError: list assignment index out of range";
+                return Err(CallError::Raised(msg.into()));
+            }
+            xs.remove(i as usize);
             none
         }
         "reverse" => {
@@ -445,7 +482,7 @@ fn dict_mutated(
         "setdefault" => {
             takes(1..=2)?;
             let k = &args[0];
-            match e.at.get(&format!("{k:?}")) {
+            match e.at.get(&key_text(k)) {
                 Some(&i) => e.out[i].1.clone(),
                 None => {
                     let v = args.get(1).cloned().unwrap_or(none);
@@ -457,13 +494,23 @@ fn dict_mutated(
         "pop" => {
             takes(1..=2)?;
             let k = &args[0];
-            match e.at.get(&format!("{k:?}")) {
+            match e.at.get(&key_text(k)) {
                 Some(&i) => {
                     let (_, v) = e.out.remove(i);
                     return Ok((PExp::Dict(e.out), v));
                 }
                 None => args.get(1).cloned().ok_or_else(|| key_error(k))?,
             }
+        }
+        // `del d[k]`.
+        "__delitem__" => {
+            takes(1..=1)?;
+            let k = &args[0];
+            let Some(&i) = e.at.get(&key_text(k)) else {
+                return Err(key_error(k));
+            };
+            e.out.remove(i);
+            return Ok((PExp::Dict(e.out), none));
         }
         "popitem" => {
             takes(0..=0)?;

@@ -121,7 +121,7 @@ fn unhashable(x: &PExp) -> &PExp {
 /// What two elements share exactly when `==` holds between them: numbers by value (`1`,
 /// `1.0`, `True`), tuples component by component; `None` for what CPython cannot hash (a
 /// list, a dictionary, a set).
-fn key(x: &PExp) -> Option<String> {
+pub(super) fn key(x: &PExp) -> Option<String> {
     Some(match x {
         PExp::Prim(Prim::Int(i)) => format!("n{i}"),
         PExp::Bool(b) => format!("n{}", i64::from(*b)),

@@ -9,7 +9,7 @@
 //! ends there).
 //!
 //! A line of the `try` body that is a library operation that may raise (`x = d[k]`,
-//! `int(s)`, `a / b`) calls it through `py_try`, which returns the exception CPython raises
+//! `int(s)`, `a / b`, `del d[k]`, `v = xs.pop()`) calls it through `py_try`, which returns the exception CPython raises
 //! there instead of failing, and is caught the same way.
 //!
 //! A call in the `try` body that raises runs as Python runs it; the calls after it in the
@@ -33,6 +33,13 @@ struct Handler<'a> {
     classes: Option<Vec<String>>,
     name: Option<String>,
     body: &'a [py::Stmt],
+}
+
+/// What a caught line binds where it did not raise: its Python target (`x = d[k]`), or the
+/// pattern a collection's change binds (`(xs, v) = py_mutated(…)` for `v = xs.pop()`).
+enum Bound<'a> {
+    Py(Option<&'a py::Expr>),
+    Pattern(Pattern),
 }
 
 /// `x = f(…)` or `f(…)` in a `try` body, `f` an external that may raise: what it binds, the
@@ -311,13 +318,13 @@ impl Lower {
                     if inner.into_iter().any(|a| self.calls_raising(a)) {
                         return self.refuse_nested(s_at, items);
                     }
-                    Some((p.target, self.catching_call(&p, s_at)))
+                    Some((Bound::Py(p.target), self.catching_call(&p, s_at)))
                 }
                 None => self.library_catch(s),
             };
             let caught = match (caught, s) {
                 (None, py::Stmt::Raise(r)) if r.exc.is_some() => {
-                    self.raised(r, s_at).map(|e| (None, e))
+                    self.raised(r, s_at).map(|e| (Bound::Py(None), e))
                 }
                 (caught, _) => caught,
             };
@@ -382,13 +389,16 @@ impl Lower {
             let mut fine = Vec::new();
             match target {
                 // `d[k] = f(x)`: the item set from the value, as outside a `try`.
-                Some(py::Expr::Subscript(t)) => fine.extend(self.set_item(t, got_expr(), s_at)),
-                Some(t) => {
+                Bound::Py(Some(py::Expr::Subscript(t))) => {
+                    fine.extend(self.set_item(t, got_expr(), s_at))
+                }
+                Bound::Py(Some(t)) => {
                     if let Some(p) = self.pattern(t) {
                         fine.push(item(ItemKind::Bind(p, got_expr()), s_at));
                     }
                 }
-                None => {}
+                Bound::Py(None) => {}
+                Bound::Pattern(p) => fine.push(item(ItemKind::Bind(p, got_expr()), s_at)),
             }
             match (s, after) {
                 // `return f(x)` (only with `after`: `try_stmt` refuses a `return`).
@@ -513,7 +523,16 @@ impl Lower {
     /// `x = d[k]`, `x = int(s)`, `x = a / b` (or without `x =`) in a `try` body: the library
     /// operation through `py_try`, which returns the exception Python raises there (a
     /// `KeyError`, an `IndexError`, a `ValueError`, a `ZeroDivisionError`) instead of failing.
-    fn library_catch<'a>(&mut self, s: &'a py::Stmt) -> Option<(Option<&'a py::Expr>, Expr)> {
+    fn library_catch<'a>(&mut self, s: &'a py::Stmt) -> Option<(Bound<'a>, Expr)> {
+        if let Some((changed, arg)) = self.catchable_mutation(s) {
+            let at = span(ruff_text_size::Ranged::range(s));
+            let lowered = call(
+                "py_try",
+                vec![super::expr::str_lit("py_mutated", at), arg],
+                at,
+            );
+            return Some((Bound::Pattern(changed), lowered));
+        }
         let (target, value) = match s {
             // Bound to names, or an item (`d[k] = a / b`, set once the value is known).
             py::Stmt::Assign(a) if a.targets.len() == 1 && is_target(&a.targets[0]) => {
@@ -557,7 +576,7 @@ impl Lower {
             _ => return None,
         };
         let lowered = call("py_try", vec![super::expr::str_lit(name, at), arg], at);
-        Some((target, lowered))
+        Some((Bound::Py(target), lowered))
     }
 
     /// The `except` clauses as a chain of `if`s on the exception's classes, the last clause
@@ -723,6 +742,9 @@ fn is_target(t: &py::Expr) -> bool {
 /// Is `s` a line `library_catch` would catch in a `try` body (`x = d[k]`, `int(s)`, `a / b`)?
 fn library_shaped(s: &py::Stmt) -> bool {
     let value = match s {
+        py::Stmt::Delete(_) => return true,
+        py::Stmt::Expr(e) if super::mutation::is_mutation(&e.value) => return true,
+        py::Stmt::Assign(a) if super::mutation::is_mutation(&a.value) => return true,
         py::Stmt::Assign(a) if a.targets.len() == 1 => &*a.value,
         py::Stmt::Expr(e) => &*e.value,
         py::Stmt::Return(r) => match r.value.as_deref() {

@@ -10,6 +10,23 @@ use ruff_python_ast as py;
 
 /// A call of a named function: `f a` for one argument, `f (a, b)` for several, `f ()` for
 /// none (a Python call's arguments are one tuple, as OPAL's are).
+/// Are `keys` string or integer literals, no two equal? (A display of those keys is a
+/// dictionary as written; other keys may be equal at run time.)
+fn distinct_literals<'a>(keys: impl Iterator<Item = &'a Expr>) -> bool {
+    let mut seen = std::collections::HashSet::new();
+    for k in keys {
+        let fresh = match &k.kind {
+            ExprKind::Lit(Lit::Str(s)) => seen.insert(format!("s{s}")),
+            ExprKind::Lit(Lit::Int(i)) => seen.insert(format!("n{i}")),
+            _ => false,
+        };
+        if !fresh {
+            return false;
+        }
+    }
+    true
+}
+
 pub(super) fn call(name: &str, args: Vec<Expr>, at: Span) -> Expr {
     let f = Expr::new(ExprKind::Name(ident(name, at)), at);
     Expr::new(ExprKind::App(Box::new(f), Box::new(argument(args, at))), at)
@@ -153,7 +170,14 @@ impl Lower {
                     };
                     kvs.push((self.expr(k), self.expr(&item.value)));
                 }
-                ExprKind::Dict(kvs)
+                if distinct_literals(kvs.iter().map(|(k, _)| k)) {
+                    ExprKind::Dict(kvs)
+                } else {
+                    // Keys Python may find equal (`{1: "a", 1.0: "b"}` is `{1: 'b'}`): the
+                    // library builds it, a later key's value in the first key's place.
+                    let display = Expr::new(ExprKind::Dict(kvs), at);
+                    return call("py_dict", vec![display], at);
+                }
             }
             py::Expr::Subscript(s) => {
                 if let py::Expr::Slice(sl) = &*s.slice {

@@ -13,6 +13,7 @@ mod alias;
 mod evidence;
 mod exceptions;
 mod expr;
+mod hoist;
 mod modules;
 mod mutation;
 mod prebind;

@@ -88,10 +88,7 @@ impl Lower {
             items.extend(self.prebinding(s));
             match s {
                 py::Stmt::Return(r) if tail != Tail::Module => {
-                    let value = match &r.value {
-                        Some(v) => self.expr(v),
-                        None => Expr::new(ExprKind::Unit, at),
-                    };
+                    let value = self.returned_value(r, &mut items);
                     items.push(self.result(value, tail, at));
                     // Code after a `return` never runs.
                     return items;
@@ -277,6 +274,9 @@ impl Lower {
 
     /// A statement that is not a `return`.
     pub(super) fn stmt(&mut self, s: &py::Stmt) -> Vec<Item> {
+        if let Some(items) = self.hoisted(s) {
+            return items;
+        }
         let at = span(ruff_text_size::Ranged::range(s));
         let kind = match s {
             py::Stmt::Expr(e) => match &*e.value {
@@ -374,6 +374,7 @@ impl Lower {
                 ItemKind::If(vec![(cond, Block { items: vec![fail] })], None)
             }
             py::Stmt::Pass(_) => return vec![],
+            py::Stmt::Delete(d) => return self.delete(d, at),
             // Imports serve external functions; `from opal import unordered` gives the
             // decorators. What internal code uses of a module is refused where it is used.
             py::Stmt::Import(_) | py::Stmt::ImportFrom(_) => return vec![],
@@ -504,10 +505,7 @@ impl Lower {
                 }
                 py::Stmt::Continue(_) => return items,
                 py::Stmt::Return(r) => {
-                    let value = match &r.value {
-                        Some(v) => self.expr(v),
-                        None => Expr::new(ExprKind::Unit, at),
-                    };
+                    let value = self.returned_value(r, &mut items);
                     items.extend(self.return_from_loop(value, flag, at));
                     return items;
                 }

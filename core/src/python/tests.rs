@@ -55,7 +55,7 @@ fn what_is_outside_the_fragment_is_refused_where_it_is() {
             "is walked by a `for` loop",
         ),
         (
-            "xs = [1]\nprint(xs.pop())\n",
+            "xs = [1]\nprint(len(xs), xs.pop())\n",
             "`.pop(…)` inside an expression, which changes its receiver",
         ),
         (
