@@ -110,6 +110,12 @@ def arguments(f, arg):
     except (TypeError, ValueError):
         return (arg,)
     kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    params = list(params)
+    # A function taking `*args` is passed all its arguments as one tuple (`(x,)` for one).
+    if any(p.kind == inspect.Parameter.VAR_POSITIONAL for p in params):
+        if arg is None:
+            return ()
+        return arg if isinstance(arg, tuple) else (arg,)
     n = sum(1 for p in params if p.kind in kinds)
     if n == 0:
         return ()

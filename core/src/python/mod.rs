@@ -10,6 +10,7 @@
 //! error E0401 at its line and column that says what to do. docs/python.md has the table.
 
 mod alias;
+mod calls;
 mod evidence;
 mod exceptions;
 mod expr;
@@ -208,8 +209,15 @@ impl Lower {
     }
 }
 
-/// A function's parameters with their defaults.
-type Signature = Vec<(String, Option<ruff_python_ast::Expr>)>;
+/// A function's parameters with their defaults, and the names of its `*args` and
+/// `**kwargs`; whether it is an external (decorated: it runs in CPython).
+#[derive(Clone)]
+struct Signature {
+    params: Vec<(String, Option<ruff_python_ast::Expr>)>,
+    star: Option<String>,
+    kwargs: Option<String>,
+    external: bool,
+}
 
 /// The signatures of the functions defined anywhere in the script (`Lower::sigs`); a name
 /// defined more than once is left out.
@@ -221,9 +229,18 @@ fn signatures(body: &[ruff_python_ast::Stmt]) -> HashMap<String, Signature> {
         fn visit_stmt(&mut self, s: &'a ruff_python_ast::Stmt) {
             if let ruff_python_ast::Stmt::FunctionDef(f) = s {
                 let p = &f.parameters;
-                let sig = (p.posonlyargs.iter().chain(&p.args))
+                let params = (p.posonlyargs.iter().chain(&p.args))
                     .map(|a| (a.parameter.name.to_string(), a.default.as_deref().cloned()))
                     .collect();
+                let name = |v: &Option<Box<ruff_python_ast::Parameter>>| {
+                    v.as_ref().map(|v| v.name.to_string())
+                };
+                let sig = Signature {
+                    params,
+                    star: name(&p.vararg),
+                    kwargs: name(&p.kwarg),
+                    external: !f.decorator_list.is_empty(),
+                };
                 self.0.push((f.name.to_string(), sig));
             }
             walk_stmt(self, s);
