@@ -26,7 +26,11 @@ impl Lower {
     /// The value a `return` returns, its changing calls made first (into `items`).
     pub(super) fn returned_value(&mut self, r: &py::StmtReturn, items: &mut Vec<Item>) -> Expr {
         let at = span(r.range);
-        let hoisted = self.hoist(&py::Stmt::Return(r.clone()));
+        // Only a `return` that holds a changing call is copied to be rewritten.
+        let hoisted = match r.value.as_deref() {
+            Some(v) if holds_mutation(v) => self.hoist(&py::Stmt::Return(r.clone())),
+            _ => None,
+        };
         let value = match &hoisted {
             Some((pre, py::Stmt::Return(r))) => {
                 items.extend(pre.iter().cloned());
@@ -65,66 +69,45 @@ impl Lower {
         let mut walk = Hoist {
             read: HashSet::new(),
             calls: Vec::new(),
+            names: &self.names,
+            count: &mut self.catches,
         };
         walk.expr(value);
-        if walk.calls.is_empty() {
+        let calls = walk.calls;
+        if calls.is_empty() {
             return None;
         }
         let mut items = Vec::new();
-        for (call, result) in walk.calls {
+        for (call, name) in calls {
             let at = span(ruff_text_size::Ranged::range(&call));
-            let name = self.result_name(&result);
-            let target = py::Expr::Name(py::ExprName {
-                range: ruff_text_size::Ranged::range(&call),
-                node_index: Default::default(),
-                id: py::name::Name::new(&name),
-                ctx: py::ExprContext::Store,
-            });
+            let target = result_name(&call, &name, py::ExprContext::Store);
             items.extend(self.mutation(&call, Some(&target), at));
-            result.rename(value, &name);
         }
         Some((items, rewritten))
     }
-
-    /// A name for a changing call's result that the script does not use (`pop_result1`).
-    fn result_name(&mut self, r: &Placeholder) -> String {
-        loop {
-            self.catches += 1;
-            let name = format!("{}_result{}", r.method, self.catches);
-            if !self.names.contains(&name) {
-                return name;
-            }
-        }
-    }
 }
 
-/// Where a hoisted call stood: the placeholder name put there, and its method.
-struct Placeholder {
-    id: String,
-    method: String,
+/// The name `name` where `call` stood.
+fn result_name(call: &py::Expr, name: &str, ctx: py::ExprContext) -> py::Expr {
+    py::Expr::Name(py::ExprName {
+        range: ruff_text_size::Ranged::range(call),
+        node_index: Default::default(),
+        id: py::name::Name::new(name),
+        ctx,
+    })
 }
 
-impl Placeholder {
-    /// Names the placeholder `name` in `e`.
-    fn rename(&self, e: &mut py::Expr, name: &str) {
-        if let py::Expr::Name(n) = e {
-            if n.id.as_str() == self.id {
-                n.id = py::name::Name::new(name);
-            }
-            return;
-        }
-        for_each_child(e, &mut |c| self.rename(c, name));
-    }
-}
-
-/// The calls to move, in the order Python makes them, each replaced by a placeholder.
-struct Hoist {
+/// The calls to move, in the order Python makes them, each replaced by the name of its
+/// result (`pop_result1`, a name the script does not use).
+struct Hoist<'l> {
     /// Names read so far, in the order Python evaluates the statement.
     read: HashSet<String>,
-    calls: Vec<(py::Expr, Placeholder)>,
+    calls: Vec<(py::Expr, String)>,
+    names: &'l HashSet<String>,
+    count: &'l mut usize,
 }
 
-impl Hoist {
+impl Hoist<'_> {
     /// Walks what Python evaluates every time, in its order.
     fn expr(&mut self, e: &mut py::Expr) {
         if is_mutation(e) {
@@ -176,15 +159,16 @@ impl Hoist {
         for k in c.arguments.keywords.iter_mut() {
             self.expr(&mut k.value);
         }
-        let id = format!("%hoisted{}", self.calls.len());
-        let placeholder = py::Expr::Name(py::ExprName {
-            range: ruff_text_size::Ranged::range(&*e),
-            node_index: Default::default(),
-            id: py::name::Name::new(&id),
-            ctx: py::ExprContext::Load,
-        });
-        let call = std::mem::replace(e, placeholder);
-        self.calls.push((call, Placeholder { id, method }));
+        let name = loop {
+            *self.count += 1;
+            let name = format!("{method}_result{}", self.count);
+            if !self.names.contains(&name) {
+                break name;
+            }
+        };
+        let read = result_name(e, &name, py::ExprContext::Load);
+        let call = std::mem::replace(e, read);
+        self.calls.push((call, name));
     }
 }
 

@@ -148,11 +148,8 @@ impl Lower {
             return None;
         }
         let args = args.into_iter().map(|x| self.expr(x)).collect();
-        let (both, changed) = changed_parts(n, method, args, result, at);
-        let ExprKind::App(_, arg) = changed.kind else {
-            return None;
-        };
-        Some((both, *arg))
+        let (both, parts) = changed_parts(n, method, args, result, at);
+        Some((both, Expr::new(ExprKind::Tuple(parts), at)))
     }
 
     /// `del d[k]`, `del xs[i]` (each target in turn, as Python does); `del x` unbinds `x`
@@ -192,17 +189,18 @@ impl Lower {
 
 /// `(n, result) = py_mutated(n, method, args)`: `n` rebound to the changed receiver.
 fn changed(n: &py::ExprName, method: &str, args: Vec<Expr>, result: Pattern, at: Span) -> Item {
-    let (both, changed) = changed_parts(n, method, args, result, at);
-    item(ItemKind::Bind(both, changed), at)
+    let (both, parts) = changed_parts(n, method, args, result, at);
+    item(ItemKind::Bind(both, call("py_mutated", parts, at)), at)
 }
 
+/// What `(n, result) = py_mutated(n, method, args)` binds, and `py_mutated`'s arguments.
 fn changed_parts(
     n: &py::ExprName,
     method: &str,
     args: Vec<Expr>,
     result: Pattern,
     at: Span,
-) -> (Pattern, Expr) {
+) -> (Pattern, Vec<Expr>) {
     let target = ident(n.id.as_str(), span(n.range));
     let recv = Expr::new(ExprKind::Name(target.clone()), span(n.range));
     let args = match args.len() {
@@ -210,7 +208,6 @@ fn changed_parts(
         _ => Expr::new(ExprKind::Tuple(args), at),
     };
     let method = Expr::new(ExprKind::Lit(Lit::Str(method.to_string())), at);
-    let changed = call("py_mutated", vec![recv, method, args], at);
     let both = Pattern::Tuple(vec![Pattern::Name(target), result], at);
-    (both, changed)
+    (both, vec![recv, method, args])
 }
